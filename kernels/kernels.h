@@ -1,0 +1,61 @@
+/* kgate kernels: the plain C face of every reduction variant.
+ * No CUDA header here: device pointers are void *, the stream is an opaque
+ * cudaStream_t passed as void *. Return values are 0 or a cudaError_t code. */
+#ifndef KG_KERNELS_H
+#define KG_KERNELS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kg_dtype {
+  KG_I32,
+  KG_I64,
+  KG_F32,
+  KG_F64,
+  KG_F16,
+  KG_BF16,
+  KG_NDTYPES
+} kg_dtype;
+
+/* Variant flags (registry column "flags"). */
+enum {
+  KG_CLOBBERS = 1u,      /* reduces in place: the input is destroyed */
+  KG_FLOAT_ATOMICS = 2u  /* combines float partials with atomics: order, hence bits, vary */
+};
+
+/* Supported dtype masks (registry column "dtypes"). */
+#define KG_DT_BIT(d) (1u << (d))
+#define KG_DT_ALL 0x3fu
+/* In-place variants sum in the storage type, so 16-bit inputs would not
+ * accumulate in float: they support the four wide types only. */
+#define KG_DT_WIDE (KG_DT_BIT(KG_I32) | KG_DT_BIT(KG_I64) | KG_DT_BIT(KG_F32) | KG_DT_BIT(KG_F64))
+
+/* Returned by a run for a dtype the variant does not support. */
+#define KG_ERR_UNSUPPORTED (-1)
+
+/* Each variant provides:
+ *   run:     reduce n elements of `in` to one accumulator-typed value at `out`
+ *            (int32 for i32, int64 for i64, double for f64, float otherwise),
+ *            entirely on the device, asynchronously on `stream`;
+ *   scratch: device scratch bytes run needs for (dtype, n);
+ *   depth:   the longest chain of additions any element goes through, h(n),
+ *            for the error bound c * h * u * sum|x|. */
+#define KG_VARIANT(name, seed, idea, flags, dtypes)                                        \
+  int kg_run_##name(kg_dtype dt, void *in, size_t n, void *out, void *scratch, void *stream); \
+  size_t kg_scratch_##name(kg_dtype dt, size_t n);                                         \
+  double kg_depth_##name(size_t n);
+#include "variants.def"
+#undef KG_VARIANT
+
+/* Device utilities for the worker (kernels/devutil.cu). */
+/* Sets *equal to 1 when the two device buffers hold the same bytes. */
+int kg_dev_equal(const void *a, const void *b, size_t bytes, int *equal, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
