@@ -1,0 +1,41 @@
+/* Command line: parsing into kg_cli, and the commands built on the library. */
+#ifndef KG_CLI_H
+#define KG_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit codes (README): */
+enum {
+  KG_EXIT_OK = 0,    /* everything passed */
+  KG_EXIT_FAIL = 1,  /* a case failed: wrong result, crash, hang, CUDA error */
+  KG_EXIT_USAGE = 2, /* bad command line or input */
+  KG_EXIT_ENV = 3,   /* environment: no GPU, worker cannot start */
+  KG_EXIT_PERF = 4   /* performance regression only */
+};
+
+typedef enum kg_command { KG_CMD_HELP, KG_CMD_VERSION, KG_CMD_LIST, KG_CMD_CHECK, KG_CMD_WORKER } kg_command;
+
+typedef struct kg_cli {
+  kg_command cmd;
+  const char *variants, *dtypes, *patterns; /* comma lists, NULL for all */
+  size_t *sizes;                            /* NULL for the default edge list */
+  size_t nsizes;
+  uint64_t seed;
+  int repeats;
+  double timeout_s;
+  int device;
+  int quiet, verbose;
+  const char *worker; /* worker program (hidden --worker; default: this executable) */
+} kg_cli;
+
+/* Parses argv. Returns 0, or KG_EXIT_USAGE with a one-line message in err. */
+int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen);
+void kg_cli_free(kg_cli *cli);
+void kg_cli_usage(FILE *f);
+
+/* Runs a parsed command (not the worker) and returns the exit code. */
+int kg_cli_run(const kg_cli *cli);
+
+#endif

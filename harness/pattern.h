@@ -1,0 +1,35 @@
+/* Seeded input patterns. Never all-ones: each pattern is built so that a
+ * dropped, doubled or garbage element changes the reference result. */
+#ifndef KG_PATTERN_H
+#define KG_PATTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels.h"
+
+typedef enum kg_pattern {
+  KG_PAT_EXACT,   /* small mixed-sign integers: every order is exact, compare bits */
+  KG_PAT_WRAP,    /* integers over the full range: the sum wraps, still exact */
+  KG_PAT_UNIFORM, /* reals uniform in [-1, 1): error-bounded */
+  KG_PAT_CANCEL,  /* large values cancelling in pairs plus small noise */
+  KG_PAT_NAN,     /* one NaN at a random place: the sum is NaN */
+  KG_PAT_INF,     /* one +Inf at a random place: the sum is +Inf */
+  KG_PAT_INF_NAN, /* +Inf and -Inf at random places: the sum is NaN */
+  KG_NPATTERNS
+} kg_pattern;
+
+const char *kg_pattern_name(kg_pattern p);
+int kg_pattern_parse(const char *name, kg_pattern *p);
+/* Whether the pattern is part of the matrix for this dtype. */
+int kg_pattern_applies(kg_pattern p, kg_dtype dt);
+/* Whether results of this pattern must equal the reference bit for bit. */
+int kg_pattern_is_exact(kg_pattern p, kg_dtype dt);
+
+/* Fills n elements of dt storage. The data depend only on (dt, p, seed, n). */
+void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf);
+
+/* splitmix64: tiny, fast, good enough for test data. */
+uint64_t kg_rng_next(uint64_t *state);
+
+#endif

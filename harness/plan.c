@@ -1,0 +1,81 @@
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "registry.h"
+#include "sizes.h"
+
+int kg_plan_select(const char *list, int (*lookup)(const char *), const char *what, uint64_t *mask, char *err,
+                   size_t errlen) {
+  *mask = 0;
+  char *copy = strdup(list);
+  if (!copy) return -1;
+  int rc = 0;
+  char *item = copy;
+  for (;;) {
+    char *comma = strchr(item, ',');
+    if (comma) *comma = '\0';
+    int i = lookup(item);
+    if (i < 0) {
+      snprintf(err, errlen, "unknown %s '%s' (try kgate list)", what, item);
+      rc = -1;
+      break;
+    }
+    *mask |= 1ull << i;
+    if (!comma) break;
+    item = comma + 1;
+  }
+  free(copy);
+  return rc;
+}
+
+static int dtype_lookup(const char *name) {
+  kg_dtype dt;
+  return kg_dtype_parse(name, &dt) ? -1 : (int)dt;
+}
+
+static int pattern_lookup(const char *name) {
+  kg_pattern p;
+  return kg_pattern_parse(name, &p) ? -1 : (int)p;
+}
+
+int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *err, size_t errlen) {
+  uint64_t vmask = ~0ull, dmask = ~0ull, pmask = ~0ull;
+  *cases = NULL;
+  *ncases = 0;
+  if (o->variants && kg_plan_select(o->variants, kg_variant_find, "variant", &vmask, err, errlen)) return -1;
+  if (o->dtypes && kg_plan_select(o->dtypes, dtype_lookup, "dtype", &dmask, err, errlen)) return -1;
+  if (o->patterns && kg_plan_select(o->patterns, pattern_lookup, "pattern", &pmask, err, errlen)) return -1;
+  size_t nsizes = o->nsizes;
+  const size_t *sizes = o->sizes ? o->sizes : kg_sizes_default(&nsizes);
+
+  size_t cap = nsizes * KG_NDTYPES * KG_NPATTERNS * kg_nvariants;
+  kg_case *list = malloc((cap ? cap : 1) * sizeof *list);
+  if (!list) {
+    snprintf(err, errlen, "out of memory for %zu cases", cap);
+    return -1;
+  }
+  size_t k = 0;
+  for (int d = 0; d < KG_NDTYPES; d++) {
+    if (!(dmask >> d & 1)) continue;
+    for (size_t s = 0; s < nsizes; s++)
+      for (int p = 0; p < KG_NPATTERNS; p++) {
+        if (!(pmask >> p & 1) || !kg_pattern_applies((kg_pattern)p, (kg_dtype)d)) continue;
+        for (size_t v = 0; v < kg_nvariants; v++) {
+          if (!(vmask >> v & 1)) continue;
+          list[k++] = (kg_case){(int)v, (kg_dtype)d, sizes[s], (kg_pattern)p, kg_variant_supports((int)v, (kg_dtype)d)};
+        }
+      }
+  }
+  if (k == 0) {
+    free(list);
+    snprintf(err, errlen, "the selection leaves no case to run (a pattern that does not apply to the dtype?)");
+    return -1;
+  }
+  *cases = list;
+  *ncases = k;
+  return 0;
+}

@@ -1,0 +1,37 @@
+/* The plan: the cases of a run, variant x dtype x n x pattern. */
+#ifndef KG_PLAN_H
+#define KG_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels.h"
+#include "pattern.h"
+
+typedef struct kg_case {
+  int variant; /* index into kg_variants */
+  kg_dtype dtype;
+  size_t n;
+  kg_pattern pattern;
+  int supported; /* 0: reported "unsupported", never run */
+} kg_case;
+
+typedef struct kg_plan_opts {
+  const char *variants; /* comma-separated names, NULL for all */
+  const char *dtypes;   /* comma-separated dtype names, NULL for all */
+  const char *patterns; /* comma-separated pattern names, NULL for all that apply */
+  const size_t *sizes;  /* NULL for the default edge list */
+  size_t nsizes;
+} kg_plan_opts;
+
+/* Builds the cases ordered dtype, n, pattern, variant: consecutive cases share
+ * one input, so a worker generates it and its reference once. Unknown names
+ * fail with a one-line message. *cases is malloc'ed. */
+int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *err, size_t errlen);
+
+/* Splits a comma-separated list and checks each name with lookup (returns the
+ * index or -1); sets bit i of *mask for each. what names the kind in errors. */
+int kg_plan_select(const char *list, int (*lookup)(const char *), const char *what, uint64_t *mask, char *err,
+                   size_t errlen);
+
+#endif

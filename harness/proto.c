@@ -1,0 +1,159 @@
+#include "proto.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "registry.h"
+
+static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "unsupported", "error"};
+
+const char *kg_status_name(kg_status s) { return (unsigned)s < KG_NSTATUS ? k_status[s] : "?"; }
+
+/* JSON has no Inf or NaN: non-finite numbers travel as null and come back as +Inf. */
+static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static double get_real(json_t *o, const char *key) {
+  json_t *v = json_object_get(o, key);
+  return json_is_number(v) ? json_number_value(v) : INFINITY;
+}
+
+static char *dump(json_t *o) {
+  char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+  json_decref(o);
+  return s;
+}
+
+char *kg_proto_encode_case(size_t index, const kg_case *c, const kg_run_params *p) {
+  return dump(json_pack("{sI ss ss sI ss sI si}", "case", (json_int_t)index, "variant", kg_variants[c->variant].name,
+                        "dtype", kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "pattern",
+                        kg_pattern_name(c->pattern), "seed", (json_int_t)p->seed, "repeats", p->repeats));
+}
+
+static json_t *parse(const char *line, char *err, size_t errlen) {
+  json_error_t e;
+  json_t *o = json_loads(line, 0, &e);
+  if (!o) snprintf(err, errlen, "malformed JSON line: %s", e.text);
+  else if (!json_is_object(o)) {
+    snprintf(err, errlen, "JSON line is not an object");
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
+}
+
+int kg_proto_decode_case(const char *line, size_t *index, kg_case *c, kg_run_params *p, char *err, size_t errlen) {
+  json_t *o = parse(line, err, errlen);
+  if (!o) return -1;
+  json_int_t idx, n, seed;
+  const char *variant, *dtype, *pattern;
+  int repeats, rc = -1;
+  json_error_t e;
+  if (json_unpack_ex(o, &e, JSON_STRICT, "{sI ss ss sI ss sI si}", "case", &idx, "variant", &variant, "dtype", &dtype,
+                     "n", &n, "pattern", &pattern, "seed", &seed, "repeats", &repeats)) {
+    snprintf(err, errlen, "bad case line: %s", e.text);
+  } else if ((c->variant = kg_variant_find(variant)) < 0) {
+    snprintf(err, errlen, "unknown variant '%s'", variant);
+  } else if (kg_dtype_parse(dtype, &c->dtype)) {
+    snprintf(err, errlen, "unknown dtype '%s'", dtype);
+  } else if (kg_pattern_parse(pattern, &c->pattern)) {
+    snprintf(err, errlen, "unknown pattern '%s'", pattern);
+  } else if (idx < 0 || n < 0 || repeats < 1) {
+    snprintf(err, errlen, "negative index or size, or repeats < 1");
+  } else {
+    *index = (size_t)idx;
+    c->n = (size_t)n;
+    c->supported = kg_variant_supports(c->variant, c->dtype);
+    p->seed = (uint64_t)seed;
+    p->repeats = repeats;
+    rc = 0;
+  }
+  json_decref(o);
+  return rc;
+}
+
+char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
+  json_t *o = json_pack("{sI ss ss ss so so so sf si sb sb ss}", "case", (json_int_t)index, "status",
+                        kg_status_name(r->status), "got", r->got, "expected", r->expected, "abs_err",
+                        jreal(r->abs_err), "bound", jreal(r->bound), "ratio", jreal(r->ratio), "depth", r->depth,
+                        "repeats", r->repeats, "nondeterministic", r->nondeterministic, "input_modified",
+                        r->input_modified, "message", r->message);
+  if (o && restart) json_object_set_new(o, "restart", json_true());
+  return dump(o);
+}
+
+static void copy_str(char *dst, size_t len, const char *src) { snprintf(dst, len, "%s", src ? src : ""); }
+
+int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *restart, char *err, size_t errlen) {
+  json_t *o = parse(line, err, errlen);
+  if (!o) return -1;
+  json_int_t idx;
+  const char *status, *got, *expected, *message;
+  int rc = -1, restart_flag = 0;
+  json_error_t e;
+  memset(r, 0, sizeof *r);
+  if (json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b}", "case", &idx, "status", &status, "got", &got,
+                     "expected", &expected, "depth", &r->depth, "repeats", &r->repeats, "nondeterministic",
+                     &r->nondeterministic, "input_modified", &r->input_modified, "message", &message, "restart",
+                     &restart_flag)) {
+    snprintf(err, errlen, "bad result line: %s", e.text);
+  } else if (idx < 0) {
+    snprintf(err, errlen, "bad result line: negative case index");
+  } else {
+    r->status = KG_NSTATUS;
+    for (int s = 0; s < KG_NSTATUS; s++)
+      if (strcmp(status, k_status[s]) == 0) r->status = (kg_status)s;
+    if (r->status == KG_NSTATUS) {
+      snprintf(err, errlen, "bad result line: unknown status '%s'", status);
+    } else {
+      *index = (size_t)idx;
+      copy_str(r->got, sizeof r->got, got);
+      copy_str(r->expected, sizeof r->expected, expected);
+      copy_str(r->message, sizeof r->message, message);
+      r->abs_err = get_real(o, "abs_err");
+      r->bound = get_real(o, "bound");
+      r->ratio = get_real(o, "ratio");
+      *restart = restart_flag;
+      rc = 0;
+    }
+  }
+  json_decref(o);
+  return rc;
+}
+
+char *kg_proto_encode_hello(const kg_device_info *d) {
+  return dump(json_pack("{s{ss si si si sI sI si si}}", "hello", "name", d->name, "cc_major", d->cc_major, "cc_minor",
+                        d->cc_minor, "sms", d->sms, "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes",
+                        (json_int_t)d->mem_bytes, "driver_version", d->driver_version, "runtime_version",
+                        d->runtime_version));
+}
+
+char *kg_proto_encode_fatal(const char *why) { return dump(json_pack("{ss}", "fatal", why)); }
+
+int kg_proto_decode_hello(const char *line, kg_device_info *d, char *err, size_t errlen) {
+  json_t *o = parse(line, err, errlen);
+  if (!o) return -1;
+  int rc = -1;
+  const char *name, *fatal;
+  json_int_t l2, mem;
+  json_error_t e;
+  memset(d, 0, sizeof *d);
+  if (json_unpack(o, "{ss}", "fatal", &fatal) == 0) {
+    copy_str(err, errlen, fatal);
+    rc = 1;
+  } else if (json_unpack_ex(o, &e, 0, "{s{ss si si si sI sI si si}}", "hello", "name", &name, "cc_major",
+                            &d->cc_major, "cc_minor", &d->cc_minor, "sms", &d->sms, "l2_bytes", &l2, "mem_bytes",
+                            &mem, "driver_version", &d->driver_version, "runtime_version",
+                            &d->runtime_version) == 0) {
+    copy_str(d->name, sizeof d->name, name);
+    d->l2_bytes = l2;
+    d->mem_bytes = mem;
+    rc = 0;
+  } else {
+    snprintf(err, errlen, "expected a hello line from the worker: %s", e.text);
+  }
+  json_decref(o);
+  return rc;
+}

@@ -1,0 +1,63 @@
+/* The supervisor-worker protocol: one compact JSON object per line.
+ *   supervisor -> worker: {"case":i,"variant":..,"dtype":..,"n":..,"pattern":..,"seed":..,"repeats":..}
+ *   worker -> supervisor: first {"hello":{device facts}} or {"fatal":"why"},
+ *                         then one {"case":i,"status":..,...} per case received.
+ * A result with "restart":true means the worker hit a CUDA error and exits. */
+#ifndef KG_PROTO_H
+#define KG_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+typedef enum kg_status {
+  KG_ST_PENDING, /* not run (yet) */
+  KG_ST_PASS,
+  KG_ST_FAIL,        /* wrong result, modified input, unexpected nondeterminism */
+  KG_ST_UNSUPPORTED, /* dtype declared unsupported by the variant */
+  KG_ST_ERROR,       /* did not finish: CUDA error, crash, timeout */
+  KG_NSTATUS
+} kg_status;
+
+const char *kg_status_name(kg_status s);
+
+typedef struct kg_result {
+  kg_status status;
+  char got[32], expected[32];
+  double abs_err, bound, ratio; /* ratio = abs_err / bound, see kg_judge */
+  double depth;
+  int repeats;          /* runs made (floats: the determinism repeats) */
+  int nondeterministic; /* float bits differed between the runs */
+  int input_modified;   /* a variant not declared in place wrote its input */
+  char message[200];    /* why it failed or errored; empty on pass */
+} kg_result;
+
+typedef struct kg_run_params {
+  uint64_t seed;
+  int repeats; /* runs per float case for the determinism check (>= 1) */
+} kg_run_params;
+
+typedef struct kg_device_info {
+  char name[256];
+  int cc_major, cc_minor;
+  int sms;
+  long long l2_bytes;
+  long long mem_bytes;
+  int driver_version, runtime_version;
+} kg_device_info;
+
+/* Encoders return a malloc'ed line without the newline, NULL when out of memory. */
+char *kg_proto_encode_case(size_t index, const kg_case *c, const kg_run_params *p);
+char *kg_proto_encode_result(size_t index, const kg_result *r, int restart);
+char *kg_proto_encode_hello(const kg_device_info *d);
+char *kg_proto_encode_fatal(const char *why);
+
+/* Decoders return 0, or -1 with a one-line reason in err. */
+int kg_proto_decode_case(const char *line, size_t *index, kg_case *c, kg_run_params *p, char *err, size_t errlen);
+int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *restart, char *err, size_t errlen);
+/* A worker's first line: 0 with *d filled for hello, 1 with the reason in err
+ * for fatal, -1 for anything else. */
+int kg_proto_decode_hello(const char *line, kg_device_info *d, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,118 @@
+#include "reference.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+
+void kg_reference(kg_dtype dt, const void *buf, size_t n, kg_ref *ref) {
+  memset(ref, 0, sizeof *ref);
+  if (!kg_dtype_get(dt)->is_float) {
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++) s += (uint64_t)kg_dtype_load_int(dt, buf, i);
+    ref->isum = dt == KG_I32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)s : s;
+    return;
+  }
+  /* Neumaier's compensated sum in long double: far below any bound we test. */
+  long double s = 0, c = 0, a = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = kg_dtype_load(dt, buf, i);
+    if (isnan(x)) ref->has_nan = 1;
+    else if (isinf(x)) *(x > 0 ? &ref->has_pinf : &ref->has_ninf) = 1;
+    if (!isfinite(x)) continue;
+    long double t = s + x;
+    c += fabsl(s) >= fabsl((long double)x) ? (s - t) + x : ((long double)x - t) + s;
+    s = t;
+    a += fabsl((long double)x);
+  }
+  ref->sum = s + c;
+  ref->sum_abs = a;
+}
+
+kg_value kg_value_from_acc(kg_dtype dt, const void *acc) {
+  kg_value v = {0, 0};
+  switch (dt) {
+  case KG_I32: {
+    int32_t x;
+    memcpy(&x, acc, 4);
+    v.bits = (uint64_t)(int64_t)x;
+    break;
+  }
+  case KG_I64: memcpy(&v.bits, acc, 8); break;
+  case KG_F64: memcpy(&v.f, acc, 8); break;
+  default: {
+    float x;
+    memcpy(&x, acc, 4);
+    v.f = x;
+  }
+  }
+  return v;
+}
+
+static void format_float(double f, char *buf, size_t len) {
+  if (isnan(f)) snprintf(buf, len, "nan");
+  else snprintf(buf, len, "%.17g", f);
+}
+
+void kg_value_format(kg_dtype dt, kg_value v, char *buf, size_t len) {
+  if (kg_dtype_get(dt)->is_float) format_float(v.f, buf, len);
+  else snprintf(buf, len, "%lld", (long long)(int64_t)v.bits);
+}
+
+/* What the reference says the result must be, specials first. */
+static double expected_float(const kg_ref *ref) {
+  if (ref->has_nan || (ref->has_pinf && ref->has_ninf)) return NAN;
+  if (ref->has_pinf) return INFINITY;
+  if (ref->has_ninf) return -INFINITY;
+  return (double)ref->sum;
+}
+
+void kg_ref_format(kg_dtype dt, const kg_ref *ref, char *buf, size_t len) {
+  if (kg_dtype_get(dt)->is_float) format_float(expected_float(ref), buf, len);
+  else snprintf(buf, len, "%lld", (long long)(int64_t)ref->isum);
+}
+
+double kg_error_bound(kg_dtype dt, double depth, long double sum_abs) {
+  return (double)(2.0L * depth * kg_dtype_get(dt)->unit_roundoff * sum_abs);
+}
+
+void kg_judge(kg_dtype dt, kg_pattern p, const kg_ref *ref, kg_value got, double depth, kg_judgement *j) {
+  memset(j, 0, sizeof *j);
+  if (!kg_dtype_get(dt)->is_float) {
+    uint64_t mask = dt == KG_I32 ? 0xffffffffull : ~0ull;
+    uint64_t diff = (got.bits - ref->isum) & mask;
+    j->pass = diff == 0;
+    int64_t sdiff = dt == KG_I32 ? (int64_t)(int32_t)(uint32_t)diff : (int64_t)diff;
+    j->abs_err = fabs((double)sdiff);
+    j->ratio = j->pass ? 0 : INFINITY;
+    j->why = j->pass ? NULL : "integer sum differs";
+    return;
+  }
+  double want = expected_float(ref);
+  if (isnan(want) || isinf(want)) {
+    j->pass = isnan(want) ? isnan(got.f) != 0 : got.f == want;
+    j->abs_err = j->pass ? 0 : INFINITY;
+    j->ratio = j->pass ? 0 : INFINITY;
+    j->why = j->pass ? NULL : isnan(want) ? "expected NaN" : "expected an infinity";
+    return;
+  }
+  if (!isfinite(got.f)) {
+    j->abs_err = j->ratio = INFINITY;
+    j->bound = kg_pattern_is_exact(p, dt) ? 0 : kg_error_bound(dt, depth, ref->sum_abs);
+    j->why = "result is not finite";
+    return;
+  }
+  long double err = fabsl((long double)got.f - ref->sum);
+  j->abs_err = (double)err;
+  if (kg_pattern_is_exact(p, dt)) {
+    j->pass = err == 0;
+    j->ratio = j->pass ? 0 : INFINITY;
+    j->why = j->pass ? NULL : "exact-tier sum differs";
+    return;
+  }
+  j->bound = kg_error_bound(dt, depth, ref->sum_abs);
+  j->pass = err <= j->bound;
+  j->ratio = j->bound > 0 ? (double)(err / j->bound) : (err == 0 ? 0 : INFINITY);
+  j->why = j->pass ? NULL : "error exceeds the bound";
+}

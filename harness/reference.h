@@ -1,0 +1,48 @@
+/* CPU references and the error bound that decides each verdict. */
+#ifndef KG_REFERENCE_H
+#define KG_REFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels.h"
+#include "pattern.h"
+
+typedef struct kg_ref {
+  uint64_t isum;      /* integer dtypes: the sum mod 2^64 (i32 reads the low 32 bits) */
+  long double sum;    /* float dtypes: compensated long-double sum */
+  long double sum_abs;
+  int has_nan, has_pinf, has_ninf;
+} kg_ref;
+
+/* The reference of n elements of dtype dt. */
+void kg_reference(kg_dtype dt, const void *buf, size_t n, kg_ref *ref);
+
+/* A result read back from the device, as the accumulator type holds it. */
+typedef struct kg_value {
+  uint64_t bits; /* integer dtypes: the raw bits, sign-extended for i32 */
+  double f;      /* float dtypes */
+} kg_value;
+
+/* Decodes an accumulator-typed result (4 or 8 bytes). */
+kg_value kg_value_from_acc(kg_dtype dt, const void *acc);
+/* Writes a value in the report's notation ("-12", "0.1000000015", "nan"). */
+void kg_value_format(kg_dtype dt, kg_value v, char *buf, size_t len);
+void kg_ref_format(kg_dtype dt, const kg_ref *ref, char *buf, size_t len);
+
+typedef struct kg_judgement {
+  int pass;
+  double abs_err; /* |got - expected| (0 when both are the same special) */
+  double bound;   /* allowed error; 0 for exact comparisons */
+  double ratio;   /* abs_err / bound; 0 when both are 0, +inf when only the error isn't */
+  const char *why; /* short reason when it fails */
+} kg_judgement;
+
+/* Error bound for a float sum of depth h: c * h * u * sum|x|, c = 2 (Higham, ch. 4). */
+double kg_error_bound(kg_dtype dt, double depth, long double sum_abs);
+
+/* Verdict for one result: exact patterns and integers compare bits, specials
+ * demand NaN / Inf, other float patterns must land within the bound. */
+void kg_judge(kg_dtype dt, kg_pattern p, const kg_ref *ref, kg_value got, double depth, kg_judgement *j);
+
+#endif

@@ -1,0 +1,89 @@
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "registry.h"
+
+kg_counts kg_count_results(const kg_result *results, size_t n) {
+  kg_counts c = {.cases = n};
+  for (size_t i = 0; i < n; i++) {
+    switch (results[i].status) {
+    case KG_ST_PASS: c.passed++; break;
+    case KG_ST_FAIL: c.failed++; break;
+    case KG_ST_ERROR: c.errored++; break;
+    case KG_ST_UNSUPPORTED: c.unsupported++; break;
+    default: c.pending++; break;
+    }
+    c.nondeterministic += results[i].nondeterministic != 0;
+  }
+  return c;
+}
+
+static void dtype_list(unsigned mask, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int d = 0; d < KG_NDTYPES && used < len; d++)
+    if (mask & KG_DT_BIT(d)) used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", kg_dtype_get((kg_dtype)d)->name);
+}
+
+void kg_report_list(FILE *f) {
+  fprintf(f, "%-24s %-5s %-14s %-24s %s\n", "variant", "seed", "flags", "dtypes", "idea");
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    const kg_variant_info *i = &kg_variants[v];
+    char flags[32], dts[64];
+    snprintf(flags, sizeof flags, "%s%s%s", i->flags & KG_CLOBBERS ? "in-place" : "",
+             (i->flags & KG_CLOBBERS) && (i->flags & KG_FLOAT_ATOMICS) ? "," : "",
+             i->flags & KG_FLOAT_ATOMICS ? "float-atomics" : "");
+    dtype_list(i->dtypes, dts, sizeof dts);
+    fprintf(f, "%-24s %-5s %-14s %-24s %s\n", i->name, i->seed, flags[0] ? flags : "-", dts, i->idea);
+  }
+}
+
+void kg_case_label(const kg_case *c, char *buf, size_t len) {
+  snprintf(buf, len, "%s %s n=%zu %s", kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n,
+           kg_pattern_name(c->pattern));
+}
+
+static void case_line(FILE *f, const kg_case *c, const kg_result *r) {
+  char label[160];
+  kg_case_label(c, label, sizeof label);
+  fprintf(f, "  %-5s %s: got %s, expected %s, |err| %.3g, bound %.3g, err/bound %.3g%s%s%s\n",
+          r->status == KG_ST_PASS ? "ok" : kg_status_name(r->status), label, r->got[0] ? r->got : "-",
+          r->expected[0] ? r->expected : "-", r->abs_err, r->bound, r->ratio,
+          r->nondeterministic ? ", nondeterministic" : "", r->message[0] ? ": " : "", r->message);
+}
+
+void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, size_t n, const kg_device_info *dev,
+                     double wall_s, int verbose) {
+  fprintf(f, "%-24s %-5s %7s %7s %6s %6s %6s %7s %14s\n", "variant", "seed", "cases", "pass", "fail", "error",
+          "unsup", "nondet", "max err/bound");
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    kg_counts c = {0};
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (cases[i].variant != (int)v) continue;
+      kg_counts one = kg_count_results(&results[i], 1);
+      c.cases++, c.passed += one.passed, c.failed += one.failed, c.errored += one.errored;
+      c.unsupported += one.unsupported, c.nondeterministic += one.nondeterministic;
+      if (results[i].status == KG_ST_PASS && results[i].bound > 0 && results[i].ratio > worst) worst = results[i].ratio;
+    }
+    if (!c.cases) continue;
+    fprintf(f, "%-24s %-5s %7zu %7zu %6zu %6zu %6zu %7zu %14.3g\n", kg_variants[v].name, kg_variants[v].seed, c.cases,
+            c.passed, c.failed, c.errored, c.unsupported, c.nondeterministic, worst);
+  }
+  int header = 0;
+  for (size_t i = 0; i < n; i++) {
+    const kg_result *r = &results[i];
+    int bad = r->status == KG_ST_FAIL || r->status == KG_ST_ERROR;
+    if (!bad && !(verbose && r->status == KG_ST_PASS)) continue;
+    if (!header) fprintf(f, "\n%s:\n", verbose ? "cases" : "failed cases"), header = 1;
+    case_line(f, &cases[i], r);
+  }
+  kg_counts t = kg_count_results(results, n);
+  fprintf(f, "\nsummary: %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic",
+          t.cases, t.passed, t.failed, t.errored, t.unsupported, t.nondeterministic);
+  if (t.pending) fprintf(f, ", %zu not run", t.pending);
+  fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? dev->name : "no device", wall_s);
+}

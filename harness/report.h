@@ -1,0 +1,27 @@
+/* Terminal reports: the variant list and the check table. */
+#ifndef KG_REPORT_H
+#define KG_REPORT_H
+
+#include <stdio.h>
+
+#include "plan.h"
+#include "proto.h"
+
+typedef struct kg_counts {
+  size_t cases, passed, failed, errored, unsupported, pending, nondeterministic;
+} kg_counts;
+
+kg_counts kg_count_results(const kg_result *results, size_t n);
+
+/* `kgate list`: name, seed, flags, dtypes, idea. */
+void kg_report_list(FILE *f);
+
+/* The check table, one row per variant in registry order, then every failed
+ * case with its numbers (every case with verbose), then the summary line. */
+void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, size_t n, const kg_device_info *dev,
+                     double wall_s, int verbose);
+
+/* One case in one line: "reduce0_divergent f32 n=257 uniform". */
+void kg_case_label(const kg_case *c, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,250 @@
+/* The worker's case loop (device layer). For each case: make the input and
+ * its reference once per (dtype, n, pattern, seed), poison the output, run the
+ * variant (restoring its input first if it reduces in place), read the result
+ * back, judge it against the reference, repeat floats to catch
+ * nondeterminism, and check that variants not declared in place left their
+ * input alone. */
+#include "worker.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "proto.h"
+#include "reference.h"
+#include "registry.h"
+
+typedef struct variant_fns {
+  int (*run)(kg_dtype, void *, size_t, void *, void *, void *);
+  size_t (*scratch)(kg_dtype, size_t);
+  double (*depth)(size_t);
+} variant_fns;
+
+static const variant_fns k_fns[] = {
+#define KG_VARIANT(name, seed, idea, flags, dtypes) {kg_run_##name, kg_scratch_##name, kg_depth_##name},
+#include "variants.def"
+#undef KG_VARIANT
+};
+
+typedef struct state {
+  cudaStream_t stream;
+  /* the current input: host copy, reference, device pristine and working copies */
+  int valid;
+  kg_dtype dt;
+  size_t n;
+  kg_pattern pattern;
+  uint64_t seed;
+  void *host;
+  size_t host_cap;
+  kg_ref ref;
+  void *d_pristine, *d_in;
+  size_t dev_cap;
+  void *d_scratch;
+  size_t scratch_cap;
+  void *d_out;
+  char error[200]; /* the CUDA error that ends this worker */
+} state;
+
+/* One message shape for every CUDA failure: "CUDA error at file:line: name (code) / expr". */
+#define CU(st, expr)                                                                                     \
+  do {                                                                                                   \
+    cudaError_t e_ = (expr);                                                                             \
+    if (e_ != cudaSuccess) {                                                                             \
+      snprintf((st)->error, sizeof (st)->error, "CUDA error at %s:%d: %s (%d) / %s", __FILE__, __LINE__, \
+               cudaGetErrorName(e_), (int)e_, #expr);                                                    \
+      return -1;                                                                                         \
+    }                                                                                                    \
+  } while (0)
+
+static int grow(state *st, void **p, size_t *cap, size_t want) {
+  if (want <= *cap && *p) return 0;
+  if (*p) CU(st, cudaFree(*p));
+  *p = NULL;
+  *cap = 0;
+  CU(st, cudaMalloc(p, want ? want : 1));
+  *cap = want;
+  return 0;
+}
+
+static int prepare_input(state *st, const kg_case *c, const kg_run_params *p) {
+  if (st->valid && st->dt == c->dtype && st->n == c->n && st->pattern == c->pattern && st->seed == p->seed)
+    return 0;
+  st->valid = 0;
+  size_t bytes = c->n * kg_dtype_get(c->dtype)->size;
+  if (bytes > st->host_cap || !st->host) {
+    free(st->host);
+    st->host = malloc(bytes ? bytes : 1);
+    st->host_cap = st->host ? bytes : 0;
+    if (!st->host) {
+      snprintf(st->error, sizeof st->error, "out of host memory for %zu bytes of input", bytes);
+      return -1;
+    }
+  }
+  kg_pattern_fill(c->dtype, c->pattern, p->seed, c->n, st->host);
+  kg_reference(c->dtype, st->host, c->n, &st->ref);
+  if (bytes > st->dev_cap || !st->d_in) {
+    size_t cap = st->dev_cap;
+    if (grow(st, &st->d_pristine, &cap, bytes) || grow(st, &st->d_in, &st->dev_cap, bytes)) return -1;
+  }
+  /* Stream-ordered copies: the variants run on a non-blocking stream. */
+  CU(st, cudaMemcpyAsync(st->d_pristine, st->host, bytes, cudaMemcpyHostToDevice, st->stream));
+  CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, bytes, cudaMemcpyDeviceToDevice, st->stream));
+  CU(st, cudaStreamSynchronize(st->stream));
+  st->dt = c->dtype, st->n = c->n, st->pattern = c->pattern, st->seed = p->seed, st->valid = 1;
+  return 0;
+}
+
+/* A poison byte whose result value the check would reject, so a variant that
+ * writes nothing fails. */
+static int poison_byte(const kg_case *c, const kg_ref *ref) {
+  unsigned char acc[8];
+  memset(acc, 0x5a, sizeof acc);
+  kg_judgement j;
+  kg_judge(c->dtype, c->pattern, ref, kg_value_from_acc(c->dtype, acc), 1.0, &j);
+  return j.pass ? 0xa5 : 0x5a;
+}
+
+static int same_result(kg_dtype dt, kg_value a, kg_value b) {
+  if (!kg_dtype_get(dt)->is_float) return a.bits == b.bits;
+  if (a.f != a.f && b.f != b.f) return 1; /* NaN payloads may differ */
+  return memcmp(&a.f, &b.f, sizeof a.f) == 0;
+}
+
+/* Runs one case; -1 on a CUDA error (st->error says which), which ends the worker. */
+static int run_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
+  const variant_fns *fn = &k_fns[c->variant];
+  unsigned flags = kg_variants[c->variant].flags;
+  const kg_dtype_info *di = kg_dtype_get(c->dtype);
+  memset(r, 0, sizeof *r);
+  if (prepare_input(st, c, p)) return -1;
+  size_t scratch = fn->scratch(c->dtype, c->n);
+  if (grow(st, &st->d_scratch, &st->scratch_cap, scratch)) return -1;
+  r->depth = fn->depth(c->n);
+  int runs = di->is_float ? p->repeats : 1;
+  int poison = poison_byte(c, &st->ref);
+  kg_value first = {0, 0};
+  kg_judgement worst = {.pass = 1};
+  kg_value worst_value = {0, 0};
+  for (int k = 0; k < runs; k++) {
+    if (flags & KG_CLOBBERS)
+      CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream));
+    CU(st, cudaMemsetAsync(st->d_out, poison, di->acc_size, st->stream));
+    int rc = fn->run(c->dtype, st->d_in, c->n, st->d_out, st->d_scratch, st->stream);
+    if (rc == KG_ERR_UNSUPPORTED) {
+      snprintf(st->error, sizeof st->error, "variant refused dtype %s that the registry lists", di->name);
+      return -1;
+    }
+    CU(st, (cudaError_t)rc);
+    unsigned char acc[8];
+    CU(st, cudaMemcpyAsync(acc, st->d_out, di->acc_size, cudaMemcpyDeviceToHost, st->stream));
+    CU(st, cudaStreamSynchronize(st->stream));
+    kg_value v = kg_value_from_acc(c->dtype, acc);
+    kg_judgement j;
+    kg_judge(c->dtype, c->pattern, &st->ref, v, r->depth, &j);
+    if (k == 0) first = v;
+    else if (!same_result(c->dtype, first, v)) r->nondeterministic = 1;
+    if (k == 0 || (worst.pass && (!j.pass || j.ratio > worst.ratio))) worst = j, worst_value = v;
+  }
+  r->repeats = runs;
+  kg_value_format(c->dtype, worst_value, r->got, sizeof r->got);
+  kg_ref_format(c->dtype, &st->ref, r->expected, sizeof r->expected);
+  r->abs_err = worst.abs_err, r->bound = worst.bound, r->ratio = worst.ratio;
+  if (!(flags & KG_CLOBBERS)) {
+    int equal = 0;
+    CU(st, (cudaError_t)kg_dev_equal(st->d_in, st->d_pristine, c->n * di->size, &equal, st->stream));
+    if (!equal) {
+      r->input_modified = 1;
+      CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream));
+      CU(st, cudaStreamSynchronize(st->stream));
+    }
+  }
+  r->status = KG_ST_FAIL;
+  if (!worst.pass) snprintf(r->message, sizeof r->message, "%s", worst.why);
+  else if (r->input_modified) snprintf(r->message, sizeof r->message, "wrote its input but is not declared in-place");
+  else if (r->nondeterministic && !kg_variant_nondeterministic(c->variant, c->dtype))
+    snprintf(r->message, sizeof r->message, "results differ across %d runs but the variant claims determinism", runs);
+  else r->status = KG_ST_PASS;
+  return 0;
+}
+
+static void emit(char *line) {
+  if (line) {
+    fputs(line, stdout);
+    fputc('\n', stdout);
+    fflush(stdout);
+  }
+  free(line);
+}
+
+static int hello(state *st, int device) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  char why[200];
+  if (e != cudaSuccess || count == 0) {
+    snprintf(why, sizeof why, "no CUDA device: %s (%s)", e ? cudaGetErrorName(e) : "count is 0",
+             e ? cudaGetErrorString(e) : "no device visible");
+  } else if (device >= count) {
+    snprintf(why, sizeof why, "no CUDA device %d: this host has %d", device, count);
+  } else {
+    kg_device_info d = {0};
+    struct cudaDeviceProp prop;
+    size_t free_b = 0, total_b = 0;
+    int l2 = 0;
+    e = cudaSetDevice(device);
+    if (!e) e = cudaGetDeviceProperties(&prop, device);
+    if (!e) e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
+    if (!e) e = cudaMemGetInfo(&free_b, &total_b);
+    if (!e) e = cudaDriverGetVersion(&d.driver_version);
+    if (!e) e = cudaRuntimeGetVersion(&d.runtime_version);
+    if (!e) e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
+    if (!e) e = cudaMalloc(&st->d_out, 16);
+    if (!e) {
+      snprintf(d.name, sizeof d.name, "%s", prop.name);
+      d.cc_major = prop.major, d.cc_minor = prop.minor, d.sms = prop.multiProcessorCount;
+      d.l2_bytes = l2, d.mem_bytes = (long long)total_b;
+      emit(kg_proto_encode_hello(&d));
+      return 0;
+    }
+    snprintf(why, sizeof why, "CUDA device %d unusable: %s (%s)", device, cudaGetErrorName(e), cudaGetErrorString(e));
+  }
+  emit(kg_proto_encode_fatal(why));
+  return -1;
+}
+
+int kg_worker_main(int device) {
+  if (sizeof k_fns / sizeof k_fns[0] != kg_nvariants) {
+    emit(kg_proto_encode_fatal("worker and registry disagree on the variant count"));
+    return 3;
+  }
+  state st = {0};
+  if (hello(&st, device)) return 3;
+  char *line = NULL;
+  size_t cap = 0;
+  int code = 0;
+  while (getline(&line, &cap, stdin) > 0) {
+    size_t index;
+    kg_case c;
+    kg_run_params p;
+    kg_result r;
+    char err[200];
+    if (kg_proto_decode_case(line, &index, &c, &p, err, sizeof err)) {
+      fprintf(stderr, "kgate worker: %s\n", err);
+      code = 2;
+      break;
+    }
+    if (run_case(&st, &c, &p, &r)) {
+      memset(&r, 0, sizeof r);
+      r.status = KG_ST_ERROR;
+      snprintf(r.message, sizeof r.message, "%s", st.error);
+      emit(kg_proto_encode_result(index, &r, 1));
+      code = 1; /* the context may be poisoned: a fresh worker takes over */
+      break;
+    }
+    emit(kg_proto_encode_result(index, &r, 0));
+  }
+  free(line);
+  free(st.host);
+  return code;
+}
