@@ -66,7 +66,7 @@ inline int sm_count() {
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-      sms = 1;  // depth/grid fall back to the safest (largest-chain) assumption
+      sms = 1;  // scratch, depth and run of one process all see this same value
   }
   return sms;
 }

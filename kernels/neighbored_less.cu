@@ -1,0 +1,45 @@
+// reduceNeighboredLess (Professional CUDA C 3.4, seed 003): neighbored pairs as
+// in neighbored, but the work is mapped to the first threads: at stride s,
+// thread t handles index 2*s*t and adds d[index + s] into d[index]. The
+// active threads are packed into the first warps, so the others retire whole
+// and divergence is confined to one warp per step. Cost: the accesses are
+// still strided in global memory, so each warp's loads and stores touch more
+// memory segments as the stride grows, and the input is destroyed.
+#include "common.cuh"
+
+namespace {
+
+constexpr unsigned kBlock = 256;
+
+template <typename A> __global__ void __launch_bounds__(kBlock) neighbored_less(A *data, A *out, size_t n) {
+  unsigned t = threadIdx.x;
+  size_t base = (size_t)blockIdx.x * kBlock;
+  A *d = data + base;
+  size_t len = n > base ? (n - base < kBlock ? n - base : kBlock) : 0;
+  for (unsigned stride = 1; stride < kBlock; stride *= 2) {
+    unsigned index = 2 * stride * t;
+    if (index + stride < len) d[index] += d[index + stride];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = len ? d[0] : A(0);
+}
+
+}  // namespace
+
+extern "C" int kg_run_neighbored_less(kg_dtype dt, void *in, size_t n, void *out, void *scratch,
+                                      void *stream) {
+  cudaStream_t st = (cudaStream_t)stream;
+  return kg::dispatch_wide(dt, [&](auto tag) {
+    using A = kg::acc_t<typename decltype(tag)::type>;
+    return kg::tree<A>((A *)in, n, (A *)out, (A *)scratch, kBlock,
+                       [st](A *src, A *dst, size_t count, size_t blocks) {
+                         neighbored_less<A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
+                       });
+  });
+}
+
+extern "C" size_t kg_scratch_neighbored_less(kg_dtype dt, size_t n) {
+  return kg::tree_scratch(dt, n, kBlock);
+}
+
+extern "C" double kg_depth_neighbored_less(size_t n) { return kg::tree_depth(n, kBlock, 1, kBlock); }

@@ -1,0 +1,46 @@
+// reduce2 (Harris, seed 002): sequential addressing. The stride starts at half
+// the block and halves; thread t < s adds s[t + s] into s[t]. Consecutive
+// threads touch consecutive words, so there are no bank conflicts, and the
+// active threads stay packed in the first warps. Cost: half of the threads
+// are idle from the very first step, having done nothing but one load.
+#include "common.cuh"
+
+namespace {
+
+constexpr unsigned kBlock = 256;
+
+template <typename In, typename A>
+__global__ void __launch_bounds__(kBlock) reduce2(const In *in, A *out, size_t n) {
+  __shared__ A s[kBlock];
+  unsigned t = threadIdx.x;
+  size_t i = (size_t)blockIdx.x * kBlock + t;
+  s[t] = i < n ? kg::to_acc<A>(in[i]) : A(0);
+  __syncthreads();
+  for (unsigned stride = kBlock / 2; stride > 0; stride >>= 1) {
+    if (t < stride) s[t] += s[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) out[blockIdx.x] = s[0];
+}
+
+}  // namespace
+
+extern "C" int kg_run_reduce2_sequential(kg_dtype dt, void *in, size_t n, void *out, void *scratch,
+                                         void *stream) {
+  cudaStream_t st = (cudaStream_t)stream;
+  return kg::dispatch(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = kg::acc_t<T>;
+    return kg::tree<A>((const T *)in, n, (A *)out, (A *)scratch, kBlock,
+                       [st](auto *src, A *dst, size_t count, size_t blocks) {
+                         using In = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
+                         reduce2<In, A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
+                       });
+  });
+}
+
+extern "C" size_t kg_scratch_reduce2_sequential(kg_dtype dt, size_t n) {
+  return kg::tree_scratch(dt, n, kBlock);
+}
+
+extern "C" double kg_depth_reduce2_sequential(size_t n) { return kg::tree_depth(n, kBlock, 1, kBlock); }

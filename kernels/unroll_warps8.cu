@@ -1,0 +1,67 @@
+// reduceUnrollWarps8 (CUDA Freshman 3.5, seed 001): unrolling8 with the last
+// warp unrolled. The in-place tree keeps __syncthreads only while more than
+// 64 words are live; warp 0 then does the steps 32, 16, ..., 1 on its own.
+// The article relied on lockstep warps and a volatile pointer; here each step
+// reads its partner into a register, __syncwarp()s, writes back and
+// __syncwarp()s again (__syncwarp also orders the global-memory accesses
+// within the warp), and every access stays inside the block's valid length.
+// Cost: the unrolled steps still go through global memory, and lanes past
+// the live half of each step do (harmless) extra adds.
+#include "common.cuh"
+
+namespace {
+
+constexpr unsigned kBlock = 256;
+constexpr unsigned kUnroll = 8;
+constexpr size_t kPerBlock = (size_t)kUnroll * kBlock;
+
+template <typename A> __global__ void __launch_bounds__(kBlock) unroll_warps8(A *data, A *out, size_t n) {
+  unsigned t = threadIdx.x;
+  size_t base = (size_t)blockIdx.x * kPerBlock;
+  A *d = data + base;
+  size_t len = n > base ? (n - base < kPerBlock ? n - base : kPerBlock) : 0;
+  // Fold the slice's eight data blocks onto the first one (disjoint words per thread).
+  if (t < len) {
+    A v = d[t];
+#pragma unroll
+    for (unsigned k = 1; k < kUnroll; k++)
+      if (t + k * kBlock < len) v += d[t + k * kBlock];
+    d[t] = v;
+  }
+  __syncthreads();
+  size_t m = len < kBlock ? len : kBlock;
+  for (unsigned stride = kBlock / 2; stride > 32; stride >>= 1) {
+    if (t < stride && t + stride < m) d[t] += d[t + stride];
+    __syncthreads();
+  }
+  if (t < 32) {  // all of warp 0: every lane reaches each __syncwarp
+    A v = t < m ? d[t] : A(0);
+#pragma unroll
+    for (unsigned stride = 32; stride > 0; stride >>= 1) {
+      if (t + stride < m) v += d[t + stride];  // read the partner before it is overwritten
+      __syncwarp();
+      if (t < m) d[t] = v;  // publish before the next step reads it
+      __syncwarp();
+    }
+    if (t == 0) out[blockIdx.x] = v;  // 0 for an empty slice
+  }
+}
+
+}  // namespace
+
+extern "C" int kg_run_unroll_warps8(kg_dtype dt, void *in, size_t n, void *out, void *scratch, void *stream) {
+  cudaStream_t st = (cudaStream_t)stream;
+  return kg::dispatch_wide(dt, [&](auto tag) {
+    using A = kg::acc_t<typename decltype(tag)::type>;
+    return kg::tree<A>((A *)in, n, (A *)out, (A *)scratch, kPerBlock,
+                       [st](A *src, A *dst, size_t count, size_t blocks) {
+                         unroll_warps8<A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
+                       });
+  });
+}
+
+extern "C" size_t kg_scratch_unroll_warps8(kg_dtype dt, size_t n) {
+  return kg::tree_scratch(dt, n, kPerBlock);
+}
+
+extern "C" double kg_depth_unroll_warps8(size_t n) { return kg::tree_depth(n, kPerBlock, kUnroll, kBlock); }
