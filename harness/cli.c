@@ -195,14 +195,12 @@ static int run_check(const kg_cli *cli) {
   }
   int env = kg_supervise(cases, n, &rp, &so, results, &dev, err, sizeof err);
   int code;
-  if (env) {
-    fprintf(stderr, "kgate: %s\n", err);
-    code = KG_EXIT_ENV;
-  } else {
+  kg_counts c = kg_count_results(results, n);
+  /* Whatever was measured before an environment failure is still reported. */
+  if (!env || c.passed + c.failed + c.errored)
     kg_report_check(stdout, cases, results, n, &dev, now_s() - prog.t0, cli->verbose);
-    kg_counts c = kg_count_results(results, n);
-    code = c.failed || c.errored ? KG_EXIT_FAIL : KG_EXIT_OK;
-  }
+  if (env) fprintf(stderr, "kgate: %s\n", err);
+  code = env ? KG_EXIT_ENV : c.failed || c.errored ? KG_EXIT_FAIL : KG_EXIT_OK;
   free(results);
   free(cases);
   return code;

@@ -37,97 +37,95 @@ int kg_pattern_applies(kg_pattern p, kg_dtype dt) {
 
 int kg_pattern_is_exact(kg_pattern p, kg_dtype dt) { return kg_pattern_applies(p, dt) && k_patterns[p].exact; }
 
-uint64_t kg_rng_next(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+/* Counter-based generation: element j's value is a hash of (key, j), so any
+ * range of the input can be filled on its own (in parallel) and the data
+ * depend only on (dtype, pattern, seed, n). */
+static uint64_t mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
 
+static uint64_t hash(uint64_t key, uint64_t j) { return mix(key + (j + 1) * 0x9e3779b97f4a7c15ull); }
+
 /* Uniform in [0, 1) with 53 random bits. */
-static double unit(uint64_t *s) { return (double)(kg_rng_next(s) >> 11) * 0x1p-53; }
+static double unit(uint64_t h) { return (double)(h >> 11) * 0x1p-53; }
 
-/* Exact tier for floats: integers in [-k, k] chosen so that sum|x| stays within
- * 2^(mant-1) whatever the order, so every partial sum is an exact integer.
- * When n alone exceeds that budget, most elements become 0 (each nonzero with
- * probability budget/n), and a hard cap keeps the guarantee. k <= 64 keeps
- * the values exact in bf16 (8 significand bits). */
-static void fill_exact_float(kg_dtype dt, uint64_t *s, size_t n, void *buf) {
+/* Exact tier for floats: integers whose sum|x| stays within 2^(mant-1), so
+ * every partial sum in any order is an exact integer. Up to that budget the
+ * values are in [-k, k], k = budget / n (at most 64, exact even in bf16), never
+ * 0; past it the input is cut into runs of m = ceil(n / budget) elements with
+ * one +-1 at a random place in each run, so every stretch of the input,
+ * tails included, still carries data. */
+static double exact_float(kg_dtype dt, uint64_t key, size_t n, size_t j) {
   double budget = ldexp(1.0, kg_dtype_get(dt)->acc_mant_bits - 1);
-  double k = floor(budget / (double)(n ? n : 1));
-  if (k > 64) k = 64;
-  double p_nonzero = k >= 1 ? 1.0 : budget / (double)n;
-  if (k < 1) k = 1;
-  double used = 0;
-  for (size_t i = 0; i < n; i++) {
-    double v = 0;
-    if (unit(s) < p_nonzero) {
-      v = floor(unit(s) * (2 * k + 1)) - k;
-      if (v == 0) v = (kg_rng_next(s) & 1) ? 1 : -1; /* zeros hide dropped elements */
-    }
-    if (used + fabs(v) > 2 * budget) v = 0;
-    used += fabs(v);
-    kg_dtype_store(dt, buf, i, v);
+  uint64_t h = hash(key, j);
+  double sign = (h >> 63) ? 1.0 : -1.0;
+  if ((double)n <= budget) {
+    double k = floor(budget / (double)n);
+    if (k > 64) k = 64;
+    double v = (double)(h % (uint64_t)(2 * k + 1)) - k;
+    return v != 0 ? v : sign;
   }
+  size_t m = (size_t)ceil((double)n / budget);
+  return j % m == hash(key ^ 0x5bd1e995u, j / m) % m ? sign : 0.0;
 }
 
-static void fill_int(kg_dtype dt, kg_pattern p, uint64_t *s, size_t n, void *buf) {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t r = kg_rng_next(s);
-    if (p == KG_PAT_EXACT) {
-      int64_t v = (int64_t)(r % 2001) - 1000; /* [-1000, 1000] */
-      if (v == 0) v = 7;
-      if (dt == KG_I32) ((int32_t *)buf)[i] = (int32_t)v;
-      else ((int64_t *)buf)[i] = v;
-    } else if (dt == KG_I32) {
-      ((uint32_t *)buf)[i] = (uint32_t)(r >> 32);
-    } else {
-      ((uint64_t *)buf)[i] = r;
-    }
-  }
-}
-
-/* Largest finite magnitude for the cancelling pairs: big enough that the pairs
+/* Largest magnitude for the cancelling pairs: big enough that the pairs
  * dominate sum|x|, small enough that no partial sum overflows. */
 static double cancel_scale(kg_dtype dt) {
   switch (dt) {
   case KG_F16: return 1024.0;
+  case KG_F32:
   case KG_BF16: return 0x1p20;
-  case KG_F32: return 0x1p20;
   default: return 0x1p40;
   }
 }
 
-void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf) {
-  /* Mix every key into the stream so neighbouring sizes get unrelated data. */
-  uint64_t s = seed ^ (0x51ed2701u * (uint64_t)(dt + 1)) ^ ((uint64_t)(p + 1) << 40) ^ (n * 0x2545f4914f6cdd1dull);
-  kg_rng_next(&s);
-  if (!kg_dtype_get(dt)->is_float) {
-    fill_int(dt, p, &s, n, buf);
-    return;
-  }
-  switch (p) {
-  case KG_PAT_EXACT: fill_exact_float(dt, &s, n, buf); return;
-  case KG_PAT_CANCEL: {
-    /* Pairs (+b, -b) at places i and n-1-i, every fourth element small noise. */
-    double big = cancel_scale(dt);
-    for (size_t i = 0; i < n; i++) kg_dtype_store(dt, buf, i, 2 * unit(&s) - 1);
-    for (size_t i = 0; i < n / 2; i += 4) {
-      double b = kg_dtype_store(dt, buf, i, big * (0.5 + unit(&s)));
-      kg_dtype_store(dt, buf, n - 1 - i, -b);
+/* Pairs (+b, -b) at places i and n-1-i for i = 0, 4, 8, ... below the middle;
+ * everything else is noise in [-1, 1). */
+static double cancel(kg_dtype dt, uint64_t key, size_t n, size_t j) {
+  size_t mirror = n - 1 - j;
+  if (j < mirror && j % 4 == 0) return cancel_scale(dt) * (0.5 + unit(hash(key, j)));
+  if (mirror < j && mirror % 4 == 0) return -cancel_scale(dt) * (0.5 + unit(hash(key, mirror)));
+  return 2 * unit(hash(key ^ 0x27d4eb2fu, j)) - 1;
+}
+
+static uint64_t key_of(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n) {
+  return mix(seed ^ mix(((uint64_t)dt << 56) ^ ((uint64_t)p << 48) ^ (uint64_t)n));
+}
+
+void kg_pattern_fill_range(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf, size_t lo, size_t hi) {
+  uint64_t key = key_of(dt, p, seed, n);
+  for (size_t j = lo; j < hi; j++) {
+    uint64_t h = hash(key, j);
+    switch (p) {
+    case KG_PAT_EXACT:
+      if (dt == KG_I32 || dt == KG_I64) {
+        int64_t v = (int64_t)(h % 2001) - 1000; /* [-1000, 1000], zeros replaced */
+        if (dt == KG_I32) ((int32_t *)buf)[j] = (int32_t)(v ? v : 7);
+        else ((int64_t *)buf)[j] = v ? v : 7;
+      } else {
+        kg_dtype_store(dt, buf, j, exact_float(dt, key, n, j));
+      }
+      break;
+    case KG_PAT_WRAP:
+      if (dt == KG_I32) ((uint32_t *)buf)[j] = (uint32_t)(h >> 32);
+      else ((uint64_t *)buf)[j] = h;
+      break;
+    case KG_PAT_CANCEL: kg_dtype_store(dt, buf, j, cancel(dt, key, n, j)); break;
+    default: kg_dtype_store(dt, buf, j, 2 * unit(h) - 1); break; /* uniform, and the specials' base */
     }
-    return;
   }
-  default: /* uniform, and the base of the specials */
-    for (size_t i = 0; i < n; i++) kg_dtype_store(dt, buf, i, 2 * unit(&s) - 1);
-    break;
-  }
-  if (n == 0) return;
-  size_t at = (size_t)(kg_rng_next(&s) % n);
-  if (p == KG_PAT_NAN) kg_dtype_store(dt, buf, at, NAN);
-  if (p == KG_PAT_INF || p == KG_PAT_INF_NAN) kg_dtype_store(dt, buf, at, INFINITY);
+  if (n == 0 || (p != KG_PAT_NAN && p != KG_PAT_INF && p != KG_PAT_INF_NAN)) return;
+  size_t at = (size_t)(hash(key, n + 1) % n);
+  if (at >= lo && at < hi) kg_dtype_store(dt, buf, at, p == KG_PAT_NAN ? NAN : INFINITY);
   if (p == KG_PAT_INF_NAN && n > 1) {
-    size_t other = (at + 1 + (size_t)(kg_rng_next(&s) % (n - 1))) % n;
-    kg_dtype_store(dt, buf, other, -INFINITY);
+    size_t other = (at + 1 + (size_t)(hash(key, n + 2) % (n - 1))) % n;
+    if (other >= lo && other < hi) kg_dtype_store(dt, buf, other, -INFINITY);
   }
+}
+
+void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf) {
+  kg_pattern_fill_range(dt, p, seed, n, buf, 0, n);
 }

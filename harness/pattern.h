@@ -28,8 +28,7 @@ int kg_pattern_is_exact(kg_pattern p, kg_dtype dt);
 
 /* Fills n elements of dt storage. The data depend only on (dt, p, seed, n). */
 void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf);
-
-/* splitmix64: tiny, fast, good enough for test data. */
-uint64_t kg_rng_next(uint64_t *state);
+/* Fills elements [lo, hi) of the same n-element input, for parallel fills. */
+void kg_pattern_fill_range(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf, size_t lo, size_t hi);
 
 #endif

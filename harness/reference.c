@@ -6,6 +6,20 @@
 
 #include "dtype.h"
 
+/* Neumaier's compensated step in long double: far below any bound we test. */
+static void neumaier(long double *s, long double *c, long double x) {
+  long double t = *s + x;
+  *c += fabsl(*s) >= fabsl(x) ? (*s - t) + x : (x - t) + *s;
+  *s = t;
+}
+
+/* Knuth's two-sum: *s + *err == a + b exactly. */
+static void two_sum(long double a, long double b, long double *s, long double *err) {
+  long double t = a + b, bb = t - a;
+  *err = (a - (t - bb)) + (b - bb);
+  *s = t;
+}
+
 void kg_reference(kg_dtype dt, const void *buf, size_t n, kg_ref *ref) {
   memset(ref, 0, sizeof *ref);
   if (!kg_dtype_get(dt)->is_float) {
@@ -14,20 +28,30 @@ void kg_reference(kg_dtype dt, const void *buf, size_t n, kg_ref *ref) {
     ref->isum = dt == KG_I32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)s : s;
     return;
   }
-  /* Neumaier's compensated sum in long double: far below any bound we test. */
   long double s = 0, c = 0, a = 0;
   for (size_t i = 0; i < n; i++) {
     double x = kg_dtype_load(dt, buf, i);
     if (isnan(x)) ref->has_nan = 1;
     else if (isinf(x)) *(x > 0 ? &ref->has_pinf : &ref->has_ninf) = 1;
     if (!isfinite(x)) continue;
-    long double t = s + x;
-    c += fabsl(s) >= fabsl((long double)x) ? (s - t) + x : ((long double)x - t) + s;
-    s = t;
+    neumaier(&s, &c, x);
     a += fabsl((long double)x);
   }
-  ref->sum = s + c;
+  two_sum(s, c, &ref->sum, &ref->sum_err);
   ref->sum_abs = a;
+}
+
+void kg_reference_merge(kg_dtype dt, kg_ref *total, const kg_ref *part) {
+  uint64_t s = total->isum + part->isum;
+  total->isum = dt == KG_I32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)s : s;
+  /* Carry the residuals: a partial may be huge while the total cancels. */
+  long double t, e;
+  two_sum(total->sum, part->sum, &t, &e);
+  two_sum(t, total->sum_err + part->sum_err + e, &total->sum, &total->sum_err);
+  total->sum_abs += part->sum_abs;
+  total->has_nan |= part->has_nan;
+  total->has_pinf |= part->has_pinf;
+  total->has_ninf |= part->has_ninf;
 }
 
 kg_value kg_value_from_acc(kg_dtype dt, const void *acc) {

@@ -11,12 +11,15 @@
 typedef struct kg_ref {
   uint64_t isum;      /* integer dtypes: the sum mod 2^64 (i32 reads the low 32 bits) */
   long double sum;    /* float dtypes: compensated long-double sum */
+  long double sum_err; /* what sum leaves out (for merging partial references) */
   long double sum_abs;
   int has_nan, has_pinf, has_ninf;
 } kg_ref;
 
 /* The reference of n elements of dtype dt. */
 void kg_reference(kg_dtype dt, const void *buf, size_t n, kg_ref *ref);
+/* Adds the reference of another stretch of the input (parallel references). */
+void kg_reference_merge(kg_dtype dt, kg_ref *total, const kg_ref *part);
 
 /* A result read back from the device, as the accumulator type holds it. */
 typedef struct kg_value {

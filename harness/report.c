@@ -49,10 +49,14 @@ void kg_case_label(const kg_case *c, char *buf, size_t len) {
 static void case_line(FILE *f, const kg_case *c, const kg_result *r) {
   char label[160];
   kg_case_label(c, label, sizeof label);
+  if (r->status == KG_ST_ERROR) { /* it never produced numbers */
+    fprintf(f, "  error %s: %s\n", label, r->message);
+    return;
+  }
   fprintf(f, "  %-5s %s: got %s, expected %s, |err| %.3g, bound %.3g, err/bound %.3g%s%s%s\n",
-          r->status == KG_ST_PASS ? "ok" : kg_status_name(r->status), label, r->got[0] ? r->got : "-",
-          r->expected[0] ? r->expected : "-", r->abs_err, r->bound, r->ratio,
-          r->nondeterministic ? ", nondeterministic" : "", r->message[0] ? ": " : "", r->message);
+          r->status == KG_ST_PASS ? "ok" : kg_status_name(r->status), label, r->got, r->expected, r->abs_err,
+          r->bound, r->ratio, r->nondeterministic ? ", nondeterministic" : "", r->message[0] ? ": " : "",
+          r->message);
 }
 
 void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, size_t n, const kg_device_info *dev,

@@ -51,7 +51,7 @@ static int parse_one(const char *item, size_t *n) {
     char sign = *p++;
     unsigned long long d;
     if (read_uint(&p, &d)) return -1;
-    if (sign == '-' && d > v) return -1;
+    if (d > KG_SIZE_MAX || (sign == '-' && d > v)) return -1;
     v = sign == '+' ? v + d : v - d;
   }
   if (*p != '\0' || v > KG_SIZE_MAX) return -1;

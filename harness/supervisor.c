@@ -40,8 +40,12 @@ static int spawn(worker *w, char *const *argv) {
     return -1;
   }
   if (pid == 0) {
-    dup2(in[0], STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
+    /* A pipe end may already sit on fd 0 or 1 (we were started with it
+     * closed): then dup2 is a no-op and only clearing close-on-exec helps. */
+    if (in[0] == STDIN_FILENO) fcntl(in[0], F_SETFD, 0);
+    else dup2(in[0], STDIN_FILENO);
+    if (out[1] == STDOUT_FILENO) fcntl(out[1], F_SETFD, 0);
+    else dup2(out[1], STDOUT_FILENO);
     execv(argv[0], argv);
     fprintf(stderr, "kgate: cannot run worker %s: %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -159,7 +163,7 @@ static int start(worker *w, const kg_super_opts *o, kg_device_info *dev, char *e
     return -1;
   }
   char why[160];
-  reap(w, 0.0, why, sizeof why);
+  reap(w, got == LINE_TIMEOUT ? 0.0 : 2.0, why, sizeof why); /* EOF: let it exit and say how */
   snprintf(err, errlen, "worker failed to start: %s", got == LINE_TIMEOUT ? "no hello in time" : why);
   return -1;
 }

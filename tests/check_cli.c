@@ -1,0 +1,225 @@
+/* cli: argument parsing and the exit codes of the commands. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+enum { MAXARGS = 24 };
+
+/* Parses {"kgate", args..., NULL}. */
+static int parse(char *const *args, kg_cli *cli, char *err, size_t errlen) {
+  char *argv[MAXARGS + 2] = {"kgate"};
+  int argc = 1;
+  while (argc <= MAXARGS && args[argc - 1]) argv[argc] = args[argc - 1], argc++;
+  err[0] = '\0';
+  return kg_cli_parse(argc, argv, cli, err, errlen);
+}
+
+START_TEST(test_cli_no_args_is_help) {
+  char *argv[] = {"kgate", NULL};
+  kg_cli cli;
+  char err[256] = "";
+  ck_assert_int_eq(kg_cli_parse(1, argv, &cli, err, sizeof err), 0);
+  ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+START_TEST(test_cli_check_defaults) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_int_eq(parse((char *[]){"check", NULL}, &cli, err, sizeof err), 0);
+  ck_assert_int_eq(cli.cmd, KG_CMD_CHECK);
+  ck_assert_uint_eq(cli.seed, 1);
+  ck_assert_int_eq(cli.repeats, 3);
+  ck_assert_double_eq(cli.timeout_s, 60);
+  ck_assert_int_eq(cli.device, 0);
+  ck_assert(!cli.variants && !cli.dtypes && !cli.patterns && !cli.sizes && !cli.worker);
+  ck_assert(!cli.quiet && !cli.verbose && cli.nsizes == 0);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+static const struct {
+  char *args[4];
+  kg_command cmd;
+} k_commands[] = {
+    {{"list"}, KG_CMD_LIST},          {{"--list"}, KG_CMD_LIST},     {{"--version"}, KG_CMD_VERSION},
+    {{"help"}, KG_CMD_HELP},          {{"-h"}, KG_CMD_HELP},         {{"--help"}, KG_CMD_HELP},
+    {{"check", "-h"}, KG_CMD_HELP},   {{"check", "-q", "--help"}, KG_CMD_HELP},
+    {{"check"}, KG_CMD_CHECK},        {{"worker", "-d", "3"}, KG_CMD_WORKER},
+};
+
+START_TEST(test_cli_commands) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(parse(k_commands[_i].args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, k_commands[_i].cmd);
+  if (cli.cmd == KG_CMD_WORKER) ck_assert_int_eq(cli.device, 3);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+/* Every option with a value; loop index 0: "--opt value", 1: "--opt=value". */
+START_TEST(test_cli_options) {
+  static const char *const opts[][2] = {
+      {"--variant", "cub_sum,two_pass"}, {"--dtype", "f32,bf16"}, {"--pattern", "nan"},
+      {"--sizes", "1,2^22-1,32M"},       {"--seed", "18446744073709551615"},
+      {"--repeat", "100"},               {"--timeout", "0.5"},      {"--device", "7"},
+      {"--worker", "/opt/kgate"},
+  };
+  char *args[MAXARGS + 1] = {"check"}, joined[9][64];
+  int k = 1;
+  for (int i = 0; i < 9; i++) {
+    if (_i) {
+      snprintf(joined[i], sizeof joined[i], "%s=%s", opts[i][0], opts[i][1]);
+      args[k++] = joined[i];
+    } else {
+      args[k++] = (char *)opts[i][0], args[k++] = (char *)opts[i][1];
+    }
+  }
+  args[k++] = "-v", args[k++] = "-q", args[k] = NULL;
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(parse(args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, KG_CMD_CHECK);
+  ck_assert_str_eq(cli.variants, "cub_sum,two_pass");
+  ck_assert_str_eq(cli.dtypes, "f32,bf16");
+  ck_assert_str_eq(cli.patterns, "nan");
+  ck_assert_uint_eq(cli.nsizes, 3);
+  ck_assert(cli.sizes[0] == 1 && cli.sizes[1] == (1u << 22) - 1 && cli.sizes[2] == 1u << 25);
+  ck_assert_uint_eq(cli.seed, UINT64_MAX);
+  ck_assert_int_eq(cli.repeats, 100);
+  ck_assert_double_eq(cli.timeout_s, 0.5);
+  ck_assert_int_eq(cli.device, 7);
+  ck_assert_str_eq(cli.worker, "/opt/kgate");
+  ck_assert(cli.verbose && cli.quiet);
+  kg_cli_free(&cli);
+  ck_assert_ptr_null(cli.sizes);
+}
+END_TEST
+
+START_TEST(test_cli_short_and_repeated) {
+  kg_cli cli;
+  char err[256];
+  char *args[] = {"check", "-d", "2", "--sizes", "1,2,3", "--quiet", "--verbose", "--sizes=9", "--seed", "0", NULL};
+  ck_assert_msg(parse(args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.device, 2);
+  ck_assert_uint_eq(cli.nsizes, 1); /* the last --sizes wins */
+  ck_assert_uint_eq(cli.sizes[0], 9);
+  ck_assert_uint_eq(cli.seed, 0);
+  ck_assert(cli.quiet && cli.verbose);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+static const struct {
+  char *args[5];
+  const char *message;
+} k_bad[] = {
+    {{"frobnicate"}, "unrecognized argument 'frobnicate' (try --help)"},
+    {{"check", "x"}, "unrecognized argument 'x' (try --help)"},
+    {{"check", "--bogus"}, "unrecognized argument '--bogus' (try --help)"},
+    {{"check", "--bogus=1"}, "unrecognized argument '--bogus=1' (try --help)"},
+    {{"check", "-d=1"}, "unrecognized argument '-d=1'"},
+    {{"list", "--variant", "cub_sum"}, "unrecognized argument '--variant'"},
+    {{"list", "-v"}, "unrecognized argument '-v'"},
+    {{"worker", "--sizes", "1"}, "unrecognized argument '--sizes'"},
+    {{"check", "--variant"}, "option '--variant' needs a value"},
+    {{"check", "--seed="}, "option '--seed' needs a value"},
+    {{"check", "-d"}, "option '-d' needs a value"},
+    {{"check", "--verbose=1"}, "option '--verbose' takes no value"},
+    {{"check", "--seed", "-1"}, "bad value '-1' for --seed"},
+    {{"check", "--seed", "12x"}, "bad value '12x' for --seed"},
+    {{"check", "--seed", "18446744073709551616"}, "bad value '18446744073709551616' for --seed"},
+    {{"check", "--repeat", "0"}, "bad value '0' for --repeat"},
+    {{"check", "--repeat=101"}, "bad value '101' for --repeat"},
+    {{"check", "--repeat", "two"}, "bad value 'two' for --repeat"},
+    {{"check", "--timeout", "0"}, "bad value '0' for --timeout"},
+    {{"check", "--timeout", "-5"}, "bad value '-5' for --timeout"},
+    {{"check", "--timeout", "nan"}, "bad value 'nan' for --timeout"},
+    {{"check", "--timeout", "inf"}, "bad value 'inf' for --timeout"},
+    {{"check", "--timeout", "5s"}, "bad value '5s' for --timeout"},
+    {{"check", "--device", "1024"}, "bad value '1024' for --device"},
+    {{"check", "-d", "-1"}, "bad value '-1' for -d"},
+    {{"check", "--sizes", "abc"}, "bad size 'abc'"},
+    {{"check", "--sizes=1,,2"}, "bad size ''"},
+};
+
+START_TEST(test_cli_rejects) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_int_eq(parse(k_bad[_i].args, &cli, err, sizeof err), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(err, k_bad[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad[_i].message);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+START_TEST(test_cli_usage_text) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  kg_cli_usage(f);
+  fclose(f);
+  const char *must[] = {"usage: kgate", "--variant", "--sizes", "--repeat", "--device", "exit codes"};
+  for (int i = 0; i < 6; i++) ck_assert_msg(strstr(text, must[i]), "usage lacks %s", must[i]);
+  free(text);
+}
+END_TEST
+
+/* kg_cli_run's exit codes, with the fake worker standing in for the GPU. */
+static const struct {
+  char *args[14];
+  int code;
+} k_runs[] = {
+    {{"list"}, KG_EXIT_OK},
+    {{"--version"}, KG_EXIT_OK},
+    {{"check", "--variant", "nope"}, KG_EXIT_USAGE},
+    {{"check", "--dtype", "i32", "--pattern", "nan"}, KG_EXIT_USAGE},
+    {{"check", "--worker", "/nonexistent/kgate", "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1"}, KG_EXIT_ENV},
+    {{"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1,2,0", "-q"}, KG_EXIT_OK},
+    {{"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1,13,2", "-q"}, KG_EXIT_FAIL},
+    {{"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i64", "--sizes", "1,17", "--timeout", "0.2"}, KG_EXIT_FAIL},
+};
+
+START_TEST(test_cli_run_exit_codes) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(parse(k_runs[_i].args, &cli, err, sizeof err) == 0, "%s", err);
+  fflush(stdout), fflush(stderr);
+  int out = dup(STDOUT_FILENO), errfd = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
+  dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+  int code = kg_cli_run(&cli);
+  fflush(stdout), fflush(stderr);
+  dup2(out, STDOUT_FILENO), dup2(errfd, STDERR_FILENO);
+  close(out), close(errfd), close(null);
+  ck_assert_int_eq(code, k_runs[_i].code);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+#define N(a) (int)(sizeof a / sizeof a[0])
+
+Suite *make_cli_suite(void) {
+  Suite *s = suite_create("cli");
+  TCase *core = tcase_create("Core");
+  tcase_set_timeout(core, 30);
+  tcase_add_test(core, test_cli_no_args_is_help);
+  tcase_add_test(core, test_cli_check_defaults);
+  tcase_add_loop_test(core, test_cli_commands, 0, N(k_commands));
+  tcase_add_loop_test(core, test_cli_options, 0, 2);
+  tcase_add_test(core, test_cli_usage_text);
+  tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_add_test(limits, test_cli_short_and_repeated);
+  suite_add_tcase(s, limits);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_loop_test(errors, test_cli_rejects, 0, N(k_bad));
+  suite_add_tcase(s, errors);
+  return s;
+}

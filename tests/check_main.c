@@ -1,0 +1,31 @@
+/* check_kgate: every CUDA-free suite in one runner (Check's check_check_main.c). */
+#include <check.h>
+#include <stdlib.h>
+
+Suite *make_sizes_suite(void);
+Suite *make_dtype_suite(void);
+Suite *make_pattern_suite(void);
+Suite *make_reference_suite(void);
+Suite *make_registry_suite(void);
+Suite *make_plan_suite(void);
+Suite *make_proto_suite(void);
+Suite *make_cli_suite(void);
+Suite *make_supervisor_suite(void);
+Suite *make_report_suite(void);
+
+int main(void) {
+  SRunner *sr = srunner_create(make_sizes_suite());
+  srunner_add_suite(sr, make_dtype_suite());
+  srunner_add_suite(sr, make_pattern_suite());
+  srunner_add_suite(sr, make_reference_suite());
+  srunner_add_suite(sr, make_registry_suite());
+  srunner_add_suite(sr, make_plan_suite());
+  srunner_add_suite(sr, make_proto_suite());
+  srunner_add_suite(sr, make_cli_suite());
+  srunner_add_suite(sr, make_supervisor_suite());
+  srunner_add_suite(sr, make_report_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,178 @@
+/* plan: which cases a run has, and in which order. */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "plan.h"
+#include "registry.h"
+#include "sizes.h"
+
+static kg_case *build(const kg_plan_opts *o, size_t *n) {
+  kg_case *cases = NULL;
+  char err[256] = "";
+  ck_assert_msg(kg_plan_build(o, &cases, n, err, sizeof err) == 0, "plan rejected: %s", err);
+  ck_assert_ptr_nonnull(cases);
+  return cases;
+}
+
+/* variants x dtypes x default sizes x applicable patterns: ints have 2
+ * patterns (exact, wrap), floats 6 (all but wrap). */
+START_TEST(test_plan_default_count) {
+  kg_plan_opts o = {0};
+  size_t n, nsizes, per_dtype[KG_NDTYPES] = {0};
+  kg_sizes_default(&nsizes);
+  kg_case *c = build(&o, &n);
+  ck_assert_uint_eq(n, kg_nvariants * nsizes * (2 * 2 + 4 * 6));
+  for (size_t i = 0; i < n; i++) {
+    per_dtype[c[i].dtype]++;
+    ck_assert_int_eq(c[i].supported != 0, kg_variant_supports(c[i].variant, c[i].dtype) != 0);
+    ck_assert(kg_pattern_applies(c[i].pattern, c[i].dtype));
+  }
+  ck_assert_uint_eq(per_dtype[KG_I32], kg_nvariants * nsizes * 2);
+  ck_assert_uint_eq(per_dtype[KG_BF16], kg_nvariants * nsizes * 6);
+  free(c);
+}
+END_TEST
+
+static size_t size_rank(const size_t *sizes, size_t nsizes, size_t n) {
+  for (size_t i = 0; i < nsizes; i++)
+    if (sizes[i] == n) return i;
+  ck_abort_msg("size %zu not in the list", n);
+  return 0;
+}
+
+/* dtype, then n in list order, then pattern, then every variant: runs of
+ * kg_nvariants consecutive cases share one input. */
+START_TEST(test_plan_order) {
+  const size_t sizes[] = {1000, 5, 77};
+  kg_plan_opts o = {.sizes = sizes, .nsizes = 3};
+  size_t n;
+  kg_case *c = build(&o, &n);
+  ck_assert_uint_eq(n % kg_nvariants, 0);
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_int_eq(c[i].variant, (int)(i % kg_nvariants));
+    if (i % kg_nvariants) {
+      ck_assert(c[i].dtype == c[i - 1].dtype && c[i].n == c[i - 1].n && c[i].pattern == c[i - 1].pattern);
+    } else if (i) {
+      long a[3] = {c[i - 1].dtype, (long)size_rank(sizes, 3, c[i - 1].n), c[i - 1].pattern};
+      long b[3] = {c[i].dtype, (long)size_rank(sizes, 3, c[i].n), c[i].pattern};
+      int k = 0;
+      while (k < 2 && a[k] == b[k]) k++;
+      ck_assert_msg(a[k] < b[k], "case %zu out of order", i);
+    }
+  }
+  free(c);
+}
+END_TEST
+
+static const struct {
+  const char *variants, *dtypes, *patterns;
+  size_t nv, nd_int, nd_float, np_int, np_float; /* nv 0: every variant */
+} k_filters[] = {
+    {"cub_sum,reduce0_divergent", "f32", NULL, 2, 0, 1, 0, 6},
+    {NULL, "i32,i64", "exact", 0, 2, 0, 1, 0},
+    {"neighbored", "f16", NULL, 1, 0, 1, 0, 6},
+    {NULL, NULL, "wrap", 0, 2, 4, 1, 0},
+    {"two_pass", "f64,i32", "nan,inf,exact", 1, 1, 1, 1, 3},
+    {"cub_sum,cub_sum", "bf16,bf16", "uniform,uniform", 1, 0, 1, 0, 1},
+};
+
+static int in_list(const char *list, const char *name) {
+  if (!list) return 1;
+  size_t len = strlen(name);
+  for (const char *p = list; (p = strstr(p, name)) != NULL; p += len)
+    if ((p == list || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 1;
+  return 0;
+}
+
+START_TEST(test_plan_filters) {
+  const size_t sizes[] = {2, 3};
+  kg_plan_opts o = {k_filters[_i].variants, k_filters[_i].dtypes, k_filters[_i].patterns, sizes, 2};
+  size_t n, nv = k_filters[_i].nv ? k_filters[_i].nv : kg_nvariants;
+  kg_case *c = build(&o, &n);
+  ck_assert_uint_eq(n, nv * 2 * (k_filters[_i].nd_int * k_filters[_i].np_int + k_filters[_i].nd_float * k_filters[_i].np_float));
+  for (size_t i = 0; i < n; i++) {
+    ck_assert(in_list(k_filters[_i].variants, kg_variants[c[i].variant].name));
+    ck_assert(in_list(k_filters[_i].dtypes, kg_dtype_get(c[i].dtype)->name));
+    ck_assert(in_list(k_filters[_i].patterns, kg_pattern_name(c[i].pattern)));
+  }
+  free(c);
+}
+END_TEST
+
+START_TEST(test_plan_unsupported_kept) {
+  const size_t sizes[] = {8};
+  kg_plan_opts o = {"neighbored,cub_sum", "f16", "uniform", sizes, 1};
+  size_t n;
+  kg_case *c = build(&o, &n);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_int_eq(c[0].variant, kg_variant_find("neighbored")); /* registry order, not list order */
+  ck_assert_int_eq(c[0].supported, 0);
+  ck_assert_int_eq(c[1].variant, kg_variant_find("cub_sum"));
+  ck_assert_int_eq(c[1].supported, 1);
+  free(c);
+}
+END_TEST
+
+static int variant_lookup(const char *name) { return kg_variant_find(name); }
+
+START_TEST(test_plan_select_mask) {
+  uint64_t mask = 0;
+  char err[128];
+  ck_assert_int_eq(kg_plan_select("cub_sum,reduce1_strided,cub_sum", variant_lookup, "variant", &mask, err, sizeof err), 0);
+  ck_assert_uint_eq(mask, (1ull << kg_variant_find("cub_sum")) | (1ull << kg_variant_find("reduce1_strided")));
+}
+END_TEST
+
+static const struct {
+  const char *variants, *dtypes, *patterns, *message;
+} k_bad[] = {
+    {"cub_sum,nope", NULL, NULL, "unknown variant 'nope'"},
+    {"", NULL, NULL, "unknown variant ''"},
+    {NULL, "f128", NULL, "unknown dtype 'f128'"},
+    {NULL, "i32,", NULL, "unknown dtype ''"},
+    {NULL, NULL, "exact,random", "unknown pattern 'random'"},
+    {NULL, "i32", "nan", "leaves no case"},
+    {NULL, "i64,i32", "uniform,cancel", "leaves no case"},
+};
+
+START_TEST(test_plan_rejects) {
+  kg_plan_opts o = {k_bad[_i].variants, k_bad[_i].dtypes, k_bad[_i].patterns, NULL, 0};
+  kg_case *c = (kg_case *)&o;
+  size_t n = 99;
+  char err[256] = "";
+  ck_assert_int_eq(kg_plan_build(&o, &c, &n, err, sizeof err), -1);
+  ck_assert_ptr_null(c);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_msg(strstr(err, k_bad[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad[_i].message);
+}
+END_TEST
+
+START_TEST(test_plan_rejects_empty_sizes) {
+  const size_t sizes[] = {1};
+  kg_plan_opts o = {.sizes = sizes, .nsizes = 0};
+  kg_case *c;
+  size_t n;
+  char err[256] = "";
+  ck_assert_int_eq(kg_plan_build(&o, &c, &n, err, sizeof err), -1);
+  ck_assert_uint_gt(strlen(err), 0);
+}
+END_TEST
+
+Suite *make_plan_suite(void) {
+  Suite *s = suite_create("plan");
+  TCase *core = tcase_create("Core");
+  tcase_add_test(core, test_plan_default_count);
+  tcase_add_test(core, test_plan_order);
+  tcase_add_loop_test(core, test_plan_filters, 0, sizeof k_filters / sizeof k_filters[0]);
+  tcase_add_test(core, test_plan_unsupported_kept);
+  tcase_add_test(core, test_plan_select_mask);
+  suite_add_tcase(s, core);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_loop_test(errors, test_plan_rejects, 0, sizeof k_bad / sizeof k_bad[0]);
+  tcase_add_test(errors, test_plan_rejects_empty_sizes);
+  suite_add_tcase(s, errors);
+  return s;
+}

@@ -1,0 +1,223 @@
+/* proto: the JSON-lines protocol between supervisor and worker. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+#include "registry.h"
+
+static const struct {
+  const char *variant;
+  kg_dtype dt;
+  size_t n;
+  kg_pattern p;
+  uint64_t seed;
+  int repeats;
+  size_t index;
+} k_cases[] = {
+    {"cub_sum", KG_F16, 0, KG_PAT_NAN, 1, 3, 0},
+    {"reduce0_divergent", KG_I64, (size_t)1 << 40, KG_PAT_WRAP, UINT64_MAX, 1, 123456789},
+    {"neighbored", KG_F16, 33, KG_PAT_EXACT, 0, 100, 7}, /* unsupported: decoded as such */
+    {"atomic_per_element", KG_BF16, 1000003, KG_PAT_INF_NAN, 0x8000000000000000ull, 2, 1},
+};
+
+START_TEST(test_proto_case_round_trip) {
+  kg_case c = {kg_variant_find(k_cases[_i].variant), k_cases[_i].dt, k_cases[_i].n, k_cases[_i].p, 1}, d;
+  kg_run_params p = {k_cases[_i].seed, k_cases[_i].repeats}, q;
+  char *line = kg_proto_encode_case(k_cases[_i].index, &c, &p);
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_null(strchr(line, '\n'));
+  size_t index = 0;
+  char err[200] = "";
+  ck_assert_msg(kg_proto_decode_case(line, &index, &d, &q, err, sizeof err) == 0, "%s: %s", line, err);
+  ck_assert_uint_eq(index, k_cases[_i].index);
+  ck_assert_int_eq(d.variant, c.variant);
+  ck_assert_int_eq(d.dtype, c.dtype);
+  ck_assert_uint_eq(d.n, c.n);
+  ck_assert_int_eq(d.pattern, c.pattern);
+  ck_assert_int_eq(d.supported, kg_variant_supports(c.variant, c.dtype));
+  ck_assert_uint_eq(q.seed, p.seed);
+  ck_assert_int_eq(q.repeats, p.repeats);
+  free(line);
+}
+END_TEST
+
+static kg_result sample_result(kg_status st) {
+  kg_result r = {.status = st, .abs_err = 1.5, .bound = 0.25, .ratio = 6, .depth = 21.5, .repeats = 3, .nondeterministic = 1};
+  strcpy(r.got, "-12");
+  strcpy(r.expected, "0.10000000149011612");
+  strcpy(r.message, "CUDA error at x.cu:1: \"cudaErrorIllegalAddress\" (700)\tand a tab");
+  return r;
+}
+
+/* Loop index: the status; odd ones carry the restart flag. */
+START_TEST(test_proto_result_round_trip) {
+  kg_result r = sample_result((kg_status)_i), d;
+  r.input_modified = _i == KG_ST_FAIL;
+  char *line = kg_proto_encode_result(40 + (size_t)_i, &r, _i % 2);
+  ck_assert_ptr_nonnull(line);
+  size_t index = 0;
+  int restart = -1;
+  char err[200] = "";
+  ck_assert_msg(kg_proto_decode_result(line, &index, &d, &restart, err, sizeof err) == 0, "%s: %s", line, err);
+  ck_assert_uint_eq(index, 40 + (size_t)_i);
+  ck_assert_int_eq(restart, _i % 2);
+  ck_assert_int_eq(d.status, r.status);
+  ck_assert_str_eq(d.got, r.got);
+  ck_assert_str_eq(d.expected, r.expected);
+  ck_assert_str_eq(d.message, r.message);
+  ck_assert_double_eq(d.abs_err, 1.5);
+  ck_assert_double_eq(d.bound, 0.25);
+  ck_assert_double_eq(d.ratio, 6);
+  ck_assert_double_eq(d.depth, 21.5);
+  ck_assert_int_eq(d.repeats, 3);
+  ck_assert_int_eq(d.nondeterministic, 1);
+  ck_assert_int_eq(d.input_modified, _i == KG_ST_FAIL);
+  free(line);
+}
+END_TEST
+
+/* JSON has no Inf or NaN: they travel as null and come back as +Inf. */
+START_TEST(test_proto_result_nonfinite) {
+  kg_result r = sample_result(KG_ST_FAIL), d;
+  r.abs_err = -INFINITY, r.bound = 0, r.ratio = NAN;
+  char *line = kg_proto_encode_result(3, &r, 0);
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_nonnull(strstr(line, "null"));
+  size_t index;
+  int restart = -1;
+  char err[200];
+  ck_assert_int_eq(kg_proto_decode_result(line, &index, &d, &restart, err, sizeof err), 0);
+  ck_assert(d.abs_err == INFINITY && d.ratio == INFINITY && d.bound == 0);
+  ck_assert_int_eq(restart, 0);
+  free(line);
+}
+END_TEST
+
+START_TEST(test_proto_hello_round_trip) {
+  kg_device_info a = {"NVIDIA H100 80GB HBM3", 9, 0, 132, 52428800, 85520809984LL, 12080, 12040}, b;
+  char *line = kg_proto_encode_hello(&a);
+  ck_assert_ptr_nonnull(line);
+  char err[200] = "";
+  ck_assert_msg(kg_proto_decode_hello(line, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(b.name, a.name);
+  ck_assert(b.cc_major == 9 && b.cc_minor == 0 && b.sms == 132);
+  ck_assert(b.l2_bytes == a.l2_bytes && b.mem_bytes == a.mem_bytes);
+  ck_assert(b.driver_version == 12080 && b.runtime_version == 12040);
+  free(line);
+}
+END_TEST
+
+START_TEST(test_proto_fatal) {
+  char *line = kg_proto_encode_fatal("no CUDA device: test");
+  ck_assert_ptr_nonnull(line);
+  kg_device_info d;
+  char err[200] = "";
+  ck_assert_int_eq(kg_proto_decode_hello(line, &d, err, sizeof err), 1);
+  ck_assert_str_eq(err, "no CUDA device: test");
+  free(line);
+}
+END_TEST
+
+START_TEST(test_status_names) {
+  const char *names[] = {"pending", "pass", "fail", "unsupported", "error"};
+  for (int s = 0; s < KG_NSTATUS; s++) ck_assert_str_eq(kg_status_name((kg_status)s), names[s]);
+  ck_assert_str_eq(kg_status_name(KG_NSTATUS), "?");
+}
+END_TEST
+
+#define CASE_TAIL "\"dtype\":\"f32\",\"pattern\":\"exact\",\"seed\":1,\"repeats\":3"
+static const struct {
+  const char *line, *message;
+} k_bad_cases[] = {
+    {"", "malformed JSON"},
+    {"not json", "malformed JSON"},
+    {"[1,2]", "not an object"},
+    {"{\"case\":0,\"variant\":\"cub_sum\",\"n\":5," CASE_TAIL "} trailing", "malformed JSON"},
+    {"{\"case\":0,\"variant\":\"cub_sum\"," CASE_TAIL "}", "bad case line"},               /* n missing */
+    {"{\"case\":0,\"variant\":\"cub_sum\",\"n\":\"5\"," CASE_TAIL "}", "bad case line"},   /* n a string */
+    {"{\"case\":0,\"variant\":\"cub_sum\",\"n\":5.5," CASE_TAIL "}", "bad case line"},     /* n a real */
+    {"{\"case\":0,\"variant\":\"cub_sum\",\"n\":5,\"x\":1," CASE_TAIL "}", "bad case line"}, /* unknown key */
+    {"{\"case\":0,\"variant\":\"nope\",\"n\":5," CASE_TAIL "}", "unknown variant 'nope'"},
+    {"{\"case\":0,\"variant\":\"cub_sum\",\"n\":-1," CASE_TAIL "}", "negative"},
+    {"{\"case\":-2,\"variant\":\"cub_sum\",\"n\":5," CASE_TAIL "}", "negative"},
+    {"{\"case\":0,\"variant\":\"cub_sum\",\"n\":5,\"dtype\":\"f8\",\"pattern\":\"exact\",\"seed\":1,\"repeats\":3}",
+     "unknown dtype 'f8'"},
+    {"{\"case\":0,\"variant\":\"cub_sum\",\"n\":5,\"dtype\":\"f32\",\"pattern\":\"ones\",\"seed\":1,\"repeats\":3}",
+     "unknown pattern 'ones'"},
+    {"{\"case\":0,\"variant\":\"cub_sum\",\"n\":5,\"dtype\":\"f32\",\"pattern\":\"exact\",\"seed\":1,\"repeats\":0}",
+     "repeats"},
+};
+
+START_TEST(test_proto_decode_case_rejects) {
+  size_t index;
+  kg_case c;
+  kg_run_params p;
+  char err[200] = "";
+  ck_assert_int_eq(kg_proto_decode_case(k_bad_cases[_i].line, &index, &c, &p, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_cases[_i].message) != NULL, "'%s': message '%s' lacks \"%s\"", k_bad_cases[_i].line,
+                err, k_bad_cases[_i].message);
+}
+END_TEST
+
+#define RESULT_TAIL "\"got\":\"1\",\"expected\":\"1\",\"depth\":1,\"repeats\":1,\"nondeterministic\":false,\"input_modified\":false"
+static const struct {
+  const char *line, *message;
+} k_bad_results[] = {
+    {"Segmentation fault", "malformed JSON"},
+    {"{\"case\":1,\"status\":\"pass\"}", "bad result line"},
+    {"{\"case\":1," RESULT_TAIL ",\"message\":\"\"}", "bad result line"},                          /* status missing */
+    {"{\"case\":1,\"status\":\"passed\"," RESULT_TAIL ",\"message\":\"\"}", "unknown status 'passed'"},
+    {"{\"case\":-1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\"}", "negative"},
+    {"{\"case\":\"1\",\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\"}", "bad result line"},
+    {"{\"case\":1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":7}", "bad result line"},
+    {"{\"case\":1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\",\"restart\":\"yes\"}", "bad result line"},
+};
+
+START_TEST(test_proto_decode_result_rejects) {
+  size_t index;
+  kg_result r;
+  int restart;
+  char err[200] = "";
+  ck_assert_int_eq(kg_proto_decode_result(k_bad_results[_i].line, &index, &r, &restart, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_results[_i].message) != NULL, "'%s': message '%s' lacks \"%s\"",
+                k_bad_results[_i].line, err, k_bad_results[_i].message);
+}
+END_TEST
+
+static const char *const k_bad_hellos[] = {
+    "", "hello", "{}", "{\"fatal\":3}", "{\"hello\":{\"name\":\"x\"}}",
+    "{\"case\":0,\"status\":\"pass\"}",
+};
+
+START_TEST(test_proto_decode_hello_rejects) {
+  kg_device_info d;
+  char err[200] = "";
+  ck_assert_int_eq(kg_proto_decode_hello(k_bad_hellos[_i], &d, err, sizeof err), -1);
+  ck_assert_uint_gt(strlen(err), 0);
+}
+END_TEST
+
+#define N(a) (int)(sizeof a / sizeof a[0])
+
+Suite *make_proto_suite(void) {
+  Suite *s = suite_create("proto");
+  TCase *core = tcase_create("Core");
+  tcase_add_loop_test(core, test_proto_case_round_trip, 0, N(k_cases));
+  tcase_add_loop_test(core, test_proto_result_round_trip, 0, KG_NSTATUS);
+  tcase_add_test(core, test_proto_hello_round_trip);
+  tcase_add_test(core, test_proto_fatal);
+  tcase_add_test(core, test_status_names);
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_add_test(limits, test_proto_result_nonfinite);
+  suite_add_tcase(s, limits);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_loop_test(errors, test_proto_decode_case_rejects, 0, N(k_bad_cases));
+  tcase_add_loop_test(errors, test_proto_decode_result_rejects, 0, N(k_bad_results));
+  tcase_add_loop_test(errors, test_proto_decode_hello_rejects, 0, N(k_bad_hellos));
+  suite_add_tcase(s, errors);
+  return s;
+}

@@ -1,0 +1,191 @@
+/* report: counts, the check table and the variant list. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "report.h"
+
+START_TEST(test_count_results) {
+  const kg_status st[] = {KG_ST_PASS, KG_ST_PASS, KG_ST_FAIL, KG_ST_ERROR, KG_ST_ERROR,
+                          KG_ST_ERROR, KG_ST_UNSUPPORTED, KG_ST_PENDING, KG_ST_PENDING};
+  kg_result r[9] = {{0}};
+  for (int i = 0; i < 9; i++) r[i].status = st[i];
+  r[1].nondeterministic = 1, r[2].nondeterministic = 1;
+  kg_counts c = kg_count_results(r, 9);
+  ck_assert_uint_eq(c.cases, 9);
+  ck_assert_uint_eq(c.passed, 2);
+  ck_assert_uint_eq(c.failed, 1);
+  ck_assert_uint_eq(c.errored, 3);
+  ck_assert_uint_eq(c.unsupported, 1);
+  ck_assert_uint_eq(c.pending, 2);
+  ck_assert_uint_eq(c.nondeterministic, 2);
+  c = kg_count_results(r, 0);
+  ck_assert_uint_eq(c.cases + c.passed + c.pending, 0);
+}
+END_TEST
+
+START_TEST(test_case_label) {
+  kg_case c = {kg_variant_find("reduce0_divergent"), KG_F32, 257, KG_PAT_UNIFORM, 1};
+  char s[160];
+  kg_case_label(&c, s, sizeof s);
+  ck_assert_str_eq(s, "reduce0_divergent f32 n=257 uniform");
+}
+END_TEST
+
+/* Six cases over three variants: cub_sum passes two and fails one,
+ * reduce0_divergent crashes twice, neighbored is unsupported for f16. */
+enum { NCASES = 6 };
+static kg_case g_cases[NCASES];
+static kg_result g_results[NCASES];
+
+static void make_cases(void) {
+  int cub = kg_variant_find("cub_sum"), r0 = kg_variant_find("reduce0_divergent");
+  g_cases[0] = (kg_case){cub, KG_F32, 33, KG_PAT_UNIFORM, 1};
+  g_cases[1] = (kg_case){cub, KG_F32, 1000, KG_PAT_UNIFORM, 1};
+  g_cases[2] = (kg_case){r0, KG_I32, 7, KG_PAT_EXACT, 1};
+  g_cases[3] = (kg_case){r0, KG_I32, 8, KG_PAT_EXACT, 1};
+  g_cases[4] = (kg_case){kg_variant_find("neighbored"), KG_F16, 7, KG_PAT_EXACT, 0};
+  g_cases[5] = (kg_case){cub, KG_F32, 2, KG_PAT_CANCEL, 1};
+  memset(g_results, 0, sizeof g_results);
+  g_results[0] = (kg_result){.status = KG_ST_PASS, .got = "1.5", .expected = "1.5", .bound = 1, .ratio = 0.25,
+                             .nondeterministic = 1};
+  g_results[1] = (kg_result){.status = KG_ST_FAIL, .got = "5", .expected = "6", .abs_err = 1, .bound = 0.5, .ratio = 2,
+                             .message = "error exceeds the bound"};
+  g_results[2] = (kg_result){.status = KG_ST_ERROR, .message = "worker killed by signal 11 (Segmentation fault)"};
+  g_results[3] = (kg_result){.status = KG_ST_ERROR, .message = "timeout after 60 s"};
+  g_results[4] = (kg_result){.status = KG_ST_UNSUPPORTED};
+  g_results[5] = (kg_result){.status = KG_ST_PASS, .got = "2", .expected = "2", .abs_err = 0.5, .bound = 1, .ratio = 0.5};
+}
+
+static char *g_text; /* static, not local: GCC's -Wdangling-pointer misreads open_memstream(&local) */
+static size_t g_len;
+
+static char *report(int verbose, const kg_device_info *dev) {
+  FILE *f = open_memstream(&g_text, &g_len);
+  ck_assert_ptr_nonnull(f);
+  kg_report_check(f, g_cases, g_results, NCASES, dev, 1.5, verbose);
+  fclose(f);
+  return g_text;
+}
+
+/* The table row of a variant: cases, pass, fail, error, unsup, nondet, max ratio. */
+static int row(const char *text, const char *variant, size_t v[6], double *worst) {
+  char name[64], seed[16];
+  for (const char *line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+    if (sscanf(line, "%63s %15s %zu %zu %zu %zu %zu %zu %lf", name, seed, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+               worst) == 9 &&
+        strcmp(name, variant) == 0)
+      return 1;
+  return 0;
+}
+
+/* Whether some line of text holds both a and b. */
+static int on_one_line(const char *text, const char *a, const char *b) {
+  for (const char *p = strstr(text, a); p; p = strstr(p + 1, a)) {
+    size_t len = strcspn(p, "\n");
+    const char *q = strstr(p, b);
+    if (q && (size_t)(q - p) < len) return 1;
+  }
+  return 0;
+}
+
+START_TEST(test_report_check_rows) {
+  kg_device_info dev = {.name = "fake device"};
+  char *text = report(0, &dev);
+  size_t v[6];
+  double worst;
+  ck_assert_msg(row(text, "cub_sum", v, &worst), "%s", text);
+  ck_assert(v[0] == 3 && v[1] == 2 && v[2] == 1 && v[3] == 0 && v[4] == 0 && v[5] == 1);
+  ck_assert_double_eq_tol(worst, 0.5, 1e-12); /* the worst passing case; failures are listed below */
+  ck_assert(row(text, "reduce0_divergent", v, &worst));
+  ck_assert(v[0] == 2 && v[1] == 0 && v[3] == 2);
+  ck_assert(row(text, "neighbored", v, &worst));
+  ck_assert(v[0] == 1 && v[4] == 1);
+  ck_assert(!row(text, "two_pass", v, &worst)); /* no cases, no row */
+  free(text);
+}
+END_TEST
+
+START_TEST(test_report_check_failed_cases) {
+  kg_device_info dev = {.name = "fake device"};
+  char *text = report(0, &dev);
+  ck_assert_ptr_nonnull(strstr(text, "failed cases:"));
+  ck_assert_msg(strstr(text, "cub_sum f32 n=1000 uniform: got 5, expected 6, |err| 1, bound 0.5, err/bound 2: error "
+                             "exceeds the bound"),
+                "%s", text);
+  ck_assert_msg(on_one_line(text, "reduce0_divergent i32 n=7 exact", "worker killed by signal 11"), "%s", text);
+  ck_assert_msg(on_one_line(text, "reduce0_divergent i32 n=8 exact", "timeout after 60 s"), "%s", text);
+  ck_assert_ptr_null(strstr(text, "n=33 ")); /* passes are listed only with verbose */
+  ck_assert_ptr_null(strstr(text, "neighbored f16"));
+  ck_assert_msg(strstr(text, "summary: 6 cases, 2 passed, 1 failed, 2 errors, 1 unsupported, 1 nondeterministic on fake "
+                             "device in 1.5 s\n"),
+                "%s", text);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_report_check_verbose) {
+  char *text = report(1, NULL);
+  ck_assert_ptr_nonnull(strstr(text, "\ncases:\n"));
+  ck_assert_msg(strstr(text, "ok    cub_sum f32 n=33 uniform: got 1.5, expected 1.5"), "%s", text);
+  ck_assert_ptr_nonnull(strstr(text, ", nondeterministic"));
+  ck_assert_ptr_nonnull(strstr(text, " on no device in 1.5 s"));
+  free(text);
+}
+END_TEST
+
+START_TEST(test_report_check_not_run) {
+  g_results[1].status = g_results[2].status = g_results[3].status = KG_ST_PENDING;
+  char *buf = report(0, NULL);
+  ck_assert_msg(strstr(buf, "6 cases, 2 passed, 0 failed, 0 errors, 1 unsupported, 1 nondeterministic, 3 not run"), "%s",
+                buf);
+  ck_assert_ptr_null(strstr(buf, "failed cases"));
+  free(buf);
+}
+END_TEST
+
+START_TEST(test_report_list) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  kg_report_list(f);
+  fclose(f);
+  size_t lines = 0;
+  for (char *p = text; *p; p++) lines += *p == '\n';
+  ck_assert_uint_eq(lines, kg_nvariants + 1);
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    char start[64];
+    snprintf(start, sizeof start, "\n%s ", kg_variants[v].name);
+    char *line = strstr(text, start);
+    ck_assert_msg(line != NULL, "%s missing from the list", kg_variants[v].name);
+    char *end = strchr(line + 1, '\n');
+    *end = '\0';
+    ck_assert_ptr_nonnull(strstr(line, kg_variants[v].idea));
+    ck_assert_int_eq(strstr(line, "in-place") != NULL, (kg_variants[v].flags & KG_CLOBBERS) != 0);
+    ck_assert_int_eq(strstr(line, "float-atomics") != NULL, (kg_variants[v].flags & KG_FLOAT_ATOMICS) != 0);
+    ck_assert_ptr_nonnull(strstr(line, kg_variants[v].dtypes == KG_DT_ALL ? " i32,i64,f32,f64,f16,bf16 " : " i32,i64,f32,f64 "));
+    *end = '\n';
+  }
+  free(text);
+}
+END_TEST
+
+Suite *make_report_suite(void) {
+  Suite *s = suite_create("report");
+  TCase *core = tcase_create("Core");
+  tcase_add_checked_fixture(core, make_cases, NULL);
+  tcase_add_test(core, test_count_results);
+  tcase_add_test(core, test_case_label);
+  tcase_add_test(core, test_report_check_rows);
+  tcase_add_test(core, test_report_check_failed_cases);
+  tcase_add_test(core, test_report_check_verbose);
+  tcase_add_test(core, test_report_list);
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_add_checked_fixture(limits, make_cases, NULL);
+  tcase_add_test(limits, test_report_check_not_run);
+  suite_add_tcase(s, limits);
+  return s;
+}

@@ -1,0 +1,319 @@
+/* supervisor: worker processes, their deaths, and carrying on. A fake worker
+ * (fake_worker.c) misbehaves on chosen sizes; see the table there. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "registry.h"
+#include "supervisor.h"
+
+#ifndef FAKE_WORKER
+#error "FAKE_WORKER must name the fake worker program"
+#endif
+
+static char *k_fake[] = {FAKE_WORKER, NULL};
+
+static kg_case good(size_t n) { return (kg_case){0, KG_I32, n, KG_PAT_EXACT, 1}; }
+
+static int run(char **argv, double timeout_s, const kg_case *cases, size_t n, kg_result *results, char *err,
+               size_t errlen) {
+  kg_super_opts o = {argv, timeout_s, 10.0, NULL, NULL};
+  kg_run_params p = {1, 3};
+  kg_device_info dev;
+  return kg_supervise(cases, n, &p, &o, results, &dev, err, errlen);
+}
+
+/* --- Core: one run of a plan where every other case misbehaves, shared by the
+ * tests below (an unchecked fixture runs once, before the forks). */
+
+enum { NCASES = 17 };
+static kg_case g_cases[NCASES];
+static kg_result g_results[NCASES];
+static kg_device_info g_dev;
+static int g_rc;
+static char g_err[256];
+static struct {
+  size_t calls, done[NCASES + 1], total;
+  int wrong_ctx;
+  const kg_case *c[NCASES + 1];
+  const kg_result *r[NCASES + 1];
+} g_progress;
+
+static void on_progress(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r) {
+  g_progress.wrong_ctx |= ctx != &g_progress;
+  size_t k = g_progress.calls++;
+  if (k > NCASES) return;
+  g_progress.done[k] = done, g_progress.c[k] = c, g_progress.r[k] = r, g_progress.total = total;
+}
+
+static int g_fds_before, g_fds_after, g_children_left;
+
+static int open_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  int n = 0;
+  if (!d) return -1;
+  while (readdir(d)) n++;
+  closedir(d);
+  return n;
+}
+
+static void run_misbehaving_plan(void) {
+  const size_t ns[NCASES] = {1, 13, 2, 13, 3, 17, 4, 19, 5, 23, 6, 29, 7, 31, 8, 37, 9};
+  for (int i = 0; i < NCASES; i++) g_cases[i] = good(ns[i]);
+  /* Case 1 is unsupported; were it run, the fake worker would crash on n = 13. */
+  g_cases[1] = (kg_case){kg_variant_find("neighbored"), KG_F16, 13, KG_PAT_EXACT, 0};
+  kg_super_opts o = {k_fake, 1.0, 10.0, on_progress, &g_progress};
+  kg_run_params p = {1, 3};
+  g_fds_before = open_fds();
+  g_rc = kg_supervise(g_cases, NCASES, &p, &o, g_results, &g_dev, g_err, sizeof g_err);
+  g_fds_after = open_fds();
+  g_children_left = !(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD);
+}
+
+static int index_of(size_t n) {
+  for (int i = 0; i < NCASES; i++)
+    if (g_cases[i].supported && g_cases[i].n == n) return i;
+  ck_abort_msg("no case with n = %zu", n);
+  return -1;
+}
+
+START_TEST(test_supervise_returns_0_with_device) {
+  ck_assert_msg(g_rc == 0, "kg_supervise: %s", g_err);
+  ck_assert_str_eq(g_dev.name, "fake device");
+  ck_assert_int_eq(g_dev.cc_major, 9);
+}
+END_TEST
+
+static const struct {
+  size_t n;
+  const char *message;
+} k_bad[] = {
+    {13, "signal 11"},
+    {17, "timeout after 1 s"},
+    {19, "CUDA error at fake.cu:19: cudaErrorIllegalAddress"},
+    {23, "protocol"},
+    {29, "exited with status 0"},
+    {31, "answer for another case"},
+};
+
+/* Each bad case errors with its reason; the next case passes on a fresh worker. */
+START_TEST(test_supervise_bad_case_isolated) {
+  int i = index_of(k_bad[_i].n);
+  const kg_result *r = &g_results[i], *next = &g_results[i + 1], *prev = &g_results[i - 1];
+  ck_assert_msg(r->status == KG_ST_ERROR, "n=%zu: status %s", k_bad[_i].n, kg_status_name(r->status));
+  ck_assert_msg(strstr(r->message, k_bad[_i].message) != NULL, "n=%zu: message '%s' lacks \"%s\"", k_bad[_i].n,
+                r->message, k_bad[_i].message);
+  ck_assert_int_eq(prev->status, KG_ST_PASS);
+  ck_assert_int_eq(next->status, KG_ST_PASS);
+  ck_assert_msg(strcmp(prev->got, next->got) != 0, "n=%zu: the same worker (pid %s) went on", k_bad[_i].n, next->got);
+}
+END_TEST
+
+START_TEST(test_supervise_good_cases_pass) {
+  for (int i = 0; i < NCASES; i++) {
+    if (!g_cases[i].supported) continue;
+    int bad = 0;
+    for (size_t k = 0; k < sizeof k_bad / sizeof k_bad[0]; k++) bad |= g_cases[i].n == k_bad[k].n;
+    if (bad) continue;
+    char n[32];
+    snprintf(n, sizeof n, "%zu", g_cases[i].n);
+    ck_assert_msg(g_results[i].status == KG_ST_PASS, "case %d (n=%s): %s %s", i, n,
+                  kg_status_name(g_results[i].status), g_results[i].message);
+    ck_assert_str_eq(g_results[i].expected, n); /* the worker answered this very case */
+    ck_assert_str_eq(g_results[i].message, "");
+  }
+}
+END_TEST
+
+/* Healthy workers are kept: no restart around the unsupported case, nor
+ * across the answer that came in two pieces. */
+START_TEST(test_supervise_worker_reused) {
+  ck_assert_str_eq(g_results[0].got, g_results[2].got);
+  int i = index_of(37);
+  ck_assert_str_eq(g_results[i - 1].got, g_results[i].got);
+  ck_assert_str_eq(g_results[i].got, g_results[i + 1].got);
+}
+END_TEST
+
+START_TEST(test_supervise_unsupported_not_run) {
+  ck_assert_int_eq(g_results[1].status, KG_ST_UNSUPPORTED);
+  ck_assert_str_eq(g_results[1].message, "");
+}
+END_TEST
+
+/* Seven workers came and went: no pipe left open, no zombie left behind. */
+START_TEST(test_supervise_cleans_up) {
+  ck_assert_int_eq(g_fds_after, g_fds_before);
+  ck_assert_int_eq(g_children_left, 0);
+}
+END_TEST
+
+START_TEST(test_supervise_progress_each_case) {
+  ck_assert_uint_eq(g_progress.calls, NCASES);
+  ck_assert_int_eq(g_progress.wrong_ctx, 0);
+  ck_assert_uint_eq(g_progress.total, NCASES);
+  for (size_t k = 0; k < NCASES; k++) {
+    ck_assert_uint_eq(g_progress.done[k], k + 1);
+    ck_assert_ptr_eq(g_progress.c[k], &g_cases[k]);
+    ck_assert_ptr_eq(g_progress.r[k], &g_results[k]);
+  }
+}
+END_TEST
+
+/* --- Limits */
+
+START_TEST(test_supervise_timeout_fraction) {
+  kg_case c[2] = {good(17), good(1)};
+  kg_result r[2];
+  char err[256] = "";
+  ck_assert_int_eq(run(k_fake, 0.25, c, 2, r, err, sizeof err), 0);
+  ck_assert_int_eq(r[0].status, KG_ST_ERROR);
+  ck_assert_str_eq(r[0].message, "timeout after 0.25 s");
+  ck_assert_int_eq(r[1].status, KG_ST_PASS);
+}
+END_TEST
+
+/* No supported case, no worker: a missing program does not matter. */
+START_TEST(test_supervise_no_worker_needed) {
+  char *missing[] = {"/nonexistent/kgate", NULL};
+  kg_case c[2] = {good(1), good(2)};
+  c[0].supported = c[1].supported = 0;
+  kg_result r[2];
+  char err[256] = "";
+  ck_assert_int_eq(run(missing, 1, c, 0, r, err, sizeof err), 0);
+  ck_assert_int_eq(run(missing, 1, c, 2, r, err, sizeof err), 0);
+  ck_assert(r[0].status == KG_ST_UNSUPPORTED && r[1].status == KG_ST_UNSUPPORTED);
+}
+END_TEST
+
+static void on_sigpipe(int sig) { (void)sig; }
+
+START_TEST(test_supervise_restores_sigpipe) {
+  signal(SIGPIPE, on_sigpipe);
+  kg_case c[1] = {good(1)};
+  kg_result r[1];
+  char err[256];
+  ck_assert_int_eq(run(k_fake, 5, c, 1, r, err, sizeof err), 0);
+  ck_assert_ptr_eq(signal(SIGPIPE, SIG_DFL), on_sigpipe);
+}
+END_TEST
+
+/* HARNESS BUG (supervisor.c:43-44): with fd 0 closed (`kgate check <&-`),
+ * pipe2() hands out fd 0 for the worker's stdin; dup2(0, 0) is a no-op that
+ * leaves O_CLOEXEC set, so the worker starts with no stdin and every case
+ * errors with "worker exited with status 0". */
+START_TEST(test_supervise_stdin_closed) {
+  int saved = dup(STDIN_FILENO);
+  close(STDIN_FILENO);
+  kg_case c[2] = {good(1), good(2)};
+  kg_result r[2];
+  char err[256] = "";
+  int rc = run(k_fake, 5, c, 2, r, err, sizeof err);
+  dup2(saved, STDIN_FILENO), close(saved);
+  ck_assert_msg(rc == 0, "%s", err);
+  ck_assert_msg(r[0].status == KG_ST_PASS, "%s: %s", kg_status_name(r[0].status), r[0].message);
+  ck_assert_int_eq(r[1].status, KG_ST_PASS);
+}
+END_TEST
+
+/* --- Errors: no worker can start; nothing runs. */
+
+static const struct {
+  const char *mode, *message;
+} k_start[] = {
+    {"fatal", "no CUDA device: test"},
+    {"mute", "worker failed to start"},
+    {"sleep", "worker failed to start: no hello in time"},
+    {"garbage", "malformed JSON"},
+    {NULL, "worker failed to start"}, /* no such program */
+};
+
+static size_t g_start_calls;
+static void count_progress(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r) {
+  (void)ctx, (void)done, (void)total, (void)c, (void)r;
+  g_start_calls++;
+}
+
+START_TEST(test_supervise_start_fails) {
+  char *argv[] = {FAKE_WORKER, (char *)k_start[_i].mode, NULL};
+  if (!k_start[_i].mode) argv[0] = "/nonexistent/kgate";
+  kg_case c[3] = {good(1), good(2), good(3)};
+  kg_result r[3];
+  char err[256] = "";
+  kg_super_opts o = {argv, 1.0, 0.5, count_progress, NULL};
+  kg_run_params p = {1, 3};
+  kg_device_info dev;
+  g_start_calls = 0;
+  fflush(stderr);
+  int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY); /* execv's complaint */
+  dup2(null, STDERR_FILENO);
+  int rc = kg_supervise(c, 3, &p, &o, r, &dev, err, sizeof err);
+  dup2(saved, STDERR_FILENO), close(saved), close(null);
+  ck_assert_int_eq(rc, -1);
+  ck_assert_msg(strstr(err, k_start[_i].message) != NULL, "'%s' lacks \"%s\"", err, k_start[_i].message);
+  for (int i = 0; i < 3; i++) ck_assert_int_eq(r[i].status, KG_ST_PENDING);
+  ck_assert_uint_eq(g_start_calls, 0);
+}
+END_TEST
+
+/* HARNESS BUG (supervisor.c:162): after EOF on a starting worker, start()
+ * reaps with 0 s grace; the worker has closed its stdout but is often not a
+ * zombie yet, so it gets SIGKILLed and the reason reads "worker did not exit
+ * and was killed" instead of its exit status (3 here, 127 for a program that
+ * cannot be executed). Repeated: it is a race, lost 1 to 2 times in 3 here. */
+START_TEST(test_supervise_start_exit_status) {
+  char *argv[] = {FAKE_WORKER, "mute", NULL};
+  for (int k = 0; k < 100; k++) {
+    kg_case c[1] = {good(1)};
+    kg_result r[1];
+    char err[256] = "";
+    ck_assert_int_eq(run(argv, 1, c, 1, r, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "exited with status 3") != NULL, "run %d: %s", k, err);
+  }
+}
+END_TEST
+
+START_TEST(test_supervise_fatal_exact_reason) {
+  char *argv[] = {FAKE_WORKER, "fatal", NULL};
+  kg_case c[1] = {good(1)};
+  kg_result r[1];
+  char err[256] = "";
+  ck_assert_int_eq(run(argv, 1, c, 1, r, err, sizeof err), -1);
+  ck_assert_str_eq(err, "no CUDA device: test");
+}
+END_TEST
+
+Suite *make_supervisor_suite(void) {
+  Suite *s = suite_create("supervisor");
+  TCase *core = tcase_create("Core");
+  tcase_add_unchecked_fixture(core, run_misbehaving_plan, NULL);
+  tcase_add_test(core, test_supervise_returns_0_with_device);
+  tcase_add_loop_test(core, test_supervise_bad_case_isolated, 0, sizeof k_bad / sizeof k_bad[0]);
+  tcase_add_test(core, test_supervise_good_cases_pass);
+  tcase_add_test(core, test_supervise_worker_reused);
+  tcase_add_test(core, test_supervise_unsupported_not_run);
+  tcase_add_test(core, test_supervise_progress_each_case);
+  tcase_add_test(core, test_supervise_cleans_up);
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_set_timeout(limits, 30);
+  tcase_add_test(limits, test_supervise_timeout_fraction);
+  tcase_add_test(limits, test_supervise_no_worker_needed);
+  tcase_add_test(limits, test_supervise_restores_sigpipe);
+  tcase_add_test(limits, test_supervise_stdin_closed);
+  suite_add_tcase(s, limits);
+  TCase *errors = tcase_create("Errors");
+  tcase_set_timeout(errors, 30);
+  tcase_add_loop_test(errors, test_supervise_start_fails, 0, sizeof k_start / sizeof k_start[0]);
+  tcase_add_test(errors, test_supervise_fatal_exact_reason);
+  tcase_add_test(errors, test_supervise_start_exit_status);
+  suite_add_tcase(s, errors);
+  return s;
+}

@@ -1,0 +1,94 @@
+/* fake_worker: a stand-in for `kgate worker` that speaks the protocol but
+ * misbehaves on chosen sizes, so the supervisor's recovery can be tested
+ * without a GPU. Pass results carry the worker's pid in "got" and the case's
+ * n in "expected", so a test can tell which worker answered which case.
+ *
+ *   fake_worker [worker ...]  hello, then answer every case (below)
+ *   fake_worker fatal         {"fatal":"no CUDA device: test"} instead of hello
+ *   fake_worker mute          exit 3 before any line
+ *   fake_worker sleep         never say hello
+ *   fake_worker garbage       a first line that is not JSON
+ *
+ * Sizes that misbehave:
+ *   13 raise SIGSEGV          17 hang forever
+ *   19 CUDA error, restart:true, exit 1
+ *   23 a line that is not JSON   29 exit 0 without answering
+ *   31 answer for another case   37 the answer in two writes, 100 ms apart */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+static void emit(char *line) {
+  if (!line) exit(4);
+  printf("%s\n", line);
+  fflush(stdout);
+  free(line);
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "worker";
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core); /* the SIGSEGV case must not dump core */
+  if (!strcmp(mode, "mute")) return 3;
+  if (!strcmp(mode, "sleep")) for (;;) pause();
+  if (!strcmp(mode, "garbage")) {
+    puts("hello, supervisor");
+    return 0;
+  }
+  if (!strcmp(mode, "fatal")) {
+    emit(kg_proto_encode_fatal("no CUDA device: test"));
+    return 3;
+  }
+  kg_device_info dev = {.name = "fake device", .cc_major = 9, .sms = 1};
+  emit(kg_proto_encode_hello(&dev));
+
+  char *line = NULL;
+  size_t cap = 0;
+  while (getline(&line, &cap, stdin) > 0) {
+    size_t index;
+    kg_case c;
+    kg_run_params p;
+    char err[200];
+    if (kg_proto_decode_case(line, &index, &c, &p, err, sizeof err)) {
+      fprintf(stderr, "fake_worker: %s\n", err);
+      return 2;
+    }
+    kg_result r = {.status = KG_ST_PASS, .repeats = p.repeats, .depth = 1};
+    snprintf(r.got, sizeof r.got, "%ld", (long)getpid());
+    snprintf(r.expected, sizeof r.expected, "%zu", c.n);
+    switch (c.n) {
+    case 13: raise(SIGSEGV); return 5;
+    case 17: for (;;) pause();
+    case 19:
+      r.status = KG_ST_ERROR;
+      snprintf(r.message, sizeof r.message, "CUDA error at fake.cu:19: cudaErrorIllegalAddress (700) / kernel");
+      emit(kg_proto_encode_result(index, &r, 1));
+      return 1;
+    case 23:
+      puts("Segmentation fault (core dumped)");
+      fflush(stdout);
+      continue;
+    case 29: return 0;
+    case 31: emit(kg_proto_encode_result(index + 1, &r, 0)); continue;
+    case 37: {
+      char *s = kg_proto_encode_result(index, &r, 0);
+      size_t half = strlen(s) / 2;
+      fwrite(s, 1, half, stdout);
+      fflush(stdout);
+      nanosleep(&(struct timespec){0, 100000000}, NULL);
+      emit(strdup(s + half));
+      free(s);
+      continue;
+    }
+    default: emit(kg_proto_encode_result(index, &r, 0));
+    }
+  }
+  free(line);
+  return 0;
+}
