@@ -1,17 +1,13 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "plan.h"
-#include "registry.h"
+#include "gate.h"
 #include "report.h"
 #include "sizes.h"
-#include "supervisor.h"
 
 #ifndef KG_VERSION
 #define KG_VERSION "0.0.0"
@@ -24,10 +20,13 @@ void kg_cli_usage(FILE *f) {
   fputs("usage: kgate <command> [options]\n"
         "\n"
         "commands:\n"
-        "  list                 the variants: seed, flags, dtypes, idea (also --list)\n"
-        "  check                the correctness matrix: variant x dtype x size x pattern\n"
+        "  list                       the variants: seed, flags, dtypes, idea (also --list)\n"
+        "  check                      the correctness matrix: variant x dtype x size x pattern\n"
+        "  run                        the gate: check, time the perf sizes, compare with the baseline\n"
+        "  compare OLD.json NEW.json  compare two results (or a baseline and a result) offline\n"
+        "  baseline update RESULTS.json  write baselines/<gpu>.json from a fully correct run\n"
         "\n"
-        "check options:\n"
+        "check and run options:\n"
         "  --variant LIST       comma-separated variant names (default: all)\n"
         "  --dtype LIST         i32,i64,f32,f64,f16,bf16 (default: all)\n"
         "  --pattern LIST       exact,wrap,uniform,cancel,nan,inf,inf_minus_inf (default: all that apply)\n"
@@ -38,14 +37,79 @@ void kg_cli_usage(FILE *f) {
         "  -d, --device N       CUDA device (default 0)\n"
         "  -v, --verbose        print every case, not only failures\n"
         "  -q, --quiet          no progress line\n"
+        "  --json FILE          results JSON (docs/results-schema.md); - for stdout\n"
+        "  --csv FILE, --junit FILE, --markdown FILE   reports (also for compare)\n"
+        "\n"
+        "run options:\n"
+        "  --perf-sizes LIST    sizes to time (default 2^22,2^25; uniform/wrap pattern)\n"
+        "  --hot                back-to-back samples (default: cold L2 before each sample)\n"
+        "  --max-noise PCT      sample until the median's relative error is below (default 0.5)\n"
+        "  --min-samples N      at least N samples (default 10)\n"
+        "  --max-seconds S      sampling cap per case (default 2)\n"
+        "  --tolerance PCT      slowdown tolerance for all sizes (default 10/5/3 % by size; also compare)\n"
+        "  --baseline-dir DIR   where <gpu-slug>.json baselines live (default baselines; also baseline update)\n"
         "\n"
         "  -h, --help           this text\n"
         "  --version            version and commit\n"
         "\n"
         "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error),\n"
-        "            2 usage or input error, 3 environment (no GPU), 4 performance regression\n",
+        "            2 usage or input error, 3 environment (no GPU), 4 performance regression only\n",
         f);
 }
+
+enum { C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_ALL = 31 };
+enum { SOLO = 0, VALUE = 1 };
+
+typedef enum opt_id {
+  O_HELP, O_VERBOSE, O_QUIET, O_VARIANT, O_DTYPE, O_PATTERN, O_SIZES, O_SEED, O_REPEAT, O_TIMEOUT, O_DEVICE,
+  O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF
+} opt_id;
+
+/* Every option: names, whether it takes a value, the commands that accept it. */
+static const struct {
+  const char *name, *alias;
+  int value;
+  unsigned commands;
+  opt_id id;
+} k_opts[] = {
+    {"--help", "-h", SOLO, C_ALL, O_HELP},
+    {"--verbose", "-v", SOLO, C_CHECK | C_RUN, O_VERBOSE},
+    {"--quiet", "-q", SOLO, C_CHECK | C_RUN, O_QUIET},
+    {"--variant", NULL, VALUE, C_CHECK | C_RUN, O_VARIANT},
+    {"--dtype", NULL, VALUE, C_CHECK | C_RUN, O_DTYPE},
+    {"--pattern", NULL, VALUE, C_CHECK | C_RUN, O_PATTERN},
+    {"--sizes", NULL, VALUE, C_CHECK | C_RUN, O_SIZES},
+    {"--seed", NULL, VALUE, C_CHECK | C_RUN, O_SEED},
+    {"--repeat", NULL, VALUE, C_CHECK | C_RUN, O_REPEAT},
+    {"--timeout", NULL, VALUE, C_CHECK | C_RUN, O_TIMEOUT},
+    {"--device", "-d", VALUE, C_CHECK | C_RUN | C_WORKER, O_DEVICE},
+    {"--worker", NULL, VALUE, C_CHECK | C_RUN, O_WORKER},
+    {"--perf-sizes", NULL, VALUE, C_RUN, O_PERF},
+    {"--hot", NULL, SOLO, C_RUN, O_HOT},
+    {"--max-noise", NULL, VALUE, C_RUN, O_NOISE},
+    {"--min-samples", NULL, VALUE, C_RUN, O_MINS},
+    {"--max-seconds", NULL, VALUE, C_RUN, O_MAXS},
+    {"--tolerance", NULL, VALUE, C_RUN | C_COMPARE, O_TOL},
+    {"--baseline-dir", NULL, VALUE, C_RUN | C_BASELINE, O_BASEDIR},
+    {"--json", NULL, VALUE, C_CHECK | C_RUN, O_JSON},
+    {"--csv", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_CSV},
+    {"--junit", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_JUNIT},
+    {"--markdown", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_MD},
+    {"--roofline", NULL, SOLO, C_WORKER, O_ROOF},
+};
+
+static const struct {
+  const char *name;
+  kg_command cmd;
+  unsigned bit;
+  int nargs; /* positional arguments it needs */
+} k_cmds[] = {
+    {"list", KG_CMD_LIST, 0, 0},          {"--list", KG_CMD_LIST, 0, 0},     {"check", KG_CMD_CHECK, C_CHECK, 0},
+    {"run", KG_CMD_RUN, C_RUN, 0},        {"compare", KG_CMD_COMPARE, C_COMPARE, 2},
+    {"baseline", KG_CMD_BASELINE, C_BASELINE, 1}, {"worker", KG_CMD_WORKER, C_WORKER, 0},
+    {"help", KG_CMD_HELP, 0, 0},          {"--help", KG_CMD_HELP, 0, 0},     {"-h", KG_CMD_HELP, 0, 0},
+    {"--version", KG_CMD_VERSION, 0, 0},
+};
 
 static int parse_u64(const char *s, unsigned long long max, unsigned long long *v) {
   if (!s || !*s || *s == '-') return -1;
@@ -55,78 +119,120 @@ static int parse_u64(const char *s, unsigned long long max, unsigned long long *
   return errno || *end || *v > max ? -1 : 0;
 }
 
+/* A finite positive number no larger than max. */
+static int parse_pos(const char *s, double max, double *v) {
+  char *end;
+  errno = 0;
+  *v = strtod(s, &end);
+  return errno || *end || !(*v > 0 && *v <= max) ? -1 : 0;
+}
+
+/* Applies one option's value; -1 when the value is bad (err set by caller). */
+static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t errlen, int *sizes_err) {
+  unsigned long long u;
+  double d;
+  switch (id) {
+  case O_HELP: cli->cmd = KG_CMD_HELP; return 0;
+  case O_VERBOSE: cli->verbose = 1; return 0;
+  case O_QUIET: cli->quiet = 1; return 0;
+  case O_HOT: cli->time.hot = 1; return 0;
+  case O_ROOF: cli->roofline = 1; return 0;
+  case O_VARIANT: cli->variants = value; return 0;
+  case O_DTYPE: cli->dtypes = value; return 0;
+  case O_PATTERN: cli->patterns = value; return 0;
+  case O_WORKER: cli->worker = value; return 0;
+  case O_BASEDIR: cli->baseline_dir = value; return 0;
+  case O_JSON: cli->json = value; return 0;
+  case O_CSV: cli->csv = value; return 0;
+  case O_JUNIT: cli->junit = value; return 0;
+  case O_MD: cli->markdown = value; return 0;
+  case O_SIZES:
+  case O_PERF: {
+    size_t **list = id == O_SIZES ? &cli->sizes : &cli->perf_sizes;
+    size_t *count = id == O_SIZES ? &cli->nsizes : &cli->nperf;
+    free(*list);
+    *list = NULL;
+    *sizes_err = kg_sizes_parse(value, list, count, err, errlen) != 0;
+    return *sizes_err ? -1 : 0;
+  }
+  case O_SEED: return parse_u64(value, ~0ull, &u) ? -1 : (cli->seed = u, 0);
+  case O_REPEAT: return parse_u64(value, 100, &u) || u < 1 ? -1 : (cli->repeats = (int)u, 0);
+  case O_DEVICE: return parse_u64(value, 1023, &u) ? -1 : (cli->device = (int)u, 0);
+  case O_MINS: return parse_u64(value, 4096, &u) || u < 3 ? -1 : (cli->time.min_samples = (int)u, 0);
+  case O_TIMEOUT: return parse_pos(value, 86400, &cli->timeout_s);
+  case O_MAXS: return parse_pos(value, 3600, &cli->time.max_seconds);
+  case O_NOISE: return parse_pos(value, 100, &d) ? -1 : (cli->time.max_noise = d / 100, 0);
+  case O_TOL: return parse_pos(value, 1000, &cli->tolerance_pct);
+  }
+  return -1;
+}
+
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
-  *cli = (kg_cli){.cmd = KG_CMD_HELP, .seed = 1, .repeats = 3, .timeout_s = 60};
-  int i = 1;
+  *cli = (kg_cli){.cmd = KG_CMD_HELP, .seed = 1, .repeats = 3, .timeout_s = 60, .baseline_dir = "baselines",
+                  .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2}};
   if (argc < 2) return 0;
-  const char *cmd = argv[1];
-  if (!strcmp(cmd, "list") || !strcmp(cmd, "--list")) cli->cmd = KG_CMD_LIST;
-  else if (!strcmp(cmd, "check")) cli->cmd = KG_CMD_CHECK;
-  else if (!strcmp(cmd, "worker")) cli->cmd = KG_CMD_WORKER;
-  else if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) cli->cmd = KG_CMD_HELP;
-  else if (!strcmp(cmd, "--version")) cli->cmd = KG_CMD_VERSION;
-  else {
-    snprintf(err, errlen, "unrecognized argument '%s' (try --help)", cmd);
+  int c = 0, ncmds = (int)(sizeof k_cmds / sizeof k_cmds[0]);
+  while (c < ncmds && strcmp(argv[1], k_cmds[c].name)) c++;
+  if (c == ncmds) {
+    snprintf(err, errlen, "unrecognized argument '%s' (try --help)", argv[1]);
     return KG_EXIT_USAGE;
   }
-  for (i = 2; i < argc; i++) {
+  cli->cmd = k_cmds[c].cmd;
+  int first = 2;
+  if (cli->cmd == KG_CMD_BASELINE) { /* the one sub-command so far */
+    if (argc < 3 || strcmp(argv[2], "update")) {
+      snprintf(err, errlen, "expected 'kgate baseline update RESULTS.json' (try --help)");
+      return KG_EXIT_USAGE;
+    }
+    first = 3;
+  }
+  for (int i = first; i < argc; i++) {
     char *arg = argv[i];
-    const char *value = NULL;
-    char name[32];
+    if (arg[0] != '-' || !arg[1]) { /* a positional argument ("-" alone too) */
+      if (cli->nargs >= k_cmds[c].nargs) {
+        snprintf(err, errlen, "unrecognized argument '%s' (try --help)", arg);
+        return KG_EXIT_USAGE;
+      }
+      cli->args[cli->nargs++] = arg;
+      continue;
+    }
     /* --name=value or --name value */
     char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
-    snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-    int takes = !strcmp(name, "--variant") || !strcmp(name, "--dtype") || !strcmp(name, "--pattern") ||
-                !strcmp(name, "--sizes") || !strcmp(name, "--seed") || !strcmp(name, "--repeat") ||
-                !strcmp(name, "--timeout") || !strcmp(name, "-d") || !strcmp(name, "--device") ||
-                !strcmp(name, "--worker");
-    int flag = !strcmp(name, "-v") || !strcmp(name, "--verbose") || !strcmp(name, "-q") ||
-               !strcmp(name, "--quiet") || !strcmp(name, "-h") || !strcmp(name, "--help");
-    int allowed = cli->cmd == KG_CMD_CHECK || (cli->cmd == KG_CMD_WORKER && (!strcmp(name, "-d") || !strcmp(name, "--device")));
-    if ((!takes && !flag) || (takes && !allowed) || (flag && cli->cmd != KG_CMD_CHECK && strcmp(name, "-h") && strcmp(name, "--help"))) {
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    int o = 0, nopts = (int)(sizeof k_opts / sizeof k_opts[0]);
+    for (; o < nopts; o++) {
+      const char *al = k_opts[o].alias;
+      if ((strlen(k_opts[o].name) == len && !strncmp(arg, k_opts[o].name, len)) ||
+          (al && strlen(al) == len && !strncmp(arg, al, len)))
+        break;
+    }
+    if (o == nopts || !(k_opts[o].commands & (k_cmds[c].bit ? k_cmds[c].bit : (unsigned)(k_opts[o].id == O_HELP)))) {
       snprintf(err, errlen, "unrecognized argument '%s' (try --help)", arg);
       return KG_EXIT_USAGE;
     }
-    if (flag && eq) {
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)len, arg);
+    const char *value = NULL;
+    if (k_opts[o].value == SOLO && eq) {
       snprintf(err, errlen, "option '%s' takes no value", name);
       return KG_EXIT_USAGE;
     }
-    if (takes) {
+    if (k_opts[o].value == VALUE) {
       value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
       if (!value || !*value) {
         snprintf(err, errlen, "option '%s' needs a value", name);
         return KG_EXIT_USAGE;
       }
     }
-    unsigned long long u;
-    if (!strcmp(name, "-h") || !strcmp(name, "--help")) cli->cmd = KG_CMD_HELP;
-    else if (!strcmp(name, "-v") || !strcmp(name, "--verbose")) cli->verbose = 1;
-    else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) cli->quiet = 1;
-    else if (!strcmp(name, "--variant")) cli->variants = value;
-    else if (!strcmp(name, "--dtype")) cli->dtypes = value;
-    else if (!strcmp(name, "--pattern")) cli->patterns = value;
-    else if (!strcmp(name, "--worker")) cli->worker = value;
-    else if (!strcmp(name, "--sizes")) {
-      free(cli->sizes);
-      if (kg_sizes_parse(value, &cli->sizes, &cli->nsizes, err, errlen)) return KG_EXIT_USAGE;
-    } else if (!strcmp(name, "--seed")) {
-      if (parse_u64(value, ~0ull, &u)) goto bad;
-      cli->seed = u;
-    } else if (!strcmp(name, "--repeat")) {
-      if (parse_u64(value, 100, &u) || u < 1) goto bad;
-      cli->repeats = (int)u;
-    } else if (!strcmp(name, "--timeout")) {
-      char *end;
-      errno = 0;
-      cli->timeout_s = strtod(value, &end);
-      if (errno || *end || !(cli->timeout_s > 0 && cli->timeout_s <= 86400)) goto bad;
-    } else if (!strcmp(name, "-d") || !strcmp(name, "--device")) {
-      if (parse_u64(value, 1023, &u)) goto bad;
-      cli->device = (int)u;
+    int sizes_err = 0;
+    if (apply(cli, k_opts[o].id, value, err, errlen, &sizes_err)) {
+      if (!sizes_err) snprintf(err, errlen, "bad value '%s' for %s (see --help)", value, name);
+      return KG_EXIT_USAGE;
     }
-    continue;
-  bad:
-    snprintf(err, errlen, "bad value '%s' for %s (see --help)", value, name);
+  }
+  if (cli->cmd != KG_CMD_HELP && cli->nargs < k_cmds[c].nargs) {
+    snprintf(err, errlen, "%s needs %s (try --help)", k_cmds[c].name,
+             cli->cmd == KG_CMD_COMPARE ? "two files: OLD.json NEW.json" : "a results file");
     return KG_EXIT_USAGE;
   }
   return 0;
@@ -134,76 +240,8 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
 
 void kg_cli_free(kg_cli *cli) {
   free(cli->sizes);
-  cli->sizes = NULL;
-}
-
-typedef struct progress {
-  int tty;
-  double t0;
-} progress;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r) {
-  progress *p = ctx;
-  (void)r;
-  if (!p->tty) return;
-  char label[160];
-  kg_case_label(c, label, sizeof label);
-  fprintf(stderr, "\r\033[K[%zu/%zu %.0f s] %s", done, total, now_s() - p->t0, label);
-  if (done == total) fputs("\r\033[K", stderr);
-  fflush(stderr);
-}
-
-static int run_check(const kg_cli *cli) {
-  char err[256];
-  kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes};
-  kg_case *cases;
-  size_t n;
-  if (kg_plan_build(&po, &cases, &n, err, sizeof err)) {
-    fprintf(stderr, "kgate: %s\n", err);
-    return KG_EXIT_USAGE;
-  }
-  char self[PATH_MAX];
-  const char *worker = cli->worker;
-  if (!worker) {
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) {
-      fprintf(stderr, "kgate: cannot find its own executable to start workers\n");
-      free(cases);
-      return KG_EXIT_ENV;
-    }
-    self[len] = '\0';
-    worker = self;
-  }
-  char device[16];
-  snprintf(device, sizeof device, "%d", cli->device);
-  char *argv[] = {(char *)worker, "worker", "--device", device, NULL};
-  progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = now_s()};
-  kg_super_opts so = {argv, cli->timeout_s, 120.0, show_progress, &prog};
-  kg_run_params rp = {cli->seed, cli->repeats};
-  kg_result *results = calloc(n, sizeof *results);
-  kg_device_info dev = {0};
-  if (!results) {
-    fprintf(stderr, "kgate: out of memory\n");
-    free(cases);
-    return KG_EXIT_ENV;
-  }
-  int env = kg_supervise(cases, n, &rp, &so, results, &dev, err, sizeof err);
-  int code;
-  kg_counts c = kg_count_results(results, n);
-  /* Whatever was measured before an environment failure is still reported. */
-  if (!env || c.passed + c.failed + c.errored)
-    kg_report_check(stdout, cases, results, n, &dev, now_s() - prog.t0, cli->verbose);
-  if (env) fprintf(stderr, "kgate: %s\n", err);
-  code = env ? KG_EXIT_ENV : c.failed || c.errored ? KG_EXIT_FAIL : KG_EXIT_OK;
-  free(results);
-  free(cases);
-  return code;
+  free(cli->perf_sizes);
+  cli->sizes = cli->perf_sizes = NULL;
 }
 
 int kg_cli_run(const kg_cli *cli) {
@@ -211,7 +249,10 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_HELP: kg_cli_usage(stdout); return KG_EXIT_OK;
   case KG_CMD_VERSION: printf("kgate %s (%s)\n", KG_VERSION, KG_GIT); return KG_EXIT_OK;
   case KG_CMD_LIST: kg_report_list(stdout); return KG_EXIT_OK;
-  case KG_CMD_CHECK: return run_check(cli);
+  case KG_CMD_CHECK:
+  case KG_CMD_RUN: return kg_gate_run(cli);
+  case KG_CMD_COMPARE: return kg_gate_compare(cli);
+  case KG_CMD_BASELINE: return kg_gate_baseline_update(cli);
   default: return KG_EXIT_USAGE;
   }
 }

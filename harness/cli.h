@@ -1,4 +1,4 @@
-/* Command line: parsing into kg_cli, and the commands built on the library. */
+/* Command line: parsing into kg_cli, and dispatch to the commands (gate.h). */
 #ifndef KG_CLI_H
 #define KG_CLI_H
 
@@ -6,28 +6,48 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "proto.h"
+
 /* Exit codes (README): */
 enum {
   KG_EXIT_OK = 0,    /* everything passed */
   KG_EXIT_FAIL = 1,  /* a case failed: wrong result, crash, hang, CUDA error */
-  KG_EXIT_USAGE = 2, /* bad command line or input */
+  KG_EXIT_USAGE = 2, /* bad command line or input (a file, a baseline) */
   KG_EXIT_ENV = 3,   /* environment: no GPU, worker cannot start */
   KG_EXIT_PERF = 4   /* performance regression only */
 };
 
-typedef enum kg_command { KG_CMD_HELP, KG_CMD_VERSION, KG_CMD_LIST, KG_CMD_CHECK, KG_CMD_WORKER } kg_command;
+typedef enum kg_command {
+  KG_CMD_HELP,
+  KG_CMD_VERSION,
+  KG_CMD_LIST,
+  KG_CMD_CHECK,
+  KG_CMD_RUN,
+  KG_CMD_COMPARE,
+  KG_CMD_BASELINE, /* baseline update RESULTS.json */
+  KG_CMD_WORKER
+} kg_command;
 
 typedef struct kg_cli {
   kg_command cmd;
   const char *variants, *dtypes, *patterns; /* comma lists, NULL for all */
   size_t *sizes;                            /* NULL for the default edge list */
   size_t nsizes;
+  size_t *perf_sizes; /* run: sizes to time (default 2^22, 2^25) */
+  size_t nperf;
   uint64_t seed;
   int repeats;
   double timeout_s;
   int device;
   int quiet, verbose;
+  kg_time_opts time;
+  double tolerance_pct; /* 0: per size class */
+  const char *baseline_dir;
+  const char *json, *csv, *junit, *markdown; /* report files, "-" for stdout */
+  const char *args[2]; /* compare: OLD NEW; baseline update: RESULTS */
+  int nargs;
   const char *worker; /* worker program (hidden --worker; default: this executable) */
+  int roofline;       /* worker: measure the roofline before the hello (hidden) */
 } kg_cli;
 
 /* Parses argv. Returns 0, or KG_EXIT_USAGE with a one-line message in err. */

@@ -42,6 +42,14 @@ static int pattern_lookup(const char *name) {
   return kg_pattern_parse(name, &p) ? -1 : (int)p;
 }
 
+kg_pattern kg_perf_pattern(kg_dtype dt) { return kg_dtype_get(dt)->is_float ? KG_PAT_UNIFORM : KG_PAT_WRAP; }
+
+static int is_perf_size(const kg_plan_opts *o, size_t n) {
+  for (size_t i = 0; i < o->nperf; i++)
+    if (o->perf_sizes[i] == n) return 1;
+  return 0;
+}
+
 int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *err, size_t errlen) {
   uint64_t vmask = ~0ull, dmask = ~0ull, pmask = ~0ull;
   *cases = NULL;
@@ -49,12 +57,26 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
   if (o->variants && kg_plan_select(o->variants, kg_variant_find, "variant", &vmask, err, errlen)) return -1;
   if (o->dtypes && kg_plan_select(o->dtypes, dtype_lookup, "dtype", &dmask, err, errlen)) return -1;
   if (o->patterns && kg_plan_select(o->patterns, pattern_lookup, "pattern", &pmask, err, errlen)) return -1;
-  size_t nsizes = o->nsizes;
-  const size_t *sizes = o->sizes ? o->sizes : kg_sizes_default(&nsizes);
+  size_t nbase = o->nsizes;
+  const size_t *base = o->sizes ? o->sizes : kg_sizes_default(&nbase);
+  /* The sizes checked, plus any perf size not among them. */
+  size_t *sizes = malloc((nbase + o->nperf + 1) * sizeof *sizes);
+  if (!sizes) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  size_t nsizes = 0;
+  for (size_t i = 0; i < nbase + o->nperf; i++) {
+    size_t n = i < nbase ? base[i] : o->perf_sizes[i - nbase];
+    int seen = 0;
+    for (size_t k = 0; k < nsizes; k++) seen |= sizes[k] == n;
+    if (!seen) sizes[nsizes++] = n;
+  }
 
   size_t cap = nsizes * KG_NDTYPES * KG_NPATTERNS * kg_nvariants;
   kg_case *list = malloc((cap ? cap : 1) * sizeof *list);
   if (!list) {
+    free(sizes);
     snprintf(err, errlen, "out of memory for %zu cases", cap);
     return -1;
   }
@@ -66,10 +88,13 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
         if (!(pmask >> p & 1) || !kg_pattern_applies((kg_pattern)p, (kg_dtype)d)) continue;
         for (size_t v = 0; v < kg_nvariants; v++) {
           if (!(vmask >> v & 1)) continue;
-          list[k++] = (kg_case){(int)v, (kg_dtype)d, sizes[s], (kg_pattern)p, kg_variant_supports((int)v, (kg_dtype)d)};
+          int supported = kg_variant_supports((int)v, (kg_dtype)d);
+          int timed = supported && p == (int)kg_perf_pattern((kg_dtype)d) && is_perf_size(o, sizes[s]);
+          list[k++] = (kg_case){(int)v, (kg_dtype)d, sizes[s], (kg_pattern)p, supported, timed};
         }
       }
   }
+  free(sizes);
   if (k == 0) {
     free(list);
     snprintf(err, errlen, "the selection leaves no case to run (a pattern that does not apply to the dtype?)");

@@ -14,6 +14,7 @@ typedef struct kg_case {
   size_t n;
   kg_pattern pattern;
   int supported; /* 0: reported "unsupported", never run */
+  int timed;     /* a perf case: timed once it passes */
 } kg_case;
 
 typedef struct kg_plan_opts {
@@ -22,7 +23,12 @@ typedef struct kg_plan_opts {
   const char *patterns; /* comma-separated pattern names, NULL for all that apply */
   const size_t *sizes;  /* NULL for the default edge list */
   size_t nsizes;
+  const size_t *perf_sizes; /* sizes to time (added to the sizes); NULL: none */
+  size_t nperf;
 } kg_plan_opts;
+
+/* The pattern a perf case is timed on: random data, not a sparse or special one. */
+kg_pattern kg_perf_pattern(kg_dtype dt);
 
 /* Builds the cases ordered dtype, n, pattern, variant: consecutive cases share
  * one input, so a worker generates it and its reference once. Unknown names

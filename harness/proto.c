@@ -27,9 +27,13 @@ static char *dump(json_t *o) {
 }
 
 char *kg_proto_encode_case(size_t index, const kg_case *c, const kg_run_params *p) {
-  return dump(json_pack("{sI ss ss sI ss sI si}", "case", (json_int_t)index, "variant", kg_variants[c->variant].name,
+  json_t *o = json_pack("{sI ss ss sI ss sI si}", "case", (json_int_t)index, "variant", kg_variants[c->variant].name,
                         "dtype", kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "pattern",
-                        kg_pattern_name(c->pattern), "seed", (json_int_t)p->seed, "repeats", p->repeats));
+                        kg_pattern_name(c->pattern), "seed", (json_int_t)p->seed, "repeats", p->repeats);
+  if (o && c->timed)
+    json_object_set_new(o, "time", json_pack("{sb sf si sf}", "hot", p->time.hot, "max_noise", p->time.max_noise,
+                                             "min_samples", p->time.min_samples, "max_seconds", p->time.max_seconds));
+  return dump(o);
 }
 
 static json_t *parse(const char *line, char *err, size_t errlen) {
@@ -51,8 +55,13 @@ int kg_proto_decode_case(const char *line, size_t *index, kg_case *c, kg_run_par
   const char *variant, *dtype, *pattern;
   int repeats, rc = -1;
   json_error_t e;
-  if (json_unpack_ex(o, &e, JSON_STRICT, "{sI ss ss sI ss sI si}", "case", &idx, "variant", &variant, "dtype", &dtype,
-                     "n", &n, "pattern", &pattern, "seed", &seed, "repeats", &repeats)) {
+  json_t *time = NULL;
+  memset(&p->time, 0, sizeof p->time);
+  if (json_unpack_ex(o, &e, JSON_STRICT, "{sI ss ss sI ss sI si s?o}", "case", &idx, "variant", &variant, "dtype",
+                     &dtype, "n", &n, "pattern", &pattern, "seed", &seed, "repeats", &repeats, "time", &time) ||
+      (time && json_unpack_ex(time, &e, JSON_STRICT, "{sb sF si sF}", "hot", &p->time.hot, "max_noise",
+                              &p->time.max_noise, "min_samples", &p->time.min_samples, "max_seconds",
+                              &p->time.max_seconds))) {
     snprintf(err, errlen, "bad case line: %s", e.text);
   } else if ((c->variant = kg_variant_find(variant)) < 0) {
     snprintf(err, errlen, "unknown variant '%s'", variant);
@@ -66,6 +75,7 @@ int kg_proto_decode_case(const char *line, size_t *index, kg_case *c, kg_run_par
     *index = (size_t)idx;
     c->n = (size_t)n;
     c->supported = kg_variant_supports(c->variant, c->dtype);
+    c->timed = time != NULL;
     p->seed = (uint64_t)seed;
     p->repeats = repeats;
     rc = 0;
@@ -81,6 +91,12 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
                         "repeats", r->repeats, "nondeterministic", r->nondeterministic, "input_modified",
                         r->input_modified, "message", r->message);
   if (o && restart) json_object_set_new(o, "restart", json_true());
+  const kg_timing *t = &r->timing;
+  if (o && t->samples)
+    json_object_set_new(o, "timing", json_pack("{si sf sf sf sf sf sf sf sb}", "samples", t->samples, "median_us",
+                                               t->median_us, "q1_us", t->q1_us, "q3_us", t->q3_us, "min_us",
+                                               t->min_us, "noise", t->noise, "graph_us", t->graph_us,
+                                               "sm_clock_mhz", t->sm_clock_mhz, "throttled", t->throttled));
   return dump(o);
 }
 
@@ -94,10 +110,16 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   int rc = -1, restart_flag = 0;
   json_error_t e;
   memset(r, 0, sizeof *r);
-  if (json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b}", "case", &idx, "status", &status, "got", &got,
+  kg_timing *t = &r->timing;
+  json_t *timing = NULL;
+  if (json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b s?o}", "case", &idx, "status", &status, "got", &got,
                      "expected", &expected, "depth", &r->depth, "repeats", &r->repeats, "nondeterministic",
                      &r->nondeterministic, "input_modified", &r->input_modified, "message", &message, "restart",
-                     &restart_flag)) {
+                     &restart_flag, "timing", &timing) ||
+      (timing && json_unpack_ex(timing, &e, 0, "{si sF sF sF sF sF sF sF sb}", "samples", &t->samples, "median_us",
+                                &t->median_us, "q1_us", &t->q1_us, "q3_us", &t->q3_us, "min_us", &t->min_us, "noise",
+                                &t->noise, "graph_us", &t->graph_us, "sm_clock_mhz", &t->sm_clock_mhz, "throttled",
+                                &t->throttled))) {
     snprintf(err, errlen, "bad result line: %s", e.text);
   } else if (idx < 0) {
     snprintf(err, errlen, "bad result line: negative case index");
@@ -124,10 +146,11 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
 }
 
 char *kg_proto_encode_hello(const kg_device_info *d) {
-  return dump(json_pack("{s{ss si si si sI sI si si}}", "hello", "name", d->name, "cc_major", d->cc_major, "cc_minor",
-                        d->cc_minor, "sms", d->sms, "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes",
+  return dump(json_pack("{s{ss si si si sI sI si si si si sf sf}}", "hello", "name", d->name, "cc_major", d->cc_major,
+                        "cc_minor", d->cc_minor, "sms", d->sms, "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes",
                         (json_int_t)d->mem_bytes, "driver_version", d->driver_version, "runtime_version",
-                        d->runtime_version));
+                        d->runtime_version, "mem_clock_khz", d->mem_clock_khz, "bus_width_bits", d->bus_width_bits,
+                        "peak_gbps", d->peak_gbps, "roofline_gbps", d->roofline_gbps));
 }
 
 char *kg_proto_encode_fatal(const char *why) { return dump(json_pack("{ss}", "fatal", why)); }
@@ -143,10 +166,11 @@ int kg_proto_decode_hello(const char *line, kg_device_info *d, char *err, size_t
   if (json_unpack(o, "{ss}", "fatal", &fatal) == 0) {
     copy_str(err, errlen, fatal);
     rc = 1;
-  } else if (json_unpack_ex(o, &e, 0, "{s{ss si si si sI sI si si}}", "hello", "name", &name, "cc_major",
+  } else if (json_unpack_ex(o, &e, 0, "{s{ss si si si sI sI si si si si sF sF}}", "hello", "name", &name, "cc_major",
                             &d->cc_major, "cc_minor", &d->cc_minor, "sms", &d->sms, "l2_bytes", &l2, "mem_bytes",
-                            &mem, "driver_version", &d->driver_version, "runtime_version",
-                            &d->runtime_version) == 0) {
+                            &mem, "driver_version", &d->driver_version, "runtime_version", &d->runtime_version,
+                            "mem_clock_khz", &d->mem_clock_khz, "bus_width_bits", &d->bus_width_bits, "peak_gbps",
+                            &d->peak_gbps, "roofline_gbps", &d->roofline_gbps) == 0) {
     copy_str(d->name, sizeof d->name, name);
     d->l2_bytes = l2;
     d->mem_bytes = mem;

@@ -22,6 +22,24 @@ typedef enum kg_status {
 
 const char *kg_status_name(kg_status s);
 
+/* Timing of one case (worker, only for cases that passed). Times in microseconds. */
+typedef struct kg_timing {
+  int samples;       /* 0: not timed */
+  double median_us, q1_us, q3_us, min_us;
+  double noise;      /* relative standard error of the median (stats.h) */
+  double graph_us;   /* small inputs: per-call time from a CUDA graph of many launches; 0 otherwise */
+  double sm_clock_mhz; /* SM clock read through NVML while sampling; 0 when NVML is absent */
+  int throttled;     /* NVML reported a clock-lowering reason while sampling */
+} kg_timing;
+
+/* How to time (from the command line; sent with each timed case). */
+typedef struct kg_time_opts {
+  int hot;            /* back-to-back samples instead of a cold L2 before each */
+  double max_noise;   /* stop once noise <= this (default 0.005) */
+  int min_samples;    /* at least this many (default 10) */
+  double max_seconds; /* per-case sampling cap (default 2) */
+} kg_time_opts;
+
 typedef struct kg_result {
   kg_status status;
   char got[32], expected[32];
@@ -31,11 +49,13 @@ typedef struct kg_result {
   int nondeterministic; /* float bits differed between the runs */
   int input_modified;   /* a variant not declared in place wrote its input */
   char message[200];    /* why it failed or errored; empty on pass */
+  kg_timing timing;
 } kg_result;
 
 typedef struct kg_run_params {
   uint64_t seed;
   int repeats; /* runs per float case for the determinism check (>= 1) */
+  kg_time_opts time; /* used for cases with kg_case.timed */
 } kg_run_params;
 
 typedef struct kg_device_info {
@@ -45,6 +65,9 @@ typedef struct kg_device_info {
   long long l2_bytes;
   long long mem_bytes;
   int driver_version, runtime_version;
+  int mem_clock_khz, bus_width_bits;
+  double peak_gbps;     /* theoretical: 2 x memory clock x bus width / 8 */
+  double roofline_gbps; /* measured: a large streaming read (0 when not measured) */
 } kg_device_info;
 
 /* Encoders return a malloc'ed line without the newline, NULL when out of memory. */

@@ -91,3 +91,48 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
   if (t.pending) fprintf(f, ", %zu not run", t.pending);
   fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? dev->name : "no device", wall_s);
 }
+
+static const kg_cmp_row *find_row(const kg_comparison *cmp, const kg_case *c) {
+  for (size_t i = 0; cmp && i < cmp->n; i++)
+    if (cmp->rows[i].dtype == c->dtype && cmp->rows[i].n == c->n && !strcmp(cmp->rows[i].variant, kg_variants[c->variant].name))
+      return &cmp->rows[i];
+  return NULL;
+}
+
+static void verdict_counts(FILE *f, const kg_comparison *cmp) {
+  fprintf(f, "verdicts:");
+  for (int v = 0; v < KG_NVERDICTS; v++) fprintf(f, " %zu %s%s", cmp->count[v], kg_verdict_name((kg_verdict)v), v + 1 < KG_NVERDICTS ? "," : "\n");
+  if (cmp->warning[0]) fprintf(f, "warning: %s\n", cmp->warning);
+}
+
+void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp) {
+  const kg_device_info *d = &run->meta.dev;
+  fprintf(f, "\ntiming on %s: peak %.0f GB/s (%d-bit bus at %.0f MHz), measured roofline %.0f GB/s, %s L2\n", d->name,
+          d->peak_gbps, d->bus_width_bits, d->mem_clock_khz / 1e3, d->roofline_gbps, run->meta.time.hot ? "hot" : "cold");
+  fprintf(f, "%-24s %-5s %10s %10s %9s %7s %7s %7s %9s %-7s %8s\n", "variant", "dtype", "n", "median us", "GB/s", "% peak",
+          "% roof", "vs CUB", "graph us", "verdict", "change");
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    const kg_timing *t = &run->results[i].timing;
+    if (!c->timed || !t->samples) continue;
+    kg_perf p = kg_perf_of(run, i);
+    const kg_cmp_row *row = find_row(cmp, c);
+    char change[16] = "";
+    if (row && row->base_us > 0) snprintf(change, sizeof change, "%+.1f%%", 100 * row->change);
+    fprintf(f, "%-24s %-5s %10zu %10.2f %9.1f %7.1f %7.1f %7.2f %9.2f %-7s %8s%s\n", kg_variants[c->variant].name,
+            kg_dtype_get(c->dtype)->name, c->n, t->median_us, p.gbps, p.pct_peak, p.pct_roofline, p.vs_cub, t->graph_us,
+            row ? kg_verdict_name(row->verdict) : "-", change, t->throttled ? " throttled" : "");
+  }
+  if (cmp) verdict_counts(f, cmp);
+}
+
+void kg_report_compare(FILE *f, const kg_comparison *cmp) {
+  fprintf(f, "%-7s %-24s %-5s %10s %11s %11s %8s %6s\n", "verdict", "variant", "dtype", "n", "old us", "new us", "change",
+          "tol");
+  for (size_t i = 0; i < cmp->n; i++) {
+    const kg_cmp_row *r = &cmp->rows[i];
+    fprintf(f, "%-7s %-24s %-5s %10zu %11.2f %11.2f %+7.1f%% %5.0f%%\n", kg_verdict_name(r->verdict), r->variant,
+            kg_dtype_get(r->dtype)->name, r->n, r->base_us, r->now_us, 100 * r->change, 100 * r->tol);
+  }
+  verdict_counts(f, cmp);
+}

@@ -6,6 +6,8 @@
 
 #include "plan.h"
 #include "proto.h"
+#include "results.h"
+#include "verdict.h"
 
 typedef struct kg_counts {
   size_t cases, passed, failed, errored, unsupported, pending, nondeterministic;
@@ -20,6 +22,13 @@ void kg_report_list(FILE *f);
  * case with its numbers (every case with verbose), then the summary line. */
 void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, size_t n, const kg_device_info *dev,
                      double wall_s, int verbose);
+
+/* The timing table of a run: one row per timed case with time, GB/s, % of
+ * peak and roofline, ratio to CUB and the verdict (cmp may be NULL). */
+void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp);
+
+/* The verdict table of a comparison, regressions first, and its counts. */
+void kg_report_compare(FILE *f, const kg_comparison *cmp);
 
 /* One case in one line: "reduce0_divergent f32 n=257 uniform". */
 void kg_case_label(const kg_case *c, char *buf, size_t len);

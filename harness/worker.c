@@ -16,6 +16,7 @@
 #include "proto.h"
 #include "reference.h"
 #include "registry.h"
+#include "timing.h"
 
 typedef struct variant_fns {
   int (*run)(kg_dtype, void *, size_t, void *, void *, void *);
@@ -46,6 +47,8 @@ typedef struct state {
   void *d_scratch;
   size_t scratch_cap;
   void *d_out;
+  long long l2_bytes;
+  kg_timer *timer; /* made on the first timed case (or at hello for the roofline) */
   char error[200]; /* the CUDA error that ends this worker */
 } state;
 
@@ -114,6 +117,38 @@ static int same_result(kg_dtype dt, kg_value a, kg_value b) {
   return memcmp(&a.f, &b.f, sizeof a.f) == 0;
 }
 
+typedef struct step_ctx {
+  state *st;
+  const variant_fns *fn;
+  const kg_case *c;
+} step_ctx;
+
+static int run_step(void *ctx) {
+  step_ctx *x = ctx;
+  return x->fn->run(x->c->dtype, x->st->d_in, x->c->n, x->st->d_out, x->st->d_scratch, x->st->stream);
+}
+
+static int restore_step(void *ctx) {
+  step_ctx *x = ctx;
+  return (int)cudaMemcpyAsync(x->st->d_in, x->st->d_pristine, x->c->n * kg_dtype_get(x->c->dtype)->size,
+                              cudaMemcpyDeviceToDevice, x->st->stream);
+}
+
+static int make_timer(state *st) {
+  if (!st->timer) st->timer = kg_timer_create(st->stream, st->l2_bytes, st->error, sizeof st->error);
+  return st->timer ? 0 : -1;
+}
+
+/* Times a case that passed; in-place variants get their input back before every sample. */
+static int time_case(state *st, const kg_case *c, const kg_time_opts *o, kg_result *r) {
+  if (make_timer(st)) return -1;
+  step_ctx x = {st, &k_fns[c->variant], c};
+  int clobbers = (kg_variants[c->variant].flags & KG_CLOBBERS) != 0;
+  CU(st, (cudaError_t)kg_timer_measure(st->timer, run_step, clobbers ? restore_step : NULL, &x,
+                                       c->n * kg_dtype_get(c->dtype)->size, o, &r->timing));
+  return 0;
+}
+
 /* Runs one case; -1 on a CUDA error (st->error says which), which ends the worker. */
 static int run_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
   const variant_fns *fn = &k_fns[c->variant];
@@ -173,6 +208,7 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, kg_resu
   else if (r->nondeterministic && !kg_variant_nondeterministic(c->variant, c->dtype))
     snprintf(r->message, sizeof r->message, "results differ across %d runs but the variant claims determinism", runs);
   else r->status = KG_ST_PASS;
+  if (r->status == KG_ST_PASS && c->timed) return time_case(st, c, &p->time, r);
   return 0;
 }
 
@@ -185,7 +221,7 @@ static void emit(char *line) {
   free(line);
 }
 
-static int hello(state *st, int device) {
+static int hello(state *st, int device, int roofline) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   char why[200];
@@ -200,6 +236,8 @@ static int hello(state *st, int device) {
     size_t free_b = 0, total_b = 0;
     int l2 = 0;
     e = cudaSetDevice(device);
+    if (!e) e = cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, device);
+    if (!e) e = cudaDeviceGetAttribute(&d.bus_width_bits, cudaDevAttrGlobalMemoryBusWidth, device);
     if (!e) e = cudaGetDeviceProperties(&prop, device);
     if (!e) e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
     if (!e) e = cudaMemGetInfo(&free_b, &total_b);
@@ -210,7 +248,14 @@ static int hello(state *st, int device) {
     if (!e) {
       snprintf(d.name, sizeof d.name, "%s", prop.name);
       d.cc_major = prop.major, d.cc_minor = prop.minor, d.sms = prop.multiProcessorCount;
-      d.l2_bytes = l2, d.mem_bytes = (long long)total_b;
+      d.l2_bytes = st->l2_bytes = l2, d.mem_bytes = (long long)total_b;
+      /* DDR: two transfers per clock over the whole bus. */
+      d.peak_gbps = 2.0 * d.mem_clock_khz * 1e3 * (d.bus_width_bits / 8.0) / 1e9;
+      if (roofline && (make_timer(st) || kg_timer_roofline(st->timer, &d.roofline_gbps))) {
+        snprintf(why, sizeof why, "roofline measurement failed: %.150s", st->error[0] ? st->error : "CUDA error");
+        emit(kg_proto_encode_fatal(why));
+        return -1;
+      }
       emit(kg_proto_encode_hello(&d));
       return 0;
     }
@@ -220,13 +265,13 @@ static int hello(state *st, int device) {
   return -1;
 }
 
-int kg_worker_main(int device) {
+int kg_worker_main(int device, int roofline) {
   if (sizeof k_fns / sizeof k_fns[0] != kg_nvariants) {
     emit(kg_proto_encode_fatal("worker and registry disagree on the variant count"));
     return 3;
   }
   state st = {0};
-  if (hello(&st, device)) return 3;
+  if (hello(&st, device, roofline)) return 3;
   char *line = NULL;
   size_t cap = 0;
   int code = 0;
@@ -253,5 +298,6 @@ int kg_worker_main(int device) {
   }
   free(line);
   free(st.host);
+  kg_timer_destroy(st.timer);
   return code;
 }

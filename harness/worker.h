@@ -3,7 +3,8 @@
 #ifndef KG_WORKER_H
 #define KG_WORKER_H
 
-/* Runs the worker loop on one device until stdin closes; returns the exit code. */
-int kg_worker_main(int device);
+/* Runs the worker loop on one device until stdin closes; returns the exit
+ * code. With roofline, measures the achievable bandwidth before the hello. */
+int kg_worker_main(int device, int roofline);
 
 #endif

@@ -53,6 +53,10 @@ enum {
 /* Device utilities for the worker (kernels/devutil.cu). */
 /* Sets *equal to 1 when the two device buffers hold the same bytes. */
 int kg_dev_equal(const void *a, const void *b, size_t bytes, int *equal, void *stream);
+/* Reads every byte of buf (bytes a multiple of 16, buf 16-byte aligned) with
+ * wide coalesced loads, writing nothing that matters: the L2 flush before a
+ * cold sample, and the measured roofline. */
+int kg_dev_read(const void *buf, size_t bytes, void *stream);
 
 #ifdef __cplusplus
 }

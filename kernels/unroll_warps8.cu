@@ -7,7 +7,7 @@
 // within the warp), and every access stays inside the block's valid length.
 // Cost: the unrolled steps still go through global memory, and lanes past
 // the live half of each step do (harmless) extra adds.
-#include "common.cuh"
+#include "unrolling.cuh"
 
 namespace {
 
@@ -20,14 +20,8 @@ template <typename A> __global__ void __launch_bounds__(kBlock) unroll_warps8(A 
   size_t base = (size_t)blockIdx.x * kPerBlock;
   A *d = data + base;
   size_t len = n > base ? (n - base < kPerBlock ? n - base : kPerBlock) : 0;
-  // Fold the slice's eight data blocks onto the first one (disjoint words per thread).
-  if (t < len) {
-    A v = d[t];
-#pragma unroll
-    for (unsigned k = 1; k < kUnroll; k++)
-      if (t + k * kBlock < len) v += d[t + k * kBlock];
-    d[t] = v;
-  }
+  // Fold the slice's eight data blocks onto the first one, as unrolling8 does.
+  unrolling::fold<kUnroll, kBlock>(d, t, len);
   __syncthreads();
   size_t m = len < kBlock ? len : kBlock;
   for (unsigned stride = kBlock / 2; stride > 32; stride >>= 1) {

@@ -5,52 +5,14 @@
 // the article's big jump comes from. Cost: seven sequential adds per element
 // before the tree, fewer blocks to spread over the SMs for small n, and the
 // input is destroyed.
-#include "common.cuh"
-
-namespace {
-
-constexpr unsigned kBlock = 256;
-constexpr unsigned kUnroll = 8;
-constexpr size_t kPerBlock = (size_t)kUnroll * kBlock;
-
-template <typename A> __global__ void __launch_bounds__(kBlock) unrolling8(A *data, A *out, size_t n) {
-  unsigned t = threadIdx.x;
-  size_t base = (size_t)blockIdx.x * kPerBlock;
-  A *d = data + base;
-  size_t len = n > base ? (n - base < kPerBlock ? n - base : kPerBlock) : 0;
-  // Fold the slice's eight data blocks onto the first one; each thread owns
-  // the words t, t + B, ..., so no two threads touch the same word.
-  if (t < len) {
-    A v = d[t];
-#pragma unroll
-    for (unsigned k = 1; k < kUnroll; k++)
-      if (t + k * kBlock < len) v += d[t + k * kBlock];
-    d[t] = v;
-  }
-  __syncthreads();
-  // Then the interleaved tree over what is left: min(len, B) words.
-  size_t m = len < kBlock ? len : kBlock;
-  for (unsigned stride = kBlock / 2; stride > 0; stride >>= 1) {
-    if (t < stride && t + stride < m) d[t] += d[t + stride];
-    __syncthreads();
-  }
-  if (t == 0) out[blockIdx.x] = len ? d[0] : A(0);
-}
-
-}  // namespace
+// The code is unrolling.cuh's template at U = 8.
+#include "unrolling.cuh"
 
 extern "C" int kg_run_unrolling8(kg_dtype dt, void *in, size_t n, void *out, void *scratch, void *stream) {
-  cudaStream_t st = (cudaStream_t)stream;
-  return kg::dispatch_wide(dt, [&](auto tag) {
-    using A = kg::acc_t<typename decltype(tag)::type>;
-    return kg::tree<A>((A *)in, n, (A *)out, (A *)scratch, kPerBlock,
-                       [st](A *src, A *dst, size_t count, size_t blocks) {
-                         unrolling8<A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
-                       });
-  });
+  return unrolling::run<8>(dt, in, n, out, scratch, stream);
 }
 
-extern "C" size_t kg_scratch_unrolling8(kg_dtype dt, size_t n) { return kg::tree_scratch(dt, n, kPerBlock); }
+extern "C" size_t kg_scratch_unrolling8(kg_dtype dt, size_t n) { return unrolling::scratch<8>(dt, n); }
 
 // Each thread first chains up to 8 elements, then log2(B) tree steps.
-extern "C" double kg_depth_unrolling8(size_t n) { return kg::tree_depth(n, kPerBlock, kUnroll, kBlock); }
+extern "C" double kg_depth_unrolling8(size_t n) { return unrolling::depth<8>(n); }

@@ -52,6 +52,8 @@ static const struct {
     {{"help"}, KG_CMD_HELP},          {{"-h"}, KG_CMD_HELP},         {{"--help"}, KG_CMD_HELP},
     {{"check", "-h"}, KG_CMD_HELP},   {{"check", "-q", "--help"}, KG_CMD_HELP},
     {{"check"}, KG_CMD_CHECK},        {{"worker", "-d", "3"}, KG_CMD_WORKER},
+    {{"run"}, KG_CMD_RUN},            {{"compare", "a.json", "b.json"}, KG_CMD_COMPARE},
+    {{"baseline", "update", "r.json"}, KG_CMD_BASELINE},
 };
 
 START_TEST(test_cli_commands) {
@@ -118,7 +120,7 @@ START_TEST(test_cli_short_and_repeated) {
 END_TEST
 
 static const struct {
-  char *args[5];
+  char *args[6];
   const char *message;
 } k_bad[] = {
     {{"frobnicate"}, "unrecognized argument 'frobnicate' (try --help)"},
@@ -148,6 +150,19 @@ static const struct {
     {{"check", "-d", "-1"}, "bad value '-1' for -d"},
     {{"check", "--sizes", "abc"}, "bad size 'abc'"},
     {{"check", "--sizes=1,,2"}, "bad size ''"},
+    {{"check", "--hot"}, "unrecognized argument '--hot'"},
+    {{"check", "--perf-sizes", "1"}, "unrecognized argument '--perf-sizes'"},
+    {{"run", "--perf-sizes", "2^99"}, "bad size '2^99'"},
+    {{"run", "--min-samples", "2"}, "bad value '2' for --min-samples"},
+    {{"run", "--max-noise", "0"}, "bad value '0' for --max-noise"},
+    {{"run", "extra"}, "unrecognized argument 'extra'"},
+    {{"compare", "a.json"}, "compare needs two files"},
+    {{"compare", "a", "b", "c"}, "unrecognized argument 'c'"},
+    {{"compare", "a", "b", "--json", "x"}, "unrecognized argument '--json'"},
+    {{"baseline"}, "expected 'kgate baseline update RESULTS.json'"},
+    {{"baseline", "refresh", "r.json"}, "expected 'kgate baseline update RESULTS.json'"},
+    {{"baseline", "update"}, "baseline needs a results file"},
+    {{"worker", "--roofline=1"}, "option '--roofline' takes no value"},
 };
 
 START_TEST(test_cli_rejects) {
@@ -155,6 +170,31 @@ START_TEST(test_cli_rejects) {
   char err[256];
   ck_assert_int_eq(parse(k_bad[_i].args, &cli, err, sizeof err), KG_EXIT_USAGE);
   ck_assert_msg(strstr(err, k_bad[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad[_i].message);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+/* The gate's own options, and what each command refuses. */
+START_TEST(test_cli_run_options) {
+  kg_cli cli;
+  char err[256];
+  char *args[] = {"kgate", "run", "--perf-sizes", "2^22,1M", "--hot", "--max-noise", "1.5", "--min-samples", "20",
+                  "--max-seconds", "0.5", "--tolerance", "7", "--baseline-dir", "/tmp/b", "--json", "r.json",
+                  "--csv", "-", "--junit", "j.xml", "--markdown", "m.md", NULL};
+  ck_assert_msg(kg_cli_parse(23, args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, KG_CMD_RUN);
+  ck_assert(cli.nperf == 2 && cli.perf_sizes[0] == 1u << 22 && cli.perf_sizes[1] == 1u << 20);
+  ck_assert(cli.time.hot && cli.time.min_samples == 20);
+  ck_assert_double_eq_tol(cli.time.max_noise, 0.015, 1e-12);
+  ck_assert_double_eq(cli.time.max_seconds, 0.5);
+  ck_assert_double_eq(cli.tolerance_pct, 7);
+  ck_assert_str_eq(cli.baseline_dir, "/tmp/b");
+  ck_assert(!strcmp(cli.json, "r.json") && !strcmp(cli.csv, "-") && !strcmp(cli.junit, "j.xml") && !strcmp(cli.markdown, "m.md"));
+  kg_cli_free(&cli);
+  char *cmp[] = {"kgate", "compare", "old.json", "new.json", "--tolerance=4", NULL};
+  ck_assert_msg(kg_cli_parse(5, cmp, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(cli.nargs == 2 && !strcmp(cli.args[0], "old.json") && !strcmp(cli.args[1], "new.json"));
+  ck_assert_str_eq(cli.baseline_dir, "baselines"); /* the default */
   kg_cli_free(&cli);
 }
 END_TEST
@@ -212,6 +252,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_check_defaults);
   tcase_add_loop_test(core, test_cli_commands, 0, N(k_commands));
   tcase_add_loop_test(core, test_cli_options, 0, 2);
+  tcase_add_test(core, test_cli_run_options);
   tcase_add_test(core, test_cli_usage_text);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   suite_add_tcase(s, core);

@@ -12,6 +12,11 @@ Suite *make_proto_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_supervisor_suite(void);
 Suite *make_report_suite(void);
+Suite *make_stats_suite(void);
+Suite *make_results_suite(void);
+Suite *make_baseline_suite(void);
+Suite *make_verdict_suite(void);
+Suite *make_export_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -23,6 +28,11 @@ int main(void) {
   srunner_add_suite(sr, make_proto_suite());
   srunner_add_suite(sr, make_cli_suite());
   srunner_add_suite(sr, make_supervisor_suite());
+  srunner_add_suite(sr, make_stats_suite());
+  srunner_add_suite(sr, make_results_suite());
+  srunner_add_suite(sr, make_baseline_suite());
+  srunner_add_suite(sr, make_verdict_suite());
+  srunner_add_suite(sr, make_export_suite());
   srunner_add_suite(sr, make_report_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

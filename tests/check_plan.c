@@ -89,7 +89,7 @@ static int in_list(const char *list, const char *name) {
 
 START_TEST(test_plan_filters) {
   const size_t sizes[] = {2, 3};
-  kg_plan_opts o = {k_filters[_i].variants, k_filters[_i].dtypes, k_filters[_i].patterns, sizes, 2};
+  kg_plan_opts o = {k_filters[_i].variants, k_filters[_i].dtypes, k_filters[_i].patterns, sizes, 2, NULL, 0};
   size_t n, nv = k_filters[_i].nv ? k_filters[_i].nv : kg_nvariants;
   kg_case *c = build(&o, &n);
   ck_assert_uint_eq(n, nv * 2 * (k_filters[_i].nd_int * k_filters[_i].np_int + k_filters[_i].nd_float * k_filters[_i].np_float));
@@ -104,7 +104,7 @@ END_TEST
 
 START_TEST(test_plan_unsupported_kept) {
   const size_t sizes[] = {8};
-  kg_plan_opts o = {"neighbored,cub_sum", "f16", "uniform", sizes, 1};
+  kg_plan_opts o = {"neighbored,cub_sum", "f16", "uniform", sizes, 1, NULL, 0};
   size_t n;
   kg_case *c = build(&o, &n);
   ck_assert_uint_eq(n, 2);
@@ -112,6 +112,31 @@ START_TEST(test_plan_unsupported_kept) {
   ck_assert_int_eq(c[0].supported, 0);
   ck_assert_int_eq(c[1].variant, kg_variant_find("cub_sum"));
   ck_assert_int_eq(c[1].supported, 1);
+  free(c);
+}
+END_TEST
+
+/* Perf sizes join the size list; only supported cases of the perf pattern at them are timed. */
+START_TEST(test_plan_perf_cases) {
+  size_t sizes[] = {1, 1000}, perf[] = {1000, 4096};
+  kg_plan_opts o = {.sizes = sizes, .nsizes = 2, .perf_sizes = perf, .nperf = 2};
+  size_t n, timed = 0, at4096 = 0;
+  kg_case *c = build(&o, &n);
+  for (size_t i = 0; i < n; i++) {
+    at4096 += c[i].n == 4096;
+    if (!c[i].timed) continue;
+    timed++;
+    ck_assert(c[i].n == 1000 || c[i].n == 4096);
+    ck_assert_int_eq(c[i].pattern, kg_perf_pattern(c[i].dtype));
+    ck_assert(c[i].supported);
+  }
+  size_t supported_pairs = 0; /* (variant, dtype) pairs that can run */
+  for (size_t v = 0; v < kg_nvariants; v++)
+    for (int d = 0; d < KG_NDTYPES; d++) supported_pairs += kg_variant_supports((int)v, (kg_dtype)d);
+  ck_assert_uint_eq(timed, 2 * supported_pairs);
+  ck_assert_uint_gt(at4096, 0);
+  ck_assert_int_eq(kg_perf_pattern(KG_I32), KG_PAT_WRAP);
+  ck_assert_int_eq(kg_perf_pattern(KG_BF16), KG_PAT_UNIFORM);
   free(c);
 }
 END_TEST
@@ -139,7 +164,7 @@ static const struct {
 };
 
 START_TEST(test_plan_rejects) {
-  kg_plan_opts o = {k_bad[_i].variants, k_bad[_i].dtypes, k_bad[_i].patterns, NULL, 0};
+  kg_plan_opts o = {k_bad[_i].variants, k_bad[_i].dtypes, k_bad[_i].patterns, NULL, 0, NULL, 0};
   kg_case *c = (kg_case *)&o;
   size_t n = 99;
   char err[256] = "";
@@ -169,6 +194,7 @@ Suite *make_plan_suite(void) {
   tcase_add_loop_test(core, test_plan_filters, 0, sizeof k_filters / sizeof k_filters[0]);
   tcase_add_test(core, test_plan_unsupported_kept);
   tcase_add_test(core, test_plan_select_mask);
+  tcase_add_test(core, test_plan_perf_cases);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_plan_rejects, 0, sizeof k_bad / sizeof k_bad[0]);

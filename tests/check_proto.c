@@ -24,8 +24,8 @@ static const struct {
 };
 
 START_TEST(test_proto_case_round_trip) {
-  kg_case c = {kg_variant_find(k_cases[_i].variant), k_cases[_i].dt, k_cases[_i].n, k_cases[_i].p, 1}, d;
-  kg_run_params p = {k_cases[_i].seed, k_cases[_i].repeats}, q;
+  kg_case c = {kg_variant_find(k_cases[_i].variant), k_cases[_i].dt, k_cases[_i].n, k_cases[_i].p, 1, 0}, d;
+  kg_run_params p = {k_cases[_i].seed, k_cases[_i].repeats, {0, 0, 0, 0}}, q;
   char *line = kg_proto_encode_case(k_cases[_i].index, &c, &p);
   ck_assert_ptr_nonnull(line);
   ck_assert_ptr_null(strchr(line, '\n'));
@@ -96,8 +96,44 @@ START_TEST(test_proto_result_nonfinite) {
 }
 END_TEST
 
+/* A perf case carries its timing options; a timed result its timing. */
+START_TEST(test_proto_timing_round_trip) {
+  kg_case c = {kg_variant_find("cub_sum"), KG_F32, 1u << 22, KG_PAT_UNIFORM, 1, 1}, d;
+  kg_run_params p = {7, 3, {1, 0.004, 12, 1.5}}, q;
+  char *line = kg_proto_encode_case(5, &c, &p);
+  size_t index;
+  char err[200] = "";
+  ck_assert_msg(kg_proto_decode_case(line, &index, &d, &q, err, sizeof err) == 0, "%s", err);
+  ck_assert(d.timed && q.time.hot && q.time.min_samples == 12);
+  ck_assert_double_eq(q.time.max_noise, 0.004);
+  ck_assert_double_eq(q.time.max_seconds, 1.5);
+  free(line);
+  c.timed = 0;
+  line = kg_proto_encode_case(5, &c, &p);
+  ck_assert_ptr_null(strstr(line, "max_noise"));
+  ck_assert_int_eq(kg_proto_decode_case(line, &index, &d, &q, err, sizeof err), 0);
+  ck_assert_int_eq(d.timed, 0);
+  free(line);
+
+  kg_result r = sample_result(KG_ST_PASS), e;
+  r.timing = (kg_timing){11, 40.5, 40.25, 41, 39.75, 0.003, 2.5, 1980, 1};
+  line = kg_proto_encode_result(5, &r, 0);
+  int restart;
+  ck_assert_msg(kg_proto_decode_result(line, &index, &e, &restart, err, sizeof err) == 0, "%s", err);
+  ck_assert(e.timing.samples == 11 && e.timing.throttled == 1);
+  ck_assert(e.timing.median_us == 40.5 && e.timing.q1_us == 40.25 && e.timing.q3_us == 41 && e.timing.min_us == 39.75);
+  ck_assert(e.timing.noise == 0.003 && e.timing.graph_us == 2.5 && e.timing.sm_clock_mhz == 1980);
+  free(line);
+  r.timing.samples = 0;
+  line = kg_proto_encode_result(5, &r, 0);
+  ck_assert_ptr_null(strstr(line, "timing"));
+  free(line);
+}
+END_TEST
+
 START_TEST(test_proto_hello_round_trip) {
-  kg_device_info a = {"NVIDIA H100 80GB HBM3", 9, 0, 132, 52428800, 85520809984LL, 12080, 12040}, b;
+  kg_device_info a = {"NVIDIA H100 80GB HBM3", 9, 0, 132, 52428800, 85520809984LL, 12080, 12040, 2619000, 5120,
+                      3352.3, 3010.5}, b;
   char *line = kg_proto_encode_hello(&a);
   ck_assert_ptr_nonnull(line);
   char err[200] = "";
@@ -106,6 +142,9 @@ START_TEST(test_proto_hello_round_trip) {
   ck_assert(b.cc_major == 9 && b.cc_minor == 0 && b.sms == 132);
   ck_assert(b.l2_bytes == a.l2_bytes && b.mem_bytes == a.mem_bytes);
   ck_assert(b.driver_version == 12080 && b.runtime_version == 12040);
+  ck_assert(b.mem_clock_khz == 2619000 && b.bus_width_bits == 5120);
+  ck_assert_double_eq(b.peak_gbps, 3352.3);
+  ck_assert_double_eq(b.roofline_gbps, 3010.5);
   free(line);
 }
 END_TEST
@@ -208,6 +247,7 @@ Suite *make_proto_suite(void) {
   tcase_add_loop_test(core, test_proto_case_round_trip, 0, N(k_cases));
   tcase_add_loop_test(core, test_proto_result_round_trip, 0, KG_NSTATUS);
   tcase_add_test(core, test_proto_hello_round_trip);
+  tcase_add_test(core, test_proto_timing_round_trip);
   tcase_add_test(core, test_proto_fatal);
   tcase_add_test(core, test_status_names);
   suite_add_tcase(s, core);

@@ -27,7 +27,7 @@ START_TEST(test_count_results) {
 END_TEST
 
 START_TEST(test_case_label) {
-  kg_case c = {kg_variant_find("reduce0_divergent"), KG_F32, 257, KG_PAT_UNIFORM, 1};
+  kg_case c = {kg_variant_find("reduce0_divergent"), KG_F32, 257, KG_PAT_UNIFORM, 1, 0};
   char s[160];
   kg_case_label(&c, s, sizeof s);
   ck_assert_str_eq(s, "reduce0_divergent f32 n=257 uniform");
@@ -42,12 +42,12 @@ static kg_result g_results[NCASES];
 
 static void make_cases(void) {
   int cub = kg_variant_find("cub_sum"), r0 = kg_variant_find("reduce0_divergent");
-  g_cases[0] = (kg_case){cub, KG_F32, 33, KG_PAT_UNIFORM, 1};
-  g_cases[1] = (kg_case){cub, KG_F32, 1000, KG_PAT_UNIFORM, 1};
-  g_cases[2] = (kg_case){r0, KG_I32, 7, KG_PAT_EXACT, 1};
-  g_cases[3] = (kg_case){r0, KG_I32, 8, KG_PAT_EXACT, 1};
-  g_cases[4] = (kg_case){kg_variant_find("neighbored"), KG_F16, 7, KG_PAT_EXACT, 0};
-  g_cases[5] = (kg_case){cub, KG_F32, 2, KG_PAT_CANCEL, 1};
+  g_cases[0] = (kg_case){cub, KG_F32, 33, KG_PAT_UNIFORM, 1, 0};
+  g_cases[1] = (kg_case){cub, KG_F32, 1000, KG_PAT_UNIFORM, 1, 0};
+  g_cases[2] = (kg_case){r0, KG_I32, 7, KG_PAT_EXACT, 1, 0};
+  g_cases[3] = (kg_case){r0, KG_I32, 8, KG_PAT_EXACT, 1, 0};
+  g_cases[4] = (kg_case){kg_variant_find("neighbored"), KG_F16, 7, KG_PAT_EXACT, 0, 0};
+  g_cases[5] = (kg_case){cub, KG_F32, 2, KG_PAT_CANCEL, 1, 0};
   memset(g_results, 0, sizeof g_results);
   g_results[0] = (kg_result){.status = KG_ST_PASS, .got = "1.5", .expected = "1.5", .bound = 1, .ratio = 0.25,
                              .nondeterministic = 1};

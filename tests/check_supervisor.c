@@ -20,12 +20,12 @@
 
 static char *k_fake[] = {FAKE_WORKER, NULL};
 
-static kg_case good(size_t n) { return (kg_case){0, KG_I32, n, KG_PAT_EXACT, 1}; }
+static kg_case good(size_t n) { return (kg_case){0, KG_I32, n, KG_PAT_EXACT, 1, 0}; }
 
 static int run(char **argv, double timeout_s, const kg_case *cases, size_t n, kg_result *results, char *err,
                size_t errlen) {
   kg_super_opts o = {argv, timeout_s, 10.0, NULL, NULL};
-  kg_run_params p = {1, 3};
+  kg_run_params p = {1, 3, {0, 0, 0, 0}};
   kg_device_info dev;
   return kg_supervise(cases, n, &p, &o, results, &dev, err, errlen);
 }
@@ -68,9 +68,9 @@ static void run_misbehaving_plan(void) {
   const size_t ns[NCASES] = {1, 13, 2, 13, 3, 17, 4, 19, 5, 23, 6, 29, 7, 31, 8, 37, 9};
   for (int i = 0; i < NCASES; i++) g_cases[i] = good(ns[i]);
   /* Case 1 is unsupported; were it run, the fake worker would crash on n = 13. */
-  g_cases[1] = (kg_case){kg_variant_find("neighbored"), KG_F16, 13, KG_PAT_EXACT, 0};
+  g_cases[1] = (kg_case){kg_variant_find("neighbored"), KG_F16, 13, KG_PAT_EXACT, 0, 0};
   kg_super_opts o = {k_fake, 1.0, 10.0, on_progress, &g_progress};
-  kg_run_params p = {1, 3};
+  kg_run_params p = {1, 3, {0, 0, 0, 0}};
   g_fds_before = open_fds();
   g_rc = kg_supervise(g_cases, NCASES, &p, &o, g_results, &g_dev, g_err, sizeof g_err);
   g_fds_after = open_fds();
@@ -248,7 +248,7 @@ START_TEST(test_supervise_start_fails) {
   kg_result r[3];
   char err[256] = "";
   kg_super_opts o = {argv, 1.0, 0.5, count_progress, NULL};
-  kg_run_params p = {1, 3};
+  kg_run_params p = {1, 3, {0, 0, 0, 0}};
   kg_device_info dev;
   g_start_calls = 0;
   fflush(stderr);

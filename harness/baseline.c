@@ -1,0 +1,250 @@
+/* Per-GPU baselines: the timing summary per (variant, dtype, n) that
+ * `kgate compare` judges a run against. The file is written one entry per
+ * line in a fixed order, so that a baseline update reads as a short git diff. */
+#include "baseline.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "fileio.h"
+#include "registry.h"
+
+#define R kg_json_real
+
+void kg_gpu_slug(const char *name, char *out, size_t len) {
+  if (len == 0) return;
+  size_t k = 0;
+  int dash = 0; /* a '-' is owed before the next kept character */
+  for (const char *p = name; *p && k + 1 < len; p++) {
+    int ch = tolower((unsigned char)*p);
+    if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) {
+      if (dash && k > 0) {
+        if (k + 2 >= len) break; /* no room for "-x": stop short of a trailing '-' */
+        out[k++] = '-';
+      }
+      dash = 0;
+      out[k++] = (char)ch;
+    } else {
+      dash = 1;
+    }
+  }
+  out[k] = '\0';
+}
+
+int kg_same_gpu(const kg_device_info *a, const kg_device_info *b) { return strcmp(a->name, b->name) == 0; }
+
+/* Registry order (the ladder), not the alphabet; names the registry no longer
+ * knows (a variant removed since the baseline) go last, by name. */
+static int entry_cmp(const void *pa, const void *pb) {
+  const kg_base_entry *a = pa, *b = pb;
+  int va = kg_variant_find(a->variant), vb = kg_variant_find(b->variant);
+  size_t ra = va < 0 ? kg_nvariants : (size_t)va, rb = vb < 0 ? kg_nvariants : (size_t)vb;
+  if (ra != rb) return ra < rb ? -1 : 1;
+  int c = strcmp(a->variant, b->variant);
+  if (c) return c;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  return (a->n > b->n) - (a->n < b->n);
+}
+
+/* Equal keys: the timed entry first, so that dropping duplicates keeps it. */
+static int entry_cmp_timed_first(const void *pa, const void *pb) {
+  int c = entry_cmp(pa, pb);
+  const kg_base_entry *a = pa, *b = pb;
+  return c ? c : (b->t.samples > 0) - (a->t.samples > 0);
+}
+
+static void sort_unique(kg_baseline *b) {
+  if (b->n == 0) return;
+  qsort(b->entries, b->n, sizeof *b->entries, entry_cmp_timed_first);
+  size_t k = 1;
+  for (size_t i = 1; i < b->n; i++)
+    if (entry_cmp(&b->entries[k - 1], &b->entries[i]) != 0) b->entries[k++] = b->entries[i];
+  b->n = k;
+}
+
+void kg_baseline_free(kg_baseline *b) {
+  free(b->entries);
+  b->entries = NULL;
+  b->n = 0;
+}
+
+int kg_baseline_from_run(const kg_run *run, kg_baseline *b) {
+  memset(b, 0, sizeof *b);
+  b->dev = run->meta.dev;
+  snprintf(b->commit, sizeof b->commit, "%s", run->meta.commit);
+  snprintf(b->date, sizeof b->date, "%s", run->meta.date);
+  if (!(b->entries = calloc(run->n ? run->n : 1, sizeof *b->entries))) return -1;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (!c->timed) continue;
+    kg_base_entry *e = &b->entries[b->n++];
+    snprintf(e->variant, sizeof e->variant, "%s", kg_variants[c->variant].name);
+    e->dtype = c->dtype;
+    e->n = c->n;
+    e->t = run->results[i].timing; /* samples 0 when the case failed */
+  }
+  sort_unique(b);
+  return 0;
+}
+
+static json_t *entry_json(const kg_base_entry *e) {
+  return json_pack("{ss ss sI si so so so so so}", "variant", e->variant, "dtype", kg_dtype_get(e->dtype)->name, "n",
+                   (json_int_t)e->n, "samples", e->t.samples, "median_us", R(e->t.median_us), "q1_us", R(e->t.q1_us),
+                   "q3_us", R(e->t.q3_us), "min_us", R(e->t.min_us), "noise", R(e->t.noise));
+}
+
+int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t errlen) {
+  json_t *entries = json_array();
+  for (size_t i = 0; entries && i < b->n; i++)
+    if (json_array_append_new(entries, entry_json(&b->entries[i]))) json_decref(entries), entries = NULL;
+  json_t *doc = json_pack("{ss si so ss ss so}", "kind", "kgate-baseline", "schema_version", KG_BASELINE_SCHEMA,
+                          "device", kg_device_to_json(&b->dev), "kgate_commit", b->commit, "date", b->date,
+                          "entries", entries);
+  int rc = kg_json_write(path, doc, "entries", err, errlen);
+  json_decref(doc);
+  return rc;
+}
+
+static void read_entry(kg_jrd *r, json_t *o, kg_base_entry *e) {
+  const char *variant = kg_jrd_str(r, o, "variant"), *dtype = kg_jrd_str(r, o, "dtype");
+  long long n = kg_jrd_int(r, o, "n");
+  e->t.samples = (int)kg_jrd_int(r, o, "samples");
+  e->t.median_us = kg_jrd_num(r, o, "median_us");
+  e->t.q1_us = kg_jrd_num(r, o, "q1_us");
+  e->t.q3_us = kg_jrd_num(r, o, "q3_us");
+  e->t.min_us = kg_jrd_num(r, o, "min_us");
+  e->t.noise = kg_jrd_num(r, o, "noise");
+  if (r->failed) return;
+  /* An unknown variant is kept: it shows as MISSING, which is the truth. */
+  snprintf(e->variant, sizeof e->variant, "%s", variant);
+  e->n = (size_t)n;
+  if (kg_dtype_parse(dtype, &e->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", dtype);
+  else if (n < 0 || e->t.samples < 0) kg_jrd_fail(r, "negative n or samples");
+}
+
+static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {
+  long long version = kg_jrd_int(r, doc, "schema_version");
+  if (!r->failed && version != KG_BASELINE_SCHEMA)
+    kg_jrd_fail(r, "schema_version %lld is not supported (this kgate reads %d)", version, KG_BASELINE_SCHEMA);
+  json_t *dev = kg_jrd_obj(r, doc, "device", 0);
+  snprintf(b->commit, sizeof b->commit, "%s", kg_jrd_str(r, doc, "kgate_commit"));
+  snprintf(b->date, sizeof b->date, "%s", kg_jrd_str(r, doc, "date"));
+  json_t *entries = kg_jrd_arr(r, doc, "entries");
+  char e[200];
+  snprintf(r->where, sizeof r->where, "device");
+  if (!r->failed && kg_device_from_json(dev, &b->dev, e, sizeof e)) kg_jrd_fail(r, "%s", e);
+  size_t n = json_array_size(entries);
+  if (!r->failed && !(b->entries = calloc(n ? n : 1, sizeof *b->entries))) kg_jrd_fail(r, "out of memory");
+  for (size_t i = 0; i < n && !r->failed; i++) {
+    json_t *o = json_array_get(entries, i);
+    snprintf(r->where, sizeof r->where, "entries[%zu]", i);
+    if (!json_is_object(o)) kg_jrd_fail(r, "not an object");
+    else read_entry(r, o, &b->entries[b->n++]);
+  }
+  sort_unique(b); /* a hand-edited file may be out of order */
+}
+
+/* kg_baseline_load, also telling which kind of file it was. */
+static int load(const char *path, kg_baseline *b, int *is_results, char *err, size_t errlen) {
+  memset(b, 0, sizeof *b);
+  *is_results = 0;
+  json_t *doc;
+  int rc = kg_json_load(path, &doc, err, errlen);
+  if (rc) return rc;
+  kg_jrd r = {.file = path, .err = err, .errlen = errlen};
+  const char *kind = kg_jrd_str(&r, doc, "kind");
+  *is_results = strcmp(kind, "kgate-results") == 0;
+  if (!r.failed && !*is_results) {
+    if (strcmp(kind, "kgate-baseline") == 0) read_baseline(&r, doc, b);
+    else kg_jrd_fail(&r, "not a kgate baseline or results file (kind '%s')", kind);
+  }
+  json_decref(doc);
+  if (!r.failed && *is_results) {
+    kg_run run;
+    if (kg_results_read(path, &run, err, errlen)) return -1;
+    rc = kg_baseline_from_run(&run, b);
+    kg_run_free(&run);
+    if (rc) snprintf(err, errlen, "%s: out of memory", path);
+    return rc;
+  }
+  if (r.failed) kg_baseline_free(b);
+  return r.failed ? -1 : 0;
+}
+
+int kg_baseline_load(const char *path, kg_baseline *b, char *err, size_t errlen) {
+  int is_results;
+  return load(path, b, &is_results, err, errlen);
+}
+
+/* 0 when the run may become a baseline, else -1 with the reason. A pending
+ * case means an interrupted run, which is no more "fully correct" than a
+ * failed one. */
+static int check_run(const char *path, const kg_run *run, char *err, size_t errlen) {
+  size_t bad = 0, timed = 0, first = 0;
+  for (size_t i = 0; i < run->n; i++) {
+    kg_status s = run->results[i].status;
+    if ((s == KG_ST_FAIL || s == KG_ST_ERROR || s == KG_ST_PENDING) && bad++ == 0) first = i;
+    timed += run->cases[i].timed && run->results[i].timing.samples > 0;
+  }
+  if (bad) {
+    const kg_case *c = &run->cases[first];
+    snprintf(err, errlen, "not updating baseline %s: %zu case(s) did not pass, first %s %s n=%zu %s: %s", path, bad,
+             kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern),
+             kg_status_name(run->results[first].status));
+    return -1;
+  }
+  if (timed == 0) {
+    snprintf(err, errlen, "not updating baseline %s: the run timed no case", path);
+    return -1;
+  }
+  return 0;
+}
+
+int kg_baseline_update(const char *path, const kg_run *run, char *err, size_t errlen) {
+  if (check_run(path, run, err, errlen)) return -1;
+  kg_baseline old, now;
+  char why[512];
+  int is_results, rc = load(path, &old, &is_results, why, sizeof why);
+  if (rc < 0) {
+    snprintf(err, errlen, "not updating the baseline: %s", why);
+    return -1;
+  }
+  if (rc == 0 && is_results) {
+    snprintf(err, errlen, "not updating %s: it is a results file, not a baseline", path);
+    kg_baseline_free(&old);
+    return -1;
+  }
+  if (rc == 0 && !kg_same_gpu(&old.dev, &run->meta.dev)) {
+    snprintf(err, errlen, "baseline %s is for %s, this run is on %s", path, old.dev.name, run->meta.dev.name);
+    kg_baseline_free(&old);
+    return -1;
+  }
+  if (kg_baseline_from_run(run, &now)) {
+    snprintf(err, errlen, "not updating baseline %s: out of memory", path);
+    kg_baseline_free(&old);
+    return -1;
+  }
+  /* now gets the old entries the run did not time; its untimed ones go. */
+  kg_base_entry *all = realloc(now.entries, (now.n + old.n + 1) * sizeof *all);
+  if (all) {
+    now.entries = all;
+    size_t k = 0, timed = now.n;
+    for (size_t i = 0; i < timed; i++)
+      if (all[i].t.samples > 0) all[k++] = all[i];
+    timed = k;
+    for (size_t i = 0; i < old.n; i++)
+      if (!bsearch(&old.entries[i], all, timed, sizeof *all, entry_cmp)) all[k++] = old.entries[i];
+    now.n = k;
+    sort_unique(&now);
+    rc = kg_baseline_write(path, &now, err, errlen);
+  } else {
+    snprintf(err, errlen, "not updating baseline %s: out of memory", path);
+    rc = -1;
+  }
+  kg_baseline_free(&old);
+  kg_baseline_free(&now);
+  return rc;
+}

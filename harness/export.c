@@ -1,0 +1,487 @@
+#include "export.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "fileio.h"
+#include "registry.h"
+#include "report.h"
+
+typedef void (*kg__writer)(FILE *f, const kg_run *run, const kg_comparison *cmp);
+
+/* Every export goes through the same atomic open / write / commit. */
+static int export_with(kg__writer write, const char *path, const kg_run *run, const kg_comparison *cmp, char *err,
+                       size_t errlen) {
+  kg_outfile o;
+  if (kg_out_open(&o, path, err, errlen)) return -1;
+  write(o.f, run, cmp);
+  if (ferror(o.f)) {
+    kg_out_abort(&o);
+    snprintf(err, errlen, "%s: write error", path);
+    return -1;
+  }
+  return kg_out_commit(&o, err, errlen);
+}
+
+/* The comparison row of case i. Only perf cases are compared, and only the
+ * perf pattern of a (variant, dtype, n) is timed, so the key is unique. */
+static const kg_cmp_row *row_of(const kg_run *run, size_t i, const kg_comparison *cmp) {
+  const kg_case *c = &run->cases[i];
+  if (!cmp || !c->timed) return NULL;
+  const char *name = kg_variants[c->variant].name;
+  for (size_t k = 0; k < cmp->n; k++) {
+    const kg_cmp_row *r = &cmp->rows[k];
+    if (r->dtype == c->dtype && r->n == c->n && strcmp(r->variant, name) == 0) return r;
+  }
+  return NULL;
+}
+
+static int has_numbers(kg_status s) { return s == KG_ST_PASS || s == KG_ST_FAIL; }
+
+/* Three significant digits and no exponent (38.0, 41.2, 0.0123, 1235):
+ * people compare these by eye. Returned by value so several fit in one printf. */
+typedef struct kg__num {
+  char s[40];
+} kg__num;
+
+static kg__num sig3(double v) {
+  kg__num n;
+  int mag = v != 0 && isfinite(v) ? (int)floor(log10(fabs(v))) : 0;
+  if (mag < -6 || mag > 15) snprintf(n.s, sizeof n.s, "%.3g", v);
+  else snprintf(n.s, sizeof n.s, "%.*f", mag >= 2 ? 0 : 2 - mag, v);
+  return n;
+}
+
+/* "the check's numbers: why", shared by JUnit and Markdown. */
+static void check_message(const kg_result *r, char *buf, size_t len) {
+  if (r->status == KG_ST_ERROR) {
+    snprintf(buf, len, "%s", r->message);
+    return;
+  }
+  snprintf(buf, len, "got %s, expected %s, |err| %.3g, bound %.3g, err/bound %.3g%s%s%s", r->got, r->expected,
+           r->abs_err, r->bound, r->ratio, r->nondeterministic ? ", nondeterministic" : "", r->message[0] ? ": " : "",
+           r->message);
+}
+
+/* "median 41.2 us vs baseline 38.0 us (+8.4 %, tolerance 3 %)" */
+static void perf_message(const kg_cmp_row *row, char *buf, size_t len) {
+  snprintf(buf, len, "median %s us vs baseline %s us (%+.1f %%, tolerance %.3g %%)", sig3(row->now_us).s,
+           sig3(row->base_us).s, row->change * 100, row->tol * 100);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static const char k_csv_header[] =
+    "variant,seed,dtype,n,pattern,status,got,expected,abs_err,bound,err_ratio,nondeterministic,"
+    "median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message";
+
+/* An absent value is an empty field, so plotting tools skip it rather than plot a 0. */
+static void csv_num(FILE *f, int present, double v) {
+  fputc(',', f);
+  if (present) fprintf(f, "%.9g", v);
+}
+
+/* RFC 4180: quote a field holding a separator, quote or line break; double inner quotes. */
+static void csv_str(FILE *f, const char *s) {
+  fputc(',', f);
+  if (!s[strcspn(s, ",\"\r\n")]) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void csv_timing(FILE *f, const kg_timing *t) {
+  int timed = t->samples > 0;
+  csv_num(f, timed, t->median_us);
+  csv_num(f, timed, t->q1_us);
+  csv_num(f, timed, t->q3_us);
+  csv_num(f, timed, t->min_us);
+  csv_num(f, timed, t->samples);
+  csv_num(f, timed, t->noise);
+  csv_num(f, timed && t->graph_us > 0, t->graph_us);
+}
+
+static void csv_row(FILE *f, const kg_run *run, size_t i, const kg_comparison *cmp) {
+  const kg_case *c = &run->cases[i];
+  const kg_result *r = &run->results[i];
+  int num = has_numbers(r->status);
+  fprintf(f, "%s,%s,%s,%zu,%s,%s", kg_variants[c->variant].name, kg_variants[c->variant].seed,
+          kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern), kg_status_name(r->status));
+  csv_str(f, num ? r->got : "");
+  csv_str(f, num ? r->expected : "");
+  csv_num(f, num, r->abs_err);
+  csv_num(f, num, r->bound);
+  csv_num(f, num, r->ratio);
+  csv_num(f, num, r->nondeterministic != 0);
+  csv_timing(f, &r->timing);
+  kg_perf p = kg_perf_of(run, i);
+  csv_num(f, p.gbps > 0, p.gbps);
+  csv_num(f, p.pct_peak > 0, p.pct_peak);
+  csv_num(f, p.pct_roofline > 0, p.pct_roofline);
+  csv_num(f, p.vs_cub > 0, p.vs_cub);
+  const kg_cmp_row *row = row_of(run, i, cmp);
+  csv_str(f, row ? kg_verdict_name(row->verdict) : "");
+  csv_num(f, row && row->base_us > 0 && row->now_us > 0, row ? row->change : 0);
+  csv_str(f, r->message);
+  fputc('\n', f);
+}
+
+static void write_csv(FILE *f, const kg_run *run, const kg_comparison *cmp) {
+  fprintf(f, "%s\n", k_csv_header);
+  for (size_t i = 0; i < run->n; i++) csv_row(f, run, i, cmp);
+}
+
+int kg_export_csv(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen) {
+  return export_with(write_csv, path, run, cmp, err, errlen);
+}
+
+/* ---- JUnit XML ---------------------------------------------------------- */
+
+typedef enum kg__outcome { KG_OK, KG_FAILURE, KG_ERROR, KG_SKIPPED, KG_NONE } kg__outcome;
+
+typedef struct kg__tally {
+  size_t tests, failures, errors, skipped;
+} kg__tally;
+
+static kg__outcome check_outcome(kg_status s) {
+  switch (s) {
+  case KG_ST_PASS: return KG_OK;
+  case KG_ST_FAIL: return KG_FAILURE;
+  case KG_ST_ERROR: return KG_ERROR;
+  default: return KG_SKIPPED; /* unsupported, or never run */
+  }
+}
+
+/* A perf testcase exists for every supported perf case; it fails only on
+ * SLOWER (the gate's rule), and is skipped when the case was not timed. */
+static kg__outcome perf_outcome(const kg_run *run, size_t i, const kg_comparison *cmp) {
+  const kg_case *c = &run->cases[i];
+  if (!c->timed || !c->supported) return KG_NONE;
+  if (run->results[i].timing.samples <= 0) return KG_SKIPPED;
+  const kg_cmp_row *row = row_of(run, i, cmp);
+  return row && row->verdict == KG_V_SLOWER ? KG_FAILURE : KG_OK;
+}
+
+static void tally_add(kg__tally *t, kg__outcome o) {
+  if (o == KG_NONE) return;
+  t->tests++;
+  t->failures += o == KG_FAILURE;
+  t->errors += o == KG_ERROR;
+  t->skipped += o == KG_SKIPPED;
+}
+
+/* variant < 0: every variant. */
+static kg__tally tally(const kg_run *run, const kg_comparison *cmp, int variant) {
+  kg__tally t = {0};
+  for (size_t i = 0; i < run->n; i++) {
+    if (variant >= 0 && run->cases[i].variant != variant) continue;
+    tally_add(&t, check_outcome(run->results[i].status));
+    tally_add(&t, perf_outcome(run, i, cmp));
+  }
+  return t;
+}
+
+/* Escapes for attribute values and text. XML 1.0 forbids most control
+ * characters even as references, so those become '?'. */
+static void xml_put(FILE *f, const char *s) {
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    switch (ch) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&apos;", f); break;
+    case '\n': fputs("&#10;", f); break;
+    case '\r': fputs("&#13;", f); break;
+    case '\t': fputs("&#9;", f); break;
+    default: fputc(ch < 0x20 ? '?' : ch, f);
+    }
+  }
+}
+
+static void xml_tally(FILE *f, kg__tally t) {
+  fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"", t.tests, t.failures, t.errors,
+          t.skipped);
+}
+
+/* One <testcase>; message is used by failure, error and skipped. */
+static void xml_testcase(FILE *f, const char *variant, const char *name, kg__outcome o, const char *message) {
+  static const char *const tag[] = {[KG_FAILURE] = "failure", [KG_ERROR] = "error", [KG_SKIPPED] = "skipped"};
+  fputs("    <testcase classname=\"kgate.", f);
+  xml_put(f, variant);
+  fputs("\" name=\"", f);
+  xml_put(f, name);
+  if (o == KG_OK) {
+    fputs("\"/>\n", f);
+    return;
+  }
+  fprintf(f, "\">\n      <%s message=\"", tag[o]);
+  xml_put(f, message);
+  fputs("\"/>\n    </testcase>\n", f);
+}
+
+static void xml_check_case(FILE *f, const kg_run *run, size_t i) {
+  const kg_case *c = &run->cases[i];
+  const kg_result *r = &run->results[i];
+  char name[128], msg[512];
+  snprintf(name, sizeof name, "%s n=%zu %s", kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern));
+  kg__outcome o = check_outcome(r->status);
+  if (o == KG_SKIPPED) snprintf(msg, sizeof msg, "%s", r->status == KG_ST_UNSUPPORTED ? "unsupported dtype" : "not run");
+  else check_message(r, msg, sizeof msg);
+  xml_testcase(f, kg_variants[c->variant].name, name, o, msg);
+}
+
+static void xml_perf_case(FILE *f, const kg_run *run, size_t i, const kg_comparison *cmp) {
+  kg__outcome o = perf_outcome(run, i, cmp);
+  if (o == KG_NONE) return;
+  const kg_case *c = &run->cases[i];
+  char name[128], msg[256] = "";
+  snprintf(name, sizeof name, "perf %s n=%zu", kg_dtype_get(c->dtype)->name, c->n);
+  if (o == KG_FAILURE) perf_message(row_of(run, i, cmp), msg, sizeof msg);
+  else if (o == KG_SKIPPED) snprintf(msg, sizeof msg, "not timed: the check did not pass");
+  xml_testcase(f, kg_variants[c->variant].name, name, o, msg);
+}
+
+static void write_junit(FILE *f, const kg_run *run, const kg_comparison *cmp) {
+  fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kgate\"", f);
+  xml_tally(f, tally(run, cmp, -1));
+  fputs(">\n", f);
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    kg__tally t = tally(run, cmp, (int)v);
+    if (!t.tests) continue;
+    fputs("  <testsuite name=\"", f);
+    xml_put(f, kg_variants[v].name);
+    fputc('"', f);
+    xml_tally(f, t);
+    fputs(">\n", f);
+    for (size_t i = 0; i < run->n; i++) {
+      if (run->cases[i].variant != (int)v) continue;
+      xml_check_case(f, run, i);
+      xml_perf_case(f, run, i, cmp);
+    }
+    fputs("  </testsuite>\n", f);
+  }
+  fputs("</testsuites>\n", f);
+}
+
+int kg_export_junit(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen) {
+  return export_with(write_junit, path, run, cmp, err, errlen);
+}
+
+/* ---- Markdown ----------------------------------------------------------- */
+
+enum { KG_MD_MAX_FAILED = 50 };
+
+/* Table cells: a '|' would split the cell, a line break would end the table,
+ * and '<' could open an HTML tag in GitHub's renderer. */
+static void md_put(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|') fputs("\\|", f);
+    else if (*s == '<') fputs("&lt;", f);
+    else if (*s == '\n' || *s == '\r') fputc(' ', f);
+    else fputc(*s, f);
+  }
+}
+
+static void md_device(FILE *f, const kg_device_info *d) {
+  fprintf(f, "- **GPU**: %s (CC %d.%d, %d SMs)", d->name[0] ? d->name : "unknown", d->cc_major, d->cc_minor, d->sms);
+  if (d->peak_gbps > 0) fprintf(f, ", peak %s GB/s", sig3(d->peak_gbps).s);
+  if (d->roofline_gbps > 0) fprintf(f, ", roofline %s GB/s (measured)", sig3(d->roofline_gbps).s);
+  fprintf(f, ", driver %d, CUDA runtime %d\n", d->driver_version, d->runtime_version);
+}
+
+static void md_counts(FILE *f, const kg_run *run) {
+  kg_counts t = kg_count_results(run->results, run->n);
+  fprintf(f, "- **Checks**: %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic",
+          t.cases, t.passed, t.failed, t.errored, t.unsupported, t.nondeterministic);
+  if (t.pending) fprintf(f, ", %zu not run", t.pending);
+  fputc('\n', f);
+}
+
+/* Verdict counts in report order: the ones that block first. */
+static const kg_verdict k_md_order[] = {KG_V_SLOWER, KG_V_UNKNOWN, KG_V_MISSING, KG_V_FASTER, KG_V_NEW, KG_V_SAME};
+
+static void md_verdicts(FILE *f, const kg_comparison *cmp) {
+  if (!cmp) {
+    fputs("- **Performance**: no baseline to compare with\n", f);
+    return;
+  }
+  fputs("- **Performance vs baseline**:", f);
+  for (size_t k = 0; k < sizeof k_md_order / sizeof k_md_order[0]; k++)
+    fprintf(f, "%s %zu %s", k ? "," : "", cmp->count[k_md_order[k]], kg_verdict_name(k_md_order[k]));
+  fputc('\n', f);
+  if (cmp->warning[0]) fprintf(f, "\n> **Warning:** %s\n", cmp->warning);
+}
+
+static void md_summary(FILE *f, const kg_run *run, const kg_comparison *cmp) {
+  const kg_run_meta *m = &run->meta;
+  fputs("# kgate report\n\n", f);
+  md_device(f, &m->dev);
+  fprintf(f, "- **Run**: %s, commit %s, kgate %s, seed %llu, %.1f s\n", m->date[0] ? m->date : "unknown date",
+          m->commit[0] ? m->commit : "unknown", m->version[0] ? m->version : "?", (unsigned long long)m->seed,
+          m->wall_s);
+  md_counts(f, run);
+  md_verdicts(f, cmp);
+}
+
+static int is_regression(kg_verdict v) { return v == KG_V_SLOWER || v == KG_V_UNKNOWN || v == KG_V_MISSING; }
+
+static void md_us(FILE *f, double us) {
+  if (us > 0) fprintf(f, " %s |", sig3(us).s);
+  else fputs(" - |", f);
+}
+
+static void md_regressions(FILE *f, const kg_comparison *cmp) {
+  size_t n = 0;
+  for (size_t k = 0; cmp && k < cmp->n; k++) n += is_regression(cmp->rows[k].verdict);
+  if (!n) return;
+  fputs("\n## Regressions\n\n| variant | dtype | n | verdict | baseline (us) | now (us) | change | tolerance |\n"
+        "|---|---|---:|---|---:|---:|---:|---:|\n",
+        f);
+  for (size_t k = 0; k < cmp->n; k++) { /* rows come sorted regressions first */
+    const kg_cmp_row *r = &cmp->rows[k];
+    if (!is_regression(r->verdict)) continue;
+    fprintf(f, "| %s | %s | %zu | %s |", r->variant, kg_dtype_get(r->dtype)->name, r->n, kg_verdict_name(r->verdict));
+    md_us(f, r->base_us);
+    md_us(f, r->now_us);
+    if (r->base_us > 0 && r->now_us > 0) fprintf(f, " %+.1f %% |", r->change * 100);
+    else fputs(" |", f);
+    fprintf(f, " %.3g %% |\n", r->tol * 100);
+  }
+}
+
+static void md_failed_row(FILE *f, const kg_case *c, const kg_result *r) {
+  char label[160];
+  kg_case_label(c, label, sizeof label);
+  fprintf(f, "| %s | %s |", label, kg_status_name(r->status));
+  if (has_numbers(r->status)) {
+    fputc(' ', f);
+    md_put(f, r->got);
+    fputs(" | ", f);
+    md_put(f, r->expected);
+    fprintf(f, " | %.3g | %.3g | %.3g |", r->abs_err, r->bound, r->ratio);
+  } else {
+    fputs(" | | | | |", f);
+  }
+  fputc(' ', f);
+  md_put(f, r->message);
+  fputs(" |\n", f);
+}
+
+static void md_failed(FILE *f, const kg_run *run) {
+  size_t shown = 0, more = 0;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_result *r = &run->results[i];
+    if (r->status != KG_ST_FAIL && r->status != KG_ST_ERROR) continue;
+    if (shown == KG_MD_MAX_FAILED) {
+      more++;
+      continue;
+    }
+    if (!shown++)
+      fputs("\n## Failed cases\n\n| case | status | got | expected | abs err | bound | err/bound | why |\n"
+            "|---|---|---|---|---:|---:|---:|---|\n",
+            f);
+    md_failed_row(f, &run->cases[i], r);
+  }
+  if (more) fprintf(f, "\n... and %zu more\n", more);
+}
+
+/* The perf case of (variant, dtype, n), or -1. */
+static long perf_case(const kg_run *run, int variant, kg_dtype dt, size_t n) {
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (c->timed && c->variant == variant && c->dtype == dt && c->n == n) return (long)i;
+  }
+  return -1;
+}
+
+/* The smallest perf size of dt above *n (above nothing when first), or 0 when none is left. */
+static int next_perf_size(const kg_run *run, kg_dtype dt, int first, size_t *n) {
+  int found = 0;
+  size_t best = 0;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (!c->timed || c->dtype != dt || (!first && c->n <= *n)) continue;
+    if (!found || c->n < best) best = c->n, found = 1;
+  }
+  if (found) *n = best;
+  return found;
+}
+
+static kg__num bytes_str(double bytes) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
+  kg__num s;
+  snprintf(s.s, sizeof s.s, "%.4g %s", bytes, unit[u]); /* below 1024: no exponent */
+  return s;
+}
+
+/* Speedups carry Harris' running state: the first and the previous timed rung. */
+typedef struct kg__ladder {
+  double first_us, prev_us;
+} kg__ladder;
+
+static void md_speedup(FILE *f, double ref_us, double us) {
+  if (ref_us > 0) fprintf(f, " %sx |", sig3(ref_us / us).s);
+  else fputs(" |", f);
+}
+
+static void md_rung(FILE *f, const kg_run *run, size_t i, const kg_comparison *cmp, kg__ladder *l) {
+  const kg_result *r = &run->results[i];
+  const kg_cmp_row *row = row_of(run, i, cmp);
+  const char *verdict = row ? kg_verdict_name(row->verdict) : "";
+  fprintf(f, "| %s |", kg_variants[run->cases[i].variant].name);
+  if (r->timing.samples <= 0) {
+    fprintf(f, " not timed (%s) | | | | | | %s |\n", kg_status_name(r->status), verdict);
+    return;
+  }
+  double us = r->timing.median_us;
+  kg_perf p = kg_perf_of(run, i);
+  fprintf(f, " %s | %s |", sig3(us).s, sig3(p.gbps).s);
+  if (p.pct_peak > 0) fprintf(f, " %.1f |", p.pct_peak);
+  else fputs(" |", f);
+  md_speedup(f, l->prev_us, us);
+  md_speedup(f, l->first_us, us);
+  if (p.vs_cub > 0) fprintf(f, " %sx |", sig3(p.vs_cub).s);
+  else fputs(" |", f);
+  fprintf(f, row && row->verdict == KG_V_SLOWER ? " **%s** |\n" : " %s |\n", verdict);
+  if (l->first_us <= 0) l->first_us = us;
+  l->prev_us = us;
+}
+
+static void md_ladder(FILE *f, const kg_run *run, const kg_comparison *cmp, kg_dtype dt, size_t n) {
+  fprintf(f, "\n## Ladder: %s, n = %zu (%s)\n\n", kg_dtype_get(dt)->name, n,
+          bytes_str((double)n * (double)kg_dtype_get(dt)->size).s);
+  fputs("| variant | time (us) | GB/s | % of peak | step speedup | cumulative speedup | vs CUB | verdict |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---|\n",
+        f);
+  kg__ladder l = {0, 0};
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    long i = perf_case(run, (int)v, dt, n);
+    if (i >= 0) md_rung(f, run, (size_t)i, cmp, &l);
+  }
+}
+
+static void write_markdown(FILE *f, const kg_run *run, const kg_comparison *cmp) {
+  md_summary(f, run, cmp);
+  md_regressions(f, cmp);
+  md_failed(f, run);
+  for (int d = 0; d < KG_NDTYPES; d++) {
+    size_t n = 0;
+    for (int first = 1; next_perf_size(run, (kg_dtype)d, first, &n); first = 0) md_ladder(f, run, cmp, (kg_dtype)d, n);
+  }
+}
+
+int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen) {
+  return export_with(write_markdown, path, run, cmp, err, errlen);
+}

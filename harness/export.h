@@ -1,0 +1,24 @@
+/* Reports for CI systems and people: CSV, JUnit XML, Markdown. Each is
+ * written atomically; "-" is stdout; cmp may be NULL (no baseline). */
+#ifndef KG_EXPORT_H
+#define KG_EXPORT_H
+
+#include <stddef.h>
+
+#include "results.h"
+#include "verdict.h"
+
+/* One row per case with named columns (gnuplot reads them by name):
+ * variant,seed,dtype,n,pattern,status,got,expected,abs_err,bound,err_ratio,nondeterministic,
+ * median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message
+ * Absent values are empty fields; message is quoted when it holds a comma, quote or line break. */
+int kg_export_csv(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
+/* A testsuite per variant, a testcase per check (case) and per perf verdict;
+ * failures carry the numbers in their message. */
+int kg_export_junit(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
+/* Summary (GPU, peak, roofline, counts, verdict counts, warning), regressions
+ * first, then a Harris-style ladder per dtype at each perf size: variant, time,
+ * GB/s, % of peak, step speedup, cumulative speedup, vs CUB. */
+int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,238 @@
+#include "gate.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "export.h"
+#include "plan.h"
+#include "report.h"
+#include "results.h"
+#include "supervisor.h"
+#include "verdict.h"
+
+#ifndef KG_VERSION
+#define KG_VERSION "0.0.0"
+#endif
+#ifndef KG_GIT
+#define KG_GIT "unknown"
+#endif
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+typedef struct progress {
+  int tty;
+  double t0;
+} progress;
+
+static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r) {
+  progress *p = ctx;
+  (void)r;
+  if (!p->tty) return;
+  char label[160];
+  kg_case_label(c, label, sizeof label);
+  fprintf(stderr, "\r\033[K[%zu/%zu %.0f s] %s", done, total, now_s() - p->t0, label);
+  if (done == total) fputs("\r\033[K", stderr);
+  fflush(stderr);
+}
+
+/* The reports asked for on the command line; GITHUB_STEP_SUMMARY gets the
+ * Markdown too. 0, or -1 after printing what failed. */
+static int write_reports(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp) {
+  char err[512];
+  int rc = 0;
+  if (cli->json && run && kg_results_write(cli->json, run, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
+  if (cli->csv && kg_export_csv(cli->csv, run, cmp, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
+  if (cli->junit && kg_export_junit(cli->junit, run, cmp, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
+  if (cli->markdown && kg_export_markdown(cli->markdown, run, cmp, err, sizeof err))
+    rc = -1, fprintf(stderr, "kgate: %s\n", err);
+  const char *summary = getenv("GITHUB_STEP_SUMMARY");
+  if (summary && *summary) {
+    /* The step summary is appended to, never replaced: write, then copy in. */
+    char tmp[] = "/tmp/kgate-summary-XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd >= 0) {
+      close(fd);
+      FILE *in = NULL, *out = NULL;
+      if (kg_export_markdown(tmp, run, cmp, err, sizeof err) == 0 && (in = fopen(tmp, "r")) &&
+          (out = fopen(summary, "a"))) {
+        char buf[8192];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, got, out);
+      } else {
+        fprintf(stderr, "kgate: cannot append to GITHUB_STEP_SUMMARY %s\n", summary);
+      }
+      if (in) fclose(in);
+      if (out) fclose(out);
+      unlink(tmp);
+    }
+  }
+  return rc;
+}
+
+static void fill_meta(const kg_cli *cli, const kg_device_info *dev, double wall, kg_run_meta *m) {
+  memset(m, 0, sizeof *m);
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  snprintf(m->version, sizeof m->version, "%s", KG_VERSION);
+  snprintf(m->commit, sizeof m->commit, "%s", KG_GIT);
+  m->dev = *dev;
+  m->seed = cli->seed;
+  m->repeats = cli->repeats;
+  m->time = cli->time;
+  m->tolerance = cli->tolerance_pct;
+  m->wall_s = wall;
+}
+
+/* Compares the run with DIR/<slug>.json. 0 with *have set when a comparison
+ * was made; -1 (input error, printed) when the baseline is unusable. */
+static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_comparison *cmp, int *have) {
+  char slug[128], path[PATH_MAX], err[512];
+  *have = 0;
+  kg_gpu_slug(run->meta.dev.name, slug, sizeof slug);
+  snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  kg_baseline base, now;
+  int rc = kg_baseline_load(path, &base, err, sizeof err);
+  if (rc == 1) {
+    fprintf(stderr, "kgate: no baseline %s for %s: every timed case is NEW (kgate baseline update writes one)\n", path,
+            run->meta.dev.name);
+    memset(&base, 0, sizeof base);
+    base.dev = run->meta.dev;
+  } else if (rc) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  if (kg_baseline_from_run(run, &now)) {
+    kg_baseline_free(&base);
+    fprintf(stderr, "kgate: out of memory\n");
+    return -1;
+  }
+  rc = kg_compare(&base, &now, cli->tolerance_pct, cmp, err, sizeof err);
+  kg_baseline_free(&base);
+  kg_baseline_free(&now);
+  if (rc) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  *have = 1;
+  return 0;
+}
+
+int kg_gate_run(const kg_cli *cli) {
+  int timing = cli->cmd == KG_CMD_RUN;
+  static const size_t k_perf_default[] = {(size_t)1 << 22, (size_t)1 << 25};
+  char err[512];
+  kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes, NULL, 0};
+  if (timing) {
+    po.perf_sizes = cli->perf_sizes ? cli->perf_sizes : k_perf_default;
+    po.nperf = cli->perf_sizes ? cli->nperf : 2;
+  }
+  kg_run run = {0};
+  if (kg_plan_build(&po, &run.cases, &run.n, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  char self[PATH_MAX];
+  const char *worker = cli->worker;
+  if (!worker) {
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) {
+      fprintf(stderr, "kgate: cannot find its own executable to start workers\n");
+      kg_run_free(&run);
+      return KG_EXIT_ENV;
+    }
+    self[len] = '\0';
+    worker = self;
+  }
+  char device[16];
+  snprintf(device, sizeof device, "%d", cli->device);
+  char *argv[] = {(char *)worker, "worker", "--device", device, timing ? "--roofline" : NULL, NULL};
+  progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = now_s()};
+  kg_super_opts so = {argv, cli->timeout_s, 120.0, show_progress, &prog};
+  kg_run_params rp = {cli->seed, cli->repeats, cli->time};
+  run.results = calloc(run.n, sizeof *run.results);
+  if (!run.results) {
+    fprintf(stderr, "kgate: out of memory\n");
+    kg_run_free(&run);
+    return KG_EXIT_ENV;
+  }
+  kg_device_info dev = {0};
+  int env = kg_supervise(run.cases, run.n, &rp, &so, run.results, &dev, err, sizeof err);
+  fill_meta(cli, &dev, now_s() - prog.t0, &run.meta);
+  kg_counts c = kg_count_results(run.results, run.n);
+  int measured = c.passed + c.failed + c.errored > 0;
+  /* Whatever was measured before an environment failure is still reported. */
+  if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, cli->verbose);
+  kg_comparison cmp = {0};
+  int have_cmp = 0, bad_baseline = 0;
+  if (timing && measured) {
+    bad_baseline = compare_with_baseline(cli, &run, &cmp, &have_cmp) != 0;
+    kg_report_perf(stdout, &run, have_cmp ? &cmp : NULL);
+  }
+  int bad_reports = measured && write_reports(cli, &run, have_cmp ? &cmp : NULL) != 0;
+  if (env) fprintf(stderr, "kgate: %s\n", err);
+  int code = env                          ? KG_EXIT_ENV
+             : c.failed || c.errored      ? KG_EXIT_FAIL
+             : bad_baseline || bad_reports ? KG_EXIT_USAGE
+             : have_cmp && cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF
+                                                  : KG_EXIT_OK;
+  kg_comparison_free(&cmp);
+  kg_run_free(&run);
+  return code;
+}
+
+int kg_gate_compare(const kg_cli *cli) {
+  char err[512];
+  kg_baseline old, now;
+  kg_run run = {0};
+  int rc = kg_baseline_load(cli->args[0], &old, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "kgate: %s\n", rc == 1 ? "the first file does not exist" : err);
+    return KG_EXIT_USAGE;
+  }
+  if (kg_results_read(cli->args[1], &run, err, sizeof err) || kg_baseline_from_run(&run, &now)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    kg_baseline_free(&old);
+    kg_run_free(&run);
+    return KG_EXIT_USAGE;
+  }
+  kg_comparison cmp = {0};
+  rc = kg_compare(&old, &now, cli->tolerance_pct, &cmp, err, sizeof err);
+  kg_baseline_free(&old);
+  kg_baseline_free(&now);
+  int code = KG_EXIT_USAGE;
+  if (rc) {
+    fprintf(stderr, "kgate: %s\n", err);
+  } else {
+    kg_report_compare(stdout, &cmp);
+    code = write_reports(cli, &run, &cmp) ? KG_EXIT_USAGE : cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF : KG_EXIT_OK;
+  }
+  kg_comparison_free(&cmp);
+  kg_run_free(&run);
+  return code;
+}
+
+int kg_gate_baseline_update(const kg_cli *cli) {
+  char err[512], slug[128], path[PATH_MAX];
+  kg_run run = {0};
+  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  kg_gpu_slug(run.meta.dev.name, slug, sizeof slug);
+  snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  int rc = kg_baseline_update(path, &run, err, sizeof err);
+  if (rc) fprintf(stderr, "kgate: %s\n", err);
+  else printf("kgate: wrote %s from %s\n", path, cli->args[0]);
+  kg_run_free(&run);
+  return rc ? KG_EXIT_USAGE : KG_EXIT_OK;
+}

@@ -1,0 +1,56 @@
+/* A run in memory, and the results JSON (schema in docs/results-schema.md). */
+#ifndef KG_RESULTS_H
+#define KG_RESULTS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "proto.h"
+
+#define KG_RESULTS_SCHEMA 1
+
+typedef struct kg_run_meta {
+  char date[32]; /* UTC, ISO 8601: 2026-11-21T08:30:00Z */
+  char version[32], commit[64];
+  kg_device_info dev;
+  uint64_t seed;
+  int repeats;
+  kg_time_opts time;
+  double tolerance; /* --tolerance in percent, 0 = per size class */
+  double wall_s;
+} kg_run_meta;
+
+typedef struct kg_run {
+  kg_run_meta meta;
+  size_t n;
+  kg_case *cases;     /* malloc'ed */
+  kg_result *results; /* malloc'ed, results[i] belongs to cases[i] */
+} kg_run;
+
+/* Writes the results JSON atomically ("-" for stdout). 0, or -1 with err. */
+int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen);
+/* Reads a results JSON. Rejects malformed JSON, another "kind", another
+ * schema_version, missing fields and unknown variant/dtype/pattern names
+ * with a one-line message naming the file and the problem. */
+int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen);
+void kg_run_free(kg_run *run);
+
+/* The "device" object of results and baselines (non-finite numbers as null).
+ * from_json: 0, or -1 with the problem ("missing field 'sms'") in err. */
+json_t *kg_device_to_json(const kg_device_info *d);
+int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen);
+
+/* Numbers derived from a timed case. */
+typedef struct kg_perf {
+  double gbps;         /* n * element size / median */
+  double pct_peak;     /* of meta.dev.peak_gbps */
+  double pct_roofline; /* of meta.dev.roofline_gbps (0 when not measured) */
+  double vs_cub;       /* cub_sum's median / this median for the same dtype and n: > 1 is faster than CUB; 0 if none */
+} kg_perf;
+
+/* Zeros when case i was not timed. */
+kg_perf kg_perf_of(const kg_run *run, size_t i);
+
+#endif

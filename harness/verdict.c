@@ -1,0 +1,136 @@
+#include "verdict.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "registry.h"
+
+static const char *const k_verdict[KG_NVERDICTS] = {"SAME", "SLOWER", "FASTER", "NEW", "MISSING", "UNKNOWN"};
+
+/* Report order: what may block a merge first, then what changed, then the rest. */
+static const int k_rank[KG_NVERDICTS] = {
+    [KG_V_SLOWER] = 0, [KG_V_UNKNOWN] = 1, [KG_V_MISSING] = 2,
+    [KG_V_FASTER] = 3, [KG_V_NEW] = 4,     [KG_V_SAME] = 5,
+};
+
+const char *kg_verdict_name(kg_verdict v) { return (unsigned)v < KG_NVERDICTS ? k_verdict[v] : "?"; }
+
+double kg_tolerance(size_t bytes, double override_pct) {
+  if (override_pct > 0) return override_pct / 100.0;
+  /* Small inputs are launch-bound, and launch latency jitters more than bandwidth does. */
+  if (bytes < ((size_t)1 << 20)) return 0.10;
+  if (bytes < ((size_t)64 << 20)) return 0.05;
+  return 0.03;
+}
+
+kg_verdict kg_verdict_of(const kg_timing *base, const kg_timing *now, double tol) {
+  if (base->samples <= 0 || now->samples <= 0) return KG_V_UNKNOWN;
+  /* Both tests, as nvbench_compare does: the median must move beyond the
+   * tolerance and the interquartile ranges must not overlap, so one noisy
+   * run cannot fail a merge on its median alone. */
+  if (now->median_us > base->median_us * (1 + tol) && now->q1_us > base->q3_us) return KG_V_SLOWER;
+  if (now->median_us < base->median_us * (1 - tol) && now->q3_us < base->q1_us) return KG_V_FASTER;
+  return KG_V_SAME;
+}
+
+static int key_cmp(const kg_base_entry *a, const kg_base_entry *b) {
+  int c = strcmp(a->variant, b->variant);
+  if (c) return c;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  return a->n < b->n ? -1 : a->n > b->n;
+}
+
+static int entry_ptr_cmp(const void *a, const void *b) {
+  return key_cmp(*(const kg_base_entry *const *)a, *(const kg_base_entry *const *)b);
+}
+
+/* Pointers to the entries in key order: baseline.h promises sorted entries,
+ * but a hand-edited file or a results file need not be, and merging needs it. */
+static const kg_base_entry **sorted_entries(const kg_baseline *b) {
+  const kg_base_entry **p = malloc((b->n ? b->n : 1) * sizeof *p);
+  if (!p) return NULL;
+  for (size_t i = 0; i < b->n; i++) p[i] = &b->entries[i];
+  qsort(p, b->n, sizeof *p, entry_ptr_cmp);
+  return p;
+}
+
+static double median_of(const kg_base_entry *e) { return e && e->t.samples > 0 ? e->t.median_us : 0; }
+
+/* One row from a base entry, a current entry, or both (either may be NULL). */
+static kg_cmp_row make_row(const kg_base_entry *b, const kg_base_entry *n, double tol_override_pct) {
+  const kg_base_entry *e = n ? n : b;
+  kg_cmp_row r = {.dtype = e->dtype, .n = e->n};
+  snprintf(r.variant, sizeof r.variant, "%s", e->variant);
+  r.tol = kg_tolerance(e->n * kg_dtype_get(e->dtype)->size, tol_override_pct);
+  r.base_us = median_of(b);
+  r.now_us = median_of(n);
+  if (r.base_us > 0 && r.now_us > 0) r.change = r.now_us / r.base_us - 1;
+  r.verdict = !b ? KG_V_NEW : !n ? KG_V_MISSING : kg_verdict_of(&b->t, &n->t, r.tol);
+  return r;
+}
+
+/* Registry position, with names the registry no longer knows after all of it. */
+static size_t variant_rank(const char *name) {
+  int v = kg_variant_find(name);
+  return v < 0 ? kg_nvariants : (size_t)v;
+}
+
+static int row_cmp(const void *pa, const void *pb) {
+  const kg_cmp_row *a = pa, *b = pb;
+  if (a->verdict != b->verdict) return k_rank[a->verdict] - k_rank[b->verdict];
+  size_t va = variant_rank(a->variant), vb = variant_rank(b->variant);
+  if (va != vb) return va < vb ? -1 : 1;
+  int c = strcmp(a->variant, b->variant); /* orders unknown names among themselves */
+  if (c) return c;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  return a->n < b->n ? -1 : a->n > b->n;
+}
+
+/* Merges the two key-sorted lists into rows. */
+static size_t merge_rows(const kg_base_entry **b, size_t nb, const kg_base_entry **n, size_t nn, double tol_pct,
+                         kg_cmp_row *rows) {
+  size_t i = 0, j = 0, k = 0;
+  while (i < nb || j < nn) {
+    int c = i == nb ? 1 : j == nn ? -1 : key_cmp(b[i], n[j]);
+    if (c < 0) rows[k++] = make_row(b[i++], NULL, tol_pct);
+    else if (c > 0) rows[k++] = make_row(NULL, n[j++], tol_pct);
+    else rows[k++] = make_row(b[i++], n[j++], tol_pct);
+  }
+  return k;
+}
+
+static void version_warning(const kg_device_info *b, const kg_device_info *n, char *out, size_t len) {
+  out[0] = '\0';
+  if (b->driver_version == n->driver_version && b->runtime_version == n->runtime_version) return;
+  snprintf(out, len, "baseline taken with driver %d / CUDA runtime %d, this run %d / %d: timings may shift",
+           b->driver_version, b->runtime_version, n->driver_version, n->runtime_version);
+}
+
+int kg_compare(const kg_baseline *base, const kg_baseline *now, double tol_override_pct, kg_comparison *out,
+               char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (!kg_same_gpu(&base->dev, &now->dev)) {
+    snprintf(err, errlen, "baseline is for %s, this run is on %s", base->dev.name, now->dev.name);
+    return -1;
+  }
+  const kg_base_entry **b = sorted_entries(base), **n = sorted_entries(now);
+  out->rows = malloc((base->n + now->n + 1) * sizeof *out->rows);
+  if (!b || !n || !out->rows) {
+    free(b), free(n), kg_comparison_free(out);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  out->n = merge_rows(b, base->n, n, now->n, tol_override_pct, out->rows);
+  free(b), free(n);
+  qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
+  for (size_t i = 0; i < out->n; i++) out->count[out->rows[i].verdict]++;
+  version_warning(&base->dev, &now->dev, out->warning, sizeof out->warning);
+  return 0;
+}
+
+void kg_comparison_free(kg_comparison *c) {
+  free(c->rows);
+  memset(c, 0, sizeof *c);
+}

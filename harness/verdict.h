@@ -1,0 +1,52 @@
+/* Verdicts of a run against a baseline, noise-aware: SLOWER needs both a
+ * median slowdown beyond the tolerance and separated intervals. */
+#ifndef KG_VERDICT_H
+#define KG_VERDICT_H
+
+#include <stddef.h>
+
+#include "baseline.h"
+
+typedef enum kg_verdict {
+  KG_V_SAME,    /* within tolerance, or intervals overlap */
+  KG_V_SLOWER,  /* median beyond +tolerance and now.q1 > base.q3 */
+  KG_V_FASTER,  /* median beyond -tolerance and now.q3 < base.q1 */
+  KG_V_NEW,     /* timed now, not in the baseline */
+  KG_V_MISSING, /* in the baseline, not in this run */
+  KG_V_UNKNOWN, /* in both, but one side has no timing (the case failed) */
+  KG_NVERDICTS
+} kg_verdict;
+
+const char *kg_verdict_name(kg_verdict v); /* "SAME", "SLOWER", ... */
+
+/* Default tolerance (fraction) for an input of this many bytes: 10 % below
+ * 1 MiB (launch-bound), 5 % below 64 MiB, 3 % from 64 MiB. override_pct > 0
+ * replaces it (percent). */
+double kg_tolerance(size_t bytes, double override_pct);
+
+/* Verdict of one case; both timings must have samples > 0 for SAME/SLOWER/FASTER. */
+kg_verdict kg_verdict_of(const kg_timing *base, const kg_timing *now, double tol);
+
+typedef struct kg_cmp_row {
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  kg_verdict verdict;
+  double base_us, now_us; /* medians (0 when absent) */
+  double change;          /* now / base - 1 (0 when either is absent) */
+  double tol;             /* the tolerance applied */
+} kg_cmp_row;
+
+typedef struct kg_comparison {
+  size_t n;
+  kg_cmp_row *rows; /* regressions first (SLOWER, UNKNOWN, MISSING, FASTER, NEW, SAME), then variant, dtype, n */
+  size_t count[KG_NVERDICTS];
+  char warning[256]; /* driver or CUDA runtime differ: shown in every report; empty otherwise */
+} kg_comparison;
+
+/* Compares now against base. -1 with err when the GPU models differ. */
+int kg_compare(const kg_baseline *base, const kg_baseline *now, double tol_override_pct, kg_comparison *out,
+               char *err, size_t errlen);
+void kg_comparison_free(kg_comparison *c);
+
+#endif

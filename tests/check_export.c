@@ -1,0 +1,431 @@
+/* export: CSV, JUnit XML and Markdown from a hand-built run and comparison. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "registry.h"
+
+#define MI ((size_t)1 << 20)
+#define TIMING(med) {.samples = 20, .median_us = (med), .q1_us = (med) - 0.5, .q3_us = (med) + 0.5, .min_us = (med) - 1}
+
+/* Eight cases: three timed f32 perf cases that pass (reduce0, reduce7, CUB),
+ * one timed perf case that failed (two_pass: not timed), a wrong i32 sum whose
+ * message holds a comma, a crash whose message needs XML escaping, an
+ * unsupported f16 in-place case and an untimed pass. */
+enum { NCASES = 8, C_R0 = 0, C_R7 = 1, C_CUB = 2, C_FAIL = 3, C_UNSUP = 4, C_CRASH = 5, C_SMALL = 6, C_TWO = 7 };
+static kg_case g_cases[NCASES];
+static kg_result g_results[NCASES];
+static kg_run g_run;
+
+static kg_cmp_row g_rows[5];
+static kg_comparison g_cmp;
+static char g_dir[64], g_path[128];
+
+static int var(const char *name) { return kg_variant_find(name); }
+
+static void make_cases(void) {
+  g_cases[C_R0] = (kg_case){var("reduce0_divergent"), KG_F32, MI, KG_PAT_UNIFORM, 1, 1};
+  g_cases[C_R7] = (kg_case){var("reduce7_shuffle"), KG_F32, MI, KG_PAT_UNIFORM, 1, 1};
+  g_cases[C_CUB] = (kg_case){var("cub_sum"), KG_F32, MI, KG_PAT_UNIFORM, 1, 1};
+  g_cases[C_FAIL] = (kg_case){var("reduce0_divergent"), KG_I32, 7, KG_PAT_EXACT, 1, 0};
+  g_cases[C_UNSUP] = (kg_case){var("neighbored"), KG_F16, 7, KG_PAT_EXACT, 0, 0};
+  g_cases[C_CRASH] = (kg_case){var("reduce7_shuffle"), KG_I32, 33, KG_PAT_EXACT, 1, 0};
+  g_cases[C_SMALL] = (kg_case){var("reduce0_divergent"), KG_F32, 33, KG_PAT_UNIFORM, 1, 0};
+  g_cases[C_TWO] = (kg_case){var("two_pass"), KG_F32, MI, KG_PAT_UNIFORM, 1, 1};
+  memset(g_results, 0, sizeof g_results);
+  for (int i = 0; i < NCASES; i++)
+    g_results[i] = (kg_result){.status = KG_ST_PASS, .got = "1.5", .expected = "1.5", .bound = 1e-6, .ratio = 0.25};
+  g_results[C_R0].timing = (kg_timing)TIMING(40);
+  g_results[C_R7].timing = (kg_timing)TIMING(10);
+  g_results[C_CUB].timing = (kg_timing)TIMING(8);
+  g_results[C_FAIL] = (kg_result){.status = KG_ST_FAIL, .got = "5", .expected = "6", .abs_err = 1, .bound = 0,
+                                  .ratio = INFINITY, .message = "sum is off, by one"};
+  g_results[C_UNSUP] = (kg_result){.status = KG_ST_UNSUPPORTED};
+  g_results[C_CRASH] = (kg_result){.status = KG_ST_ERROR, .message = "worker said <&>\"' and died"};
+  g_results[C_TWO] = (kg_result){.status = KG_ST_FAIL, .got = "7", .expected = "9", .abs_err = 2, .bound = 0.5,
+                                 .ratio = 4, .message = "error exceeds the bound"};
+}
+
+static void make_run(void) {
+  make_cases();
+  g_run = (kg_run){.n = NCASES, .cases = g_cases, .results = g_results};
+  kg_run_meta *m = &g_run.meta;
+  snprintf(m->date, sizeof m->date, "2026-11-21T08:30:00Z");
+  snprintf(m->version, sizeof m->version, "0.1.0");
+  snprintf(m->commit, sizeof m->commit, "abc123def456");
+  m->dev = (kg_device_info){.name = "NVIDIA H100 80GB HBM3", .cc_major = 9, .sms = 132, .driver_version = 12080,
+                            .runtime_version = 12080, .peak_gbps = 3352, .roofline_gbps = 3000};
+  m->seed = 1;
+  /* The comparison as kg_compare would sort it: SLOWER, UNKNOWN, MISSING, FASTER, SAME. */
+  g_rows[0] = (kg_cmp_row){"reduce0_divergent", KG_F32, MI, KG_V_SLOWER, 36.9, 40, 40 / 36.9 - 1, 0.05};
+  g_rows[1] = (kg_cmp_row){"two_pass", KG_F32, MI, KG_V_UNKNOWN, 20, 0, 0, 0.05};
+  g_rows[2] = (kg_cmp_row){"reduce1_strided", KG_F32, MI, KG_V_MISSING, 30, 0, 0, 0.05};
+  g_rows[3] = (kg_cmp_row){"cub_sum", KG_F32, MI, KG_V_FASTER, 9, 8, 8 / 9.0 - 1, 0.05};
+  g_rows[4] = (kg_cmp_row){"reduce7_shuffle", KG_F32, MI, KG_V_SAME, 10.1, 10, 10 / 10.1 - 1, 0.05};
+  g_cmp = (kg_comparison){.n = 5, .rows = g_rows};
+  g_cmp.count[KG_V_SLOWER] = g_cmp.count[KG_V_UNKNOWN] = g_cmp.count[KG_V_MISSING] = 1;
+  g_cmp.count[KG_V_FASTER] = g_cmp.count[KG_V_SAME] = 1;
+  snprintf(g_dir, sizeof g_dir, "/tmp/kg_export_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  g_path[0] = '\0';
+}
+
+static void remove_dir(void) {
+  if (g_path[0]) unlink(g_path);
+  rmdir(g_dir);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  rewind(f);
+  char *s = malloc((size_t)len + 1);
+  ck_assert_uint_eq(fread(s, 1, (size_t)len, f), (size_t)len);
+  s[len] = '\0';
+  fclose(f);
+  return s;
+}
+
+typedef int (*exporter)(const char *, const kg_run *, const kg_comparison *, char *, size_t);
+
+/* Exports into the test's folder and returns the file's text (malloc'ed). */
+static char *export_text(exporter fn, const char *name, const kg_comparison *cmp) {
+  char err[256] = "";
+  snprintf(g_path, sizeof g_path, "%s/%s", g_dir, name);
+  ck_assert_msg(fn(g_path, &g_run, cmp, err, sizeof err) == 0, "%s", err);
+  return slurp(g_path);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static const char k_header[] =
+    "variant,seed,dtype,n,pattern,status,got,expected,abs_err,bound,err_ratio,nondeterministic,"
+    "median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message";
+
+/* Field k of a CSV line (RFC 4180 quoting), unquoted into out. Returns the number of fields. */
+static int csv_field(const char *line, int k, char *out, size_t len) {
+  int field = 0;
+  size_t o = 0;
+  int quoted = 0;
+  for (const char *p = line; *p && (*p != '\n' || quoted); p++) {
+    if (quoted && *p == '"' && p[1] == '"') p++;
+    else if (*p == '"') {
+      quoted = !quoted;
+      continue;
+    } else if (!quoted && *p == ',') {
+      field++;
+      continue;
+    }
+    if (field == k && o + 1 < len) out[o++] = *p;
+  }
+  out[o] = '\0';
+  return field + 1;
+}
+
+/* The line of the CSV whose first fields start with prefix. */
+static const char *csv_line(const char *text, const char *prefix) {
+  for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+    if (strncmp(l, prefix, strlen(prefix)) == 0) return l;
+  return NULL;
+}
+
+enum { COL_STATUS = 5, COL_ABS_ERR = 8, COL_MEDIAN = 12, COL_SAMPLES = 16, COL_GRAPH = 18, COL_GBPS = 19,
+       COL_PCT_PEAK = 20, COL_VS_CUB = 22, COL_VERDICT = 23, COL_CHANGE = 24, COL_MESSAGE = 25, NCOLS = 26 };
+
+START_TEST(test_csv_header_and_rows) {
+  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  ck_assert_int_eq(strncmp(text, k_header, strlen(k_header)), 0);
+  ck_assert_int_eq(text[strlen(k_header)], '\n');
+  size_t lines = 0;
+  char buf[256];
+  for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+    lines++;
+    ck_assert_int_eq(csv_field(l, 0, buf, sizeof buf), NCOLS);
+  }
+  ck_assert_uint_eq(lines, NCASES + 1);
+  ck_assert_ptr_nonnull(csv_line(text, "reduce0_divergent,002,f32,1048576,uniform,pass,"));
+  ck_assert_ptr_nonnull(csv_line(text, "neighbored,003,f16,7,exact,unsupported,"));
+  free(text);
+}
+END_TEST
+
+START_TEST(test_csv_timed_row) {
+  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  const char *l = csv_line(text, "reduce0_divergent,002,f32,1048576,");
+  char f[64];
+  ck_assert_ptr_nonnull(l);
+  csv_field(l, COL_MEDIAN, f, sizeof f);
+  ck_assert_str_eq(f, "40");
+  csv_field(l, COL_SAMPLES, f, sizeof f);
+  ck_assert_str_eq(f, "20");
+  csv_field(l, COL_GRAPH, f, sizeof f);
+  ck_assert_str_eq(f, ""); /* absent, not 0 */
+  csv_field(l, COL_GBPS, f, sizeof f);
+  ck_assert_double_gt(strtod(f, NULL), 0);
+  csv_field(l, COL_VS_CUB, f, sizeof f);
+  ck_assert_double_eq_tol(strtod(f, NULL), 0.2, 1e-9); /* CUB's 8 us over this 40 us */
+  csv_field(l, COL_VERDICT, f, sizeof f);
+  ck_assert_str_eq(f, "SLOWER");
+  csv_field(l, COL_CHANGE, f, sizeof f);
+  ck_assert_double_eq_tol(strtod(f, NULL), 40 / 36.9 - 1, 1e-8);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_csv_absent_values) {
+  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  const char *crash = csv_line(text, "reduce7_shuffle,002,i32,33,exact,error,");
+  const char *small = csv_line(text, "reduce0_divergent,002,f32,33,uniform,pass,");
+  const char *untimed = csv_line(text, "two_pass,004,f32,1048576,uniform,fail,");
+  char f[64];
+  ck_assert(crash && small && untimed);
+  csv_field(crash, COL_ABS_ERR, f, sizeof f);
+  ck_assert_str_eq(f, ""); /* an error has no numbers */
+  for (int col = COL_MEDIAN; col <= COL_CHANGE; col++) {
+    csv_field(small, col, f, sizeof f);
+    ck_assert_msg(f[0] == '\0', "column %d of an untimed case: '%s'", col, f);
+  }
+  csv_field(untimed, COL_VERDICT, f, sizeof f);
+  ck_assert_str_eq(f, "UNKNOWN");
+  csv_field(untimed, COL_MEDIAN, f, sizeof f);
+  ck_assert_str_eq(f, "");
+  free(text);
+}
+END_TEST
+
+START_TEST(test_csv_quoting) {
+  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  ck_assert_ptr_nonnull(strstr(text, ",\"sum is off, by one\"\n"));
+  ck_assert_ptr_nonnull(strstr(text, ",\"worker said <&>\"\"' and died\"\n"));
+  char f[64];
+  csv_field(csv_line(text, "reduce7_shuffle,002,i32,33,"), COL_MESSAGE, f, sizeof f);
+  ck_assert_str_eq(f, "worker said <&>\"' and died");
+  free(text);
+}
+END_TEST
+
+START_TEST(test_csv_no_comparison) {
+  char *text = export_text(kg_export_csv, "r.csv", NULL);
+  char f[64];
+  csv_field(csv_line(text, "reduce0_divergent,002,f32,1048576,"), COL_VERDICT, f, sizeof f);
+  ck_assert_str_eq(f, "");
+  csv_field(csv_line(text, "reduce0_divergent,002,f32,1048576,"), COL_PCT_PEAK, f, sizeof f);
+  ck_assert_double_gt(strtod(f, NULL), 0); /* perf numbers do not need a baseline */
+  free(text);
+}
+END_TEST
+
+/* ---- JUnit -------------------------------------------------------------- */
+
+/* The <testsuite> element of variant, counts parsed from its attributes. */
+static int suite_counts(const char *xml, const char *variant, size_t c[4]) {
+  char open[96];
+  snprintf(open, sizeof open, "<testsuite name=\"%s\"", variant);
+  const char *p = strstr(xml, open);
+  return p && sscanf(p + strlen(open), " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"", &c[0],
+                     &c[1], &c[2], &c[3]) == 4;
+}
+
+START_TEST(test_junit_well_formed) {
+  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  free(xml);
+  if (access("/usr/bin/xmllint", X_OK) != 0 && system("command -v xmllint >/dev/null 2>&1") != 0) return;
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", g_path);
+  ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(test_junit_counts) {
+  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  size_t c[4];
+  /* reduce0: its two f32 checks pass, the perf case is SLOWER, the i32 sum is wrong. */
+  ck_assert_msg(suite_counts(xml, "reduce0_divergent", c), "%s", xml);
+  ck_assert(c[0] == 4 && c[1] == 2 && c[2] == 0 && c[3] == 0);
+  ck_assert(suite_counts(xml, "reduce7_shuffle", c)); /* a pass, its SAME perf case, a crash */
+  ck_assert(c[0] == 3 && c[1] == 0 && c[2] == 1 && c[3] == 0);
+  ck_assert(suite_counts(xml, "cub_sum", c)); /* FASTER passes */
+  ck_assert(c[0] == 2 && c[1] == 0 && c[2] == 0 && c[3] == 0);
+  ck_assert(suite_counts(xml, "neighbored", c));
+  ck_assert(c[0] == 1 && c[1] == 0 && c[2] == 0 && c[3] == 1);
+  ck_assert(suite_counts(xml, "two_pass", c)); /* the failed check, and its perf case skipped */
+  ck_assert(c[0] == 2 && c[1] == 1 && c[2] == 0 && c[3] == 1);
+  ck_assert(!suite_counts(xml, "reduce1_strided", c)); /* no cases, no suite */
+  ck_assert_ptr_nonnull(strstr(xml, "<testsuites name=\"kgate\" tests=\"12\" failures=\"3\" errors=\"1\" skipped=\"2\">"));
+  free(xml);
+}
+END_TEST
+
+START_TEST(test_junit_messages) {
+  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  ck_assert_msg(strstr(xml, "<testcase classname=\"kgate.reduce0_divergent\" name=\"i32 n=7 exact\">\n"
+                            "      <failure message=\"got 5, expected 6, |err| 1, bound 0, err/bound inf: sum is off, "
+                            "by one\"/>"),
+                "%s", xml);
+  ck_assert_msg(strstr(xml, "<testcase classname=\"kgate.reduce0_divergent\" name=\"perf f32 n=1048576\">\n"
+                            "      <failure message=\"median 40.0 us vs baseline 36.9 us (+8.4 %, tolerance 5 %)\"/>"),
+                "%s", xml);
+  ck_assert_ptr_nonnull(strstr(xml, "<testcase classname=\"kgate.cub_sum\" name=\"perf f32 n=1048576\"/>"));
+  ck_assert_ptr_nonnull(strstr(xml, "<testcase classname=\"kgate.reduce0_divergent\" name=\"f32 n=33 uniform\"/>"));
+  ck_assert_ptr_nonnull(strstr(xml, "name=\"f16 n=7 exact\">\n      <skipped"));
+  free(xml);
+}
+END_TEST
+
+START_TEST(test_junit_escaping) {
+  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  ck_assert_msg(strstr(xml, "<error message=\"worker said &lt;&amp;&gt;&quot;&apos; and died\"/>"), "%s", xml);
+  ck_assert_ptr_null(strstr(xml, "<&>"));
+  free(xml);
+}
+END_TEST
+
+START_TEST(test_junit_no_comparison) {
+  char *xml = export_text(kg_export_junit, "r.xml", NULL);
+  size_t c[4];
+  ck_assert(suite_counts(xml, "reduce0_divergent", c));
+  ck_assert(c[0] == 4 && c[1] == 1); /* without a baseline no perf case can fail */
+  free(xml);
+}
+END_TEST
+
+/* ---- Markdown ----------------------------------------------------------- */
+
+static const char k_ladder_header[] =
+    "| variant | time (us) | GB/s | % of peak | step speedup | cumulative speedup | vs CUB | verdict |";
+
+START_TEST(test_markdown_summary) {
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_msg(strstr(md, "NVIDIA H100 80GB HBM3 (CC 9.0, 132 SMs), peak 3352 GB/s, roofline 3000 GB/s"), "%s", md);
+  ck_assert_ptr_nonnull(strstr(md, "2026-11-21T08:30:00Z"));
+  ck_assert_ptr_nonnull(strstr(md, "abc123def456"));
+  ck_assert_ptr_nonnull(strstr(md, "8 cases, 4 passed, 2 failed, 1 errors, 1 unsupported, 0 nondeterministic"));
+  ck_assert_ptr_nonnull(strstr(md, "1 SLOWER, 1 UNKNOWN, 1 MISSING, 1 FASTER, 0 NEW, 1 SAME"));
+  ck_assert_ptr_null(strstr(md, "Warning"));
+  free(md);
+}
+END_TEST
+
+START_TEST(test_markdown_regressions_first) {
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  const char *ladder = strstr(md, k_ladder_header);
+  const char *slower = strstr(md, "| reduce0_divergent | f32 | 1048576 | SLOWER | 36.9 | 40.0 | +8.4 % | 5 % |");
+  ck_assert_msg(ladder && slower, "%s", md);
+  ck_assert(slower < ladder);
+  ck_assert(strstr(md, "## Regressions") < strstr(md, "## Failed cases"));
+  ck_assert_ptr_nonnull(strstr(md, "| reduce1_strided | f32 | 1048576 | MISSING | 30.0 | - | | 5 % |"));
+  ck_assert_ptr_null(strstr(md, "| cub_sum | f32 | 1048576 | FASTER")); /* not a regression */
+  free(md);
+}
+END_TEST
+
+START_TEST(test_markdown_ladder) {
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  const char *ladder = strstr(md, "## Ladder: f32, n = 1048576 (4 MiB)");
+  ck_assert_msg(ladder != NULL, "%s", md);
+  /* Harris' columns: the first rung has no speedups; reduce7 is 40/10 = 4x on
+   * both; CUB is 10/8 = 1.25x over reduce7 and 5x over reduce0. */
+  const char *r0 = strstr(ladder, "| reduce0_divergent | 40.0 |");
+  const char *r7 = strstr(ladder, "| reduce7_shuffle | 10.0 |");
+  const char *two = strstr(ladder, "| two_pass | not timed (fail) |");
+  const char *cub = strstr(ladder, "| cub_sum | 8.00 |");
+  ck_assert_msg(r0 && r7 && two && cub && r0 < r7 && r7 < two && two < cub, "%s", ladder);
+  ck_assert_msg(strstr(r0, "| | | 0.200x | **SLOWER** |\n"), "%s", ladder);
+  ck_assert_msg(strstr(r7, "| 4.00x | 4.00x | 0.800x | SAME |\n"), "%s", ladder);
+  ck_assert_msg(strstr(cub, "| 1.25x | 5.00x | 1.00x | FASTER |\n"), "%s", ladder);
+  ck_assert_msg(strstr(two, "| UNKNOWN |\n"), "%s", ladder);
+  ck_assert_ptr_null(strstr(md, "## Ladder: i32")); /* no i32 perf case */
+  free(md);
+}
+END_TEST
+
+START_TEST(test_markdown_failed_cases) {
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_msg(strstr(md, "| reduce0_divergent i32 n=7 exact | fail | 5 | 6 | 1 | 0 | inf | sum is off, by one |"), "%s",
+                md);
+  ck_assert_msg(strstr(md, "| reduce7_shuffle i32 n=33 exact | error | | | | | | worker said &lt;&>\"' and died |"),
+                "%s", md);
+  ck_assert_ptr_null(strstr(md, "more\n"));
+  free(md);
+}
+END_TEST
+
+START_TEST(test_markdown_warning_and_no_baseline) {
+  snprintf(g_cmp.warning, sizeof g_cmp.warning, "baseline taken with driver 12080 / CUDA runtime 12080, this run "
+                                                "13000 / 13000: timings may shift");
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_ptr_nonnull(strstr(md, "this run 13000 / 13000: timings may shift"));
+  free(md);
+  md = export_text(kg_export_markdown, "r.md", NULL);
+  ck_assert_ptr_nonnull(strstr(md, "no baseline"));
+  ck_assert_ptr_null(strstr(md, "## Regressions"));
+  ck_assert_ptr_nonnull(strstr(md, k_ladder_header));
+  free(md);
+}
+END_TEST
+
+/* 60 failures: the Markdown lists 50 and counts the rest. */
+START_TEST(test_markdown_many_failures) {
+  enum { MANY = 60 };
+  static kg_case cases[MANY];
+  static kg_result results[MANY];
+  for (int i = 0; i < MANY; i++) {
+    cases[i] = (kg_case){var("reduce1_strided"), KG_I32, (size_t)i, KG_PAT_EXACT, 1, 0};
+    results[i] = (kg_result){.status = KG_ST_FAIL, .got = "1", .expected = "2", .abs_err = 1};
+  }
+  g_run.n = MANY, g_run.cases = cases, g_run.results = results;
+  char *md = export_text(kg_export_markdown, "r.md", NULL);
+  ck_assert_ptr_nonnull(strstr(md, "| reduce1_strided i32 n=49 exact | fail |"));
+  ck_assert_ptr_null(strstr(md, "| reduce1_strided i32 n=50 exact |"));
+  ck_assert_ptr_nonnull(strstr(md, "\n... and 10 more\n"));
+  free(md);
+}
+END_TEST
+
+START_TEST(test_export_unwritable) {
+  exporter fns[] = {kg_export_csv, kg_export_junit, kg_export_markdown};
+  for (int k = 0; k < 3; k++) {
+    char err[256] = "";
+    ck_assert_int_eq(fns[k]("/nonexistent-kgate-dir/out", &g_run, &g_cmp, err, sizeof err), -1);
+    ck_assert(err[0] != '\0');
+  }
+  ck_assert_int_eq(access("/nonexistent-kgate-dir/out", F_OK), -1);
+}
+END_TEST
+
+Suite *make_export_suite(void) {
+  Suite *s = suite_create("export");
+  TCase *core = tcase_create("Core");
+  tcase_add_checked_fixture(core, make_run, remove_dir);
+  tcase_add_test(core, test_csv_header_and_rows);
+  tcase_add_test(core, test_csv_timed_row);
+  tcase_add_test(core, test_csv_absent_values);
+  tcase_add_test(core, test_csv_quoting);
+  tcase_add_test(core, test_csv_no_comparison);
+  tcase_add_test(core, test_junit_well_formed);
+  tcase_add_test(core, test_junit_counts);
+  tcase_add_test(core, test_junit_messages);
+  tcase_add_test(core, test_junit_escaping);
+  tcase_add_test(core, test_junit_no_comparison);
+  tcase_add_test(core, test_markdown_summary);
+  tcase_add_test(core, test_markdown_regressions_first);
+  tcase_add_test(core, test_markdown_ladder);
+  tcase_add_test(core, test_markdown_failed_cases);
+  tcase_add_test(core, test_markdown_warning_and_no_baseline);
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_add_checked_fixture(limits, make_run, remove_dir);
+  tcase_add_test(limits, test_markdown_many_failures);
+  suite_add_tcase(s, limits);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_checked_fixture(errors, make_run, remove_dir);
+  tcase_add_test(errors, test_export_unwritable);
+  suite_add_tcase(s, errors);
+  return s;
+}

@@ -1,0 +1,410 @@
+/* results: the results JSON round trip, its rejections, derived numbers, and
+ * the atomic writes under it (fileio). */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "registry.h"
+#include "results.h"
+
+/* --- helpers: a scratch folder per test, whole-file reads and writes */
+
+static char g_dir[64], g_path[128];
+
+static void scratch_setup(void) {
+  snprintf(g_dir, sizeof g_dir, "/tmp/kg_results_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  snprintf(g_path, sizeof g_path, "%s/results.json", g_dir);
+}
+
+static void scratch_teardown(void) {
+  DIR *d = opendir(g_dir);
+  struct dirent *e;
+  char p[512];
+  while (d && (e = readdir(d)))
+    if (e->d_name[0] != '.') snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name), unlink(p);
+  if (d) closedir(d);
+  rmdir(g_dir);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return strdup(buf);
+}
+
+static void spit(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Names in g_dir other than keep. */
+static int others_in_dir(const char *keep) {
+  DIR *d = opendir(g_dir);
+  struct dirent *e;
+  int n = 0;
+  while ((e = readdir(d)))
+    n += e->d_name[0] != '.' && strcmp(e->d_name, keep) != 0;
+  closedir(d);
+  return n;
+}
+
+/* --- a run with every status, non-finite numbers, timing present and absent */
+
+enum { NCASES = 8 };
+static kg_case g_cases[NCASES];
+static kg_result g_results[NCASES];
+
+static kg_case mk(const char *variant, kg_dtype dt, size_t n, kg_pattern p, int timed) {
+  int v = kg_variant_find(variant);
+  ck_assert_int_ge(v, 0);
+  return (kg_case){v, dt, n, p, kg_variant_supports(v, dt), timed};
+}
+
+static kg_result res(kg_status st, const char *got, const char *expected, double abs_err, double bound) {
+  kg_result r = {.status = st, .abs_err = abs_err, .bound = bound, .ratio = abs_err / bound, .depth = 23.5, .repeats = 3};
+  snprintf(r.got, sizeof r.got, "%s", got);
+  snprintf(r.expected, sizeof r.expected, "%s", expected);
+  return r;
+}
+
+static kg_run sample_run(void) {
+  g_cases[0] = mk("reduce0_divergent", KG_F32, 4194304, KG_PAT_UNIFORM, 1);
+  g_results[0] = res(KG_ST_PASS, "12.5", "12.500001", 1e-6, 1e-3);
+  g_results[0].timing = (kg_timing){10, 200, 190, 210, 185, 0.004, 0, 1755, 0};
+  g_cases[1] = mk("cub_sum", KG_F32, 4194304, KG_PAT_UNIFORM, 1);
+  g_results[1] = res(KG_ST_PASS, "12.5", "12.500001", 0, 1e-3);
+  g_results[1].timing = (kg_timing){12, 100, 99, 102, 98, 0.002, 0, 1980, 1};
+  g_cases[2] = mk("reduce1_strided", KG_I32, 33, KG_PAT_EXACT, 0);
+  g_results[2] = res(KG_ST_FAIL, "5", "6", 1, 0); /* ratio 1/0 = +Inf */
+  snprintf(g_results[2].message, sizeof g_results[2].message, "wrong result: \"got\" 5\tnot 6");
+  g_cases[3] = mk("neighbored", KG_F16, 1000, KG_PAT_UNIFORM, 0);
+  g_results[3] = res(KG_ST_UNSUPPORTED, "", "", 0, 0);
+  g_results[3].ratio = 0;
+  g_cases[4] = mk("atomic_per_element", KG_F64, 0, KG_PAT_NAN, 0);
+  g_results[4] = res(KG_ST_ERROR, "", "nan", NAN, -INFINITY);
+  snprintf(g_results[4].message, sizeof g_results[4].message, "timeout after 60 s");
+  g_cases[5] = mk("two_pass", KG_BF16, 1000003, KG_PAT_CANCEL, 0);
+  g_results[5] = res(KG_ST_PENDING, "", "", 0, 1);
+  g_cases[6] = mk("reduce7_shuffle", KG_F32, 4194304, KG_PAT_UNIFORM, 1); /* timed, failed: no timing */
+  g_results[6] = res(KG_ST_FAIL, "1", "2", 1, 0.5);
+  g_results[6].nondeterministic = g_results[6].input_modified = 1;
+  g_cases[7] = mk("smem_atomic", KG_F64, 65537, KG_PAT_UNIFORM, 1);
+  g_results[7] = res(KG_ST_PASS, "3", "3", 0, 1e-12);
+  g_results[7].timing = (kg_timing){1, 7.25, 7.25, 7.25, 7.25, INFINITY, 4.5, 0, 0}; /* one sample: noise +Inf */
+  kg_run run = {.n = NCASES, .cases = g_cases, .results = g_results};
+  kg_run_meta *m = &run.meta;
+  snprintf(m->date, sizeof m->date, "2026-11-21T08:30:00Z");
+  snprintf(m->version, sizeof m->version, "0.1.0");
+  snprintf(m->commit, sizeof m->commit, "abc123def456-dirty");
+  m->dev = (kg_device_info){.name = "NVIDIA H200", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
+                            .mem_bytes = 150119448576LL, .driver_version = 13000, .runtime_version = 13000,
+                            .mem_clock_khz = 3201000, .bus_width_bits = 6144, .peak_gbps = 4917.1,
+                            .roofline_gbps = 4200.5};
+  m->seed = 1234567890123ull;
+  m->repeats = 3;
+  m->time = (kg_time_opts){1, 0.005, 10, 2};
+  m->tolerance = 2.5;
+  m->wall_s = 12.3;
+  return run;
+}
+
+static void assert_same_device(const kg_device_info *a, const kg_device_info *b) {
+  ck_assert_str_eq(a->name, b->name);
+  ck_assert(a->cc_major == b->cc_major && a->cc_minor == b->cc_minor && a->sms == b->sms);
+  ck_assert(a->l2_bytes == b->l2_bytes && a->mem_bytes == b->mem_bytes);
+  ck_assert(a->mem_clock_khz == b->mem_clock_khz && a->bus_width_bits == b->bus_width_bits);
+  ck_assert(a->peak_gbps == b->peak_gbps && a->roofline_gbps == b->roofline_gbps);
+  ck_assert(a->driver_version == b->driver_version && a->runtime_version == b->runtime_version);
+}
+
+/* A double after the trip through JSON: non-finite ones come back as +Inf. */
+static double trip(double v) { return isfinite(v) ? v : INFINITY; }
+
+START_TEST(test_results_round_trip) {
+  kg_run a = sample_run(), b;
+  char err[512] = "";
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(b.meta.date, a.meta.date);
+  ck_assert_str_eq(b.meta.version, a.meta.version);
+  ck_assert_str_eq(b.meta.commit, a.meta.commit);
+  assert_same_device(&b.meta.dev, &a.meta.dev);
+  ck_assert(b.meta.seed == a.meta.seed && b.meta.repeats == 3 && b.meta.time.hot == 1);
+  ck_assert(b.meta.time.max_noise == 0.005 && b.meta.time.min_samples == 10 && b.meta.time.max_seconds == 2);
+  ck_assert(b.meta.tolerance == 2.5 && b.meta.wall_s == 12.3);
+  ck_assert_uint_eq(b.n, NCASES);
+  for (size_t i = 0; i < NCASES; i++) {
+    const kg_result *x = &a.results[i], *y = &b.results[i];
+    const kg_case *c = &a.cases[i], *d = &b.cases[i];
+    ck_assert(d->variant == c->variant && d->dtype == c->dtype && d->n == c->n && d->pattern == c->pattern);
+    ck_assert(d->supported == c->supported && d->timed == c->timed);
+    ck_assert_int_eq(y->status, x->status);
+    ck_assert_str_eq(y->got, x->got);
+    ck_assert_str_eq(y->expected, x->expected);
+    ck_assert_str_eq(y->message, x->message);
+    ck_assert(y->abs_err == trip(x->abs_err) && y->bound == trip(x->bound) && y->ratio == trip(x->ratio));
+    ck_assert(y->depth == x->depth && y->repeats == x->repeats);
+    ck_assert(y->nondeterministic == x->nondeterministic && y->input_modified == x->input_modified);
+    const kg_timing *s = &x->timing, *t = &y->timing;
+    ck_assert_int_eq(t->samples, s->samples);
+    ck_assert(t->median_us == s->median_us && t->q1_us == s->q1_us && t->q3_us == s->q3_us && t->min_us == s->min_us);
+    ck_assert(t->noise == s->noise && t->graph_us == s->graph_us && t->sm_clock_mhz == s->sm_clock_mhz);
+    ck_assert_int_eq(t->throttled, s->throttled);
+  }
+  kg_run_free(&b);
+  ck_assert_ptr_null(b.cases);
+}
+END_TEST
+
+/* One case per line, derived numbers written, no timing object when untimed. */
+START_TEST(test_results_file_shape) {
+  kg_run a = sample_run();
+  char err[512] = "";
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = slurp(g_path);
+  ck_assert_ptr_nonnull(text);
+  ck_assert(strncmp(text, "{\"kind\":\"kgate-results\",\n\"schema_version\":1,\n\"run\":{", 50) == 0);
+  int lines = 0, case_lines = 0;
+  for (char *p = text; (p = strchr(p, '\n')); p++) lines++, case_lines += strncmp(p + 1, "{\"variant\":", 11) == 0;
+  ck_assert_int_eq(case_lines, NCASES);
+  ck_assert_int_eq(lines, NCASES + 5);
+  ck_assert_ptr_nonnull(strstr(text, "\"timing\":null"));
+  ck_assert_ptr_nonnull(strstr(text, "\"vs_cub\":0.5"));
+  ck_assert_ptr_nonnull(strstr(text, "\"ratio\":null"));
+  ck_assert(text[strlen(text) - 1] == '\n');
+  free(text);
+  ck_assert_int_eq(others_in_dir("results.json"), 0);
+}
+END_TEST
+
+START_TEST(test_results_perf_of) {
+  kg_run a = sample_run();
+  kg_perf p = kg_perf_of(&a, 0);
+  double gbps = 4194304.0 * 4 / (200 * 1e3);
+  ck_assert_double_eq_tol(p.gbps, gbps, 1e-9);
+  ck_assert_double_eq_tol(p.pct_peak, 100 * gbps / 4917.1, 1e-9);
+  ck_assert_double_eq_tol(p.pct_roofline, 100 * gbps / 4200.5, 1e-9);
+  ck_assert_double_eq_tol(p.vs_cub, 0.5, 1e-12);
+  ck_assert_double_eq_tol(kg_perf_of(&a, 1).vs_cub, 1, 1e-12);
+  kg_perf none = kg_perf_of(&a, 6); /* timed but failed */
+  ck_assert(none.gbps == 0 && none.pct_peak == 0 && none.vs_cub == 0);
+  ck_assert(kg_perf_of(&a, 2).gbps == 0); /* never timed */
+  kg_perf lone = kg_perf_of(&a, 7);       /* no cub_sum for f64 65537 */
+  ck_assert_double_eq_tol(lone.gbps, 65537.0 * 8 / 7250, 1e-9);
+  ck_assert(lone.vs_cub == 0);
+  a.meta.dev.roofline_gbps = 0;
+  ck_assert(kg_perf_of(&a, 0).pct_roofline == 0);
+}
+END_TEST
+
+/* "-" is standard output, whole and parseable. */
+START_TEST(test_results_stdout) {
+  kg_run a = sample_run(), b;
+  char err[512] = "";
+  fflush(stdout);
+  int saved = dup(1), fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ck_assert(saved >= 0 && fd >= 0);
+  dup2(fd, 1);
+  close(fd);
+  int rc = kg_results_write("-", &a, err, sizeof err);
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  ck_assert_msg(rc == 0, "%s", err);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(b.n, NCASES);
+  kg_run_free(&b);
+  ck_assert_int_eq(others_in_dir("results.json"), 0);
+}
+END_TEST
+
+/* --- Errors: each bad file is the good one with one edit. */
+
+static const struct {
+  const char *from, *to, *message;
+} k_bad[] = {
+    {"]}\n", "", "malformed JSON at line 13"}, /* the end of file, after 12 lines */
+    {"\"kgate-results\"", "\"kgate-baseline\"", "not a kgate results file (kind 'kgate-baseline')"},
+    {"\"schema_version\":1", "\"schema_version\":2", "schema_version 2 is not supported (this kgate reads 1)"},
+    {"\"schema_version\":1", "\"schema_version\":\"1\"", "field 'schema_version' should be an integer"},
+    {"\"status\":\"fail\",", "", "cases[2]: missing field 'status'"},
+    {"\"variant\":\"reduce1_strided\"", "\"variant\":\"reduce99\"", "cases[2]: unknown variant 'reduce99'"},
+    {"\"dtype\":\"i32\"", "\"dtype\":\"i8\"", "cases[2]: unknown dtype 'i8'"},
+    {"\"pattern\":\"exact\"", "\"pattern\":\"ones\"", "cases[2]: unknown pattern 'ones'"},
+    {"\"status\":\"fail\"", "\"status\":\"failed\"", "cases[2]: unknown status 'failed'"},
+    {"\"n\":33", "\"n\":\"33\"", "cases[2]: field 'n' should be an integer"},
+    {"\"n\":33", "\"n\":-33", "cases[2]: negative n"},
+    {"\"timing\":null", "\"timing\":3", "field 'timing' should be an object or null"},
+    {"\"samples\":10,", "", "cases[0].timing: missing field 'samples'"},
+    {"\"sms\":132,", "", "run.device: missing field 'sms'"},
+    {"\"hot\":true", "\"hot\":1", "run.options: field 'hot' should be true or false"},
+    {"\"cases\":", "\"casez\":", "missing field 'cases'"},
+    {"\"wall_s\":", "\"wall_s\":\"x\",\"w\":", "run: field 'wall_s' should be a number or null"},
+    {"{\"kind\"", "[{\"kind\"", "malformed JSON"},
+    {"\"kind\":\"kgate-results\",", "\"kind\":\"kgate-results\",\"kind\":\"x\",", "duplicate"},
+};
+
+static char *replace_first(const char *text, const char *from, const char *to) {
+  const char *at = strstr(text, from);
+  ck_assert_msg(at != NULL, "'%s' not in the file", from);
+  size_t head = (size_t)(at - text);
+  char *out = malloc(strlen(text) + strlen(to) + 1);
+  memcpy(out, text, head);
+  strcpy(out + head, to);
+  strcat(out, at + strlen(from));
+  return out;
+}
+
+START_TEST(test_results_read_rejects) {
+  kg_run a = sample_run(), b;
+  char err[512] = "", bad[160];
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = slurp(g_path), *edited = replace_first(text, k_bad[_i].from, k_bad[_i].to);
+  snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
+  spit(bad, edited);
+  ck_assert_int_eq(kg_results_read(bad, &b, err, sizeof err), -1);
+  ck_assert_msg(strncmp(err, bad, strlen(bad)) == 0, "message '%s' does not start with the file", err);
+  ck_assert_msg(strstr(err, k_bad[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad[_i].message);
+  ck_assert_ptr_null(strchr(err, '\n'));
+  ck_assert(b.n == 0 && b.cases == NULL && b.results == NULL);
+  free(text);
+  free(edited);
+}
+END_TEST
+
+START_TEST(test_results_read_exact_messages) {
+  kg_run b;
+  char err[512], path[160], want[400];
+  snprintf(path, sizeof path, "%s/v2.json", g_dir);
+  spit(path, "{\"kind\":\"kgate-results\",\"schema_version\":2}");
+  ck_assert_int_eq(kg_results_read(path, &b, err, sizeof err), -1);
+  snprintf(want, sizeof want, "%s: schema_version 2 is not supported (this kgate reads 1)", path);
+  ck_assert_str_eq(err, want);
+  snprintf(path, sizeof path, "%s/missing.json", g_dir);
+  ck_assert_int_eq(kg_results_read(path, &b, err, sizeof err), -1);
+  snprintf(want, sizeof want, "cannot read %s: No such file or directory", path);
+  ck_assert_str_eq(err, want);
+  ck_assert_int_eq(kg_results_read(g_dir, &b, err, sizeof err), -1); /* a folder */
+  ck_assert_msg(strstr(err, g_dir) != NULL, "%s", err);
+  snprintf(path, sizeof path, "%s/empty.json", g_dir);
+  spit(path, "");
+  ck_assert_int_eq(kg_results_read(path, &b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "malformed JSON at line") != NULL, "%s", err);
+}
+END_TEST
+
+/* --- Atomic: the target is whole, old or new, whatever happens to the writer. */
+
+static const char k_old[] = "{\"old\":\"content\",\"kept\":[1,2,3]}\n";
+
+START_TEST(test_fileio_killed_writer_keeps_old) {
+  spit(g_path, k_old);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    kg_outfile o;
+    char err[256];
+    if (kg_out_open(&o, g_path, err, sizeof err)) _exit(3);
+    fputs("{\"new\":\"half of it", o.f);
+    fflush(o.f); /* the half really is in the temp file */
+    raise(SIGKILL);
+    _exit(4);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child status %d", status);
+  char *now = slurp(g_path);
+  ck_assert_str_eq(now, k_old);
+  free(now);
+  /* The half-written file is the stray temp beside it, not the target. */
+  ck_assert_int_eq(others_in_dir("results.json"), 1);
+}
+END_TEST
+
+START_TEST(test_fileio_abort_leaves_nothing) {
+  spit(g_path, k_old);
+  kg_outfile o;
+  char err[256] = "";
+  ck_assert_msg(kg_out_open(&o, g_path, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(others_in_dir("results.json"), 1); /* the temp file */
+  ck_assert(strncmp(o.tmp, g_path, strlen(g_path)) == 0 && strstr(o.tmp, ".tmp.") != NULL);
+  fputs("garbage", o.f);
+  kg_out_abort(&o);
+  kg_out_abort(&o); /* twice is harmless */
+  ck_assert_int_eq(others_in_dir("results.json"), 0);
+  char *now = slurp(g_path);
+  ck_assert_str_eq(now, k_old);
+  free(now);
+}
+END_TEST
+
+START_TEST(test_fileio_commit_replaces) {
+  spit(g_path, k_old);
+  umask(022);
+  kg_outfile o;
+  char err[256] = "";
+  ck_assert_msg(kg_out_open(&o, g_path, err, sizeof err) == 0, "%s", err);
+  fputs("new\n", o.f);
+  ck_assert_msg(kg_out_commit(&o, err, sizeof err) == 0, "%s", err);
+  char *now = slurp(g_path);
+  ck_assert_str_eq(now, "new\n");
+  free(now);
+  ck_assert_int_eq(others_in_dir("results.json"), 0);
+  struct stat st;
+  ck_assert_int_eq(stat(g_path, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0644); /* not mkstemp's 0600 */
+}
+END_TEST
+
+START_TEST(test_fileio_open_fails) {
+  kg_outfile o;
+  char err[256] = "";
+  ck_assert_int_eq(kg_out_open(&o, "/nonexistent-kgate/dir/out.json", err, sizeof err), -1);
+  ck_assert_str_eq(err, "cannot write /nonexistent-kgate/dir/out.json: No such file or directory");
+  kg_run a = sample_run();
+  ck_assert_int_eq(kg_results_write("/nonexistent-kgate/r.json", &a, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "/nonexistent-kgate/r.json") != NULL, "%s", err);
+}
+END_TEST
+
+#define N(a) (int)(sizeof a / sizeof a[0])
+
+Suite *make_results_suite(void) {
+  Suite *s = suite_create("results");
+  TCase *core = tcase_create("Core");
+  tcase_add_checked_fixture(core, scratch_setup, scratch_teardown);
+  tcase_add_test(core, test_results_round_trip);
+  tcase_add_test(core, test_results_file_shape);
+  tcase_add_test(core, test_results_perf_of);
+  tcase_add_test(core, test_results_stdout);
+  suite_add_tcase(s, core);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_checked_fixture(errors, scratch_setup, scratch_teardown);
+  tcase_add_loop_test(errors, test_results_read_rejects, 0, N(k_bad));
+  tcase_add_test(errors, test_results_read_exact_messages);
+  tcase_add_test(errors, test_fileio_open_fails);
+  suite_add_tcase(s, errors);
+  TCase *atomic = tcase_create("Atomic");
+  tcase_add_checked_fixture(atomic, scratch_setup, scratch_teardown);
+  tcase_add_test(atomic, test_fileio_killed_writer_keeps_old);
+  tcase_add_test(atomic, test_fileio_abort_leaves_nothing);
+  tcase_add_test(atomic, test_fileio_commit_replaces);
+  suite_add_tcase(s, atomic);
+  return s;
+}
