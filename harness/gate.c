@@ -9,6 +9,7 @@
 #include "baseline.h"
 #include "export.h"
 #include "plan.h"
+#include "registry.h"
 #include "report.h"
 #include "results.h"
 #include "supervisor.h"
@@ -93,6 +94,26 @@ static void fill_meta(const kg_cli *cli, const kg_device_info *dev, double wall,
   m->wall_s = wall;
 }
 
+/* Keeps the baseline entries this run could have timed: a --variant, --dtype
+ * or --perf-sizes selection must not report everything else as MISSING.
+ * Variants the registry no longer knows stay, and show as MISSING. */
+static void restrict_to_run(kg_baseline *b, const kg_run *run) {
+  size_t kept = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    const kg_base_entry *e = &b->entries[i];
+    int v = kg_variant_find(e->variant), keep = v < 0, variant_timed = 0, size_timed = 0;
+    for (size_t k = 0; k < run->n && !keep; k++) {
+      const kg_case *c = &run->cases[k];
+      if (!c->timed) continue;
+      variant_timed |= c->variant == v && c->dtype == e->dtype;
+      size_timed |= c->n == e->n;
+      keep = variant_timed && size_timed;
+    }
+    if (keep) b->entries[kept++] = *e;
+  }
+  b->n = kept;
+}
+
 /* Compares the run with DIR/<slug>.json. 0 with *have set when a comparison
  * was made; -1 (input error, printed) when the baseline is unusable. */
 static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_comparison *cmp, int *have) {
@@ -111,6 +132,7 @@ static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_compar
     fprintf(stderr, "kgate: %s\n", err);
     return -1;
   }
+  restrict_to_run(&base, run);
   if (kg_baseline_from_run(run, &now)) {
     kg_baseline_free(&base);
     fprintf(stderr, "kgate: out of memory\n");

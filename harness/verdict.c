@@ -67,7 +67,8 @@ static kg_cmp_row make_row(const kg_base_entry *b, const kg_base_entry *n, doubl
   r.base_us = median_of(b);
   r.now_us = median_of(n);
   if (r.base_us > 0 && r.now_us > 0) r.change = r.now_us / r.base_us - 1;
-  r.verdict = !b ? KG_V_NEW : !n ? KG_V_MISSING : kg_verdict_of(&b->t, &n->t, r.tol);
+  /* Not in the baseline: NEW once timed; a case that failed its check is UNKNOWN either way. */
+  r.verdict = !b ? (n->t.samples ? KG_V_NEW : KG_V_UNKNOWN) : !n ? KG_V_MISSING : kg_verdict_of(&b->t, &n->t, r.tol);
   return r;
 }
 

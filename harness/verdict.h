@@ -13,7 +13,7 @@ typedef enum kg_verdict {
   KG_V_FASTER,  /* median beyond -tolerance and now.q3 < base.q1 */
   KG_V_NEW,     /* timed now, not in the baseline */
   KG_V_MISSING, /* in the baseline, not in this run */
-  KG_V_UNKNOWN, /* in both, but one side has no timing (the case failed) */
+  KG_V_UNKNOWN, /* the case failed its check, so it has no timing (whether or not in the baseline) */
   KG_NVERDICTS
 } kg_verdict;
 
