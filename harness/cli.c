@@ -46,7 +46,7 @@ void kg_cli_usage(FILE *f) {
         "  --max-noise PCT      sample until the median's relative error is below (default 0.5)\n"
         "  --min-samples N      at least N samples (default 10)\n"
         "  --max-seconds S      sampling cap per case (default 2)\n"
-        "  --tolerance PCT      slowdown tolerance for all sizes (default 10/5/3 % by size; also compare)\n"
+        "  --tolerance PCT      slowdown tolerance for all sizes (default 20/15/3 % by size; also compare)\n"
         "  --baseline-dir DIR   where <gpu-slug>.json baselines live (default baselines; also baseline update)\n"
         "\n"
         "  -h, --help           this text\n"

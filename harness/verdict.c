@@ -19,9 +19,13 @@ const char *kg_verdict_name(kg_verdict v) { return (unsigned)v < KG_NVERDICTS ? 
 
 double kg_tolerance(size_t bytes, double override_pct) {
   if (override_pct > 0) return override_pct / 100.0;
-  /* Small inputs are launch-bound, and launch latency jitters more than bandwidth does. */
-  if (bytes < ((size_t)1 << 20)) return 0.10;
-  if (bytes < ((size_t)64 << 20)) return 0.05;
+  /* Calibrated on what separate processes measure on one GPU (two gate runs
+   * on an H200, 228 timed cases): within a run the quartiles sit within 1 %,
+   * yet between runs medians moved up to +10.3 % at 2^22 elements (kernels of
+   * 10-30 us, latency-bound) and at most 2.1 % at 2^25. Small inputs are
+   * launch-bound and jitter most. */
+  if (bytes < ((size_t)1 << 20)) return 0.20;
+  if (bytes < ((size_t)64 << 20)) return 0.15;
   return 0.03;
 }
 
