@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gate.h"
+#include "publish.h"
 #include "report.h"
 #include "sizes.h"
 
@@ -25,6 +27,10 @@ void kg_cli_usage(FILE *f) {
         "  run                        the gate: check, time the perf sizes, compare with the baseline\n"
         "  compare OLD.json NEW.json  compare two results (or a baseline and a result) offline\n"
         "  baseline update RESULTS.json  write baselines/<gpu>.json from a fully correct run\n"
+        "  plot RESULTS.json          charts: bandwidth against size, the ladder (compare with --baseline)\n"
+        "  history add RESULTS.json --file HISTORY.jsonl   append the run to a history, one line\n"
+        "  history plot HISTORY.jsonl  trend charts, and the step changes between runs\n"
+        "  report RESULTS.json --html DIR   a static page: charts, ladder tables, the result files\n"
         "\n"
         "check and run options:\n"
         "  --variant LIST       comma-separated variant names (default: all)\n"
@@ -48,21 +54,35 @@ void kg_cli_usage(FILE *f) {
         "  --max-seconds S      sampling cap per case (default 2)\n"
         "  --tolerance PCT      slowdown tolerance for all sizes (default 20/15/3 % by size; also compare)\n"
         "  --baseline-dir DIR   where <gpu-slug>.json baselines live (default baselines; also baseline update)\n"
+        "  --plots DIR          draw the run's charts into DIR (also compare: the comparison chart)\n"
+        "\n"
+        "plot, history and report options:\n"
+        "  -o, --output DIR     where charts go (plot, history plot; default .)\n"
+        "  --baseline FILE      compare with a baseline or results file (plot, report; history plot: the band,\n"
+        "                       default <baseline-dir>/<gpu-slug>.json)\n"
+        "  --file FILE          the history file to append to (history add)\n"
+        "  --html DIR           the folder of the page (report)\n"
+        "  --history FILE       add the trend charts and step changes of a history (report)\n"
+        "  charts need gnuplot (scripts: $KGATE_PLOTS, <prefix>/share/kgate/plots, or the source tree's plots/)\n"
         "\n"
         "  -h, --help           this text\n"
         "  --version            version and commit\n"
         "\n"
         "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error),\n"
-        "            2 usage or input error, 3 environment (no GPU), 4 performance regression only\n",
+        "            2 usage or input error, 3 environment (no GPU, no gnuplot), 4 performance regression only\n",
         f);
 }
 
-enum { C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_ALL = 31 };
+enum {
+  C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_PLOT = 32, C_HADD = 64, C_HPLOT = 128,
+  C_REPORT = 256, C_ALL = 511
+};
 enum { SOLO = 0, VALUE = 1 };
 
 typedef enum opt_id {
   O_HELP, O_VERBOSE, O_QUIET, O_VARIANT, O_DTYPE, O_PATTERN, O_SIZES, O_SEED, O_REPEAT, O_TIMEOUT, O_DEVICE,
-  O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF
+  O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF,
+  O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML
 } opt_id;
 
 /* Every option: names, whether it takes a value, the commands that accept it. */
@@ -89,26 +109,53 @@ static const struct {
     {"--max-noise", NULL, VALUE, C_RUN, O_NOISE},
     {"--min-samples", NULL, VALUE, C_RUN, O_MINS},
     {"--max-seconds", NULL, VALUE, C_RUN, O_MAXS},
-    {"--tolerance", NULL, VALUE, C_RUN | C_COMPARE, O_TOL},
-    {"--baseline-dir", NULL, VALUE, C_RUN | C_BASELINE, O_BASEDIR},
+    {"--tolerance", NULL, VALUE, C_RUN | C_COMPARE | C_PLOT | C_HPLOT | C_REPORT, O_TOL},
+    {"--baseline-dir", NULL, VALUE, C_RUN | C_BASELINE | C_HPLOT, O_BASEDIR},
     {"--json", NULL, VALUE, C_CHECK | C_RUN, O_JSON},
     {"--csv", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_CSV},
     {"--junit", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_JUNIT},
     {"--markdown", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_MD},
     {"--roofline", NULL, SOLO, C_WORKER, O_ROOF},
+    {"--output", "-o", VALUE, C_PLOT | C_HPLOT, O_OUTPUT},
+    {"--plots", NULL, VALUE, C_RUN | C_COMPARE, O_PLOTS},
+    {"--baseline", NULL, VALUE, C_PLOT | C_HPLOT | C_REPORT, O_BASELINE},
+    {"--history", NULL, VALUE, C_REPORT, O_HISTORY},
+    {"--file", NULL, VALUE, C_HADD, O_FILE},
+    {"--html", NULL, VALUE, C_REPORT, O_HTML},
 };
 
+/* Every command: its word and sub-command word, the option bit, the
+ * positional arguments it needs (what, in errors), the option it cannot do
+ * without, and its usage line for errors. */
 static const struct {
-  const char *name;
+  const char *name, *sub; /* sub: the word that must follow ("update"), NULL for none */
   kg_command cmd;
   unsigned bit;
-  int nargs; /* positional arguments it needs */
+  int nargs;
+  const char *label, *needs; /* "baseline needs a results file" */
+  size_t required;           /* offsetof the kg_cli string the command cannot do without; 0: none */
+  const char *required_text; /* how to give it: "--file HISTORY.jsonl" */
+  const char *usage;
 } k_cmds[] = {
-    {"list", KG_CMD_LIST, 0, 0},          {"--list", KG_CMD_LIST, 0, 0},     {"check", KG_CMD_CHECK, C_CHECK, 0},
-    {"run", KG_CMD_RUN, C_RUN, 0},        {"compare", KG_CMD_COMPARE, C_COMPARE, 2},
-    {"baseline", KG_CMD_BASELINE, C_BASELINE, 1}, {"worker", KG_CMD_WORKER, C_WORKER, 0},
-    {"help", KG_CMD_HELP, 0, 0},          {"--help", KG_CMD_HELP, 0, 0},     {"-h", KG_CMD_HELP, 0, 0},
-    {"--version", KG_CMD_VERSION, 0, 0},
+    {"list", NULL, KG_CMD_LIST, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {"--list", NULL, KG_CMD_LIST, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {"check", NULL, KG_CMD_CHECK, C_CHECK, 0, NULL, NULL, 0, NULL, NULL},
+    {"run", NULL, KG_CMD_RUN, C_RUN, 0, NULL, NULL, 0, NULL, NULL},
+    {"compare", NULL, KG_CMD_COMPARE, C_COMPARE, 2, "compare", "two files: OLD.json NEW.json", 0, NULL, NULL},
+    {"baseline", "update", KG_CMD_BASELINE, C_BASELINE, 1, "baseline", "a results file", 0, NULL,
+     "baseline update RESULTS.json"},
+    {"plot", NULL, KG_CMD_PLOT, C_PLOT, 1, "plot", "a results file", 0, NULL, NULL},
+    {"history", "add", KG_CMD_HISTORY_ADD, C_HADD, 1, "history add", "a results file",
+     offsetof(kg_cli, file), "--file HISTORY.jsonl", "history add RESULTS.json --file HISTORY.jsonl"},
+    {"history", "plot", KG_CMD_HISTORY_PLOT, C_HPLOT, 1, "history plot", "a history file", 0, NULL,
+     "history plot HISTORY.jsonl -o DIR"},
+    {"report", NULL, KG_CMD_REPORT, C_REPORT, 1, "report", "a results file", offsetof(kg_cli, html), "--html DIR",
+     NULL},
+    {"worker", NULL, KG_CMD_WORKER, C_WORKER, 0, NULL, NULL, 0, NULL, NULL},
+    {"help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {"--help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {"-h", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {"--version", NULL, KG_CMD_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL},
 };
 
 static int parse_u64(const char *s, unsigned long long max, unsigned long long *v) {
@@ -146,6 +193,12 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_CSV: cli->csv = value; return 0;
   case O_JUNIT: cli->junit = value; return 0;
   case O_MD: cli->markdown = value; return 0;
+  case O_OUTPUT: cli->output = value; return 0;
+  case O_PLOTS: cli->plots = value; return 0;
+  case O_BASELINE: cli->baseline = value; return 0;
+  case O_HISTORY: cli->history = value; return 0;
+  case O_FILE: cli->file = value; return 0;
+  case O_HTML: cli->html = value; return 0;
   case O_SIZES:
   case O_PERF: {
     size_t **list = id == O_SIZES ? &cli->sizes : &cli->perf_sizes;
@@ -169,23 +222,28 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
 
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
   *cli = (kg_cli){.cmd = KG_CMD_HELP, .seed = 1, .repeats = 3, .timeout_s = 60, .baseline_dir = "baselines",
-                  .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2}};
+                  .output = ".", .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2}};
   if (argc < 2) return 0;
-  int c = 0, ncmds = (int)(sizeof k_cmds / sizeof k_cmds[0]);
-  while (c < ncmds && strcmp(argv[1], k_cmds[c].name)) c++;
-  if (c == ncmds) {
+  int c = 0, ncmds = (int)(sizeof k_cmds / sizeof k_cmds[0]), named = -1;
+  for (; c < ncmds; c++) {
+    if (strcmp(argv[1], k_cmds[c].name)) continue;
+    if (named < 0) named = c;
+    if (!k_cmds[c].sub || (argc > 2 && !strcmp(argv[2], k_cmds[c].sub))) break;
+  }
+  if (c == ncmds && named < 0) {
     snprintf(err, errlen, "unrecognized argument '%s' (try --help)", argv[1]);
     return KG_EXIT_USAGE;
   }
-  cli->cmd = k_cmds[c].cmd;
-  int first = 2;
-  if (cli->cmd == KG_CMD_BASELINE) { /* the one sub-command so far */
-    if (argc < 3 || strcmp(argv[2], "update")) {
-      snprintf(err, errlen, "expected 'kgate baseline update RESULTS.json' (try --help)");
-      return KG_EXIT_USAGE;
-    }
-    first = 3;
+  if (c == ncmds) { /* the command exists, its sub-command does not: name every form */
+    size_t used = (size_t)snprintf(err, errlen, "expected");
+    for (int k = named; k < ncmds && used < errlen; k++)
+      if (!strcmp(k_cmds[k].name, argv[1]))
+        used += (size_t)snprintf(err + used, errlen - used, "%s 'kgate %s'", k == named ? "" : " or", k_cmds[k].usage);
+    if (used < errlen) snprintf(err + used, errlen - used, " (try --help)");
+    return KG_EXIT_USAGE;
   }
+  cli->cmd = k_cmds[c].cmd;
+  int first = k_cmds[c].sub ? 3 : 2;
   for (int i = first; i < argc; i++) {
     char *arg = argv[i];
     if (arg[0] != '-' || !arg[1]) { /* a positional argument ("-" alone too) */
@@ -230,9 +288,13 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
       return KG_EXIT_USAGE;
     }
   }
-  if (cli->cmd != KG_CMD_HELP && cli->nargs < k_cmds[c].nargs) {
-    snprintf(err, errlen, "%s needs %s (try --help)", k_cmds[c].name,
-             cli->cmd == KG_CMD_COMPARE ? "two files: OLD.json NEW.json" : "a results file");
+  if (cli->cmd == KG_CMD_HELP) return 0;
+  if (cli->nargs < k_cmds[c].nargs) {
+    snprintf(err, errlen, "%s needs %s (try --help)", k_cmds[c].label, k_cmds[c].needs);
+    return KG_EXIT_USAGE;
+  }
+  if (k_cmds[c].required && !*(const char *const *)((const char *)cli + k_cmds[c].required)) {
+    snprintf(err, errlen, "%s needs %s (try --help)", k_cmds[c].label, k_cmds[c].required_text);
     return KG_EXIT_USAGE;
   }
   return 0;
@@ -253,6 +315,10 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_RUN: return kg_gate_run(cli);
   case KG_CMD_COMPARE: return kg_gate_compare(cli);
   case KG_CMD_BASELINE: return kg_gate_baseline_update(cli);
+  case KG_CMD_PLOT: return kg_publish_plot(cli);
+  case KG_CMD_HISTORY_ADD: return kg_publish_history_add(cli);
+  case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(cli);
+  case KG_CMD_REPORT: return kg_publish_report(cli);
   default: return KG_EXIT_USAGE;
   }
 }

@@ -13,7 +13,7 @@ enum {
   KG_EXIT_OK = 0,    /* everything passed */
   KG_EXIT_FAIL = 1,  /* a case failed: wrong result, crash, hang, CUDA error */
   KG_EXIT_USAGE = 2, /* bad command line or input (a file, a baseline) */
-  KG_EXIT_ENV = 3,   /* environment: no GPU, worker cannot start */
+  KG_EXIT_ENV = 3,   /* environment: no GPU, worker cannot start, gnuplot missing */
   KG_EXIT_PERF = 4   /* performance regression only */
 };
 
@@ -25,6 +25,10 @@ typedef enum kg_command {
   KG_CMD_RUN,
   KG_CMD_COMPARE,
   KG_CMD_BASELINE, /* baseline update RESULTS.json */
+  KG_CMD_PLOT,     /* plot RESULTS.json [-o DIR] [--baseline OLD.json] */
+  KG_CMD_HISTORY_ADD,  /* history add RESULTS.json --file HISTORY.jsonl */
+  KG_CMD_HISTORY_PLOT, /* history plot HISTORY.jsonl [-o DIR] */
+  KG_CMD_REPORT,   /* report RESULTS.json --html DIR */
   KG_CMD_WORKER
 } kg_command;
 
@@ -44,7 +48,13 @@ typedef struct kg_cli {
   double tolerance_pct; /* 0: per size class */
   const char *baseline_dir;
   const char *json, *csv, *junit, *markdown; /* report files, "-" for stdout */
-  const char *args[2]; /* compare: OLD NEW; baseline update: RESULTS */
+  const char *output;   /* plot, history plot: -o DIR (default ".") */
+  const char *plots;    /* run, compare: --plots DIR, draw the run's charts there */
+  const char *baseline; /* plot, report, history plot: --baseline FILE (a baseline or a results file) */
+  const char *history;  /* report: --history FILE, the trend charts and step changes */
+  const char *file;     /* history add: --file HISTORY.jsonl */
+  const char *html;     /* report: --html DIR */
+  const char *args[2]; /* compare: OLD NEW; baseline update, plot, history add, report: RESULTS; history plot: HISTORY */
   int nargs;
   const char *worker; /* worker program (hidden --worker; default: this executable) */
   int roofline;       /* worker: measure the roofline before the hello (hidden) */

@@ -9,6 +9,7 @@
 #include "baseline.h"
 #include "export.h"
 #include "plan.h"
+#include "publish.h"
 #include "registry.h"
 #include "report.h"
 #include "results.h"
@@ -201,12 +202,22 @@ int kg_gate_run(const kg_cli *cli) {
     kg_report_perf(stdout, &run, have_cmp ? &cmp : NULL);
   }
   int bad_reports = measured && write_reports(cli, &run, have_cmp ? &cmp : NULL) != 0;
+  /* Charts come last: without gnuplot every other output is already written. */
+  int plots = KG_EXIT_OK;
+  if (timing && measured && cli->plots) {
+    char slug[128], base[PATH_MAX];
+    kg_gpu_slug(run.meta.dev.name, slug, sizeof slug);
+    snprintf(base, sizeof base, "%s/%s.json", cli->baseline_dir, slug);
+    plots = kg_publish_charts(cli->plots, &run, 1, have_cmp ? &cmp : NULL, base);
+  }
   if (env) fprintf(stderr, "kgate: %s\n", err);
+  /* A chart that could not be drawn never hides what the gate found: it
+   * decides the exit code only when the gate itself passed. */
   int code = env                          ? KG_EXIT_ENV
              : c.failed || c.errored      ? KG_EXIT_FAIL
-             : bad_baseline || bad_reports ? KG_EXIT_USAGE
+             : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
              : have_cmp && cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF
-                                                  : KG_EXIT_OK;
+                                                  : plots;
   kg_comparison_free(&cmp);
   kg_run_free(&run);
   return code;
@@ -236,7 +247,9 @@ int kg_gate_compare(const kg_cli *cli) {
     fprintf(stderr, "kgate: %s\n", err);
   } else {
     kg_report_compare(stdout, &cmp);
-    code = write_reports(cli, &run, &cmp) ? KG_EXIT_USAGE : cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF : KG_EXIT_OK;
+    int bad_reports = write_reports(cli, &run, &cmp) != 0;
+    int plots = cli->plots ? kg_publish_charts(cli->plots, &run, 0, &cmp, cli->args[0]) : KG_EXIT_OK;
+    code = bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE : cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF : plots;
   }
   kg_comparison_free(&cmp);
   kg_run_free(&run);

@@ -1,0 +1,769 @@
+/* Chart data: everything a chart shows is decided here, in C, from the run;
+ * the gnuplot scripts in plots/ only draw. Geometry that gnuplot makes
+ * awkward (bar positions, axis ranges, tick lists, colours by variant
+ * family) is computed here and written to <name>.vars, so each script stays
+ * a page of plotting commands that a person can run by hand:
+ *   gnuplot -e "vars='out/ladder-f32.vars'; fmt='png'; out='x.png'" plots/ladder.gp */
+#include "chart.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "fileio.h"
+#include "registry.h"
+
+static const kg_chart_kind_info k_kinds[KG_NCHART_KINDS] = {
+    [KG_CHART_BANDWIDTH] = {"bandwidth", "Bandwidth against input size"},
+    [KG_CHART_LADDER] = {"ladder", "The ladder: % of theoretical peak"},
+    [KG_CHART_TREND] = {"trend", "Trend: % of peak over the history"},
+    [KG_CHART_COMPARE] = {"compare", "Comparison with the baseline"},
+};
+
+const kg_chart_kind_info *kg_chart_kind_get(kg_chart_kind k) {
+  return (unsigned)k < KG_NCHART_KINDS ? &k_kinds[k] : NULL;
+}
+
+/* Line colours by variant family (the registry's seed): one hue per family,
+ * lighter to darker along the ladder within it, so a family reads as a group
+ * and its later, faster rungs stand out. CUB is black: the reference. */
+static const struct {
+  const char *seed, *label;
+  unsigned light, dark;
+} k_families[] = {
+    {"002", "Harris ladder", 0x6baed6, 0x08306b},
+    {"003", "in place, pairs", 0xfd8d3c, 0x8c2d04},
+    {"001", "in place, unrolled", 0x74c476, 0x00441b},
+    {"004", "atomics, two-pass", 0xb39ddb, 0x4a1486},
+    {"cub", "CUB", 0x000000, 0x000000},
+    {"kgate", "kgate", 0xe31a1c, 0xe31a1c},
+    {NULL, "other", 0xa0a0a0, 0x404040}, /* any seed not above */
+};
+
+/* Point types that pngcairo and svg both draw distinctly, in the order the
+ * members of one family get them. */
+static const int k_points[] = {7, 5, 9, 11, 13, 6, 4, 8, 10, 12, 1, 2, 3};
+
+/* Verdict colours and how a comparison chart labels them. */
+static const struct {
+  unsigned rgb;
+  const char *legend;
+} k_verdict_style[KG_NVERDICTS] = {
+    [KG_V_SAME] = {0x9e9e9e, "SAME"},
+    [KG_V_SLOWER] = {0xd62728, "SLOWER: beyond tolerance, quartiles apart"},
+    [KG_V_FASTER] = {0x2ca02c, "FASTER"},
+    [KG_V_NEW] = {0x7f7f7f, "NEW"},
+    [KG_V_MISSING] = {0x7f7f7f, "MISSING"},
+    [KG_V_UNKNOWN] = {0x7f7f7f, "UNKNOWN"},
+};
+
+/* The two perf sizes the design card asks for. */
+static const size_t k_ladder_sizes[] = {(size_t)1 << 22, (size_t)1 << 25};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+void kg_size_label(size_t n, char *buf, size_t len) {
+  static const char *const sup[10] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
+                                      "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+  if (n == 0 || (n & (n - 1))) {
+    snprintf(buf, len, "%zu", n);
+    return;
+  }
+  int e = 0;
+  while (((size_t)1 << e) != n) e++;
+  if (e < 10) snprintf(buf, len, "2%s", sup[e]);
+  else snprintf(buf, len, "2%s%s", sup[e / 10], sup[e % 10]);
+}
+
+static void bytes_label(double bytes, char *buf, size_t len) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
+  snprintf(buf, len, "%.4g %s", bytes, unit[u]);
+}
+
+/* "2026-11-21T08:52:25Z" -> "2026-11-21 08:52 UTC"; anything else as it is. */
+static void date_label(const char *iso, char *buf, size_t len) {
+  if (strlen(iso) >= 16 && iso[10] == 'T') snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
+  else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
+}
+
+/* Names go into gnuplot lists and tick specifications: keep what cannot
+ * break the quoting (registry names always pass unchanged). */
+static void safe_name(const char *s, char *buf, size_t len) {
+  size_t o = 0;
+  for (; *s && o + 1 < len; s++) buf[o++] = strchr("'\"\\ \t\n\r", *s) ? '?' : *s;
+  buf[o] = '\0';
+}
+
+/* A gnuplot single-quoted string (no escapes inside but '' for '). */
+static void gp_quoted(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'') fputc('\'', f);
+    if (*s != '\n' && *s != '\r') fputc(*s, f);
+  }
+  fputc('\'', f);
+}
+
+static void gp_str(FILE *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void gp_str(FILE *f, const char *key, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fprintf(f, "%s = ", key);
+  gp_quoted(f, buf);
+  fputc('\n', f);
+}
+
+static void gp_num(FILE *f, const char *key, double v) {
+  if (isfinite(v)) fprintf(f, "%s = %.10g\n", key, v);
+  else fprintf(f, "%s = NaN\n", key);
+}
+
+/* A data value: '?' is what the scripts declare as missing. */
+static void dat_num(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, " %.6g", v);
+  else fputs(" ?", f);
+}
+
+static void rgb_lerp(unsigned a, unsigned b, double t, char *buf, size_t len) {
+  unsigned c = 0;
+  for (int sh = 0; sh <= 16; sh += 8) {
+    double x = ((a >> sh) & 0xff) * (1 - t) + ((b >> sh) & 0xff) * t;
+    c |= (unsigned)lround(x) << sh;
+  }
+  snprintf(buf, len, "#%06x", c);
+}
+
+static size_t family_of(const char *seed) {
+  size_t k = 0;
+  while (k_families[k].seed && strcmp(k_families[k].seed, seed)) k++;
+  return k;
+}
+
+/* Colour and point type of series s among the selected variants
+ * (sel[0..count), registry indices): by family, darker along the ladder. */
+static void series_style(const int *sel, size_t count, size_t s, char *rgb, size_t len, int *pt) {
+  size_t fam = family_of(kg_variants[sel[s]].seed), members = 0, rank = 0;
+  for (size_t k = 0; k < count; k++)
+    if (family_of(kg_variants[sel[k]].seed) == fam) rank += k < s, members++;
+  rgb_lerp(k_families[fam].light, k_families[fam].dark, members > 1 ? (double)rank / (double)(members - 1) : 1, rgb,
+           len);
+  *pt = k_points[rank % (sizeof k_points / sizeof k_points[0])];
+}
+
+/* GPU, date, commit and L2 mode: the second title line of a run's charts. */
+static void run_subtitle(const kg_run_meta *m, char *buf, size_t len) {
+  char date[48];
+  date_label(m->date, date, sizeof date);
+  snprintf(buf, len, "%s \u00b7 %s \u00b7 commit %s \u00b7 %s L2", m->dev.name[0] ? m->dev.name : "unknown GPU", date,
+           m->commit[0] ? m->commit : "unknown", m->time.hot ? "warm" : "cold");
+}
+
+/* ---- the pair of files a chart is ------------------------------------------ */
+
+typedef struct kg__pair {
+  kg_outfile dat, vars;
+  kg_chart *chart;
+} kg__pair;
+
+/* Opens <dir>/<name>.dat and .vars and claims a slot in out. */
+static int pair_open(kg__pair *p, const char *dir, kg_charts *out, kg_chart_kind kind, const char *dtype, char *err,
+                     size_t errlen) {
+  if (out->n == KG_MAX_CHARTS) {
+    snprintf(err, errlen, "too many charts (at most %d)", KG_MAX_CHARTS);
+    return -1;
+  }
+  kg_chart *c = &out->c[out->n];
+  memset(c, 0, sizeof *c);
+  c->kind = kind;
+  snprintf(c->name, sizeof c->name, "%s-%s", k_kinds[kind].name, dtype);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.dat", dir, c->name);
+  if (kg_out_open(&p->dat, path, err, errlen)) return -1;
+  snprintf(path, sizeof path, "%s/%s.vars", dir, c->name);
+  if (kg_out_open(&p->vars, path, err, errlen)) {
+    kg_out_abort(&p->dat);
+    return -1;
+  }
+  p->chart = c;
+  fprintf(p->vars.f, "# kgate: settings for plots/%s.gp (kgate writes this file)\n", k_kinds[kind].name);
+  /* Relative: gnuplot runs in the output folder, which can move as a whole. */
+  gp_str(p->vars.f, "data", "%s.dat", c->name);
+  return 0;
+}
+
+static int pair_commit(kg__pair *p, kg_charts *out, char *err, size_t errlen) {
+  if (kg_out_commit(&p->dat, err, errlen)) {
+    kg_out_abort(&p->vars);
+    return -1;
+  }
+  if (kg_out_commit(&p->vars, err, errlen)) return -1;
+  out->n++;
+  return 0;
+}
+
+/* ---- which cases ---------------------------------------------------------- */
+
+static int timed(const kg_run *run, size_t i) { return run->cases[i].timed && run->results[i].timing.samples > 0; }
+
+/* The timed case of (variant, dtype, n), or -1. */
+static long timed_case(const kg_run *run, int v, kg_dtype dt, size_t n) {
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (c->variant == v && c->dtype == dt && c->n == n && timed(run, i)) return (long)i;
+  }
+  return -1;
+}
+
+/* Distinct timed sizes of dt, ascending; returns the count (at most max). */
+static size_t timed_sizes(const kg_run *run, kg_dtype dt, size_t *ns, size_t max) {
+  size_t k = 0;
+  for (size_t i = 0; i < run->n; i++) {
+    if (run->cases[i].dtype != dt || !timed(run, i)) continue;
+    size_t n = run->cases[i].n, j = 0;
+    while (j < k && ns[j] != n) j++;
+    if (j == k && k < max) ns[k++] = n;
+  }
+  for (size_t a = 1; a < k; a++) /* insertion sort: a handful of sizes */
+    for (size_t b = a; b > 0 && ns[b - 1] > ns[b]; b--) {
+      size_t t = ns[b];
+      ns[b] = ns[b - 1], ns[b - 1] = t;
+    }
+  return k;
+}
+
+size_t kg_chart_pick_sizes(const size_t *timed_n, size_t count, size_t *picked, size_t max) {
+  size_t k = 0;
+  for (size_t s = 0; s < sizeof k_ladder_sizes / sizeof k_ladder_sizes[0] && k < max; s++)
+    for (size_t i = 0; i < count; i++)
+      if (timed_n[i] == k_ladder_sizes[s]) {
+        picked[k++] = timed_n[i];
+        break;
+      }
+  if (k) return k;
+  /* Neither: the largest ones, which are the bandwidth-bound ones. */
+  size_t sorted[256], m = count < 256 ? count : 256;
+  memcpy(sorted, timed_n, m * sizeof *sorted);
+  for (size_t a = 1; a < m; a++)
+    for (size_t b = a; b > 0 && sorted[b - 1] > sorted[b]; b--) {
+      size_t t = sorted[b];
+      sorted[b] = sorted[b - 1], sorted[b - 1] = t;
+    }
+  size_t take = m < max ? m : max;
+  memcpy(picked, sorted + (m - take), take * sizeof *picked);
+  return take;
+}
+
+enum { KG__MAXSIZES = 256 };
+
+/* ---- 1: bandwidth against size --------------------------------------------- */
+
+/* Tick list for a log2 axis from 2^lo to 2^hi: at most about 12 labels. */
+static void log2_tics(FILE *f, const char *key, int lo, int hi) {
+  int step = (hi - lo + 11) / 12;
+  if (step < 1) step = 1;
+  fprintf(f, "%s = '(", key);
+  for (int e = lo; e <= hi; e++) {
+    if ((e - lo) % step) continue;
+    char label[32];
+    kg_size_label((size_t)1 << e, label, sizeof label);
+    fprintf(f, "%s''%s'' %.0f", e > lo ? ", " : "", label, ldexp(1, e));
+  }
+  fputs(")'\n", f);
+}
+
+static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  int sel[256];
+  size_t count = 0;
+  for (size_t v = 0; v < kg_nvariants && count < 256; v++) {
+    int any = 0;
+    for (size_t i = 0; i < run->n && !any; i++)
+      any = run->cases[i].variant == (int)v && run->cases[i].dtype == dt && timed(run, i);
+    if (any) sel[count++] = (int)v;
+  }
+  size_t sizes[KG__MAXSIZES];
+  size_t nsizes = timed_sizes(run, dt, sizes, KG__MAXSIZES);
+  if (!count || !nsizes) return 0;
+  kg__pair p;
+  if (pair_open(&p, dir, out, KG_CHART_BANDWIDTH, di->name, err, errlen)) return -1;
+  const kg_device_info *d = &run->meta.dev;
+  FILE *f = p.dat.f, *g = p.vars.f;
+  fprintf(f, "# kgate bandwidth, %s: one block per variant in ladder order (two blank lines apart)\n"
+             "# columns: n gbps pct_peak median_us\n", di->name);
+  double ymax = d->peak_gbps > 0 ? d->peak_gbps : 0;
+  for (size_t s = 0; s < count; s++) {
+    fprintf(f, "# %s\n", kg_variants[sel[s]].name);
+    for (size_t k = 0; k < nsizes; k++) {
+      long i = timed_case(run, sel[s], dt, sizes[k]);
+      if (i < 0) continue;
+      kg_perf pf = kg_perf_of(run, (size_t)i);
+      fprintf(f, "%zu", sizes[k]);
+      dat_num(f, pf.gbps);
+      dat_num(f, pf.pct_peak > 0 ? pf.pct_peak : NAN);
+      dat_num(f, run->results[i].timing.median_us);
+      fputc('\n', f);
+      if (pf.gbps > ymax) ymax = pf.gbps;
+    }
+    fputs("\n\n", f);
+  }
+  /* The x range covers the sizes and the L2 mark, half a power of two beyond. */
+  double l2_n = d->l2_bytes > 0 ? (double)d->l2_bytes / (double)di->size : NAN;
+  double lo = log2((double)sizes[0]), hi = log2((double)sizes[nsizes - 1]);
+  if (isfinite(l2_n)) lo = fmin(lo, log2(l2_n)), hi = fmax(hi, log2(l2_n));
+  lo = floor(lo - 0.5), hi = ceil(hi + 0.5);
+  char sub[400], l2[32], c[16];
+  run_subtitle(&run->meta, sub, sizeof sub);
+  gp_str(g, "title", "%s sum: bandwidth against input size", di->name);
+  gp_str(g, "subtitle", "%s", sub);
+  gp_num(g, "nseries", (double)count);
+  fputs("names = '", g);
+  for (size_t s = 0; s < count; s++) fprintf(g, "%s%s", s ? " " : "", kg_variants[sel[s]].name);
+  fputs("'\ncolors = '", g);
+  for (size_t s = 0; s < count; s++) {
+    int pt;
+    series_style(sel, count, s, c, sizeof c, &pt);
+    fprintf(g, "%s%s", s ? " " : "", c);
+  }
+  fputs("'\npoints = '", g);
+  for (size_t s = 0; s < count; s++) {
+    int pt;
+    series_style(sel, count, s, c, sizeof c, &pt);
+    fprintf(g, "%s%d", s ? " " : "", pt);
+  }
+  fputs("'\n", g);
+  gp_num(g, "width", 1500);
+  gp_num(g, "height", 850);
+  gp_num(g, "peak", d->peak_gbps > 0 ? d->peak_gbps : NAN);
+  gp_num(g, "roofline", d->roofline_gbps > 0 ? d->roofline_gbps : NAN);
+  gp_num(g, "l2_n", l2_n);
+  bytes_label((double)d->l2_bytes, l2, sizeof l2);
+  gp_str(g, "l2_label", "L2 %s", l2);
+  gp_num(g, "xmin", ldexp(1, (int)lo));
+  gp_num(g, "xmax", ldexp(1, (int)hi));
+  gp_num(g, "ymax", ymax * 1.12);
+  log2_tics(g, "xtics", (int)lo, (int)hi);
+  gp_str(g, "xlabel", "n (%s elements, %zu bytes each; log\u2082 scale)", di->name, di->size);
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: GB/s against n for every variant, with the theoretical "
+           "peak, the measured roofline and the L2 size", di->name);
+  return pair_commit(&p, out, err, errlen);
+}
+
+int kg_chart_bandwidth(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen) {
+  for (int d = 0; d < KG_NDTYPES; d++)
+    if (bandwidth_one(dir, run, (kg_dtype)d, out, err, errlen)) return -1;
+  return 0;
+}
+
+/* ---- 2: the ladder ----------------------------------------------------------- */
+
+/* Size colours for the bars: light for the smaller, dark for the larger. */
+static const char *const k_size_colors[] = {"#9ecae1", "#2171b5", "#08306b", "#6baed6"};
+
+static int ladder_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  size_t all[KG__MAXSIZES], sizes[2];
+  size_t nall = timed_sizes(run, dt, all, KG__MAXSIZES);
+  size_t ns = kg_chart_pick_sizes(all, nall, sizes, 2);
+  int sel[256];
+  size_t count = 0;
+  for (size_t v = 0; v < kg_nvariants && count < 256; v++) {
+    int any = 0;
+    for (size_t k = 0; k < ns; k++) any |= timed_case(run, (int)v, dt, sizes[k]) >= 0;
+    if (any) sel[count++] = (int)v;
+  }
+  if (!count || run->meta.dev.peak_gbps <= 0) return 0;
+  kg__pair p;
+  if (pair_open(&p, dir, out, KG_CHART_LADDER, di->name, err, errlen)) return -1;
+  FILE *f = p.dat.f, *g = p.vars.f;
+  fprintf(f, "# kgate ladder, %s: %% of theoretical peak per variant in ladder order\n# columns: row variant", di->name);
+  for (size_t k = 0; k < ns; k++) fprintf(f, " pct_%zu", sizes[k]);
+  fputc('\n', f);
+  double xmax = 0;
+  for (size_t s = 0; s < count; s++) {
+    fprintf(f, "%zu %s", s, kg_variants[sel[s]].name);
+    for (size_t k = 0; k < ns; k++) {
+      long i = timed_case(run, sel[s], dt, sizes[k]);
+      double pct = i >= 0 ? kg_perf_of(run, (size_t)i).pct_peak : NAN;
+      dat_num(f, pct);
+      if (pct > xmax) xmax = pct;
+    }
+    fputc('\n', f);
+  }
+  const kg_device_info *d = &run->meta.dev;
+  double roof = d->roofline_gbps > 0 ? 100 * d->roofline_gbps / d->peak_gbps : NAN;
+  char sub[400], label[32], bytes[32];
+  run_subtitle(&run->meta, sub, sizeof sub);
+  gp_str(g, "title", "%s sum: %% of theoretical peak (%.0f GB/s), variants in ladder order", di->name, d->peak_gbps);
+  gp_str(g, "subtitle", "%s", sub);
+  gp_num(g, "nrows", (double)count);
+  gp_num(g, "nsizes", (double)ns);
+  for (size_t k = 0; k < ns; k++) {
+    char key[16];
+    kg_size_label(sizes[k], label, sizeof label);
+    bytes_label((double)sizes[k] * (double)di->size, bytes, sizeof bytes);
+    snprintf(key, sizeof key, "size%zu", k + 1);
+    gp_str(g, key, "n = %s (%s)", label, bytes);
+    snprintf(key, sizeof key, "color%zu", k + 1);
+    gp_str(g, key, "%s", k_size_colors[ns == 1 ? 1 : k]);
+  }
+  gp_num(g, "roofline_pct", roof);
+  gp_num(g, "width", 1200);
+  /* Room right of the longest bar for its value. */
+  gp_num(g, "xmax", fmax(100, xmax) * 1.08);
+  gp_num(g, "height", 130 + (double)count * (ns > 1 ? 38 : 26));
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of theoretical peak per variant, in ladder order", di->name);
+  return pair_commit(&p, out, err, errlen);
+}
+
+int kg_chart_ladder(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen) {
+  for (int d = 0; d < KG_NDTYPES; d++)
+    if (ladder_one(dir, run, (kg_dtype)d, out, err, errlen)) return -1;
+  return 0;
+}
+
+/* ---- 4: comparison ------------------------------------------------------------ */
+
+/* Registry position; names the registry does not know come after it. */
+static size_t rank_of(const char *variant) {
+  int v = kg_variant_find(variant);
+  return v >= 0 ? (size_t)v : kg_nvariants;
+}
+
+static int compare_one(const char *dir, const kg_run *run, const kg_comparison *cmp, const char *base_label,
+                       kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  /* Rows of this dtype in ladder order, then by n (unknown variants by name). */
+  size_t idx[1024], k = 0;
+  for (size_t r = 0; r < cmp->n && k < 1024; r++)
+    if (cmp->rows[r].dtype == dt) idx[k++] = r;
+  if (!k) return 0;
+  for (size_t a = 1; a < k; a++)
+    for (size_t b = a; b > 0; b--) {
+      const kg_cmp_row *x = &cmp->rows[idx[b - 1]], *y = &cmp->rows[idx[b]];
+      size_t rx = rank_of(x->variant), ry = rank_of(y->variant);
+      int c = rx != ry ? (rx < ry ? -1 : 1) : strcmp(x->variant, y->variant);
+      if (c < 0 || (c == 0 && x->n <= y->n)) break;
+      size_t t = idx[b];
+      idx[b] = idx[b - 1], idx[b - 1] = t;
+    }
+  size_t sizes[KG__MAXSIZES], ns = 0;
+  for (size_t j = 0; j < k; j++) {
+    size_t n = cmp->rows[idx[j]].n, s = 0;
+    while (s < ns && sizes[s] != n) s++;
+    if (s == ns && ns < KG__MAXSIZES) sizes[ns++] = n;
+  }
+  for (size_t a = 1; a < ns; a++)
+    for (size_t b = a; b > 0 && sizes[b - 1] > sizes[b]; b--) {
+      size_t t = sizes[b];
+      sizes[b] = sizes[b - 1], sizes[b - 1] = t;
+    }
+  /* Half-width of the x range around 1: the largest deviation or tolerance,
+   * capped at 1 so the axis never goes below 0 (longer bars are clipped and
+   * keep their true value in the label). */
+  double dev = 0.05;
+  for (size_t j = 0; j < k; j++) {
+    const kg_cmp_row *r = &cmp->rows[idx[j]];
+    dev = fmax(dev, r->tol * 1.4);
+    if (r->base_us > 0 && r->now_us > 0) dev = fmax(dev, fabs(r->now_us / r->base_us - 1) * 1.45);
+  }
+  dev = fmin(dev, 1.0);
+  kg__pair p;
+  if (pair_open(&p, dir, out, KG_CHART_COMPARE, di->name, err, errlen)) return -1;
+  FILE *f = p.dat.f, *g = p.vars.f;
+  fprintf(f, "# kgate comparison, %s: one row per case, time new / baseline\n"
+             "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x side verdict label\n"
+             "# (ratio ? when either side has no timing; side 1: label right of the bar, -1: left)\n",
+          di->name);
+  size_t rows = 0, count[KG_NVERDICTS] = {0};
+  double h = 0.8 / (double)ns;
+  char prev[64] = "";
+  fputs("ytics = '(", g);
+  for (size_t j = 0; j < k; j++) {
+    const kg_cmp_row *r = &cmp->rows[idx[j]];
+    char name[64];
+    safe_name(r->variant, name, sizeof name);
+    if (strcmp(prev, r->variant)) {
+      fprintf(g, "%s''%s'' %zu", rows ? ", " : "", name, rows);
+      snprintf(prev, sizeof prev, "%s", r->variant);
+      rows++;
+    }
+    size_t s = 0;
+    while (sizes[s] != r->n) s++;
+    double y = (double)(rows - 1) + ((double)s - (double)(ns - 1) / 2) * h;
+    int have = r->base_us > 0 && r->now_us > 0;
+    double ratio = have ? r->now_us / r->base_us : NAN, shown = have ? fmin(fmax(ratio, 1 - dev), 1 + dev) : 1;
+    int side = !have || ratio >= 1 ? 1 : -1;
+    char label[64];
+    if (!have) snprintf(label, sizeof label, "%s", kg_verdict_name(r->verdict));
+    else if (r->verdict == KG_V_SLOWER || r->verdict == KG_V_FASTER)
+      snprintf(label, sizeof label, "%s %+.1f %%", kg_verdict_name(r->verdict), (ratio - 1) * 100);
+    else snprintf(label, sizeof label, "%+.1f %%", (ratio - 1) * 100);
+    count[r->verdict]++;
+    fprintf(f, "%.4f", y);
+    dat_num(f, ratio);
+    dat_num(f, have ? fmin(1, shown) : NAN);
+    dat_num(f, have ? fmax(1, shown) : NAN);
+    fprintf(f, " %.4f %.4f", y - h * 0.42, y + h * 0.42);
+    fprintf(f, " %.4f %.4f 0x%06x", 1 - r->tol, 1 + r->tol, k_verdict_style[r->verdict].rgb);
+    dat_num(f, have ? shown : 1);
+    fprintf(f, " %d %s \"%s\"\n", side, kg_verdict_name(r->verdict), label);
+  }
+  fputs(")'\n", g);
+  char sub[400], date[48], verdicts[200] = "";
+  run_subtitle(&run->meta, sub, sizeof sub);
+  date_label(run->meta.date, date, sizeof date);
+  size_t used = 0;
+  static const kg_verdict order[] = {KG_V_SLOWER, KG_V_FASTER, KG_V_SAME, KG_V_NEW, KG_V_MISSING, KG_V_UNKNOWN};
+  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+    if (count[order[o]] && used < sizeof verdicts)
+      used += (size_t)snprintf(verdicts + used, sizeof verdicts - used, "%s%zu %s", used ? ", " : "",
+                               count[order[o]], kg_verdict_name(order[o]));
+  gp_str(g, "title", "%s sum: time new / baseline per case (%s)", di->name, verdicts);
+  gp_str(g, "subtitle", "%s%s%s", sub, base_label ? " \u00b7 vs " : "", base_label ? base_label : "");
+  gp_num(g, "width", 1300);
+  gp_num(g, "nrows", (double)rows);
+  gp_num(g, "nsizes", (double)ns);
+  gp_num(g, "xmin", 1 - dev);
+  gp_num(g, "xmax", 1 + dev);
+  gp_num(g, "height", 150 + (double)rows * (ns > 1 ? 40 : 28));
+  char slabel[32];
+  fputs("sizes_note = '", g);
+  for (size_t s = 0; s < ns; s++) {
+    kg_size_label(sizes[s], slabel, sizeof slabel);
+    fprintf(g, "%s%s", s ? ", " : "bars per variant, top to bottom: n = ", slabel);
+  }
+  fputs("'\n", g);
+  for (int v = 0; v < KG_NVERDICTS; v++) {
+    char key[24];
+    snprintf(key, sizeof key, "color_%s", kg_verdict_name((kg_verdict)v));
+    gp_str(g, key, "#%06x", k_verdict_style[v].rgb);
+    snprintf(key, sizeof key, "legend_%s", kg_verdict_name((kg_verdict)v));
+    gp_str(g, key, "%s", k_verdict_style[v].legend);
+  }
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%s)",
+           di->name, verdicts);
+  return pair_commit(&p, out, err, errlen);
+}
+
+int kg_chart_compare(const char *dir, const kg_run *run, const kg_comparison *cmp, const char *base_label,
+                     kg_charts *out, char *err, size_t errlen) {
+  for (int d = 0; d < KG_NDTYPES; d++)
+    if (compare_one(dir, run, cmp, base_label, (kg_dtype)d, out, err, errlen)) return -1;
+  return 0;
+}
+
+/* ---- 3: trend over the history --------------------------------------------------- */
+
+/* % of peak of a time on the device of run r. */
+static double pct_at(const kg_hist_run *r, kg_dtype dt, size_t n, double us) {
+  if (!(us > 0) || !(r->dev.peak_gbps > 0)) return NAN;
+  return 100 * (double)n * (double)kg_dtype_get(dt)->size / (us * 1e3) / r->dev.peak_gbps;
+}
+
+/* Tick labels for runs: the shortest of MM-DD, MM-DD HH:MM and MM-DD
+ * HH:MM:SS that tells neighbouring runs apart. */
+static void run_label(const kg_hist_run *r, int precision, char *buf, size_t len) {
+  const char *d = r->date;
+  if (strlen(d) < 19 || d[10] != 'T') snprintf(buf, len, "%.16s", d);
+  else if (precision == 0) snprintf(buf, len, "%.5s", d + 5);
+  else if (precision == 1) snprintf(buf, len, "%.5s %.5s", d + 5, d + 11);
+  else snprintf(buf, len, "%.5s %.8s", d + 5, d + 11);
+}
+
+static int step_at(const kg_step *steps, size_t nsteps, size_t run, const char *variant, kg_dtype dt, size_t n) {
+  for (size_t i = 0; i < nsteps; i++) {
+    const kg_step *s = &steps[i];
+    if (s->run == run && s->dtype == dt && s->n == n && !strcmp(s->variant, variant))
+      return s->verdict == KG_V_SLOWER ? -1 : 1;
+  }
+  return 0;
+}
+
+static const kg_base_entry *base_find(const kg_baseline *b, const char *variant, kg_dtype dt, size_t n) {
+  for (size_t i = 0; b && i < b->n; i++)
+    if (b->entries[i].dtype == dt && b->entries[i].n == n && !strcmp(b->entries[i].variant, variant) &&
+        b->entries[i].t.samples > 0)
+      return &b->entries[i];
+  return NULL;
+}
+
+typedef struct kg__trend {
+  const kg_history *h;
+  const size_t *runs; /* the runs drawn (one L2 mode), history indices */
+  size_t nruns;
+} kg__trend;
+
+static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *base, double tol_pct,
+                     const kg_step *steps, size_t nsteps, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  const kg_history *h = t->h;
+  /* The size: 2^25 if any run timed it, else the largest timed. */
+  size_t all[KG__MAXSIZES], nall = 0, n;
+  for (size_t j = 0; j < t->nruns; j++) {
+    const kg_hist_run *r = &h->runs[t->runs[j]];
+    for (size_t i = 0; i < r->n; i++) {
+      if (r->entries[i].dtype != dt) continue;
+      size_t s = 0;
+      while (s < nall && all[s] != r->entries[i].n) s++;
+      if (s == nall && nall < KG__MAXSIZES) all[nall++] = r->entries[i].n;
+    }
+  }
+  size_t picked[2];
+  size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
+  if (!np) return 0;
+  n = picked[np - 1];
+  /* Variants: registry order, then names it no longer knows, by name. */
+  const char *names[512];
+  size_t count = 0;
+  for (size_t v = 0; v <= kg_nvariants; v++)
+    for (size_t j = 0; j < t->nruns; j++) {
+      const kg_hist_run *r = &h->runs[t->runs[j]];
+      for (size_t i = 0; i < r->n && count < 512; i++) {
+        const kg_hist_entry *e = &r->entries[i];
+        if (e->dtype != dt || e->n != n || rank_of(e->variant) != v) continue;
+        size_t c = 0;
+        while (c < count && strcmp(names[c], e->variant)) c++;
+        if (c < count) continue;
+        /* keep the unknown ones sorted by name */
+        size_t at = count;
+        while (v == kg_nvariants && at > 0 && rank_of(names[at - 1]) == kg_nvariants && strcmp(names[at - 1], e->variant) > 0)
+          at--;
+        memmove(names + at + 1, names + at, (count - at) * sizeof *names);
+        names[at] = e->variant;
+        count++;
+      }
+    }
+  if (!count) return 0;
+  kg__pair p;
+  if (pair_open(&p, dir, out, KG_CHART_TREND, di->name, err, errlen)) return -1;
+  FILE *f = p.dat.f, *g = p.vars.f;
+  const kg_hist_run *last = &h->runs[t->runs[t->nruns - 1]];
+  fprintf(f, "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
+             "# columns: run pct_peak pct_at_q3 pct_at_q1 step (-1 slower, 1 faster than the run before)\n",
+          di->name, n);
+  size_t flagged = 0;
+  /* Per-variant lists, built beside the data and written once complete. */
+  char *lists[5] = {NULL};
+  size_t lens[5];
+  FILE *ls[5];
+  int nolist = 0;
+  for (int k = 0; k < 5; k++) nolist |= !(ls[k] = open_memstream(&lists[k], &lens[k]));
+  if (nolist) {
+    for (int k = 0; k < 5; k++)
+      if (ls[k]) fclose(ls[k]), free(lists[k]);
+    kg_out_abort(&p.dat);
+    kg_out_abort(&p.vars);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (size_t c = 0; c < count; c++) {
+    fprintf(f, "# %s\n", names[c]);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < t->nruns; j++) {
+      const kg_hist_run *r = &h->runs[t->runs[j]];
+      const kg_hist_entry *e = kg_hist_find(r, names[c], dt, n);
+      if (!e) continue;
+      double pm = pct_at(r, dt, n, e->t.median_us), pq3 = pct_at(r, dt, n, e->t.q3_us),
+             pq1 = pct_at(r, dt, n, e->t.q1_us);
+      int step = step_at(steps, nsteps, t->runs[j], names[c], dt, n);
+      flagged += step != 0;
+      fprintf(f, "%zu", j + 1);
+      dat_num(f, pm);
+      dat_num(f, pq3);
+      dat_num(f, pq1);
+      fprintf(f, " %d\n", step);
+      lo = fmin(lo, fmin(pm, pq3)), hi = fmax(hi, fmax(pm, pq1));
+    }
+    fputs("\n\n", f);
+    const kg_base_entry *b = base_find(base, names[c], dt, n);
+    double tol = kg_tolerance(n * di->size, tol_pct), mid = NAN, blo = NAN, bhi = NAN;
+    if (b) {
+      mid = pct_at(last, dt, n, b->t.median_us);
+      blo = mid / (1 + tol), bhi = mid / (1 - tol);
+      lo = fmin(lo, blo), hi = fmax(hi, bhi);
+    }
+    /* A panel shows at least 2 points of % of peak, so noise is not magnified into a cliff. */
+    double span = fmax(hi - lo, 2), centre = (lo + hi) / 2;
+    char nm[64];
+    safe_name(names[c], nm, sizeof nm);
+    fprintf(ls[0], "%s%s", c ? " " : "", nm);
+    fprintf(ls[1], "%s%.6g", c ? " " : "", mid);
+    fprintf(ls[2], "%s%.6g", c ? " " : "", blo);
+    fprintf(ls[3], "%s%.6g", c ? " " : "", bhi);
+    fprintf(ls[4], "%s%.6g %.6g", c ? " " : "", fmax(0, centre - span * 0.65), centre + span * 0.65);
+  }
+  fputs("# per variant: names, the baseline's % of peak and its tolerance band (nan: none), y ranges (lo hi)\n", g);
+  static const char *const keys[] = {"names", "base_mid", "base_lo", "base_hi", "yranges"};
+  for (int k = 0; k < 5; k++) {
+    fclose(ls[k]);
+    fprintf(g, "%s = '%s'\n", keys[k], lists[k] ? lists[k] : "");
+    free(lists[k]);
+  }
+  gp_num(g, "nseries", (double)count);
+  gp_num(g, "nruns", (double)t->nruns);
+  /* Tick labels: as short as tells neighbours apart, at most about 6 per panel. */
+  int precision = 0;
+  for (; precision < 2; precision++) {
+    int clash = 0;
+    for (size_t j = 1; j < t->nruns && !clash; j++) {
+      char a[32], b2[32];
+      run_label(&h->runs[t->runs[j - 1]], precision, a, sizeof a);
+      run_label(&h->runs[t->runs[j]], precision, b2, sizeof b2);
+      clash = !strcmp(a, b2);
+    }
+    if (!clash) break;
+  }
+  size_t every = (t->nruns + 5) / 6;
+  fputs("xtics = '(", g);
+  for (size_t j = 0; j < t->nruns; j += every) {
+    char a[32];
+    run_label(&h->runs[t->runs[j]], precision, a, sizeof a);
+    fprintf(g, "%s''%s'' %zu", j ? ", " : "", a, j + 1);
+  }
+  fputs(")'\n", g);
+  size_t cols = count < 4 ? count : 4, rows = (count + cols - 1) / cols;
+  gp_num(g, "cols", (double)cols);
+  gp_num(g, "rows", (double)rows);
+  gp_num(g, "width", cols < 4 ? 420 * (double)cols + 80 : 1500);
+  gp_num(g, "height", 150 + 250 * (double)rows);
+  char label[32], bytes[32], first[48], lastd[48];
+  kg_size_label(n, label, sizeof label);
+  bytes_label((double)n * (double)di->size, bytes, sizeof bytes);
+  date_label(h->runs[t->runs[0]].date, first, sizeof first);
+  date_label(last->date, lastd, sizeof lastd);
+  gp_str(g, "title", "%s sum at n = %s (%s): %% of theoretical peak over %zu run%s", di->name, label, bytes, t->nruns,
+         t->nruns == 1 ? "" : "s");
+  gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %s \u00b7 %zu step change%s marked", last->dev.name,
+         first, lastd, last->hot ? "warm" : "cold",
+         base ? "band: baseline \u00b1 tolerance" : "no baseline given", flagged, flagged == 1 ? "" : "s");
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of peak at n = %zu per variant over %zu runs%s", di->name,
+           n, t->nruns, base ? ", baseline band" : "");
+  return pair_commit(&p, out, err, errlen);
+}
+
+int kg_chart_trend(const char *dir, const kg_history *h, const kg_baseline *base, double tol_override_pct,
+                   const kg_step *steps, size_t nsteps, kg_charts *out, char *err, size_t errlen) {
+  if (!h->n) return 0;
+  /* One L2 mode per chart, the latest run's: cold and warm times differ by design. */
+  size_t *runs = malloc(h->n * sizeof *runs), nruns = 0;
+  if (!runs) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (size_t j = 0; j < h->n; j++)
+    if (h->runs[j].hot == h->runs[h->n - 1].hot) runs[nruns++] = j;
+  kg__trend t = {h, runs, nruns};
+  int rc = 0;
+  for (int d = 0; d < KG_NDTYPES && !rc; d++)
+    rc = trend_one(dir, &t, base, tol_override_pct, steps, nsteps, (kg_dtype)d, out, err, errlen);
+  free(runs);
+  return rc;
+}

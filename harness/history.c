@@ -1,0 +1,326 @@
+/* The history file: JSON Lines, one run per line, appended and never
+ * rewritten. A line holds what a trend needs (the device, the L2 mode, the
+ * case counts, and per timed case its median and quartiles) and nothing that
+ * can be recomputed, so a year of nightly runs stays a few megabytes. */
+#include "history.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "dtype.h"
+#include "fileio.h"
+#include "registry.h"
+
+/* Six significant digits: a timing's noise is above 0.1 %, and a nightly
+ * line of 2,500 cases should not carry 17 digits per number. */
+static json_t *real6(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.6g", v);
+  return kg_json_real(strtod(buf, NULL));
+}
+
+static json_t *perf_json(const kg_run *run) {
+  json_t *a = json_array();
+  for (size_t i = 0; a && i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    const kg_timing *t = &run->results[i].timing;
+    if (!c->timed || t->samples <= 0) continue;
+    json_t *e = json_pack("[ss I o o o i]", kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name,
+                          (json_int_t)c->n, real6(t->median_us), real6(t->q1_us), real6(t->q3_us), t->samples);
+    if (json_array_append_new(a, e)) json_decref(a), a = NULL;
+  }
+  return a;
+}
+
+char *kg_history_line(const kg_run *run) {
+  const kg_run_meta *m = &run->meta;
+  kg_counts k = kg_count_results(run->results, run->n);
+  json_t *doc = json_pack("{ss si ss ss ss so sb s{sI sI sI sI sI sI} so}", "kind", "kgate-history", "schema_version",
+                          KG_HISTORY_SCHEMA, "date", m->date, "kgate_commit", m->commit, "kgate_version", m->version,
+                          "device", kg_device_to_json(&m->dev), "hot", m->time.hot, "checks", "cases",
+                          (json_int_t)k.cases, "passed", (json_int_t)k.passed, "failed", (json_int_t)k.failed,
+                          "errors", (json_int_t)k.errored, "unsupported", (json_int_t)k.unsupported, "pending",
+                          (json_int_t)k.pending, "perf", perf_json(run));
+  char *line = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+  json_decref(doc);
+  return line;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static int entry_cmp(const void *pa, const void *pb) {
+  const kg_hist_entry *a = pa, *b = pb;
+  int c = strcmp(a->variant, b->variant);
+  if (c) return c;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  return a->n < b->n ? -1 : a->n > b->n;
+}
+
+const kg_hist_entry *kg_hist_find(const kg_hist_run *r, const char *variant, kg_dtype dt, size_t n) {
+  kg_hist_entry key = {.dtype = dt, .n = n};
+  snprintf(key.variant, sizeof key.variant, "%s", variant);
+  return bsearch(&key, r->entries, r->n, sizeof key, entry_cmp);
+}
+
+static void read_entry(kg_jrd *r, json_t *a, kg_hist_entry *e) {
+  const char *variant = json_string_value(json_array_get(a, 0)), *dtype = json_string_value(json_array_get(a, 1));
+  json_t *n = json_array_get(a, 2), *samples = json_array_get(a, 6);
+  double v[3];
+  for (int k = 0; k < 3; k++) {
+    json_t *x = json_array_get(a, (size_t)(3 + k));
+    v[k] = json_is_number(x) ? json_number_value(x) : -1;
+  }
+  if (json_array_size(a) != 7 || !variant || !dtype || !json_is_integer(n) || json_integer_value(n) < 0 ||
+      !json_is_integer(samples) || json_integer_value(samples) < 1 || !(v[0] > 0 && v[1] > 0 && v[2] > 0)) {
+    kg_jrd_fail(r, "expected [variant, dtype, n, median_us, q1_us, q3_us, samples]");
+    return;
+  }
+  if (kg_dtype_parse(dtype, &e->dtype)) {
+    kg_jrd_fail(r, "unknown dtype '%s'", dtype);
+    return;
+  }
+  /* A variant the registry no longer knows stays: its past is still history. */
+  snprintf(e->variant, sizeof e->variant, "%s", variant);
+  e->n = (size_t)json_integer_value(n);
+  e->t = (kg_timing){.samples = (int)json_integer_value(samples), .median_us = v[0], .q1_us = v[1], .q3_us = v[2]};
+}
+
+static void read_checks(kg_jrd *r, json_t *o, kg_counts *k) {
+  k->cases = (size_t)kg_jrd_int(r, o, "cases");
+  k->passed = (size_t)kg_jrd_int(r, o, "passed");
+  k->failed = (size_t)kg_jrd_int(r, o, "failed");
+  k->errored = (size_t)kg_jrd_int(r, o, "errors");
+  k->unsupported = (size_t)kg_jrd_int(r, o, "unsupported");
+  k->pending = (size_t)kg_jrd_int(r, o, "pending");
+}
+
+/* One parsed line into *run. */
+static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
+  const char *kind = kg_jrd_str(r, doc, "kind");
+  if (!r->failed && strcmp(kind, "kgate-history") != 0) kg_jrd_fail(r, "not a kgate history line (kind '%s')", kind);
+  long long version = kg_jrd_int(r, doc, "schema_version");
+  if (!r->failed && version != KG_HISTORY_SCHEMA)
+    kg_jrd_fail(r, "schema_version %lld is not supported (this kgate reads %d)", version, KG_HISTORY_SCHEMA);
+  snprintf(run->date, sizeof run->date, "%s", kg_jrd_str(r, doc, "date"));
+  snprintf(run->commit, sizeof run->commit, "%s", kg_jrd_str(r, doc, "kgate_commit"));
+  snprintf(run->version, sizeof run->version, "%s", kg_jrd_str(r, doc, "kgate_version"));
+  json_t *dev = kg_jrd_obj(r, doc, "device", 0), *checks = kg_jrd_obj(r, doc, "checks", 0);
+  run->hot = kg_jrd_bool(r, doc, "hot");
+  json_t *perf = kg_jrd_arr(r, doc, "perf");
+  char e[200];
+  if (!r->failed && kg_device_from_json(dev, &run->dev, e, sizeof e)) kg_jrd_fail(r, "device: %s", e);
+  read_checks(r, checks, &run->checks);
+  if (r->failed) return;
+  run->n = json_array_size(perf);
+  run->entries = calloc(run->n ? run->n : 1, sizeof *run->entries);
+  if (!run->entries) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  size_t len = strlen(r->where);
+  for (size_t i = 0; i < run->n && !r->failed; i++) {
+    snprintf(r->where + len, sizeof r->where - len, ": perf[%zu]", i);
+    read_entry(r, json_array_get(perf, i), &run->entries[i]);
+  }
+  qsort(run->entries, run->n, sizeof *run->entries, entry_cmp);
+}
+
+/* Parses the history held in text (len bytes). */
+static int parse_history(const char *path, const char *text, size_t len, kg_history *h, char *err, size_t errlen) {
+  memset(h, 0, sizeof *h);
+  size_t cap = 0, line = 0;
+  kg_jrd r = {.file = path, .err = err, .errlen = errlen};
+  for (size_t at = 0; at < len && !r.failed;) {
+    const char *end = memchr(text + at, '\n', len - at);
+    size_t n = end ? (size_t)(end - (text + at)) : len - at;
+    const char *s = text + at;
+    at += n + 1;
+    line++;
+    if (strspn(s, " \t\r") >= n) continue; /* blank */
+    snprintf(r.where, sizeof r.where, "line %zu", line);
+    if (h->n == cap) {
+      cap = cap ? 2 * cap : 64;
+      kg_hist_run *more = realloc(h->runs, cap * sizeof *more);
+      if (!more) {
+        kg_jrd_fail(&r, "out of memory");
+        break;
+      }
+      h->runs = more;
+    }
+    json_error_t je;
+    json_t *doc = json_loadb(s, n, JSON_REJECT_DUPLICATES, &je);
+    kg_hist_run *run = &h->runs[h->n];
+    memset(run, 0, sizeof *run);
+    if (!json_is_object(doc)) kg_jrd_fail(&r, "malformed JSON at column %d: %s", je.column, doc ? "not an object" : je.text);
+    else read_run(&r, doc, run);
+    json_decref(doc);
+    h->n++;
+    if (!r.failed && h->n > 1 && !kg_same_gpu(&h->runs[0].dev, &run->dev))
+      kg_jrd_fail(&r, "a run of %s in a history of %s", run->dev.name, h->runs[0].dev.name);
+  }
+  if (r.failed) kg_history_free(h);
+  return r.failed ? -1 : 0;
+}
+
+/* The whole file into memory. 0; 1 when it does not exist; -1 with err. */
+static int slurp(const char *path, char **text, size_t *len, char *err, size_t errlen) {
+  *text = NULL;
+  *len = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    return errno == ENOENT ? 1 : -1;
+  }
+  size_t cap = 0;
+  char *buf = NULL;
+  for (;;) {
+    if (*len + 65536 + 1 > cap) {
+      cap = 2 * cap + 65536 + 1;
+      char *more = realloc(buf, cap);
+      if (!more) {
+        free(buf);
+        fclose(f);
+        snprintf(err, errlen, "cannot read %s: out of memory", path);
+        return -1;
+      }
+      buf = more;
+    }
+    size_t got = fread(buf + *len, 1, cap - *len - 1, f);
+    *len += got;
+    if (got == 0) break;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    snprintf(err, errlen, "cannot read %s: read error", path);
+    return -1;
+  }
+  buf[*len] = '\0';
+  *text = buf;
+  return 0;
+}
+
+int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen) {
+  char *text;
+  size_t len;
+  memset(h, 0, sizeof *h);
+  if (slurp(path, &text, &len, err, errlen)) return -1;
+  int rc = parse_history(path, text, len, h, err, errlen);
+  free(text);
+  return rc;
+}
+
+void kg_history_free(kg_history *h) {
+  for (size_t i = 0; i < h->n; i++) free(h->runs[i].entries);
+  free(h->runs);
+  memset(h, 0, sizeof *h);
+}
+
+/* ---- appending ----------------------------------------------------------- */
+
+static int has_timed(const kg_run *run) {
+  for (size_t i = 0; i < run->n; i++)
+    if (run->cases[i].timed && run->results[i].timing.samples > 0) return 1;
+  return 0;
+}
+
+int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen) {
+  if (!has_timed(run)) {
+    snprintf(err, errlen, "the run timed no case: nothing to add to %s (kgate run times the perf sizes)", path);
+    return -1;
+  }
+  char *text = NULL;
+  size_t len = 0;
+  kg_history h = {0};
+  int rc = slurp(path, &text, &len, err, errlen);
+  if (rc < 0) return -1;
+  /* Check the old lines before writing anything: a file that is not a
+   * history is refused, not buried under a new line. */
+  if (rc == 0 && parse_history(path, text, len, &h, err, errlen)) {
+    free(text);
+    return -1;
+  }
+  int dup = 0;
+  for (size_t i = 0; i < h.n; i++)
+    dup |= !strcmp(h.runs[i].date, run->meta.date) && !strcmp(h.runs[i].commit, run->meta.commit) &&
+           kg_same_gpu(&h.runs[i].dev, &run->meta.dev);
+  if (h.n && !kg_same_gpu(&h.runs[0].dev, &run->meta.dev)) {
+    snprintf(err, errlen, "%s holds runs of %s, this run is of %s: keep one history per GPU model", path,
+             h.runs[0].dev.name, run->meta.dev.name);
+    rc = -1;
+  } else if (dup) {
+    rc = 1;
+  } else {
+    char *line = kg_history_line(run);
+    kg_outfile o;
+    rc = -1;
+    if (!line) snprintf(err, errlen, "cannot write %s: out of memory", path);
+    else if (kg_out_open(&o, path, err, errlen) == 0) {
+      /* The old bytes as they were, a newline if the last line lacked one, the new line. */
+      errno = 0;
+      int bad = len && fwrite(text, 1, len, o.f) != len;
+      if (len && text[len - 1] != '\n') bad |= fputc('\n', o.f) == EOF;
+      bad |= fputs(line, o.f) == EOF || fputc('\n', o.f) == EOF;
+      if (bad) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+        kg_out_abort(&o);
+      } else {
+        rc = kg_out_commit(&o, err, errlen);
+      }
+    }
+    free(line);
+  }
+  kg_history_free(&h);
+  free(text);
+  return rc;
+}
+
+/* ---- step changes -------------------------------------------------------- */
+
+static int push_step(kg_step **steps, size_t *n, size_t *cap, kg_step s) {
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 16;
+    kg_step *more = realloc(*steps, c * sizeof *more);
+    if (!more) return -1;
+    *steps = more, *cap = c;
+  }
+  (*steps)[(*n)++] = s;
+  return 0;
+}
+
+int kg_history_steps(const kg_history *h, double tol_override_pct, kg_step **steps, size_t *nsteps) {
+  size_t cap = 0;
+  *steps = NULL;
+  *nsteps = 0;
+  for (size_t r = 1; r < h->n; r++) {
+    const kg_hist_run *now = &h->runs[r];
+    for (size_t i = 0; i < now->n; i++) {
+      const kg_hist_entry *e = &now->entries[i], *b = NULL;
+      size_t p = r;
+      /* The latest earlier run of the same L2 mode that timed this case. */
+      while (!b && p > 0) {
+        p--;
+        if (h->runs[p].hot == now->hot) b = kg_hist_find(&h->runs[p], e->variant, e->dtype, e->n);
+      }
+      if (!b) continue;
+      double tol = kg_tolerance(e->n * kg_dtype_get(e->dtype)->size, tol_override_pct);
+      kg_verdict v = kg_verdict_of(&b->t, &e->t, tol);
+      if (v != KG_V_SLOWER && v != KG_V_FASTER) continue;
+      kg_step s = {.run = r, .prev = p, .dtype = e->dtype, .n = e->n, .verdict = v, .before_us = b->t.median_us,
+                   .after_us = e->t.median_us, .tol = tol};
+      snprintf(s.variant, sizeof s.variant, "%s", e->variant);
+      if (push_step(steps, nsteps, &cap, s)) {
+        free(*steps);
+        *steps = NULL;
+        *nsteps = 0;
+        return -1;
+      }
+    }
+  }
+  return 0;
+}

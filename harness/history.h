@@ -1,0 +1,74 @@
+/* History: one compact JSON line per gate run, appended by nightly runs
+ * (docs/results-schema.md, "History"). The file only grows: earlier lines are
+ * never rewritten, and a reader sees the file before or after an append,
+ * never half a line. One history holds one GPU model, as a baseline does. */
+#ifndef KG_HISTORY_H
+#define KG_HISTORY_H
+
+#include <stddef.h>
+
+#include "proto.h"
+#include "report.h"
+#include "results.h"
+#include "verdict.h"
+
+#define KG_HISTORY_SCHEMA 1
+
+typedef struct kg_hist_entry {
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  kg_timing t; /* samples, median, q1, q3 (the rest 0) */
+} kg_hist_entry;
+
+typedef struct kg_hist_run {
+  char date[32], commit[64], version[32];
+  kg_device_info dev;
+  int hot;         /* timed with a warm L2 */
+  kg_counts checks; /* the run's case counts (a failing run is kept too) */
+  size_t n;
+  kg_hist_entry *entries; /* sorted by (variant, dtype, n) */
+} kg_hist_run;
+
+typedef struct kg_history {
+  size_t n;
+  kg_hist_run *runs; /* in file order: oldest first */
+} kg_history;
+
+/* The history line of a run (no newline), malloc'ed; NULL when out of memory. */
+char *kg_history_line(const kg_run *run);
+
+/* Appends run to path (created when absent), atomically: the old lines are
+ * copied byte for byte beside the target, the new line added, and the copy
+ * renamed over it. Refuses (-1 with err, the file untouched) a run that timed
+ * nothing, an existing file with a malformed line, or one of another GPU
+ * model. Returns 1 and writes nothing when the history already holds this
+ * run (same date, commit and GPU): appending twice is harmless. */
+int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen);
+
+/* Reads every line (blank lines are skipped). -1 with "file: line N: why". */
+int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen);
+void kg_history_free(kg_history *h);
+
+/* The entry of (variant, dtype, n) in a run, or NULL. */
+const kg_hist_entry *kg_hist_find(const kg_hist_run *r, const char *variant, kg_dtype dt, size_t n);
+
+/* A step change: a case whose time moved between a run and the latest
+ * earlier run that timed it, by the rule of the verdicts (beyond the
+ * tolerance and with separated quartiles), so noise is not flagged. */
+typedef struct kg_step {
+  size_t run; /* index of the later run */
+  size_t prev; /* index of the run it is compared with */
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  kg_verdict verdict; /* KG_V_SLOWER or KG_V_FASTER */
+  double before_us, after_us, tol;
+} kg_step;
+
+/* Every step change, in run order then key order. *steps is malloc'ed
+ * (NULL when none). 0, or -1 out of memory. Runs of another L2 mode than
+ * the one before are compared only with runs of their own mode. */
+int kg_history_steps(const kg_history *h, double tol_override_pct, kg_step **steps, size_t *nsteps);
+
+#endif

@@ -1,0 +1,397 @@
+/* The nightly page: plain HTML 4-compatible markup (validates with
+ * `xmllint --html`), inline CSS, no script, so it works from any static host
+ * and from a folder on disk. Images and links are checked against the
+ * folder before they are written: a chart gnuplot could not draw, or a file
+ * that was not produced, is left out rather than linked broken. */
+#include "html.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "dtype.h"
+#include "fileio.h"
+#include "registry.h"
+#include "report.h"
+
+enum { KG_HTML_MAX_FAILED = 50 };
+
+static const char k_style[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;max-width:1540px;margin:1.5em auto;"
+    "padding:0 1em;line-height:1.4}\n"
+    "h1{margin-bottom:0.2em}h2{margin-top:1.8em;border-bottom:1px solid #ccc}\n"
+    ".meta{color:#555;margin-top:0}.note{background:#fff3cd;border:1px solid #e0c36b;padding:0.5em 1em}\n"
+    ".warn{background:#fde0dd;border:1px solid #e08080;padding:0.5em 1em}\n"
+    "table{border-collapse:collapse;margin:0.4em 0 1.4em;font-variant-numeric:tabular-nums}\n"
+    "th,td{padding:0.15em 0.7em;border-bottom:1px solid #e2e2e2;text-align:right}\n"
+    "th{background:#f4f4f4}th.l,td.l{text-align:left}\n"
+    "tr.slower td{background:#fde0dd}tr.faster td{background:#e5f5e0}\n"
+    ".chart{margin:0.6em 0 2em}.chart img{max-width:100%;height:auto;border:1px solid #eee}\n"
+    ".caption{color:#555;margin:0.2em 0}.toc a{margin-right:1em}\n";
+
+/* ---- text ------------------------------------------------------------------- */
+
+static void esc(FILE *f, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default: fputc((unsigned char)*s < 0x20 && *s != '\n' ? '?' : *s, f);
+    }
+  }
+}
+
+/* An href or src: the names kgate writes are plain, but escape anyway. */
+static void attr(FILE *f, const char *name, const char *value) {
+  fprintf(f, " %s=\"", name);
+  esc(f, value);
+  fputc('"', f);
+}
+
+/* Three significant digits, no exponent: read by eye, as in the Markdown. */
+static void sig3(FILE *f, double v) {
+  int mag = v != 0 && isfinite(v) ? (int)floor(log10(fabs(v))) : 0;
+  if (mag < -6 || mag > 15) fprintf(f, "%.3g", v);
+  else fprintf(f, "%.*f", mag >= 2 ? 0 : 2 - mag, v);
+}
+
+static void date_label(const char *iso, char *buf, size_t len) {
+  if (strlen(iso) >= 16 && iso[10] == 'T') snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
+  else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
+}
+
+static void bytes_label(double bytes, char *buf, size_t len) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
+  snprintf(buf, len, "%.4g %s", bytes, unit[u]);
+}
+
+static int exists_in(const char *dir, const char *name) {
+  char path[4096];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+/* ---- sections ----------------------------------------------------------------- */
+
+static void head(FILE *f, const kg_run *run) {
+  char date[48];
+  date_label(run->meta.date, date, sizeof date);
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate: ",
+        f);
+  esc(f, run->meta.dev.name[0] ? run->meta.dev.name : "unknown GPU");
+  fprintf(f, ", %s</title>\n<style>\n%s</style>\n</head>\n<body>\n", date, k_style);
+}
+
+static void summary(FILE *f, const kg_html_page *p) {
+  const kg_run_meta *m = &p->run->meta;
+  const kg_device_info *d = &m->dev;
+  char date[48], l2[32];
+  date_label(m->date, date, sizeof date);
+  bytes_label((double)d->l2_bytes, l2, sizeof l2);
+  fputs("<h1>kgate: ", f);
+  esc(f, d->name[0] ? d->name : "unknown GPU");
+  fprintf(f, "</h1>\n<p class=\"meta\">run of %s &middot; commit ", date);
+  esc(f, m->commit[0] ? m->commit : "unknown");
+  fputs(" &middot; kgate ", f);
+  esc(f, m->version);
+  fprintf(f, " &middot; %s L2 &middot; seed %llu &middot; %.0f s</p>\n", m->time.hot ? "warm" : "cold",
+          (unsigned long long)m->seed, m->wall_s);
+  if (p->note) {
+    fputs("<p class=\"note\">", f);
+    esc(f, p->note);
+    fputs("</p>\n", f);
+  }
+  fprintf(f, "<ul>\n<li>GPU: compute capability %d.%d, %d SMs, L2 %s", d->cc_major, d->cc_minor, d->sms, l2);
+  if (d->peak_gbps > 0) fprintf(f, ", theoretical peak %.0f GB/s", d->peak_gbps);
+  if (d->roofline_gbps > 0) fprintf(f, ", measured roofline %.0f GB/s", d->roofline_gbps);
+  fprintf(f, ", driver %d, CUDA runtime %d</li>\n", d->driver_version, d->runtime_version);
+  kg_counts k = kg_count_results(p->run->results, p->run->n);
+  fprintf(f, "<li>Checks: %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic",
+          k.cases, k.passed, k.failed, k.errored, k.unsupported, k.nondeterministic);
+  if (k.pending) fprintf(f, ", %zu not run", k.pending);
+  fputs("</li>\n", f);
+  if (p->cmp) {
+    static const kg_verdict order[] = {KG_V_SLOWER, KG_V_UNKNOWN, KG_V_MISSING, KG_V_FASTER, KG_V_NEW, KG_V_SAME};
+    fputs("<li>Performance against ", f);
+    esc(f, p->baseline ? p->baseline : "the baseline");
+    fputc(':', f);
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+      fprintf(f, "%s %zu %s", i ? "," : "", p->cmp->count[order[i]], kg_verdict_name(order[i]));
+    fputs("</li>\n", f);
+  } else {
+    fputs("<li>Performance: no baseline to compare with</li>\n", f);
+  }
+  if (p->history) fprintf(f, "<li>History: %zu run%s, %zu step change%s</li>\n", p->history->n,
+                          p->history->n == 1 ? "" : "s", p->nsteps, p->nsteps == 1 ? "" : "s");
+  fputs("</ul>\n", f);
+  if (p->cmp && p->cmp->warning[0]) {
+    fputs("<p class=\"warn\">", f);
+    esc(f, p->cmp->warning);
+    fputs("</p>\n", f);
+  }
+}
+
+static void links(FILE *f, const char *dir, const kg_html_page *p) {
+  size_t shown = 0;
+  for (size_t i = 0; i < p->nlinks; i++) {
+    if (!exists_in(dir, p->links[i].href)) continue;
+    fputs(shown++ ? "" : "<h2 id=\"files\">Files</h2>\n<ul>\n", f);
+    fputs("<li><a", f);
+    attr(f, "href", p->links[i].href);
+    fputc('>', f);
+    esc(f, p->links[i].href);
+    fputs("</a>: ", f);
+    esc(f, p->links[i].label);
+    fputs("</li>\n", f);
+  }
+  if (shown) fputs("</ul>\n", f);
+}
+
+static int is_regression(kg_verdict v) { return v == KG_V_SLOWER || v == KG_V_UNKNOWN || v == KG_V_MISSING; }
+
+static void regressions(FILE *f, const kg_comparison *cmp) {
+  size_t shown = 0;
+  for (size_t i = 0; cmp && i < cmp->n; i++) {
+    const kg_cmp_row *r = &cmp->rows[i];
+    if (!is_regression(r->verdict)) continue;
+    if (!shown++)
+      fputs("<h2 id=\"regressions\">Regressions</h2>\n<table>\n<tr><th class=\"l\">variant</th><th class=\"l\">dtype"
+            "</th><th>n</th><th class=\"l\">verdict</th><th>baseline (&micro;s)</th><th>now (&micro;s)</th>"
+            "<th>change</th><th>tolerance</th></tr>\n",
+            f);
+    fprintf(f, "<tr%s><td class=\"l\">", r->verdict == KG_V_SLOWER ? " class=\"slower\"" : "");
+    esc(f, r->variant);
+    fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td class=\"l\">%s</td><td>", kg_dtype_get(r->dtype)->name,
+            r->n, kg_verdict_name(r->verdict));
+    if (r->base_us > 0) sig3(f, r->base_us);
+    fputs("</td><td>", f);
+    if (r->now_us > 0) sig3(f, r->now_us);
+    fputs("</td><td>", f);
+    if (r->base_us > 0 && r->now_us > 0) fprintf(f, "%+.1f %%", r->change * 100);
+    fprintf(f, "</td><td>%.3g %%</td></tr>\n", r->tol * 100);
+  }
+  if (shown) fputs("</table>\n", f);
+}
+
+static void failed(FILE *f, const kg_run *run) {
+  size_t shown = 0, more = 0;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_result *r = &run->results[i];
+    if (r->status != KG_ST_FAIL && r->status != KG_ST_ERROR) continue;
+    if (shown == KG_HTML_MAX_FAILED) {
+      more++;
+      continue;
+    }
+    if (!shown++)
+      fputs("<h2 id=\"failed\">Failed cases</h2>\n<table>\n<tr><th class=\"l\">case</th><th class=\"l\">status</th>"
+            "<th>got</th><th>expected</th><th>error / bound</th><th class=\"l\">why</th></tr>\n",
+            f);
+    char label[160];
+    kg_case_label(&run->cases[i], label, sizeof label);
+    fputs("<tr class=\"slower\"><td class=\"l\">", f);
+    esc(f, label);
+    fprintf(f, "</td><td class=\"l\">%s</td><td>", kg_status_name(r->status));
+    if (r->status == KG_ST_FAIL) {
+      esc(f, r->got);
+      fputs("</td><td>", f);
+      esc(f, r->expected);
+      fprintf(f, "</td><td>%.3g", r->ratio);
+    } else {
+      fputs("</td><td></td><td>", f);
+    }
+    fputs("</td><td class=\"l\">", f);
+    esc(f, r->message);
+    fputs("</td></tr>\n", f);
+  }
+  if (shown) fputs("</table>\n", f);
+  if (more) fprintf(f, "<p>... and %zu more (see the results files).</p>\n", more);
+}
+
+static void charts(FILE *f, const char *dir, const kg_charts *c) {
+  int any = 0;
+  for (int k = 0; k < KG_NCHART_KINDS; k++) {
+    int heading = 0;
+    for (size_t i = 0; c && i < c->n; i++) {
+      const kg_chart *ch = &c->c[i];
+      char png[80], svg[80];
+      snprintf(png, sizeof png, "%s.png", ch->name);
+      snprintf(svg, sizeof svg, "%s.svg", ch->name);
+      if ((int)ch->kind != k || !exists_in(dir, png)) continue;
+      if (!any++) fputs("<h2 id=\"charts\">Charts</h2>\n<p class=\"caption\">Each image links to its SVG.</p>\n", f);
+      if (!heading++) fprintf(f, "<h3>%s</h3>\n", kg_chart_kind_get((kg_chart_kind)k)->heading);
+      fputs("<div class=\"chart\">", f);
+      if (exists_in(dir, svg)) {
+        fputs("<a", f);
+        attr(f, "href", svg);
+        fputc('>', f);
+      }
+      fputs("<img", f);
+      attr(f, "src", png);
+      attr(f, "alt", ch->caption);
+      fputc('>', f);
+      if (exists_in(dir, svg)) fputs("</a>", f);
+      fputs("<p class=\"caption\">", f);
+      esc(f, ch->caption);
+      fputs("</p></div>\n", f);
+    }
+  }
+}
+
+static const kg_cmp_row *row_of(const kg_comparison *cmp, const char *variant, kg_dtype dt, size_t n) {
+  for (size_t k = 0; cmp && k < cmp->n; k++) {
+    const kg_cmp_row *r = &cmp->rows[k];
+    if (r->dtype == dt && r->n == n && !strcmp(r->variant, variant)) return r;
+  }
+  return NULL;
+}
+
+static long timed_case(const kg_run *run, int v, kg_dtype dt, size_t n) {
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (c->timed && c->variant == v && c->dtype == dt && c->n == n) return (long)i;
+  }
+  return -1;
+}
+
+static void speedup(FILE *f, double ref_us, double us) {
+  fputs("<td>", f);
+  if (ref_us > 0) {
+    sig3(f, ref_us / us);
+    fputs("&times;", f);
+  }
+  fputs("</td>", f);
+}
+
+/* One Harris-style ladder table: time, GB/s, % of peak, step and cumulative speedup, vs CUB, verdict. */
+static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, kg_dtype dt, size_t n) {
+  char label[32], bytes[32];
+  kg_size_label(n, label, sizeof label);
+  bytes_label((double)n * (double)kg_dtype_get(dt)->size, bytes, sizeof bytes);
+  fprintf(f, "<h3>%s, n = %s (%s)</h3>\n<table>\n<tr><th class=\"l\">variant</th><th>time (&micro;s)</th><th>GB/s</th>"
+             "<th>%% of peak</th><th>step speedup</th><th>cumulative speedup</th><th>vs CUB</th>"
+             "<th class=\"l\">verdict</th></tr>\n",
+          kg_dtype_get(dt)->name, label, bytes);
+  double first = 0, prev = 0;
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    long i = timed_case(run, (int)v, dt, n);
+    if (i < 0) continue;
+    const kg_result *r = &run->results[i];
+    const kg_cmp_row *row = row_of(cmp, kg_variants[v].name, dt, n);
+    kg_verdict vd = row ? row->verdict : KG_NVERDICTS;
+    fprintf(f, "<tr%s><td class=\"l\">%s</td>",
+            vd == KG_V_SLOWER ? " class=\"slower\"" : vd == KG_V_FASTER ? " class=\"faster\"" : "", kg_variants[v].name);
+    if (r->timing.samples <= 0) {
+      fprintf(f, "<td>not timed (%s)</td><td></td><td></td><td></td><td></td><td></td>", kg_status_name(r->status));
+    } else {
+      double us = r->timing.median_us;
+      kg_perf p = kg_perf_of(run, (size_t)i);
+      fputs("<td>", f);
+      sig3(f, us);
+      fputs("</td><td>", f);
+      sig3(f, p.gbps);
+      fputs("</td><td>", f);
+      if (p.pct_peak > 0) fprintf(f, "%.1f", p.pct_peak);
+      fputs("</td>", f);
+      speedup(f, prev, us);
+      speedup(f, first, us);
+      fputs("<td>", f);
+      if (p.vs_cub > 0) {
+        sig3(f, p.vs_cub);
+        fputs("&times;", f);
+      }
+      fputs("</td>", f);
+      if (first <= 0) first = us;
+      prev = us;
+    }
+    fprintf(f, "<td class=\"l\">%s</td></tr>\n", row ? kg_verdict_name(row->verdict) : "");
+  }
+  fputs("</table>\n", f);
+}
+
+static void ladders(FILE *f, const kg_run *run, const kg_comparison *cmp) {
+  int any = 0;
+  for (int d = 0; d < KG_NDTYPES; d++) {
+    size_t all[256], nall = 0, picked[2];
+    for (size_t i = 0; i < run->n; i++) {
+      const kg_case *c = &run->cases[i];
+      if (c->dtype != (kg_dtype)d || !c->timed) continue;
+      size_t s = 0;
+      while (s < nall && all[s] != c->n) s++;
+      if (s == nall && nall < 256) all[nall++] = c->n;
+    }
+    size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
+    if (np && !any++) fputs("<h2 id=\"ladder\">Ladder tables</h2>\n", f);
+    for (size_t k = 0; k < np; k++) ladder_table(f, run, cmp, (kg_dtype)d, picked[k]);
+  }
+}
+
+static void steps(FILE *f, const kg_html_page *p) {
+  if (!p->history) return;
+  fputs("<h2 id=\"steps\">Step changes in the history</h2>\n", f);
+  if (!p->nsteps) {
+    fprintf(f, "<p>None across %zu run%s: no case moved beyond its tolerance with its quartiles apart.</p>\n",
+            p->history->n, p->history->n == 1 ? "" : "s");
+    return;
+  }
+  fputs("<table>\n<tr><th class=\"l\">run</th><th class=\"l\">commit</th><th class=\"l\">variant</th>"
+        "<th class=\"l\">dtype</th><th>n</th><th class=\"l\">step</th><th>before (&micro;s)</th><th>after (&micro;s)</th>"
+        "<th>change</th></tr>\n",
+        f);
+  for (size_t i = 0; i < p->nsteps; i++) {
+    const kg_step *s = &p->steps[i];
+    const kg_hist_run *r = &p->history->runs[s->run];
+    char date[48];
+    date_label(r->date, date, sizeof date);
+    fprintf(f, "<tr class=\"%s\"><td class=\"l\">%zu (%s)</td><td class=\"l\">", s->verdict == KG_V_SLOWER ? "slower" : "faster",
+            s->run + 1, date);
+    esc(f, r->commit);
+    fputs("</td><td class=\"l\">", f);
+    esc(f, s->variant);
+    fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td class=\"l\">%s</td><td>", kg_dtype_get(s->dtype)->name, s->n,
+            kg_verdict_name(s->verdict));
+    sig3(f, s->before_us);
+    fputs("</td><td>", f);
+    sig3(f, s->after_us);
+    fprintf(f, "</td><td>%+.1f %%</td></tr>\n", (s->after_us / s->before_us - 1) * 100);
+  }
+  fputs("</table>\n", f);
+}
+
+static void write_page(FILE *f, const char *dir, const kg_html_page *p) {
+  head(f, p->run);
+  summary(f, p);
+  fputs("<p class=\"toc\"><a href=\"#charts\">Charts</a><a href=\"#ladder\">Ladder tables</a>", f);
+  if (p->history) fputs("<a href=\"#steps\">Step changes</a>", f);
+  fputs("<a href=\"#files\">Files</a></p>\n", f);
+  regressions(f, p->cmp);
+  failed(f, p->run);
+  charts(f, dir, p->charts);
+  ladders(f, p->run, p->cmp);
+  steps(f, p);
+  links(f, dir, p);
+  fputs("<p class=\"meta\">Made by kgate: a regression test and CI gate for CUDA reduction kernels.</p>\n"
+        "</body>\n</html>\n",
+        f);
+}
+
+int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/index.html", dir);
+  kg_outfile o;
+  if (kg_out_open(&o, path, err, errlen)) return -1;
+  write_page(o.f, dir, page);
+  if (ferror(o.f)) {
+    kg_out_abort(&o);
+    snprintf(err, errlen, "cannot write %s: write error", path);
+    return -1;
+  }
+  return kg_out_commit(&o, err, errlen);
+}

@@ -1,0 +1,35 @@
+/* The static page `kgate report --html DIR` writes: DIR/index.html with the
+ * charts, the ladder tables and links to the machine-readable files. */
+#ifndef KG_HTML_H
+#define KG_HTML_H
+
+#include <stddef.h>
+
+#include "chart.h"
+#include "history.h"
+#include "results.h"
+#include "verdict.h"
+
+typedef struct kg_html_link {
+  const char *href;  /* relative to the page's folder */
+  const char *label; /* what it is, for people */
+} kg_html_link;
+
+typedef struct kg_html_page {
+  const kg_run *run;
+  const kg_comparison *cmp;  /* NULL: no baseline */
+  const char *baseline;      /* what the run was compared with (NULL: nothing) */
+  const kg_history *history; /* NULL: no history */
+  const kg_step *steps;
+  size_t nsteps;
+  const kg_charts *charts; /* those drawn; a chart whose PNG is not in the folder is left out */
+  const char *note;        /* one line shown at the top, e.g. why there are no charts; NULL: none */
+  const kg_html_link *links;
+  size_t nlinks; /* a link whose file is not in the folder is left out */
+} kg_html_page;
+
+/* Writes <dir>/index.html atomically. Every src and href it holds names a
+ * file that exists in dir. 0, or -1 with err. */
+int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,339 @@
+/* plot, history add, history plot and report: thin commands over chart,
+ * plot, history and html. Each writes what it can before it draws, so a
+ * missing gnuplot (exit 3) costs the charts and nothing else. */
+#include "publish.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "chart.h"
+#include "dtype.h"
+#include "export.h"
+#include "fileio.h"
+#include "history.h"
+#include "html.h"
+#include "plot.h"
+
+/* What each drawing outcome means for the exit code. */
+static const int k_plot_exit[] = {
+    [KG_PLOT_OK] = KG_EXIT_OK,      [KG_PLOT_NO_GNUPLOT] = KG_EXIT_ENV, [KG_PLOT_NO_SCRIPTS] = KG_EXIT_ENV,
+    [KG_PLOT_FAILED] = KG_EXIT_ENV, [KG_PLOT_IO] = KG_EXIT_USAGE,
+};
+
+static void date_label(const char *iso, char *buf, size_t len) {
+  if (strlen(iso) >= 16 && iso[10] == 'T') snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
+  else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
+}
+
+/* "OLD.json (2026-11-21 08:52 UTC, commit 42cbd2a78d3c)" */
+static void base_label(const char *path, const kg_baseline *b, char *buf, size_t len) {
+  char date[48];
+  date_label(b->date, date, sizeof date);
+  snprintf(buf, len, "%s (%s, commit %s)", path, date, b->commit[0] ? b->commit : "unknown");
+}
+
+/* Compares run with path (a baseline or a results file), as `kgate compare`
+ * does. 0, or -1 after printing why. */
+static int compare_file(const char *path, const kg_run *run, double tol_pct, kg_comparison *cmp, char *label,
+                        size_t len) {
+  char err[512];
+  kg_baseline old, now;
+  int rc = kg_baseline_load(path, &old, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  base_label(path, &old, label, len);
+  if (kg_baseline_from_run(run, &now)) {
+    kg_baseline_free(&old);
+    fprintf(stderr, "kgate: out of memory\n");
+    return -1;
+  }
+  rc = kg_compare(&old, &now, tol_pct, cmp, err, sizeof err);
+  kg_baseline_free(&old);
+  kg_baseline_free(&now);
+  if (rc) fprintf(stderr, "kgate: %s\n", err);
+  if (!rc && cmp->warning[0]) fprintf(stderr, "kgate: warning: %s\n", cmp->warning);
+  return rc ? -1 : 0;
+}
+
+static int has_timed(const kg_run *run) {
+  for (size_t i = 0; i < run->n; i++)
+    if (run->cases[i].timed && run->results[i].timing.samples > 0) return 1;
+  return 0;
+}
+
+/* Renders the charts listed and says what happened. Returns the exit code. */
+static int draw(const char *dir, const kg_charts *charts, char *why, size_t whylen) {
+  char err[1024];
+  kg_plot_status s = kg_plot_render(dir, charts, err, sizeof err);
+  if (s) {
+    fprintf(stderr, "kgate: %s\n", err);
+    if (why) snprintf(why, whylen, "No charts: %s", err);
+    return k_plot_exit[s];
+  }
+  printf("kgate: drew %zu chart%s in %s (PNG and SVG)\n", charts->n, charts->n == 1 ? "" : "s", dir);
+  return KG_EXIT_OK;
+}
+
+int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg_comparison *cmp,
+                      const char *base) {
+  char err[1024];
+  static kg_charts charts; /* 64 charts of 250 bytes: not on the stack */
+  charts.n = 0;
+  if (!has_timed(run)) {
+    fprintf(stderr, "kgate: the run timed no case: no chart to draw (kgate run times the perf sizes)\n");
+    return KG_EXIT_USAGE;
+  }
+  if (kg_mkdirs(dir, err, sizeof err) || (with_run && kg_chart_bandwidth(dir, run, &charts, err, sizeof err)) ||
+      (with_run && kg_chart_ladder(dir, run, &charts, err, sizeof err)) ||
+      (cmp && kg_chart_compare(dir, run, cmp, base, &charts, err, sizeof err))) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  return draw(dir, &charts, NULL, 0);
+}
+
+int kg_publish_plot(const kg_cli *cli) {
+  char err[512], label[600];
+  kg_run run;
+  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  kg_comparison cmp = {0};
+  int code = KG_EXIT_USAGE;
+  if (!cli->baseline || compare_file(cli->baseline, &run, cli->tolerance_pct, &cmp, label, sizeof label) == 0)
+    code = kg_publish_charts(cli->output, &run, 1, cli->baseline ? &cmp : NULL, label);
+  kg_comparison_free(&cmp);
+  kg_run_free(&run);
+  return code;
+}
+
+int kg_publish_history_add(const kg_cli *cli) {
+  char err[512];
+  kg_run run;
+  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  char date[48];
+  date_label(run.meta.date, date, sizeof date);
+  int rc = kg_history_add(cli->file, &run, err, sizeof err);
+  if (rc < 0) fprintf(stderr, "kgate: %s\n", err);
+  else if (rc == 1)
+    printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", cli->file, date,
+           run.meta.dev.name, run.meta.commit);
+  else
+    printf("kgate: appended the run of %s (%s, commit %s) to %s\n", date, run.meta.dev.name, run.meta.commit,
+           cli->file);
+  kg_run_free(&run);
+  return rc < 0 ? KG_EXIT_USAGE : KG_EXIT_OK;
+}
+
+/* The baseline of a history's band: --baseline, or <baseline-dir>/<slug>.json
+ * when it exists. 0 with *have; -1 after printing why. */
+static int band_baseline(const kg_cli *cli, const kg_history *h, kg_baseline *b, int *have) {
+  char path[PATH_MAX], slug[128], err[512];
+  const kg_device_info *dev = &h->runs[h->n - 1].dev;
+  *have = 0;
+  kg_gpu_slug(dev->name, slug, sizeof slug);
+  if (cli->baseline) snprintf(path, sizeof path, "%s", cli->baseline);
+  else snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  int rc = kg_baseline_load(path, b, err, sizeof err);
+  if (rc == 1 && !cli->baseline) {
+    fprintf(stderr, "kgate: no baseline %s: the trend charts have no band\n", path);
+    return 0;
+  }
+  if (rc) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  if (!kg_same_gpu(&b->dev, dev)) {
+    fprintf(stderr, "kgate: baseline %s is for %s, the history is of %s\n", path, b->dev.name, dev->name);
+    kg_baseline_free(b);
+    return -1;
+  }
+  *have = 1;
+  return 0;
+}
+
+static void print_steps(const kg_history *h, const kg_step *steps, size_t n) {
+  if (!n) {
+    printf("kgate: no step change across %zu run%s\n", h->n, h->n == 1 ? "" : "s");
+    return;
+  }
+  printf("kgate: %zu step change%s between runs (beyond the tolerance, quartiles apart):\n", n, n == 1 ? "" : "s");
+  for (size_t i = 0; i < n; i++) {
+    const kg_step *s = &steps[i];
+    char date[48];
+    date_label(h->runs[s->run].date, date, sizeof date);
+    printf("  run %zu (%s, commit %s) vs run %zu: %-7s %s %s n=%zu  %.4g -> %.4g us (%+.1f %%, tolerance %.3g %%)\n",
+           s->run + 1, date, h->runs[s->run].commit, s->prev + 1, kg_verdict_name(s->verdict), s->variant,
+           kg_dtype_get(s->dtype)->name, s->n, s->before_us, s->after_us, (s->after_us / s->before_us - 1) * 100,
+           s->tol * 100);
+  }
+}
+
+int kg_publish_history_plot(const kg_cli *cli) {
+  char err[1024];
+  kg_history h;
+  if (kg_history_read(cli->args[0], &h, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  if (!h.n) {
+    fprintf(stderr, "kgate: %s holds no run: nothing to draw\n", cli->args[0]);
+    return KG_EXIT_USAGE;
+  }
+  kg_baseline base;
+  int have = 0, code = KG_EXIT_USAGE;
+  kg_step *steps = NULL;
+  size_t nsteps = 0;
+  static kg_charts charts;
+  charts.n = 0;
+  if (band_baseline(cli, &h, &base, &have)) goto out;
+  if (kg_history_steps(&h, cli->tolerance_pct, &steps, &nsteps)) {
+    fprintf(stderr, "kgate: out of memory\n");
+    goto out;
+  }
+  print_steps(&h, steps, nsteps);
+  if (kg_mkdirs(cli->output, err, sizeof err) ||
+      kg_chart_trend(cli->output, &h, have ? &base : NULL, cli->tolerance_pct, steps, nsteps, &charts, err,
+                     sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    goto out;
+  }
+  code = draw(cli->output, &charts, NULL, 0);
+out:
+  if (have) kg_baseline_free(&base);
+  free(steps);
+  kg_history_free(&h);
+  return code;
+}
+
+/* Copies a file into the page's folder, atomically. */
+static int copy_file(const char *from, const char *to, char *err, size_t errlen) {
+  FILE *in = fopen(from, "rb");
+  if (!in) {
+    snprintf(err, errlen, "cannot read %s", from);
+    return -1;
+  }
+  kg_outfile o;
+  if (kg_out_open(&o, to, err, errlen)) {
+    fclose(in);
+    return -1;
+  }
+  char buf[65536];
+  size_t got;
+  int bad = 0;
+  while (!bad && (got = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, got, o.f) != got;
+  bad |= ferror(in);
+  fclose(in);
+  if (bad) {
+    kg_out_abort(&o);
+    snprintf(err, errlen, "cannot copy %s to %s", from, to);
+    return -1;
+  }
+  return kg_out_commit(&o, err, errlen);
+}
+
+/* The page's files, in the order the page lists them. */
+static const kg_html_link k_report_files[] = {
+    {"results.json", "the results: every case, its check and its timing (docs/results-schema.md)"},
+    {"results.csv", "one row per case with named columns, for spreadsheets and gnuplot"},
+    {"results.junit.xml", "JUnit XML: a test case per check and per timed case, for CI"},
+    {"summary.md", "the Markdown summary (what $GITHUB_STEP_SUMMARY gets)"},
+    {"history.jsonl", "the history this page's trends come from, one run per line"},
+};
+
+/* results.json, .csv, .junit.xml, summary.md and history.jsonl into dir. */
+static int report_files(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp) {
+  char err[1024], path[4][PATH_MAX], hist[PATH_MAX];
+  for (int k = 0; k < 4; k++) snprintf(path[k], sizeof path[k], "%s/%s", cli->html, k_report_files[k].href);
+  snprintf(hist, sizeof hist, "%s/%s", cli->html, k_report_files[4].href);
+  if (kg_results_write(path[0], run, err, sizeof err) || kg_export_csv(path[1], run, cmp, err, sizeof err) ||
+      kg_export_junit(path[2], run, cmp, err, sizeof err) || kg_export_markdown(path[3], run, cmp, err, sizeof err) ||
+      (cli->history && copy_file(cli->history, hist, err, sizeof err))) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  return 0;
+}
+
+int kg_publish_report(const kg_cli *cli) {
+  char err[1024], label[600] = "", note[1200] = "";
+  kg_run run;
+  kg_comparison cmp = {0};
+  kg_history h = {0};
+  kg_baseline base = {0};
+  kg_step *steps = NULL;
+  size_t nsteps = 0;
+  int code = KG_EXIT_USAGE, have_base = 0;
+  static kg_charts charts;
+  charts.n = 0;
+  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  if (cli->baseline && compare_file(cli->baseline, &run, cli->tolerance_pct, &cmp, label, sizeof label)) goto out;
+  if (cli->history) {
+    if (kg_history_read(cli->history, &h, err, sizeof err)) {
+      fprintf(stderr, "kgate: %s\n", err);
+      goto out;
+    }
+    if (kg_history_steps(&h, cli->tolerance_pct, &steps, &nsteps)) {
+      fprintf(stderr, "kgate: out of memory\n");
+      goto out;
+    }
+    /* The band of the trends: the baseline the run is compared with. */
+    have_base = cli->baseline && kg_baseline_load(cli->baseline, &base, err, sizeof err) == 0 && h.n &&
+                kg_same_gpu(&base.dev, &h.runs[h.n - 1].dev);
+  }
+  if (kg_mkdirs(cli->html, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    goto out;
+  }
+  if (report_files(cli, &run, cli->baseline ? &cmp : NULL)) goto out;
+  code = KG_EXIT_OK;
+  if (has_timed(&run)) {
+    if (kg_chart_bandwidth(cli->html, &run, &charts, err, sizeof err) ||
+        kg_chart_ladder(cli->html, &run, &charts, err, sizeof err) ||
+        (cli->baseline && kg_chart_compare(cli->html, &run, &cmp, label, &charts, err, sizeof err)) ||
+        (cli->history && kg_chart_trend(cli->html, &h, have_base ? &base : NULL, cli->tolerance_pct, steps, nsteps,
+                                        &charts, err, sizeof err))) {
+      fprintf(stderr, "kgate: %s\n", err);
+      code = KG_EXIT_USAGE;
+      goto out;
+    }
+    code = draw(cli->html, &charts, note, sizeof note);
+  } else {
+    snprintf(note, sizeof note, "No charts: the run timed no case (kgate run times the perf sizes).");
+  }
+  kg_html_page page = {.run = &run,
+                       .cmp = cli->baseline ? &cmp : NULL,
+                       .baseline = cli->baseline ? label : NULL,
+                       .history = cli->history ? &h : NULL,
+                       .steps = steps,
+                       .nsteps = nsteps,
+                       .charts = &charts,
+                       .note = note[0] ? note : NULL,
+                       .links = k_report_files,
+                       .nlinks = sizeof k_report_files / sizeof k_report_files[0]};
+  if (kg_html_write(cli->html, &page, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    code = KG_EXIT_USAGE;
+  } else {
+    printf("kgate: wrote %s/index.html\n", cli->html);
+  }
+out:
+  free(steps);
+  kg_history_free(&h);
+  if (have_base || base.entries) kg_baseline_free(&base);
+  kg_comparison_free(&cmp);
+  kg_run_free(&run);
+  return code;
+}

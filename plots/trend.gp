@@ -1,0 +1,34 @@
+# 3. Trend, one chart per dtype: % of theoretical peak at 2²⁵ (or the
+# largest size the history timed) over the runs of a history, one panel per
+# variant; the baseline as a band (its median, dashed, and its tolerance),
+# quartiles as error bars, step changes between runs as triangles.
+# Data: one block per variant, rows run pct_peak pct_at_q3 pct_at_q1 step.
+load plots.'/common.gp'
+set multiplot layout rows,cols title sprintf("%s\n%s\n%s", title, subtitle, \
+    'line: median % of peak (bars: quartiles) · band: baseline ± tolerance · ▼ slower / ▲ faster than the run before') \
+    font ',14' margins 0.05, 0.99, 0.06, (1 - 130.0/height) spacing 0.045, 0.09
+set xrange [0.5:nruns+0.5]
+eval 'set xtics '.xtics
+set xtics font ',10'
+set ytics font ',10'
+set grid xtics ytics
+unset key
+do for [i=1:nseries] {
+  set title word(names,i) font ',12' offset 0,-0.6
+  set yrange [real(word(yranges, 2*i-1)):real(word(yranges, 2*i))]
+  if ((i-1) % cols == 0) { set ylabel '% of peak' font ',11' } else { unset ylabel }
+  unset object 1
+  unset arrow 1
+  mid = real(word(base_mid, i))
+  if (mid == mid) {
+    set object 1 rect from graph 0, first real(word(base_lo, i)) to graph 1, first real(word(base_hi, i)) \
+        fc rgb '#fdd49e' fs solid 0.6 noborder behind
+    set arrow 1 from graph 0, first mid to graph 1, first mid nohead dt 2 lw 1.5 lc rgb '#d7301f'
+  }
+  plot data index (i-1) using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#08519c', \
+       data index (i-1) using 1:2:3:4 with yerrorbars pt 0 lw 1 lc rgb '#6baed6', \
+       data index (i-1) using 1:($5 < 0 ? $2 : NaN) with points pt 11 ps 2.2 lc rgb '#d62728', \
+       data index (i-1) using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 2.2 lc rgb '#2ca02c'
+}
+unset multiplot
+unset output
