@@ -53,7 +53,7 @@ static const struct {
   const char *legend;
 } k_verdict_style[KG_NVERDICTS] = {
     [KG_V_SAME] = {0x9e9e9e, "SAME"},
-    [KG_V_SLOWER] = {0xd62728, "SLOWER: beyond tolerance, quartiles apart"},
+    [KG_V_SLOWER] = {0xd62728, "SLOWER"},
     [KG_V_FASTER] = {0x2ca02c, "FASTER"},
     [KG_V_NEW] = {0x7f7f7f, "NEW"},
     [KG_V_MISSING] = {0x7f7f7f, "MISSING"},
@@ -314,11 +314,12 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
     }
     fputs("\n\n", f);
   }
-  /* The x range covers the sizes and the L2 mark, half a power of two beyond. */
+  /* The x range covers the sizes and the L2 mark, half a power of two beyond
+   * (a tick exactly on the edge of the range is not always drawn). */
   double l2_n = d->l2_bytes > 0 ? (double)d->l2_bytes / (double)di->size : NAN;
   double lo = log2((double)sizes[0]), hi = log2((double)sizes[nsizes - 1]);
   if (isfinite(l2_n)) lo = fmin(lo, log2(l2_n)), hi = fmax(hi, log2(l2_n));
-  lo = floor(lo - 0.5), hi = ceil(hi + 0.5);
+  lo -= 0.5, hi += 0.5;
   char sub[400], l2[32], c[16];
   run_subtitle(&run->meta, sub, sizeof sub);
   gp_str(g, "title", "%s sum: bandwidth against input size", di->name);
@@ -345,11 +346,11 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
   gp_num(g, "roofline", d->roofline_gbps > 0 ? d->roofline_gbps : NAN);
   gp_num(g, "l2_n", l2_n);
   bytes_label((double)d->l2_bytes, l2, sizeof l2);
-  gp_str(g, "l2_label", "L2 %s", l2);
-  gp_num(g, "xmin", ldexp(1, (int)lo));
-  gp_num(g, "xmax", ldexp(1, (int)hi));
+  gp_str(g, "l2_label", "%s L2", l2);
+  gp_num(g, "xmin", exp2(lo));
+  gp_num(g, "xmax", exp2(hi));
   gp_num(g, "ymax", ymax * 1.12);
-  log2_tics(g, "xtics", (int)lo, (int)hi);
+  log2_tics(g, "xtics", (int)ceil(lo), (int)floor(hi));
   gp_str(g, "xlabel", "n (%s elements, %zu bytes each; log\u2082 scale)", di->name, di->size);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: GB/s against n for every variant, with the theoretical "
            "peak, the measured roofline and the L2 size", di->name);
@@ -382,6 +383,12 @@ static int ladder_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
   if (!count || run->meta.dev.peak_gbps <= 0) return 0;
   kg__pair p;
   if (pair_open(&p, dir, out, KG_CHART_LADDER, di->name, err, errlen)) return -1;
+  /* Between rows of different families: the ladder reads in groups. */
+  fputs("separators = '", p.vars.f);
+  for (size_t s = 1; s < count; s++)
+    if (family_of(kg_variants[sel[s]].seed) != family_of(kg_variants[sel[s - 1]].seed))
+      fprintf(p.vars.f, "%s%.1f", s > 1 ? " " : "", (double)s - 0.5);
+  fputs("'\n", p.vars.f);
   FILE *f = p.dat.f, *g = p.vars.f;
   fprintf(f, "# kgate ladder, %s: %% of theoretical peak per variant in ladder order\n# columns: row variant", di->name);
   for (size_t k = 0; k < ns; k++) fprintf(f, " pct_%zu", sizes[k]);
@@ -479,8 +486,8 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
   if (pair_open(&p, dir, out, KG_CHART_COMPARE, di->name, err, errlen)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
   fprintf(f, "# kgate comparison, %s: one row per case, time new / baseline\n"
-             "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x side verdict label\n"
-             "# (ratio ? when either side has no timing; side 1: label right of the bar, -1: left)\n",
+             "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x verdict label\n"
+             "# (ratio ? when either side has no timing; label_x: the right edge, where the labels stand)\n",
           di->name);
   size_t rows = 0, count[KG_NVERDICTS] = {0};
   double h = 0.8 / (double)ns;
@@ -500,11 +507,11 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
     double y = (double)(rows - 1) + ((double)s - (double)(ns - 1) / 2) * h;
     int have = r->base_us > 0 && r->now_us > 0;
     double ratio = have ? r->now_us / r->base_us : NAN, shown = have ? fmin(fmax(ratio, 1 - dev), 1 + dev) : 1;
-    int side = !have || ratio >= 1 ? 1 : -1;
     char label[64];
     if (!have) snprintf(label, sizeof label, "%s", kg_verdict_name(r->verdict));
     else if (r->verdict == KG_V_SLOWER || r->verdict == KG_V_FASTER)
       snprintf(label, sizeof label, "%s %+.1f %%", kg_verdict_name(r->verdict), (ratio - 1) * 100);
+    else if (fabs(ratio - 1) < 0.0005) snprintf(label, sizeof label, "0.0 %%");
     else snprintf(label, sizeof label, "%+.1f %%", (ratio - 1) * 100);
     count[r->verdict]++;
     fprintf(f, "%.4f", y);
@@ -513,8 +520,11 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
     dat_num(f, have ? fmax(1, shown) : NAN);
     fprintf(f, " %.4f %.4f", y - h * 0.42, y + h * 0.42);
     fprintf(f, " %.4f %.4f 0x%06x", 1 - r->tol, 1 + r->tol, k_verdict_style[r->verdict].rgb);
-    dat_num(f, have ? shown : 1);
-    fprintf(f, " %d %s \"%s\"\n", side, kg_verdict_name(r->verdict), label);
+    /* Every label in one column at the right edge, where it covers nothing
+     * and reads as a table; also one labels plot that always has points
+     * (gnuplot 5.4 crashes on a labels plot with none). */
+    dat_num(f, 1 + dev);
+    fprintf(f, " %s \"%s\"\n", kg_verdict_name(r->verdict), label);
   }
   fputs(")'\n", g);
   char sub[400], date[48], verdicts[200] = "";
@@ -527,7 +537,7 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
       used += (size_t)snprintf(verdicts + used, sizeof verdicts - used, "%s%zu %s", used ? ", " : "",
                                count[order[o]], kg_verdict_name(order[o]));
   gp_str(g, "title", "%s sum: time new / baseline per case (%s)", di->name, verdicts);
-  gp_str(g, "subtitle", "%s%s%s", sub, base_label ? " \u00b7 vs " : "", base_label ? base_label : "");
+  gp_str(g, "subtitle", "%s", sub);
   gp_num(g, "width", 1300);
   gp_num(g, "nrows", (double)rows);
   gp_num(g, "nsizes", (double)ns);
@@ -535,12 +545,16 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
   gp_num(g, "xmax", 1 + dev);
   gp_num(g, "height", 150 + (double)rows * (ns > 1 ? 40 : 28));
   char slabel[32];
-  fputs("sizes_note = '", g);
-  for (size_t s = 0; s < ns; s++) {
+  /* The third title line: what the run is compared with, and which bar is which size. */
+  gp_str(g, "note", "vs %s", base_label ? base_label : "the baseline");
+  char note[200];
+  used = 0;
+  for (size_t s = 0; s < ns && used < sizeof note; s++) {
     kg_size_label(sizes[s], slabel, sizeof slabel);
-    fprintf(g, "%s%s", s ? ", " : "bars per variant, top to bottom: n = ", slabel);
+    used += (size_t)snprintf(note + used, sizeof note - used, "%s%s", s ? ", " : ns > 1 ? "bars top to bottom: n = " : "n = ",
+                             slabel);
   }
-  fputs("'\n", g);
+  gp_str(g, "sizes_note", "variant (%s)", note);
   for (int v = 0; v < KG_NVERDICTS; v++) {
     char key[24];
     snprintf(key, sizeof key, "color_%s", kg_verdict_name((kg_verdict)v));
@@ -595,6 +609,13 @@ static const kg_base_entry *base_find(const kg_baseline *b, const char *variant,
   return NULL;
 }
 
+/* Registry (ladder) order of variant names, unknown names after it by name. */
+static int ladder_cmp(const void *pa, const void *pb) {
+  const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+  size_t ra = rank_of(a), rb = rank_of(b);
+  return ra != rb ? (ra < rb ? -1 : 1) : strcmp(a, b);
+}
+
 typedef struct kg__trend {
   const kg_history *h;
   const size_t *runs; /* the runs drawn (one L2 mode), history indices */
@@ -620,28 +641,22 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
   size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
   if (!np) return 0;
   n = picked[np - 1];
-  /* Variants: registry order, then names it no longer knows, by name. */
+  /* Variants: every name timed at n in some run (one pass: a year of
+   * nightly runs is ~10^6 entries), then registry order, unknown names last. */
   const char *names[512];
   size_t count = 0;
-  for (size_t v = 0; v <= kg_nvariants; v++)
-    for (size_t j = 0; j < t->nruns; j++) {
-      const kg_hist_run *r = &h->runs[t->runs[j]];
-      for (size_t i = 0; i < r->n && count < 512; i++) {
-        const kg_hist_entry *e = &r->entries[i];
-        if (e->dtype != dt || e->n != n || rank_of(e->variant) != v) continue;
-        size_t c = 0;
-        while (c < count && strcmp(names[c], e->variant)) c++;
-        if (c < count) continue;
-        /* keep the unknown ones sorted by name */
-        size_t at = count;
-        while (v == kg_nvariants && at > 0 && rank_of(names[at - 1]) == kg_nvariants && strcmp(names[at - 1], e->variant) > 0)
-          at--;
-        memmove(names + at + 1, names + at, (count - at) * sizeof *names);
-        names[at] = e->variant;
-        count++;
-      }
+  for (size_t j = 0; j < t->nruns; j++) {
+    const kg_hist_run *r = &h->runs[t->runs[j]];
+    for (size_t i = 0; i < r->n && count < 512; i++) {
+      const kg_hist_entry *e = &r->entries[i];
+      if (e->dtype != dt || e->n != n) continue;
+      size_t c = 0;
+      while (c < count && strcmp(names[c], e->variant)) c++;
+      if (c == count) names[count++] = e->variant;
     }
+  }
   if (!count) return 0;
+  qsort(names, count, sizeof *names, ladder_cmp);
   kg__pair p;
   if (pair_open(&p, dir, out, KG_CHART_TREND, di->name, err, errlen)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
@@ -690,8 +705,8 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
       blo = mid / (1 + tol), bhi = mid / (1 - tol);
       lo = fmin(lo, blo), hi = fmax(hi, bhi);
     }
-    /* A panel shows at least 2 points of % of peak, so noise is not magnified into a cliff. */
-    double span = fmax(hi - lo, 2), centre = (lo + hi) / 2;
+    /* A panel spans at least a tenth of its level, so noise is not magnified into a cliff. */
+    double centre = (lo + hi) / 2, span = fmax(hi - lo, fmax(0.1 * centre, 1e-3));
     char nm[64];
     safe_name(names[c], nm, sizeof nm);
     fprintf(ls[0], "%s%s", c ? " " : "", nm);
@@ -721,19 +736,23 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
     }
     if (!clash) break;
   }
-  size_t every = (t->nruns + 5) / 6;
+  /* At most five ticks a panel; the date over the time, so a label stays narrow. */
+  size_t every = (t->nruns + 4) / 5;
   fputs("xtics = '(", g);
   for (size_t j = 0; j < t->nruns; j += every) {
     char a[32];
     run_label(&h->runs[t->runs[j]], precision, a, sizeof a);
-    fprintf(g, "%s''%s'' %zu", j ? ", " : "", a, j + 1);
+    char *time = strchr(a, ' ');
+    if (time) *time++ = '\0';
+    /* Double quotes: gnuplot reads the \n in them as a line break. */
+    fprintf(g, "%s\"%s%s%s\" %zu", j ? ", " : "", a, time ? "\\n" : "", time ? time : "", j + 1);
   }
   fputs(")'\n", g);
   size_t cols = count < 4 ? count : 4, rows = (count + cols - 1) / cols;
   gp_num(g, "cols", (double)cols);
   gp_num(g, "rows", (double)rows);
   gp_num(g, "width", cols < 4 ? 420 * (double)cols + 80 : 1500);
-  gp_num(g, "height", 150 + 250 * (double)rows);
+  gp_num(g, "height", 190 + 250 * (double)rows);
   char label[32], bytes[32], first[48], lastd[48];
   kg_size_label(n, label, sizeof label);
   bytes_label((double)n * (double)di->size, bytes, sizeof bytes);
@@ -741,9 +760,10 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
   date_label(last->date, lastd, sizeof lastd);
   gp_str(g, "title", "%s sum at n = %s (%s): %% of theoretical peak over %zu run%s", di->name, label, bytes, t->nruns,
          t->nruns == 1 ? "" : "s");
-  gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %s \u00b7 %zu step change%s marked", last->dev.name,
-         first, lastd, last->hot ? "warm" : "cold",
-         base ? "band: baseline \u00b1 tolerance" : "no baseline given", flagged, flagged == 1 ? "" : "s");
+  gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %zu step change%s marked", last->dev.name, first, lastd,
+         last->hot ? "warm" : "cold", flagged, flagged == 1 ? "" : "s");
+  gp_str(g, "legend", "line: median %% of peak (bars: quartiles) \u00b7 %s \u00b7 \u25bc slower / \u25b2 faster than "
+         "the run before", base ? "band: baseline \u00b1 tolerance (dashed: its median)" : "no baseline given: no band");
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of peak at n = %zu per variant over %zu runs%s", di->name,
            n, t->nruns, base ? ", baseline band" : "");
   return pair_commit(&p, out, err, errlen);

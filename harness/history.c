@@ -155,10 +155,12 @@ static int parse_history(const char *path, const char *text, size_t len, kg_hist
     json_t *doc = json_loadb(s, n, JSON_REJECT_DUPLICATES, &je);
     kg_hist_run *run = &h->runs[h->n];
     memset(run, 0, sizeof *run);
-    if (!json_is_object(doc)) kg_jrd_fail(&r, "malformed JSON at column %d: %s", je.column, doc ? "not an object" : je.text);
+    if (!doc) kg_jrd_fail(&r, "malformed JSON at column %d: %s", je.column, je.text);
+    else if (!json_is_object(doc)) kg_jrd_fail(&r, "not a JSON object");
     else read_run(&r, doc, run);
     json_decref(doc);
     h->n++;
+    snprintf(r.where, sizeof r.where, "line %zu", line);
     if (!r.failed && h->n > 1 && !kg_same_gpu(&h->runs[0].dev, &run->dev))
       kg_jrd_fail(&r, "a run of %s in a history of %s", run->dev.name, h->runs[0].dev.name);
   }

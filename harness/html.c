@@ -365,12 +365,37 @@ static void steps(FILE *f, const kg_html_page *p) {
   fputs("</table>\n", f);
 }
 
+/* The contents line links only to the sections this page has. */
+static void toc(FILE *f, const char *dir, const kg_html_page *p) {
+  int any_chart = 0, any_link = 0, any_timed = 0;
+  for (size_t i = 0; p->charts && i < p->charts->n && !any_chart; i++) {
+    char png[80];
+    snprintf(png, sizeof png, "%s.png", p->charts->c[i].name);
+    any_chart = exists_in(dir, png);
+  }
+  for (size_t i = 0; i < p->nlinks && !any_link; i++) any_link = exists_in(dir, p->links[i].href);
+  for (size_t i = 0; i < p->run->n && !any_timed; i++) any_timed = p->run->cases[i].timed;
+  const struct {
+    int present;
+    const char *anchor, *title;
+  } sections[] = {
+      {any_chart, "charts", "Charts"},
+      {any_timed, "ladder", "Ladder tables"},
+      {p->history != NULL, "steps", "Step changes"},
+      {any_link, "files", "Files"},
+  };
+  int shown = 0;
+  for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+    if (!sections[i].present) continue;
+    fprintf(f, "%s<a href=\"#%s\">%s</a>", shown++ ? "" : "<p class=\"toc\">", sections[i].anchor, sections[i].title);
+  }
+  if (shown) fputs("</p>\n", f);
+}
+
 static void write_page(FILE *f, const char *dir, const kg_html_page *p) {
   head(f, p->run);
   summary(f, p);
-  fputs("<p class=\"toc\"><a href=\"#charts\">Charts</a><a href=\"#ladder\">Ladder tables</a>", f);
-  if (p->history) fputs("<a href=\"#steps\">Step changes</a>", f);
-  fputs("<a href=\"#files\">Files</a></p>\n", f);
+  toc(f, dir, p);
   regressions(f, p->cmp);
   failed(f, p->run);
   charts(f, dir, p->charts);

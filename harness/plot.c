@@ -39,7 +39,7 @@ int kg_gnuplot_find(char *path, size_t len) {
 
 static int is_scripts_dir(const char *dir) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/%s", dir, k_common_script);
+  if (snprintf(path, sizeof path, "%s/%s", dir, k_common_script) >= (int)sizeof path) return 0;
   return access(path, R_OK) == 0;
 }
 
@@ -147,8 +147,7 @@ static kg_plot_status render_one(const char *gnuplot, const char *scripts, const
   const char *kind = kg_chart_kind_get(c->kind)->name;
   char script[PATH_MAX], tmp[2][300], fin[2][PATH_MAX], set[2][PATH_MAX + 600];
   static const char *const fmt[2] = {"png", "svg"};
-  snprintf(script, sizeof script, "%s/%s.gp", scripts, kind);
-  if (access(script, R_OK) != 0) {
+  if (snprintf(script, sizeof script, "%s/%s.gp", scripts, kind) >= (int)sizeof script || access(script, R_OK) != 0) {
     snprintf(err, errlen, "cannot read the gnuplot script %s: %s", script, strerror(errno));
     return KG_PLOT_NO_SCRIPTS;
   }

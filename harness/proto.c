@@ -27,9 +27,14 @@ static char *dump(json_t *o) {
 }
 
 char *kg_proto_encode_case(size_t index, const kg_case *c, const kg_run_params *p) {
+  return kg_proto_encode_case_exact(index, c, p, 0);
+}
+
+char *kg_proto_encode_case_exact(size_t index, const kg_case *c, const kg_run_params *p, int exact) {
   json_t *o = json_pack("{sI ss ss sI ss sI si}", "case", (json_int_t)index, "variant", kg_variants[c->variant].name,
                         "dtype", kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "pattern",
                         kg_pattern_name(c->pattern), "seed", (json_int_t)p->seed, "repeats", p->repeats);
+  if (o && exact) json_object_set_new(o, "exact", json_true());
   if (o && c->timed)
     json_object_set_new(o, "time", json_pack("{sb sf si sf}", "hot", p->time.hot, "max_noise", p->time.max_noise,
                                              "min_samples", p->time.min_samples, "max_seconds", p->time.max_seconds));
@@ -49,6 +54,12 @@ static json_t *parse(const char *line, char *err, size_t errlen) {
 }
 
 int kg_proto_decode_case(const char *line, size_t *index, kg_case *c, kg_run_params *p, char *err, size_t errlen) {
+  int exact;
+  return kg_proto_decode_case_exact(line, index, c, p, &exact, err, errlen);
+}
+
+int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_run_params *p, int *exact_out,
+                               char *err, size_t errlen) {
   json_t *o = parse(line, err, errlen);
   if (!o) return -1;
   json_int_t idx, n, seed;
@@ -56,14 +67,16 @@ int kg_proto_decode_case(const char *line, size_t *index, kg_case *c, kg_run_par
   int repeats, rc = -1;
   json_error_t e;
   json_t *time = NULL;
+  int exact = 0;
   memset(&p->time, 0, sizeof p->time);
-  if (json_unpack_ex(o, &e, JSON_STRICT, "{sI ss ss sI ss sI si s?o}", "case", &idx, "variant", &variant, "dtype",
-                     &dtype, "n", &n, "pattern", &pattern, "seed", &seed, "repeats", &repeats, "time", &time) ||
+  if (json_unpack_ex(o, &e, JSON_STRICT, "{sI ss ss sI ss sI si s?o s?b}", "case", &idx, "variant", &variant,
+                     "dtype", &dtype, "n", &n, "pattern", &pattern, "seed", &seed, "repeats", &repeats, "time", &time,
+                     "exact", &exact) ||
       (time && json_unpack_ex(time, &e, JSON_STRICT, "{sb sF si sF}", "hot", &p->time.hot, "max_noise",
                               &p->time.max_noise, "min_samples", &p->time.min_samples, "max_seconds",
                               &p->time.max_seconds))) {
     snprintf(err, errlen, "bad case line: %s", e.text);
-  } else if ((c->variant = kg_variant_find(variant)) < 0) {
+  } else if ((c->variant = kg_variant_find_any(variant)) < 0) {
     snprintf(err, errlen, "unknown variant '%s'", variant);
   } else if (kg_dtype_parse(dtype, &c->dtype)) {
     snprintf(err, errlen, "unknown dtype '%s'", dtype);
@@ -78,6 +91,7 @@ int kg_proto_decode_case(const char *line, size_t *index, kg_case *c, kg_run_par
     c->timed = time != NULL;
     p->seed = (uint64_t)seed;
     p->repeats = repeats;
+    *exact_out = exact;
     rc = 0;
   }
   json_decref(o);

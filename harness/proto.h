@@ -76,8 +76,16 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart);
 char *kg_proto_encode_hello(const kg_device_info *d);
 char *kg_proto_encode_fatal(const char *why);
 
+/* exact: ask for device buffers of exactly the case's size, never a reused
+ * larger one, so that under compute-sanitizer memcheck an over-read past n
+ * leaves the allocation (--sanitize; sent as "exact":true). */
+char *kg_proto_encode_case_exact(size_t index, const kg_case *c, const kg_run_params *p, int exact);
+
 /* Decoders return 0, or -1 with a one-line reason in err. */
 int kg_proto_decode_case(const char *line, size_t *index, kg_case *c, kg_run_params *p, char *err, size_t errlen);
+/* As kg_proto_decode_case, also returning the "exact" flag (0 when absent). */
+int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_run_params *p, int *exact, char *err,
+                               size_t errlen);
 int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *restart, char *err, size_t errlen);
 /* A worker's first line: 0 with *d filled for hello, 1 with the reason in err
  * for fatal, -1 for anything else. */

@@ -85,8 +85,8 @@ int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg
   static kg_charts charts; /* 64 charts of 250 bytes: not on the stack */
   charts.n = 0;
   if (!has_timed(run)) {
-    fprintf(stderr, "kgate: the run timed no case: no chart to draw (kgate run times the perf sizes)\n");
-    return KG_EXIT_USAGE;
+    fprintf(stderr, "kgate: the run timed no case: no chart to draw\n");
+    return KG_EXIT_OK;
   }
   if (kg_mkdirs(dir, err, sizeof err) || (with_run && kg_chart_bandwidth(dir, run, &charts, err, sizeof err)) ||
       (with_run && kg_chart_ladder(dir, run, &charts, err, sizeof err)) ||
@@ -106,7 +106,9 @@ int kg_publish_plot(const kg_cli *cli) {
   }
   kg_comparison cmp = {0};
   int code = KG_EXIT_USAGE;
-  if (!cli->baseline || compare_file(cli->baseline, &run, cli->tolerance_pct, &cmp, label, sizeof label) == 0)
+  if (!has_timed(&run))
+    fprintf(stderr, "kgate: %s timed no case: nothing to plot (kgate run times the perf sizes)\n", cli->args[0]);
+  else if (!cli->baseline || compare_file(cli->baseline, &run, cli->tolerance_pct, &cmp, label, sizeof label) == 0)
     code = kg_publish_charts(cli->output, &run, 1, cli->baseline ? &cmp : NULL, label);
   kg_comparison_free(&cmp);
   kg_run_free(&run);
@@ -235,7 +237,7 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
   fclose(in);
   if (bad) {
     kg_out_abort(&o);
-    snprintf(err, errlen, "cannot copy %s to %s", from, to);
+    snprintf(err, errlen, "cannot copy %s into the page's folder", from);
     return -1;
   }
   return kg_out_commit(&o, err, errlen);

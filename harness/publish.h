@@ -18,8 +18,9 @@ int kg_publish_report(const kg_cli *cli);
 
 /* The charts of a run into dir (made if missing): bandwidth and ladder when
  * with_run, the comparison when cmp is not NULL. Prints what it drew, or
- * why not. Returns KG_EXIT_OK, KG_EXIT_USAGE (cannot write there) or
- * KG_EXIT_ENV (no gnuplot, no scripts, gnuplot failed). */
+ * why not (a run that timed nothing has no chart: not an error). Returns
+ * KG_EXIT_OK, KG_EXIT_USAGE (cannot write there) or KG_EXIT_ENV (no
+ * gnuplot, no scripts, gnuplot failed). */
 int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg_comparison *cmp,
                       const char *base_label);
 

@@ -8,18 +8,60 @@ const kg_variant_info kg_variants[] = {
 #define KG_VARIANT(name, seed, idea, flags, dtypes) {#name, seed, idea, flags, dtypes},
 #include "variants.def"
 #undef KG_VARIANT
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted) {#name, "mutant", planted, flags, dtypes},
+#include "mutants/mutants.def"
+#undef KG_MUTANT
 };
 
-const size_t kg_nvariants = sizeof kg_variants / sizeof kg_variants[0];
+enum {
+  k_nreal = 0
+#define KG_VARIANT(name, seed, idea, flags, dtypes) +1
+#include "variants.def"
+#undef KG_VARIANT
+};
 
-int kg_variant_find(const char *name) {
-  for (size_t i = 0; i < kg_nvariants; i++)
+const size_t kg_nvariants = k_nreal;
+const size_t kg_nvariants_all = sizeof kg_variants / sizeof kg_variants[0];
+
+enum {
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted) k_mut_##name,
+#include "mutants/mutants.def"
+#undef KG_MUTANT
+};
+
+const kg_mutant_info kg_mutants[] = {
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted) {#name, #base, expect, planted, k_nreal + k_mut_##name},
+#include "mutants/mutants.def"
+#undef KG_MUTANT
+};
+
+const size_t kg_nmutants = sizeof kg_mutants / sizeof kg_mutants[0];
+
+static const char *const k_expect_names[KG_NEXPECT] = {
+    [KG_EXPECT_WRONG_RESULT] = "wrong_result",         [KG_EXPECT_INPUT_MODIFIED] = "input_modified",
+    [KG_EXPECT_NONDETERMINISTIC] = "nondeterministic", [KG_EXPECT_CRASH] = "crash",
+    [KG_EXPECT_TIMEOUT] = "timeout",                   [KG_EXPECT_MEMCHECK] = "sanitizer:memcheck",
+    [KG_EXPECT_RACECHECK] = "sanitizer:racecheck",     [KG_EXPECT_SYNCCHECK] = "sanitizer:synccheck",
+    [KG_EXPECT_SLOWER] = "slower",                     [KG_EXPECT_HUGE] = "huge",
+};
+
+const char *kg_expect_name(kg_expect e) { return (unsigned)e < KG_NEXPECT ? k_expect_names[e] : "?"; }
+
+static int find_in(const char *name, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++)
     if (strcmp(kg_variants[i].name, name) == 0) return (int)i;
   return -1;
 }
 
+int kg_variant_find(const char *name) { return find_in(name, 0, kg_nvariants); }
+
+int kg_variant_find_any(const char *name) { return find_in(name, 0, kg_nvariants_all); }
+
+int kg_variant_is_mutant(int v) { return v >= 0 && (size_t)v >= kg_nvariants && (size_t)v < kg_nvariants_all; }
+
 int kg_variant_supports(int v, kg_dtype dt) {
-  return v >= 0 && (size_t)v < kg_nvariants && (unsigned)dt < KG_NDTYPES && (kg_variants[v].dtypes & KG_DT_BIT(dt));
+  return v >= 0 && (size_t)v < kg_nvariants_all && (unsigned)dt < KG_NDTYPES &&
+         (kg_variants[v].dtypes & KG_DT_BIT(dt));
 }
 
 int kg_variant_nondeterministic(int v, kg_dtype dt) {

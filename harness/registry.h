@@ -15,11 +15,47 @@ typedef struct kg_variant_info {
   unsigned dtypes; /* KG_DT_BIT mask */
 } kg_variant_info;
 
+/* kg_variants[0 .. kg_nvariants) are the real variants, in ladder order;
+ * kg_variants[kg_nvariants .. kg_nvariants_all) are the planted bugs of
+ * kernels/mutants/mutants.def (seed "mutant"), which only selftest runs. */
 extern const kg_variant_info kg_variants[];
 extern const size_t kg_nvariants;
+extern const size_t kg_nvariants_all;
 
-/* Index of the variant called name, or -1. */
+/* Index of the real variant called name, or -1 (mutants are not found). */
 int kg_variant_find(const char *name);
+/* Index of the variant or mutant called name, or -1: for the worker protocol. */
+int kg_variant_find_any(const char *name);
+/* Whether index v is a mutant. */
+int kg_variant_is_mutant(int v);
+
+/* The check a mutant must trip (selftest). */
+typedef enum kg_expect {
+  KG_EXPECT_WRONG_RESULT,
+  KG_EXPECT_INPUT_MODIFIED,
+  KG_EXPECT_NONDETERMINISTIC,
+  KG_EXPECT_CRASH,     /* a CUDA error ends the case */
+  KG_EXPECT_TIMEOUT,   /* the watchdog ends the case */
+  KG_EXPECT_MEMCHECK,  /* compute-sanitizer --tool memcheck */
+  KG_EXPECT_RACECHECK, /* compute-sanitizer --tool racecheck */
+  KG_EXPECT_SYNCCHECK, /* compute-sanitizer --tool synccheck */
+  KG_EXPECT_SLOWER,    /* timed against its base variant: SLOWER */
+  KG_EXPECT_HUGE,      /* any failure, at n > 2^31 (the huge tier) */
+  KG_NEXPECT
+} kg_expect;
+
+const char *kg_expect_name(kg_expect e); /* "wrong_result", "sanitizer:memcheck", ... */
+
+typedef struct kg_mutant_info {
+  const char *name;
+  const char *base; /* the real variant it was derived from */
+  kg_expect expect;
+  const char *planted;
+  int variant; /* its index in kg_variants */
+} kg_mutant_info;
+
+extern const kg_mutant_info kg_mutants[];
+extern const size_t kg_nmutants;
 int kg_variant_supports(int v, kg_dtype dt);
 /* Whether the variant's float results may legitimately vary run to run. */
 int kg_variant_nondeterministic(int v, kg_dtype dt);

@@ -115,9 +115,10 @@ static int send_line(worker *w, const char *line) {
 }
 
 /* Ends the worker (closing its stdin asks it to exit; kill after grace
- * seconds) and describes how it ended. */
-static void reap(worker *w, double grace, char *why, size_t len) {
-  if (w->pid <= 0) return;
+ * seconds) and describes how it ended. Returns its exit status, or -1 when
+ * it was killed or died of a signal (or there was none). */
+static int reap(worker *w, double grace, char *why, size_t len) {
+  if (w->pid <= 0) return -1;
   close(w->to);
   close(w->from);
   int status = 0;
@@ -139,6 +140,7 @@ static void reap(worker *w, double grace, char *why, size_t len) {
   }
   free(w->buf);
   *w = (worker){.pid = -1};
+  return r != 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 static void fail_case(kg_result *r, const char *fmt, const char *detail) {
@@ -168,22 +170,87 @@ static int start(worker *w, const kg_super_opts *o, kg_device_info *dev, char *e
   return -1;
 }
 
+/* --sanitize: what the log gained since *off. Fails r (when it passed or
+ * merely errored) with the first report; 1 when the log showed errors. */
+static int sanitized(const kg_super_san *o, long *off, kg_result *r) {
+  if (!o || !o->log || !o->scan) return 0;
+  FILE *f = fopen(o->log, "rb");
+  if (!f) return 0;
+  int dirty = 0;
+  if (fseek(f, 0, SEEK_END) == 0) {
+    long end = ftell(f);
+    if (end > *off && fseek(f, *off, SEEK_SET) == 0) {
+      size_t want = (size_t)(end - *off);
+      char *text = malloc(want);
+      size_t got = text ? fread(text, 1, want, f) : 0;
+      char first[256] = "";
+      int bad = o->scan(text ? text : "", got, first, sizeof first);
+      free(text);
+      *off += (long)got;
+      if (bad) {
+        dirty = 1;
+        char msg[sizeof r->message];
+        snprintf(msg, sizeof msg, "sanitizer (%.20s): %.160s", o->tool ? o->tool : "compute-sanitizer",
+                 first[0] ? first : "errors reported (see its log)");
+        if (r->status == KG_ST_PASS || r->status == KG_ST_ERROR) r->status = KG_ST_FAIL;
+        memcpy(r->message, msg, sizeof msg);
+      }
+    }
+  }
+  fclose(f);
+  return dirty;
+}
+
+/* Empties the sanitizer log before a worker starts. */
+static void fresh_log(const kg_super_san *o, long *off) {
+  *off = 0;
+  if (!o || !o->log) return;
+  FILE *f = fopen(o->log, "wb");
+  if (f) fclose(f);
+}
+
+/* A sanitized worker ended with `code`: reports written at its exit go to the
+ * last case it ran (when it had not failed already). */
+static void ended(const kg_super_san *o, long *off, int code, kg_result *last) {
+  if (!o || !o->log || !last) return;
+  int before = last->status;
+  if (sanitized(o, off, last)) return;
+  if (code == o->exit_code && before == KG_ST_PASS) {
+    last->status = KG_ST_FAIL;
+    snprintf(last->message, sizeof last->message, "sanitizer (%s): exit status %d at worker exit, no report parsed",
+             o->tool ? o->tool : "compute-sanitizer", code);
+  }
+}
+
 int kg_supervise(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
                  kg_result *results, kg_device_info *dev, char *err, size_t errlen) {
+  return kg_supervise_san(cases, ncases, p, o, NULL, results, dev, err, errlen);
+}
+
+int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
+                     const kg_super_san *san, kg_result *results, kg_device_info *dev, char *err, size_t errlen) {
   void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN); /* a dead worker must not kill us */
   worker w = {.pid = -1};
   int rc = 0;
+  long log_off = 0;
+  kg_result *last = NULL; /* the last case the current worker ran */
+  /* a sanitized worker may take a while to write its final reports and exit */
+  double grace = san && san->log ? 60.0 : 2.0;
   for (size_t i = 0; i < ncases; i++) memset(&results[i], 0, sizeof results[i]);
   for (size_t i = 0; i < ncases; i++) {
     kg_result *r = &results[i];
     if (!cases[i].supported) {
       r->status = KG_ST_UNSUPPORTED;
     } else {
-      if (w.pid <= 0 && start(&w, o, dev, err, errlen)) {
-        rc = -1;
-        break;
+      if (w.pid <= 0) {
+        fresh_log(san, &log_off);
+        last = NULL;
+        if (start(&w, o, dev, err, errlen)) {
+          rc = -1;
+          break;
+        }
       }
-      char *msg = kg_proto_encode_case(i, &cases[i], p);
+      char *msg = kg_proto_encode_case_exact(i, &cases[i], p, san && san->exact_alloc);
       char *line = NULL;
       int got = msg && send_line(&w, msg) == 0 ? read_line(&w, now_s() + o->timeout_s, &line) : LINE_EOF;
       free(msg);
@@ -197,20 +264,24 @@ int kg_supervise(const kg_case *cases, size_t ncases, const kg_run_params *p, co
           restart = 1;
         }
         consume_line(&w);
-        if (restart) reap(&w, 2.0, NULL, 0);
+        sanitized(san, &log_off, r);
+        last = r;
+        if (restart || (san && san->fresh_worker)) ended(san, &log_off, reap(&w, restart ? grace : 60.0, NULL, 0), r);
       } else if (got == LINE_TIMEOUT) {
         kill(w.pid, SIGKILL);
         reap(&w, 1.0, NULL, 0);
         snprintf(why, sizeof why, "%g", o->timeout_s);
         fail_case(r, "timeout after %s s", why);
+        sanitized(san, &log_off, r);
       } else {
-        reap(&w, 2.0, why, sizeof why);
+        int code = reap(&w, grace, why, sizeof why);
         fail_case(r, "%s", why);
+        ended(san, &log_off, code, r);
       }
     }
     if (o->progress) o->progress(o->progress_ctx, i + 1, ncases, &cases[i], r);
   }
-  reap(&w, 10.0, NULL, 0);
+  if (w.pid > 0) ended(san, &log_off, reap(&w, san && san->log ? 60.0 : 10.0, NULL, 0), last);
   signal(SIGPIPE, old_pipe);
   return rc;
 }

@@ -24,10 +24,18 @@ typedef struct variant_fns {
   double (*depth)(size_t);
 } variant_fns;
 
+/* The variants, then the planted bugs of selftest, in kg_variants' order. */
 static const variant_fns k_fns[] = {
 #define KG_VARIANT(name, seed, idea, flags, dtypes) {kg_run_##name, kg_scratch_##name, kg_depth_##name},
 #include "variants.def"
 #undef KG_VARIANT
+#ifdef KG_WITH_MUTANTS /* CMake defines it where the kernels/mutants sources are linked in */
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted) {kg_run_##name, kg_scratch_##name, kg_depth_##name},
+#else
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted) {NULL, NULL, NULL},
+#endif
+#include "mutants/mutants.def"
+#undef KG_MUTANT
 };
 
 typedef struct state {
@@ -63,8 +71,10 @@ typedef struct state {
     }                                                                                                    \
   } while (0)
 
-static int grow(state *st, void **p, size_t *cap, size_t want) {
-  if (want <= *cap && *p) return 0;
+/* exact: under compute-sanitizer, a buffer is exactly the case's size (a
+ * reused larger one would hide an over-read from memcheck). */
+static int grow_to(state *st, void **p, size_t *cap, size_t want, int exact) {
+  if (*p && (exact ? want == *cap : want <= *cap)) return 0;
   if (*p) CU(st, cudaFree(*p));
   *p = NULL;
   *cap = 0;
@@ -73,7 +83,8 @@ static int grow(state *st, void **p, size_t *cap, size_t want) {
   return 0;
 }
 
-static int prepare_input(state *st, const kg_case *c, const kg_run_params *p) {
+
+static int prepare_input(state *st, const kg_case *c, const kg_run_params *p, int exact) {
   if (st->valid && st->dt == c->dtype && st->n == c->n && st->pattern == c->pattern && st->seed == p->seed)
     return 0;
   st->valid = 0;
@@ -88,9 +99,11 @@ static int prepare_input(state *st, const kg_case *c, const kg_run_params *p) {
     }
   }
   kg_input_make(c->dtype, c->pattern, p->seed, c->n, st->host, &st->ref, 0);
-  if (bytes > st->dev_cap || !st->d_in) {
+  if (bytes > st->dev_cap || !st->d_in || (exact && bytes != st->dev_cap)) {
     size_t cap = st->dev_cap;
-    if (grow(st, &st->d_pristine, &cap, bytes) || grow(st, &st->d_in, &st->dev_cap, bytes)) return -1;
+    if (grow_to(st, &st->d_pristine, &cap, bytes, exact) ||
+        grow_to(st, &st->d_in, &st->dev_cap, bytes, exact))
+      return -1;
   }
   /* Stream-ordered copies: the variants run on a non-blocking stream. */
   CU(st, cudaMemcpyAsync(st->d_pristine, st->host, bytes, cudaMemcpyHostToDevice, st->stream));
@@ -150,18 +163,22 @@ static int time_case(state *st, const kg_case *c, const kg_time_opts *o, kg_resu
 }
 
 /* Runs one case; -1 on a CUDA error (st->error says which), which ends the worker. */
-static int run_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
+static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exact, kg_result *r) {
   const variant_fns *fn = &k_fns[c->variant];
   unsigned flags = kg_variants[c->variant].flags;
   const kg_dtype_info *di = kg_dtype_get(c->dtype);
   memset(r, 0, sizeof *r);
-  if (prepare_input(st, c, p)) return -1;
+  if (!fn->run) {
+    snprintf(st->error, sizeof st->error, "%s: this kgate was built without kernels/mutants", kg_variants[c->variant].name);
+    return -1;
+  }
+  if (prepare_input(st, c, p, exact)) return -1;
   if (st->dirty && !(flags & KG_CLOBBERS)) { /* untimed: the last variant reduced in place */
     CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream));
     st->dirty = 0;
   }
   size_t scratch = fn->scratch(c->dtype, c->n);
-  if (grow(st, &st->d_scratch, &st->scratch_cap, scratch)) return -1;
+  if (grow_to(st, &st->d_scratch, &st->scratch_cap, scratch, exact)) return -1;
   r->depth = fn->depth(c->n);
   int runs = di->is_float ? p->repeats : 1;
   int poison = poison_byte(c, &st->ref);
@@ -266,7 +283,7 @@ static int hello(state *st, int device, int roofline) {
 }
 
 int kg_worker_main(int device, int roofline) {
-  if (sizeof k_fns / sizeof k_fns[0] != kg_nvariants) {
+  if (sizeof k_fns / sizeof k_fns[0] != kg_nvariants_all) {
     emit(kg_proto_encode_fatal("worker and registry disagree on the variant count"));
     return 3;
   }
@@ -281,12 +298,13 @@ int kg_worker_main(int device, int roofline) {
     kg_run_params p;
     kg_result r;
     char err[200];
-    if (kg_proto_decode_case(line, &index, &c, &p, err, sizeof err)) {
+    int exact = 0;
+    if (kg_proto_decode_case_exact(line, &index, &c, &p, &exact, err, sizeof err)) {
       fprintf(stderr, "kgate worker: %s\n", err);
       code = 2;
       break;
     }
-    if (run_case(&st, &c, &p, &r)) {
+    if (run_case(&st, &c, &p, exact, &r)) {
       memset(&r, 0, sizeof r);
       r.status = KG_ST_ERROR;
       snprintf(r.message, sizeof r.message, "%s", st.error);

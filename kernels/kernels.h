@@ -48,6 +48,11 @@ enum {
   size_t kg_scratch_##name(kg_dtype dt, size_t n);                                         \
   double kg_depth_##name(size_t n);
 #include "variants.def"
+/* The planted bugs of `kgate selftest` (kernels/mutants/mutants.def) have the
+ * same C face; they are not variants and no command but selftest runs them. */
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted) KG_VARIANT(name, 0, 0, 0, 0)
+#include "mutants/mutants.def"
+#undef KG_MUTANT
 #undef KG_VARIANT
 
 /* Device utilities for the worker (kernels/devutil.cu). */

@@ -4,19 +4,19 @@
 # quartiles as error bars, step changes between runs as triangles.
 # Data: one block per variant, rows run pct_peak pct_at_q3 pct_at_q1 step.
 load plots.'/common.gp'
-set multiplot layout rows,cols title sprintf("%s\n%s\n%s", title, subtitle, \
-    'line: median % of peak (bars: quartiles) · band: baseline ± tolerance · ▼ slower / ▲ faster than the run before') \
-    font ',14' margins 0.05, 0.99, 0.06, (1 - 130.0/height) spacing 0.045, 0.09
+set multiplot layout rows,cols title sprintf("%s\n%s\n%s", title, subtitle, legend) font ',14' \
+    margins 0.055, 0.99, (70.0/height), (1 - 120.0/height) spacing 0.05, (100.0/height)
 set xrange [0.5:nruns+0.5]
 eval 'set xtics '.xtics
 set xtics font ',10'
 set ytics font ',10'
+# the unit on every tick: the panels are too small for an axis label each
+set format y '%g %%'
 set grid xtics ytics
 unset key
 do for [i=1:nseries] {
   set title word(names,i) font ',12' offset 0,-0.6
   set yrange [real(word(yranges, 2*i-1)):real(word(yranges, 2*i))]
-  if ((i-1) % cols == 0) { set ylabel '% of peak' font ',11' } else { unset ylabel }
   unset object 1
   unset arrow 1
   mid = real(word(base_mid, i))
@@ -25,8 +25,8 @@ do for [i=1:nseries] {
         fc rgb '#fdd49e' fs solid 0.6 noborder behind
     set arrow 1 from graph 0, first mid to graph 1, first mid nohead dt 2 lw 1.5 lc rgb '#d7301f'
   }
-  plot data index (i-1) using 1:2 with linespoints lw 2 pt 7 ps 0.8 lc rgb '#08519c', \
-       data index (i-1) using 1:2:3:4 with yerrorbars pt 0 lw 1 lc rgb '#6baed6', \
+  plot data index (i-1) using 1:2:3:4 with yerrorbars pt 0 lw 1 lc rgb '#6baed6', \
+       data index (i-1) using 1:2 with linespoints lw 2 pt 7 ps (nruns > 60 ? 0.3 : 0.8) lc rgb '#08519c', \
        data index (i-1) using 1:($5 < 0 ? $2 : NaN) with points pt 11 ps 2.2 lc rgb '#d62728', \
        data index (i-1) using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 2.2 lc rgb '#2ca02c'
 }

@@ -17,6 +17,9 @@ Suite *make_results_suite(void);
 Suite *make_baseline_suite(void);
 Suite *make_verdict_suite(void);
 Suite *make_export_suite(void);
+Suite *make_history_suite(void);
+Suite *make_plot_suite(void);
+Suite *make_html_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -34,6 +37,9 @@ int main(void) {
   srunner_add_suite(sr, make_verdict_suite());
   srunner_add_suite(sr, make_export_suite());
   srunner_add_suite(sr, make_report_suite());
+  srunner_add_suite(sr, make_history_suite());
+  srunner_add_suite(sr, make_plot_suite());
+  srunner_add_suite(sr, make_html_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

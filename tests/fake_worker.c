@@ -13,7 +13,10 @@
  *   13 raise SIGSEGV          17 hang forever
  *   19 CUDA error, restart:true, exit 1
  *   23 a line that is not JSON   29 exit 0 without answering
- *   31 answer for another case   37 the answer in two writes, 100 ms apart */
+ *   31 answer for another case   37 the answer in two writes, 100 ms apart
+ * With $FAKE_SAN_LOG set it also plays compute-sanitizer (its --log-file):
+ *   41 a memcheck report appended to the log, then a pass
+ *   43 a pass; a report and exit status 86 only when stdin closes */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,22 @@
 #include <unistd.h>
 
 #include "proto.h"
+
+static const char k_memcheck[] =
+    "========= Invalid __global__ read of size 4 bytes\n"
+    "=========     at void oob<int, unsigned int>(const T1 *, T2 *, unsigned long)+0x1d0 in "
+    "/src/kernels/mutants/mut_oob_read.cu:19\n"
+    "=========     by thread (33,0,0) in block (0,0,0)\n"
+    "=========     Address 0x7f0000000084 is out of bounds\n"
+    "=========\n";
+
+static void san_log(const char *text) {
+  const char *path = getenv("FAKE_SAN_LOG");
+  FILE *f = path ? fopen(path, "ab") : NULL;
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+}
 
 static void emit(char *line) {
   if (!line) exit(4);
@@ -50,6 +69,7 @@ int main(int argc, char **argv) {
 
   char *line = NULL;
   size_t cap = 0;
+  int late_report = 0;
   while (getline(&line, &cap, stdin) > 0) {
     size_t index;
     kg_case c;
@@ -74,7 +94,15 @@ int main(int argc, char **argv) {
       puts("Segmentation fault (core dumped)");
       fflush(stdout);
       continue;
-    case 29: return 0;
+    case 29: free(line); return 0;
+    case 41:
+      san_log(k_memcheck);
+      emit(kg_proto_encode_result(index, &r, 0));
+      continue;
+    case 43:
+      late_report = 1;
+      emit(kg_proto_encode_result(index, &r, 0));
+      continue;
     case 31: emit(kg_proto_encode_result(index + 1, &r, 0)); continue;
     case 37: {
       char *s = kg_proto_encode_result(index, &r, 0);
@@ -90,5 +118,11 @@ int main(int argc, char **argv) {
     }
   }
   free(line);
+  if (late_report) {
+    san_log("========= Barrier error detected. Divergent thread(s) in warp\n"
+            "=========     at void early<int, unsigned int>(...)+0x120 in /src/mut_early_return.cu:20\n"
+            "========= ERROR SUMMARY: 1 error\n");
+    return 86;
+  }
   return 0;
 }

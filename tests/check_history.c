@@ -1,0 +1,453 @@
+/* history: the line format, appending (append-only, atomic, refusals that
+ * leave the file untouched), reading, step changes, and `kgate history`. */
+#include <check.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "history.h"
+#include "registry.h"
+
+#define M25 ((size_t)1 << 25)
+
+enum { NCASES = 4 };
+static kg_case g_cases[NCASES];
+static kg_result g_results[NCASES];
+static kg_run g_run;
+static char g_dir[64], g_path[128];
+
+static kg_timing timing(double med) {
+  return (kg_timing){.samples = 12, .median_us = med, .q1_us = med * 0.995, .q3_us = med * 1.005, .min_us = med * 0.99};
+}
+
+/* Three timed f32 cases at 2^25 (reduce0, reduce7, CUB) and an untimed check. */
+static void make_run(const char *date, double r0_us) {
+  int r0 = kg_variant_find("reduce0_divergent"), r7 = kg_variant_find("reduce7_shuffle"),
+      cub = kg_variant_find("cub_sum");
+  g_cases[0] = (kg_case){r0, KG_F32, M25, KG_PAT_UNIFORM, 1, 1};
+  g_cases[1] = (kg_case){r7, KG_F32, M25, KG_PAT_UNIFORM, 1, 1};
+  g_cases[2] = (kg_case){cub, KG_F32, M25, KG_PAT_UNIFORM, 1, 1};
+  g_cases[3] = (kg_case){r0, KG_I32, 33, KG_PAT_EXACT, 1, 0};
+  for (int i = 0; i < NCASES; i++) g_results[i] = (kg_result){.status = KG_ST_PASS, .got = "1", .expected = "1"};
+  g_results[0].timing = timing(r0_us);
+  g_results[1].timing = timing(44.123456789);
+  g_results[2].timing = timing(36);
+  g_run = (kg_run){.n = NCASES, .cases = g_cases, .results = g_results};
+  kg_run_meta *m = &g_run.meta;
+  snprintf(m->date, sizeof m->date, "%s", date);
+  snprintf(m->version, sizeof m->version, "0.1.0");
+  snprintf(m->commit, sizeof m->commit, "abc123def456");
+  m->dev = (kg_device_info){.name = "NVIDIA H200", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
+                            .peak_gbps = 4814.304, .roofline_gbps = 4434.3, .driver_version = 13000,
+                            .runtime_version = 13000};
+}
+
+static void setup(void) {
+  make_run("2026-11-21T08:30:00Z", 200);
+  snprintf(g_dir, sizeof g_dir, "/tmp/kg_history_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  snprintf(g_path, sizeof g_path, "%s/history.jsonl", g_dir);
+}
+
+static void teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  rewind(f);
+  char *s = malloc((size_t)len + 1);
+  ck_assert_uint_eq(fread(s, 1, (size_t)len, f), (size_t)len);
+  s[len] = '\0';
+  fclose(f);
+  return s;
+}
+
+static void spit(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static size_t count_lines(const char *s) {
+  size_t n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+static void add_ok(const char *date, double r0_us) {
+  char err[512] = "";
+  make_run(date, r0_us);
+  ck_assert_msg(kg_history_add(g_path, &g_run, err, sizeof err) == 0, "%s", err);
+}
+
+/* ---- Core ------------------------------------------------------------------ */
+
+START_TEST(test_history_line_compact) {
+  char *line = kg_history_line(&g_run);
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_null(strchr(line, '\n'));
+  ck_assert_msg(strncmp(line, "{\"kind\":\"kgate-history\",\"schema_version\":1,\"date\":\"2026-11-21T08:30:00Z\"", 72) == 0,
+                "%s", line);
+  /* Only timed cases, six significant digits. */
+  ck_assert_ptr_nonnull(strstr(line, "[\"reduce7_shuffle\",\"f32\",33554432,44.1235,"));
+  ck_assert_ptr_nonnull(strstr(line, "[\"cub_sum\",\"f32\",33554432,36.0,35.82,36.18,12]"));
+  ck_assert_ptr_null(strstr(line, "\"i32\""));
+  ck_assert_ptr_nonnull(strstr(line, "\"checks\":{\"cases\":4,\"passed\":4,\"failed\":0,"));
+  ck_assert_ptr_nonnull(strstr(line, "\"hot\":false"));
+  free(line);
+}
+END_TEST
+
+START_TEST(test_history_add_appends) {
+  add_ok("2026-11-21T08:30:00Z", 200);
+  char *one = slurp(g_path);
+  ck_assert_uint_eq(count_lines(one), 1);
+  add_ok("2026-11-22T08:30:00Z", 210);
+  char *two = slurp(g_path);
+  ck_assert_uint_eq(count_lines(two), 2);
+  /* The first line is kept byte for byte. */
+  ck_assert_int_eq(strncmp(one, two, strlen(one)), 0);
+  ck_assert_ptr_nonnull(strstr(two + strlen(one), "\"date\":\"2026-11-22T08:30:00Z\""));
+  /* No temporary file is left beside it. */
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", g_dir);
+  ck_assert_int_eq(system(cmd), 0);
+  free(one);
+  free(two);
+}
+END_TEST
+
+START_TEST(test_history_add_twice_is_harmless) {
+  char err[512] = "";
+  add_ok("2026-11-21T08:30:00Z", 200);
+  char *before = slurp(g_path);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), 1);
+  char *after = slurp(g_path);
+  ck_assert_str_eq(before, after);
+  free(before);
+  free(after);
+}
+END_TEST
+
+START_TEST(test_history_read_back) {
+  add_ok("2026-11-21T08:30:00Z", 200);
+  add_ok("2026-11-22T08:30:00Z", 210);
+  kg_history h;
+  char err[512] = "";
+  ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(h.n, 2);
+  ck_assert_str_eq(h.runs[1].date, "2026-11-22T08:30:00Z");
+  ck_assert_str_eq(h.runs[0].commit, "abc123def456");
+  ck_assert_str_eq(h.runs[0].dev.name, "NVIDIA H200");
+  ck_assert_double_eq_tol(h.runs[0].dev.peak_gbps, 4814.304, 1e-9);
+  ck_assert_uint_eq(h.runs[0].checks.passed, 4);
+  ck_assert_uint_eq(h.runs[0].n, 3);
+  const kg_hist_entry *e = kg_hist_find(&h.runs[1], "reduce0_divergent", KG_F32, M25);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_double_eq_tol(e->t.median_us, 210, 1e-9);
+  ck_assert_double_eq_tol(e->t.q3_us, 211.05, 1e-9);
+  ck_assert_int_eq(e->t.samples, 12);
+  ck_assert_ptr_null(kg_hist_find(&h.runs[1], "reduce0_divergent", KG_I32, 33));
+  kg_history_free(&h);
+}
+END_TEST
+
+START_TEST(test_history_blank_lines_and_no_final_newline) {
+  add_ok("2026-11-21T08:30:00Z", 200);
+  char *text = slurp(g_path);
+  size_t len = strlen(text);
+  text[len - 1] = '\0'; /* drop the final newline */
+  char *edited = malloc(len + 8);
+  snprintf(edited, len + 8, "\n \n%s", text);
+  spit(g_path, edited);
+  add_ok("2026-11-22T08:30:00Z", 210); /* a newline goes in before the new line */
+  kg_history h;
+  char err[512] = "";
+  ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(h.n, 2);
+  kg_history_free(&h);
+  char *after = slurp(g_path);
+  ck_assert_int_eq(strncmp(after, edited, strlen(edited)), 0);
+  free(text);
+  free(edited);
+  free(after);
+}
+END_TEST
+
+/* ---- steps ------------------------------------------------------------------ */
+
+START_TEST(test_history_steps) {
+  /* reduce0: 200, 201 (noise), 230 (+14 %, quartiles apart), then a warm-L2
+   * run at 100 (another mode: not a step), then 231 (same as 230). */
+  add_ok("2026-11-21T08:30:00Z", 200);
+  add_ok("2026-11-22T08:30:00Z", 201);
+  add_ok("2026-11-23T08:30:00Z", 230);
+  make_run("2026-11-24T08:30:00Z", 100);
+  g_run.meta.time.hot = 1;
+  char err[512] = "";
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), 0);
+  add_ok("2026-11-25T08:30:00Z", 231);
+  kg_history h;
+  ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
+  kg_step *steps;
+  size_t n;
+  ck_assert_int_eq(kg_history_steps(&h, 0, &steps, &n), 0);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_str_eq(steps[0].variant, "reduce0_divergent");
+  ck_assert_int_eq(steps[0].verdict, KG_V_SLOWER);
+  ck_assert_uint_eq(steps[0].run, 2);
+  ck_assert_uint_eq(steps[0].prev, 1);
+  ck_assert_double_eq_tol(steps[0].before_us, 201, 1e-9);
+  ck_assert_double_eq_tol(steps[0].after_us, 230, 1e-9);
+  ck_assert_double_eq_tol(steps[0].tol, 0.03, 1e-12); /* 128 MiB of f32 */
+  free(steps);
+  /* A 20 % tolerance hides it; a faster step is flagged as FASTER. */
+  ck_assert_int_eq(kg_history_steps(&h, 20, &steps, &n), 0);
+  ck_assert_uint_eq(n, 0);
+  free(steps);
+  kg_history_free(&h);
+  add_ok("2026-11-26T08:30:00Z", 180);
+  ck_assert_int_eq(kg_history_read(g_path, &h, err, sizeof err), 0);
+  ck_assert_int_eq(kg_history_steps(&h, 0, &steps, &n), 0);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_int_eq(steps[1].verdict, KG_V_FASTER);
+  ck_assert_uint_eq(steps[1].prev, 4);
+  free(steps);
+  kg_history_free(&h);
+}
+END_TEST
+
+/* ---- Errors ------------------------------------------------------------------ */
+
+static const char k_line_ok[] =
+    "{\"kind\":\"kgate-history\",\"schema_version\":1,\"date\":\"d\",\"kgate_commit\":\"c\",\"kgate_version\":\"v\","
+    "\"device\":{\"name\":\"NVIDIA H200\",\"cc_major\":9,\"cc_minor\":0,\"sms\":132,\"l2_bytes\":1,\"mem_bytes\":1,"
+    "\"mem_clock_khz\":1,\"bus_width_bits\":1,\"peak_gbps\":1,\"roofline_gbps\":0,\"driver_version\":1,"
+    "\"runtime_version\":1},\"hot\":false,\"checks\":{\"cases\":1,\"passed\":1,\"failed\":0,\"errors\":0,"
+    "\"unsupported\":0,\"pending\":0},\"perf\":[[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]]}\n";
+
+static const struct {
+  const char *second_line; /* after one good line */
+  const char *message;
+} k_bad_history[] = {
+    {"{\"kind\":\"kgate-history\",", "line 2: malformed JSON"},
+    {"[1,2]\n", "line 2: not a JSON object"},
+    {"{\"kind\":\"kgate-results\",\"schema_version\":1}\n", "line 2: not a kgate history line (kind 'kgate-results')"},
+    {"{\"kind\":\"kgate-history\",\"schema_version\":2}\n", "line 2: schema_version 2 is not supported"},
+    {"{\"kind\":\"kgate-history\",\"schema_version\":1,\"date\":\"d\"}\n", "line 2: missing field 'kgate_commit'"},
+};
+
+START_TEST(test_history_read_rejects) {
+  char text[4096], err[512] = "";
+  snprintf(text, sizeof text, "%s%s", k_line_ok, k_bad_history[_i].second_line);
+  spit(g_path, text);
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(g_path, &h, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_history[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_history[_i].message);
+  ck_assert_msg(strncmp(err, g_path, strlen(g_path)) == 0, "%s", err);
+  ck_assert_uint_eq(h.n, 0);
+}
+END_TEST
+
+/* Entries that are not [variant, dtype, n, median, q1, q3, samples], and a line of another GPU. */
+static const struct {
+  const char *from, *to, *message;
+} k_bad_entries[] = {
+    {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f32\",1024,1.5]", "line 1: perf[0]: expected"},
+    {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f99\",1024,1.5,1.4,1.6,10]", "unknown dtype 'f99'"},
+    {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f32\",-1,1.5,1.4,1.6,10]", "perf[0]: expected"},
+    {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f32\",1024,null,1.4,1.6,10]", "perf[0]: expected"},
+    {"\"name\":\"NVIDIA H200\"", "\"name\":\"NVIDIA H100\"", "line 2: a run of NVIDIA H100 in a history of NVIDIA H200"},
+};
+
+START_TEST(test_history_read_rejects_entries) {
+  char line[2048], text[4096], err[512] = "";
+  snprintf(line, sizeof line, "%s", k_line_ok);
+  char *at = strstr(line, k_bad_entries[_i].from);
+  ck_assert_ptr_nonnull(at);
+  char rest[2048];
+  snprintf(rest, sizeof rest, "%s", at + strlen(k_bad_entries[_i].from));
+  snprintf(at, sizeof line - (size_t)(at - line), "%s%s", k_bad_entries[_i].to, rest);
+  /* The GPU case needs a good first line; the others fail on line 1. */
+  if (_i == 4) snprintf(text, sizeof text, "%s%s", k_line_ok, line);
+  else snprintf(text, sizeof text, "%s", line);
+  spit(g_path, text);
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(g_path, &h, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_entries[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_entries[_i].message);
+}
+END_TEST
+
+START_TEST(test_history_add_refuses_untouched) {
+  char err[512] = "";
+  /* A malformed history: refused, untouched. */
+  char bad[4096];
+  snprintf(bad, sizeof bad, "%s{oops\n", k_line_ok);
+  spit(g_path, bad);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "line 2: malformed JSON"), "%s", err);
+  char *now = slurp(g_path);
+  ck_assert_str_eq(now, bad);
+  free(now);
+  /* Another GPU model: refused, untouched. */
+  spit(g_path, k_line_ok);
+  snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "NVIDIA H100 80GB HBM3");
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "holds runs of NVIDIA H200, this run is of NVIDIA H100 80GB HBM3"), "%s", err);
+  now = slurp(g_path);
+  ck_assert_str_eq(now, k_line_ok);
+  free(now);
+}
+END_TEST
+
+START_TEST(test_history_add_refuses_untimed_run) {
+  char err[512] = "";
+  for (int i = 0; i < NCASES; i++) g_results[i].timing.samples = 0;
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "timed no case"), "%s", err);
+  ck_assert_int_eq(access(g_path, F_OK), -1);
+}
+END_TEST
+
+START_TEST(test_history_add_unwritable) {
+  char err[512] = "";
+  ck_assert_int_eq(kg_history_add("/nonexistent-kgate-dir/h.jsonl", &g_run, err, sizeof err), -1);
+  ck_assert(err[0] != '\0');
+}
+END_TEST
+
+/* ---- the commands ---------------------------------------------------------------- */
+
+/* kg_cli_run on {"kgate", args...}, its output to /dev/null. */
+static int run_cli(char **args) {
+  char *argv[24] = {"kgate"};
+  int argc = 1;
+  while (args[argc - 1]) {
+    ck_assert(argc < 23);
+    argv[argc] = args[argc - 1], argc++;
+  }
+  kg_cli cli;
+  char err[256];
+  int code = kg_cli_parse(argc, argv, &cli, err, sizeof err);
+  if (code == 0) {
+    fflush(stdout), fflush(stderr);
+    int out = dup(STDOUT_FILENO), errfd = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+    code = kg_cli_run(&cli);
+    fflush(stdout), fflush(stderr);
+    dup2(out, STDOUT_FILENO), dup2(errfd, STDERR_FILENO);
+    close(out), close(errfd), close(null);
+  }
+  kg_cli_free(&cli);
+  return code;
+}
+
+START_TEST(test_history_cli_add) {
+  char results[160], bad[160];
+  snprintf(results, sizeof results, "%s/r.json", g_dir);
+  snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
+  char err[512];
+  ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
+  spit(bad, "{\"kind\":\"kgate-results\",\"schema_version\":1,");
+  ck_assert_int_eq(run_cli((char *[]){"history", "add", bad, "--file", g_path, NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(access(g_path, F_OK), -1); /* a malformed input touches nothing */
+  ck_assert_int_eq(run_cli((char *[]){"history", "add", results, "--file", g_path, NULL}), KG_EXIT_OK);
+  ck_assert_int_eq(run_cli((char *[]){"history", "add", results, "--file", g_path, NULL}), KG_EXIT_OK);
+  char *text = slurp(g_path);
+  ck_assert_uint_eq(count_lines(text), 1);
+  free(text);
+  ck_assert_int_eq(run_cli((char *[]){"history", "plot", bad, "-o", g_dir, NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(run_cli((char *[]){"history", "plot", "/nonexistent/h.jsonl", NULL}), KG_EXIT_USAGE);
+}
+END_TEST
+
+static const struct {
+  char *args[12];
+  kg_command cmd;
+} k_parse_ok[] = {
+    {{"history", "add", "r.json", "--file", "h.jsonl"}, KG_CMD_HISTORY_ADD},
+    {{"history", "add", "--file=h.jsonl", "r.json"}, KG_CMD_HISTORY_ADD},
+    {{"history", "plot", "h.jsonl"}, KG_CMD_HISTORY_PLOT},
+    {{"history", "plot", "h.jsonl", "-o", "out", "--baseline", "b.json", "--tolerance", "5"}, KG_CMD_HISTORY_PLOT},
+    {{"history", "plot", "h.jsonl", "--baseline-dir", "bl"}, KG_CMD_HISTORY_PLOT},
+};
+
+START_TEST(test_history_cli_parse) {
+  char *argv[14] = {"kgate"};
+  int argc = 1;
+  while (k_parse_ok[_i].args[argc - 1]) argv[argc] = k_parse_ok[_i].args[argc - 1], argc++;
+  kg_cli cli;
+  char err[256] = "";
+  ck_assert_msg(kg_cli_parse(argc, argv, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, k_parse_ok[_i].cmd);
+  ck_assert_int_eq(cli.nargs, 1);
+  if (cli.cmd == KG_CMD_HISTORY_ADD) ck_assert(!strcmp(cli.file, "h.jsonl") && !strcmp(cli.args[0], "r.json"));
+  else ck_assert_str_eq(cli.args[0], "h.jsonl");
+  if (_i == 3) ck_assert(!strcmp(cli.output, "out") && !strcmp(cli.baseline, "b.json") && cli.tolerance_pct == 5);
+  if (_i == 2) ck_assert_str_eq(cli.output, ".");
+  kg_cli_free(&cli);
+}
+END_TEST
+
+static const struct {
+  char *args[8];
+  const char *message;
+} k_parse_bad[] = {
+    {{"history"}, "expected 'kgate history add RESULTS.json --file HISTORY.jsonl' or 'kgate history plot HISTORY.jsonl"},
+    {{"history", "show", "h.jsonl"}, "expected 'kgate history add"},
+    {{"history", "add", "r.json"}, "history add needs --file HISTORY.jsonl"},
+    {{"history", "add", "--file", "h.jsonl"}, "history add needs a results file"},
+    {{"history", "plot"}, "history plot needs a history file"},
+    {{"history", "add", "r.json", "--file", "h", "-o", "x"}, "unrecognized argument '-o'"},
+    {{"history", "plot", "h.jsonl", "--file", "x"}, "unrecognized argument '--file'"},
+};
+
+START_TEST(test_history_cli_rejects) {
+  char *argv[10] = {"kgate"};
+  int argc = 1;
+  while (k_parse_bad[_i].args[argc - 1]) argv[argc] = k_parse_bad[_i].args[argc - 1], argc++;
+  kg_cli cli;
+  char err[256] = "";
+  ck_assert_int_eq(kg_cli_parse(argc, argv, &cli, err, sizeof err), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(err, k_parse_bad[_i].message) != NULL, "'%s' lacks '%s'", err, k_parse_bad[_i].message);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+#define N(a) (int)(sizeof a / sizeof a[0])
+
+Suite *make_history_suite(void) {
+  Suite *s = suite_create("history");
+  TCase *core = tcase_create("Core");
+  tcase_add_checked_fixture(core, setup, teardown);
+  tcase_add_test(core, test_history_line_compact);
+  tcase_add_test(core, test_history_add_appends);
+  tcase_add_test(core, test_history_add_twice_is_harmless);
+  tcase_add_test(core, test_history_read_back);
+  tcase_add_test(core, test_history_blank_lines_and_no_final_newline);
+  tcase_add_test(core, test_history_steps);
+  tcase_add_test(core, test_history_cli_add);
+  tcase_add_loop_test(core, test_history_cli_parse, 0, N(k_parse_ok));
+  suite_add_tcase(s, core);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_checked_fixture(errors, setup, teardown);
+  tcase_add_loop_test(errors, test_history_read_rejects, 0, N(k_bad_history));
+  tcase_add_loop_test(errors, test_history_read_rejects_entries, 0, N(k_bad_entries));
+  tcase_add_test(errors, test_history_add_refuses_untouched);
+  tcase_add_test(errors, test_history_add_refuses_untimed_run);
+  tcase_add_test(errors, test_history_add_unwritable);
+  tcase_add_loop_test(errors, test_history_cli_rejects, 0, N(k_parse_bad));
+  suite_add_tcase(s, errors);
+  return s;
+}

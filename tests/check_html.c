@@ -1,0 +1,282 @@
+/* html: the nightly page. Every image and link it holds exists, sections and
+ * the contents line agree, text is escaped, the ladder tables read as in the
+ * Markdown, and (where xmllint is installed) the page validates. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "html.h"
+#include "registry.h"
+
+#define M22 ((size_t)1 << 22)
+#define M25 ((size_t)1 << 25)
+
+enum { NCASES = 6 };
+static kg_case g_cases[NCASES];
+static kg_result g_results[NCASES];
+static kg_run g_run;
+static kg_cmp_row g_rows[2];
+static kg_comparison g_cmp;
+static kg_charts g_charts;
+static char g_dir[64];
+
+static kg_timing timing(double med) {
+  return (kg_timing){.samples = 12, .median_us = med, .q1_us = med * 0.995, .q3_us = med * 1.005, .min_us = med * 0.99};
+}
+
+static void touch(const char *name, const char *text) {
+  char path[160];
+  snprintf(path, sizeof path, "%s/%s", g_dir, name);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void setup(void) {
+  int r0 = kg_variant_find("reduce0_divergent"), r7 = kg_variant_find("reduce7_shuffle"),
+      cub = kg_variant_find("cub_sum");
+  g_cases[0] = (kg_case){r0, KG_F32, M25, KG_PAT_UNIFORM, 1, 1};
+  g_cases[1] = (kg_case){r7, KG_F32, M25, KG_PAT_UNIFORM, 1, 1};
+  g_cases[2] = (kg_case){cub, KG_F32, M25, KG_PAT_UNIFORM, 1, 1};
+  g_cases[3] = (kg_case){r0, KG_F32, M22, KG_PAT_UNIFORM, 1, 1};
+  g_cases[4] = (kg_case){r7, KG_F32, M22, KG_PAT_UNIFORM, 1, 1}; /* failed: not timed */
+  g_cases[5] = (kg_case){r0, KG_I32, 33, KG_PAT_EXACT, 1, 0};
+  for (int i = 0; i < NCASES; i++) g_results[i] = (kg_result){.status = KG_ST_PASS, .got = "1", .expected = "1"};
+  g_results[0].timing = timing(200);
+  g_results[1].timing = timing(40);
+  g_results[2].timing = timing(32);
+  g_results[3].timing = timing(60);
+  g_results[4] = (kg_result){.status = KG_ST_FAIL, .got = "3", .expected = "4", .ratio = 7.5,
+                             .message = "error <&> exceeds the bound"};
+  g_run = (kg_run){.n = NCASES, .cases = g_cases, .results = g_results};
+  kg_run_meta *m = &g_run.meta;
+  snprintf(m->date, sizeof m->date, "2026-11-21T08:30:00Z");
+  snprintf(m->version, sizeof m->version, "0.1.0");
+  snprintf(m->commit, sizeof m->commit, "abc123def456");
+  m->dev = (kg_device_info){.name = "NVIDIA <H200> & co", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
+                            .peak_gbps = 4814.304, .roofline_gbps = 4434.3, .driver_version = 13000,
+                            .runtime_version = 13000};
+  g_rows[0] = (kg_cmp_row){"reduce0_divergent", KG_F32, M25, KG_V_SLOWER, 180, 200, 200 / 180.0 - 1, 0.03};
+  g_rows[1] = (kg_cmp_row){"cub_sum", KG_F32, M25, KG_V_SAME, 32, 32, 0, 0.03};
+  g_cmp = (kg_comparison){.n = 2, .rows = g_rows};
+  g_cmp.count[KG_V_SLOWER] = g_cmp.count[KG_V_SAME] = 1;
+  snprintf(g_dir, sizeof g_dir, "/tmp/kg_html_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  /* Three charts: one drawn in both formats, one PNG only, one not drawn. */
+  memset(&g_charts, 0, sizeof g_charts);
+  g_charts.n = 3;
+  g_charts.c[0] = (kg_chart){KG_CHART_BANDWIDTH, "bandwidth-f32", "f32: GB/s & more"};
+  g_charts.c[1] = (kg_chart){KG_CHART_LADDER, "ladder-f32", "f32 ladder"};
+  g_charts.c[2] = (kg_chart){KG_CHART_COMPARE, "compare-f32", "f32 compare"};
+  touch("bandwidth-f32.png", "png");
+  touch("bandwidth-f32.svg", "<svg/>");
+  touch("ladder-f32.png", "png");
+  touch("results.json", "{}");
+}
+
+static void teardown(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  rewind(f);
+  char *s = malloc((size_t)len + 1);
+  ck_assert_uint_eq(fread(s, 1, (size_t)len, f), (size_t)len);
+  s[len] = '\0';
+  fclose(f);
+  return s;
+}
+
+static const kg_html_link k_links[] = {
+    {"results.json", "the results"},
+    {"results.csv", "not written in this test: left out"},
+};
+
+static char *write_page(const kg_html_page *p) {
+  char err[512] = "", path[128];
+  ck_assert_msg(kg_html_write(g_dir, p, err, sizeof err) == 0, "%s", err);
+  snprintf(path, sizeof path, "%s/index.html", g_dir);
+  return slurp(path);
+}
+
+static kg_html_page full_page(void) {
+  return (kg_html_page){.run = &g_run, .cmp = &g_cmp, .baseline = "baselines/nvidia-h200.json", .charts = &g_charts,
+                        .links = k_links, .nlinks = 2};
+}
+
+/* Every src="x" and href="x" names a file in g_dir, every href="#x" an id="x". */
+static void check_references(const char *html) {
+  static const char *const attrs[] = {" src=\"", " href=\""};
+  for (int a = 0; a < 2; a++)
+    for (const char *p = strstr(html, attrs[a]); p; p = strstr(p + 1, attrs[a])) {
+      const char *v = p + strlen(attrs[a]), *end = strchr(v, '"');
+      char ref[128], path[256];
+      snprintf(ref, sizeof ref, "%.*s", (int)(end - v), v);
+      if (ref[0] == '#') {
+        char id[160];
+        snprintf(id, sizeof id, "id=\"%s\"", ref + 1);
+        ck_assert_msg(strstr(html, id), "no section for %s", ref);
+        continue;
+      }
+      snprintf(path, sizeof path, "%s/%s", g_dir, ref);
+      ck_assert_msg(access(path, F_OK) == 0, "%s references %s, which does not exist", "index.html", ref);
+    }
+}
+
+START_TEST(test_html_structure) {
+  kg_html_page p = full_page();
+  char *html = write_page(&p);
+  ck_assert_int_eq(strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">", 62), 0);
+  ck_assert_ptr_nonnull(strstr(html, "<title>kgate: NVIDIA &lt;H200&gt; &amp; co, 2026-11-21 08:30 UTC</title>"));
+  ck_assert_ptr_nonnull(strstr(html, "<h1>kgate: NVIDIA &lt;H200&gt; &amp; co</h1>"));
+  ck_assert_ptr_nonnull(strstr(html, "commit abc123def456"));
+  ck_assert_ptr_nonnull(strstr(html, "theoretical peak 4814 GB/s, measured roofline 4434 GB/s"));
+  ck_assert_ptr_nonnull(strstr(html, "Performance against baselines/nvidia-h200.json: 1 SLOWER, 0 UNKNOWN"));
+  ck_assert(strstr(html, "</body>\n</html>\n") && !strstr(html, "<script"));
+  check_references(html);
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_charts_that_exist) {
+  kg_html_page p = full_page();
+  char *html = write_page(&p);
+  ck_assert_ptr_nonnull(strstr(html, "<a href=\"bandwidth-f32.svg\"><img src=\"bandwidth-f32.png\" "
+                                     "alt=\"f32: GB/s &amp; more\"></a>"));
+  /* A PNG without its SVG: the image, no link. The chart never drawn: nothing. */
+  ck_assert_ptr_nonnull(strstr(html, "<div class=\"chart\"><img src=\"ladder-f32.png\""));
+  ck_assert_ptr_null(strstr(html, "ladder-f32.svg"));
+  ck_assert_ptr_null(strstr(html, "compare-f32"));
+  ck_assert(strstr(html, "<h3>Bandwidth against input size</h3>") < strstr(html, "<h3>The ladder"));
+  /* Only existing files are linked. */
+  ck_assert_ptr_nonnull(strstr(html, "<li><a href=\"results.json\">results.json</a>: the results</li>"));
+  ck_assert_ptr_null(strstr(html, "results.csv"));
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_tables) {
+  kg_html_page p = full_page();
+  char *html = write_page(&p);
+  /* The regression, the failed case (escaped), the ladders in ladder order with speedups. */
+  ck_assert_msg(strstr(html, "<tr class=\"slower\"><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
+                             "<td>33554432</td><td class=\"l\">SLOWER</td><td>180</td><td>200</td><td>+11.1 %</td>"),
+                "%s", html);
+  ck_assert_ptr_nonnull(strstr(html, "<td class=\"l\">error &lt;&amp;&gt; exceeds the bound</td>"));
+  const char *l22 = strstr(html, "<h3>f32, n = 2\u00b2\u00b2 (16 MiB)</h3>"),
+             *l25 = strstr(html, "<h3>f32, n = 2\u00b2\u2075 (128 MiB)</h3>");
+  ck_assert(l22 && l25 && l22 < l25);
+  ck_assert_ptr_nonnull(strstr(l22, "<td class=\"l\">reduce7_shuffle</td><td>not timed (fail)</td>"));
+  const char *r0 = strstr(l25, "<td class=\"l\">reduce0_divergent</td>"), *r7 = strstr(l25, ">reduce7_shuffle</td>"),
+             *cub = strstr(l25, ">cub_sum</td>");
+  ck_assert(r0 && r7 && cub && r0 < r7 && r7 < cub);
+  ck_assert_msg(strstr(r7, "<td>40.0</td><td>3355</td><td>69.7</td><td>5.00&times;</td><td>5.00&times;</td>"
+                           "<td>0.800&times;</td><td class=\"l\"></td>"),
+                "%s", r7);
+  ck_assert_ptr_nonnull(strstr(l25, "<tr class=\"slower\"><td class=\"l\">reduce0_divergent</td>"));
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_history_and_note) {
+  kg_hist_run runs[2] = {{.date = "2026-11-20T02:00:00Z", .commit = "aaa"},
+                         {.date = "2026-11-21T02:00:00Z", .commit = "b<b>"}};
+  kg_history h = {.n = 2, .runs = runs};
+  kg_step steps[] = {{.run = 1, .prev = 0, .variant = "cub_sum", .dtype = KG_F32, .n = M25, .verdict = KG_V_SLOWER,
+                      .before_us = 30, .after_us = 33, .tol = 0.03}};
+  kg_html_page p = full_page();
+  p.history = &h, p.steps = steps, p.nsteps = 1, p.note = "No charts: gnuplot <missing>";
+  char *html = write_page(&p);
+  ck_assert_ptr_nonnull(strstr(html, "<p class=\"note\">No charts: gnuplot &lt;missing&gt;</p>"));
+  ck_assert_ptr_nonnull(strstr(html, "<li>History: 2 runs, 1 step change</li>"));
+  ck_assert_msg(strstr(html, "<tr class=\"slower\"><td class=\"l\">2 (2026-11-21 02:00 UTC)</td><td class=\"l\">b&lt;b&gt;"
+                             "</td><td class=\"l\">cub_sum</td><td class=\"l\">f32</td><td>33554432</td>"
+                             "<td class=\"l\">SLOWER</td><td>30.0</td><td>33.0</td><td>+10.0 %</td></tr>"),
+                "%s", html);
+  ck_assert_ptr_nonnull(strstr(html, "<a href=\"#steps\">"));
+  check_references(html);
+  free(html);
+  p.nsteps = 0;
+  html = write_page(&p);
+  ck_assert_ptr_nonnull(strstr(html, "<p>None across 2 runs"));
+  free(html);
+}
+END_TEST
+
+/* Nothing drawn, nothing linked, no baseline: no dangling contents entry. */
+START_TEST(test_html_bare) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/results.json", g_dir);
+  unlink(path);
+  for (int i = 0; i < NCASES; i++) g_cases[i].timed = 0;
+  kg_charts none = {0};
+  kg_html_page p = {.run = &g_run, .charts = &none, .links = k_links, .nlinks = 2};
+  char *html = write_page(&p);
+  ck_assert_ptr_nonnull(strstr(html, "<li>Performance: no baseline to compare with</li>"));
+  ck_assert_ptr_null(strstr(html, "class=\"toc\""));
+  ck_assert_ptr_null(strstr(html, "<h2 id=\"charts\">"));
+  ck_assert_ptr_null(strstr(html, "<h2 id=\"files\">"));
+  ck_assert_ptr_null(strstr(html, "Step changes"));
+  check_references(html);
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_validates) {
+  if (system("command -v xmllint >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "check_html: no xmllint, skipping test_html_validates\n");
+    return;
+  }
+  kg_hist_run runs[1] = {{.date = "2026-11-20T02:00:00Z", .commit = "aaa"}};
+  kg_history h = {.n = 1, .runs = runs};
+  kg_html_page p = full_page();
+  p.history = &h, p.note = "a note";
+  free(write_page(&p));
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "xmllint --html --noout '%s/index.html' 2>'%s/lint' && test ! -s '%s/lint'", g_dir, g_dir,
+           g_dir);
+  if (system(cmd) != 0) {
+    snprintf(cmd, sizeof cmd, "%s/lint", g_dir);
+    char *lint = slurp(cmd);
+    ck_abort_msg("xmllint: %s", lint);
+  }
+}
+END_TEST
+
+START_TEST(test_html_unwritable) {
+  kg_html_page p = full_page();
+  char err[512] = "";
+  ck_assert_int_eq(kg_html_write("/nonexistent-kgate-dir", &p, err, sizeof err), -1);
+  ck_assert(err[0] != '\0');
+}
+END_TEST
+
+Suite *make_html_suite(void) {
+  Suite *s = suite_create("html");
+  TCase *core = tcase_create("Core");
+  tcase_add_checked_fixture(core, setup, teardown);
+  tcase_add_test(core, test_html_structure);
+  tcase_add_test(core, test_html_charts_that_exist);
+  tcase_add_test(core, test_html_tables);
+  tcase_add_test(core, test_html_history_and_note);
+  tcase_add_test(core, test_html_validates);
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_add_checked_fixture(limits, setup, teardown);
+  tcase_add_test(limits, test_html_bare);
+  suite_add_tcase(s, limits);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_checked_fixture(errors, setup, teardown);
+  tcase_add_test(errors, test_html_unwritable);
+  suite_add_tcase(s, errors);
+  return s;
+}

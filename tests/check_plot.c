@@ -1,0 +1,718 @@
+/* plot and chart: the data files of every chart, finding gnuplot and the
+ * scripts, running gnuplot (a fake one on PATH, and the real one when it is
+ * installed), and the plot / report / --plots commands without gnuplot. */
+#include <check.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chart.h"
+#include "cli.h"
+#include "history.h"
+#include "plot.h"
+#include "registry.h"
+
+#define M22 ((size_t)1 << 22)
+#define M25 ((size_t)1 << 25)
+
+enum { MAXCASES = 16 };
+static kg_case g_cases[MAXCASES];
+static kg_result g_results[MAXCASES];
+static kg_run g_run;
+static char g_dir[64], g_tools[64], g_saved_path[8192];
+static kg_charts g_charts;
+
+static kg_timing timing(double med) {
+  return (kg_timing){.samples = 12, .median_us = med, .q1_us = med * 0.995, .q3_us = med * 1.005, .min_us = med * 0.99};
+}
+
+static void add_case(const char *variant, kg_dtype dt, size_t n, int timed, double us) {
+  size_t i = g_run.n++;
+  g_cases[i] = (kg_case){kg_variant_find(variant), dt, n, KG_PAT_UNIFORM, 1, timed};
+  g_results[i] = (kg_result){.status = KG_ST_PASS, .got = "1", .expected = "1"};
+  if (timed && us > 0) g_results[i].timing = timing(us);
+}
+
+/* f32 timed at 1024, 2^22 and 2^25 (CUB not at 1024, reduce7 not at 2^22),
+ * and an i32 case that is only checked: i32 gets no chart. */
+static void make_run(void) {
+  memset(&g_run, 0, sizeof g_run);
+  g_run.cases = g_cases, g_run.results = g_results;
+  add_case("reduce0_divergent", KG_F32, 1024, 1, 5);
+  add_case("reduce0_divergent", KG_F32, M22, 1, 60);
+  add_case("reduce0_divergent", KG_F32, M25, 1, 200);
+  add_case("reduce7_shuffle", KG_F32, 1024, 1, 4);
+  add_case("reduce7_shuffle", KG_F32, M25, 1, 44);
+  add_case("cub_sum", KG_F32, M22, 1, 11);
+  add_case("cub_sum", KG_F32, M25, 1, 36);
+  add_case("reduce0_divergent", KG_I32, 33, 0, 0);
+  kg_run_meta *m = &g_run.meta;
+  snprintf(m->date, sizeof m->date, "2026-11-21T08:30:00Z");
+  snprintf(m->version, sizeof m->version, "0.1.0");
+  snprintf(m->commit, sizeof m->commit, "abc123def456");
+  m->dev = (kg_device_info){.name = "NVIDIA H200", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
+                            .peak_gbps = 4814.304, .roofline_gbps = 4434.3, .driver_version = 13000,
+                            .runtime_version = 13000};
+}
+
+static void setup(void) {
+  make_run();
+  memset(&g_charts, 0, sizeof g_charts);
+  snprintf(g_dir, sizeof g_dir, "/tmp/kg_plot_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  snprintf(g_tools, sizeof g_tools, "/tmp/kg_plot_tools_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(g_tools));
+  const char *path = getenv("PATH");
+  snprintf(g_saved_path, sizeof g_saved_path, "%s", path ? path : "/usr/bin:/bin");
+  unsetenv("KGATE_PLOTS");
+  unsetenv("KG_FAKE_FAIL");
+}
+
+static void teardown(void) {
+  setenv("PATH", g_saved_path, 1);
+  unsetenv("KGATE_PLOTS");
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", g_dir, g_tools);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  rewind(f);
+  char *s = malloc((size_t)len + 1);
+  ck_assert_uint_eq(fread(s, 1, (size_t)len, f), (size_t)len);
+  s[len] = '\0';
+  fclose(f);
+  return s;
+}
+
+static void spit(const char *path, const char *text, int executable) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  if (executable) chmod(path, 0755);
+}
+
+/* The text of <g_dir>/<name>. */
+static char *file_in(const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", g_dir, name);
+  char *s = slurp(path);
+  ck_assert_msg(s != NULL, "%s missing", path);
+  return s;
+}
+
+static int exists_in(const char *dir, const char *name) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return access(path, F_OK) == 0;
+}
+
+/* ---- labels and sizes -------------------------------------------------------- */
+
+static const struct {
+  size_t n;
+  const char *label;
+} k_labels[] = {
+    {1, "2\u2070"}, {2, "2\u00b9"}, {1024, "2\u00b9\u2070"}, {M22, "2\u00b2\u00b2"}, {M25, "2\u00b2\u2075"},
+    {(size_t)1 << 34, "2\u00b3\u2074"}, {0, "0"}, {1000003, "1000003"}, {M22 + 1, "4194305"},
+};
+
+START_TEST(test_chart_size_label) {
+  char buf[32];
+  kg_size_label(k_labels[_i].n, buf, sizeof buf);
+  ck_assert_str_eq(buf, k_labels[_i].label);
+}
+END_TEST
+
+START_TEST(test_chart_pick_sizes) {
+  size_t got[2];
+  size_t sweep[] = {M25, 1024, M22, (size_t)1 << 28};
+  ck_assert_uint_eq(kg_chart_pick_sizes(sweep, 4, got, 2), 2);
+  ck_assert(got[0] == M22 && got[1] == M25);
+  size_t only25[] = {M25, 1000};
+  ck_assert_uint_eq(kg_chart_pick_sizes(only25, 2, got, 2), 1);
+  ck_assert_uint_eq(got[0], M25);
+  size_t other[] = {70000, 100, 5000};
+  ck_assert_uint_eq(kg_chart_pick_sizes(other, 3, got, 2), 2);
+  ck_assert(got[0] == 5000 && got[1] == 70000);
+  ck_assert_uint_eq(kg_chart_pick_sizes(other, 0, got, 2), 0);
+}
+END_TEST
+
+/* ---- chart data ---------------------------------------------------------------- */
+
+START_TEST(test_chart_bandwidth) {
+  char err[512] = "";
+  ck_assert_msg(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(g_charts.n, 1); /* f32 only: i32 timed nothing */
+  ck_assert_str_eq(g_charts.c[0].name, "bandwidth-f32");
+  ck_assert_int_eq(g_charts.c[0].kind, KG_CHART_BANDWIDTH);
+  char *vars = file_in("bandwidth-f32.vars"), *dat = file_in("bandwidth-f32.dat");
+  ck_assert_msg(strstr(vars, "data = 'bandwidth-f32.dat'\n"), "%s", vars);
+  ck_assert_ptr_nonnull(strstr(vars, "nseries = 3\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "names = 'reduce0_divergent reduce7_shuffle cub_sum'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "peak = 4814.304\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "l2_n = 15728640\n")); /* 60 MiB of 4-byte elements */
+  ck_assert_ptr_nonnull(strstr(vars, "l2_label = '60 MiB L2'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "NVIDIA H200 \u00b7 2026-11-21 08:30 UTC \u00b7 commit abc123def456 \u00b7 cold L2"));
+  ck_assert_ptr_nonnull(strstr(vars, "''2\u00b9\u2070'' 1024"));
+  /* Blocks in ladder order; 2^25 f32 in 200 us is 134217728 B / 200e3 ns = 671.089 GB/s. */
+  const char *b0 = strstr(dat, "# reduce0_divergent\n"), *b7 = strstr(dat, "# reduce7_shuffle\n"),
+             *bc = strstr(dat, "# cub_sum\n");
+  ck_assert(b0 && b7 && bc && b0 < b7 && b7 < bc);
+  ck_assert_msg(strstr(b0, "33554432 671.089 13.9395 200\n"), "%s", dat);
+  ck_assert_ptr_nonnull(strstr(b7, "\n\n\n# cub_sum"));
+  ck_assert_ptr_null(strstr(bc, "1024 ")); /* CUB was not timed at 1024 */
+  free(vars);
+  free(dat);
+}
+END_TEST
+
+START_TEST(test_chart_ladder) {
+  char err[512] = "";
+  ck_assert_msg(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(g_charts.n, 1);
+  ck_assert_str_eq(g_charts.c[0].name, "ladder-f32");
+  char *vars = file_in("ladder-f32.vars"), *dat = file_in("ladder-f32.dat");
+  ck_assert_ptr_nonnull(strstr(vars, "nrows = 3\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "nsizes = 2\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "size1 = 'n = 2\u00b2\u00b2 (16 MiB)'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "size2 = 'n = 2\u00b2\u2075 (128 MiB)'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "roofline_pct = 92.10"));
+  /* Rows in ladder order; reduce7 was not timed at 2^22: '?'. The 1024 cases are not in the ladder. */
+  ck_assert_msg(strstr(dat, "\n0 reduce0_divergent 5.80811 13.9395\n1 reduce7_shuffle ? 63.3612\n2 cub_sum 31.6806 77.4415\n"),
+                "%s", dat);
+  free(vars);
+  free(dat);
+}
+END_TEST
+
+/* The comparison chart: SLOWER red with its change, MISSING without a ratio, ladder order. */
+START_TEST(test_chart_compare) {
+  kg_cmp_row rows[] = {
+      {"reduce0_divergent", KG_F32, M25, KG_V_SLOWER, 190, 200, 200 / 190.0 - 1, 0.03},
+      {"two_pass", KG_F32, M25, KG_V_MISSING, 50, 0, 0, 0.03},
+      {"reduce7_shuffle", KG_F32, M25, KG_V_FASTER, 50, 44, 44 / 50.0 - 1, 0.03},
+      {"cub_sum", KG_F32, M25, KG_V_SAME, 36.1, 36, 36 / 36.1 - 1, 0.03},
+      {"cub_sum", KG_F32, M22, KG_V_SAME, 11, 11, 0, 0.15},
+  };
+  kg_comparison cmp = {.n = 5, .rows = rows};
+  char err[512] = "";
+  ck_assert_msg(kg_chart_compare(g_dir, &g_run, &cmp, "old.json (2026-11-20)", &g_charts, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_uint_eq(g_charts.n, 1);
+  ck_assert_str_eq(g_charts.c[0].name, "compare-f32");
+  char *vars = file_in("compare-f32.vars"), *dat = file_in("compare-f32.dat");
+  ck_assert_msg(strstr(vars, "(1 SLOWER, 1 FASTER, 2 SAME, 1 MISSING)"), "%s", vars);
+  ck_assert_ptr_nonnull(strstr(vars, "note = 'vs old.json (2026-11-20)'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "sizes_note = 'variant (bars top to bottom: n = 2\u00b2\u00b2, 2\u00b2\u2075)'\n"));
+  ck_assert_msg(strstr(vars, "ytics = '(''reduce0_divergent'' 0, ''reduce7_shuffle'' 1, ''two_pass'' 2, ''cub_sum'' 3)'"),
+                "%s", vars);
+  ck_assert_ptr_nonnull(strstr(vars, "color_SLOWER = '#d62728'\n"));
+  ck_assert_msg(strstr(dat, "\n0.2000 1.05263 1 1.05263 0.0320 0.3680 0.9700 1.0300 0xd62728 1.21 SLOWER "
+                            "\"SLOWER +5.3 %\"\n"),
+                "%s", dat);
+  ck_assert_msg(strstr(dat, " 0x2ca02c 1.21 FASTER \"FASTER -12.0 %\"\n"), "%s", dat); /* at the right edge */
+  ck_assert_msg(strstr(dat, "\n2.2000 ? ? ? "), "%s", dat); /* MISSING: no ratio, no bar */
+  ck_assert_ptr_nonnull(strstr(dat, " MISSING \"MISSING\"\n"));
+  ck_assert_ptr_nonnull(strstr(dat, " SAME \"0.0 %\"\n"));
+  free(vars);
+  free(dat);
+}
+END_TEST
+
+/* The trend from a history of three runs, with a baseline and one step. */
+START_TEST(test_chart_trend) {
+  char path[128], err[512] = "";
+  snprintf(path, sizeof path, "%s/h.jsonl", g_dir);
+  const char *dates[] = {"2026-11-21T02:00:00Z", "2026-11-22T02:00:00Z", "2026-11-23T02:00:00Z"};
+  double r0[] = {200, 201, 240};
+  for (int k = 0; k < 3; k++) {
+    snprintf(g_run.meta.date, sizeof g_run.meta.date, "%s", dates[k]);
+    g_results[2].timing = timing(r0[k]);
+    ck_assert_msg(kg_history_add(path, &g_run, err, sizeof err) == 0, "%s", err);
+  }
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), 0);
+  kg_step *steps;
+  size_t nsteps;
+  ck_assert_int_eq(kg_history_steps(&h, 0, &steps, &nsteps), 0);
+  ck_assert_uint_eq(nsteps, 1);
+  make_run(); /* the baseline: the first run's times */
+  kg_baseline base;
+  ck_assert_int_eq(kg_baseline_from_run(&g_run, &base), 0);
+  ck_assert_msg(kg_chart_trend(g_dir, &h, &base, 0, steps, nsteps, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(g_charts.n, 1);
+  ck_assert_str_eq(g_charts.c[0].name, "trend-f32");
+  char *vars = file_in("trend-f32.vars"), *dat = file_in("trend-f32.dat");
+  ck_assert_ptr_nonnull(strstr(vars, "names = 'reduce0_divergent reduce7_shuffle cub_sum'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "nruns = 3\n"));
+  ck_assert_msg(strstr(vars, "xtics = '(\"11-21\" 1, \"11-22\" 2, \"11-23\" 3)'\n"), "%s", vars);
+  ck_assert_ptr_nonnull(strstr(vars, "base_mid = '13.9395 "));
+  ck_assert_ptr_nonnull(strstr(vars, "at n = 2\u00b2\u2075 (128 MiB)"));
+  ck_assert_ptr_nonnull(strstr(vars, "1 step change marked"));
+  /* Run 3 of reduce0 is flagged slower (-1); nothing else. */
+  ck_assert_msg(strstr(dat, "# reduce0_divergent\n1 13.9395 13.8701 14.0095 0\n2 13.8701 13.8011 13.9398 0\n3 "),
+                "%s", dat);
+  ck_assert_ptr_nonnull(strstr(dat, " -1\n\n\n# reduce7_shuffle"));
+  free(vars);
+  free(dat);
+  /* Without a baseline: no band, and the legend says so. */
+  g_charts.n = 0;
+  ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
+  vars = file_in("trend-f32.vars");
+  ck_assert_ptr_nonnull(strstr(vars, "base_mid = 'nan nan nan'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "no baseline given: no band"));
+  free(vars);
+  free(steps);
+  kg_baseline_free(&base);
+  kg_history_free(&h);
+}
+END_TEST
+
+/* Runs of one day get times on their ticks, runs of one minute seconds. */
+START_TEST(test_chart_trend_tick_precision) {
+  char path[128], err[512] = "";
+  snprintf(path, sizeof path, "%s/h.jsonl", g_dir);
+  const char *dates[] = {"2026-11-21T08:52:25Z", "2026-11-21T08:52:50Z", "2026-11-21T09:10:00Z"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(g_run.meta.date, sizeof g_run.meta.date, "%s", dates[k]);
+    ck_assert_int_eq(kg_history_add(path, &g_run, err, sizeof err), 0);
+  }
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
+  char *vars = file_in("trend-f32.vars");
+  ck_assert_msg(strstr(vars, "(\"11-21\\n08:52:25\" 1, \"11-21\\n08:52:50\" 2, \"11-21\\n09:10:00\" 3)"), "%s", vars);
+  free(vars);
+  kg_history_free(&h);
+}
+END_TEST
+
+START_TEST(test_chart_quoting) {
+  char err[512] = "";
+  snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "Bob's \"GPU\"");
+  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  char *vars = file_in("bandwidth-f32.vars");
+  ck_assert_msg(strstr(vars, "subtitle = 'Bob''s \"GPU\" \u00b7 "), "%s", vars);
+  free(vars);
+}
+END_TEST
+
+START_TEST(test_chart_nothing_timed) {
+  char err[512] = "";
+  for (size_t i = 0; i < g_run.n; i++) g_results[i].timing.samples = 0;
+  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 0);
+}
+END_TEST
+
+START_TEST(test_chart_unwritable) {
+  char err[512] = "";
+  ck_assert_int_eq(kg_chart_bandwidth("/nonexistent-kgate-dir", &g_run, &g_charts, err, sizeof err), -1);
+  ck_assert(err[0] != '\0');
+  ck_assert_uint_eq(g_charts.n, 0);
+}
+END_TEST
+
+/* ---- finding gnuplot and the scripts -------------------------------------------- */
+
+START_TEST(test_plot_no_gnuplot) {
+  char err[512] = "", path[PATH_MAX];
+  setenv("PATH", g_tools, 1); /* an empty folder */
+  ck_assert_int_eq(kg_gnuplot_find(path, sizeof path), -1);
+  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_plot_render(g_dir, &g_charts, err, sizeof err), KG_PLOT_NO_GNUPLOT);
+  ck_assert_str_eq(err, KG_NO_GNUPLOT);
+  ck_assert(exists_in(g_dir, "bandwidth-f32.dat") && !exists_in(g_dir, "bandwidth-f32.png"));
+}
+END_TEST
+
+START_TEST(test_plot_scripts_lookup) {
+  char dir[PATH_MAX], err[512] = "", gp[160];
+  /* The build tree's plots/ (KG_SOURCE_DIR) when nothing says otherwise. */
+  ck_assert_msg(kg_plot_scripts(dir, sizeof dir, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(strlen(dir) > 6 && !strcmp(dir + strlen(dir) - 6, "/plots"), "%s", dir);
+  for (int k = 0; k < KG_NCHART_KINDS; k++) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s.gp", dir, kg_chart_kind_get((kg_chart_kind)k)->name);
+    ck_assert_msg(access(path, R_OK) == 0, "%s", path);
+  }
+  /* $KGATE_PLOTS wins, and is the only place looked at once set. */
+  setenv("KGATE_PLOTS", g_tools, 1);
+  ck_assert_int_eq(kg_plot_scripts(dir, sizeof dir, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "KGATE_PLOTS=") && strstr(err, g_tools), "%s", err);
+  snprintf(gp, sizeof gp, "%s/common.gp", g_tools);
+  spit(gp, "# test\n", 0);
+  ck_assert_int_eq(kg_plot_scripts(dir, sizeof dir, err, sizeof err), 0);
+  char real[PATH_MAX];
+  ck_assert_ptr_nonnull(realpath(g_tools, real));
+  ck_assert_str_eq(dir, real);
+}
+END_TEST
+
+START_TEST(test_plot_mkdirs) {
+  char path[256], err[512] = "";
+  snprintf(path, sizeof path, "%s/a/b/c", g_dir);
+  ck_assert_int_eq(kg_mkdirs(path, err, sizeof err), 0);
+  ck_assert_int_eq(kg_mkdirs(path, err, sizeof err), 0); /* again: fine */
+  struct stat st;
+  ck_assert(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+  snprintf(path, sizeof path, "%s/file", g_dir);
+  spit(path, "x", 0);
+  snprintf(path, sizeof path, "%s/file/sub", g_dir);
+  ck_assert_int_eq(kg_mkdirs(path, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "cannot create"), "%s", err);
+}
+END_TEST
+
+/* ---- running gnuplot: a fake one -------------------------------------------------- */
+
+/* Writes "fake image" to each out='...' of its -e arguments (relative to its
+ * working folder), logs its arguments and folder; KG_FAKE_FAIL makes it fail
+ * the way gnuplot does. */
+static const char k_fake_gnuplot[] =
+    "#!/bin/sh\n"
+    "echo \"cwd=$(pwd)\" >> \"$KG_FAKE_LOG\"\n"
+    "for a in \"$@\"; do echo \"arg=$a\" >> \"$KG_FAKE_LOG\"; done\n"
+    "if [ -n \"$KG_FAKE_FAIL\" ]; then\n"
+    "  printf '%s\\n' 'gnuplot> plot nope' '         ^' '\"x.gp\" line 3: undefined variable: nope' '' >&2\n"
+    "  exit 1\n"
+    "fi\n"
+    "while [ $# -gt 0 ]; do\n"
+    "  if [ \"$1\" = -e ]; then\n"
+    "    out=$(printf '%s' \"$2\" | sed -n \"s/.*out='\\([^']*\\)'.*/\\1/p\")\n"
+    "    [ -n \"$out\" ] && echo 'fake image' > \"$out\"\n"
+    "    shift\n"
+    "  fi\n"
+    "  shift\n"
+    "done\n";
+
+static char g_log[160];
+
+static void fake_tools(void) {
+  char path[200];
+  snprintf(path, sizeof path, "%s/gnuplot", g_tools);
+  spit(path, k_fake_gnuplot, 1);
+  for (int k = 0; k < KG_NCHART_KINDS; k++) {
+    snprintf(path, sizeof path, "%s/%s.gp", g_tools, kg_chart_kind_get((kg_chart_kind)k)->name);
+    spit(path, "# fake\n", 0);
+  }
+  snprintf(path, sizeof path, "%s/common.gp", g_tools);
+  spit(path, "# fake\n", 0);
+  snprintf(g_log, sizeof g_log, "%s/log", g_tools);
+  setenv("KG_FAKE_LOG", g_log, 1);
+  char newpath[8400];
+  snprintf(newpath, sizeof newpath, "%s:%s", g_tools, g_saved_path);
+  setenv("PATH", newpath, 1);
+  setenv("KGATE_PLOTS", g_tools, 1);
+}
+
+/* No file of g_dir holds ".tmp.". */
+static int no_temp_files(void) {
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "! ls -A '%s' | grep -q '\\.tmp\\.'", g_dir);
+  return system(cmd) == 0;
+}
+
+START_TEST(test_plot_render_fake) {
+  char err[512] = "", real[PATH_MAX];
+  fake_tools();
+  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
+  const char *made[] = {"bandwidth-f32.png", "bandwidth-f32.svg", "ladder-f32.png", "ladder-f32.svg"};
+  for (int k = 0; k < 4; k++) {
+    char *s = file_in(made[k]);
+    ck_assert_str_eq(s, "fake image\n");
+    free(s);
+  }
+  ck_assert(no_temp_files());
+  /* One gnuplot per chart, in the output folder, both formats, the settings by relative name. */
+  char *log = slurp(g_log);
+  ck_assert_ptr_nonnull(realpath(g_dir, real));
+  char want[PATH_MAX + 16];
+  snprintf(want, sizeof want, "cwd=%s\n", real);
+  ck_assert_msg(strstr(log, want), "%s", log);
+  snprintf(want, sizeof want, "arg=plots='%s'; vars='bandwidth-f32.vars'; fmt='png'; out='.bandwidth-f32.", g_tools);
+  ck_assert_msg(strstr(log, want), "%s", log);
+  ck_assert_ptr_nonnull(strstr(log, "; vars='ladder-f32.vars'; fmt='svg'; out='.ladder-f32."));
+  snprintf(want, sizeof want, "arg=%s/bandwidth.gp\n", g_tools);
+  ck_assert_ptr_nonnull(strstr(log, want));
+  free(log);
+}
+END_TEST
+
+START_TEST(test_plot_render_failure) {
+  char err[512] = "";
+  fake_tools();
+  setenv("KG_FAKE_FAIL", "1", 1);
+  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_plot_render(g_dir, &g_charts, err, sizeof err), KG_PLOT_FAILED);
+  unsetenv("KG_FAKE_FAIL");
+  ck_assert_msg(strstr(err, "gnuplot failed on ") && strstr(err, "bandwidth-f32: \"x.gp\" line 3: undefined variable: nope"),
+                "%s", err);
+  ck_assert(!exists_in(g_dir, "bandwidth-f32.png") && !exists_in(g_dir, "bandwidth-f32.svg"));
+  ck_assert(no_temp_files());
+}
+END_TEST
+
+START_TEST(test_plot_render_missing_script) {
+  char err[512] = "", path[200];
+  fake_tools();
+  snprintf(path, sizeof path, "%s/ladder.gp", g_tools);
+  unlink(path);
+  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_plot_render(g_dir, &g_charts, err, sizeof err), KG_PLOT_NO_SCRIPTS);
+  ck_assert_msg(strstr(err, "ladder.gp"), "%s", err);
+}
+END_TEST
+
+/* ---- running gnuplot: the real one, on data at the edges ----------------------------- */
+
+static int is_png(const char *path) {
+  unsigned char magic[8] = {0};
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  size_t got = fread(magic, 1, 8, f);
+  fclose(f);
+  return got == 8 && !memcmp(magic, "\x89PNG\r\n\x1a\n", 8);
+}
+
+/* One timed case at a size that is no power of two, no roofline, no L2;
+ * a comparison with a MISSING case only; a history of one run. The
+ * scripts must draw all of it. Skipped without gnuplot (CI installs it). */
+START_TEST(test_plot_real_gnuplot_edges) {
+  char gp[PATH_MAX], err[1024] = "";
+  if (kg_gnuplot_find(gp, sizeof gp)) {
+    fprintf(stderr, "check_plot: no gnuplot on PATH, skipping test_plot_real_gnuplot_edges\n");
+    return;
+  }
+  g_run.n = 0; /* make_run's meta, one case */
+  add_case("two_pass", KG_BF16, 1000003, 1, 12.5);
+  g_run.meta.dev.roofline_gbps = 0;
+  g_run.meta.dev.l2_bytes = 0;
+  kg_cmp_row rows[] = {{"gone_variant", KG_BF16, 1000003, KG_V_MISSING, 10, 0, 0, 0.15}};
+  kg_comparison cmp = {.n = 1, .rows = rows};
+  char hist[128];
+  snprintf(hist, sizeof hist, "%s/h.jsonl", g_dir);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, err, sizeof err), 0);
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(hist, &h, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_compare(g_dir, &g_run, &cmp, NULL, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 4);
+  ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
+  for (size_t i = 0; i < g_charts.n; i++) {
+    char png[128], svg[128];
+    snprintf(png, sizeof png, "%s/%s.png", g_dir, g_charts.c[i].name);
+    snprintf(svg, sizeof svg, "%s/%s.svg", g_dir, g_charts.c[i].name);
+    ck_assert_msg(is_png(png), "%s", png);
+    char *s = slurp(svg);
+    ck_assert_msg(s && strstr(s, "<svg"), "%s", svg);
+    free(s);
+  }
+  kg_history_free(&h);
+}
+END_TEST
+
+/* ---- the commands ----------------------------------------------------------------- */
+
+static int run_cli(char **args) {
+  char *argv[24] = {"kgate"};
+  int argc = 1;
+  while (args[argc - 1]) {
+    ck_assert(argc < 23);
+    argv[argc] = args[argc - 1], argc++;
+  }
+  kg_cli cli;
+  char err[256];
+  int code = kg_cli_parse(argc, argv, &cli, err, sizeof err);
+  if (code == 0) {
+    fflush(stdout), fflush(stderr);
+    int out = dup(STDOUT_FILENO), errfd = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+    code = kg_cli_run(&cli);
+    fflush(stdout), fflush(stderr);
+    dup2(out, STDOUT_FILENO), dup2(errfd, STDERR_FILENO);
+    close(out), close(errfd), close(null);
+  }
+  kg_cli_free(&cli);
+  return code;
+}
+
+/* Without gnuplot: exit 3, and every output that does not need it is there. */
+START_TEST(test_plot_cli_without_gnuplot) {
+  char results[128], out[128], site[128], err[512];
+  snprintf(results, sizeof results, "%s/r.json", g_dir);
+  snprintf(out, sizeof out, "%s/charts", g_dir);
+  snprintf(site, sizeof site, "%s/site", g_dir);
+  ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
+  setenv("PATH", g_tools, 1);
+  ck_assert_int_eq(run_cli((char *[]){"plot", results, "-o", out, NULL}), KG_EXIT_ENV);
+  ck_assert(exists_in(out, "bandwidth-f32.dat") && exists_in(out, "ladder-f32.vars"));
+  ck_assert(!exists_in(out, "bandwidth-f32.png"));
+  ck_assert_int_eq(run_cli((char *[]){"report", results, "--html", site, "--baseline", results, NULL}), KG_EXIT_ENV);
+  const char *files[] = {"index.html", "results.json", "results.csv", "results.junit.xml", "summary.md"};
+  for (int k = 0; k < 5; k++) ck_assert_msg(exists_in(site, files[k]), "%s", files[k]);
+  char path[200];
+  snprintf(path, sizeof path, "%s/index.html", site);
+  char *html = slurp(path);
+  ck_assert_ptr_null(strstr(html, "<img"));
+  ck_assert_msg(strstr(html, "No charts: " KG_NO_GNUPLOT), "%s", html);
+  ck_assert_ptr_nonnull(strstr(html, "<a href=\"results.csv\">"));
+  free(html);
+}
+END_TEST
+
+START_TEST(test_plot_cli_errors) {
+  char results[128], err[512];
+  snprintf(results, sizeof results, "%s/r.json", g_dir);
+  ck_assert_int_eq(run_cli((char *[]){"plot", "/nonexistent/r.json", NULL}), KG_EXIT_USAGE);
+  for (size_t i = 0; i < g_run.n; i++) g_results[i].timing.samples = 0;
+  ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
+  ck_assert_int_eq(run_cli((char *[]){"plot", results, "-o", g_dir, NULL}), KG_EXIT_USAGE); /* nothing timed */
+  make_run();
+  ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
+  ck_assert_int_eq(run_cli((char *[]){"plot", results, "-o", "/proc/kgate-cannot", NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(run_cli((char *[]){"plot", results, "--baseline", "/nonexistent/b.json", NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(run_cli((char *[]){"report", results, "--html", g_dir, "--history", "/nonexistent", NULL}),
+                   KG_EXIT_USAGE);
+}
+END_TEST
+
+/* With a fake gnuplot: the commands succeed and draw what they should. */
+START_TEST(test_plot_cli_with_fake_gnuplot) {
+  char results[128], out[128], err[512];
+  snprintf(results, sizeof results, "%s/r.json", g_dir);
+  snprintf(out, sizeof out, "%s/charts", g_dir);
+  ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
+  fake_tools();
+  ck_assert_int_eq(run_cli((char *[]){"plot", results, "-o", out, "--baseline", results, NULL}), KG_EXIT_OK);
+  ck_assert(exists_in(out, "bandwidth-f32.png") && exists_in(out, "ladder-f32.svg") && exists_in(out, "compare-f32.png"));
+  ck_assert_int_eq(run_cli((char *[]){"compare", results, results, "--plots", out, NULL}), KG_EXIT_OK);
+}
+END_TEST
+
+/* run --plots is wired: the fake worker times nothing, so there is no chart, and that is no error. */
+START_TEST(test_plot_cli_run_plots) {
+  char out[128];
+  snprintf(out, sizeof out, "%s/charts", g_dir);
+  setenv("PATH", g_tools, 1); /* and no gnuplot would be needed */
+  ck_assert_int_eq(run_cli((char *[]){"run", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes",
+                                      "1", "--perf-sizes", "2", "-q", "--plots", out, "--baseline-dir", g_dir, NULL}),
+                   KG_EXIT_OK);
+  ck_assert(access(out, F_OK) != 0);
+}
+END_TEST
+
+static const struct {
+  char *args[10];
+  kg_command cmd;
+} k_parse_ok[] = {
+    {{"plot", "r.json"}, KG_CMD_PLOT},
+    {{"plot", "r.json", "-o", "out", "--baseline", "b.json", "--tolerance", "5"}, KG_CMD_PLOT},
+    {{"plot", "--output=out", "r.json"}, KG_CMD_PLOT},
+    {{"report", "r.json", "--html", "site"}, KG_CMD_REPORT},
+    {{"report", "r.json", "--html=site", "--baseline", "b.json", "--history", "h.jsonl"}, KG_CMD_REPORT},
+    {{"run", "--plots", "charts"}, KG_CMD_RUN},
+    {{"compare", "a.json", "b.json", "--plots", "charts"}, KG_CMD_COMPARE},
+};
+
+START_TEST(test_plot_cli_parse) {
+  char *argv[12] = {"kgate"};
+  int argc = 1;
+  while (k_parse_ok[_i].args[argc - 1]) argv[argc] = k_parse_ok[_i].args[argc - 1], argc++;
+  kg_cli cli;
+  char err[256] = "";
+  ck_assert_msg(kg_cli_parse(argc, argv, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, k_parse_ok[_i].cmd);
+  if (_i == 0) ck_assert(!strcmp(cli.output, ".") && !cli.baseline);
+  if (_i == 1) ck_assert(!strcmp(cli.output, "out") && !strcmp(cli.baseline, "b.json") && cli.tolerance_pct == 5);
+  if (_i == 2) ck_assert(!strcmp(cli.output, "out") && !strcmp(cli.args[0], "r.json"));
+  if (_i == 4) ck_assert(!strcmp(cli.html, "site") && !strcmp(cli.history, "h.jsonl"));
+  if (_i >= 5) ck_assert_str_eq(cli.plots, "charts");
+  kg_cli_free(&cli);
+}
+END_TEST
+
+static const struct {
+  char *args[8];
+  const char *message;
+} k_parse_bad[] = {
+    {{"plot"}, "plot needs a results file"},
+    {{"plot", "a.json", "b.json"}, "unrecognized argument 'b.json'"},
+    {{"plot", "r.json", "-o"}, "option '-o' needs a value"},
+    {{"plot", "r.json", "--html", "x"}, "unrecognized argument '--html'"},
+    {{"report", "r.json"}, "report needs --html DIR"},
+    {{"report", "--html", "site"}, "report needs a results file"},
+    {{"report", "r.json", "--html", "s", "-o", "x"}, "unrecognized argument '-o'"},
+    {{"check", "--plots", "x"}, "unrecognized argument '--plots'"},
+    {{"baseline", "update", "r.json", "--baseline", "x"}, "unrecognized argument '--baseline'"},
+};
+
+START_TEST(test_plot_cli_rejects) {
+  char *argv[10] = {"kgate"};
+  int argc = 1;
+  while (k_parse_bad[_i].args[argc - 1]) argv[argc] = k_parse_bad[_i].args[argc - 1], argc++;
+  kg_cli cli;
+  char err[256] = "";
+  ck_assert_int_eq(kg_cli_parse(argc, argv, &cli, err, sizeof err), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(err, k_parse_bad[_i].message) != NULL, "'%s' lacks '%s'", err, k_parse_bad[_i].message);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+#define N(a) (int)(sizeof a / sizeof a[0])
+
+Suite *make_plot_suite(void) {
+  Suite *s = suite_create("plot");
+  TCase *core = tcase_create("Core");
+  tcase_add_checked_fixture(core, setup, teardown);
+  tcase_set_timeout(core, 30);
+  tcase_add_loop_test(core, test_chart_size_label, 0, N(k_labels));
+  tcase_add_test(core, test_chart_pick_sizes);
+  tcase_add_test(core, test_chart_bandwidth);
+  tcase_add_test(core, test_chart_ladder);
+  tcase_add_test(core, test_chart_compare);
+  tcase_add_test(core, test_chart_trend);
+  tcase_add_test(core, test_chart_trend_tick_precision);
+  tcase_add_test(core, test_plot_scripts_lookup);
+  tcase_add_test(core, test_plot_render_fake);
+  tcase_add_test(core, test_plot_real_gnuplot_edges);
+  tcase_add_test(core, test_plot_cli_with_fake_gnuplot);
+  tcase_add_test(core, test_plot_cli_run_plots);
+  tcase_add_loop_test(core, test_plot_cli_parse, 0, N(k_parse_ok));
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_add_checked_fixture(limits, setup, teardown);
+  tcase_add_test(limits, test_chart_quoting);
+  tcase_add_test(limits, test_chart_nothing_timed);
+  tcase_add_test(limits, test_plot_mkdirs);
+  suite_add_tcase(s, limits);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_checked_fixture(errors, setup, teardown);
+  tcase_set_timeout(errors, 30);
+  tcase_add_test(errors, test_chart_unwritable);
+  tcase_add_test(errors, test_plot_no_gnuplot);
+  tcase_add_test(errors, test_plot_render_failure);
+  tcase_add_test(errors, test_plot_render_missing_script);
+  tcase_add_test(errors, test_plot_cli_without_gnuplot);
+  tcase_add_test(errors, test_plot_cli_errors);
+  tcase_add_loop_test(errors, test_plot_cli_rejects, 0, N(k_parse_bad));
+  suite_add_tcase(s, errors);
+  return s;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# render_charts.sh KGATE SOURCE_DIR
+#
+# Draws every chart kgate makes from the committed data of real H200 runs
+# (tests/data) with real gnuplot, and checks each image is a real PNG or SVG
+# of a sensible size; builds the nightly page and validates it with xmllint,
+# checking that every image and link it names exists; and checks the paths
+# that need no gnuplot: history add (append-only, refusals leave the file
+# alone) and a missing gnuplot (exit 3, the other outputs still written).
+# Exits 77 (skipped) when gnuplot is not installed. KEEP=1 keeps the output.
+set -euo pipefail
+
+kgate=${1:?usage: render_charts.sh KGATE SOURCE_DIR}
+src=${2:?usage: render_charts.sh KGATE SOURCE_DIR}
+data=$src/tests/data
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+  echo "render_charts: gnuplot not found, skipping (apt-get install gnuplot-nox)"
+  exit 77
+fi
+command -v xmllint >/dev/null 2>&1 || { echo "render_charts: xmllint not found (apt-get install libxml2-utils)" >&2; exit 1; }
+
+out=$(mktemp -d /tmp/kgate-render.XXXXXX)
+if [ "${KEEP:-0}" = 1 ]; then echo "render_charts: output kept in $out"; else trap 'rm -rf "$out"' EXIT; fi
+export KGATE_PLOTS=$src/plots
+
+fail() { echo "render_charts: FAIL: $*" >&2; exit 1; }
+checks=0
+ok() { checks=$((checks + 1)); }
+
+# The densest real sample there is: the sweep (2^12..2^28) when committed, else a gate run.
+sweep=$data/h200-sweep.json
+[ -f "$sweep" ] || { sweep=$data/h200-run1.json; echo "render_charts: no h200-sweep.json, bandwidth from $sweep"; }
+
+# A PNG: the signature, a width and height from its header, and more than a blank canvas weighs.
+check_png() {
+  local f=$1 magic w h size
+  [ -f "$f" ] || fail "$f missing"
+  magic=$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')
+  [ "$magic" = 89504e470d0a1a0a ] || fail "$f is not a PNG (starts $magic)"
+  w=$((16#$(dd if="$f" bs=1 skip=16 count=4 2>/dev/null | od -An -tx1 | tr -d ' \n')))
+  h=$((16#$(dd if="$f" bs=1 skip=20 count=4 2>/dev/null | od -An -tx1 | tr -d ' \n')))
+  size=$(stat -c %s "$f")
+  if [ "$w" -lt 800 ] || [ "$h" -lt 400 ]; then fail "$f is ${w}x${h}: too small to read"; fi
+  [ "$size" -ge 15000 ] || fail "$f is $size bytes: trivially small"
+  ok
+}
+
+# An SVG: well-formed XML whose root element is <svg>, with text and drawing in it.
+check_svg() {
+  local f=$1 root size
+  [ -f "$f" ] || fail "$f missing"
+  root=$(xmllint --xpath 'local-name(/*)' "$f" 2>/dev/null) || fail "$f is not well-formed XML"
+  [ "$root" = svg ] || fail "$f: root element <$root>, not <svg>"
+  size=$(stat -c %s "$f")
+  [ "$size" -ge 15000 ] || fail "$f is $size bytes: trivially small"
+  if ! grep -q '<text' "$f" || ! grep -q '<path' "$f"; then fail "$f has no text or no paths"; fi
+  ok
+}
+
+# Every chart of a folder in both formats, and as many as expected.
+check_charts() {
+  local dir=$1 want=$2 n=0 png
+  for png in "$dir"/*.png; do
+    [ -e "$png" ] || break
+    check_png "$png"
+    check_svg "${png%.png}.svg"
+    n=$((n + 1))
+  done
+  [ "$n" -eq "$want" ] || fail "$dir: $n charts, expected $want"
+  [ -z "$(find "$dir" -maxdepth 1 -name '*.tmp.*')" ] || fail "$dir: temporary files left behind"
+}
+
+# kgate prints its output; keep it in a log shown on failure.
+run() {
+  local log=$out/last.log rc=0
+  "$@" >"$log" 2>&1 || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$log" >&2; fail "exit $rc from: $*"; }
+}
+
+# ---- 1 and 2: bandwidth against size, the ladder --------------------------------
+run "$kgate" plot "$sweep" -o "$out/plot"
+check_charts "$out/plot" 12
+grep -q '^33554432 ' "$out/plot/bandwidth-f32.dat" || fail "bandwidth-f32.dat lacks n = 2^25"
+
+# ---- 4: comparison (a 0.5 % tolerance: the run-to-run spread of two real runs
+# makes SLOWER cases to highlight) -------------------------------------------------
+run "$kgate" plot "$data/h200-run2.json" --baseline "$data/h200-run1.json" --tolerance 0.5 -o "$out/compare"
+check_charts "$out/compare" 18
+grep -q ' SLOWER "SLOWER ' "$out"/compare/compare-*.dat || fail "no SLOWER case to highlight in the comparison"
+"$kgate" compare "$data/h200-run1.json" "$data/h200-run2.json" --plots "$out/compare-cmd" >/dev/null || fail "compare --plots"
+check_charts "$out/compare-cmd" 6
+
+# ---- 3: trend from the committed history, the band from baselines/ --------------
+run "$kgate" history plot "$data/h200-history.jsonl" --baseline-dir "$src/baselines" -o "$out/trend"
+check_charts "$out/trend" 6
+grep -q "^base_mid = '[0-9]" "$out/trend/trend-f32.vars" || fail "trend-f32: no baseline band"
+
+# ---- history add: append-only, idempotent, refusals leave the file alone ---------
+# The committed history is run1, run2 and the sweep, added in that order.
+hist=$out/history.jsonl
+head -n 2 "$data/h200-history.jsonl" >"$hist"
+cp "$hist" "$out/history.before"
+run "$kgate" history add "$data/h200-run2.json" --file "$hist" # already there: nothing written
+cmp -s "$hist" "$out/history.before" || fail "adding a run twice changed the history"
+printf '{"kind":"kgate-results","schema_version":1,' >"$out/bad.json"
+set +e
+"$kgate" history add "$out/bad.json" --file "$hist" 2>"$out/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "history add of a malformed file: exit $rc, expected 2"
+cmp -s "$hist" "$out/history.before" || fail "a refused history add touched the file"
+run "$kgate" history add "$data/h200-sweep.json" --file "$hist"
+[ "$(wc -l <"$hist")" -eq 3 ] || fail "history add did not append one line"
+head -n 2 "$hist" | cmp -s - "$out/history.before" || fail "history add rewrote earlier lines"
+[ "$(sed -n 3p "$hist" | cut -c1-80)" = "$(sed -n 3p "$data/h200-history.jsonl" | cut -c1-80)" ] ||
+  fail "the appended line differs from the committed one"
+ok
+
+# ---- the nightly page -------------------------------------------------------------
+site=$out/site
+run "$kgate" report "$data/h200-run2.json" --html "$site" --baseline "$data/h200-run1.json" \
+  --history "$data/h200-history.jsonl"
+check_charts "$site" 24
+check_page() {
+  local page=$1 dir ref
+  dir=$(dirname "$page")
+  xmllint --html --noout "$page" 2>"$out/lint" || { cat "$out/lint" >&2; fail "$page does not parse as HTML"; }
+  [ ! -s "$out/lint" ] || { cat "$out/lint" >&2; fail "$page: xmllint reports problems"; }
+  while read -r ref; do
+    case $ref in
+      \#*) grep -q "id=\"${ref#\#}\"" "$page" || fail "$page links to $ref, which has no section" ;;
+      *://*) fail "$page links outside the folder: $ref" ;;
+      *) [ -s "$dir/$ref" ] || fail "$page references $ref, which does not exist" ;;
+    esac
+    ok
+  done < <(grep -o -E '(src|href)="[^"]*"' "$page" | sed -E 's/^(src|href)="(.*)"$/\2/')
+}
+check_page "$site/index.html"
+for f in results.json results.csv results.junit.xml summary.md history.jsonl; do
+  grep -q "href=\"$f\"" "$site/index.html" || fail "index.html does not link $f"
+done
+[ "$(grep -c '<img ' "$site/index.html")" -eq 24 ] || fail "index.html does not show all 24 charts"
+
+# ---- without gnuplot: exit 3, one clear line, everything else written -------------
+nognu=$out/nognu
+mkdir -p "$nognu/bin"
+set +e
+PATH=$nognu/bin "$kgate" plot "$sweep" -o "$nognu/plot" 2>"$out/err"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || fail "plot without gnuplot: exit $rc, expected 3"
+grep -qx 'kgate: gnuplot not found: install gnuplot (apt-get install gnuplot-nox) to draw charts' "$out/err" ||
+  fail "plot without gnuplot said: $(cat "$out/err")"
+[ -s "$nognu/plot/bandwidth-f32.dat" ] || fail "plot without gnuplot: no data files"
+[ -z "$(find "$nognu/plot" -name '*.png')" ] || fail "plot without gnuplot: images"
+set +e
+PATH=$nognu/bin "$kgate" report "$data/h200-run2.json" --html "$nognu/site" >/dev/null 2>"$out/err"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || fail "report without gnuplot: exit $rc, expected 3"
+check_page "$nognu/site/index.html"
+grep -q '<img' "$nognu/site/index.html" && fail "report without gnuplot shows images"
+ok
+
+pngs=("$site"/*.png)
+echo "render_charts: $checks checks passed (${#pngs[@]} charts on the page, sample $(basename "$sweep"))"
