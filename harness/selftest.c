@@ -1,0 +1,246 @@
+#include "selftest.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dtype.h"
+#include "sanitize.h"
+#include "supervisor.h"
+#include "verdict.h"
+
+/* Past 2^31 elements, and not a multiple of any block: 8 GiB of i32. */
+#define KG_ST_HUGE_N (((size_t)1 << 31) + ((size_t)1 << 20) + 1)
+/* Large enough that a 5 % slowdown clears the 3 % tolerance of inputs over 64 MiB. */
+#define KG_ST_SLOW_N ((size_t)1 << 26)
+
+static int first_dtype(unsigned mask) {
+  for (int d = 0; d < KG_NDTYPES; d++)
+    if (mask & KG_DT_BIT(d)) return d;
+  return KG_I32;
+}
+
+static int sanitizer_tool_of(kg_expect e) {
+  return e == KG_EXPECT_MEMCHECK    ? KG_SAN_MEMCHECK
+         : e == KG_EXPECT_RACECHECK ? KG_SAN_RACECHECK
+         : e == KG_EXPECT_SYNCCHECK ? KG_SAN_SYNCCHECK
+                                    : -1;
+}
+
+int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases) {
+  const kg_mutant_info *mi = &kg_mutants[m];
+  int base = kg_variant_find(mi->base);
+  kg_dtype dt = (kg_dtype)first_dtype(kg_variants[mi->variant].dtypes);
+  kg_pattern pat = kg_dtype_get(dt)->is_float ? KG_PAT_UNIFORM : KG_PAT_EXACT;
+  /* Sizes with tails: not multiples of 32, 256 or 512, one and several levels. */
+  static const size_t tails[] = {33, 1000, 4097, 65537};
+  static const size_t big[] = {(size_t)1 << 22, (size_t)1 << 24};
+  static const size_t one[] = {1000};
+  size_t slow[] = {KG_ST_SLOW_N}, hugen[] = {KG_ST_HUGE_N};
+  const size_t *sizes = tails;
+  size_t ns = sizeof tails / sizeof tails[0];
+  int timed = 0;
+  switch (mi->expect) {
+  case KG_EXPECT_NONDETERMINISTIC: sizes = big, ns = 2; break;
+  case KG_EXPECT_CRASH:
+  case KG_EXPECT_TIMEOUT: sizes = one, ns = 1; break;
+  case KG_EXPECT_SLOWER: sizes = slow, ns = 1, timed = 1, pat = kg_perf_pattern(dt); break;
+  case KG_EXPECT_HUGE: sizes = hugen, ns = 1; (void)huge; break;
+  case KG_EXPECT_MEMCHECK:
+  case KG_EXPECT_RACECHECK:
+  case KG_EXPECT_SYNCCHECK: ns = 2; break; /* 33 and 1000: sanitized runs are slow */
+  default: break;
+  }
+  kg_case *c = malloc(2 * ns * sizeof *c);
+  if (!c || base < 0) {
+    free(c);
+    return -1;
+  }
+  for (size_t k = 0; k < 2 * ns; k++) {
+    int v = k < ns ? mi->variant : base;
+    c[k] = (kg_case){v, dt, sizes[k % ns], pat, kg_variant_supports(v, dt), timed};
+  }
+  *cases = c;
+  *ncases = 2 * ns;
+  return 0;
+}
+
+unsigned kg_st_observe(const kg_result *r, int tool) {
+  unsigned seen = 0;
+  if (r->status == KG_ST_ERROR) {
+    seen |= 1u << (strncmp(r->message, "timeout", 7) ? KG_EXPECT_CRASH : KG_EXPECT_TIMEOUT);
+  } else if (r->status == KG_ST_FAIL) {
+    if (!strncmp(r->message, "sanitizer (", 11)) {
+      if (tool >= 0) seen |= 1u << (tool == KG_SAN_MEMCHECK    ? KG_EXPECT_MEMCHECK
+                                    : tool == KG_SAN_RACECHECK ? KG_EXPECT_RACECHECK
+                                                               : KG_EXPECT_SYNCCHECK);
+    } else if (!strncmp(r->message, "wrote its input", 15)) {
+      seen |= 1u << KG_EXPECT_INPUT_MODIFIED;
+    } else if (!strncmp(r->message, "results differ across", 21)) {
+      seen |= 1u << KG_EXPECT_NONDETERMINISTIC;
+    } else {
+      seen |= 1u << KG_EXPECT_WRONG_RESULT;
+    }
+    if (r->input_modified) seen |= 1u << KG_EXPECT_INPUT_MODIFIED;
+  }
+  return seen;
+}
+
+static void names_of(unsigned seen, char *out, size_t len) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (int e = 0; e < KG_NEXPECT; e++)
+    if (seen >> e & 1)
+      used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s", used ? "+" : "", kg_expect_name((kg_expect)e));
+  if (!used) snprintf(out, len, "clean");
+}
+
+void kg_st_judge(int m, const kg_case *cases, const kg_result *results, size_t ncases, kg_st_row *row) {
+  const kg_mutant_info *mi = &kg_mutants[m];
+  int tool = sanitizer_tool_of(mi->expect);
+  size_t ns = ncases / 2;
+  unsigned mseen = 0, bseen = 0;
+  const kg_result *first_bad = NULL;
+  for (size_t k = 0; k < ncases; k++) {
+    unsigned s = kg_st_observe(&results[k], tool);
+    if (k < ns) {
+      mseen |= s;
+      if (s && !first_bad) first_bad = &results[k];
+    } else {
+      bseen |= s;
+    }
+  }
+  row->mutant = m;
+  char what[80], base[80];
+  names_of(mseen, what, sizeof what);
+  names_of(bseen, base, sizeof base);
+  if (mi->expect == KG_EXPECT_SLOWER) {
+    const kg_result *mr = &results[0], *br = &results[ns];
+    if (mseen || bseen || !mr->timing.samples || !br->timing.samples) {
+      row->outcome = bseen ? KG_ST_UNCLEAR : KG_ST_MISSED;
+      snprintf(row->observed, sizeof row->observed, "not timed: mutant %s, base %s", what, base);
+      return;
+    }
+    double tol = kg_tolerance(cases[0].n * kg_dtype_get(cases[0].dtype)->size, 0);
+    kg_verdict v = kg_verdict_of(&br->timing, &mr->timing, tol);
+    row->outcome = v == KG_V_SLOWER ? KG_ST_CAUGHT : KG_ST_MISSED;
+    snprintf(row->observed, sizeof row->observed, "%s: %.1f us vs %s %.1f us (%+.1f %%, tolerance %.0f %%)",
+             kg_verdict_name(v), mr->timing.median_us, mi->base, br->timing.median_us,
+             100.0 * (mr->timing.median_us / br->timing.median_us - 1), 100.0 * tol);
+    return;
+  }
+  /* huge: any failure at n > 2^31 counts; the rest must trip their own check */
+  unsigned want = mi->expect == KG_EXPECT_HUGE ? ((1u << KG_EXPECT_WRONG_RESULT) | (1u << KG_EXPECT_CRASH))
+                                               : 1u << mi->expect;
+  if (bseen) row->outcome = KG_ST_UNCLEAR;
+  else row->outcome = (mseen & want) ? KG_ST_CAUGHT : KG_ST_MISSED;
+  char detail[120] = "";
+  if (first_bad) snprintf(detail, sizeof detail, " (n=%zu: %.90s)", cases[first_bad - results].n, first_bad->message);
+  snprintf(row->observed, sizeof row->observed, "%.60s%.100s%s%.30s", what, detail, bseen ? "; base: " : "",
+           bseen ? base : "");
+}
+
+int kg_st_exit_code(const kg_st_row *rows, size_t nrows) {
+  int code = 0;
+  for (size_t i = 0; i < nrows; i++) {
+    if (rows[i].outcome == KG_ST_MISSED || rows[i].outcome == KG_ST_UNCLEAR) return 1;
+    if (rows[i].outcome == KG_ST_NOT_RUN) code = 3;
+  }
+  return code;
+}
+
+static const char *outcome_name(kg_st_outcome o) {
+  switch (o) {
+  case KG_ST_CAUGHT: return "yes";
+  case KG_ST_MISSED: return "**NO**";
+  case KG_ST_UNCLEAR: return "**unclear** (base fails too)";
+  case KG_ST_NOT_RUN: return "not run";
+  default: return "skipped";
+  }
+}
+
+void kg_st_print(FILE *f, const kg_st_row *rows, size_t nrows) {
+  fprintf(f, "| mutant | planted bug | expected check | observed | caught? |\n|---|---|---|---|---|\n");
+  size_t count[KG_ST_SKIPPED + 1] = {0};
+  for (size_t i = 0; i < nrows; i++) {
+    const kg_mutant_info *mi = &kg_mutants[rows[i].mutant];
+    fprintf(f, "| %s | %s | %s | %s | %s |\n", mi->name, mi->planted, kg_expect_name(mi->expect), rows[i].observed,
+            outcome_name(rows[i].outcome));
+    count[rows[i].outcome]++;
+  }
+  fprintf(f, "\nselftest: %zu of %zu mutants caught, %zu missed, %zu unclear, %zu not run, %zu skipped\n",
+          count[KG_ST_CAUGHT], nrows, count[KG_ST_MISSED], count[KG_ST_UNCLEAR], count[KG_ST_NOT_RUN],
+          count[KG_ST_SKIPPED]);
+}
+
+static int mutant_lookup(const char *name) {
+  for (size_t i = 0; i < kg_nmutants; i++)
+    if (!strcmp(kg_mutants[i].name, name)) return (int)i;
+  return -1;
+}
+
+int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, size_t errlen) {
+  uint64_t mask = ~0ull;
+  *nrows = 0;
+  if (o->only && kg_plan_select(o->only, mutant_lookup, "mutant", &mask, err, errlen)) return 2;
+  char log[] = "/tmp/kgate-sanitizer-XXXXXX";
+  int logfd = -1;
+  for (size_t m = 0; m < kg_nmutants; m++) {
+    if (!(mask >> m & 1)) continue;
+    const kg_mutant_info *mi = &kg_mutants[m];
+    kg_st_row *row = &rows[(*nrows)++];
+    memset(row, 0, sizeof *row);
+    row->mutant = (int)m;
+    int tool = sanitizer_tool_of(mi->expect);
+    if (tool >= 0 && !o->sanitizer) {
+      row->outcome = KG_ST_NOT_RUN;
+      snprintf(row->observed, sizeof row->observed, "not run (compute-sanitizer missing)");
+      continue;
+    }
+    if (mi->expect == KG_EXPECT_HUGE && !o->huge) {
+      row->outcome = KG_ST_SKIPPED;
+      snprintf(row->observed, sizeof row->observed,
+               "skipped: needs n > 2^31 (16 GiB+ of device memory) and --huge");
+      continue;
+    }
+    kg_case *cases;
+    size_t n;
+    if (kg_st_cases((int)m, o->huge, &cases, &n)) {
+      snprintf(err, errlen, "mutant %s: base variant '%s' unknown, or out of memory", mi->name, mi->base);
+      return 2;
+    }
+    kg_result *results = calloc(n, sizeof *results);
+    kg_run_params p = {.seed = 1, .repeats = mi->expect == KG_EXPECT_NONDETERMINISTIC ? 5 : 3,
+                       .time = {.hot = 0, .max_noise = 0.005, .min_samples = 20, .max_seconds = 3}};
+    kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 20,
+                        .start_timeout_s = 120};
+    char **argv = NULL;
+    kg_super_san san = {0};
+    if (tool >= 0) {
+      if (logfd < 0 && (logfd = mkstemp(log)) < 0) {
+        snprintf(err, errlen, "cannot create a sanitizer log in /tmp");
+        free(cases), free(results);
+        return 3;
+      }
+      argv = kg_san_argv(o->sanitizer, (kg_san_tool)tool, log, o->worker_argv);
+      so.worker_argv = argv;
+      san = (kg_super_san){.log = log, .tool = kg_san_tool_name((kg_san_tool)tool), .exit_code = KG_SAN_EXIT,
+                           .fresh_worker = 1, .exact_alloc = 1, .scan = kg_san_scan};
+      so.timeout_s = 600; /* racecheck is slow */
+    }
+    if (mi->expect == KG_EXPECT_HUGE) so.timeout_s = 600;
+    if (!o->quiet) fprintf(stderr, "selftest: %s (%s)...\n", mi->name, kg_expect_name(mi->expect));
+    kg_device_info dev;
+    int rc = results && (tool < 0 || argv) ? kg_supervise_san(cases, n, &p, &so, tool >= 0 ? &san : NULL, results, &dev, err, errlen) : -1;
+    free(argv);
+    if (rc == 0) kg_st_judge((int)m, cases, results, n, row);
+    free(cases);
+    free(results);
+    if (rc) {
+      if (logfd >= 0) close(logfd), unlink(log);
+      return 3;
+    }
+  }
+  if (logfd >= 0) close(logfd), unlink(log);
+  return kg_st_exit_code(rows, *nrows);
+}

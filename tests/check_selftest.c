@@ -1,0 +1,416 @@
+/* Check suite for selftest, --sanitize and the mutants' place in the registry:
+ * the compute-sanitizer report parser on recorded text, the worker argv, a
+ * missing compute-sanitizer, the supervisor reading a sanitizer log (the fake
+ * worker plays compute-sanitizer), and the selftest verdict table. No GPU. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan.h"
+#include "registry.h"
+#include "sanitize.h"
+#include "selftest.h"
+#include "supervisor.h"
+
+#ifndef FAKE_WORKER
+#error "FAKE_WORKER must name the fake worker program"
+#endif
+
+/* Recorded shapes of compute-sanitizer output (CUDA 12), one per tool. */
+static const char k_memcheck[] =
+    "========= COMPUTE-SANITIZER\n"
+    "========= Invalid __global__ read of size 4 bytes\n"
+    "=========     at void (anonymous namespace)::oob<int, unsigned int>(const T1 *, T2 *, unsigned long)+0x1d0 "
+    "in /work/main/kernels/mutants/mut_oob_read.cu:19\n"
+    "=========     by thread (32,0,0) in block (0,0,0)\n"
+    "=========     Address 0x7f3b5e000084 is out of bounds\n"
+    "=========     and is 1 bytes after the nearest allocation at 0x7f3b5e000000 of size 132 bytes\n"
+    "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+    "=========     Host Frame: [0x2ddd3f] in libcuda.so.1\n"
+    "=========\n"
+    "========= Invalid __global__ read of size 4 bytes\n"
+    "=========     at void (anonymous namespace)::oob<int, unsigned int>(const T1 *, T2 *, unsigned long)+0x1d0 "
+    "in /work/main/kernels/mutants/mut_oob_read.cu:19\n"
+    "=========\n"
+    "========= ERROR SUMMARY: 2 errors\n";
+static const char k_racecheck[] =
+    "========= COMPUTE-SANITIZER\n"
+    "========= Error: Race reported between Write access at void nosync<float, float>(const T1 *, T2 *, unsigned "
+    "long)+0x2c0 in /work/main/kernels/mutants/mut_no_syncthreads.cu:18\n"
+    "=========     and Read access at void nosync<float, float>(const T1 *, T2 *, unsigned long)+0x2a0 in "
+    "/work/main/kernels/mutants/mut_no_syncthreads.cu:18 [1016 hazards]\n"
+    "=========\n"
+    "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+static const char k_synccheck[] =
+    "========= COMPUTE-SANITIZER\n"
+    "========= Barrier error detected. Divergent thread(s) in warp\n"
+    "=========     at void early<int, unsigned int>(const T1 *, T2 *, unsigned long)+0x120 in "
+    "/work/main/kernels/mutants/mut_early_return.cu:20\n"
+    "=========     by thread (0,0,0) in block (0,0,0)\n"
+    "=========\n"
+    "========= ERROR SUMMARY: 1 error\n";
+static const char k_clean[] = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n";
+static const char k_race_clean[] =
+    "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
+static const char k_api[] =
+    "========= Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch failure\" on CUDA API "
+    "call to cudaStreamSynchronize.\n"
+    "=========     Saved host backtrace up to driver entry point at error\n"
+    "=========     Host Frame: [0x4a1b2] in /work/main/build/kgate\n";
+
+static const struct {
+  const char *text;
+  int dirty, errors, summary;
+  const char *first;
+} k_parse[] = {
+    {k_memcheck, 1, 2, 2, "Invalid __global__ read of size 4 bytes at mut_oob_read.cu:19"},
+    {k_racecheck, 1, 1, 1, "Race reported between Write access at mut_no_syncthreads.cu:18"},
+    {k_synccheck, 1, 1, 1, "Barrier error detected. Divergent thread(s) in warp at mut_early_return.cu:20"},
+    {k_clean, 0, 0, 0, ""},
+    {k_race_clean, 0, 0, 0, ""},
+    {k_api, 1, 1, -1,
+     "Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch failure\" on CUDA API call to "
+     "cudaStreamSynchronize."},
+    {"", 0, 0, -1, ""},
+    {"no sanitizer here\nat foo.cu:12\n", 0, 0, -1, ""},
+};
+
+START_TEST(test_san_parse_recorded) {
+  kg_san_report r;
+  kg_san_parse(k_parse[_i].text, strlen(k_parse[_i].text), &r);
+  ck_assert_int_eq(kg_san_dirty(&r), k_parse[_i].dirty);
+  ck_assert_int_eq(r.errors, k_parse[_i].errors);
+  ck_assert_int_eq(r.summary_errors, k_parse[_i].summary);
+  ck_assert_str_eq(r.first, k_parse[_i].first);
+}
+END_TEST
+
+START_TEST(test_san_parse_truncated_line) {
+  /* a report cut mid-line (the log read while it is written) still counts */
+  kg_san_report r;
+  kg_san_parse(k_memcheck, 60, &r);
+  ck_assert_int_eq(r.errors, 1);
+  ck_assert(kg_san_dirty(&r));
+}
+END_TEST
+
+START_TEST(test_san_tools_parse) {
+  unsigned mask;
+  char err[160];
+  ck_assert_int_eq(kg_san_parse_tools("memcheck,racecheck,synccheck,initcheck", &mask, err, sizeof err), 0);
+  ck_assert_uint_eq(mask, 0xf);
+  ck_assert_int_eq(kg_san_parse_tools("all", &mask, err, sizeof err), 0);
+  ck_assert_uint_eq(mask, 0xf);
+  ck_assert_int_eq(kg_san_parse_tools("racecheck", &mask, err, sizeof err), 0);
+  ck_assert_uint_eq(mask, 1u << KG_SAN_RACECHECK);
+  ck_assert_int_eq(kg_san_parse_tools("memcheck,leakcheck", &mask, err, sizeof err), -1);
+  ck_assert_str_eq(err, "unknown sanitizer tool 'leakcheck' (memcheck, racecheck, synccheck, initcheck)");
+  ck_assert_int_eq(kg_san_parse_tools("", &mask, err, sizeof err), -1);
+}
+END_TEST
+
+START_TEST(test_san_argv_memcheck) {
+  char *worker[] = {"/x/kgate", "worker", "--device", "1", NULL};
+  char **v = kg_san_argv("/cuda/bin/compute-sanitizer", KG_SAN_MEMCHECK, "/tmp/log", worker);
+  const char *want[] = {"/cuda/bin/compute-sanitizer", "--tool", "memcheck", "--error-exitcode", "86",
+                        "--print-limit", "10", "--log-file", "/tmp/log", "--padding", KG_SAN_PADDING,
+                        "/x/kgate", "worker", "--device", "1", NULL};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    if (!want[i]) ck_assert_ptr_null(v[i]);
+    else ck_assert_str_eq(v[i], want[i]);
+  }
+  free(v);
+}
+END_TEST
+
+START_TEST(test_san_argv_racecheck_no_padding) {
+  char *worker[] = {"kgate", "worker", NULL};
+  char **v = kg_san_argv("cs", KG_SAN_RACECHECK, "L", worker);
+  ck_assert_str_eq(v[2], "racecheck");
+  ck_assert_str_eq(v[9], "kgate");
+  ck_assert_str_eq(v[10], "worker");
+  ck_assert_ptr_null(v[11]);
+  free(v);
+}
+END_TEST
+
+START_TEST(test_san_find_missing) {
+  char path[256], err[300];
+  setenv("KGATE_COMPUTE_SANITIZER", "/nonexistent/compute-sanitizer", 1);
+  ck_assert_int_eq(kg_san_find(path, sizeof path, err, sizeof err), -1);
+  ck_assert_str_eq(err, "KGATE_COMPUTE_SANITIZER=/nonexistent/compute-sanitizer is not an executable program");
+  setenv("KGATE_COMPUTE_SANITIZER", FAKE_WORKER, 1); /* any executable will do */
+  ck_assert_int_eq(kg_san_find(path, sizeof path, err, sizeof err), 0);
+  ck_assert_str_eq(path, FAKE_WORKER);
+  unsetenv("KGATE_COMPUTE_SANITIZER");
+}
+END_TEST
+
+START_TEST(test_san_default_sizes_have_tails) {
+  size_t n;
+  const size_t *s = kg_san_default_sizes(&n);
+  ck_assert_uint_ge(n, 6);
+  for (size_t i = 0; i < n; i++) {
+    ck_assert_uint_ne(s[i] % 32, 0); /* every size leaves a partial warp */
+    ck_assert_uint_lt(s[i], 1u << 20);
+  }
+}
+END_TEST
+
+/* The supervisor reads the log after each case; the fake worker writes it. */
+START_TEST(test_supervise_sanitizer_log) {
+  char log[] = "/tmp/kgate-check-san-XXXXXX";
+  int fd = mkstemp(log);
+  ck_assert_int_ge(fd, 0);
+  setenv("FAKE_SAN_LOG", log, 1);
+  char *argv[] = {FAKE_WORKER, NULL};
+  kg_case cases[] = {{0, KG_I32, 5, KG_PAT_EXACT, 1, 0},
+                     {0, KG_I32, 41, KG_PAT_EXACT, 1, 0},
+                     {0, KG_I32, 7, KG_PAT_EXACT, 1, 0},
+                     {0, KG_I32, 43, KG_PAT_EXACT, 1, 0}};
+  kg_result r[4];
+  kg_run_params p = {.seed = 1, .repeats = 1};
+  kg_super_opts o = {.worker_argv = argv, .timeout_s = 10, .start_timeout_s = 10};
+  kg_super_san san = {.log = log, .tool = "memcheck", .exit_code = KG_SAN_EXIT, .scan = kg_san_scan};
+  kg_device_info dev;
+  char err[200];
+  ck_assert_int_eq(kg_supervise_san(cases, 4, &p, &o, &san, r, &dev, err, sizeof err), 0);
+  unsetenv("FAKE_SAN_LOG");
+  unlink(log);
+  ck_assert_int_eq(r[0].status, KG_ST_PASS);
+  ck_assert_int_eq(r[1].status, KG_ST_FAIL);
+  ck_assert_str_eq(r[1].message, "sanitizer (memcheck): Invalid __global__ read of size 4 bytes at mut_oob_read.cu:19");
+  ck_assert_int_eq(r[2].status, KG_ST_PASS);
+  /* written only when the worker exits (status 86): charged to its last case */
+  ck_assert_int_eq(r[3].status, KG_ST_FAIL);
+  ck_assert_str_eq(r[3].message,
+                   "sanitizer (memcheck): Barrier error detected. Divergent thread(s) in warp at mut_early_return.cu:20");
+}
+END_TEST
+
+START_TEST(test_supervise_fresh_worker_per_case) {
+  char *argv[] = {FAKE_WORKER, NULL};
+  kg_case cases[] = {{0, KG_I32, 5, KG_PAT_EXACT, 1, 0}, {0, KG_I32, 7, KG_PAT_EXACT, 1, 0}};
+  kg_result r[2];
+  kg_run_params p = {.seed = 1, .repeats = 1};
+  kg_super_opts o = {.worker_argv = argv, .timeout_s = 10, .start_timeout_s = 10};
+  kg_super_san san = {.fresh_worker = 1};
+  kg_device_info dev;
+  char err[200];
+  ck_assert_int_eq(kg_supervise_san(cases, 2, &p, &o, &san, r, &dev, err, sizeof err), 0);
+  ck_assert_int_eq(r[0].status, KG_ST_PASS);
+  ck_assert_int_eq(r[1].status, KG_ST_PASS);
+  ck_assert_str_ne(r[0].got, r[1].got); /* got carries the worker's pid */
+}
+END_TEST
+
+START_TEST(test_mutants_hidden_from_plan) {
+  ck_assert_uint_ge(kg_nmutants, 12);
+  ck_assert_uint_eq(kg_nvariants_all, kg_nvariants + kg_nmutants);
+  for (size_t m = 0; m < kg_nmutants; m++) {
+    const kg_mutant_info *mi = &kg_mutants[m];
+    ck_assert_int_eq(kg_variant_find(mi->name), -1);
+    ck_assert_int_eq(kg_variant_find_any(mi->name), mi->variant);
+    ck_assert(kg_variant_is_mutant(mi->variant));
+    ck_assert_int_ge(kg_variant_find(mi->base), 0);
+    ck_assert_str_eq(kg_variants[mi->variant].seed, "mutant");
+  }
+  kg_plan_opts o = {0};
+  kg_case *cases;
+  size_t n;
+  char err[200];
+  ck_assert_int_eq(kg_plan_build(&o, &cases, &n, err, sizeof err), 0);
+  for (size_t i = 0; i < n; i++) ck_assert(!kg_variant_is_mutant(cases[i].variant));
+  free(cases);
+  o.variants = "mut_hang";
+  ck_assert_int_eq(kg_plan_build(&o, &cases, &n, err, sizeof err), -1);
+}
+END_TEST
+
+static int mutant_index(const char *name) {
+  for (size_t m = 0; m < kg_nmutants; m++)
+    if (!strcmp(kg_mutants[m].name, name)) return (int)m;
+  ck_abort_msg("no mutant %s", name);
+  return -1;
+}
+
+START_TEST(test_st_cases_layout) {
+  int m = mutant_index("mut_dropped_tail");
+  kg_case *c;
+  size_t n;
+  ck_assert_int_eq(kg_st_cases(m, 0, &c, &n), 0);
+  ck_assert_uint_eq(n % 2, 0);
+  for (size_t k = 0; k < n; k++) {
+    ck_assert_int_eq(c[k].variant, k < n / 2 ? kg_mutants[m].variant : kg_variant_find("reduce3_first_add"));
+    ck_assert_uint_ne(c[k].n % 512, 0); /* every size has a tail past the full chunks */
+    ck_assert(c[k].supported);
+  }
+  free(c);
+  m = mutant_index("mut_slow5");
+  ck_assert_int_eq(kg_st_cases(m, 0, &c, &n), 0);
+  ck_assert_uint_eq(n, 2);
+  ck_assert(c[0].timed && c[1].timed);
+  ck_assert_uint_ge(c[0].n * 4, (size_t)64 << 20); /* beyond 64 MiB: the 3 % tolerance */
+  free(c);
+  m = mutant_index("mut_index32");
+  ck_assert_int_eq(kg_st_cases(m, 1, &c, &n), 0);
+  ck_assert_uint_gt(c[0].n, (size_t)1 << 31);
+  free(c);
+}
+END_TEST
+
+static kg_result fail_with(const char *msg) {
+  kg_result r = {.status = KG_ST_FAIL};
+  snprintf(r.message, sizeof r.message, "%s", msg);
+  return r;
+}
+
+START_TEST(test_st_observe_classes) {
+  kg_result pass = {.status = KG_ST_PASS};
+  ck_assert_uint_eq(kg_st_observe(&pass, -1), 0);
+  kg_result r = fail_with("|error| 3 > bound 0 (exact)");
+  ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_WRONG_RESULT);
+  r = fail_with("wrote its input but is not declared in-place");
+  r.input_modified = 1;
+  ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_INPUT_MODIFIED);
+  r = fail_with("results differ across 5 runs but the variant claims determinism");
+  ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_NONDETERMINISTIC);
+  r = fail_with("sanitizer (racecheck): Race reported at x.cu:1");
+  ck_assert_uint_eq(kg_st_observe(&r, KG_SAN_RACECHECK), 1u << KG_EXPECT_RACECHECK);
+  r = (kg_result){.status = KG_ST_ERROR};
+  snprintf(r.message, sizeof r.message, "timeout after 20 s");
+  ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_TIMEOUT);
+  snprintf(r.message, sizeof r.message, "CUDA error at worker.c:1: cudaErrorIllegalAddress (700) / x");
+  ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_CRASH);
+}
+END_TEST
+
+START_TEST(test_st_judge_caught_missed_unclear) {
+  int m = mutant_index("mut_no_write");
+  kg_case *c;
+  size_t n;
+  ck_assert_int_eq(kg_st_cases(m, 0, &c, &n), 0);
+  kg_result *r = calloc(n, sizeof *r);
+  for (size_t k = 0; k < n; k++) r[k].status = KG_ST_PASS;
+  kg_st_row row;
+  kg_st_judge(m, c, r, n, &row);
+  ck_assert_int_eq(row.outcome, KG_ST_MISSED);
+  ck_assert_str_eq(row.observed, "clean");
+  r[1] = fail_with("got poison");
+  kg_st_judge(m, c, r, n, &row);
+  ck_assert_int_eq(row.outcome, KG_ST_CAUGHT);
+  ck_assert_str_eq(row.observed, "wrong_result (n=1000: got poison)");
+  r[n - 1] = fail_with("base broke");
+  kg_st_judge(m, c, r, n, &row);
+  ck_assert_int_eq(row.outcome, KG_ST_UNCLEAR);
+  /* the wrong check tripping is still a miss */
+  m = mutant_index("mut_clobber_input");
+  for (size_t k = 0; k < n; k++) r[k] = (kg_result){.status = KG_ST_PASS};
+  r[0] = fail_with("|error| 1 > bound 0");
+  kg_st_judge(m, c, r, n, &row);
+  ck_assert_int_eq(row.outcome, KG_ST_MISSED);
+  free(r);
+  free(c);
+}
+END_TEST
+
+START_TEST(test_st_judge_slower) {
+  int m = mutant_index("mut_slow5");
+  kg_case *c;
+  size_t n;
+  ck_assert_int_eq(kg_st_cases(m, 0, &c, &n), 0);
+  kg_result r[2] = {{.status = KG_ST_PASS}, {.status = KG_ST_PASS}};
+  r[1].timing = (kg_timing){.samples = 20, .median_us = 100, .q1_us = 99.5, .q3_us = 100.5, .min_us = 99};
+  r[0].timing = (kg_timing){.samples = 20, .median_us = 105, .q1_us = 104.5, .q3_us = 105.5, .min_us = 104};
+  kg_st_row row;
+  kg_st_judge(m, c, r, n, &row);
+  ck_assert_int_eq(row.outcome, KG_ST_CAUGHT);
+  ck_assert_str_eq(row.observed, "SLOWER: 105.0 us vs reduce7_shuffle 100.0 us (+5.0 %, tolerance 3 %)");
+  r[0].timing = (kg_timing){.samples = 20, .median_us = 101, .q1_us = 100, .q3_us = 102, .min_us = 99};
+  kg_st_judge(m, c, r, n, &row);
+  ck_assert_int_eq(row.outcome, KG_ST_MISSED);
+  free(c);
+}
+END_TEST
+
+START_TEST(test_st_exit_codes) {
+  kg_st_row rows[3] = {{.outcome = KG_ST_CAUGHT}, {.outcome = KG_ST_SKIPPED}, {.outcome = KG_ST_CAUGHT}};
+  ck_assert_int_eq(kg_st_exit_code(rows, 3), 0);
+  rows[1].outcome = KG_ST_NOT_RUN;
+  ck_assert_int_eq(kg_st_exit_code(rows, 3), 3);
+  rows[2].outcome = KG_ST_MISSED;
+  ck_assert_int_eq(kg_st_exit_code(rows, 3), 1);
+}
+END_TEST
+
+/* No compute-sanitizer: the sanitizer rows are "not run", the others run
+ * (on the fake worker, which passes everything: so they are missed). */
+START_TEST(test_selftest_without_sanitizer) {
+  char *argv[] = {FAKE_WORKER, NULL};
+  kg_st_opts o = {.worker_argv = argv, .sanitizer = NULL, .only = "mut_oob_read,mut_early_return", .quiet = 1};
+  kg_st_row rows[64];
+  size_t n;
+  char err[200];
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 3);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_int_eq(rows[0].outcome, KG_ST_NOT_RUN);
+  ck_assert_str_eq(rows[0].observed, "not run (compute-sanitizer missing)");
+  o.only = "mut_no_write,mut_racecheck_nope";
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 2);
+  ck_assert_str_eq(err, "unknown mutant 'mut_racecheck_nope' (try kgate list)");
+  o.only = "mut_no_write";
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 1); /* the fake worker catches nothing */
+  ck_assert_int_eq(rows[0].outcome, KG_ST_MISSED);
+  o.only = "mut_index32";
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 0);
+  ck_assert_int_eq(rows[0].outcome, KG_ST_SKIPPED);
+}
+END_TEST
+
+START_TEST(test_st_print_table) {
+  kg_st_row rows[2] = {{.mutant = 0, .outcome = KG_ST_CAUGHT}, {.mutant = 1, .outcome = KG_ST_NOT_RUN}};
+  snprintf(rows[0].observed, sizeof rows[0].observed, "wrong_result");
+  snprintf(rows[1].observed, sizeof rows[1].observed, "not run (compute-sanitizer missing)");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  kg_st_print(f, rows, 2);
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(buf, "| mutant | planted bug | expected check | observed | caught? |"));
+  ck_assert_ptr_nonnull(strstr(buf, "| mut_dropped_tail | "));
+  ck_assert_ptr_nonnull(strstr(buf, "| sanitizer:memcheck | not run (compute-sanitizer missing) | not run |"));
+  ck_assert_ptr_nonnull(strstr(buf, "selftest: 1 of 2 mutants caught, 0 missed, 0 unclear, 1 not run, 0 skipped"));
+  free(buf);
+}
+END_TEST
+
+Suite *make_selftest_suite(void) {
+  Suite *s = suite_create("selftest");
+  TCase *core = tcase_create("Core");
+  tcase_add_loop_test(core, test_san_parse_recorded, 0, sizeof k_parse / sizeof k_parse[0]);
+  tcase_add_test(core, test_san_parse_truncated_line);
+  tcase_add_test(core, test_san_tools_parse);
+  tcase_add_test(core, test_san_argv_memcheck);
+  tcase_add_test(core, test_san_argv_racecheck_no_padding);
+  tcase_add_test(core, test_san_default_sizes_have_tails);
+  tcase_add_test(core, test_mutants_hidden_from_plan);
+  tcase_add_test(core, test_st_cases_layout);
+  tcase_add_test(core, test_st_observe_classes);
+  tcase_add_test(core, test_st_judge_caught_missed_unclear);
+  tcase_add_test(core, test_st_judge_slower);
+  tcase_add_test(core, test_st_exit_codes);
+  tcase_add_test(core, test_st_print_table);
+  suite_add_tcase(s, core);
+  TCase *proc = tcase_create("Limits");
+  tcase_set_timeout(proc, 60);
+  tcase_add_test(proc, test_supervise_sanitizer_log);
+  tcase_add_test(proc, test_supervise_fresh_worker_per_case);
+  tcase_add_test(proc, test_selftest_without_sanitizer);
+  suite_add_tcase(s, proc);
+  TCase *err = tcase_create("Errors");
+  tcase_add_test(err, test_san_find_missing);
+  suite_add_tcase(s, err);
+  return s;
+}
