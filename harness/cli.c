@@ -9,6 +9,7 @@
 #include "gate.h"
 #include "publish.h"
 #include "report.h"
+#include "sanitize.h"
 #include "sizes.h"
 
 #ifndef KG_VERSION
@@ -31,6 +32,7 @@ void kg_cli_usage(FILE *f) {
         "  history add RESULTS.json --file HISTORY.jsonl   append the run to a history, one line\n"
         "  history plot HISTORY.jsonl  trend charts, and the step changes between runs\n"
         "  report RESULTS.json --html DIR   a static page: charts, ladder tables, the result files\n"
+        "  selftest                   run the planted-bug mutants through the checks that must catch them\n"
         "\n"
         "check and run options:\n"
         "  --variant LIST       comma-separated variant names (default: all)\n"
@@ -44,6 +46,8 @@ void kg_cli_usage(FILE *f) {
         "  -v, --verbose        print every case, not only failures\n"
         "  -q, --quiet          no progress line\n"
         "  --json FILE          results JSON (docs/results-schema.md); - for stdout\n"
+        "  --sanitize TOOLS     check only: run the workers under compute-sanitizer\n"
+        "                       (memcheck,racecheck,synccheck,initcheck or all; default sizes: short tails)\n"
         "  --csv FILE, --junit FILE, --markdown FILE   reports (also for compare)\n"
         "\n"
         "run options:\n"
@@ -55,6 +59,11 @@ void kg_cli_usage(FILE *f) {
         "  --tolerance PCT      slowdown tolerance for all sizes (default 20/15/3 % by size; also compare)\n"
         "  --baseline-dir DIR   where <gpu-slug>.json baselines live (default baselines; also baseline update)\n"
         "  --plots DIR          draw the run's charts into DIR (also compare: the comparison chart)\n"
+        "\n"
+        "selftest options:\n"
+        "  --only LIST          these mutants only (default: all but the huge-tier one)\n"
+        "  --huge               also the mutant that needs n > 2^31 (8 GiB+ of device memory)\n"
+        "  --timeout S, -d N    as for check (the hanging mutant waits --timeout; default 20)\n"
         "\n"
         "plot, history and report options:\n"
         "  -o, --output DIR     where charts go (plot, history plot; default .)\n"
@@ -75,14 +84,14 @@ void kg_cli_usage(FILE *f) {
 
 enum {
   C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_PLOT = 32, C_HADD = 64, C_HPLOT = 128,
-  C_REPORT = 256, C_ALL = 511
+  C_REPORT = 256, C_SELFTEST = 512, C_ALL = 1023
 };
 enum { SOLO = 0, VALUE = 1 };
 
 typedef enum opt_id {
   O_HELP, O_VERBOSE, O_QUIET, O_VARIANT, O_DTYPE, O_PATTERN, O_SIZES, O_SEED, O_REPEAT, O_TIMEOUT, O_DEVICE,
   O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF,
-  O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML
+  O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML, O_SANITIZE, O_ONLY, O_HUGE
 } opt_id;
 
 /* Every option: names, whether it takes a value, the commands that accept it. */
@@ -94,16 +103,19 @@ static const struct {
 } k_opts[] = {
     {"--help", "-h", SOLO, C_ALL, O_HELP},
     {"--verbose", "-v", SOLO, C_CHECK | C_RUN, O_VERBOSE},
-    {"--quiet", "-q", SOLO, C_CHECK | C_RUN, O_QUIET},
+    {"--quiet", "-q", SOLO, C_CHECK | C_RUN | C_SELFTEST, O_QUIET},
     {"--variant", NULL, VALUE, C_CHECK | C_RUN, O_VARIANT},
     {"--dtype", NULL, VALUE, C_CHECK | C_RUN, O_DTYPE},
     {"--pattern", NULL, VALUE, C_CHECK | C_RUN, O_PATTERN},
     {"--sizes", NULL, VALUE, C_CHECK | C_RUN, O_SIZES},
     {"--seed", NULL, VALUE, C_CHECK | C_RUN, O_SEED},
     {"--repeat", NULL, VALUE, C_CHECK | C_RUN, O_REPEAT},
-    {"--timeout", NULL, VALUE, C_CHECK | C_RUN, O_TIMEOUT},
-    {"--device", "-d", VALUE, C_CHECK | C_RUN | C_WORKER, O_DEVICE},
-    {"--worker", NULL, VALUE, C_CHECK | C_RUN, O_WORKER},
+    {"--timeout", NULL, VALUE, C_CHECK | C_RUN | C_SELFTEST, O_TIMEOUT},
+    {"--device", "-d", VALUE, C_CHECK | C_RUN | C_WORKER | C_SELFTEST, O_DEVICE},
+    {"--worker", NULL, VALUE, C_CHECK | C_RUN | C_SELFTEST, O_WORKER},
+    {"--sanitize", NULL, VALUE, C_CHECK, O_SANITIZE},
+    {"--only", NULL, VALUE, C_SELFTEST, O_ONLY},
+    {"--huge", NULL, SOLO, C_SELFTEST, O_HUGE},
     {"--perf-sizes", NULL, VALUE, C_RUN, O_PERF},
     {"--hot", NULL, SOLO, C_RUN, O_HOT},
     {"--max-noise", NULL, VALUE, C_RUN, O_NOISE},
@@ -151,6 +163,7 @@ static const struct {
      "history plot HISTORY.jsonl -o DIR"},
     {"report", NULL, KG_CMD_REPORT, C_REPORT, 1, "report", "a results file", offsetof(kg_cli, html), "--html DIR",
      NULL},
+    {"selftest", NULL, KG_CMD_SELFTEST, C_SELFTEST, 0, NULL, NULL, 0, NULL, NULL},
     {"worker", NULL, KG_CMD_WORKER, C_WORKER, 0, NULL, NULL, 0, NULL, NULL},
     {"help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
     {"--help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -184,6 +197,17 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_QUIET: cli->quiet = 1; return 0;
   case O_HOT: cli->time.hot = 1; return 0;
   case O_ROOF: cli->roofline = 1; return 0;
+  case O_HUGE: cli->huge = 1; return 0;
+  case O_ONLY: cli->only = value; return 0;
+  case O_SANITIZE: {
+    unsigned mask;
+    if (kg_san_parse_tools(value, &mask, err, errlen)) {
+      *sizes_err = 1; /* the message is already in err */
+      return -1;
+    }
+    cli->sanitize = value;
+    return 0;
+  }
   case O_VARIANT: cli->variants = value; return 0;
   case O_DTYPE: cli->dtypes = value; return 0;
   case O_PATTERN: cli->patterns = value; return 0;
@@ -319,6 +343,7 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_HISTORY_ADD: return kg_publish_history_add(cli);
   case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(cli);
   case KG_CMD_REPORT: return kg_publish_report(cli);
+  case KG_CMD_SELFTEST: return kg_gate_selftest(cli);
   default: return KG_EXIT_USAGE;
   }
 }

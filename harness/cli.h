@@ -29,6 +29,7 @@ typedef enum kg_command {
   KG_CMD_HISTORY_ADD,  /* history add RESULTS.json --file HISTORY.jsonl */
   KG_CMD_HISTORY_PLOT, /* history plot HISTORY.jsonl [-o DIR] */
   KG_CMD_REPORT,   /* report RESULTS.json --html DIR */
+  KG_CMD_SELFTEST, /* selftest [--only LIST] [--huge] */
   KG_CMD_WORKER
 } kg_command;
 
@@ -58,6 +59,9 @@ typedef struct kg_cli {
   int nargs;
   const char *worker; /* worker program (hidden --worker; default: this executable) */
   int roofline;       /* worker: measure the roofline before the hello (hidden) */
+  const char *sanitize; /* check: compute-sanitizer tools, comma-separated */
+  const char *only;     /* selftest: mutant names */
+  int huge;             /* selftest: also the mutant that needs n > 2^31 */
 } kg_cli;
 
 /* Parses argv. Returns 0, or KG_EXIT_USAGE with a one-line message in err. */

@@ -13,6 +13,8 @@
 #include "registry.h"
 #include "report.h"
 #include "results.h"
+#include "sanitize.h"
+#include "selftest.h"
 #include "supervisor.h"
 #include "verdict.h"
 
@@ -150,11 +152,110 @@ static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_compar
   return 0;
 }
 
+/* The worker program: --worker, or this executable. NULL after printing why. */
+static const char *worker_path(const kg_cli *cli, char *buf, size_t len) {
+  if (cli->worker) return cli->worker;
+  ssize_t got = readlink("/proc/self/exe", buf, len - 1);
+  if (got <= 0) {
+    fprintf(stderr, "kgate: cannot find its own executable to start workers\n");
+    return NULL;
+  }
+  buf[got] = '\0';
+  return buf;
+}
+
+/* check --sanitize: the whole plan once per tool under compute-sanitizer,
+ * then one line per variant and tool: clean, or the first error. */
+static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so, const kg_run_params *rp) {
+  char san[PATH_MAX], err[512];
+  unsigned mask = 0;
+  if (kg_san_find(san, sizeof san, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_ENV;
+  }
+  kg_san_parse_tools(cli->sanitize, &mask, err, sizeof err);
+  kg_result *res[KG_NSAN] = {0};
+  int code = KG_EXIT_OK;
+  for (int t = 0; t < KG_NSAN && code != KG_EXIT_ENV; t++) {
+    if (!(mask >> t & 1)) continue;
+    char log[] = "/tmp/kgate-sanitizer-XXXXXX";
+    int fd = mkstemp(log);
+    char **argv = fd >= 0 ? kg_san_argv(san, (kg_san_tool)t, log, so->worker_argv) : NULL;
+    res[t] = calloc(run->n, sizeof *res[t]);
+    if (fd >= 0) close(fd);
+    if (!argv || !res[t]) {
+      fprintf(stderr, "kgate: cannot prepare the %s run\n", kg_san_tool_name((kg_san_tool)t));
+      free(argv);
+      if (fd >= 0) unlink(log);
+      code = KG_EXIT_ENV;
+      break;
+    }
+    kg_super_opts o = *so;
+    o.worker_argv = argv;
+    kg_super_san ss = {log, kg_san_tool_name((kg_san_tool)t), KG_SAN_EXIT, 0, 1, kg_san_scan};
+    kg_device_info dev = {0};
+    double t0 = now_s();
+    printf("== compute-sanitizer --tool %s ==\n", kg_san_tool_name((kg_san_tool)t));
+    int env = kg_supervise_san(run->cases, run->n, rp, &o, &ss, res[t], &dev, err, sizeof err);
+    kg_report_check(stdout, run->cases, res[t], run->n, &dev, now_s() - t0, cli->verbose);
+    kg_counts c = kg_count_results(res[t], run->n);
+    if (env) fprintf(stderr, "kgate: %s\n", err), code = KG_EXIT_ENV;
+    else if (c.failed || c.errored) code = KG_EXIT_FAIL;
+    free(argv);
+    unlink(log);
+  }
+  printf("\nsanitizer summary (variant x tool):\n");
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    for (int t = 0; t < KG_NSAN; t++) {
+      if (!res[t]) continue;
+      const kg_result *bad = NULL;
+      size_t ran = 0, nbad = 0;
+      for (size_t i = 0; i < run->n; i++) {
+        if (run->cases[i].variant != (int)v || !run->cases[i].supported) continue;
+        ran++;
+        if (res[t][i].status == KG_ST_FAIL || res[t][i].status == KG_ST_ERROR) nbad++, bad = bad ? bad : &res[t][i];
+      }
+      if (!ran) continue;
+      printf("  %-24s %-9s %s", kg_variants[v].name, kg_san_tool_name((kg_san_tool)t), nbad ? "FAIL" : "clean");
+      if (bad) printf(" (%zu of %zu cases; first: %s)", nbad, ran, bad->message);
+      printf("\n");
+    }
+  }
+  for (int t = 0; t < KG_NSAN; t++) free(res[t]);
+  return code;
+}
+
+int kg_gate_selftest(const kg_cli *cli) {
+  char self[PATH_MAX], san[PATH_MAX], err[512], device[16];
+  const char *worker = worker_path(cli, self, sizeof self);
+  if (!worker) return KG_EXIT_ENV;
+  snprintf(device, sizeof device, "%d", cli->device);
+  char *argv[] = {(char *)worker, "worker", "--device", device, NULL};
+  char why[512] = "";
+  int have_san = kg_san_find(san, sizeof san, why, sizeof why) == 0;
+  if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
+  /* --timeout keeps its meaning; its default (60 s) is long for the hanging mutant. */
+  kg_st_opts o = {argv, have_san ? san : NULL, cli->only, cli->huge, cli->timeout_s == 60 ? 20 : cli->timeout_s,
+                  cli->quiet};
+  kg_st_row *rows = calloc(kg_nmutants ? kg_nmutants : 1, sizeof *rows);
+  size_t n = 0;
+  if (!rows) return KG_EXIT_ENV;
+  int code = kg_selftest(&o, rows, &n, err, sizeof err);
+  if (err[0] && (code == KG_EXIT_USAGE || n == 0)) fprintf(stderr, "kgate: %s\n", err);
+  if (n) kg_st_print(stdout, rows, n);
+  free(rows);
+  return code;
+}
+
 int kg_gate_run(const kg_cli *cli) {
   int timing = cli->cmd == KG_CMD_RUN;
   static const size_t k_perf_default[] = {(size_t)1 << 22, (size_t)1 << 25};
   char err[512];
   kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes, NULL, 0};
+  if (cli->sanitize) { /* short sizes with tails, one pattern: sanitizers are slow */
+    if (!cli->sizes) po.sizes = kg_san_default_sizes(&po.nsizes);
+    if (!cli->patterns) po.patterns = "exact";
+  }
   if (timing) {
     po.perf_sizes = cli->perf_sizes ? cli->perf_sizes : k_perf_default;
     po.nperf = cli->perf_sizes ? cli->nperf : 2;
@@ -165,16 +266,10 @@ int kg_gate_run(const kg_cli *cli) {
     return KG_EXIT_USAGE;
   }
   char self[PATH_MAX];
-  const char *worker = cli->worker;
+  const char *worker = worker_path(cli, self, sizeof self);
   if (!worker) {
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) {
-      fprintf(stderr, "kgate: cannot find its own executable to start workers\n");
-      kg_run_free(&run);
-      return KG_EXIT_ENV;
-    }
-    self[len] = '\0';
-    worker = self;
+    kg_run_free(&run);
+    return KG_EXIT_ENV;
   }
   char device[16];
   snprintf(device, sizeof device, "%d", cli->device);
@@ -187,6 +282,12 @@ int kg_gate_run(const kg_cli *cli) {
     fprintf(stderr, "kgate: out of memory\n");
     kg_run_free(&run);
     return KG_EXIT_ENV;
+  }
+  if (cli->sanitize) {
+    rp.repeats = 1; /* determinism is not what a sanitizer run checks */
+    int code = run_sanitized(cli, &run, &so, &rp);
+    kg_run_free(&run);
+    return code;
   }
   kg_device_info dev = {0};
   int env = kg_supervise(run.cases, run.n, &rp, &so, run.results, &dev, err, sizeof err);

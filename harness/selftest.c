@@ -236,7 +236,9 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
     if (rc == 0) kg_st_judge((int)m, cases, results, n, row);
     free(cases);
     free(results);
-    if (rc) {
+    if (rc) { /* no worker could start (no GPU): this row proves nothing */
+      row->outcome = KG_ST_NOT_RUN;
+      snprintf(row->observed, sizeof row->observed, "not run: %.150s", err);
       if (logfd >= 0) close(logfd), unlink(log);
       return 3;
     }
