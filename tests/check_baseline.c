@@ -1,6 +1,5 @@
 /* baseline: GPU slugs, baseline files, and `kgate baseline update`'s refusals and merge. */
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,50 +8,16 @@
 
 #include "baseline.h"
 #include "registry.h"
+#include "testutil.h"
 
 static char g_dir[64], g_path[128];
 
 static void scratch_setup(void) {
-  snprintf(g_dir, sizeof g_dir, "/tmp/kg_baseline_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  kgt_mkscratch(g_dir, sizeof g_dir, "baseline");
   snprintf(g_path, sizeof g_path, "%s/nvidia-h200.json", g_dir);
 }
 
-static void scratch_teardown(void) {
-  DIR *d = opendir(g_dir);
-  struct dirent *e;
-  char p[512];
-  while (d && (e = readdir(d)))
-    if (e->d_name[0] != '.') snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name), unlink(p);
-  if (d) closedir(d);
-  rmdir(g_dir);
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  static char buf[1 << 16];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  return strdup(buf);
-}
-
-static void spit(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-static int files_in_dir(void) {
-  DIR *d = opendir(g_dir);
-  struct dirent *e;
-  int n = 0;
-  while ((e = readdir(d))) n += e->d_name[0] != '.';
-  closedir(d);
-  return n;
-}
+static void scratch_teardown(void) { kgt_rmtree(g_dir); }
 
 /* --- runs to build baselines from */
 
@@ -182,7 +147,7 @@ START_TEST(test_baseline_write_load) {
   ck_assert_str_eq(b.commit, "c0ffee");
   ck_assert_str_eq(b.date, "2026-11-21T08:30:00Z");
   /* One entry per line, for readable diffs. */
-  char *text = slurp(g_path);
+  char *text = kgt_slurp(g_path);
   ck_assert_ptr_nonnull(strstr(text, "\n{\"variant\":\"reduce7_shuffle\",\"dtype\":\"bf16\",\"n\":1000003,"));
   ck_assert_ptr_nonnull(strstr(text, "\"noise\":null"));
   free(text);
@@ -193,7 +158,7 @@ END_TEST
 
 /* A hand-edited file: any order, and variants the registry no longer has (last, by name). */
 START_TEST(test_baseline_load_sorts) {
-  spit(g_path, "{\"kind\":\"kgate-baseline\",\"schema_version\":1,\"kgate_commit\":\"x\",\"date\":\"d\",\"device\":"
+  kgt_spit(g_path, "{\"kind\":\"kgate-baseline\",\"schema_version\":1,\"kgate_commit\":\"x\",\"date\":\"d\",\"device\":"
                "{\"name\":\"NVIDIA H200\",\"cc_major\":9,\"cc_minor\":0,\"sms\":132,\"l2_bytes\":1,\"mem_bytes\":2,"
                "\"mem_clock_khz\":3,\"bus_width_bits\":4,\"peak_gbps\":4.5,\"roofline_gbps\":null,"
                "\"driver_version\":5,\"runtime_version\":6},\"entries\":["
@@ -254,7 +219,7 @@ static const struct {
 };
 
 START_TEST(test_baseline_load_rejects) {
-  spit(g_path, k_bad_files[_i].text);
+  kgt_spit(g_path, k_bad_files[_i].text);
   kg_baseline b;
   char err[512] = "";
   ck_assert_int_eq(kg_baseline_load(g_path, &b, err, sizeof err), -1);
@@ -272,9 +237,9 @@ START_TEST(test_baseline_load_bad_entry) {
   char err[512] = "";
   ck_assert_int_eq(kg_baseline_from_run(&run, &a), 0);
   ck_assert_int_eq(kg_baseline_write(g_path, &a, err, sizeof err), 0);
-  char *text = slurp(g_path), *at = strstr(text, "\"f32\"");
+  char *text = kgt_slurp(g_path), *at = strstr(text, "\"f32\"");
   memcpy(at, "\"f31\"", 5);
-  spit(g_path, text);
+  kgt_spit(g_path, text);
   ck_assert_int_eq(kg_baseline_load(g_path, &b, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "entries[0]: unknown dtype 'f31'") != NULL, "%s", err);
   free(text);
@@ -303,15 +268,15 @@ static const char *existing_baseline(const char *gpu) {
   snprintf(b.commit, sizeof b.commit, "old");
   ck_assert_msg(kg_baseline_write(g_path, &b, err, sizeof err) == 0, "%s", err);
   kg_baseline_free(&b);
-  return slurp(g_path);
+  return kgt_slurp(g_path);
 }
 
 static void assert_untouched(const char *before) {
-  char *now = slurp(g_path);
+  char *now = kgt_slurp(g_path);
   if (before) ck_assert_str_eq(now, before);
   else ck_assert_ptr_null(now);
   free(now);
-  ck_assert_int_eq(files_in_dir(), before ? 1 : 0);
+  ck_assert_int_eq(kgt_count_files(g_dir, NULL), before ? 1 : 0);
 }
 
 START_TEST(test_baseline_update_refuses_failed_run) {
@@ -365,14 +330,14 @@ START_TEST(test_baseline_update_refuses_bad_file) {
   add(&run, "reduce0_divergent", KG_F32, 4194304, 1, KG_ST_PASS, 300);
   char err[512] = "";
   for (int i = 0; i < 2; i++) {
-    spit(g_path, texts[i]);
+    kgt_spit(g_path, texts[i]);
     ck_assert_int_eq(kg_baseline_update(g_path, &run, err, sizeof err), -1);
     ck_assert_msg(strncmp(err, "not updating the baseline: ", 27) == 0 && strstr(err, g_path), "%s", err);
     assert_untouched(texts[i]);
   }
   /* Nor is a results file overwritten with a baseline. */
   ck_assert_int_eq(kg_results_write(g_path, &run, err, sizeof err), 0);
-  char *before = slurp(g_path);
+  char *before = kgt_slurp(g_path);
   ck_assert_int_eq(kg_baseline_update(g_path, &run, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "is a results file") != NULL, "%s", err);
   assert_untouched(before);
@@ -394,7 +359,7 @@ START_TEST(test_baseline_update_merges) {
   add(&run, "neighbored", KG_F16, 1000, 0, KG_ST_UNSUPPORTED, 0);
   char err[512] = "";
   ck_assert_msg(kg_baseline_update(g_path, &run, err, sizeof err) == 0, "%s", err);
-  ck_assert_int_eq(files_in_dir(), 1);
+  ck_assert_int_eq(kgt_count_files(g_dir, NULL), 1);
   kg_baseline b;
   ck_assert_msg(kg_baseline_load(g_path, &b, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(b.n, 4);
@@ -419,7 +384,7 @@ START_TEST(test_baseline_update_creates) {
   ck_assert_uint_eq(b.n, 1);
   assert_entry(&b, 0, "cub_sum", KG_F64, 1 << 20, 20, 42);
   kg_baseline_free(&b);
-  ck_assert_int_eq(files_in_dir(), 1);
+  ck_assert_int_eq(kgt_count_files(g_dir, NULL), 1);
 }
 END_TEST
 

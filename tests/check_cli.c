@@ -1,23 +1,11 @@
 /* cli: argument parsing and the exit codes of the commands. */
 #include <check.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
-
-enum { MAXARGS = 24 };
-
-/* Parses {"kgate", args..., NULL}. */
-static int parse(char *const *args, kg_cli *cli, char *err, size_t errlen) {
-  char *argv[MAXARGS + 2] = {"kgate"};
-  int argc = 1;
-  while (argc <= MAXARGS && args[argc - 1]) argv[argc] = args[argc - 1], argc++;
-  err[0] = '\0';
-  return kg_cli_parse(argc, argv, cli, err, errlen);
-}
+#include "testutil.h"
 
 START_TEST(test_cli_no_args_is_help) {
   char *argv[] = {"kgate", NULL};
@@ -32,7 +20,7 @@ END_TEST
 START_TEST(test_cli_check_defaults) {
   kg_cli cli;
   char err[256];
-  ck_assert_int_eq(parse((char *[]){"check", NULL}, &cli, err, sizeof err), 0);
+  ck_assert_int_eq(kgt_parse((char *[]){"check", NULL}, &cli, err, sizeof err), 0);
   ck_assert_int_eq(cli.cmd, KG_CMD_CHECK);
   ck_assert_uint_eq(cli.seed, 1);
   ck_assert_int_eq(cli.repeats, 3);
@@ -59,7 +47,7 @@ static const struct {
 START_TEST(test_cli_commands) {
   kg_cli cli;
   char err[256];
-  ck_assert_msg(parse(k_commands[_i].args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kgt_parse(k_commands[_i].args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, k_commands[_i].cmd);
   if (cli.cmd == KG_CMD_WORKER) ck_assert_int_eq(cli.device, 3);
   kg_cli_free(&cli);
@@ -74,7 +62,7 @@ START_TEST(test_cli_options) {
       {"--repeat", "100"},               {"--timeout", "0.5"},      {"--device", "7"},
       {"--worker", "/opt/kgate"},
   };
-  char *args[MAXARGS + 1] = {"check"}, joined[9][64];
+  char *args[KGT_MAXARGS + 1] = {"check"}, joined[9][64];
   int k = 1;
   for (int i = 0; i < 9; i++) {
     if (_i) {
@@ -87,7 +75,7 @@ START_TEST(test_cli_options) {
   args[k++] = "-v", args[k++] = "-q", args[k] = NULL;
   kg_cli cli;
   char err[256];
-  ck_assert_msg(parse(args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, KG_CMD_CHECK);
   ck_assert_str_eq(cli.variants, "cub_sum,two_pass");
   ck_assert_str_eq(cli.dtypes, "f32,bf16");
@@ -109,7 +97,7 @@ START_TEST(test_cli_short_and_repeated) {
   kg_cli cli;
   char err[256];
   char *args[] = {"check", "-d", "2", "--sizes", "1,2,3", "--quiet", "--verbose", "--sizes=9", "--seed", "0", NULL};
-  ck_assert_msg(parse(args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.device, 2);
   ck_assert_uint_eq(cli.nsizes, 1); /* the last --sizes wins */
   ck_assert_uint_eq(cli.sizes[0], 9);
@@ -168,7 +156,7 @@ static const struct {
 START_TEST(test_cli_rejects) {
   kg_cli cli;
   char err[256];
-  ck_assert_int_eq(parse(k_bad[_i].args, &cli, err, sizeof err), KG_EXIT_USAGE);
+  ck_assert_int_eq(kgt_parse(k_bad[_i].args, &cli, err, sizeof err), KG_EXIT_USAGE);
   ck_assert_msg(strstr(err, k_bad[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad[_i].message);
   kg_cli_free(&cli);
 }
@@ -229,15 +217,8 @@ static const struct {
 START_TEST(test_cli_run_exit_codes) {
   kg_cli cli;
   char err[256];
-  ck_assert_msg(parse(k_runs[_i].args, &cli, err, sizeof err) == 0, "%s", err);
-  fflush(stdout), fflush(stderr);
-  int out = dup(STDOUT_FILENO), errfd = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
-  dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
-  int code = kg_cli_run(&cli);
-  fflush(stdout), fflush(stderr);
-  dup2(out, STDOUT_FILENO), dup2(errfd, STDERR_FILENO);
-  close(out), close(errfd), close(null);
-  ck_assert_int_eq(code, k_runs[_i].code);
+  ck_assert_msg(kgt_parse(k_runs[_i].args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kgt_run_quiet(&cli), k_runs[_i].code);
   kg_cli_free(&cli);
 }
 END_TEST

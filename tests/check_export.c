@@ -8,6 +8,7 @@
 
 #include "export.h"
 #include "registry.h"
+#include "testutil.h"
 
 #define MI ((size_t)1 << 20)
 #define TIMING(med) {.samples = 20, .median_us = (med), .q1_us = (med) - 0.5, .q3_us = (med) + 0.5, .min_us = (med) - 1}
@@ -54,9 +55,7 @@ static void make_run(void) {
   make_cases();
   g_run = (kg_run){.n = NCASES, .cases = g_cases, .results = g_results};
   kg_run_meta *m = &g_run.meta;
-  snprintf(m->date, sizeof m->date, "2026-11-21T08:30:00Z");
-  snprintf(m->version, sizeof m->version, "0.1.0");
-  snprintf(m->commit, sizeof m->commit, "abc123def456");
+  kgt_stamp(m, "abc123def456");
   m->dev = (kg_device_info){.name = "NVIDIA H100 80GB HBM3", .cc_major = 9, .sms = 132, .driver_version = 12080,
                             .runtime_version = 12080, .peak_gbps = 3352, .roofline_gbps = 3000};
   m->seed = 1;
@@ -69,27 +68,13 @@ static void make_run(void) {
   g_cmp = (kg_comparison){.n = 5, .rows = g_rows};
   g_cmp.count[KG_V_SLOWER] = g_cmp.count[KG_V_UNKNOWN] = g_cmp.count[KG_V_MISSING] = 1;
   g_cmp.count[KG_V_FASTER] = g_cmp.count[KG_V_SAME] = 1;
-  snprintf(g_dir, sizeof g_dir, "/tmp/kg_export_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  kgt_mkscratch(g_dir, sizeof g_dir, "export");
   g_path[0] = '\0';
 }
 
 static void remove_dir(void) {
   if (g_path[0]) unlink(g_path);
   rmdir(g_dir);
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_ptr_nonnull(f);
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)len + 1);
-  ck_assert_uint_eq(fread(s, 1, (size_t)len, f), (size_t)len);
-  s[len] = '\0';
-  fclose(f);
-  return s;
 }
 
 typedef int (*exporter)(const char *, const kg_run *, const kg_comparison *, char *, size_t);
@@ -99,7 +84,9 @@ static char *export_text(exporter fn, const char *name, const kg_comparison *cmp
   char err[256] = "";
   snprintf(g_path, sizeof g_path, "%s/%s", g_dir, name);
   ck_assert_msg(fn(g_path, &g_run, cmp, err, sizeof err) == 0, "%s", err);
-  return slurp(g_path);
+  char *s = kgt_slurp(g_path);
+  ck_assert_ptr_nonnull(s);
+  return s;
 }
 
 /* ---- CSV ---------------------------------------------------------------- */

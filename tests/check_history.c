@@ -1,7 +1,6 @@
 /* history: the line format, appending (append-only, atomic, refusals that
  * leave the file untouched), reading, step changes, and `kgate history`. */
 #include <check.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include "cli.h"
 #include "history.h"
 #include "registry.h"
+#include "testutil.h"
 
 #define M25 ((size_t)1 << 25)
 
@@ -19,10 +19,6 @@ static kg_case g_cases[NCASES];
 static kg_result g_results[NCASES];
 static kg_run g_run;
 static char g_dir[64], g_path[128];
-
-static kg_timing timing(double med) {
-  return (kg_timing){.samples = 12, .median_us = med, .q1_us = med * 0.995, .q3_us = med * 1.005, .min_us = med * 0.99};
-}
 
 /* Three timed f32 cases at 2^25 (reduce0, reduce7, CUB) and an untimed check. */
 static void make_run(const char *date, double r0_us) {
@@ -33,50 +29,24 @@ static void make_run(const char *date, double r0_us) {
   g_cases[2] = (kg_case){cub, KG_F32, M25, KG_PAT_UNIFORM, 1, 1};
   g_cases[3] = (kg_case){r0, KG_I32, 33, KG_PAT_EXACT, 1, 0};
   for (int i = 0; i < NCASES; i++) g_results[i] = (kg_result){.status = KG_ST_PASS, .got = "1", .expected = "1"};
-  g_results[0].timing = timing(r0_us);
-  g_results[1].timing = timing(44.123456789);
-  g_results[2].timing = timing(36);
+  g_results[0].timing = kgt_timing(r0_us);
+  g_results[1].timing = kgt_timing(44.123456789);
+  g_results[2].timing = kgt_timing(36);
   g_run = (kg_run){.n = NCASES, .cases = g_cases, .results = g_results};
   kg_run_meta *m = &g_run.meta;
+  kgt_stamp(m, "abc123def456");
   snprintf(m->date, sizeof m->date, "%s", date);
-  snprintf(m->version, sizeof m->version, "0.1.0");
-  snprintf(m->commit, sizeof m->commit, "abc123def456");
-  m->dev = (kg_device_info){.name = "NVIDIA H200", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
-                            .peak_gbps = 4814.304, .roofline_gbps = 4434.3, .driver_version = 13000,
-                            .runtime_version = 13000};
+  m->dev = kgt_h200();
 }
 
 static void setup(void) {
   make_run("2026-11-21T08:30:00Z", 200);
-  snprintf(g_dir, sizeof g_dir, "/tmp/kg_history_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  kgt_mkscratch(g_dir, sizeof g_dir, "history");
   snprintf(g_path, sizeof g_path, "%s/history.jsonl", g_dir);
 }
 
 static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-  ck_assert_int_eq(system(cmd), 0);
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)len + 1);
-  ck_assert_uint_eq(fread(s, 1, (size_t)len, f), (size_t)len);
-  s[len] = '\0';
-  fclose(f);
-  return s;
-}
-
-static void spit(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
+  ck_assert_int_eq(kgt_rmtree(g_dir), 0);
 }
 
 static size_t count_lines(const char *s) {
@@ -111,10 +81,10 @@ END_TEST
 
 START_TEST(test_history_add_appends) {
   add_ok("2026-11-21T08:30:00Z", 200);
-  char *one = slurp(g_path);
+  char *one = kgt_slurp(g_path);
   ck_assert_uint_eq(count_lines(one), 1);
   add_ok("2026-11-22T08:30:00Z", 210);
-  char *two = slurp(g_path);
+  char *two = kgt_slurp(g_path);
   ck_assert_uint_eq(count_lines(two), 2);
   /* The first line is kept byte for byte. */
   ck_assert_int_eq(strncmp(one, two, strlen(one)), 0);
@@ -131,9 +101,9 @@ END_TEST
 START_TEST(test_history_add_twice_is_harmless) {
   char err[512] = "";
   add_ok("2026-11-21T08:30:00Z", 200);
-  char *before = slurp(g_path);
+  char *before = kgt_slurp(g_path);
   ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), 1);
-  char *after = slurp(g_path);
+  char *after = kgt_slurp(g_path);
   ck_assert_str_eq(before, after);
   free(before);
   free(after);
@@ -165,19 +135,19 @@ END_TEST
 
 START_TEST(test_history_blank_lines_and_no_final_newline) {
   add_ok("2026-11-21T08:30:00Z", 200);
-  char *text = slurp(g_path);
+  char *text = kgt_slurp(g_path);
   size_t len = strlen(text);
   text[len - 1] = '\0'; /* drop the final newline */
   char *edited = malloc(len + 8);
   snprintf(edited, len + 8, "\n \n%s", text);
-  spit(g_path, edited);
+  kgt_spit(g_path, edited);
   add_ok("2026-11-22T08:30:00Z", 210); /* a newline goes in before the new line */
   kg_history h;
   char err[512] = "";
   ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(h.n, 2);
   kg_history_free(&h);
-  char *after = slurp(g_path);
+  char *after = kgt_slurp(g_path);
   ck_assert_int_eq(strncmp(after, edited, strlen(edited)), 0);
   free(text);
   free(edited);
@@ -251,7 +221,7 @@ static const struct {
 START_TEST(test_history_read_rejects) {
   char text[4096], err[512] = "";
   snprintf(text, sizeof text, "%s%s", k_line_ok, k_bad_history[_i].second_line);
-  spit(g_path, text);
+  kgt_spit(g_path, text);
   kg_history h;
   ck_assert_int_eq(kg_history_read(g_path, &h, err, sizeof err), -1);
   ck_assert_msg(strstr(err, k_bad_history[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_history[_i].message);
@@ -282,7 +252,7 @@ START_TEST(test_history_read_rejects_entries) {
   /* The GPU case needs a good first line; the others fail on line 1. */
   if (_i == 4) snprintf(text, sizeof text, "%s%s", k_line_ok, line);
   else snprintf(text, sizeof text, "%s", line);
-  spit(g_path, text);
+  kgt_spit(g_path, text);
   kg_history h;
   ck_assert_int_eq(kg_history_read(g_path, &h, err, sizeof err), -1);
   ck_assert_msg(strstr(err, k_bad_entries[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_entries[_i].message);
@@ -294,18 +264,18 @@ START_TEST(test_history_add_refuses_untouched) {
   /* A malformed history: refused, untouched. */
   char bad[4096];
   snprintf(bad, sizeof bad, "%s{oops\n", k_line_ok);
-  spit(g_path, bad);
+  kgt_spit(g_path, bad);
   ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "line 2: malformed JSON"), "%s", err);
-  char *now = slurp(g_path);
+  char *now = kgt_slurp(g_path);
   ck_assert_str_eq(now, bad);
   free(now);
   /* Another GPU model: refused, untouched. */
-  spit(g_path, k_line_ok);
+  kgt_spit(g_path, k_line_ok);
   snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "NVIDIA H100 80GB HBM3");
   ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "holds runs of NVIDIA H200, this run is of NVIDIA H100 80GB HBM3"), "%s", err);
-  now = slurp(g_path);
+  now = kgt_slurp(g_path);
   ck_assert_str_eq(now, k_line_ok);
   free(now);
 }
@@ -329,46 +299,22 @@ END_TEST
 
 /* ---- the commands ---------------------------------------------------------------- */
 
-/* kg_cli_run on {"kgate", args...}, its output to /dev/null. */
-static int run_cli(char **args) {
-  char *argv[24] = {"kgate"};
-  int argc = 1;
-  while (args[argc - 1]) {
-    ck_assert(argc < 23);
-    argv[argc] = args[argc - 1], argc++;
-  }
-  kg_cli cli;
-  char err[256];
-  int code = kg_cli_parse(argc, argv, &cli, err, sizeof err);
-  if (code == 0) {
-    fflush(stdout), fflush(stderr);
-    int out = dup(STDOUT_FILENO), errfd = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
-    dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
-    code = kg_cli_run(&cli);
-    fflush(stdout), fflush(stderr);
-    dup2(out, STDOUT_FILENO), dup2(errfd, STDERR_FILENO);
-    close(out), close(errfd), close(null);
-  }
-  kg_cli_free(&cli);
-  return code;
-}
-
 START_TEST(test_history_cli_add) {
   char results[160], bad[160];
   snprintf(results, sizeof results, "%s/r.json", g_dir);
   snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
   char err[512];
   ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
-  spit(bad, "{\"kind\":\"kgate-results\",\"schema_version\":1,");
-  ck_assert_int_eq(run_cli((char *[]){"history", "add", bad, "--file", g_path, NULL}), KG_EXIT_USAGE);
+  kgt_spit(bad, "{\"kind\":\"kgate-results\",\"schema_version\":1,");
+  ck_assert_int_eq(kgt_run_cli((char *[]){"history", "add", bad, "--file", g_path, NULL}), KG_EXIT_USAGE);
   ck_assert_int_eq(access(g_path, F_OK), -1); /* a malformed input touches nothing */
-  ck_assert_int_eq(run_cli((char *[]){"history", "add", results, "--file", g_path, NULL}), KG_EXIT_OK);
-  ck_assert_int_eq(run_cli((char *[]){"history", "add", results, "--file", g_path, NULL}), KG_EXIT_OK);
-  char *text = slurp(g_path);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"history", "add", results, "--file", g_path, NULL}), KG_EXIT_OK);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"history", "add", results, "--file", g_path, NULL}), KG_EXIT_OK);
+  char *text = kgt_slurp(g_path);
   ck_assert_uint_eq(count_lines(text), 1);
   free(text);
-  ck_assert_int_eq(run_cli((char *[]){"history", "plot", bad, "-o", g_dir, NULL}), KG_EXIT_USAGE);
-  ck_assert_int_eq(run_cli((char *[]){"history", "plot", "/nonexistent/h.jsonl", NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"history", "plot", bad, "-o", g_dir, NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"history", "plot", "/nonexistent/h.jsonl", NULL}), KG_EXIT_USAGE);
 }
 END_TEST
 
@@ -384,12 +330,9 @@ static const struct {
 };
 
 START_TEST(test_history_cli_parse) {
-  char *argv[14] = {"kgate"};
-  int argc = 1;
-  while (k_parse_ok[_i].args[argc - 1]) argv[argc] = k_parse_ok[_i].args[argc - 1], argc++;
   kg_cli cli;
   char err[256] = "";
-  ck_assert_msg(kg_cli_parse(argc, argv, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kgt_parse(k_parse_ok[_i].args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, k_parse_ok[_i].cmd);
   ck_assert_int_eq(cli.nargs, 1);
   if (cli.cmd == KG_CMD_HISTORY_ADD) ck_assert(!strcmp(cli.file, "h.jsonl") && !strcmp(cli.args[0], "r.json"));
@@ -414,14 +357,7 @@ static const struct {
 };
 
 START_TEST(test_history_cli_rejects) {
-  char *argv[10] = {"kgate"};
-  int argc = 1;
-  while (k_parse_bad[_i].args[argc - 1]) argv[argc] = k_parse_bad[_i].args[argc - 1], argc++;
-  kg_cli cli;
-  char err[256] = "";
-  ck_assert_int_eq(kg_cli_parse(argc, argv, &cli, err, sizeof err), KG_EXIT_USAGE);
-  ck_assert_msg(strstr(err, k_parse_bad[_i].message) != NULL, "'%s' lacks '%s'", err, k_parse_bad[_i].message);
-  kg_cli_free(&cli);
+  kgt_assert_rejected(k_parse_bad[_i].args, k_parse_bad[_i].message);
 }
 END_TEST
 

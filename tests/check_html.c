@@ -9,6 +9,7 @@
 
 #include "html.h"
 #include "registry.h"
+#include "testutil.h"
 
 #define M22 ((size_t)1 << 22)
 #define M25 ((size_t)1 << 25)
@@ -22,17 +23,10 @@ static kg_comparison g_cmp;
 static kg_charts g_charts;
 static char g_dir[64];
 
-static kg_timing timing(double med) {
-  return (kg_timing){.samples = 12, .median_us = med, .q1_us = med * 0.995, .q3_us = med * 1.005, .min_us = med * 0.99};
-}
-
 static void touch(const char *name, const char *text) {
   char path[160];
   snprintf(path, sizeof path, "%s/%s", g_dir, name);
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
+  kgt_spit(path, text);
 }
 
 static void setup(void) {
@@ -45,26 +39,22 @@ static void setup(void) {
   g_cases[4] = (kg_case){r7, KG_F32, M22, KG_PAT_UNIFORM, 1, 1}; /* failed: not timed */
   g_cases[5] = (kg_case){r0, KG_I32, 33, KG_PAT_EXACT, 1, 0};
   for (int i = 0; i < NCASES; i++) g_results[i] = (kg_result){.status = KG_ST_PASS, .got = "1", .expected = "1"};
-  g_results[0].timing = timing(200);
-  g_results[1].timing = timing(40);
-  g_results[2].timing = timing(32);
-  g_results[3].timing = timing(60);
+  g_results[0].timing = kgt_timing(200);
+  g_results[1].timing = kgt_timing(40);
+  g_results[2].timing = kgt_timing(32);
+  g_results[3].timing = kgt_timing(60);
   g_results[4] = (kg_result){.status = KG_ST_FAIL, .got = "3", .expected = "4", .ratio = 7.5,
                              .message = "error <&> exceeds the bound"};
   g_run = (kg_run){.n = NCASES, .cases = g_cases, .results = g_results};
   kg_run_meta *m = &g_run.meta;
-  snprintf(m->date, sizeof m->date, "2026-11-21T08:30:00Z");
-  snprintf(m->version, sizeof m->version, "0.1.0");
-  snprintf(m->commit, sizeof m->commit, "abc123def456");
-  m->dev = (kg_device_info){.name = "NVIDIA <H200> & co", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
-                            .peak_gbps = 4814.304, .roofline_gbps = 4434.3, .driver_version = 13000,
-                            .runtime_version = 13000};
+  kgt_stamp(m, "abc123def456");
+  m->dev = kgt_h200();
+  snprintf(m->dev.name, sizeof m->dev.name, "NVIDIA <H200> & co");
   g_rows[0] = (kg_cmp_row){"reduce0_divergent", KG_F32, M25, KG_V_SLOWER, 180, 200, 200 / 180.0 - 1, 0.03};
   g_rows[1] = (kg_cmp_row){"cub_sum", KG_F32, M25, KG_V_SAME, 32, 32, 0, 0.03};
   g_cmp = (kg_comparison){.n = 2, .rows = g_rows};
   g_cmp.count[KG_V_SLOWER] = g_cmp.count[KG_V_SAME] = 1;
-  snprintf(g_dir, sizeof g_dir, "/tmp/kg_html_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  kgt_mkscratch(g_dir, sizeof g_dir, "html");
   /* Three charts: one drawn in both formats, one PNG only, one not drawn. */
   memset(&g_charts, 0, sizeof g_charts);
   g_charts.n = 3;
@@ -78,21 +68,13 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(kgt_rmtree(g_dir), 0);
 }
 
+/* kgt_slurp of a file that must be there. */
 static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  ck_assert_ptr_nonnull(f);
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)len + 1);
-  ck_assert_uint_eq(fread(s, 1, (size_t)len, f), (size_t)len);
-  s[len] = '\0';
-  fclose(f);
+  char *s = kgt_slurp(path);
+  ck_assert_ptr_nonnull(s);
   return s;
 }
 

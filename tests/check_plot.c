@@ -2,7 +2,6 @@
  * scripts, running gnuplot (a fake one on PATH, and the real one when it is
  * installed), and the plot / report / --plots commands without gnuplot. */
 #include <check.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "history.h"
 #include "plot.h"
 #include "registry.h"
+#include "testutil.h"
 
 #define M22 ((size_t)1 << 22)
 #define M25 ((size_t)1 << 25)
@@ -27,15 +27,11 @@ static kg_run g_run;
 static char g_dir[64], g_tools[64], g_saved_path[8192];
 static kg_charts g_charts;
 
-static kg_timing timing(double med) {
-  return (kg_timing){.samples = 12, .median_us = med, .q1_us = med * 0.995, .q3_us = med * 1.005, .min_us = med * 0.99};
-}
-
 static void add_case(const char *variant, kg_dtype dt, size_t n, int timed, double us) {
   size_t i = g_run.n++;
   g_cases[i] = (kg_case){kg_variant_find(variant), dt, n, KG_PAT_UNIFORM, 1, timed};
   g_results[i] = (kg_result){.status = KG_ST_PASS, .got = "1", .expected = "1"};
-  if (timed && us > 0) g_results[i].timing = timing(us);
+  if (timed && us > 0) g_results[i].timing = kgt_timing(us);
 }
 
 /* f32 timed at 1024, 2^22 and 2^25 (CUB not at 1024, reduce7 not at 2^22),
@@ -52,21 +48,15 @@ static void make_run(void) {
   add_case("cub_sum", KG_F32, M25, 1, 36);
   add_case("reduce0_divergent", KG_I32, 33, 0, 0);
   kg_run_meta *m = &g_run.meta;
-  snprintf(m->date, sizeof m->date, "2026-11-21T08:30:00Z");
-  snprintf(m->version, sizeof m->version, "0.1.0");
-  snprintf(m->commit, sizeof m->commit, "abc123def456");
-  m->dev = (kg_device_info){.name = "NVIDIA H200", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
-                            .peak_gbps = 4814.304, .roofline_gbps = 4434.3, .driver_version = 13000,
-                            .runtime_version = 13000};
+  kgt_stamp(m, "abc123def456");
+  m->dev = kgt_h200();
 }
 
 static void setup(void) {
   make_run();
   memset(&g_charts, 0, sizeof g_charts);
-  snprintf(g_dir, sizeof g_dir, "/tmp/kg_plot_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
-  snprintf(g_tools, sizeof g_tools, "/tmp/kg_plot_tools_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_tools));
+  kgt_mkscratch(g_dir, sizeof g_dir, "plot");
+  kgt_mkscratch(g_tools, sizeof g_tools, "plot_tools");
   const char *path = getenv("PATH");
   snprintf(g_saved_path, sizeof g_saved_path, "%s", path ? path : "/usr/bin:/bin");
   unsetenv("KGATE_PLOTS");
@@ -76,29 +66,13 @@ static void setup(void) {
 static void teardown(void) {
   setenv("PATH", g_saved_path, 1);
   unsetenv("KGATE_PLOTS");
-  char cmd[200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", g_dir, g_tools);
-  ck_assert_int_eq(system(cmd), 0);
+  ck_assert_int_eq(kgt_rmtree(g_dir), 0);
+  ck_assert_int_eq(kgt_rmtree(g_tools), 0);
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  rewind(f);
-  char *s = malloc((size_t)len + 1);
-  ck_assert_uint_eq(fread(s, 1, (size_t)len, f), (size_t)len);
-  s[len] = '\0';
-  fclose(f);
-  return s;
-}
-
+/* kgt_spit, and chmod 755 for the fake tools put on PATH. */
 static void spit(const char *path, const char *text, int executable) {
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
+  kgt_spit(path, text);
   if (executable) chmod(path, 0755);
 }
 
@@ -106,7 +80,7 @@ static void spit(const char *path, const char *text, int executable) {
 static char *file_in(const char *name) {
   char path[256];
   snprintf(path, sizeof path, "%s/%s", g_dir, name);
-  char *s = slurp(path);
+  char *s = kgt_slurp(path);
   ck_assert_msg(s != NULL, "%s missing", path);
   return s;
 }
@@ -239,7 +213,7 @@ START_TEST(test_chart_trend) {
   double r0[] = {200, 201, 240};
   for (int k = 0; k < 3; k++) {
     snprintf(g_run.meta.date, sizeof g_run.meta.date, "%s", dates[k]);
-    g_results[2].timing = timing(r0[k]);
+    g_results[2].timing = kgt_timing(r0[k]);
     ck_assert_msg(kg_history_add(path, &g_run, err, sizeof err) == 0, "%s", err);
   }
   kg_history h;
@@ -440,7 +414,7 @@ START_TEST(test_plot_render_fake) {
   }
   ck_assert(no_temp_files());
   /* One gnuplot per chart, in the output folder, both formats, the settings by relative name. */
-  char *log = slurp(g_log);
+  char *log = kgt_slurp(g_log);
   ck_assert_ptr_nonnull(realpath(g_dir, real));
   char want[PATH_MAX + 16];
   snprintf(want, sizeof want, "cwd=%s\n", real);
@@ -521,7 +495,7 @@ START_TEST(test_plot_real_gnuplot_edges) {
     snprintf(png, sizeof png, "%s/%s.png", g_dir, g_charts.c[i].name);
     snprintf(svg, sizeof svg, "%s/%s.svg", g_dir, g_charts.c[i].name);
     ck_assert_msg(is_png(png), "%s", png);
-    char *s = slurp(svg);
+    char *s = kgt_slurp(svg);
     ck_assert_msg(s && strstr(s, "<svg"), "%s", svg);
     free(s);
   }
@@ -531,29 +505,6 @@ END_TEST
 
 /* ---- the commands ----------------------------------------------------------------- */
 
-static int run_cli(char **args) {
-  char *argv[24] = {"kgate"};
-  int argc = 1;
-  while (args[argc - 1]) {
-    ck_assert(argc < 23);
-    argv[argc] = args[argc - 1], argc++;
-  }
-  kg_cli cli;
-  char err[256];
-  int code = kg_cli_parse(argc, argv, &cli, err, sizeof err);
-  if (code == 0) {
-    fflush(stdout), fflush(stderr);
-    int out = dup(STDOUT_FILENO), errfd = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
-    dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
-    code = kg_cli_run(&cli);
-    fflush(stdout), fflush(stderr);
-    dup2(out, STDOUT_FILENO), dup2(errfd, STDERR_FILENO);
-    close(out), close(errfd), close(null);
-  }
-  kg_cli_free(&cli);
-  return code;
-}
-
 /* Without gnuplot: exit 3, and every output that does not need it is there. */
 START_TEST(test_plot_cli_without_gnuplot) {
   char results[128], out[128], site[128], err[512];
@@ -562,15 +513,15 @@ START_TEST(test_plot_cli_without_gnuplot) {
   snprintf(site, sizeof site, "%s/site", g_dir);
   ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
   setenv("PATH", g_tools, 1);
-  ck_assert_int_eq(run_cli((char *[]){"plot", results, "-o", out, NULL}), KG_EXIT_ENV);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "-o", out, NULL}), KG_EXIT_ENV);
   ck_assert(exists_in(out, "bandwidth-f32.dat") && exists_in(out, "ladder-f32.vars"));
   ck_assert(!exists_in(out, "bandwidth-f32.png"));
-  ck_assert_int_eq(run_cli((char *[]){"report", results, "--html", site, "--baseline", results, NULL}), KG_EXIT_ENV);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"report", results, "--html", site, "--baseline", results, NULL}), KG_EXIT_ENV);
   const char *files[] = {"index.html", "results.json", "results.csv", "results.junit.xml", "summary.md"};
   for (int k = 0; k < 5; k++) ck_assert_msg(exists_in(site, files[k]), "%s", files[k]);
   char path[200];
   snprintf(path, sizeof path, "%s/index.html", site);
-  char *html = slurp(path);
+  char *html = kgt_slurp(path);
   ck_assert_ptr_null(strstr(html, "<img"));
   ck_assert_msg(strstr(html, "No charts: " KG_NO_GNUPLOT), "%s", html);
   ck_assert_ptr_nonnull(strstr(html, "<a href=\"results.csv\">"));
@@ -581,15 +532,15 @@ END_TEST
 START_TEST(test_plot_cli_errors) {
   char results[128], err[512];
   snprintf(results, sizeof results, "%s/r.json", g_dir);
-  ck_assert_int_eq(run_cli((char *[]){"plot", "/nonexistent/r.json", NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"plot", "/nonexistent/r.json", NULL}), KG_EXIT_USAGE);
   for (size_t i = 0; i < g_run.n; i++) g_results[i].timing.samples = 0;
   ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
-  ck_assert_int_eq(run_cli((char *[]){"plot", results, "-o", g_dir, NULL}), KG_EXIT_USAGE); /* nothing timed */
+  ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "-o", g_dir, NULL}), KG_EXIT_USAGE); /* nothing timed */
   make_run();
   ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
-  ck_assert_int_eq(run_cli((char *[]){"plot", results, "-o", "/proc/kgate-cannot", NULL}), KG_EXIT_USAGE);
-  ck_assert_int_eq(run_cli((char *[]){"plot", results, "--baseline", "/nonexistent/b.json", NULL}), KG_EXIT_USAGE);
-  ck_assert_int_eq(run_cli((char *[]){"report", results, "--html", g_dir, "--history", "/nonexistent", NULL}),
+  ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "-o", "/proc/kgate-cannot", NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "--baseline", "/nonexistent/b.json", NULL}), KG_EXIT_USAGE);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"report", results, "--html", g_dir, "--history", "/nonexistent", NULL}),
                    KG_EXIT_USAGE);
 }
 END_TEST
@@ -601,9 +552,9 @@ START_TEST(test_plot_cli_with_fake_gnuplot) {
   snprintf(out, sizeof out, "%s/charts", g_dir);
   ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
   fake_tools();
-  ck_assert_int_eq(run_cli((char *[]){"plot", results, "-o", out, "--baseline", results, NULL}), KG_EXIT_OK);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "-o", out, "--baseline", results, NULL}), KG_EXIT_OK);
   ck_assert(exists_in(out, "bandwidth-f32.png") && exists_in(out, "ladder-f32.svg") && exists_in(out, "compare-f32.png"));
-  ck_assert_int_eq(run_cli((char *[]){"compare", results, results, "--plots", out, NULL}), KG_EXIT_OK);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"compare", results, results, "--plots", out, NULL}), KG_EXIT_OK);
 }
 END_TEST
 
@@ -612,7 +563,7 @@ START_TEST(test_plot_cli_run_plots) {
   char out[128];
   snprintf(out, sizeof out, "%s/charts", g_dir);
   setenv("PATH", g_tools, 1); /* and no gnuplot would be needed */
-  ck_assert_int_eq(run_cli((char *[]){"run", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes",
+  ck_assert_int_eq(kgt_run_cli((char *[]){"run", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes",
                                       "1", "--perf-sizes", "2", "-q", "--plots", out, "--baseline-dir", g_dir, NULL}),
                    KG_EXIT_OK);
   ck_assert(access(out, F_OK) != 0);
@@ -633,12 +584,9 @@ static const struct {
 };
 
 START_TEST(test_plot_cli_parse) {
-  char *argv[12] = {"kgate"};
-  int argc = 1;
-  while (k_parse_ok[_i].args[argc - 1]) argv[argc] = k_parse_ok[_i].args[argc - 1], argc++;
   kg_cli cli;
   char err[256] = "";
-  ck_assert_msg(kg_cli_parse(argc, argv, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kgt_parse(k_parse_ok[_i].args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, k_parse_ok[_i].cmd);
   if (_i == 0) ck_assert(!strcmp(cli.output, ".") && !cli.baseline);
   if (_i == 1) ck_assert(!strcmp(cli.output, "out") && !strcmp(cli.baseline, "b.json") && cli.tolerance_pct == 5);
@@ -665,14 +613,7 @@ static const struct {
 };
 
 START_TEST(test_plot_cli_rejects) {
-  char *argv[10] = {"kgate"};
-  int argc = 1;
-  while (k_parse_bad[_i].args[argc - 1]) argv[argc] = k_parse_bad[_i].args[argc - 1], argc++;
-  kg_cli cli;
-  char err[256] = "";
-  ck_assert_int_eq(kg_cli_parse(argc, argv, &cli, err, sizeof err), KG_EXIT_USAGE);
-  ck_assert_msg(strstr(err, k_parse_bad[_i].message) != NULL, "'%s' lacks '%s'", err, k_parse_bad[_i].message);
-  kg_cli_free(&cli);
+  kgt_assert_rejected(k_parse_bad[_i].args, k_parse_bad[_i].message);
 }
 END_TEST
 

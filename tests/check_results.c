@@ -1,7 +1,6 @@
 /* results: the results JSON round trip, its rejections, derived numbers, and
  * the atomic writes under it (fileio). */
 #include <check.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -15,54 +14,18 @@
 #include "fileio.h"
 #include "registry.h"
 #include "results.h"
+#include "testutil.h"
 
 /* --- helpers: a scratch folder per test, whole-file reads and writes */
 
 static char g_dir[64], g_path[128];
 
 static void scratch_setup(void) {
-  snprintf(g_dir, sizeof g_dir, "/tmp/kg_results_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(g_dir));
+  kgt_mkscratch(g_dir, sizeof g_dir, "results");
   snprintf(g_path, sizeof g_path, "%s/results.json", g_dir);
 }
 
-static void scratch_teardown(void) {
-  DIR *d = opendir(g_dir);
-  struct dirent *e;
-  char p[512];
-  while (d && (e = readdir(d)))
-    if (e->d_name[0] != '.') snprintf(p, sizeof p, "%s/%s", g_dir, e->d_name), unlink(p);
-  if (d) closedir(d);
-  rmdir(g_dir);
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  static char buf[1 << 16];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  return strdup(buf);
-}
-
-static void spit(const char *path, const char *text) {
-  FILE *f = fopen(path, "wb");
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  fclose(f);
-}
-
-/* Names in g_dir other than keep. */
-static int others_in_dir(const char *keep) {
-  DIR *d = opendir(g_dir);
-  struct dirent *e;
-  int n = 0;
-  while ((e = readdir(d)))
-    n += e->d_name[0] != '.' && strcmp(e->d_name, keep) != 0;
-  closedir(d);
-  return n;
-}
+static void scratch_teardown(void) { kgt_rmtree(g_dir); }
 
 /* --- a run with every status, non-finite numbers, timing present and absent */
 
@@ -109,9 +72,7 @@ static kg_run sample_run(void) {
   g_results[7].timing = (kg_timing){1, 7.25, 7.25, 7.25, 7.25, INFINITY, 4.5, 0, 0}; /* one sample: noise +Inf */
   kg_run run = {.n = NCASES, .cases = g_cases, .results = g_results};
   kg_run_meta *m = &run.meta;
-  snprintf(m->date, sizeof m->date, "2026-11-21T08:30:00Z");
-  snprintf(m->version, sizeof m->version, "0.1.0");
-  snprintf(m->commit, sizeof m->commit, "abc123def456-dirty");
+  kgt_stamp(m, "abc123def456-dirty");
   m->dev = (kg_device_info){.name = "NVIDIA H200", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
                             .mem_bytes = 150119448576LL, .driver_version = 13000, .runtime_version = 13000,
                             .mem_clock_khz = 3201000, .bus_width_bits = 6144, .peak_gbps = 4917.1,
@@ -177,7 +138,7 @@ START_TEST(test_results_file_shape) {
   kg_run a = sample_run();
   char err[512] = "";
   ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
-  char *text = slurp(g_path);
+  char *text = kgt_slurp(g_path);
   ck_assert_ptr_nonnull(text);
   ck_assert(strncmp(text, "{\"kind\":\"kgate-results\",\n\"schema_version\":1,\n\"run\":{", 50) == 0);
   int lines = 0, case_lines = 0;
@@ -189,7 +150,7 @@ START_TEST(test_results_file_shape) {
   ck_assert_ptr_nonnull(strstr(text, "\"ratio\":null"));
   ck_assert(text[strlen(text) - 1] == '\n');
   free(text);
-  ck_assert_int_eq(others_in_dir("results.json"), 0);
+  ck_assert_int_eq(kgt_count_files(g_dir, "results.json"), 0);
 }
 END_TEST
 
@@ -230,7 +191,7 @@ START_TEST(test_results_stdout) {
   ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(b.n, NCASES);
   kg_run_free(&b);
-  ck_assert_int_eq(others_in_dir("results.json"), 0);
+  ck_assert_int_eq(kgt_count_files(g_dir, "results.json"), 0);
 }
 END_TEST
 
@@ -275,9 +236,9 @@ START_TEST(test_results_read_rejects) {
   kg_run a = sample_run(), b;
   char err[512] = "", bad[160];
   ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
-  char *text = slurp(g_path), *edited = replace_first(text, k_bad[_i].from, k_bad[_i].to);
+  char *text = kgt_slurp(g_path), *edited = replace_first(text, k_bad[_i].from, k_bad[_i].to);
   snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
-  spit(bad, edited);
+  kgt_spit(bad, edited);
   ck_assert_int_eq(kg_results_read(bad, &b, err, sizeof err), -1);
   ck_assert_msg(strncmp(err, bad, strlen(bad)) == 0, "message '%s' does not start with the file", err);
   ck_assert_msg(strstr(err, k_bad[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad[_i].message);
@@ -292,7 +253,7 @@ START_TEST(test_results_read_exact_messages) {
   kg_run b;
   char err[512], path[160], want[400];
   snprintf(path, sizeof path, "%s/v2.json", g_dir);
-  spit(path, "{\"kind\":\"kgate-results\",\"schema_version\":2}");
+  kgt_spit(path, "{\"kind\":\"kgate-results\",\"schema_version\":2}");
   ck_assert_int_eq(kg_results_read(path, &b, err, sizeof err), -1);
   snprintf(want, sizeof want, "%s: schema_version 2 is not supported (this kgate reads 1)", path);
   ck_assert_str_eq(err, want);
@@ -303,7 +264,7 @@ START_TEST(test_results_read_exact_messages) {
   ck_assert_int_eq(kg_results_read(g_dir, &b, err, sizeof err), -1); /* a folder */
   ck_assert_msg(strstr(err, g_dir) != NULL, "%s", err);
   snprintf(path, sizeof path, "%s/empty.json", g_dir);
-  spit(path, "");
+  kgt_spit(path, "");
   ck_assert_int_eq(kg_results_read(path, &b, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "malformed JSON at line") != NULL, "%s", err);
 }
@@ -314,7 +275,7 @@ END_TEST
 static const char k_old[] = "{\"old\":\"content\",\"kept\":[1,2,3]}\n";
 
 START_TEST(test_fileio_killed_writer_keeps_old) {
-  spit(g_path, k_old);
+  kgt_spit(g_path, k_old);
   pid_t pid = fork();
   ck_assert_int_ge(pid, 0);
   if (pid == 0) {
@@ -329,43 +290,43 @@ START_TEST(test_fileio_killed_writer_keeps_old) {
   int status;
   ck_assert_int_eq(waitpid(pid, &status, 0), pid);
   ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child status %d", status);
-  char *now = slurp(g_path);
+  char *now = kgt_slurp(g_path);
   ck_assert_str_eq(now, k_old);
   free(now);
   /* The half-written file is the stray temp beside it, not the target. */
-  ck_assert_int_eq(others_in_dir("results.json"), 1);
+  ck_assert_int_eq(kgt_count_files(g_dir, "results.json"), 1);
 }
 END_TEST
 
 START_TEST(test_fileio_abort_leaves_nothing) {
-  spit(g_path, k_old);
+  kgt_spit(g_path, k_old);
   kg_outfile o;
   char err[256] = "";
   ck_assert_msg(kg_out_open(&o, g_path, err, sizeof err) == 0, "%s", err);
-  ck_assert_int_eq(others_in_dir("results.json"), 1); /* the temp file */
+  ck_assert_int_eq(kgt_count_files(g_dir, "results.json"), 1); /* the temp file */
   ck_assert(strncmp(o.tmp, g_path, strlen(g_path)) == 0 && strstr(o.tmp, ".tmp.") != NULL);
   fputs("garbage", o.f);
   kg_out_abort(&o);
   kg_out_abort(&o); /* twice is harmless */
-  ck_assert_int_eq(others_in_dir("results.json"), 0);
-  char *now = slurp(g_path);
+  ck_assert_int_eq(kgt_count_files(g_dir, "results.json"), 0);
+  char *now = kgt_slurp(g_path);
   ck_assert_str_eq(now, k_old);
   free(now);
 }
 END_TEST
 
 START_TEST(test_fileio_commit_replaces) {
-  spit(g_path, k_old);
+  kgt_spit(g_path, k_old);
   umask(022);
   kg_outfile o;
   char err[256] = "";
   ck_assert_msg(kg_out_open(&o, g_path, err, sizeof err) == 0, "%s", err);
   fputs("new\n", o.f);
   ck_assert_msg(kg_out_commit(&o, err, sizeof err) == 0, "%s", err);
-  char *now = slurp(g_path);
+  char *now = kgt_slurp(g_path);
   ck_assert_str_eq(now, "new\n");
   free(now);
-  ck_assert_int_eq(others_in_dir("results.json"), 0);
+  ck_assert_int_eq(kgt_count_files(g_dir, "results.json"), 0);
   struct stat st;
   ck_assert_int_eq(stat(g_path, &st), 0);
   ck_assert_int_eq(st.st_mode & 0777, 0644); /* not mkstemp's 0600 */

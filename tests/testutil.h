@@ -1,0 +1,42 @@
+/* testutil: helpers that several Check suites share (scratch folders, whole
+ * files, quiet command runs, hand-made runs). Test-only; kgt_ prefix. */
+#ifndef KGATE_TESTUTIL_H
+#define KGATE_TESTUTIL_H
+
+#include <stddef.h>
+
+#include "cli.h"
+#include "proto.h"
+#include "results.h"
+
+/* A fresh folder /tmp/kg_<tag>_XXXXXX into dir (asserted): each test gets its own. */
+void kgt_mkscratch(char *dir, size_t len, const char *tag);
+/* rm -rf dir; returns system()'s status so a fixture may assert it or not. */
+int kgt_rmtree(const char *dir);
+/* Names in dir, dot files and keep (may be NULL) left out: spots stray temp files. */
+int kgt_count_files(const char *dir, const char *keep);
+
+/* The whole file, malloc'ed; NULL when it cannot be opened. */
+char *kgt_slurp(const char *path);
+/* Writes text as the whole file (asserted). */
+void kgt_spit(const char *path, const char *text);
+
+/* Parses {"kgate", args..., NULL} (err emptied first), as main would; args past
+ * KGT_MAXARGS are not read. */
+enum { KGT_MAXARGS = 24 };
+int kgt_parse(char *const *args, kg_cli *cli, char *err, size_t errlen);
+/* Asserts that args are refused as usage errors with a message holding message. */
+void kgt_assert_rejected(char *const *args, const char *message);
+/* kg_cli_run with stdout and stderr sent to /dev/null, so the log stays readable. */
+int kgt_run_quiet(const kg_cli *cli);
+/* Parse, then run quietly: the exit code either step gives. */
+int kgt_run_cli(char **args);
+
+/* A 12-sample timing around med, as the chart and history tests expect. */
+kg_timing kgt_timing(double med);
+/* The date, version 0.1.0 and commit every hand-made run carries. */
+void kgt_stamp(kg_run_meta *m, const char *commit);
+/* The H200 the chart, history and page tests describe. */
+kg_device_info kgt_h200(void);
+
+#endif
