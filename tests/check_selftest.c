@@ -23,7 +23,7 @@ static const char k_memcheck[] =
     "========= COMPUTE-SANITIZER\n"
     "========= Invalid __global__ read of size 4 bytes\n"
     "=========     at void (anonymous namespace)::oob<int, unsigned int>(const T1 *, T2 *, unsigned long)+0x1d0 "
-    "in /work/main/kernels/mutants/mut_oob_read.cu:19\n"
+    "in /src/kgate/kernels/mutants/mut_oob_read.cu:19\n"
     "=========     by thread (32,0,0) in block (0,0,0)\n"
     "=========     Address 0x7f3b5e000084 is out of bounds\n"
     "=========     and is 1 bytes after the nearest allocation at 0x7f3b5e000000 of size 132 bytes\n"
@@ -32,22 +32,22 @@ static const char k_memcheck[] =
     "=========\n"
     "========= Invalid __global__ read of size 4 bytes\n"
     "=========     at void (anonymous namespace)::oob<int, unsigned int>(const T1 *, T2 *, unsigned long)+0x1d0 "
-    "in /work/main/kernels/mutants/mut_oob_read.cu:19\n"
+    "in /src/kgate/kernels/mutants/mut_oob_read.cu:19\n"
     "=========\n"
     "========= ERROR SUMMARY: 2 errors\n";
 static const char k_racecheck[] =
     "========= COMPUTE-SANITIZER\n"
     "========= Error: Race reported between Write access at void nosync<float, float>(const T1 *, T2 *, unsigned "
-    "long)+0x2c0 in /work/main/kernels/mutants/mut_no_syncthreads.cu:18\n"
+    "long)+0x2c0 in /src/kgate/kernels/mutants/mut_no_syncthreads.cu:18\n"
     "=========     and Read access at void nosync<float, float>(const T1 *, T2 *, unsigned long)+0x2a0 in "
-    "/work/main/kernels/mutants/mut_no_syncthreads.cu:18 [1016 hazards]\n"
+    "/src/kgate/kernels/mutants/mut_no_syncthreads.cu:18 [1016 hazards]\n"
     "=========\n"
     "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
 static const char k_synccheck[] =
     "========= COMPUTE-SANITIZER\n"
     "========= Barrier error detected. Divergent thread(s) in warp\n"
     "=========     at void early<int, unsigned int>(const T1 *, T2 *, unsigned long)+0x120 in "
-    "/work/main/kernels/mutants/mut_early_return.cu:20\n"
+    "/src/kgate/kernels/mutants/mut_early_return.cu:20\n"
     "=========     by thread (0,0,0) in block (0,0,0)\n"
     "=========\n"
     "========= ERROR SUMMARY: 1 error\n";
