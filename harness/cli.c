@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "plan.h"
 #include "publish.h"
 #include "report.h"
 #include "sanitize.h"
@@ -33,6 +34,7 @@ void kg_cli_usage(FILE *f) {
         "  history plot HISTORY.jsonl  trend charts, and the step changes between runs\n"
         "  report RESULTS.json --html DIR   a static page: charts, ladder tables, the result files\n"
         "  selftest                   run the planted-bug mutants through the checks that must catch them\n"
+        "  merge A.json B.json ... -o ALL.json   one results file from several (shards, GPUs, machines)\n"
         "\n"
         "check and run options:\n"
         "  --variant LIST       comma-separated variant names (default: all)\n"
@@ -43,6 +45,9 @@ void kg_cli_usage(FILE *f) {
         "  --repeat K           runs per float case for the determinism check (default 3)\n"
         "  --timeout S          watchdog per case in seconds (default 60)\n"
         "  -d, --device N       CUDA device (default 0)\n"
+        "  --devices all|LIST   one worker per device at once, e.g. 0,2 (default: -d's device; run: one GPU model)\n"
+        "  --shard i/N          only input groups g with g % N == i-1 (join the shards with kgate merge)\n"
+        "  --tier huge          also n = 2^31+1 and 2^32+3 where the device has the memory\n"
         "  -v, --verbose        print every case, not only failures\n"
         "  -q, --quiet          no progress line\n"
         "  --json FILE          results JSON (docs/results-schema.md); - for stdout\n"
@@ -84,14 +89,15 @@ void kg_cli_usage(FILE *f) {
 
 enum {
   C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_PLOT = 32, C_HADD = 64, C_HPLOT = 128,
-  C_REPORT = 256, C_SELFTEST = 512, C_ALL = 1023
+  C_REPORT = 256, C_SELFTEST = 512, C_MERGE = 1024, C_ALL = 2047
 };
 enum { SOLO = 0, VALUE = 1 };
 
 typedef enum opt_id {
   O_HELP, O_VERBOSE, O_QUIET, O_VARIANT, O_DTYPE, O_PATTERN, O_SIZES, O_SEED, O_REPEAT, O_TIMEOUT, O_DEVICE,
   O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF,
-  O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML, O_SANITIZE, O_ONLY, O_HUGE
+  O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML, O_SANITIZE, O_ONLY, O_HUGE,
+  O_SHARD, O_DEVICES, O_TIER
 } opt_id;
 
 /* Every option: names, whether it takes a value, the commands that accept it. */
@@ -128,7 +134,10 @@ static const struct {
     {"--junit", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_JUNIT},
     {"--markdown", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_MD},
     {"--roofline", NULL, SOLO, C_WORKER, O_ROOF},
-    {"--output", "-o", VALUE, C_PLOT | C_HPLOT, O_OUTPUT},
+    {"--output", "-o", VALUE, C_PLOT | C_HPLOT | C_MERGE, O_OUTPUT},
+    {"--shard", NULL, VALUE, C_CHECK | C_RUN, O_SHARD},
+    {"--devices", NULL, VALUE, C_CHECK | C_RUN, O_DEVICES},
+    {"--tier", NULL, VALUE, C_CHECK | C_RUN, O_TIER},
     {"--plots", NULL, VALUE, C_RUN | C_COMPARE, O_PLOTS},
     {"--baseline", NULL, VALUE, C_PLOT | C_HPLOT | C_REPORT, O_BASELINE},
     {"--history", NULL, VALUE, C_REPORT, O_HISTORY},
@@ -164,6 +173,8 @@ static const struct {
     {"report", NULL, KG_CMD_REPORT, C_REPORT, 1, "report", "a results file", offsetof(kg_cli, html), "--html DIR",
      NULL},
     {"selftest", NULL, KG_CMD_SELFTEST, C_SELFTEST, 0, NULL, NULL, 0, NULL, NULL},
+    {"merge", NULL, KG_CMD_MERGE, C_MERGE, KG_CLI_MAXARGS, "merge", "two or more results files", offsetof(kg_cli, merge_out),
+     "-o ALL.json", NULL},
     {"worker", NULL, KG_CMD_WORKER, C_WORKER, 0, NULL, NULL, 0, NULL, NULL},
     {"help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
     {"--help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
@@ -185,6 +196,33 @@ static int parse_pos(const char *s, double max, double *v) {
   errno = 0;
   *v = strtod(s, &end);
   return errno || *end || !(*v > 0 && *v <= max) ? -1 : 0;
+}
+
+/* --devices all, or a comma list of distinct device numbers. */
+static int parse_devices(kg_cli *cli, const char *value, char *err, size_t errlen, int *custom) {
+  cli->devices_all = !strcmp(value, "all");
+  cli->ndevices = 0;
+  if (cli->devices_all) return 0;
+  const char *p = value;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    char item[32];
+    unsigned long long u;
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+    int dup = 0;
+    if (len && len < sizeof item && !parse_u64(item, 1023, &u))
+      for (int k = 0; k < cli->ndevices; k++) dup |= cli->devices[k] == (int)u;
+    if (!len || len >= sizeof item || parse_u64(item, 1023, &u) || dup || cli->ndevices == KG_CLI_MAXDEVICES) {
+      snprintf(err, errlen, "bad value '%s' for --devices (expected all, or distinct device numbers like 0,2)",
+               value);
+      *custom = 1;
+      return -1;
+    }
+    cli->devices[cli->ndevices++] = (int)u;
+    if (!comma) return 0;
+    p = comma + 1;
+  }
 }
 
 /* Applies one option's value; -1 when the value is bad (err set by caller). */
@@ -217,7 +255,23 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_CSV: cli->csv = value; return 0;
   case O_JUNIT: cli->junit = value; return 0;
   case O_MD: cli->markdown = value; return 0;
-  case O_OUTPUT: cli->output = value; return 0;
+  case O_OUTPUT: *(cli->cmd == KG_CMD_MERGE ? &cli->merge_out : &cli->output) = value; return 0;
+  case O_SHARD:
+    if (kg_shard_parse(value, &cli->shard_i, &cli->shard_n)) {
+      snprintf(err, errlen, "bad value '%s' for --shard (expected i/N with 1 <= i <= N)", value);
+      *sizes_err = 1;
+      return -1;
+    }
+    return 0;
+  case O_TIER:
+    if (strcmp(value, "huge")) {
+      snprintf(err, errlen, "bad value '%s' for --tier (expected huge)", value);
+      *sizes_err = 1;
+      return -1;
+    }
+    cli->tier_huge = 1;
+    return 0;
+  case O_DEVICES: return parse_devices(cli, value, err, errlen, sizes_err);
   case O_PLOTS: cli->plots = value; return 0;
   case O_BASELINE: cli->baseline = value; return 0;
   case O_HISTORY: cli->history = value; return 0;
@@ -313,7 +367,8 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
     }
   }
   if (cli->cmd == KG_CMD_HELP) return 0;
-  if (cli->nargs < k_cmds[c].nargs) {
+  /* merge takes any number of files from two up; the others exactly nargs */
+  if (cli->nargs < (k_cmds[c].cmd == KG_CMD_MERGE ? 2 : k_cmds[c].nargs)) {
     snprintf(err, errlen, "%s needs %s (try --help)", k_cmds[c].label, k_cmds[c].needs);
     return KG_EXIT_USAGE;
   }
@@ -344,6 +399,7 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(cli);
   case KG_CMD_REPORT: return kg_publish_report(cli);
   case KG_CMD_SELFTEST: return kg_gate_selftest(cli);
+  case KG_CMD_MERGE: return kg_gate_merge(cli);
   default: return KG_EXIT_USAGE;
   }
 }

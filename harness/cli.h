@@ -30,8 +30,11 @@ typedef enum kg_command {
   KG_CMD_HISTORY_PLOT, /* history plot HISTORY.jsonl [-o DIR] */
   KG_CMD_REPORT,   /* report RESULTS.json --html DIR */
   KG_CMD_SELFTEST, /* selftest [--only LIST] [--huge] */
+  KG_CMD_MERGE,    /* merge A.json B.json ... -o ALL.json */
   KG_CMD_WORKER
 } kg_command;
+
+enum { KG_CLI_MAXARGS = 64, KG_CLI_MAXDEVICES = 64 };
 
 typedef struct kg_cli {
   kg_command cmd;
@@ -55,13 +58,20 @@ typedef struct kg_cli {
   const char *history;  /* report: --history FILE, the trend charts and step changes */
   const char *file;     /* history add: --file HISTORY.jsonl */
   const char *html;     /* report: --html DIR */
-  const char *args[2]; /* compare: OLD NEW; baseline update, plot, history add, report: RESULTS; history plot: HISTORY */
+  const char *args[KG_CLI_MAXARGS]; /* compare: OLD NEW; baseline update, plot, history add, report: RESULTS;
+                                       history plot: HISTORY; merge: the results files */
   int nargs;
   const char *worker; /* worker program (hidden --worker; default: this executable) */
   int roofline;       /* worker: measure the roofline before the hello (hidden) */
   const char *sanitize; /* check: compute-sanitizer tools, comma-separated */
   const char *only;     /* selftest: mutant names */
   int huge;             /* selftest: also the mutant that needs n > 2^31 */
+  unsigned shard_i, shard_n; /* check, run: --shard i/N (shard_n 0: the whole plan) */
+  int devices[KG_CLI_MAXDEVICES]; /* check, run: --devices 0,2,... */
+  int ndevices;                   /* 0: -d's device alone */
+  int devices_all;                /* --devices all: every device the worker sees */
+  int tier_huge;                  /* check, run: --tier huge adds 2^31+1 and 2^32+3 */
+  const char *merge_out;          /* merge: -o ALL.json */
 } kg_cli;
 
 /* Parses argv. Returns 0, or KG_EXIT_USAGE with a one-line message in err. */

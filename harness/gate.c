@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "export.h"
+#include "merge.h"
 #include "plan.h"
 #include "publish.h"
 #include "registry.h"
@@ -15,6 +16,7 @@
 #include "results.h"
 #include "sanitize.h"
 #include "selftest.h"
+#include "sizes.h"
 #include "supervisor.h"
 #include "verdict.h"
 
@@ -95,6 +97,7 @@ static void fill_meta(const kg_cli *cli, const kg_device_info *dev, double wall,
   m->time = cli->time;
   m->tolerance = cli->tolerance_pct;
   m->wall_s = wall;
+  if (cli->shard_n) snprintf(m->shard, sizeof m->shard, "%u/%u", cli->shard_i, cli->shard_n);
 }
 
 /* Keeps the baseline entries this run could have timed: a --variant, --dtype
@@ -260,10 +263,34 @@ int kg_gate_run(const kg_cli *cli) {
     po.perf_sizes = cli->perf_sizes ? cli->perf_sizes : k_perf_default;
     po.nperf = cli->perf_sizes ? cli->nperf : 2;
   }
+  size_t *huge = NULL; /* --tier huge: the sizes plus 2^31+1 (past 2^31 elements) and 2^32+3 (past 4 GiB) */
+  if (cli->tier_huge) {
+    size_t nbase = po.nsizes;
+    const size_t *base = po.sizes ? po.sizes : kg_sizes_default(&nbase);
+    huge = malloc((nbase + 2) * sizeof *huge);
+    if (!huge) return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
+    memcpy(huge, base, nbase * sizeof *huge);
+    huge[nbase] = ((size_t)1 << 31) + 1;
+    huge[nbase + 1] = ((size_t)1 << 32) + 3;
+    po.sizes = huge;
+    po.nsizes = nbase + 2;
+  }
   kg_run run = {0};
-  if (kg_plan_build(&po, &run.cases, &run.n, err, sizeof err)) {
+  int planned = kg_plan_build(&po, &run.cases, &run.n, err, sizeof err);
+  free(huge);
+  if (planned) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
+  }
+  if (cli->shard_n) {
+    size_t groups = kg_plan_groups(run.cases, run.n, NULL);
+    run.n = kg_plan_shard(run.cases, run.n, cli->shard_i, cli->shard_n);
+    if (run.n == 0) {
+      fprintf(stderr, "kgate: shard %u/%u is empty: the plan has only %zu input groups\n", cli->shard_i,
+              cli->shard_n, groups);
+      kg_run_free(&run);
+      return KG_EXIT_USAGE;
+    }
   }
   char self[PATH_MAX];
   const char *worker = worker_path(cli, self, sizeof self);
@@ -275,7 +302,7 @@ int kg_gate_run(const kg_cli *cli) {
   snprintf(device, sizeof device, "%d", cli->device);
   char *argv[] = {(char *)worker, "worker", "--device", device, timing ? "--roofline" : NULL, NULL};
   progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = now_s()};
-  kg_super_opts so = {argv, cli->timeout_s, 120.0, show_progress, &prog};
+  kg_super_opts so = {argv, cli->timeout_s, 120.0, show_progress, &prog, timing};
   kg_run_params rp = {cli->seed, cli->repeats, cli->time};
   run.results = calloc(run.n, sizeof *run.results);
   if (!run.results) {
@@ -289,8 +316,42 @@ int kg_gate_run(const kg_cli *cli) {
     kg_run_free(&run);
     return code;
   }
-  kg_device_info dev = {0};
-  int env = kg_supervise(run.cases, run.n, &rp, &so, run.results, &dev, err, sizeof err);
+  /* --devices: one worker per device, the same argv but for the device. */
+  int ndev = 1, list[KG_CLI_MAXDEVICES] = {cli->device};
+  if (cli->ndevices) {
+    ndev = cli->ndevices;
+    memcpy(list, cli->devices, (size_t)ndev * sizeof *list);
+  } else if (cli->devices_all) {
+    char *probe[] = {(char *)worker, "worker", "--device", "0", NULL};
+    kg_device_info d0 = {0};
+    if (kg_supervise_probe(probe, 120.0, &d0, err, sizeof err)) {
+      fprintf(stderr, "kgate: %s\n", err);
+      kg_run_free(&run);
+      return KG_EXIT_ENV;
+    }
+    ndev = d0.count > 0 ? (d0.count < KG_CLI_MAXDEVICES ? d0.count : KG_CLI_MAXDEVICES) : 1;
+    for (int k = 0; k < ndev; k++) list[k] = k;
+  }
+  char devnum[KG_CLI_MAXDEVICES][16];
+  char *argvs[KG_CLI_MAXDEVICES][6];
+  kg_super_dev sdev[KG_CLI_MAXDEVICES];
+  kg_device_info devs[KG_CLI_MAXDEVICES];
+  memset(devs, 0, sizeof devs);
+  for (int k = 0; k < ndev; k++) {
+    snprintf(devnum[k], sizeof devnum[k], "%d", list[k]);
+    memcpy(argvs[k], argv, sizeof argv);
+    argvs[k][3] = devnum[k];
+    sdev[k] = (kg_super_dev){argvs[k], list[k]};
+  }
+  int env = kg_supervise_devices(run.cases, run.n, &rp, &so, sdev, (size_t)ndev, run.results, devs, err, sizeof err);
+  if (env == -2) { /* run: devices of different models */
+    fprintf(stderr, "kgate: %s\n", err);
+    kg_run_free(&run);
+    return KG_EXIT_USAGE;
+  }
+  kg_device_info dev = devs[0]; /* the run's device: the first that said hello */
+  for (int k = ndev - 1; k >= 0; k--)
+    if (devs[k].name[0]) dev = devs[k];
   fill_meta(cli, &dev, now_s() - prog.t0, &run.meta);
   kg_counts c = kg_count_results(run.results, run.n);
   int measured = c.passed + c.failed + c.errored > 0;
@@ -369,6 +430,21 @@ int kg_gate_baseline_update(const kg_cli *cli) {
   int rc = kg_baseline_update(path, &run, err, sizeof err);
   if (rc) fprintf(stderr, "kgate: %s\n", err);
   else printf("kgate: wrote %s from %s\n", path, cli->args[0]);
+  kg_run_free(&run);
+  return rc ? KG_EXIT_USAGE : KG_EXIT_OK;
+}
+
+int kg_gate_merge(const kg_cli *cli) {
+  char err[1024];
+  kg_run run;
+  if (kg_merge_runs(cli->args, (size_t)cli->nargs, &run, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  int rc = kg_results_write(cli->merge_out, &run, err, sizeof err);
+  if (rc) fprintf(stderr, "kgate: %s\n", err);
+  else if (strcmp(cli->merge_out, "-"))
+    printf("kgate: merged %zu cases from %d files into %s\n", run.n, cli->nargs, cli->merge_out);
   kg_run_free(&run);
   return rc ? KG_EXIT_USAGE : KG_EXIT_OK;
 }

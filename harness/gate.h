@@ -13,4 +13,7 @@ int kg_gate_selftest(const kg_cli *cli);
 /* baseline update RESULTS: merge a fully correct run into DIR/<gpu-slug>.json. */
 int kg_gate_baseline_update(const kg_cli *cli);
 
+/* merge A B ... -o ALL: one results file from several (merge.h). */
+int kg_gate_merge(const kg_cli *cli);
+
 #endif

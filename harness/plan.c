@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,4 +104,41 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
   *cases = list;
   *ncases = k;
   return 0;
+}
+
+static int same_input(const kg_case *a, const kg_case *b) {
+  return a->dtype == b->dtype && a->n == b->n && a->pattern == b->pattern;
+}
+
+size_t kg_plan_groups(const kg_case *cases, size_t ncases, size_t *group) {
+  size_t g = 0;
+  for (size_t i = 0; i < ncases; i++) {
+    if (i > 0 && !same_input(&cases[i - 1], &cases[i])) g++;
+    if (group) group[i] = g;
+  }
+  return ncases ? g + 1 : 0;
+}
+
+int kg_shard_parse(const char *text, unsigned *i, unsigned *n) {
+  unsigned long a, b;
+  char *end;
+  if (!text || !isdigit((unsigned char)*text)) return -1;
+  a = strtoul(text, &end, 10);
+  if (*end != '/' || !isdigit((unsigned char)end[1])) return -1;
+  b = strtoul(end + 1, &end, 10);
+  if (*end || a < 1 || b < 1 || a > b || b > 4096) return -1;
+  *i = (unsigned)a;
+  *n = (unsigned)b;
+  return 0;
+}
+
+size_t kg_plan_shard(kg_case *cases, size_t ncases, unsigned i, unsigned n) {
+  size_t kept = 0, g = 0;
+  kg_case prev = {0};
+  for (size_t k = 0; k < ncases; k++) {
+    if (k > 0 && !same_input(&prev, &cases[k])) g++;
+    prev = cases[k];
+    if (g % n == i - 1) cases[kept++] = cases[k];
+  }
+  return kept;
 }

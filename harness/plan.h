@@ -40,4 +40,17 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
 int kg_plan_select(const char *list, int (*lookup)(const char *), const char *what, uint64_t *mask, char *err,
                    size_t errlen);
 
+/* Input groups: runs of consecutive cases that share (dtype, n, pattern), so
+ * one input. group[i] (may be NULL) gets case i's group index, counted from 0
+ * in plan order; returns the number of groups. */
+size_t kg_plan_groups(const kg_case *cases, size_t ncases, size_t *group);
+
+/* Parses "i/N" (1 <= i <= N <= 4096). 0, or -1 when it is malformed. */
+int kg_shard_parse(const char *text, unsigned *i, unsigned *n);
+
+/* --shard i/N: keeps, in place and in order, the cases of the input groups
+ * whose index g has g % N == i - 1 (whole groups, so a shard's consecutive
+ * cases still share inputs). Returns the number of cases kept. */
+size_t kg_plan_shard(kg_case *cases, size_t ncases, unsigned i, unsigned n);
+
 #endif

@@ -105,6 +105,7 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
                         "repeats", r->repeats, "nondeterministic", r->nondeterministic, "input_modified",
                         r->input_modified, "message", r->message);
   if (o && restart) json_object_set_new(o, "restart", json_true());
+  if (o && r->device) json_object_set_new(o, "device", json_integer(r->device));
   const kg_timing *t = &r->timing;
   if (o && t->samples)
     json_object_set_new(o, "timing", json_pack("{si sf sf sf sf sf sf sf sb}", "samples", t->samples, "median_us",
@@ -126,10 +127,10 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   memset(r, 0, sizeof *r);
   kg_timing *t = &r->timing;
   json_t *timing = NULL;
-  if (json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b s?o}", "case", &idx, "status", &status, "got", &got,
+  if (json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b s?o s?i}", "case", &idx, "status", &status, "got", &got,
                      "expected", &expected, "depth", &r->depth, "repeats", &r->repeats, "nondeterministic",
                      &r->nondeterministic, "input_modified", &r->input_modified, "message", &message, "restart",
-                     &restart_flag, "timing", &timing) ||
+                     &restart_flag, "timing", &timing, "device", &r->device) ||
       (timing && json_unpack_ex(timing, &e, 0, "{si sF sF sF sF sF sF sF sb}", "samples", &t->samples, "median_us",
                                 &t->median_us, "q1_us", &t->q1_us, "q3_us", &t->q3_us, "min_us", &t->min_us, "noise",
                                 &t->noise, "graph_us", &t->graph_us, "sm_clock_mhz", &t->sm_clock_mhz, "throttled",
@@ -160,11 +161,13 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
 }
 
 char *kg_proto_encode_hello(const kg_device_info *d) {
-  return dump(json_pack("{s{ss si si si sI sI si si si si sf sf}}", "hello", "name", d->name, "cc_major", d->cc_major,
+  json_t *o = json_pack("{s{ss si si si sI sI si si si si sf sf}}", "hello", "name", d->name, "cc_major", d->cc_major,
                         "cc_minor", d->cc_minor, "sms", d->sms, "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes",
                         (json_int_t)d->mem_bytes, "driver_version", d->driver_version, "runtime_version",
                         d->runtime_version, "mem_clock_khz", d->mem_clock_khz, "bus_width_bits", d->bus_width_bits,
-                        "peak_gbps", d->peak_gbps, "roofline_gbps", d->roofline_gbps));
+                        "peak_gbps", d->peak_gbps, "roofline_gbps", d->roofline_gbps);
+  if (o && d->count) json_object_set_new(json_object_get(o, "hello"), "count", json_integer(d->count));
+  return dump(o);
 }
 
 char *kg_proto_encode_fatal(const char *why) { return dump(json_pack("{ss}", "fatal", why)); }
@@ -188,6 +191,8 @@ int kg_proto_decode_hello(const char *line, kg_device_info *d, char *err, size_t
     copy_str(d->name, sizeof d->name, name);
     d->l2_bytes = l2;
     d->mem_bytes = mem;
+    json_t *count = json_object_get(json_object_get(o, "hello"), "count");
+    d->count = json_is_integer(count) ? (int)json_integer_value(count) : 0;
     rc = 0;
   } else {
     snprintf(err, errlen, "expected a hello line from the worker: %s", e.text);

@@ -50,6 +50,7 @@ typedef struct kg_result {
   int input_modified;   /* a variant not declared in place wrote its input */
   char message[200];    /* why it failed or errored; empty on pass */
   kg_timing timing;
+  int device; /* the CUDA device it ran on ("device" in result lines and results files; 0 when absent) */
 } kg_result;
 
 typedef struct kg_run_params {
@@ -68,6 +69,7 @@ typedef struct kg_device_info {
   int mem_clock_khz, bus_width_bits;
   double peak_gbps;     /* theoretical: 2 x memory clock x bus width / 8 */
   double roofline_gbps; /* measured: a large streaming read (0 when not measured) */
+  int count;            /* hello only: CUDA devices the worker sees (0 when not said) */
 } kg_device_info;
 
 /* Encoders return a malloc'ed line without the newline, NULL when out of memory. */

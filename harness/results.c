@@ -74,21 +74,23 @@ static json_t *case_json(const kg_run *run, size_t i) {
   const kg_case *c = &run->cases[i];
   const kg_result *r = &run->results[i];
   const char *variant = c->variant >= 0 && (size_t)c->variant < kg_nvariants ? kg_variants[c->variant].name : "?";
-  return json_pack("{ss ss sI ss sb sb ss ss ss so so so so si sb sb ss so}", "variant", variant, "dtype",
+  return json_pack("{ss ss sI ss sb sb ss ss ss so so so so si sb sb ss so si}", "variant", variant, "dtype",
                    kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "pattern", kg_pattern_name(c->pattern),
                    "supported", c->supported, "timed", c->timed, "status", kg_status_name(r->status), "got", r->got,
                    "expected", r->expected, "abs_err", R(r->abs_err), "bound", R(r->bound), "ratio", R(r->ratio),
                    "depth", R(r->depth), "repeats", r->repeats, "nondeterministic", r->nondeterministic,
                    "input_modified", r->input_modified, "message", r->message, "timing",
-                   timing_json(&r->timing, kg_perf_of(run, i)));
+                   timing_json(&r->timing, kg_perf_of(run, i)), "device", r->device);
 }
 
 static json_t *run_json(const kg_run_meta *m) {
-  return json_pack("{ss ss ss so s{sI si sb so si so so} so}", "date", m->date, "kgate_version", m->version,
+  json_t *o = json_pack("{ss ss ss so s{sI si sb so si so so} so}", "date", m->date, "kgate_version", m->version,
                    "kgate_commit", m->commit, "wall_s", R(m->wall_s), "options", "seed", (json_int_t)m->seed,
                    "repeats", m->repeats, "hot", m->time.hot, "max_noise", R(m->time.max_noise), "min_samples",
                    m->time.min_samples, "max_seconds", R(m->time.max_seconds), "tolerance_pct", R(m->tolerance),
                    "device", kg_device_to_json(&m->dev));
+  if (o && m->shard[0]) json_object_set_new(json_object_get(o, "options"), "shard", json_string(m->shard));
+  return o;
 }
 
 int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen) {
@@ -118,6 +120,8 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   m->time.min_samples = (int)kg_jrd_int(r, opt, "min_samples");
   m->time.max_seconds = kg_jrd_num(r, opt, "max_seconds");
   m->tolerance = kg_jrd_num(r, opt, "tolerance_pct");
+  json_t *shard = json_object_get(opt, "shard"); /* optional: only sharded runs have it */
+  if (json_is_string(shard)) snprintf(m->shard, sizeof m->shard, "%s", json_string_value(shard));
   snprintf(r->where, sizeof r->where, "run.device");
   char e[200];
   if (!r->failed && kg_device_from_json(dev, &m->dev, e, sizeof e)) kg_jrd_fail(r, "%s", e);
@@ -153,6 +157,8 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   res->input_modified = kg_jrd_bool(r, o, "input_modified");
   snprintf(res->message, sizeof res->message, "%s", kg_jrd_str(r, o, "message"));
   json_t *t = kg_jrd_obj(r, o, "timing", 1);
+  json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
+  res->device = json_is_integer(device) ? (int)json_integer_value(device) : 0;
   res->status = KG_NSTATUS;
   for (int s = 0; s < KG_NSTATUS; s++)
     if (strcmp(status, kg_status_name((kg_status)s)) == 0) res->status = (kg_status)s;

@@ -20,6 +20,7 @@ typedef struct kg_run_meta {
   kg_time_opts time;
   double tolerance; /* --tolerance in percent, 0 = per size class */
   double wall_s;
+  char shard[24]; /* --shard "i/N" ("shard" in run.options); empty for a whole plan */
 } kg_run_meta;
 
 typedef struct kg_run {

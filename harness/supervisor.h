@@ -16,7 +16,16 @@ typedef struct kg_super_opts {
   double start_timeout_s;   /* watchdog for a worker's hello */
   void (*progress)(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r);
   void *progress_ctx;
+  /* kg_supervise_devices: refuse devices of different GPU models (run: one
+   * baseline, one set of reports); return -2 once a second model says hello. */
+  int one_model;
 } kg_super_opts;
+
+/* One device of a multi-GPU run: its worker's argv and its CUDA index. */
+typedef struct kg_super_dev {
+  char *const *worker_argv;
+  int device; /* recorded in kg_result.device of every case it answers */
+} kg_super_dev;
 
 /* --sanitize: worker_argv runs the worker under compute-sanitizer, which
  * writes its reports to log (--log-file; its default, stdout, is the
@@ -41,6 +50,27 @@ typedef struct kg_super_san {
  * one-line reason, and cases not run stay KG_ST_PENDING. */
 int kg_supervise(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
                  kg_result *results, kg_device_info *dev, char *err, size_t errlen);
+/* Several devices at once, one worker each (so a case is never timed while
+ * another runs on its GPU). Input groups (plan.h) are handed out in plan
+ * order from one queue to whichever worker is free, so no GPU idles behind a
+ * slow variant and each worker still gets consecutive cases that share an
+ * input. A worker that crashes, errs or hangs fails its case and a fresh one
+ * on the same device goes on with its group; a device whose worker cannot
+ * start is dropped and its cases go to the others. A case whose input and
+ * pristine copy need more than 80 % of a device's memory (hello mem_bytes)
+ * is not run there: KG_ST_UNSUPPORTED with "skipped: needs X GiB of device
+ * memory, the device has Y GiB". devs[k] gets device k's hello.
+ * Returns 0; -1 when some device's worker could not start (err: the reason;
+ * cases no device ran stay KG_ST_PENDING); -2 when o->one_model and two
+ * devices are different models (err names both; nothing more is run). */
+int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
+                         const kg_super_dev *workers, size_t nworkers, kg_result *results, kg_device_info *devs,
+                         char *err, size_t errlen);
+
+/* Starts argv's worker, reads its hello into *dev and ends it: 0, or -1 with
+ * the reason in err. --devices all uses dev->count. */
+int kg_supervise_probe(char *const *argv, double start_timeout_s, kg_device_info *dev, char *err, size_t errlen);
+
 /* The same, sanitized (san may be NULL: then exactly kg_supervise). */
 int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
                      const kg_super_san *san, kg_result *results, kg_device_info *dev, char *err, size_t errlen);

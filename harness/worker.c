@@ -248,7 +248,7 @@ static int hello(state *st, int device, int roofline) {
   } else if (device >= count) {
     snprintf(why, sizeof why, "no CUDA device %d: this host has %d", device, count);
   } else {
-    kg_device_info d = {0};
+    kg_device_info d = {.count = count};
     struct cudaDeviceProp prop;
     size_t free_b = 0, total_b = 0;
     int l2 = 0;
@@ -308,10 +308,12 @@ int kg_worker_main(int device, int roofline) {
       memset(&r, 0, sizeof r);
       r.status = KG_ST_ERROR;
       snprintf(r.message, sizeof r.message, "%s", st.error);
+      r.device = device;
       emit(kg_proto_encode_result(index, &r, 1));
       code = 1; /* the context may be poisoned: a fresh worker takes over */
       break;
     }
+    r.device = device;
     emit(kg_proto_encode_result(index, &r, 0));
   }
   free(line);

@@ -151,7 +151,40 @@ static const struct {
     {{"baseline", "refresh", "r.json"}, "expected 'kgate baseline update RESULTS.json'"},
     {{"baseline", "update"}, "baseline needs a results file"},
     {{"worker", "--roofline=1"}, "option '--roofline' takes no value"},
+    {{"check", "--shard", "0/2"}, "bad value '0/2' for --shard (expected i/N with 1 <= i <= N)"},
+    {{"run", "--shard", "3/2"}, "bad value '3/2' for --shard (expected i/N with 1 <= i <= N)"},
+    {{"check", "--shard", "x"}, "bad value 'x' for --shard (expected i/N with 1 <= i <= N)"},
+    {{"check", "--devices", "0,0"}, "bad value '0,0' for --devices"},
+    {{"check", "--devices", "0,,1"}, "bad value '0,,1' for --devices"},
+    {{"check", "--devices", "some"}, "bad value 'some' for --devices"},
+    {{"check", "--tier", "big"}, "bad value 'big' for --tier (expected huge)"},
+    {{"compare", "a.json", "b.json", "--shard", "1/2"}, "unrecognized argument '--shard'"},
+    {{"merge", "a.json", "-o", "x.json"}, "merge needs two or more results files"},
+    {{"merge", "a.json", "b.json"}, "merge needs -o ALL.json"},
 };
+
+/* --shard, --devices, --tier and merge as parsed. */
+START_TEST(test_cli_multi_options) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"run", "--shard", "2/3", "--devices", "0,2,5", "--tier", "huge", NULL}, &cli,
+                          err, sizeof err) == 0, "%s", err);
+  ck_assert(cli.shard_i == 2 && cli.shard_n == 3 && cli.tier_huge && !cli.devices_all);
+  ck_assert_int_eq(cli.ndevices, 3);
+  ck_assert(cli.devices[0] == 0 && cli.devices[1] == 2 && cli.devices[2] == 5);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"check", "--devices=all", NULL}, &cli, err, sizeof err), 0);
+  ck_assert(cli.devices_all && cli.ndevices == 0 && cli.shard_n == 0 && !cli.tier_huge);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"merge", "a.json", "b.json", "c.json", "-o", "all.json", NULL}, &cli, err,
+                             sizeof err), 0);
+  ck_assert_int_eq(cli.cmd, KG_CMD_MERGE);
+  ck_assert_int_eq(cli.nargs, 3);
+  ck_assert_str_eq(cli.args[2], "c.json");
+  ck_assert_str_eq(cli.merge_out, "all.json");
+  kg_cli_free(&cli);
+}
+END_TEST
 
 START_TEST(test_cli_rejects) {
   kg_cli cli;
@@ -234,6 +267,7 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_commands, 0, N(k_commands));
   tcase_add_loop_test(core, test_cli_options, 0, 2);
   tcase_add_test(core, test_cli_run_options);
+  tcase_add_test(core, test_cli_multi_options);
   tcase_add_test(core, test_cli_usage_text);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   suite_add_tcase(s, core);

@@ -186,6 +186,58 @@ START_TEST(test_plan_rejects_empty_sizes) {
 }
 END_TEST
 
+/* --shard i/N: every case in exactly one shard, in plan order, whole input
+ * groups, the same split every time. */
+START_TEST(test_plan_shard_partition) {
+  kg_plan_opts o = {0};
+  size_t n;
+  kg_case *all = build(&o, &n);
+  size_t *group = malloc(n * sizeof *group), ngroups = kg_plan_groups(all, n, group);
+  ck_assert_uint_gt(ngroups, 100);
+  for (unsigned nshards = 1; nshards <= 5; nshards++) {
+    size_t covered = 0, pos[6] = {0}, len[6] = {0};
+    kg_case *sh[6];
+    for (unsigned i = 1; i <= nshards; i++) {
+      sh[i] = malloc(n * sizeof *all);
+      memcpy(sh[i], all, n * sizeof *all);
+      len[i] = kg_plan_shard(sh[i], n, i, nshards);
+      kg_case *again = malloc(n * sizeof *all);
+      memcpy(again, all, n * sizeof *all);
+      ck_assert_uint_eq(kg_plan_shard(again, n, i, nshards), len[i]); /* deterministic */
+      ck_assert(memcmp(again, sh[i], len[i] * sizeof *all) == 0);
+      free(again);
+      ck_assert_uint_gt(len[i], 0);
+      covered += len[i];
+    }
+    ck_assert_uint_eq(covered, n);
+    /* Walking the plan, each case is the next one of exactly its group's shard. */
+    for (size_t k = 0; k < n; k++) {
+      unsigned want = (unsigned)(group[k] % nshards) + 1;
+      ck_assert_uint_lt(pos[want], len[want]);
+      ck_assert(memcmp(&sh[want][pos[want]], &all[k], sizeof *all) == 0);
+      pos[want]++;
+    }
+    for (unsigned i = 1; i <= nshards; i++) {
+      ck_assert_uint_eq(pos[i], len[i]);
+      free(sh[i]);
+    }
+  }
+  free(group);
+  free(all);
+}
+END_TEST
+
+START_TEST(test_plan_shard_parse) {
+  unsigned i = 0, n = 0;
+  ck_assert_int_eq(kg_shard_parse("2/3", &i, &n), 0);
+  ck_assert(i == 2 && n == 3);
+  ck_assert_int_eq(kg_shard_parse("1/1", &i, &n), 0);
+  const char *bad[] = {"0/2", "3/2", "1/0", "1", "1/", "/2", "a/b", "1/2x", "-1/2", "1/4097", " 1/2", ""};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    ck_assert_msg(kg_shard_parse(bad[k], &i, &n) == -1, "'%s' accepted", bad[k]);
+}
+END_TEST
+
 Suite *make_plan_suite(void) {
   Suite *s = suite_create("plan");
   TCase *core = tcase_create("Core");
@@ -195,6 +247,8 @@ Suite *make_plan_suite(void) {
   tcase_add_test(core, test_plan_unsupported_kept);
   tcase_add_test(core, test_plan_select_mask);
   tcase_add_test(core, test_plan_perf_cases);
+  tcase_add_test(core, test_plan_shard_partition);
+  tcase_add_test(core, test_plan_shard_parse);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_plan_rejects, 0, sizeof k_bad / sizeof k_bad[0]);

@@ -133,7 +133,7 @@ END_TEST
 
 START_TEST(test_proto_hello_round_trip) {
   kg_device_info a = {"NVIDIA H100 80GB HBM3", 9, 0, 132, 52428800, 85520809984LL, 12080, 12040, 2619000, 5120,
-                      3352.3, 3010.5}, b;
+                      3352.3, 3010.5, 2}, b;
   char *line = kg_proto_encode_hello(&a);
   ck_assert_ptr_nonnull(line);
   char err[200] = "";

@@ -22,9 +22,11 @@ static char *k_fake[] = {FAKE_WORKER, NULL};
 
 static kg_case good(size_t n) { return (kg_case){0, KG_I32, n, KG_PAT_EXACT, 1, 0}; }
 
+static kg_case g_cases_multi[64];
+
 static int run(char **argv, double timeout_s, const kg_case *cases, size_t n, kg_result *results, char *err,
                size_t errlen) {
-  kg_super_opts o = {argv, timeout_s, 10.0, NULL, NULL};
+  kg_super_opts o = {argv, timeout_s, 10.0, NULL, NULL, 0};
   kg_run_params p = {1, 3, {0, 0, 0, 0}};
   kg_device_info dev;
   return kg_supervise(cases, n, &p, &o, results, &dev, err, errlen);
@@ -69,7 +71,7 @@ static void run_misbehaving_plan(void) {
   for (int i = 0; i < NCASES; i++) g_cases[i] = good(ns[i]);
   /* Case 1 is unsupported; were it run, the fake worker would crash on n = 13. */
   g_cases[1] = (kg_case){kg_variant_find("neighbored"), KG_F16, 13, KG_PAT_EXACT, 0, 0};
-  kg_super_opts o = {k_fake, 1.0, 10.0, on_progress, &g_progress};
+  kg_super_opts o = {k_fake, 1.0, 10.0, on_progress, &g_progress, 0};
   kg_run_params p = {1, 3, {0, 0, 0, 0}};
   g_fds_before = open_fds();
   g_rc = kg_supervise(g_cases, NCASES, &p, &o, g_results, &g_dev, g_err, sizeof g_err);
@@ -247,7 +249,7 @@ START_TEST(test_supervise_start_fails) {
   kg_case c[3] = {good(1), good(2), good(3)};
   kg_result r[3];
   char err[256] = "";
-  kg_super_opts o = {argv, 1.0, 0.5, count_progress, NULL};
+  kg_super_opts o = {argv, 1.0, 0.5, count_progress, NULL, 0};
   kg_run_params p = {1, 3, {0, 0, 0, 0}};
   kg_device_info dev;
   g_start_calls = 0;
@@ -290,6 +292,101 @@ START_TEST(test_supervise_fatal_exact_reason) {
 }
 END_TEST
 
+/* --- Devices: two fake workers share one queue of input groups. */
+
+static size_t g_multi_calls, g_multi_seen[64];
+
+static void count_multi(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r) {
+  (void)ctx, (void)done, (void)total, (void)r;
+  g_multi_calls++;
+  g_multi_seen[c - g_cases_multi]++;
+}
+
+START_TEST(test_supervise_two_devices) {
+  enum { NG = 16, PER = 3 }; /* 16 input groups of 3 variants each */
+  for (int g = 0; g < NG; g++)
+    for (int v = 0; v < PER; v++) {
+      kg_case c = good(100 + (size_t)g);
+      c.variant = v;
+      if (g == 5) c.n = 13; /* the worker that gets this group crashes on each of its cases */
+      g_cases_multi[g * PER + v] = c;
+    }
+  g_cases_multi[7 * PER + 1].supported = 0;
+  char *a0[] = {FAKE_WORKER, "worker", "--device", "0", NULL}, *a1[] = {FAKE_WORKER, "worker", "--device", "3", NULL};
+  kg_super_dev devs[2] = {{a0, 0}, {a1, 3}};
+  kg_device_info info[2];
+  kg_result r[NG * PER];
+  kg_super_opts o = {NULL, 5.0, 10.0, count_multi, NULL, 1};
+  kg_run_params p = {1, 3, {0, 0, 0, 0}};
+  char err[256] = "";
+  g_multi_calls = 0;
+  memset(g_multi_seen, 0, sizeof g_multi_seen);
+  ck_assert_msg(kg_supervise_devices(g_cases_multi, NG * PER, &p, &o, devs, 2, r, info, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_str_eq(info[0].name, "fake device");
+  ck_assert_str_eq(info[1].name, "fake device");
+  ck_assert_uint_eq(g_multi_calls, NG * PER);
+  size_t on[4] = {0};
+  for (int i = 0; i < NG * PER; i++) {
+    ck_assert_uint_eq(g_multi_seen[i], 1); /* every case answered once */
+    if (i == 7 * PER + 1) {
+      ck_assert_int_eq(r[i].status, KG_ST_UNSUPPORTED);
+      continue;
+    }
+    ck_assert_msg(r[i].device == 0 || r[i].device == 3, "case %d on device %d", i, r[i].device);
+    on[r[i].device]++;
+    if (g_cases_multi[i].n == 13) {
+      ck_assert_int_eq(r[i].status, KG_ST_ERROR);
+      ck_assert_ptr_nonnull(strstr(r[i].message, "signal 11"));
+      continue;
+    }
+    ck_assert_msg(r[i].status == KG_ST_PASS, "case %d: %s", i, r[i].message);
+    char n[32];
+    snprintf(n, sizeof n, "%zu", g_cases_multi[i].n);
+    ck_assert_str_eq(r[i].expected, n);
+  }
+  ck_assert_msg(on[0] > 0 && on[3] > 0, "device 0 ran %zu cases, device 3 %zu", on[0], on[3]);
+  /* A group stays on one device (one worker, consecutive cases) unless a crash intervened. */
+  for (int g = 0; g < NG; g++)
+    if (g != 5 && g != 7) ck_assert_int_eq(r[g * PER].device, r[g * PER + 2].device);
+}
+END_TEST
+
+/* A device whose worker cannot start is dropped; the other runs everything. */
+START_TEST(test_supervise_device_down) {
+  kg_case c[6];
+  for (int i = 0; i < 6; i++) c[i] = good(200 + (size_t)i);
+  char *a0[] = {FAKE_WORKER, "fatal", NULL}, *a1[] = {FAKE_WORKER, "worker", "--device", "1", NULL};
+  kg_super_dev devs[2] = {{a0, 0}, {a1, 1}};
+  kg_device_info info[2];
+  kg_result r[6];
+  kg_super_opts o = {NULL, 5.0, 10.0, NULL, NULL, 0};
+  kg_run_params p = {1, 3, {0, 0, 0, 0}};
+  char err[256] = "";
+  ck_assert_int_eq(kg_supervise_devices(c, 6, &p, &o, devs, 2, r, info, err, sizeof err), -1);
+  ck_assert_str_eq(err, "no CUDA device: test");
+  for (int i = 0; i < 6; i++) {
+    ck_assert_int_eq(r[i].status, KG_ST_PASS);
+    ck_assert_int_eq(r[i].device, 1);
+  }
+}
+END_TEST
+
+/* The memory check: a case too large for the device's memory is skipped, not run. */
+START_TEST(test_supervise_too_big_skipped) {
+  setenv("FAKE_MEM_BYTES", "1073741824", 1); /* 1 GiB: i32 inputs past 0.8 GiB / 2 do not fit */
+  kg_case c[3] = {good(1000), good((size_t)1 << 27), good(1001)};
+  kg_result r[3];
+  char err[256] = "";
+  ck_assert_int_eq(run(k_fake, 1.0, c, 3, r, err, sizeof err), 0);
+  ck_assert_int_eq(r[0].status, KG_ST_PASS);
+  ck_assert_int_eq(r[1].status, KG_ST_UNSUPPORTED);
+  ck_assert_str_eq(r[1].message, "skipped: needs 1.2 GiB of device memory, the device has 1.0 GiB");
+  ck_assert_int_eq(r[2].status, KG_ST_PASS);
+  unsetenv("FAKE_MEM_BYTES");
+}
+END_TEST
+
 Suite *make_supervisor_suite(void) {
   Suite *s = suite_create("supervisor");
   TCase *core = tcase_create("Core");
@@ -314,6 +411,11 @@ Suite *make_supervisor_suite(void) {
   tcase_add_loop_test(errors, test_supervise_start_fails, 0, sizeof k_start / sizeof k_start[0]);
   tcase_add_test(errors, test_supervise_fatal_exact_reason);
   tcase_add_test(errors, test_supervise_start_exit_status);
+  TCase *multi = tcase_create("Devices");
+  tcase_add_test(multi, test_supervise_two_devices);
+  tcase_add_test(multi, test_supervise_device_down);
+  tcase_add_test(multi, test_supervise_too_big_skipped);
+  suite_add_tcase(s, multi);
   suite_add_tcase(s, errors);
   return s;
 }

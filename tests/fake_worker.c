@@ -8,6 +8,10 @@
  *   fake_worker mute          exit 3 before any line
  *   fake_worker sleep         never say hello
  *   fake_worker garbage       a first line that is not JSON
+ * $FAKE_MEM_BYTES sets the hello's mem_bytes (default 0: unknown).
+ *   fake_worker worker --device N   as a worker on device N: "device" in
+ *                             each result, 2 ms per case (so that two of them
+ *                             both get work in the multi-device tests)
  *
  * Sizes that misbehave:
  *   13 raise SIGSEGV          17 hang forever
@@ -52,6 +56,7 @@ static void emit(char *line) {
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "worker";
+  int device = argc > 3 && !strcmp(argv[2], "--device") ? atoi(argv[3]) : -1;
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core); /* the SIGSEGV case must not dump core */
   if (!strcmp(mode, "mute")) return 3;
@@ -65,6 +70,7 @@ int main(int argc, char **argv) {
     return 3;
   }
   kg_device_info dev = {.name = "fake device", .cc_major = 9, .sms = 1};
+  if (getenv("FAKE_MEM_BYTES")) dev.mem_bytes = atoll(getenv("FAKE_MEM_BYTES")); /* the memory check */
   emit(kg_proto_encode_hello(&dev));
 
   char *line = NULL;
@@ -82,6 +88,10 @@ int main(int argc, char **argv) {
     kg_result r = {.status = KG_ST_PASS, .repeats = p.repeats, .depth = 1};
     snprintf(r.got, sizeof r.got, "%ld", (long)getpid());
     snprintf(r.expected, sizeof r.expected, "%zu", c.n);
+    if (device >= 0) {
+      r.device = device;
+      nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
     switch (c.n) {
     case 13: raise(SIGSEGV); return 5;
     case 17: for (;;) pause();

@@ -1,0 +1,92 @@
+/* kgate merge: joins results files whose cases are disjoint and whose runs
+ * are comparable (same kgate, same GPU model, same inputs and L2 mode), so
+ * the result is an ordinary results file for compare, baseline update, plot
+ * and report. */
+#include "merge.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "dtype.h"
+#include "registry.h"
+
+typedef struct item {
+  kg_case c;
+  kg_result r;
+} item;
+
+static int item_cmp(const void *pa, const void *pb) {
+  const kg_case *a = &((const item *)pa)->c, *b = &((const item *)pb)->c;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  if (a->n != b->n) return a->n < b->n ? -1 : 1;
+  if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
+  return (a->variant > b->variant) - (a->variant < b->variant);
+}
+
+/* Why run b cannot join run a, or NULL. */
+static const char *mismatch(const kg_run_meta *a, const kg_run_meta *b) {
+  if (strcmp(a->version, b->version)) return "kgate_version";
+  if (strcmp(a->commit, b->commit)) return "kgate_commit";
+  if (!kg_same_gpu(&a->dev, &b->dev)) return "GPU model";
+  if (a->seed != b->seed) return "seed";
+  if (a->repeats != b->repeats) return "repeats";
+  if (a->time.hot != b->time.hot) return "L2 mode (--hot)";
+  return NULL;
+}
+
+int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  kg_run *runs = calloc(npaths ? npaths : 1, sizeof *runs);
+  if (!runs) return snprintf(err, errlen, "out of memory"), -1;
+  int rc = 0;
+  size_t total = 0, loaded = 0;
+  for (; loaded < npaths && !rc; loaded++) {
+    if (kg_results_read(paths[loaded], &runs[loaded], err, errlen)) {
+      rc = -1;
+      break;
+    }
+    const char *what = loaded ? mismatch(&runs[0].meta, &runs[loaded].meta) : NULL;
+    if (what) {
+      snprintf(err, errlen, "%s and %s have different %s: refusing to merge", paths[0], paths[loaded], what);
+      rc = -1;
+    }
+    total += runs[loaded].n;
+  }
+  item *all = rc ? NULL : malloc((total ? total : 1) * sizeof *all);
+  if (!rc && !all) rc = -1, snprintf(err, errlen, "out of memory");
+  if (!rc) {
+    size_t k = 0;
+    for (size_t f = 0; f < npaths; f++)
+      for (size_t i = 0; i < runs[f].n; i++) all[k++] = (item){runs[f].cases[i], runs[f].results[i]};
+    qsort(all, total, sizeof *all, item_cmp);
+    for (size_t i = 1; i < total && !rc; i++) {
+      if (item_cmp(&all[i - 1], &all[i])) continue;
+      const kg_case *c = &all[i].c;
+      snprintf(err, errlen, "case %s %s n=%zu %s is in more than one file: refusing to merge",
+               kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern));
+      rc = -1;
+    }
+  }
+  if (!rc) {
+    out->meta = runs[0].meta;
+    out->meta.shard[0] = '\0';
+    for (size_t f = 1; f < npaths; f++)
+      if (runs[f].meta.wall_s > out->meta.wall_s) out->meta.wall_s = runs[f].meta.wall_s;
+    out->cases = malloc((total ? total : 1) * sizeof *out->cases);
+    out->results = malloc((total ? total : 1) * sizeof *out->results);
+    if (!out->cases || !out->results) {
+      kg_run_free(out);
+      rc = -1;
+      snprintf(err, errlen, "out of memory");
+    } else {
+      for (size_t i = 0; i < total; i++) out->cases[i] = all[i].c, out->results[i] = all[i].r;
+      out->n = total;
+    }
+  }
+  free(all);
+  for (size_t f = 0; f < loaded && f < npaths; f++) kg_run_free(&runs[f]);
+  free(runs);
+  return rc;
+}

@@ -1,0 +1,179 @@
+/* merge: shards joined back into the whole run; what it refuses. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "plan.h"
+#include "results.h"
+#include "testutil.h"
+
+static char g_dir[256];
+
+static void setup(void) { kgt_mkscratch(g_dir, sizeof g_dir, "merge"); }
+static void teardown(void) { kgt_rmtree(g_dir); }
+
+/* A small whole run: every case passed, "got" names the case. */
+static void whole_run(kg_run *run) {
+  static const size_t sizes[] = {1, 2, 33, 1000};
+  kg_plan_opts o = {"cub_sum,two_pass,reduce0_divergent", "i32,f32", NULL, sizes, 4, NULL, 0};
+  char err[256];
+  memset(run, 0, sizeof *run);
+  ck_assert_int_eq(kg_plan_build(&o, &run->cases, &run->n, err, sizeof err), 0);
+  run->results = calloc(run->n, sizeof *run->results);
+  for (size_t i = 0; i < run->n; i++) {
+    run->results[i].status = KG_ST_PASS;
+    run->results[i].device = (int)(i % 2);
+    snprintf(run->results[i].got, sizeof run->results[i].got, "%zu", i);
+  }
+  kgt_stamp(&run->meta, "abc123");
+  run->meta.dev = kgt_h200();
+  run->meta.seed = 1;
+  run->meta.repeats = 3;
+  run->meta.wall_s = 10;
+}
+
+/* Writes shard i/n of run into DIR/name. */
+static void write_shard(const kg_run *whole, unsigned i, unsigned n, const char *name, double wall) {
+  kg_run s = *whole;
+  s.cases = malloc(whole->n * sizeof *s.cases);
+  s.results = malloc(whole->n * sizeof *s.results);
+  size_t k = 0;
+  size_t *group = malloc(whole->n * sizeof *group);
+  kg_plan_groups(whole->cases, whole->n, group);
+  for (size_t c = 0; c < whole->n; c++)
+    if (group[c] % n == i - 1) s.cases[k] = whole->cases[c], s.results[k++] = whole->results[c];
+  s.n = k;
+  s.meta.wall_s = wall;
+  snprintf(s.meta.shard, sizeof s.meta.shard, "%u/%u", i, n);
+  char path[512], err[256];
+  snprintf(path, sizeof path, "%s/%s", g_dir, name);
+  ck_assert_msg(kg_results_write(path, &s, err, sizeof err) == 0, "%s", err);
+  free(group);
+  kg_run_free(&s);
+}
+
+static int merge(const char *a, const char *b, kg_run *out, char *err, size_t errlen) {
+  char pa[512], pb[512];
+  snprintf(pa, sizeof pa, "%s/%s", g_dir, a);
+  snprintf(pb, sizeof pb, "%s/%s", g_dir, b);
+  const char *paths[] = {pa, pb};
+  return kg_merge_runs(paths, 2, out, err, errlen);
+}
+
+START_TEST(test_merge_round_trip) {
+  kg_run whole, merged, reread;
+  whole_run(&whole);
+  write_shard(&whole, 2, 2, "b.json", 12); /* the order of the files does not matter */
+  write_shard(&whole, 1, 2, "a.json", 11);
+  char err[512], path[512];
+  ck_assert_msg(merge("b.json", "a.json", &merged, err, sizeof err) == 0, "%s", err);
+  snprintf(path, sizeof path, "%s/all.json", g_dir);
+  ck_assert_int_eq(kg_results_write(path, &merged, err, sizeof err), 0);
+  ck_assert_msg(kg_results_read(path, &reread, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(reread.n, whole.n);
+  for (size_t i = 0; i < whole.n; i++) {
+    const kg_case *x = &reread.cases[i], *y = &whole.cases[i];
+    ck_assert(x->variant == y->variant && x->dtype == y->dtype && x->n == y->n && x->pattern == y->pattern &&
+              x->supported == y->supported && x->timed == y->timed);
+    ck_assert_int_eq(reread.results[i].status, whole.results[i].status);
+    ck_assert_str_eq(reread.results[i].got, whole.results[i].got);
+    ck_assert_int_eq(reread.results[i].device, whole.results[i].device);
+  }
+  ck_assert_double_eq(reread.meta.wall_s, 12); /* the longest shard */
+  ck_assert_str_eq(reread.meta.shard, "");
+  ck_assert_str_eq(reread.meta.commit, "abc123");
+  kg_run_free(&whole);
+  kg_run_free(&merged);
+  kg_run_free(&reread);
+}
+END_TEST
+
+START_TEST(test_merge_shard_recorded) {
+  kg_run whole, back;
+  whole_run(&whole);
+  write_shard(&whole, 1, 3, "a.json", 1);
+  char path[512], err[256];
+  snprintf(path, sizeof path, "%s/a.json", g_dir);
+  char *text = kgt_slurp(path);
+  ck_assert_ptr_nonnull(strstr(text, "\"shard\":\"1/3\""));
+  free(text);
+  ck_assert_int_eq(kg_results_read(path, &back, err, sizeof err), 0);
+  ck_assert_str_eq(back.meta.shard, "1/3");
+  kg_run_free(&back);
+  kg_run_free(&whole);
+}
+END_TEST
+
+START_TEST(test_merge_refuses_duplicate) {
+  kg_run whole, out;
+  whole_run(&whole);
+  write_shard(&whole, 1, 2, "a.json", 1);
+  write_shard(&whole, 1, 2, "b.json", 1);
+  char err[512] = "";
+  ck_assert_int_eq(merge("a.json", "b.json", &out, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "is in more than one file: refusing to merge") != NULL, "%s", err);
+  ck_assert_ptr_null(strchr(err, '\n'));
+  kg_run_free(&whole);
+}
+END_TEST
+
+static const struct {
+  const char *what, *message;
+} k_mismatch[] = {
+    {"version", "different kgate_version"},
+    {"commit", "different kgate_commit"},
+    {"gpu", "different GPU model"},
+    {"seed", "different seed"},
+};
+
+START_TEST(test_merge_refuses_mismatch) {
+  kg_run whole, out;
+  whole_run(&whole);
+  write_shard(&whole, 1, 2, "a.json", 1);
+  const char *what = k_mismatch[_i].what;
+  if (!strcmp(what, "version")) snprintf(whole.meta.version, sizeof whole.meta.version, "0.2.0");
+  if (!strcmp(what, "commit")) snprintf(whole.meta.commit, sizeof whole.meta.commit, "def456");
+  if (!strcmp(what, "gpu")) snprintf(whole.meta.dev.name, sizeof whole.meta.dev.name, "NVIDIA H100 80GB HBM3");
+  if (!strcmp(what, "seed")) whole.meta.seed = 2;
+  write_shard(&whole, 2, 2, "b.json", 1);
+  char err[512] = "";
+  ck_assert_int_eq(merge("a.json", "b.json", &out, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_mismatch[_i].message) != NULL, "'%s' lacks '%s'", err, k_mismatch[_i].message);
+  kg_run_free(&whole);
+}
+END_TEST
+
+/* The command: exit 2 with one line on a refusal, 0 and an ordinary results file otherwise. */
+START_TEST(test_merge_command) {
+  kg_run whole;
+  whole_run(&whole);
+  write_shard(&whole, 1, 2, "a.json", 1);
+  write_shard(&whole, 2, 2, "b.json", 1);
+  char a[512], b[512], all[512];
+  snprintf(a, sizeof a, "%s/a.json", g_dir);
+  snprintf(b, sizeof b, "%s/b.json", g_dir);
+  snprintf(all, sizeof all, "%s/all.json", g_dir);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"merge", a, b, "-o", all, NULL}), 0);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"compare", all, all, NULL}), 0);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"merge", a, a, "-o", all, NULL}), 2);
+  kg_run_free(&whole);
+}
+END_TEST
+
+Suite *make_merge_suite(void) {
+  Suite *s = suite_create("merge");
+  TCase *core = tcase_create("Core");
+  tcase_add_checked_fixture(core, setup, teardown);
+  tcase_add_test(core, test_merge_round_trip);
+  tcase_add_test(core, test_merge_shard_recorded);
+  tcase_add_test(core, test_merge_command);
+  suite_add_tcase(s, core);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_checked_fixture(errors, setup, teardown);
+  tcase_add_test(errors, test_merge_refuses_duplicate);
+  tcase_add_loop_test(errors, test_merge_refuses_mismatch, 0, sizeof k_mismatch / sizeof k_mismatch[0]);
+  suite_add_tcase(s, errors);
+  return s;
+}
