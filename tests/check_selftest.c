@@ -58,7 +58,7 @@ static const char k_api[] =
     "========= Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch failure\" on CUDA API "
     "call to cudaStreamSynchronize.\n"
     "=========     Saved host backtrace up to driver entry point at error\n"
-    "=========     Host Frame: [0x4a1b2] in /work/main/build/kgate\n";
+    "=========     Host Frame: [0x4a1b2] in /src/kgate/build/kgate\n";
 
 static const struct {
   const char *text;
