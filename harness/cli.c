@@ -13,13 +13,6 @@
 #include "sanitize.h"
 #include "sizes.h"
 
-#ifndef KG_VERSION
-#define KG_VERSION "0.0.0"
-#endif
-#ifndef KG_GIT
-#define KG_GIT "unknown"
-#endif
-
 void kg_cli_usage(FILE *f) {
   fputs("usage: kgate <command> [options]\n"
         "\n"

@@ -20,13 +20,6 @@
 #include "supervisor.h"
 #include "verdict.h"
 
-#ifndef KG_VERSION
-#define KG_VERSION "0.0.0"
-#endif
-#ifndef KG_GIT
-#define KG_GIT "unknown"
-#endif
-
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
