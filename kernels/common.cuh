@@ -52,6 +52,9 @@ template <typename F> int dispatch(kg_dtype dt, F &&f) {
 // Accumulator size for a dtype, for scratch sizing on the host.
 inline size_t acc_size(kg_dtype dt) { return (dt == KG_I64 || dt == KG_F64) ? 8 : 4; }
 
+// Element size for a dtype, on the host.
+inline size_t elem_size(kg_dtype dt) { return (dt == KG_F16 || dt == KG_BF16) ? 2 : acc_size(dt); }
+
 inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
 inline int log2_floor(size_t v) {

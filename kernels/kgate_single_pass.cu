@@ -1,49 +1,71 @@
 // kgate_single_pass: kgate's own rung above CUB. One launch does everything:
-// a persistent grid (a few blocks per SM, from the device's SM count) streams
-// the input with 16-byte loads, four in flight per thread into four
-// independent accumulators; each block folds its threads with warp shuffles
-// and stores one partial; the last block to finish (an integer ticket, not a
-// float atomic) adds the partials in index order and writes the result.
+// a persistent grid (blocks per SM from the occupancy API, times the SM
+// count) streams the input with 16-byte loads, eight in flight per thread;
+// each block folds its threads with warp shuffles; the last block to finish
+// (told by an integer ticket, never a float atomic) produces the result.
 //
-// Why each choice, and what it bought (H200, cold L2, medians from
-// `kgate run`, ratio = CUB time / this time; predictions first):
+// Why each choice, and what it bought (H200, cold L2, medians; ratio = CUB
+// time / this time in the same process; predictions first):
 // - One kernel instead of CUB's two (partials, then one block): predicted to
-//   save one launch-and-dependency gap, about 1.5 us. Measured at 2^16, where
-//   nothing else matters: 5.6 us against CUB's 7.2 us (1.29x for i32).
-// - 16-byte `__ldcs` loads (evict-first: read once), four per thread before
-//   the first add: enough bytes in flight to cover HBM latency. First cut, 4
-//   blocks of 256 per SM: i32 1.08x at 2^22, 1.08x at 2^25, 1.01x at 2^28
-//   (94.0 % of peak). `__ldg` instead of `__ldcs` changed nothing (1.09x,
-//   1.08x, 1.01x), so the hint stays for politeness to other L2 users.
-// - Eight blocks per SM (2048 threads, the most an SM holds), with
-//   __launch_bounds__ capping registers at 32 so all eight fit: i32 2^22 went
-//   to 1.17x. At 34 registers only seven fit and a tail wave cost i64 up to 5 %.
-// - Two accumulators, not four, for 8-byte types: four spilled 8 bytes under
-//   the 32-register cap. 1024x2 and 512x4 block shapes measured the same
-//   within 2 % (1.16-1.19x at 2^22 for i32), so the smaller blocks stay.
-// Where it stands (i32 / f32 / f64 / f16 / bf16): 2^22 1.17 / 1.18 / 1.08 /
-// 1.24 / 1.25x; 2^25 1.08 / 1.07 / 1.03 / 1.17 / 1.17x; 2^28 1.01 / 1.00 /
-// 1.00 / 1.27 / 1.28x at 92.6 / 92.6 / 93.4 / 90.4 / 90.5 % of peak. A
-// measured read roofline is 94 % of peak on this GPU. At 2^22 about 5.5 us of
-// the 9.6 us is fixed cost (cold-L2 latency, launch, the last-block combine:
-// a graph of back-to-back launches at 2^16 runs 2.6 us per call).
+//   save one launch-and-dependency gap, ~1.5 us. Measured at 2^16, where
+//   nothing else matters: 5.4 us against CUB's 6.8 us.
+// - 16-byte `__ldcs` loads, all of a round issued before the first add:
+//   enough bytes in flight to cover HBM latency. `__ldg` measured the same;
+//   the L2::256B prefetch hint cost 5 % at 2^28 (it fetches lines twice over
+//   with a grid-stride pattern), the L2::128B hint changed nothing.
+// - Eight loads per thread with 4 blocks of 256 per SM, instead of four loads
+//   with 8 blocks: the same bytes in flight from half the blocks, so half the
+//   block launches and tickets. i32 2^22: 9.28 -> 9.06 us. Shapes 512x2 and
+//   1024x1 measured within 1 %; 256x2 with 16 loads lost 25 % at 2^22.
+// - The last round of the grid-stride loop is predicated, not a scalar
+//   remainder loop: the remainder used to run up to three dependent HBM
+//   round trips. f64 2^22 (1.94 rounds per thread): 13.82 -> 13.44 us.
+// - The combine is the fixed cost that matters: leaving it out entirely
+//   (partials written, no result) is 1.2 us faster at every size. Two forms:
+//   * 32-bit integers: one 64-bit atomicAdd per block carries the block sum
+//     in the high half and a count in the low half; the block that sees the
+//     count reach gridDim-1 holds the whole sum. One round trip, exact
+//     (wrapping) and order-free, so deterministic. i32 2^22: 9.06 -> 8.10 us
+//     (1.23x -> 1.35x CUB), 2^25: 33.9 -> 33.0 us (1.10x -> 1.13x).
+//   * other types (floats need a fixed order): partials published as tagged
+//     64-bit words, a ticket with no fence, the last block loads every slot
+//     at once and reloads any not yet visible. Measured parts of the older
+//     fenced form at f32 2^22: the fence 0.42 us, the load round trip 0.5 us.
+//     Dropping the fence: f32 2^22 9.22 -> 8.85 us (1.25x -> 1.28x), f64
+//     13.0 -> 12.7 us. Having every block load the slots while its ticket
+//     was in flight (so the last one would not wait a round trip) cost
+//     1-4 us instead: 528 blocks reading lines others are still writing.
+//   Tried and dropped (each no better, often worse): an epoch-tagged form
+//   with a spinning combiner block, padding partials to whole 32-byte
+//   sectors, prefetching them into L2, a one-warp combine, dynamic (atomic
+//   counter) work distribution, and 1D bulk copies (TMA) into shared memory,
+//   2-4 stages of 8-16 KiB: all within +-1 % of plain loads at 2^25 and 2^28.
+// Floor: the marginal rate between 2^25 and 2^28 is about 94-95 % of the
+// theoretical peak on this GPU; what is left above that is ~4 us of launch,
+// first-byte latency and drain, which no kernel-side change above moved.
+// That is what keeps f32 at 2^25 near 1.08x and f64 near 1.05x of CUB.
 //
-// Determinism: the element-to-thread map depends only on n and the SM count,
-// and the partials are combined in a fixed order, so floats come out
-// bit-identical run to run on one GPU. The ticket counter lives in device
-// memory and resets itself (atomicInc wraps), so runs need no memset; two
-// launches of this variant must not overlap on different streams.
-// Unaligned inputs: a scalar head up to the first 16-byte boundary and a
-// scalar tail after the last full vector, so any pointer and any n work.
+// Determinism: the element-to-thread map depends only on n and the grid, and
+// the partials are combined in a fixed order (integers need no order), so
+// floats come out bit-identical run to run on one GPU. The ticket words and
+// slots live in device memory and reset themselves (the last block clears
+// them), so runs need no scratch and no memset; two launches of this variant
+// must not overlap on different streams. Unaligned inputs: a scalar head up
+// to the first 16-byte boundary and a scalar tail after the last full vector,
+// so any pointer and any n work.
 #include "common.cuh"
 
 namespace {
 
 constexpr unsigned kBlock = 256;
-constexpr unsigned kLoads = 4;       // 16-byte loads in flight per thread
-constexpr unsigned kBlocksPerSM = 8; // 2048 resident threads per SM: the most an SM holds
+constexpr unsigned kLoads = 8;       // 16-byte loads in flight per thread
+constexpr unsigned kBlocksPerSM = 4; // 1024 threads x 128 bytes in flight per SM
+constexpr unsigned kSlotsPerThread = 4;
+constexpr unsigned kMaxGrid = kSlotsPerThread * kBlock;  // 1024 blocks: 256 SMs at 4 per SM
 
-__device__ unsigned int g_ticket = 0;  // blocks finished in the current launch
+__device__ unsigned int g_ticket = 0;        // blocks finished in the current launch
+__device__ unsigned long long g_packed = 0;  // 32-bit integers: sum << 32 | blocks finished
+__device__ unsigned long long g_slots[kMaxGrid * 2];  // published partials; 0 = empty
 
 template <typename T, typename A> __device__ __forceinline__ A sum16(uint4 v) {
   constexpr int kV = 16 / sizeof(T);
@@ -73,8 +95,77 @@ template <typename A> __device__ A block_sum(A v) {
   return wid == 0 ? warp_sum(v) : v;
 }
 
+// 32-bit integers: the block sum rides in the high half of one 64-bit
+// atomicAdd and the count in the low half (a carry out of the count cannot
+// happen, a carry out of the sum falls off the top: the wrap we want).
+__device__ void combine_packed(uint32_t s, uint32_t *out) {
+  if (threadIdx.x != 0) return;
+  unsigned long long old = atomicAdd(&g_packed, (unsigned long long)s << 32 | 1u);
+  if ((unsigned)old == gridDim.x - 1) {
+    *out = (uint32_t)(old >> 32) + s;
+    g_packed = 0;  // every block has added: the next launch starts from zero
+  }
+}
+
+// Everything else (floats need a fixed order): each block publishes its
+// partial as 64-bit words {1 : 32 bits of the value} in g_slots and takes a
+// ticket with no fence; every block loads all slots while its ticket is in
+// flight, so the last one already holds them when it learns it is last. A
+// slot still 0 was published but is not visible yet (no fence orders it):
+// the last block reloads it until it is. It then clears the slots for the
+// next launch and adds the partials in index order.
+__device__ __forceinline__ unsigned long long ld_slot(const unsigned long long *p) {
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_slot(unsigned long long *p, unsigned long long v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+template <typename A> __device__ void combine_ordered(A s, A *out) {
+  constexpr unsigned kW = sizeof(A) / 4;  // slot words per partial
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    uint32_t bits[kW];
+    memcpy(bits, &s, sizeof(A));
+#pragma unroll
+    for (unsigned w = 0; w < kW; w++) st_slot(&g_slots[blockIdx.x * kW + w], 1ull << 32 | bits[w]);
+    last = atomicAdd(&g_ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  unsigned long long x[kSlotsPerThread][kW];
+#pragma unroll
+  for (unsigned u = 0; u < kSlotsPerThread; u++) {
+    unsigned k = u * kBlock + threadIdx.x;
+#pragma unroll
+    for (unsigned w = 0; w < kW; w++) x[u][w] = k < gridDim.x ? ld_slot(&g_slots[k * kW + w]) : 1ull << 32;
+  }
+  A p = A(0);
+#pragma unroll
+  for (unsigned u = 0; u < kSlotsPerThread; u++) {
+    unsigned k = u * kBlock + threadIdx.x;
+    uint32_t bits[kW];
+#pragma unroll
+    for (unsigned w = 0; w < kW; w++) {
+      while (!(x[u][w] >> 32)) x[u][w] = ld_slot(&g_slots[k * kW + w]);
+      bits[w] = (uint32_t)x[u][w];
+      if (k < gridDim.x) st_slot(&g_slots[k * kW + w], 0);
+    }
+    A v;
+    memcpy(&v, bits, sizeof(A));
+    p += k < gridDim.x ? v : A(0);
+  }
+  p = block_sum(p);
+  if (threadIdx.x == 0) {
+    *out = p;
+    g_ticket = 0;  // every block has taken its ticket
+  }
+}
+
 template <typename T, typename A>
-__global__ void __launch_bounds__(kBlock, kBlocksPerSM) single_pass(const T *in, size_t n, A *partials, A *out) {
+__global__ void __launch_bounds__(kBlock, kBlocksPerSM) single_pass(const T *in, size_t n, A *out) {
   constexpr size_t kV = 16 / sizeof(T);
   size_t head = ((16 - ((uintptr_t)in & 15)) & 15) / sizeof(T);
   if (head > n) head = n;
@@ -84,8 +175,8 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSM) single_pass(const T *in,
   size_t tid = (size_t)blockIdx.x * kBlock + threadIdx.x, nthreads = (size_t)gridDim.x * kBlock;
 
   // Independent accumulators shorten the dependency chains; 8-byte ones get
-  // two, not four, so the kernel stays within 32 registers without spilling.
-  constexpr unsigned kAcc = sizeof(A) == 8 ? 2 : kLoads;
+  // two, so the registers stay under the 64 that four blocks per SM allow.
+  constexpr unsigned kAcc = sizeof(A) == 8 ? 2 : 4;
   A acc[kAcc];
 #pragma unroll
   for (unsigned u = 0; u < kAcc; u++) acc[u] = A(0);
@@ -97,65 +188,77 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSM) single_pass(const T *in,
 #pragma unroll
     for (unsigned u = 0; u < kLoads; u++) acc[u % kAcc] += sum16<T, A>(v[u]);
   }
-  for (; i < nvec; i += nthreads) acc[0] += sum16<T, A>(__ldcs(body + i));
+  if (i < nvec) {  // the last, partial round: predicated, still all in flight at once
+    uint4 v[kLoads];
+#pragma unroll
+    for (unsigned u = 0; u < kLoads; u++)
+      v[u] = i + u * nthreads < nvec ? __ldcs(body + i + u * nthreads) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (unsigned u = 0; u < kLoads; u++) acc[u % kAcc] += sum16<T, A>(v[u]);
+  }
   // Fewer than kV scalars before and after the vectors: one each for the first threads.
   if (tid < head) acc[1] += kg::to_acc<A>(in[tid]);
   if (tid < n - tail) acc[kAcc - 1] += kg::to_acc<A>(in[tail + tid]);
 #pragma unroll
-  for (unsigned w = kAcc / 2; w > 0; w /= 2)  // pairwise: at most log2(kLoads) links
+  for (unsigned w = kAcc / 2; w > 0; w /= 2)  // pairwise: at most log2(kAcc) links
 #pragma unroll
     for (unsigned u = 0; u < w; u++) acc[u] += acc[u + w];
   A s = block_sum(acc[0]);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *out = s;
-    return;
+  } else if constexpr (std::is_same<A, uint32_t>::value) {
+    combine_packed(s, out);
+  } else {
+    combine_ordered(s, out);
   }
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = s;
-    __threadfence();  // the partial is visible before the ticket says so
-    last = atomicInc(&g_ticket, gridDim.x - 1) == gridDim.x - 1;  // wraps to 0 for the next launch
+}
+
+// Resident blocks per SM for this instantiation (at most kBlocksPerSM), from
+// the occupancy API once per dtype: the grid never outgrows one wave.
+int blocks_per_sm(kg_dtype dt) {
+  static int cached[KG_NDTYPES];
+  if (cached[dt] == 0) {
+    int b = 0;
+    kg::dispatch(dt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, single_pass<T, kg::acc_t<T>>, kBlock, 0);
+    });
+    cached[dt] = b < 1 ? 1 : b < (int)kBlocksPerSM ? b : (int)kBlocksPerSM;
   }
-  __syncthreads();
-  if (!last) return;
-  A p = A(0);
-  for (unsigned k = threadIdx.x; k < gridDim.x; k += kBlock) p += __ldcg(partials + k);  // L2, not a stale L1
-  p = block_sum(p);
-  if (threadIdx.x == 0) *out = p;
+  return cached[dt];
 }
 
 size_t grid_for(kg_dtype dt, size_t n) {
-  size_t per_block = (size_t)kBlock * kLoads * (16 / (dt == KG_F16 || dt == KG_BF16 ? 2 : kg::acc_size(dt)));
+  size_t per_block = (size_t)kBlock * kLoads * (16 / kg::elem_size(dt));
   size_t want = kg::ceil_div(n, per_block);
-  size_t cap = (size_t)kg::sm_count() * kBlocksPerSM;
+  size_t cap = (size_t)kg::sm_count() * blocks_per_sm(dt);
+  if (cap > kMaxGrid) cap = kMaxGrid;
   return want < 1 ? 1 : want < cap ? want : cap;
 }
 
 }  // namespace
 
-extern "C" int kg_run_kgate_single_pass(kg_dtype dt, void *in, size_t n, void *out, void *scratch, void *stream) {
+extern "C" int kg_run_kgate_single_pass(kg_dtype dt, void *in, size_t n, void *out, void *, void *stream) {
   size_t grid = grid_for(dt, n);
   return kg::dispatch(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = kg::acc_t<T>;
-    single_pass<T, A><<<(unsigned)grid, kBlock, 0, (cudaStream_t)stream>>>((const T *)in, n, (A *)scratch, (A *)out);
+    single_pass<T, A><<<(unsigned)grid, kBlock, 0, (cudaStream_t)stream>>>((const T *)in, n, (A *)out);
     KG_TRY(cudaGetLastError());
     return 0;
   });
 }
 
-extern "C" size_t kg_scratch_kgate_single_pass(kg_dtype dt, size_t n) {
-  size_t grid = grid_for(dt, n);
-  return grid > 1 ? grid * kg::acc_size(dt) : 0;
-}
+extern "C" size_t kg_scratch_kgate_single_pass(kg_dtype, size_t) { return 0; }
 
-// Worst thread: every vector it loads lands in one accumulator (at most
-// ceil(n / (kV * threads)) + 1 of them, kV adds each), a head and a tail
-// scalar, the pairwise fold of the accumulators, the block tree, then the
-// last block's sequential pass over the partials and its tree. kV <= 8 for
-// every dtype, so 8 bounds it.
+// Worst thread: it loads at most n / (kV * threads) + kLoads vectors, dealt
+// evenly over kAcc accumulators (at most n / threads + 4 per accumulator),
+// each vector a chain of kV - 1 <= 7 adds; then a head and a tail scalar, the
+// pairwise fold, the block tree, the last block's pass over the partials and
+// its tree. A grid below the cap only arises when every thread has at most
+// one round, which the same + 12 covers.
 extern "C" double kg_depth_kgate_single_pass(size_t n) {
   size_t grid = (size_t)kg::sm_count() * kBlocksPerSM, threads = grid * kBlock;
-  return (double)(kg::ceil_div(n, threads) + 8) + 2 + kg::log2_floor(kLoads) + 2 * kg::log2_floor(kBlock) +
+  return (double)(kg::ceil_div(n, threads) + 12) + 2 + kg::log2_floor(kLoads) + 2 * kg::log2_floor(kBlock) +
          (double)kg::ceil_div(grid, kBlock);
 }
