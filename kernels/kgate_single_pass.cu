@@ -215,31 +215,38 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSM) single_pass(const T *in,
 
 // Resident blocks per SM for this instantiation (at most kBlocksPerSM), from
 // the occupancy API once per dtype: the grid never outgrows one wave.
-int blocks_per_sm(kg_dtype dt) {
+int blocks_per_sm(kg_dtype dt, int *bps) {
   static int cached[KG_NDTYPES];
   if (cached[dt] == 0) {
     int b = 0;
-    kg::dispatch(dt, [&](auto tag) {
+    int rc = kg::dispatch(dt, [&](auto tag) {
       using T = typename decltype(tag)::type;
       return (int)cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, single_pass<T, kg::acc_t<T>>, kBlock, 0);
     });
+    if (rc) return rc;
     cached[dt] = b < 1 ? 1 : b < (int)kBlocksPerSM ? b : (int)kBlocksPerSM;
   }
-  return cached[dt];
+  *bps = cached[dt];
+  return 0;
 }
 
-size_t grid_for(kg_dtype dt, size_t n) {
+size_t max_grid(int bps) {
+  size_t cap = (size_t)kg::sm_count() * bps;
+  return cap < kMaxGrid ? cap : kMaxGrid;
+}
+
+size_t grid_for(kg_dtype dt, size_t n, int bps) {
   size_t per_block = (size_t)kBlock * kLoads * (16 / kg::elem_size(dt));
-  size_t want = kg::ceil_div(n, per_block);
-  size_t cap = (size_t)kg::sm_count() * blocks_per_sm(dt);
-  if (cap > kMaxGrid) cap = kMaxGrid;
+  size_t want = kg::ceil_div(n, per_block), cap = max_grid(bps);
   return want < 1 ? 1 : want < cap ? want : cap;
 }
 
 }  // namespace
 
 extern "C" int kg_run_kgate_single_pass(kg_dtype dt, void *in, size_t n, void *out, void *, void *stream) {
-  size_t grid = grid_for(dt, n);
+  int bps = 0;
+  if (int rc = blocks_per_sm(dt, &bps)) return rc;
+  size_t grid = grid_for(dt, n, bps);
   return kg::dispatch(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using A = kg::acc_t<T>;
@@ -258,7 +265,7 @@ extern "C" size_t kg_scratch_kgate_single_pass(kg_dtype, size_t) { return 0; }
 // its tree. A grid below the cap only arises when every thread has at most
 // one round, which the same + 12 covers.
 extern "C" double kg_depth_kgate_single_pass(size_t n) {
-  size_t grid = (size_t)kg::sm_count() * kBlocksPerSM, threads = grid * kBlock;
+  size_t grid = max_grid(kBlocksPerSM), threads = grid * kBlock;
   return (double)(kg::ceil_div(n, threads) + 12) + 2 + kg::log2_floor(kLoads) + 2 * kg::log2_floor(kBlock) +
          (double)kg::ceil_div(grid, kBlock);
 }
