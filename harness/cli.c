@@ -32,7 +32,7 @@ void kg_cli_usage(FILE *f) {
         "check and run options:\n"
         "  --variant LIST       comma-separated variant names (default: all)\n"
         "  --dtype LIST         i32,i64,f32,f64,f16,bf16 (default: all)\n"
-        "  --pattern LIST       exact,wrap,uniform,cancel,nan,inf,inf_minus_inf (default: all that apply)\n"
+        "  --pattern LIST       exact,wrap,uniform,cancel,nan,inf,inf_minus_inf,tiny,huge (default: all that apply)\n"
         "  --sizes LIST         e.g. 0,1,33,1000003,2^22,2^22-1,32M (default: the edge list)\n"
         "  --seed N             input seed (default 1)\n"
         "  --repeat K           runs per float case for the determinism check (default 3)\n"

@@ -16,7 +16,8 @@ static const pattern_info k_patterns[KG_NPATTERNS] = {
     [KG_PAT_EXACT] = {"exact", 1, 1, 1},     [KG_PAT_WRAP] = {"wrap", 1, 0, 1},
     [KG_PAT_UNIFORM] = {"uniform", 0, 1, 0}, [KG_PAT_CANCEL] = {"cancel", 0, 1, 0},
     [KG_PAT_NAN] = {"nan", 0, 1, 0},         [KG_PAT_INF] = {"inf", 0, 1, 0},
-    [KG_PAT_INF_NAN] = {"inf_minus_inf", 0, 1, 0},
+    [KG_PAT_INF_NAN] = {"inf_minus_inf", 0, 1, 0}, [KG_PAT_TINY] = {"tiny", 0, 1, 0},
+    [KG_PAT_HUGE] = {"huge", 0, 1, 0},
 };
 
 const char *kg_pattern_name(kg_pattern p) { return (unsigned)p < KG_NPATTERNS ? k_patterns[p].name : "?"; }
@@ -91,6 +92,18 @@ static double cancel(kg_dtype dt, uint64_t key, size_t n, size_t j) {
   return 2 * unit(hash(key ^ 0x27d4eb2fu, j)) - 1;
 }
 
+/* tiny: every value below the dtype's smallest normal (2^-14 for f16, 2^-126
+ * for f32/bf16, 2^-1022 for f64), where flush-to-zero or a fixed-point
+ * combine that drops low bits shows. huge: values up to a scale that leaves
+ * room for 2^33 of them (the huge tier) before the accumulator overflows;
+ * f16 inputs top out at 65504, so 2^15 there. */
+double kg_pattern_scale(kg_pattern p, kg_dtype dt) {
+  int f64 = dt == KG_F64, f16 = dt == KG_F16;
+  if (p == KG_PAT_TINY) return ldexp(1.0, f64 ? -1030 : f16 ? -15 : -130);
+  if (p == KG_PAT_HUGE) return ldexp(1.0, f64 ? 990 : f16 ? 15 : 94);
+  return 1.0;
+}
+
 static uint64_t key_of(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n) {
   return mix(seed ^ mix(((uint64_t)dt << 56) ^ ((uint64_t)p << 48) ^ (uint64_t)n));
 }
@@ -114,6 +127,8 @@ void kg_pattern_fill_range(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, v
       else ((uint64_t *)buf)[j] = h;
       break;
     case KG_PAT_CANCEL: kg_dtype_store(dt, buf, j, cancel(dt, key, n, j)); break;
+    case KG_PAT_TINY:
+    case KG_PAT_HUGE: kg_dtype_store(dt, buf, j, (2 * unit(h) - 1) * kg_pattern_scale(p, dt)); break;
     default: kg_dtype_store(dt, buf, j, 2 * unit(h) - 1); break; /* uniform, and the specials' base */
     }
   }

@@ -16,6 +16,8 @@ typedef enum kg_pattern {
   KG_PAT_NAN,     /* one NaN at a random place: the sum is NaN */
   KG_PAT_INF,     /* one +Inf at a random place: the sum is +Inf */
   KG_PAT_INF_NAN, /* +Inf and -Inf at random places: the sum is NaN */
+  KG_PAT_TINY,    /* uniform reals scaled into the dtype's subnormal range */
+  KG_PAT_HUGE,    /* uniform reals scaled near the top of the range, no sum overflows */
   KG_NPATTERNS
 } kg_pattern;
 
@@ -27,6 +29,8 @@ int kg_pattern_applies(kg_pattern p, kg_dtype dt);
 int kg_pattern_is_exact(kg_pattern p, kg_dtype dt);
 
 /* Fills n elements of dt storage. The data depend only on (dt, p, seed, n). */
+/* The magnitude bound of the tiny and huge patterns for dt (1 for the rest). */
+double kg_pattern_scale(kg_pattern p, kg_dtype dt);
 void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf);
 /* Fills elements [lo, hi) of the same n-element input, for parallel fills. */
 void kg_pattern_fill_range(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf, size_t lo, size_t hi);

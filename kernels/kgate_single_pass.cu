@@ -1,8 +1,9 @@
 // kgate_single_pass: kgate's own rung above CUB. One launch does everything:
 // a persistent grid (blocks per SM from the occupancy API, times the SM
 // count) streams the input with 16-byte loads, eight in flight per thread;
-// each block folds its threads with warp shuffles; the last block to finish
-// (told by an integer ticket, never a float atomic) produces the result.
+// each block folds its threads with warp shuffles; the blocks then combine
+// through integer atomics only (never a float atomic), and one block writes
+// the result.
 //
 // Why each choice, and what it bought (H200, cold L2, medians; ratio = CUB
 // time / this time in the same process; predictions first):
@@ -15,44 +16,62 @@
 //   with a grid-stride pattern), the L2::128B hint changed nothing.
 // - Eight loads per thread with 4 blocks of 256 per SM, instead of four loads
 //   with 8 blocks: the same bytes in flight from half the blocks, so half the
-//   block launches and tickets. i32 2^22: 9.28 -> 9.06 us. Shapes 512x2 and
-//   1024x1 measured within 1 %; 256x2 with 16 loads lost 25 % at 2^22.
-// - The last round of the grid-stride loop is predicated, not a scalar
-//   remainder loop: the remainder used to run up to three dependent HBM
-//   round trips. f64 2^22 (1.94 rounds per thread): 13.82 -> 13.44 us.
-// - The combine is the fixed cost that matters: leaving it out entirely
-//   (partials written, no result) is 1.2 us faster at every size. Two forms:
-//   * 32-bit integers: one 64-bit atomicAdd per block carries the block sum
-//     in the high half and a count in the low half; the block that sees the
-//     count reach gridDim-1 holds the whole sum. One round trip, exact
-//     (wrapping) and order-free, so deterministic. i32 2^22: 9.06 -> 8.10 us
-//     (1.23x -> 1.35x CUB), 2^25: 33.9 -> 33.0 us (1.10x -> 1.13x).
-//   * other types (floats need a fixed order): partials published as tagged
-//     64-bit words, a ticket with no fence, the last block loads every slot
-//     at once and reloads any not yet visible. Measured parts of the older
-//     fenced form at f32 2^22: the fence 0.42 us, the load round trip 0.5 us.
-//     Dropping the fence: f32 2^22 9.22 -> 8.85 us (1.25x -> 1.28x), f64
-//     13.0 -> 12.7 us. Having every block load the slots while its ticket
-//     was in flight (so the last one would not wait a round trip) cost
-//     1-4 us instead: 528 blocks reading lines others are still writing.
+//   block launches. i32 2^22: 9.28 -> 9.06 us. Shapes 512x2 and 1024x1
+//   measured within 1 %; 256x2 with 16 loads lost 25 % at 2^22.
+// - Each warp reads 4 KiB chunks, its eight loads side by side, instead of
+//   loads spread a grid apart: fewer DRAM pages and translations open per
+//   round. A load-only kernel (no adds, no combine) at 2^28: 93.1 -> 93.7 %
+//   of peak; this kernel: f64 2^28 477.3 -> 472.4 us, f64 2^25 63.4 ->
+//   63.0 us, f32 2^25 34.3 -> 34.0 us. Per-block chunks measured the same at
+//   2^28 but 2 % slower for f64 at 2^25; chunks evened out over the blocks
+//   were 1-3 % slower everywhere.
+// - The last round is predicated, not a scalar remainder loop: the remainder
+//   used to run up to three dependent HBM round trips. f64 2^22 (1.94 rounds
+//   per thread): 13.82 -> 13.44 us.
+// - The combine is the fixed cost that matters: leaving it out (partials
+//   written, no result) was 1.2 us faster at every size with the ordered form
+//   below. The exact form costs one atomic round trip:
+//   * integers and floats of up to 32 bits (f32, and f16/bf16 through their
+//     float sums): every block adds its partial, as integers, to a few 64-bit
+//     words, each carrying a block count in its low bits. Integer addition is
+//     exact and order-free, so the result is deterministic and the block that
+//     takes the last count holds it. i32 needs one word, i64 two; a float is
+//     an integer of at most 277 bits in units of 2^-149, so f32 needs seven
+//     42-bit limbs plus one word counting infinities and NaNs, and the sum
+//     is exact before its one rounding. One word for i32: 2^22 9.06 -> 8.10
+//     us (1.23x -> 1.35x CUB). Eight for f32, against the ordered form, same
+//     GPU, two runs each: 2^16 5.31 -> 4.96 us, 2^20 6.13 -> 5.78, 2^22 8.83
+//     -> 8.52 (1.27x -> 1.31x), 2^25 34.35 -> 33.51 (1.08x -> 1.10x); i64
+//     2^22 12.63 -> 11.87 us (1.16x -> 1.23x); f16 2^22 7.1 -> 6.75 us.
+//     The words share one 64-byte line. Spread 256 bytes apart (to keep the
+//     atomics off one L2 slice) f32 2^20 took 6.9 us instead of 5.8: the
+//     block last on word 0 was often not last on the others and had to
+//     reload them; in one line a block's atomics land together.
+//   * f64 (an exact form would need 2098 bits): partials published as
+//     tagged 64-bit words, a ticket with no fence, the last block loads every
+//     slot at once and reloads any not yet visible. Measured parts of the
+//     older fenced form at f32 2^22: the fence 0.42 us, the load round trip
+//     0.5 us. Dropping the fence: f32 2^22 9.22 -> 8.85 us, f64 13.0 -> 12.7
+//     us. Having every block load the slots while its ticket was in flight
+//     cost 1-4 us instead: 528 blocks reading lines others still write.
 //   Tried and dropped (each no better, often worse): an epoch-tagged form
 //   with a spinning combiner block, padding partials to whole 32-byte
 //   sectors, prefetching them into L2, a one-warp combine, dynamic (atomic
 //   counter) work distribution, and 1D bulk copies (TMA) into shared memory,
 //   2-4 stages of 8-16 KiB: all within +-1 % of plain loads at 2^25 and 2^28.
-// Floor: the marginal rate between 2^25 and 2^28 is about 94-95 % of the
-// theoretical peak on this GPU; what is left above that is ~4 us of launch,
-// first-byte latency and drain, which no kernel-side change above moved.
-// That is what keeps f32 at 2^25 near 1.08x and f64 near 1.05x of CUB.
+// Floors, measured on the same H200: an empty launch of this grid costs 3.1
+// us between events and one load per thread 4.2 us; a load-only kernel
+// reaches 93.8-94.4 % of the theoretical peak at 2^28 and needs 32.8 us for
+// 2^25 floats, where this kernel takes 33.5 us, i32 or f32 alike.
 //
-// Determinism: the element-to-thread map depends only on n and the grid, and
-// the partials are combined in a fixed order (integers need no order), so
-// floats come out bit-identical run to run on one GPU. The ticket words and
-// slots live in device memory and reset themselves (the last block clears
-// them), so runs need no scratch and no memset; two launches of this variant
-// must not overlap on different streams. Unaligned inputs: a scalar head up
-// to the first 16-byte boundary and a scalar tail after the last full vector,
-// so any pointer and any n work.
+// Determinism: the element-to-thread map depends only on n and the grid;
+// the exact combine is order-free and f64 partials are added in block order,
+// so results are bit-identical run to run on one GPU. The combine words and
+// slots live in device memory and reset themselves (the block that finishes
+// clears them), so runs need no scratch and no memset; two launches of this
+// variant must not overlap on different streams. Unaligned inputs: a scalar
+// head up to the first 16-byte boundary and a scalar tail after the last
+// full vector, so any pointer and any n work.
 #include "common.cuh"
 
 namespace {
@@ -63,9 +82,17 @@ constexpr unsigned kBlocksPerSM = 4; // 1024 threads x 128 bytes in flight per S
 constexpr unsigned kSlotsPerThread = 4;
 constexpr unsigned kMaxGrid = kSlotsPerThread * kBlock;  // 1024 blocks: 256 SMs at 4 per SM
 
-__device__ unsigned int g_ticket = 0;        // blocks finished in the current launch
-__device__ unsigned long long g_packed = 0;  // 32-bit integers: sum << 32 | blocks finished
-__device__ unsigned long long g_slots[kMaxGrid * 2];  // published partials; 0 = empty
+// Exact combine words: a block count in the low kCountBits, a wrapping sum of
+// signed integers above it. 1024 blocks need 11 bits; a 42-bit limb summed
+// 1024 times still fits the 53 bits above. All in one 64-byte line.
+constexpr unsigned kCountBits = 11;
+constexpr unsigned long long kCountMask = (1ull << kCountBits) - 1;
+constexpr unsigned kMaxWords = 8;
+static_assert(kMaxGrid <= kCountMask, "the count must not carry into the sum");
+
+__device__ unsigned int g_ticket = 0;  // f64: blocks finished in the current launch
+__device__ unsigned long long g_slots[kMaxGrid * 2];  // f64: published partials; 0 = empty
+__device__ __align__(64) unsigned long long g_words[kMaxWords];  // the rest: exact combine words
 
 template <typename T, typename A> __device__ __forceinline__ A sum16(uint4 v) {
   constexpr int kV = 16 / sizeof(T);
@@ -95,42 +122,121 @@ template <typename A> __device__ A block_sum(A v) {
   return wid == 0 ? warp_sum(v) : v;
 }
 
-// 32-bit integers: the block sum rides in the high half of one 64-bit
-// atomicAdd and the count in the low half (a carry out of the count cannot
-// happen, a carry out of the sum falls off the top: the wrap we want).
-__device__ void combine_packed(uint32_t s, uint32_t *out) {
-  if (threadIdx.x != 0) return;
-  unsigned long long old = atomicAdd(&g_packed, (unsigned long long)s << 32 | 1u);
-  if ((unsigned)old == gridDim.x - 1) {
-    *out = (uint32_t)(old >> 32) + s;
-    g_packed = 0;  // every block has added: the next launch starts from zero
-  }
-}
-
-// Everything else (floats need a fixed order): each block publishes its
-// partial as 64-bit words {1 : 32 bits of the value} in g_slots and takes a
-// ticket with no fence; every block loads all slots while its ticket is in
-// flight, so the last one already holds them when it learns it is last. A
-// slot still 0 was published but is not visible yet (no fence orders it):
-// the last block reloads it until it is. It then clears the slots for the
-// next launch and adds the partials in index order.
-__device__ __forceinline__ unsigned long long ld_slot(const unsigned long long *p) {
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long *p) {
   unsigned long long v;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
   return v;
 }
-__device__ __forceinline__ void st_slot(unsigned long long *p, unsigned long long v) {
+__device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v) {
   asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-template <typename A> __device__ void combine_ordered(A s, A *out) {
-  constexpr unsigned kW = sizeof(A) / 4;  // slot words per partial
+// Exact combine, called by warp 0 of every block: lane k < K adds its word c
+// (count 1 in the low bits, a signed integer above) to g_words[k]. Integer
+// addition does not care about order, so the words' final values are the
+// same whichever block arrives when. One round trip: the block that takes
+// the last count of word 0 leads, and for every word it also took last it
+// already holds the final value (old + its own). A word another block took
+// last is reloaded until its count is full (rare: a block issues its K
+// atomics together). The leader then clears the words for the next launch.
+// Returns true in the leader's warp 0, each lane k < K holding word k.
+template <unsigned K> __device__ bool add_words(unsigned long long c, unsigned long long *fin) {
+  static_assert(K <= kMaxWords, "g_words holds kMaxWords words");
+  unsigned lane = threadIdx.x % 32;
+  unsigned long long *w = &g_words[lane < K ? lane : 0];
+  unsigned long long old = lane < K ? atomicAdd(w, c) : 0;
+  unsigned long long old0 = __shfl_sync(0xffffffffu, old, 0);
+  if ((old0 & kCountMask) != gridDim.x - 1) return false;
+  unsigned long long v = old + c;
+  if (lane < K) {
+    if ((old & kCountMask) != gridDim.x - 1)
+      do v = ld_relaxed(w); while ((v & kCountMask) != gridDim.x);
+    st_relaxed(w, 0);  // every block has added to this word
+  }
+  *fin = v;
+  return true;
+}
+
+__device__ __forceinline__ unsigned long long word(long long v) {
+  return (unsigned long long)v << kCountBits | 1u;
+}
+__device__ __forceinline__ long long field(unsigned long long w) { return (long long)w >> kCountBits; }
+
+// 32- and 64-bit integers: one word per 32 bits of the sum. The low field is
+// exact; the high one only matters mod 2^32, so wrapping above is harmless.
+__device__ void combine_exact(uint32_t s, uint32_t *out) {
+  unsigned long long fin;
+  if (add_words<1>(word(s), &fin) && threadIdx.x == 0) *out = (uint32_t)field(fin);
+}
+__device__ void combine_exact(unsigned long long s, unsigned long long *out) {
+  unsigned lane = threadIdx.x % 32;
+  unsigned long long fin;
+  if (!add_words<2>(word((long long)(lane ? s >> 32 : s & 0xffffffffu)), &fin)) return;
+  unsigned long long hi = __shfl_sync(0xffffffffu, fin, 1);
+  if (lane == 0) *out = (unsigned long long)field(fin) + ((unsigned long long)field(hi) << 32);
+}
+
+// float partials (f32, f16, bf16): a finite float is m * 2^(e - 149) with m
+// below 2^24 and 0 <= e <= 253, i.e. an integer of at most 277 bits in units
+// of 2^-149. Seven 42-bit limbs hold it exactly; m lands in at most two of
+// them. An eighth word counts +inf, -inf and NaN partials (11 bits each).
+// The leader propagates carries, adds the limbs top down in double (error far
+// below one float ulp) and rounds once to float.
+constexpr unsigned kLimbBits = 42, kLimbs = 7;
+
+__device__ void combine_exact(float s, float *out) {
+  unsigned lane = threadIdx.x % 32;
+  uint32_t b = __float_as_uint(s);
+  unsigned e = b >> 23 & 255, neg = b >> 31;
+  uint32_t frac = b & 0x7fffffu;
+  long long limb = 0, special = 0;
+  if (e == 255) {
+    special = frac ? 1ll << 22 : neg ? 1ll << 11 : 1;  // NaN, -inf, +inf
+  } else {
+    unsigned long long m = e ? frac | 1u << 23 : frac;
+    unsigned shift = e ? e - 1 : 0, k0 = shift / kLimbBits, r = shift % kLimbBits;
+    unsigned long long lo = m << r & ((1ull << kLimbBits) - 1), hi = m >> (kLimbBits - r);
+    unsigned long long mine = lane == k0 ? lo : lane == k0 + 1 ? hi : 0;
+    limb = neg ? -(long long)mine : (long long)mine;
+  }
+  unsigned long long fin;
+  if (!add_words<kLimbs + 1>(word(lane < kLimbs ? limb : special), &fin)) return;
+  long long f[kLimbs + 1];
+#pragma unroll
+  for (unsigned k = 0; k <= kLimbs; k++) f[k] = field(__shfl_sync(0xffffffffu, fin, k));
+  if (lane != 0) return;
+  long long pinf = f[kLimbs] & 2047, ninf = f[kLimbs] >> 11 & 2047, nan = f[kLimbs] >> 22 & 2047;
+  if (nan || (pinf && ninf)) {
+    *out = __int_as_float(0x7fc00000);
+  } else if (pinf || ninf) {
+    *out = pinf ? __int_as_float(0x7f800000) : __int_as_float(0xff800000);
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k + 1 < kLimbs; k++) {  // limbs 0..5 into [0, 2^42), the sign on top
+      long long carry = f[k] >> kLimbBits;
+      f[k] -= carry * (1ll << kLimbBits);
+      f[k + 1] += carry;
+    }
+    double d = 0;
+#pragma unroll
+    for (int k = kLimbs - 1; k >= 0; k--) d += ldexp((double)f[k], (int)(kLimbBits * k) - 149);
+    *out = (float)d;
+  }
+}
+
+// f64 (an exact form would need 2098 bits): each block publishes its partial
+// as 64-bit words {1 : 32 bits of the value} in g_slots and takes a ticket
+// with no fence. A slot still 0 was published but is not visible yet (no
+// fence orders it): the last block reloads it until it is. It then clears
+// the slots for the next launch and adds the partials in index order.
+__device__ void combine_ordered(double s, double *out) {
+  constexpr unsigned kW = 2;  // slot words per partial
   __shared__ bool last;
   if (threadIdx.x == 0) {
     uint32_t bits[kW];
-    memcpy(bits, &s, sizeof(A));
+    memcpy(bits, &s, sizeof s);
 #pragma unroll
-    for (unsigned w = 0; w < kW; w++) st_slot(&g_slots[blockIdx.x * kW + w], 1ull << 32 | bits[w]);
+    for (unsigned w = 0; w < kW; w++) st_relaxed(&g_slots[blockIdx.x * kW + w], 1ull << 32 | bits[w]);
     last = atomicAdd(&g_ticket, 1u) == gridDim.x - 1;
   }
   __syncthreads();
@@ -140,22 +246,22 @@ template <typename A> __device__ void combine_ordered(A s, A *out) {
   for (unsigned u = 0; u < kSlotsPerThread; u++) {
     unsigned k = u * kBlock + threadIdx.x;
 #pragma unroll
-    for (unsigned w = 0; w < kW; w++) x[u][w] = k < gridDim.x ? ld_slot(&g_slots[k * kW + w]) : 1ull << 32;
+    for (unsigned w = 0; w < kW; w++) x[u][w] = k < gridDim.x ? ld_relaxed(&g_slots[k * kW + w]) : 1ull << 32;
   }
-  A p = A(0);
+  double p = 0;
 #pragma unroll
   for (unsigned u = 0; u < kSlotsPerThread; u++) {
     unsigned k = u * kBlock + threadIdx.x;
     uint32_t bits[kW];
 #pragma unroll
     for (unsigned w = 0; w < kW; w++) {
-      while (!(x[u][w] >> 32)) x[u][w] = ld_slot(&g_slots[k * kW + w]);
+      while (!(x[u][w] >> 32)) x[u][w] = ld_relaxed(&g_slots[k * kW + w]);
       bits[w] = (uint32_t)x[u][w];
-      if (k < gridDim.x) st_slot(&g_slots[k * kW + w], 0);
+      if (k < gridDim.x) st_relaxed(&g_slots[k * kW + w], 0);
     }
-    A v;
-    memcpy(&v, bits, sizeof(A));
-    p += k < gridDim.x ? v : A(0);
+    double v;
+    memcpy(&v, bits, sizeof v);
+    p += k < gridDim.x ? v : 0.0;
   }
   p = block_sum(p);
   if (threadIdx.x == 0) {
@@ -180,19 +286,23 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSM) single_pass(const T *in,
   A acc[kAcc];
 #pragma unroll
   for (unsigned u = 0; u < kAcc; u++) acc[u] = A(0);
-  size_t i = tid;
-  for (; i + (kLoads - 1) * nthreads < nvec; i += kLoads * nthreads) {
+  // Each warp reads 4 KiB chunks (its kLoads loads side by side), chunk
+  // w, w + warps, ...; the last chunk is predicated, still all in flight.
+  constexpr size_t kChunk = 32 * kLoads;
+  size_t lane = threadIdx.x % 32, step = nthreads / 32 * kChunk;
+  size_t c = tid / 32 * kChunk;
+  for (; c + kChunk <= nvec; c += step) {
     uint4 v[kLoads];
 #pragma unroll
-    for (unsigned u = 0; u < kLoads; u++) v[u] = __ldcs(body + i + u * nthreads);
+    for (unsigned u = 0; u < kLoads; u++) v[u] = __ldcs(body + c + u * 32 + lane);
 #pragma unroll
     for (unsigned u = 0; u < kLoads; u++) acc[u % kAcc] += sum16<T, A>(v[u]);
   }
-  if (i < nvec) {  // the last, partial round: predicated, still all in flight at once
+  if (c < nvec) {
     uint4 v[kLoads];
 #pragma unroll
     for (unsigned u = 0; u < kLoads; u++)
-      v[u] = i + u * nthreads < nvec ? __ldcs(body + i + u * nthreads) : make_uint4(0, 0, 0, 0);
+      v[u] = c + u * 32 + lane < nvec ? __ldcs(body + c + u * 32 + lane) : make_uint4(0, 0, 0, 0);
 #pragma unroll
     for (unsigned u = 0; u < kLoads; u++) acc[u % kAcc] += sum16<T, A>(v[u]);
   }
@@ -206,10 +316,10 @@ __global__ void __launch_bounds__(kBlock, kBlocksPerSM) single_pass(const T *in,
   A s = block_sum(acc[0]);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0) *out = s;
-  } else if constexpr (std::is_same<A, uint32_t>::value) {
-    combine_packed(s, out);
-  } else {
+  } else if constexpr (std::is_same<A, double>::value) {
     combine_ordered(s, out);
+  } else if (threadIdx.x < 32) {
+    combine_exact(__shfl_sync(0xffffffffu, s, 0), out);
   }
 }
 
@@ -261,9 +371,10 @@ extern "C" size_t kg_scratch_kgate_single_pass(kg_dtype, size_t) { return 0; }
 // Worst thread: it loads at most n / (kV * threads) + kLoads vectors, dealt
 // evenly over kAcc accumulators (at most n / threads + 4 per accumulator),
 // each vector a chain of kV - 1 <= 7 adds; then a head and a tail scalar, the
-// pairwise fold, the block tree, the last block's pass over the partials and
-// its tree. A grid below the cap only arises when every thread has at most
-// one round, which the same + 12 covers.
+// pairwise fold, the block tree, and for f64 the last block's pass over the
+// partials and its tree (the exact combine adds a single rounding, less). A
+// grid below the cap only arises when every warp has at most one chunk,
+// which the same + 12 covers.
 extern "C" double kg_depth_kgate_single_pass(size_t n) {
   size_t grid = max_grid(kBlocksPerSM), threads = grid * kBlock;
   return (double)(kg::ceil_div(n, threads) + 12) + 2 + kg::log2_floor(kLoads) + 2 * kg::log2_floor(kBlock) +

@@ -156,6 +156,40 @@ START_TEST(test_pattern_float_exact_tier) {
 }
 END_TEST
 
+/* Loop index: the float dtypes, KG_F32 onwards. tiny: every value below the
+ * smallest normal and most of them nonzero; huge: every value within the
+ * scale, the largest near it, and 2^33 of them still below the largest
+ * finite accumulator value. */
+START_TEST(test_pattern_scaled_ranges) {
+  kg_dtype dt = (kg_dtype)(KG_F32 + _i);
+  const kg_dtype_info *d = kg_dtype_get(dt);
+  double min_normal = ldexp(1.0, dt == KG_F16 ? -14 : dt == KG_F64 ? -1022 : -126);
+  double acc_max = d->acc_size == 8 ? 0x1.fffffffffffffp1023 : 0x1.fffffep127;
+  size_t n = 4097;
+  void *x = fill(dt, KG_PAT_TINY, 3, n);
+  size_t outside = 0, nonzero = 0;
+  for (size_t i = 0; i < n; i++) {
+    double v = kg_dtype_load(dt, x, i);
+    outside += !(fabs(v) < min_normal), nonzero += v != 0;
+  }
+  free(x);
+  ck_assert_msg(outside == 0, "%s tiny: %zu values are normal", d->name, outside);
+  ck_assert_msg(nonzero >= n * 3 / 4, "%s tiny: only %zu of %zu nonzero", d->name, nonzero, n);
+  double scale = kg_pattern_scale(KG_PAT_HUGE, dt), top = 0;
+  ck_assert(scale * 0x1p33 < acc_max);
+  x = fill(dt, KG_PAT_HUGE, 3, n);
+  outside = 0;
+  for (size_t i = 0; i < n; i++) {
+    double v = kg_dtype_load(dt, x, i);
+    outside += !(fabs(v) <= scale);
+    if (fabs(v) > top) top = fabs(v);
+  }
+  free(x);
+  ck_assert_msg(outside == 0, "%s huge: %zu values past the scale", d->name, outside);
+  ck_assert_msg(top >= scale / 2, "%s huge: largest %g, scale %g", d->name, top, scale);
+}
+END_TEST
+
 /* Loop index: the float dtypes, KG_F32 onwards. */
 START_TEST(test_pattern_specials_count) {
   kg_dtype dt = (kg_dtype)(KG_F32 + _i);
@@ -230,6 +264,7 @@ Suite *make_pattern_suite(void) {
   tcase_add_test(core, test_pattern_int_wrap_full_range);
   tcase_add_loop_test(core, test_pattern_specials_count, 0, KG_NDTYPES - KG_F32);
   tcase_add_test(core, test_pattern_cancel_pairs);
+  tcase_add_loop_test(core, test_pattern_scaled_ranges, 0, KG_NDTYPES - KG_F32);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_set_timeout(limits, 60);

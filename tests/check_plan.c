@@ -18,20 +18,20 @@ static kg_case *build(const kg_plan_opts *o, size_t *n) {
 }
 
 /* variants x dtypes x default sizes x applicable patterns: ints have 2
- * patterns (exact, wrap), floats 6 (all but wrap). */
+ * patterns (exact, wrap), floats 8 (all but wrap). */
 START_TEST(test_plan_default_count) {
   kg_plan_opts o = {0};
   size_t n, nsizes, per_dtype[KG_NDTYPES] = {0};
   kg_sizes_default(&nsizes);
   kg_case *c = build(&o, &n);
-  ck_assert_uint_eq(n, kg_nvariants * nsizes * (2 * 2 + 4 * 6));
+  ck_assert_uint_eq(n, kg_nvariants * nsizes * (2 * 2 + 4 * 8));
   for (size_t i = 0; i < n; i++) {
     per_dtype[c[i].dtype]++;
     ck_assert_int_eq(c[i].supported != 0, kg_variant_supports(c[i].variant, c[i].dtype) != 0);
     ck_assert(kg_pattern_applies(c[i].pattern, c[i].dtype));
   }
   ck_assert_uint_eq(per_dtype[KG_I32], kg_nvariants * nsizes * 2);
-  ck_assert_uint_eq(per_dtype[KG_BF16], kg_nvariants * nsizes * 6);
+  ck_assert_uint_eq(per_dtype[KG_BF16], kg_nvariants * nsizes * 8);
   free(c);
 }
 END_TEST
@@ -71,9 +71,9 @@ static const struct {
   const char *variants, *dtypes, *patterns;
   size_t nv, nd_int, nd_float, np_int, np_float; /* nv 0: every variant */
 } k_filters[] = {
-    {"cub_sum,reduce0_divergent", "f32", NULL, 2, 0, 1, 0, 6},
+    {"cub_sum,reduce0_divergent", "f32", NULL, 2, 0, 1, 0, 8},
     {NULL, "i32,i64", "exact", 0, 2, 0, 1, 0},
-    {"neighbored", "f16", NULL, 1, 0, 1, 0, 6},
+    {"neighbored", "f16", NULL, 1, 0, 1, 0, 8},
     {NULL, NULL, "wrap", 0, 2, 4, 1, 0},
     {"two_pass", "f64,i32", "nan,inf,exact", 1, 1, 1, 1, 3},
     {"cub_sum,cub_sum", "bf16,bf16", "uniform,uniform", 1, 0, 1, 0, 1},
