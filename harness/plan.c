@@ -89,7 +89,7 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
         if (!(pmask >> p & 1) || !kg_pattern_applies((kg_pattern)p, (kg_dtype)d)) continue;
         for (size_t v = 0; v < kg_nvariants; v++) {
           if (!(vmask >> v & 1)) continue;
-          int supported = kg_variant_supports((int)v, (kg_dtype)d);
+          int supported = kg_case_supported((int)v, (kg_dtype)d, (kg_pattern)p);
           int timed = supported && p == (int)kg_perf_pattern((kg_dtype)d) && is_perf_size(o, sizes[s]);
           list[k++] = (kg_case){(int)v, (kg_dtype)d, sizes[s], (kg_pattern)p, supported, timed};
         }

@@ -87,7 +87,7 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
   } else {
     *index = (size_t)idx;
     c->n = (size_t)n;
-    c->supported = kg_variant_supports(c->variant, c->dtype);
+    c->supported = kg_case_supported(c->variant, c->dtype, c->pattern);
     c->timed = time != NULL;
     p->seed = (uint64_t)seed;
     p->repeats = repeats;

@@ -64,6 +64,18 @@ int kg_variant_supports(int v, kg_dtype dt) {
          (kg_variants[v].dtypes & KG_DT_BIT(dt));
 }
 
+/* atom.add.f32 flushes subnormal operands and results to zero by definition
+ * (PTX ISA), so sums of f32/bf16 `tiny` data, which stay below the smallest
+ * f32 normal, come out 0 from any float-atomic combine: unsupported, not a
+ * failure on every run. f16's tiny values are normal in f32, and f64 atomics
+ * keep subnormals, so those cases run. */
+int kg_case_supported(int v, kg_dtype dt, kg_pattern p) {
+  if (!kg_variant_supports(v, dt)) return 0;
+  const kg_dtype_info *d = kg_dtype_get(dt);
+  int flushed = d->is_float && d->acc_size == 4 && kg_pattern_scale(p, dt) < 0x1p-126;
+  return !(flushed && (kg_variants[v].flags & KG_FLOAT_ATOMICS));
+}
+
 int kg_variant_nondeterministic(int v, kg_dtype dt) {
   return (kg_variants[v].flags & KG_FLOAT_ATOMICS) && kg_dtype_get(dt)->is_float;
 }

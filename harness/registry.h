@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "kernels.h"
+#include "pattern.h"
 
 typedef struct kg_variant_info {
   const char *name;
@@ -57,6 +58,9 @@ typedef struct kg_mutant_info {
 extern const kg_mutant_info kg_mutants[];
 extern const size_t kg_nmutants;
 int kg_variant_supports(int v, kg_dtype dt);
+/* Whether a case can run: the variant takes the dtype, and the pattern's data
+ * survive its arithmetic (float atomics flush subnormals: see registry.c). */
+int kg_case_supported(int v, kg_dtype dt, kg_pattern p);
 /* Whether the variant's float results may legitimately vary run to run. */
 int kg_variant_nondeterministic(int v, kg_dtype dt);
 

@@ -58,7 +58,7 @@ int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases) {
   }
   for (size_t k = 0; k < 2 * ns; k++) {
     int v = k < ns ? mi->variant : base;
-    c[k] = (kg_case){v, dt, sizes[k % ns], pat, kg_variant_supports(v, dt), timed};
+    c[k] = (kg_case){v, dt, sizes[k % ns], pat, kg_case_supported(v, dt, pat), timed};
   }
   *cases = c;
   *ncases = 2 * ns;

@@ -27,7 +27,7 @@ START_TEST(test_plan_default_count) {
   ck_assert_uint_eq(n, kg_nvariants * nsizes * (2 * 2 + 4 * 8));
   for (size_t i = 0; i < n; i++) {
     per_dtype[c[i].dtype]++;
-    ck_assert_int_eq(c[i].supported != 0, kg_variant_supports(c[i].variant, c[i].dtype) != 0);
+    ck_assert_int_eq(c[i].supported != 0, kg_case_supported(c[i].variant, c[i].dtype, c[i].pattern) != 0);
     ck_assert(kg_pattern_applies(c[i].pattern, c[i].dtype));
   }
   ck_assert_uint_eq(per_dtype[KG_I32], kg_nvariants * nsizes * 2);

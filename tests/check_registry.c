@@ -60,6 +60,22 @@ START_TEST(test_registry_known_variants) {
 }
 END_TEST
 
+/* Float atomics flush subnormals: tiny f32/bf16 cases are unsupported for
+ * them and only for them; f16 (normal in f32), f64 and other patterns run. */
+START_TEST(test_case_supported_tiny_atomics) {
+  int atomic = kg_variant_find("shuffle_atomic"), tree = kg_variant_find("two_pass");
+  int mine = kg_variant_find("kgate_single_pass");
+  ck_assert_int_ge(atomic, 0);
+  ck_assert_int_ge(tree, 0);
+  ck_assert_int_ge(mine, 0);
+  ck_assert(!kg_case_supported(atomic, KG_F32, KG_PAT_TINY) && !kg_case_supported(atomic, KG_BF16, KG_PAT_TINY));
+  ck_assert(kg_case_supported(atomic, KG_F16, KG_PAT_TINY) && kg_case_supported(atomic, KG_F64, KG_PAT_TINY));
+  ck_assert(kg_case_supported(atomic, KG_F32, KG_PAT_HUGE) && kg_case_supported(atomic, KG_F32, KG_PAT_UNIFORM));
+  ck_assert(kg_case_supported(tree, KG_F32, KG_PAT_TINY) && kg_case_supported(mine, KG_BF16, KG_PAT_TINY));
+  ck_assert(!kg_case_supported(kg_variant_find("neighbored"), KG_F16, KG_PAT_UNIFORM)); /* dtype still decides */
+}
+END_TEST
+
 static const char *const k_unknown[] = {"", "CUB_SUM", "cub_sum ", " cub_sum", "cub", "reduce0", "nope"};
 
 START_TEST(test_variant_find_unknown) {
@@ -82,6 +98,7 @@ Suite *make_registry_suite(void) {
   tcase_add_loop_test(core, test_registry_dtypes, 0, (int)kg_nvariants);
   tcase_add_loop_test(core, test_registry_nondeterministic, 0, (int)kg_nvariants);
   tcase_add_test(core, test_registry_known_variants);
+  tcase_add_test(core, test_case_supported_tiny_atomics);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_variant_find_unknown, 0, sizeof k_unknown / sizeof k_unknown[0]);
