@@ -28,9 +28,9 @@ int kg_pattern_applies(kg_pattern p, kg_dtype dt);
 /* Whether results of this pattern must equal the reference bit for bit. */
 int kg_pattern_is_exact(kg_pattern p, kg_dtype dt);
 
-/* Fills n elements of dt storage. The data depend only on (dt, p, seed, n). */
 /* The magnitude bound of the tiny and huge patterns for dt (1 for the rest). */
 double kg_pattern_scale(kg_pattern p, kg_dtype dt);
+/* Fills n elements of dt storage. The data depend only on (dt, p, seed, n). */
 void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf);
 /* Fills elements [lo, hi) of the same n-element input, for parallel fills. */
 void kg_pattern_fill_range(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf, size_t lo, size_t hi);
