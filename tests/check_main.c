@@ -12,6 +12,7 @@ Suite *make_proto_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_supervisor_suite(void);
 Suite *make_report_suite(void);
+Suite *make_paired_suite(void);
 Suite *make_stats_suite(void);
 Suite *make_results_suite(void);
 Suite *make_baseline_suite(void);
@@ -34,6 +35,7 @@ int main(void) {
   srunner_add_suite(sr, make_cli_suite());
   srunner_add_suite(sr, make_supervisor_suite());
   srunner_add_suite(sr, make_stats_suite());
+  srunner_add_suite(sr, make_paired_suite());
   srunner_add_suite(sr, make_results_suite());
   srunner_add_suite(sr, make_baseline_suite());
   srunner_add_suite(sr, make_verdict_suite());
