@@ -11,8 +11,9 @@
  *   FASTER     m + h < -e            (wholly below its mirror)
  *   SAME       -e < m - h, m + h < e (wholly inside)
  *   UNDECIDED  anything else, and fewer than two blocks (no spread to judge).
- * The interval is the confidence level's; each one-sided verdict errs with at
- * most (1 - confidence) / 2 when the effect is exactly at the minimum.
+ * Under normal block estimates, a true effect at or below the minimum is
+ * called SLOWER with probability at most (1 - confidence) / 2, and likewise
+ * FASTER and SAME on their sides: the error rate is the interval's, per cell.
  *
  * Student's t: P(|T_df| > t) = I_x(df/2, 1/2) with x = df / (df + t^2), the
  * regularized incomplete beta function, evaluated by its continued fraction
@@ -37,9 +38,9 @@ static const struct {
   size_t below; /* bytes: the first row whose limit exceeds the input's size */
   double effect;
 } k_min_effect[] = {
-    {(size_t)1 << 20, 0.05},  /* < 1 MiB: launch latency dominates */
-    {(size_t)64 << 20, 0.01}, /* < 64 MiB: partly in L2 */
-    {SIZE_MAX, 0.005},        /* the rest (and SIZE_MAX itself) */
+    {(size_t)1 << 20, 0.05},  /* < 1 MiB (the size classes of verdict.c) */
+    {(size_t)64 << 20, 0.01}, /* < 64 MiB */
+    {SIZE_MAX, 0.005},        /* the rest; its limit is never compared */
 };
 
 double kg_pair_min_effect(size_t bytes, double override_pct) {
@@ -50,12 +51,13 @@ double kg_pair_min_effect(size_t bytes, double override_pct) {
   return k_min_effect[i].effect;
 }
 
-/* The continued fraction of I_x(a, b): 1 / (1 + d1 / (1 + d2 / (1 + ...))) with
- * d(2k+1) = -(a+k)(a+b+k) x / ((a+2k)(a+2k+1)), d(2k) = k(b-k) x / ((a+2k-1)(a+2k)).
- * It converges fast for x < (a+1)/(a+b+2); beta_reg uses the symmetry above. */
+/* The continued fraction of I_x(a, b) without its prefactor: 1 / g with
+ * g = 1 + d1 / (1 + d2 / (1 + ...)), d(2k+1) = -(a+k)(a+b+k) x / ((a+2k)(a+2k+1)),
+ * d(2k) = k(b-k) x / ((a+2k-1)(a+2k)). It converges fast for x < (a+1)/(a+b+2);
+ * beta_reg uses I_x(a, b) = 1 - I_(1-x)(b, a) beyond. Modified Lentz: g is the
+ * product of the ratios c d of successive convergents; tiny stands in for a
+ * zero divisor. */
 static double beta_cf(double a, double b, double x) {
-  /* Modified Lentz on g = 1 + d1/(1 + d2/(1 + ...)): g is the product of the
-   * ratios c/d of successive convergents; tiny stands in for a zero divisor. */
   const double tiny = 1e-300;
   double g = 1, c = 1, d = 0;
   for (int j = 1; j < 20000; j++) {
@@ -181,7 +183,6 @@ void kg_pair_decide(const kg_pblock *b, size_t nb, const kg_pair_rule *rule, kg_
   double h = kg_student_t(rule->confidence, (int)(n - 1 > (size_t)INT_MAX ? (size_t)INT_MAX : n - 1)) *
              sqrt(ss / (double)(n - 1)) / sqrt((double)n);
   double e = log1p(rule->min_effect);
-  if (!isfinite(h)) return;
   out->lo = exp(m - h);
   out->hi = exp(m + h);
   if (m - h > e) out->verdict = KG_PV_SLOWER;

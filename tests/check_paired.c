@@ -369,9 +369,9 @@ START_TEST(test_pair_sim_at_minimum) {
 END_TEST
 
 /* The 99 % interval holds the true ratio in about 99 % of cells (at least
- * 98 %: 4.5 sigma of the binomial), and is not much wider than that needs
- * (at most 99.9 %: a too-wide interval, say sd over n rather than over n-1
- * swapped the other way, or a normal quantile, misses this band). */
+ * 98 %: 4.5 sigma of the binomial), and is not wider than that needs (at
+ * most 99.9 %). A normal quantile in place of t covers about 96 %; a width
+ * not divided by sqrt(blocks) covers every cell. */
 START_TEST(test_pair_sim_coverage) {
   int n[KG_NPVERDICTS], cov;
   simulate(&(sim){.effect = 0.01, .sd_block = 0.003, .sd_sample = 0.005}, SIM_CELLS, 5, n, &cov);
