@@ -90,7 +90,8 @@ typedef enum opt_id {
   O_HELP, O_VERBOSE, O_QUIET, O_VARIANT, O_DTYPE, O_PATTERN, O_SIZES, O_SEED, O_REPEAT, O_TIMEOUT, O_DEVICE,
   O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF,
   O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML, O_SANITIZE, O_ONLY, O_HUGE,
-  O_SHARD, O_DEVICES, O_TIER
+  O_SHARD, O_DEVICES, O_TIER, O_KERNELS, O_BASEK, O_DESCRIBE, O_MINEFF, O_ROUNDS, O_MAXROUNDS, O_PAIRSEC,
+  O_COPIES
 } opt_id;
 
 /* Every option: names, whether it takes a value, the commands that accept it. */
@@ -127,6 +128,14 @@ static const struct {
     {"--junit", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_JUNIT},
     {"--markdown", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_MD},
     {"--roofline", NULL, SOLO, C_WORKER, O_ROOF},
+    {"--kernels", NULL, VALUE, C_WORKER, O_KERNELS},
+    {"--describe", NULL, SOLO, C_WORKER, O_DESCRIBE},
+    {"--base-kernels", NULL, VALUE, C_RUN | C_WORKER, O_BASEK},
+    {"--min-effect", NULL, VALUE, C_RUN, O_MINEFF},
+    {"--rounds", NULL, VALUE, C_RUN, O_ROUNDS},
+    {"--max-rounds", NULL, VALUE, C_RUN, O_MAXROUNDS},
+    {"--pair-seconds", NULL, VALUE, C_RUN, O_PAIRSEC},
+    {"--copies", NULL, VALUE, C_RUN, O_COPIES},
     {"--output", "-o", VALUE, C_PLOT | C_HPLOT | C_MERGE, O_OUTPUT},
     {"--shard", NULL, VALUE, C_CHECK | C_RUN, O_SHARD},
     {"--devices", NULL, VALUE, C_CHECK | C_RUN, O_DEVICES},
@@ -228,6 +237,14 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_QUIET: cli->quiet = 1; return 0;
   case O_HOT: cli->time.hot = 1; return 0;
   case O_ROOF: cli->roofline = 1; return 0;
+  case O_DESCRIBE: cli->describe = 1; return 0;
+  case O_KERNELS: cli->kernels = value; return 0;
+  case O_BASEK: cli->base_kernels = value; return 0;
+  case O_MINEFF: return parse_pos(value, 100, &cli->min_effect_pct);
+  case O_ROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->rounds = (int)u, 0);
+  case O_MAXROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->max_rounds = (int)u, 0);
+  case O_PAIRSEC: return parse_pos(value, 86400, &cli->pair_budget_s);
+  case O_COPIES: return parse_u64(value, KG_PAIR_MAX_COPIES, &u) || u < 1 ? -1 : (cli->pair.copies = (int)u, 0);
   case O_HUGE: cli->huge = 1; return 0;
   case O_ONLY: cli->only = value; return 0;
   case O_SANITIZE: {
@@ -293,7 +310,9 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
 
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
   *cli = (kg_cli){.cmd = KG_CMD_HELP, .seed = 1, .repeats = 3, .timeout_s = 60, .baseline_dir = "baselines",
-                  .output = ".", .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2}};
+                  .output = ".", .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
+                  .pair = {.copies = 4, .quads = 16, .max_seconds = 0.4}, .rounds = 2, .max_rounds = 6,
+                  .pair_budget_s = 20};
   if (argc < 2) return 0;
   int c = 0, ncmds = (int)(sizeof k_cmds / sizeof k_cmds[0]), named = -1;
   for (; c < ncmds; c++) {

@@ -72,6 +72,14 @@ typedef struct kg_cli {
   int devices_all;                /* --devices all: every device the worker sees */
   int tier_huge;                  /* check, run: --tier huge adds 2^31+1 and 2^32+3 */
   const char *merge_out;          /* merge: -o ALL.json */
+  /* the paired gate (run --base-kernels) */
+  const char *kernels;      /* worker: kgate's own module (hidden; default beside the executable) */
+  const char *base_kernels; /* run, worker: the base build's kernel module: time each cell against it */
+  int describe;             /* worker: describe the modules and exit (hidden) */
+  kg_pair_opts pair;        /* copies, quads per block, seconds per cell */
+  int rounds, max_rounds;   /* run: fresh-worker rounds for every cell, and at most for undecided ones */
+  double pair_budget_s;     /* run: wall time the rounds past --rounds may use */
+  double min_effect_pct;    /* run: --min-effect, 0 = per size class */
 } kg_cli;
 
 /* Parses argv. Returns 0, or KG_EXIT_USAGE with a one-line message in err. */

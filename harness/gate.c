@@ -9,6 +9,8 @@
 #include "baseline.h"
 #include "export.h"
 #include "merge.h"
+#include "module.h"
+#include "pairrun.h"
 #include "plan.h"
 #include "publish.h"
 #include "registry.h"
@@ -243,6 +245,44 @@ int kg_gate_selftest(const kg_cli *cli) {
   return code;
 }
 
+/* The paired gate: the run's timed cells against the base module, in rounds
+ * of fresh workers on the run's devices (pairrun.h). Fills run->pair and
+ * run->pairs. 0, or -1 (printed) when no worker could start. */
+static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, const kg_run_params *rp,
+                      const kg_super_opts *so, char *const *const *argvs, const int *devices, int ndev) {
+  char err[512];
+  kg_pair_job *jobs = NULL;
+  size_t njobs = 0;
+  double t0 = now_s();
+  kg_pair_meta *pm = &run->pair;
+  pm->on = 1;
+  snprintf(pm->base_path, sizeof pm->base_path, "%s", cli->base_kernels);
+  snprintf(pm->base_name, sizeof pm->base_name, "%s", base->name);
+  snprintf(pm->base_version, sizeof pm->base_version, "%s", base->version);
+  pm->confidence = KG_PAIR_CONFIDENCE;
+  pm->min_effect_pct = cli->min_effect_pct;
+  pm->copies = cli->pair.copies, pm->quads = cli->pair.quads;
+  pm->rounds = cli->rounds, pm->max_rounds = cli->max_rounds > cli->rounds ? cli->max_rounds : cli->rounds;
+  pm->budget_s = cli->pair_budget_s;
+  if (kg_pair_plan(run, base, cli->variants == NULL, &run->pairs, &run->npairs, &jobs, &njobs)) {
+    fprintf(stderr, "kgate: out of memory\n");
+    return -1;
+  }
+  kg_super_dev sdev[KG_CLI_MAXDEVICES];
+  kg_device_info devs[KG_CLI_MAXDEVICES];
+  memset(devs, 0, sizeof devs);
+  for (int k = 0; k < ndev; k++) sdev[k] = (kg_super_dev){argvs[k], devices[k]};
+  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, cli->min_effect_pct, pm->rounds, pm->max_rounds, pm->budget_s};
+  kg_super_opts o = *so;
+  o.one_model = 0; /* the hellos were checked by the run itself */
+  int rc = kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, err, sizeof err);
+  free(jobs);
+  kg_pair_sort(run->pairs, run->npairs);
+  pm->wall_s = now_s() - t0;
+  if (rc) fprintf(stderr, "kgate: paired timing: %s\n", err);
+  return rc ? -1 : 0;
+}
+
 int kg_gate_run(const kg_cli *cli) {
   int timing = cli->cmd == KG_CMD_RUN;
   static const size_t k_perf_default[] = {(size_t)1 << 22, (size_t)1 << 25};
@@ -291,12 +331,26 @@ int kg_gate_run(const kg_cli *cli) {
     kg_run_free(&run);
     return KG_EXIT_ENV;
   }
+  /* --base-kernels: a module that cannot be loaded is an input error, found
+   * before the matrix runs (the describe touches no GPU). */
+  int paired = timing && cli->base_kernels;
+  kg_modinfo mods[2];
+  memset(mods, 0, sizeof mods);
+  if (paired) {
+    char *dargv[] = {(char *)worker, "worker", "--base-kernels", (char *)cli->base_kernels, "--describe", NULL};
+    if (kg_module_query(dargv, mods, 2, err, sizeof err) != 2) {
+      fprintf(stderr, "kgate: %s\n", err);
+      kg_run_free(&run);
+      return KG_EXIT_USAGE;
+    }
+  }
   char device[16];
   snprintf(device, sizeof device, "%d", cli->device);
   char *argv[] = {(char *)worker, "worker", "--device", device, timing ? "--roofline" : NULL, NULL};
   progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = now_s()};
   kg_super_opts so = {argv, cli->timeout_s, 120.0, show_progress, &prog, timing};
-  kg_run_params rp = {cli->seed, cli->repeats, cli->time};
+  kg_run_params rp = {cli->seed, cli->repeats, cli->time, cli->pair};
+  rp.pair.on = 0, rp.pair.module = 1, rp.pair.base_variant = -1; /* paired rounds: the same name in the base module */
   run.results = calloc(run.n, sizeof *run.results);
   if (!run.results) {
     fprintf(stderr, "kgate: out of memory\n");
@@ -326,7 +380,8 @@ int kg_gate_run(const kg_cli *cli) {
     for (int k = 0; k < ndev; k++) list[k] = k;
   }
   char devnum[KG_CLI_MAXDEVICES][16];
-  char *argvs[KG_CLI_MAXDEVICES][6];
+  char *argvs[KG_CLI_MAXDEVICES][6], *pargvs[KG_CLI_MAXDEVICES][7];
+  char *const *pargv[KG_CLI_MAXDEVICES];
   kg_super_dev sdev[KG_CLI_MAXDEVICES];
   kg_device_info devs[KG_CLI_MAXDEVICES];
   memset(devs, 0, sizeof devs);
@@ -335,6 +390,10 @@ int kg_gate_run(const kg_cli *cli) {
     memcpy(argvs[k], argv, sizeof argv);
     argvs[k][3] = devnum[k];
     sdev[k] = (kg_super_dev){argvs[k], list[k]};
+    /* paired rounds: the same worker with the base module, no roofline */
+    char *p[7] = {(char *)worker, "worker", "--device", devnum[k], "--base-kernels", (char *)cli->base_kernels, NULL};
+    memcpy(pargvs[k], p, sizeof p);
+    pargv[k] = pargvs[k];
   }
   int env = kg_supervise_devices(run.cases, run.n, &rp, &so, sdev, (size_t)ndev, run.results, devs, err, sizeof err);
   if (env == -2) { /* run: devices of different models */
@@ -350,11 +409,19 @@ int kg_gate_run(const kg_cli *cli) {
   int measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */
   if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, cli->verbose);
+  int pair_env = 0;
+  if (paired && measured && !env) {
+    pair_env = run_paired(cli, &run, &mods[1], &rp, &so, pargv, list, ndev) != 0;
+    run.meta.wall_s = now_s() - prog.t0;
+  }
+  kg_modinfo_free(&mods[0]);
+  kg_modinfo_free(&mods[1]);
   kg_comparison cmp = {0};
   int have_cmp = 0, bad_baseline = 0;
   if (timing && measured) {
     bad_baseline = compare_with_baseline(cli, &run, &cmp, &have_cmp) != 0;
     kg_report_perf(stdout, &run, have_cmp ? &cmp : NULL);
+    if (run.pair.on) kg_report_pairs(stdout, &run);
   }
   int bad_reports = measured && write_reports(cli, &run, have_cmp ? &cmp : NULL) != 0;
   /* Charts come last: without gnuplot every other output is already written. */
@@ -368,11 +435,16 @@ int kg_gate_run(const kg_cli *cli) {
   if (env) fprintf(stderr, "kgate: %s\n", err);
   /* A chart that could not be drawn never hides what the gate found: it
    * decides the exit code only when the gate itself passed. */
-  int code = env                          ? KG_EXIT_ENV
+  /* With a paired result only a decided paired SLOWER is a regression: the
+   * stored baseline is another process's, often another card's. */
+  size_t pcount[KG_NPVERDICTS] = {0};
+  kg_pair_count(run.pairs, run.npairs, pcount);
+  int slower = run.pair.on ? pcount[KG_PV_SLOWER] > 0 : have_cmp && cmp.count[KG_V_SLOWER] > 0;
+  int code = env || pair_env                ? KG_EXIT_ENV
              : c.failed || c.errored      ? KG_EXIT_FAIL
              : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
-             : have_cmp && cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF
-                                                  : plots;
+             : slower                       ? KG_EXIT_PERF
+                                            : plots;
   kg_comparison_free(&cmp);
   kg_run_free(&run);
   return code;

@@ -13,7 +13,8 @@ int main(int argc, char **argv) {
     kg_cli_free(&cli);
     return KG_EXIT_USAGE;
   }
-  int code = cli.cmd == KG_CMD_WORKER ? kg_worker_main(cli.device, cli.roofline) : kg_cli_run(&cli);
+  kg_worker_opts wo = {cli.device, cli.roofline, cli.kernels, cli.base_kernels, cli.describe};
+  int code = cli.cmd == KG_CMD_WORKER ? kg_worker_main(&wo) : kg_cli_run(&cli);
   kg_cli_free(&cli);
   return code;
 }

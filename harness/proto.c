@@ -35,9 +35,13 @@ char *kg_proto_encode_case_exact(size_t index, const kg_case *c, const kg_run_pa
                         "dtype", kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "pattern",
                         kg_pattern_name(c->pattern), "seed", (json_int_t)p->seed, "repeats", p->repeats);
   if (o && exact) json_object_set_new(o, "exact", json_true());
-  if (o && c->timed)
+  if (o && (c->timed || p->pair.on))
     json_object_set_new(o, "time", json_pack("{sb sf si sf}", "hot", p->time.hot, "max_noise", p->time.max_noise,
                                              "min_samples", p->time.min_samples, "max_seconds", p->time.max_seconds));
+  if (o && p->pair.on)
+    json_object_set_new(o, "pair", json_pack("{ss ss si si sf}", "module", p->pair.module ? "base" : "own", "variant",
+                                             kg_variants[p->pair.base_variant >= 0 ? p->pair.base_variant : c->variant].name, "copies", p->pair.copies, "quads",
+                                             p->pair.quads, "max_seconds", p->pair.max_seconds));
   return dump(o);
 }
 
@@ -66,16 +70,29 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
   const char *variant, *dtype, *pattern;
   int repeats, rc = -1;
   json_error_t e;
-  json_t *time = NULL;
+  json_t *time = NULL, *pair = NULL;
+  const char *pmodule = NULL, *pvariant = NULL;
   int exact = 0;
   memset(&p->time, 0, sizeof p->time);
-  if (json_unpack_ex(o, &e, JSON_STRICT, "{sI ss ss sI ss sI si s?o s?b}", "case", &idx, "variant", &variant,
+  memset(&p->pair, 0, sizeof p->pair);
+  memset(c, 0, sizeof *c);
+  if (json_unpack_ex(o, &e, JSON_STRICT, "{sI ss ss sI ss sI si s?o s?b s?o}", "case", &idx, "variant", &variant,
                      "dtype", &dtype, "n", &n, "pattern", &pattern, "seed", &seed, "repeats", &repeats, "time", &time,
-                     "exact", &exact) ||
+                     "exact", &exact, "pair", &pair) ||
       (time && json_unpack_ex(time, &e, JSON_STRICT, "{sb sF si sF}", "hot", &p->time.hot, "max_noise",
                               &p->time.max_noise, "min_samples", &p->time.min_samples, "max_seconds",
-                              &p->time.max_seconds))) {
+                              &p->time.max_seconds)) ||
+      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF}", "module", &pmodule, "variant", &pvariant,
+                              "copies", &p->pair.copies, "quads", &p->pair.quads, "max_seconds",
+                              &p->pair.max_seconds))) {
     snprintf(err, errlen, "bad case line: %s", e.text);
+  } else if (pair && (strcmp(pmodule, "own") && strcmp(pmodule, "base"))) {
+    snprintf(err, errlen, "bad case line: pair module '%s' (own or base)", pmodule);
+  } else if (pair && (p->pair.base_variant = kg_variant_find_any(pvariant)) < 0) {
+    snprintf(err, errlen, "unknown pair variant '%s'", pvariant);
+  } else if (pair && (p->pair.copies < 1 || p->pair.copies > KG_PAIR_MAX_COPIES || p->pair.quads < 1 ||
+                      !(p->pair.max_seconds > 0))) {
+    snprintf(err, errlen, "bad case line: pair copies 1..%d, quads >= 1 and max_seconds > 0", KG_PAIR_MAX_COPIES);
   } else if ((c->variant = kg_variant_find_any(variant)) < 0) {
     snprintf(err, errlen, "unknown variant '%s'", variant);
   } else if (kg_dtype_parse(dtype, &c->dtype)) {
@@ -88,7 +105,9 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
     *index = (size_t)idx;
     c->n = (size_t)n;
     c->supported = kg_case_supported(c->variant, c->dtype, c->pattern);
-    c->timed = time != NULL;
+    c->timed = time != NULL && !pair;
+    p->pair.on = pair != NULL;
+    p->pair.module = pair && !strcmp(pmodule, "base");
     p->seed = (uint64_t)seed;
     p->repeats = repeats;
     *exact_out = exact;
@@ -112,7 +131,41 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
                                                t->median_us, "q1_us", t->q1_us, "q3_us", t->q3_us, "min_us",
                                                t->min_us, "noise", t->noise, "graph_us", t->graph_us,
                                                "sm_clock_mhz", t->sm_clock_mhz, "throttled", t->throttled));
+  if (o && t->samples && t->set_aside)
+    json_object_set_new(json_object_get(o, "timing"), "set_aside", json_integer(t->set_aside));
+  if (o && r->nblocks > 0) {
+    json_t *bl = json_array();
+    for (int k = 0; bl && k < r->nblocks && k < KG_PAIR_MAX_COPIES; k++)
+      json_array_append_new(bl, json_pack("[o i o o]", jreal(r->blocks[k].log_ratio), r->blocks[k].pairs,
+                                          jreal(r->blocks[k].head_us), jreal(r->blocks[k].base_us)));
+    json_object_set_new(o, "blocks", bl);
+    json_object_set_new(o, "set_aside", json_integer(r->pair_set_aside));
+  }
   return dump(o);
+}
+
+/* [[log_ratio, pairs, head_us, base_us], ...]: 0, or -1 when malformed. A
+ * block with a non-finite value (null) is kept: the statistics drop it. */
+static int decode_blocks(json_t *bl, kg_result *r) {
+  if (!json_is_array(bl) || json_array_size(bl) > KG_PAIR_MAX_COPIES) return -1;
+  for (size_t k = 0; k < json_array_size(bl); k++) {
+    json_t *b = json_array_get(bl, k);
+    kg_pblock *pb = &r->blocks[k];
+    json_t *pairs = json_array_get(b, 1);
+    if (!json_is_array(b) || json_array_size(b) != 4 || !json_is_integer(pairs) || json_integer_value(pairs) < 1 ||
+        json_integer_value(pairs) > 1 << 20)
+      return -1;
+    pb->pairs = (int)json_integer_value(pairs);
+    double *v[3] = {&pb->log_ratio, &pb->head_us, &pb->base_us};
+    static const int at[3] = {0, 2, 3};
+    for (int i = 0; i < 3; i++) {
+      json_t *x = json_array_get(b, at[i]);
+      if (!json_is_number(x) && !json_is_null(x)) return -1;
+      *v[i] = json_is_number(x) ? json_number_value(x) : NAN;
+    }
+  }
+  r->nblocks = (int)json_array_size(bl);
+  return 0;
 }
 
 static void copy_str(char *dst, size_t len, const char *src) { snprintf(dst, len, "%s", src ? src : ""); }
@@ -126,16 +179,19 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   json_error_t e;
   memset(r, 0, sizeof *r);
   kg_timing *t = &r->timing;
-  json_t *timing = NULL;
-  if (json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b s?o s?i}", "case", &idx, "status", &status, "got", &got,
-                     "expected", &expected, "depth", &r->depth, "repeats", &r->repeats, "nondeterministic",
-                     &r->nondeterministic, "input_modified", &r->input_modified, "message", &message, "restart",
-                     &restart_flag, "timing", &timing, "device", &r->device) ||
+  json_t *timing = NULL, *blocks = NULL;
+  if (json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b s?o s?i s?o s?i}", "case", &idx, "status", &status,
+                     "got", &got, "expected", &expected, "depth", &r->depth, "repeats", &r->repeats,
+                     "nondeterministic", &r->nondeterministic, "input_modified", &r->input_modified, "message",
+                     &message, "restart", &restart_flag, "timing", &timing, "device", &r->device, "blocks", &blocks,
+                     "set_aside", &r->pair_set_aside) ||
       (timing && json_unpack_ex(timing, &e, 0, "{si sF sF sF sF sF sF sF sb}", "samples", &t->samples, "median_us",
                                 &t->median_us, "q1_us", &t->q1_us, "q3_us", &t->q3_us, "min_us", &t->min_us, "noise",
                                 &t->noise, "graph_us", &t->graph_us, "sm_clock_mhz", &t->sm_clock_mhz, "throttled",
                                 &t->throttled))) {
     snprintf(err, errlen, "bad result line: %s", e.text);
+  } else if (blocks && decode_blocks(blocks, r)) {
+    snprintf(err, errlen, "bad result line: malformed blocks");
   } else if (idx < 0) {
     snprintf(err, errlen, "bad result line: negative case index");
   } else {
@@ -152,6 +208,8 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
       r->abs_err = get_real(o, "abs_err");
       r->bound = get_real(o, "bound");
       r->ratio = get_real(o, "ratio");
+      json_t *aside = json_object_get(timing, "set_aside");
+      t->set_aside = json_is_integer(aside) ? (int)json_integer_value(aside) : 0;
       *restart = restart_flag;
       rc = 0;
     }

@@ -2,14 +2,20 @@
  *   supervisor -> worker: {"case":i,"variant":..,"dtype":..,"n":..,"pattern":..,"seed":..,"repeats":..}
  *   worker -> supervisor: first {"hello":{device facts}} or {"fatal":"why"},
  *                         then one {"case":i,"status":..,...} per case received.
- * A result with "restart":true means the worker hit a CUDA error and exits. */
+ * A result with "restart":true means the worker hit a CUDA error and exits.
+ * A paired case ("pair":{...}, kg_pair_opts) is not checked but timed against
+ * its base; its result carries "blocks":[[log_ratio,pairs,head_us,base_us],...]. */
 #ifndef KG_PROTO_H
 #define KG_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "paired.h"
 #include "plan.h"
+
+/* Input copies (blocks) of a paired case in one worker, at most. */
+#define KG_PAIR_MAX_COPIES 8
 
 typedef enum kg_status {
   KG_ST_PENDING, /* not run (yet) */
@@ -29,7 +35,8 @@ typedef struct kg_timing {
   double noise;      /* relative standard error of the median (stats.h) */
   double graph_us;   /* small inputs: per-call time from a CUDA graph of many launches; 0 otherwise */
   double sm_clock_mhz; /* SM clock read through NVML while sampling; 0 when NVML is absent */
-  int throttled;     /* NVML reported a clock-lowering reason while sampling */
+  int throttled;     /* every batch had a clock-lowering reason, so none could be set aside */
+  int set_aside;     /* samples set aside: their batch had a clock-lowering reason or a late hold */
 } kg_timing;
 
 /* How to time (from the command line; sent with each timed case). */
@@ -51,12 +58,28 @@ typedef struct kg_result {
   char message[200];    /* why it failed or errored; empty on pass */
   kg_timing timing;
   int device; /* the CUDA device it ran on ("device" in result lines and results files; 0 when absent) */
+  /* a paired case: one block per input copy (paired.h), and samples set aside */
+  int nblocks;
+  kg_pblock blocks[KG_PAIR_MAX_COPIES];
+  int pair_set_aside;
 } kg_result;
+
+/* Paired timing (the paired gate): with on, every case sent is not checked
+ * but timed side by side with its base: base_variant (a registry index, -1:
+ * the case's own variant) from kgate's own module (module 0, selftest) or
+ * the base module (module 1, --base-kernels). */
+typedef struct kg_pair_opts {
+  int copies;         /* separately allocated input copies, one block each (1..KG_PAIR_MAX_COPIES) */
+  int quads;          /* ABBA quads per block at most (two pairs each) */
+  double max_seconds; /* sampling cap per cell (all copies) */
+  int on, module, base_variant;
+} kg_pair_opts;
 
 typedef struct kg_run_params {
   uint64_t seed;
   int repeats; /* runs per float case for the determinism check (>= 1) */
   kg_time_opts time; /* used for cases with kg_case.timed */
+  kg_pair_opts pair; /* used for cases with kg_case.paired */
 } kg_run_params;
 
 typedef struct kg_device_info {

@@ -27,6 +27,10 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
  * peak and roofline, ratio to CUB and the verdict (cmp may be NULL). */
 void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp);
 
+/* The paired table of a run (run->pair.on): one row per cell, regressions
+ * first, with head and base times, the ratio's change and its interval. */
+void kg_report_pairs(FILE *f, const kg_run *run);
+
 /* The verdict table of a comparison, regressions first, and its counts. */
 void kg_report_compare(FILE *f, const kg_comparison *cmp);
 

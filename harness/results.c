@@ -210,7 +210,10 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
 void kg_run_free(kg_run *run) {
   free(run->cases);
   free(run->results);
+  free(run->pairs);
   run->cases = NULL;
   run->results = NULL;
+  run->pairs = NULL;
   run->n = 0;
+  run->npairs = 0;
 }

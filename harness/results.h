@@ -23,11 +23,35 @@ typedef struct kg_run_meta {
   char shard[24]; /* --shard "i/N" ("shard" in run.options); empty for a whole plan */
 } kg_run_meta;
 
+/* One cell of a paired run: a (variant, dtype, n) against the base. */
+typedef struct kg_pair_cell {
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  kg_pair_stat stat;  /* stat.verdict: SAME/SLOWER/FASTER/UNDECIDED, or NEW/MISSING/UNKNOWN (then no numbers) */
+  double min_effect;  /* fraction */
+  int rounds;         /* worker processes that timed it */
+  int set_aside;      /* samples set aside over all rounds */
+  char message[160];  /* UNKNOWN: why (its check failed, its timing errored) */
+} kg_pair_cell;
+
+/* How the run was paired ("paired" in the results JSON; absent: not paired). */
+typedef struct kg_pair_meta {
+  int on;
+  char base_path[1024], base_name[64], base_version[64];
+  double confidence, min_effect_pct; /* min_effect_pct 0: per size class */
+  int copies, quads, rounds, max_rounds;
+  double budget_s, wall_s;
+} kg_pair_meta;
+
 typedef struct kg_run {
   kg_run_meta meta;
   size_t n;
   kg_case *cases;     /* malloc'ed */
   kg_result *results; /* malloc'ed, results[i] belongs to cases[i] */
+  kg_pair_meta pair;
+  size_t npairs;
+  kg_pair_cell *pairs; /* malloc'ed: regressions first (see pairrun.h) */
 } kg_run;
 
 /* Writes the results JSON atomically ("-" for stdout). 0, or -1 with err. */

@@ -2,7 +2,9 @@
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "kernels.h"
@@ -13,13 +15,20 @@
 #define GRAPH_REPS 100
 #define SMALL_INPUT ((size_t)1 << 20)
 
+/* Samples queued behind one hold kernel: bounded so that the host never
+ * waits on a full launch queue while the GPU waits on the host. */
+#define BATCH 32
+
 struct kg_timer {
   cudaStream_t s;
   cudaEvent_t a, b;
+  cudaEvent_t ev[2 * BATCH];
+  volatile int *flags; /* mapped host memory: [0] release the hold, [1] the hold timed out */
   void *flush;
   size_t flush_bytes;
   kg_nvml *nvml;
-  double samples[MAX_SAMPLES];
+  unsigned last_mhz; /* the SM clock NVML read after the last batch (0: none) */
+  double samples[MAX_SAMPLES], kept[MAX_SAMPLES];
 };
 
 #define TRY(expr)                           \
@@ -45,6 +54,8 @@ kg_timer *kg_timer_create(void *stream, long long l2_bytes, char *err, size_t er
   t->flush_bytes = (t->flush_bytes + 15) & ~(size_t)15;
   cudaError_t e = cudaEventCreate(&t->a);
   if (!e) e = cudaEventCreate(&t->b);
+  for (int k = 0; !e && k < 2 * BATCH; k++) e = cudaEventCreate(&t->ev[k]);
+  if (!e) e = cudaHostAlloc((void **)&t->flags, 2 * sizeof(int), cudaHostAllocMapped);
   if (!e) e = cudaMalloc(&t->flush, t->flush_bytes);
   if (!e) e = cudaMemset(t->flush, 0x3c, t->flush_bytes); /* defined bytes, written once here */
   if (!e) e = cudaDeviceSynchronize();
@@ -64,22 +75,68 @@ void kg_timer_destroy(kg_timer *t) {
   if (!t) return;
   if (t->a) cudaEventDestroy(t->a);
   if (t->b) cudaEventDestroy(t->b);
+  for (int k = 0; k < 2 * BATCH; k++)
+    if (t->ev[k]) cudaEventDestroy(t->ev[k]);
+  if (t->flags) cudaFreeHost((void *)t->flags);
   if (t->flush) cudaFree(t->flush);
   kg_nvml_close(t->nvml);
   free(t);
 }
 
-/* Stream time of one step, in microseconds. */
-static int time_step(kg_timer *t, kg_step_fn step, void *ctx, double *us) {
-  float ms = 0;
-  TRY(cudaEventRecord(t->a, t->s));
-  TRY(step(ctx));
-  TRY(cudaEventRecord(t->b, t->s));
-  TRY(cudaEventSynchronize(t->b));
-  TRY(cudaEventElapsedTime(&ms, t->a, t->b));
-  *us = (double)ms * 1e3;
+/* One batch: a hold kernel, then for each sample its untimed prepare and L2
+ * flush and its timed run between two events, all queued before the hold is
+ * released, so the host's launch latency never lands inside a sample. A
+ * batch whose hold timed out (the host was slower than the hold's patience)
+ * or during which NVML saw a clock-lowering reason is set aside: its samples
+ * come back as NaN and are counted in *set_aside. */
+static int run_batch(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
+                     int *set_aside) {
+  unsigned mhz = 0;
+  int thr0 = 0, thr1 = 0;
+  int have_clock = kg_nvml_read(t->nvml, &mhz, &thr0) == 0;
+  t->flags[0] = 0;
+  t->flags[1] = 0;
+  __sync_synchronize();
+  int *dflags = NULL;
+  TRY(cudaHostGetDevicePointer((void **)&dflags, (void *)t->flags, 0));
+  int e = kg_dev_hold(dflags, 1.0, t->s);
+  for (size_t i = 0; !e && i < n; i++) {
+    const kg_sample_step *st = &steps[seq[i]];
+    if (st->prepare) e = st->prepare(st->ctx);
+    if (!e && !hot) e = kg_dev_read(t->flush, t->flush_bytes, t->s);
+    if (!e) e = (int)cudaEventRecord(t->ev[2 * i], t->s);
+    if (!e) e = st->run(st->ctx);
+    if (!e) e = (int)cudaEventRecord(t->ev[2 * i + 1], t->s);
+  }
+  __sync_synchronize();
+  t->flags[0] = 1; /* release, even after an error: the hold must not spin on */
+  __sync_synchronize();
+  if (e) return e;
+  TRY(cudaEventSynchronize(t->ev[2 * n - 1]));
+  for (size_t i = 0; i < n; i++) {
+    float ms = 0;
+    TRY(cudaEventElapsedTime(&ms, t->ev[2 * i], t->ev[2 * i + 1]));
+    us[i] = (double)ms * 1e3;
+  }
+  if (have_clock) kg_nvml_read(t->nvml, &mhz, &thr1);
+  t->last_mhz = mhz;
+  if (t->flags[1] || thr0 || thr1) {
+    for (size_t i = 0; i < n; i++) us[i] = NAN;
+    *set_aside += (int)n;
+  }
   return 0;
 }
+
+int kg_timer_sequence(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
+                      int *set_aside) {
+  for (size_t done = 0; done < n; done += BATCH) {
+    size_t m = n - done < BATCH ? n - done : BATCH;
+    TRY(run_batch(t, steps, seq + done, m, hot, us + done, set_aside));
+  }
+  return 0;
+}
+
+double kg_timer_sm_clock(const kg_timer *t) { return t->last_mhz; }
 
 typedef struct read_ctx {
   kg_timer *t;
@@ -96,8 +153,11 @@ int kg_timer_roofline(kg_timer *t, double *gbps) {
   read_ctx r = {t, NULL, (size_t)1 << 30};
   TRY(cudaMalloc(&r.buf, r.bytes));
   int e = (int)cudaMemsetAsync(r.buf, 0x5a, r.bytes, t->s);
+  kg_sample_step step = {read_step, NULL, &r};
+  int seq[9] = {0}, aside = 0;
   double us[9];
-  for (int k = 0; !e && k < 9; k++) e = time_step(t, read_step, &r, &us[k]);
+  /* hot: a 1 GiB read does not fit any L2, and a flush would only add time */
+  if (!e) e = kg_timer_sequence(t, &step, seq, 9, 1, us, &aside);
   cudaFree(r.buf);
   if (e) return e;
   kg_stats st;
@@ -145,6 +205,14 @@ static int graph_time(kg_timer *t, kg_step_fn run, void *ctx, double *us) {
   return 0;
 }
 
+/* Moves the finite values of x[0..n) to its front; returns their count. */
+static size_t compact(double *x, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite(x[i])) x[k++] = x[i];
+  return k;
+}
+
 int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx, size_t input_bytes,
                      const kg_time_opts *o, kg_timing *out) {
   *out = (kg_timing){0};
@@ -153,31 +221,71 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
     TRY(run(ctx));
   }
   TRY(cudaStreamSynchronize(t->s));
-  unsigned mhz0 = 0, mhz1 = 0;
-  int thr0 = 0, thr1 = 0;
-  int have_clock = kg_nvml_read(t->nvml, &mhz0, &thr0) == 0;
-  double start = now_s();
-  size_t n = 0;
+  kg_sample_step step = {run, prepare, ctx};
+  static const int zeros[BATCH] = {0};
+  double start = now_s(), clock_sum = 0;
+  size_t n = 0, kept = 0;
+  int aside = 0, batches = 0;
   kg_stats st = {0};
   while (n < MAX_SAMPLES) {
-    if (prepare) TRY(prepare(ctx));
-    if (!o->hot) TRY(kg_dev_read(t->flush, t->flush_bytes, t->s));
-    TRY(time_step(t, run, ctx, &t->samples[n]));
-    n++;
-    if (n >= (size_t)o->min_samples) {
-      kg_stats_compute(t->samples, n, &st);
+    size_t want = n < (size_t)o->min_samples ? (size_t)o->min_samples - n : 8;
+    if (want > BATCH) want = BATCH;
+    if (want > MAX_SAMPLES - n) want = MAX_SAMPLES - n;
+    TRY(kg_timer_sequence(t, &step, zeros, want, o->hot, &t->samples[n], &aside));
+    n += want;
+    clock_sum += t->last_mhz, batches++;
+    memcpy(t->kept, t->samples, n * sizeof *t->kept);
+    kept = compact(t->kept, n);
+    if (kept >= (size_t)o->min_samples) {
+      kg_stats_compute(t->kept, kept, &st);
       if (kg_stats_enough(&st, (size_t)o->min_samples, o->max_noise)) break;
     }
     if (now_s() - start > o->max_seconds && n >= 3) break;
   }
-  kg_stats_compute(t->samples, n, &st);
-  if (have_clock && kg_nvml_read(t->nvml, &mhz1, &thr1) == 0) {
-    out->sm_clock_mhz = (mhz0 + mhz1) / 2.0;
-    out->throttled = thr0 || thr1;
+  /* Every batch set aside (a card that always reports a clock-lowering
+   * reason): keep them all rather than report nothing, and say so. */
+  if (kept == 0) {
+    out->throttled = 1;
+    aside = 0;
+    kept = n;
+    memcpy(t->kept, t->samples, n * sizeof *t->kept);
   }
+  kg_stats_compute(t->kept, kept, &st);
+  out->sm_clock_mhz = batches ? clock_sum / batches : 0;
+  out->set_aside = aside;
   out->samples = (int)st.count;
   out->median_us = st.median, out->q1_us = st.q1, out->q3_us = st.q3, out->min_us = st.min;
   out->noise = st.noise;
   if (input_bytes < SMALL_INPUT) TRY(graph_time(t, run, ctx, &out->graph_us));
+  return 0;
+}
+
+int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step *base, size_t max_quads,
+                   double max_seconds, int hot, double *head_us, double *base_us, size_t *npairs, int *set_aside) {
+  const kg_sample_step steps[2] = {*head, *base};
+  for (int k = 0; k < 2; k++) { /* warm-up of both on this copy */
+    if (steps[k].prepare) TRY(steps[k].prepare(steps[k].ctx));
+    TRY(steps[k].run(steps[k].ctx));
+  }
+  TRY(cudaStreamSynchronize(t->s));
+  /* ABBA: a drift in time (clocks, temperature) cancels within each quad. */
+  static const int abba[BATCH] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0,
+                                  0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
+  double start = now_s(), us[BATCH];
+  size_t quads = 0, kept = 0;
+  if (max_quads > MAX_SAMPLES / 4) max_quads = MAX_SAMPLES / 4;
+  while (quads < max_quads) {
+    size_t q = max_quads - quads < BATCH / 4 ? max_quads - quads : BATCH / 4;
+    TRY(kg_timer_sequence(t, steps, abba, 4 * q, hot, us, set_aside));
+    for (size_t i = 0; i < 4 * q; i += 2) {
+      /* pairs (A,B) and (B,A): the head is at i for the first, at i+1 for the second */
+      int a_first = abba[i] == 0;
+      double h = us[a_first ? i : i + 1], b = us[a_first ? i + 1 : i];
+      if (isfinite(h) && isfinite(b)) head_us[kept] = h, base_us[kept] = b, kept++;
+    }
+    quads += q;
+    if (now_s() - start > max_seconds) break;
+  }
+  *npairs = kept;
   return 0;
 }

@@ -21,11 +21,36 @@ void kg_timer_destroy(kg_timer *t);
 /* The achievable read bandwidth: median of several reads of a 1 GiB buffer (GB/s). */
 int kg_timer_roofline(kg_timer *t, double *gbps);
 
-/* Times run: warm-up, then samples (each after prepare, then an L2 flush
- * unless o->hot, both untimed) until kg_stats_enough or o->max_seconds;
- * inputs under 1 MiB also get graph_us. prepare may be NULL. Returns 0 or a
- * cudaError_t code (the context may then be unusable). */
+/* One kind of sample: its untimed prepare (may be NULL) and its timed run. */
+typedef struct kg_sample_step {
+  kg_step_fn run, prepare;
+  void *ctx;
+} kg_sample_step;
+
+/* Times steps[seq[i]] for i < n into us[i], in batches queued behind a hold
+ * kernel (each sample: prepare, an L2 read flush unless hot, then the timed
+ * run). Samples of a batch during which the hold timed out or NVML saw a
+ * clock-lowering reason come back as NaN and are added to *set_aside.
+ * Returns 0 or a cudaError_t code. */
+int kg_timer_sequence(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
+                      int *set_aside);
+
+/* Times run: warm-up, then batches of samples (kg_timer_sequence) until
+ * kg_stats_enough or o->max_seconds; inputs under 1 MiB also get graph_us.
+ * prepare may be NULL. Returns 0 or a cudaError_t code (the context may then
+ * be unusable). */
 int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx, size_t input_bytes,
                      const kg_time_opts *o, kg_timing *out);
+
+/* The paired sampler: after one warm-up run of each, up to max_quads ABBA
+ * quads of head and base (each quad gives two pairs: (A,B) and (B,A)) until
+ * max_seconds has passed (at least one quad). Pairs with a set-aside sample
+ * are dropped. head_us/base_us need room for 2 * max_quads values (capped
+ * at 1024 quads). */
+int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step *base, size_t max_quads,
+                   double max_seconds, int hot, double *head_us, double *base_us, size_t *npairs, int *set_aside);
+
+/* The SM clock (MHz) NVML read after the last batch; 0 without NVML. */
+double kg_timer_sm_clock(const kg_timer *t);
 
 #endif

@@ -13,30 +13,22 @@
 
 #include "dtype.h"
 #include "input.h"
+#include "module.h"
 #include "proto.h"
 #include "reference.h"
 #include "registry.h"
 #include "timing.h"
 
-typedef struct variant_fns {
-  int (*run)(kg_dtype, void *, size_t, void *, void *, void *);
-  size_t (*scratch)(kg_dtype, size_t);
-  double (*depth)(size_t);
-} variant_fns;
+/* The modules: [0] kgate's own (or --kernels), [1] the base (--base-kernels). */
+enum { MOD_OWN, MOD_BASE, NMODS };
 
-/* The variants, then the planted bugs of selftest, in kg_variants' order. */
-static const variant_fns k_fns[] = {
-#define KG_VARIANT(name, seed, idea, flags, dtypes) {kg_run_##name, kg_scratch_##name, kg_depth_##name},
-#include "variants.def"
-#undef KG_VARIANT
-#ifdef KG_WITH_MUTANTS /* CMake defines it where the kernels/mutants sources are linked in */
-#define KG_MUTANT(name, base, flags, dtypes, expect, planted) {kg_run_##name, kg_scratch_##name, kg_depth_##name},
-#else
-#define KG_MUTANT(name, base, flags, dtypes, expect, planted) {NULL, NULL, NULL},
-#endif
-#include "mutants/mutants.def"
-#undef KG_MUTANT
-};
+/* fns[v]: the own module's entry for registry index v (NULL for a mutant
+ * that module lacks). */
+typedef struct modules {
+  kg_loaded_module mod[NMODS];
+  int nmods;
+  const kg_module_variant **fns;
+} modules;
 
 typedef struct state {
   cudaStream_t stream;
@@ -58,6 +50,7 @@ typedef struct state {
   long long l2_bytes;
   kg_timer *timer; /* made on the first timed case (or at hello for the roofline) */
   char error[200]; /* the CUDA error that ends this worker */
+  modules *mods;
 } state;
 
 /* One message shape for every CUDA failure: "CUDA error at file:line: name (code) / expr". */
@@ -130,20 +123,22 @@ static int same_result(kg_dtype dt, kg_value a, kg_value b) {
   return memcmp(&a.f, &b.f, sizeof a.f) == 0;
 }
 
+/* One side of a timing: a variant on an input buffer. */
 typedef struct step_ctx {
   state *st;
-  const variant_fns *fn;
+  const kg_module_variant *fn;
   const kg_case *c;
+  void *in;
 } step_ctx;
 
 static int run_step(void *ctx) {
   step_ctx *x = ctx;
-  return x->fn->run(x->c->dtype, x->st->d_in, x->c->n, x->st->d_out, x->st->d_scratch, x->st->stream);
+  return x->fn->run(x->c->dtype, x->in, x->c->n, x->st->d_out, x->st->d_scratch, x->st->stream);
 }
 
 static int restore_step(void *ctx) {
   step_ctx *x = ctx;
-  return (int)cudaMemcpyAsync(x->st->d_in, x->st->d_pristine, x->c->n * kg_dtype_get(x->c->dtype)->size,
+  return (int)cudaMemcpyAsync(x->in, x->st->d_pristine, x->c->n * kg_dtype_get(x->c->dtype)->size,
                               cudaMemcpyDeviceToDevice, x->st->stream);
 }
 
@@ -155,7 +150,7 @@ static int make_timer(state *st) {
 /* Times a case that passed; in-place variants get their input back before every sample. */
 static int time_case(state *st, const kg_case *c, const kg_time_opts *o, kg_result *r) {
   if (make_timer(st)) return -1;
-  step_ctx x = {st, &k_fns[c->variant], c};
+  step_ctx x = {st, st->mods->fns[c->variant], c, st->d_in};
   int clobbers = (kg_variants[c->variant].flags & KG_CLOBBERS) != 0;
   CU(st, (cudaError_t)kg_timer_measure(st->timer, run_step, clobbers ? restore_step : NULL, &x,
                                        c->n * kg_dtype_get(c->dtype)->size, o, &r->timing));
@@ -164,11 +159,11 @@ static int time_case(state *st, const kg_case *c, const kg_time_opts *o, kg_resu
 
 /* Runs one case; -1 on a CUDA error (st->error says which), which ends the worker. */
 static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exact, kg_result *r) {
-  const variant_fns *fn = &k_fns[c->variant];
+  const kg_module_variant *fn = st->mods->fns[c->variant];
   unsigned flags = kg_variants[c->variant].flags;
   const kg_dtype_info *di = kg_dtype_get(c->dtype);
   memset(r, 0, sizeof *r);
-  if (!fn->run) {
+  if (!fn) {
     snprintf(st->error, sizeof st->error, "%s: this kgate was built without kernels/mutants", kg_variants[c->variant].name);
     return -1;
   }
@@ -229,6 +224,74 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
   return 0;
 }
 
+/* A paired case: the variant and its base (pair_variant, from kgate's own
+ * module or the same name from the base module) on the same inputs, one
+ * block per separately allocated copy, each timed as ABBA quads behind the
+ * same L2 flush (timing.h). Not checked: the gate only pairs cases that
+ * passed their check. */
+static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
+  memset(r, 0, sizeof *r);
+  const kg_module_variant *head = st->mods->fns[c->variant], *base = NULL;
+  const char *bname = kg_variants[p->pair.base_variant].name;
+  if (p->pair.module == MOD_BASE) {
+    const kg_module *bm = st->mods->mod[MOD_BASE].m;
+    int b = kg_module_find(bm, bname);
+    base = b >= 0 ? &bm->variants[b] : NULL;
+  } else {
+    base = st->mods->fns[p->pair.base_variant];
+  }
+  if (!head || !base || !(base->dtypes & KG_DT_BIT(c->dtype))) {
+    snprintf(st->error, sizeof st->error, "paired case %s against %s: not in the %s module for %s",
+             kg_variants[c->variant].name, bname, p->pair.module == MOD_BASE ? "base" : "own",
+             kg_dtype_get(c->dtype)->name);
+    return -1;
+  }
+  if (prepare_input(st, c, p, 0) || make_timer(st)) return -1;
+  size_t bytes = c->n * kg_dtype_get(c->dtype)->size, sh = head->scratch(c->dtype, c->n),
+         sb = base->scratch(c->dtype, c->n);
+  if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0)) return -1;
+  int copies = p->pair.copies, quads = p->pair.quads;
+  double *h = malloc(2 * (size_t)quads * sizeof *h), *b = malloc(2 * (size_t)quads * sizeof *b);
+  void *bufs[KG_PAIR_MAX_COPIES] = {0};
+  int rc = h && b ? 0 : -1;
+  if (rc) snprintf(st->error, sizeof st->error, "out of host memory for %d sample pairs", 2 * quads);
+  /* All copies live at once, so each is a different allocation. */
+  for (int k = 0; !rc && k < copies; k++) {
+    cudaError_t e = cudaMalloc(&bufs[k], bytes ? bytes : 1);
+    if (!e) e = cudaMemcpyAsync(bufs[k], st->d_pristine, bytes, cudaMemcpyDeviceToDevice, st->stream);
+    if (e) {
+      snprintf(st->error, sizeof st->error, "CUDA error at %s:%d: %s (%d) / paired input copy %d", __FILE_NAME__,
+               __LINE__, cudaGetErrorName(e), (int)e, k);
+      rc = -1;
+    }
+  }
+  for (int k = 0; !rc && k < copies; k++) {
+    step_ctx xh = {st, head, c, bufs[k]}, xb = {st, base, c, bufs[k]};
+    kg_sample_step sh_ = {run_step, head->flags & KG_CLOBBERS ? restore_step : NULL, &xh};
+    kg_sample_step sb_ = {run_step, base->flags & KG_CLOBBERS ? restore_step : NULL, &xb};
+    size_t npairs = 0;
+    int e = kg_timer_pairs(st->timer, &sh_, &sb_, (size_t)quads, p->pair.max_seconds / copies, p->time.hot, h, b,
+                           &npairs, &r->pair_set_aside);
+    if (e) {
+      snprintf(st->error, sizeof st->error, "CUDA error at %s:%d: %s (%d) / paired timing of %s", __FILE_NAME__,
+               __LINE__, cudaGetErrorName((cudaError_t)e), e, kg_variants[c->variant].name);
+      rc = -1;
+    } else if (kg_pblock_from_pairs(h, b, npairs, &r->blocks[r->nblocks]) == 0) {
+      r->nblocks++;
+    }
+  }
+  for (int k = 0; k < copies; k++)
+    if (bufs[k]) cudaFree(bufs[k]);
+  free(h);
+  free(b);
+  st->dirty = 1; /* d_in is untouched, but restore it anyway: cheap, and no state leaks between modes */
+  if (rc) return -1;
+  r->status = KG_ST_PASS;
+  r->repeats = 0;
+  r->timing.sm_clock_mhz = kg_timer_sm_clock(st->timer);
+  return 0;
+}
+
 static void emit(char *line) {
   if (line) {
     fputs(line, stdout);
@@ -282,13 +345,61 @@ static int hello(state *st, int device, int roofline) {
   return -1;
 }
 
-int kg_worker_main(int device, int roofline) {
-  if (sizeof k_fns / sizeof k_fns[0] != kg_nvariants_all) {
-    emit(kg_proto_encode_fatal("worker and registry disagree on the variant count"));
+/* Loads the modules and maps the registry onto the own one: every real
+ * variant must be there with the flags and dtypes this kgate was built with
+ * (a module from elsewhere is a different kgate's); mutants may be absent. */
+static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t errlen) {
+  char own[1024];
+  const char *path = o->kernels;
+  if (!path) {
+    if (kg_module_default_path(own, sizeof own, err, errlen)) return -1;
+    path = own;
+  }
+  if (kg_module_open(path, &m->mod[MOD_OWN], err, errlen)) return -1;
+  m->nmods = 1;
+  if (o->base_kernels) {
+    if (kg_module_open(o->base_kernels, &m->mod[MOD_BASE], err, errlen)) return -1;
+    m->nmods = 2;
+  }
+  m->fns = calloc(kg_nvariants_all, sizeof *m->fns);
+  if (!m->fns) return snprintf(err, errlen, "out of memory"), -1;
+  const kg_module *own_m = m->mod[MOD_OWN].m;
+  for (size_t v = 0; v < kg_nvariants_all; v++) {
+    int i = kg_module_find(own_m, kg_variants[v].name);
+    const kg_module_variant *e = i >= 0 ? &own_m->variants[i] : NULL;
+    if (e && (e->flags != kg_variants[v].flags || e->dtypes != kg_variants[v].dtypes)) e = NULL;
+    if (!e && v < kg_nvariants)
+      return snprintf(err, errlen, "kernel module %.200s does not match this kgate: variant %s is missing or differs "
+                      "(build kgate and its module from one tree)", m->mod[MOD_OWN].path, kg_variants[v].name), -1;
+    m->fns[v] = e;
+  }
+  return 0;
+}
+
+static void unload_modules(modules *m) {
+  free(m->fns);
+  for (int k = NMODS - 1; k >= 0; k--) kg_module_close(&m->mod[k]);
+}
+
+int kg_worker_main(const kg_worker_opts *o) {
+  modules mods = {0};
+  char why[512];
+  if (load_modules(o, &mods, why, sizeof why)) {
+    emit(kg_proto_encode_fatal(why));
+    unload_modules(&mods);
+    return 2;
+  }
+  if (o->describe) { /* no CUDA call: works on a machine without a GPU */
+    emit(kg_module_describe(mods.mod, (size_t)mods.nmods));
+    unload_modules(&mods);
+    return 0;
+  }
+  int device = o->device, roofline = o->roofline;
+  state st = {.mods = &mods};
+  if (hello(&st, device, roofline)) {
+    free(mods.fns);
     return 3;
   }
-  state st = {0};
-  if (hello(&st, device, roofline)) return 3;
   char *line = NULL;
   size_t cap = 0;
   int code = 0;
@@ -304,7 +415,7 @@ int kg_worker_main(int device, int roofline) {
       code = 2;
       break;
     }
-    if (run_case(&st, &c, &p, exact, &r)) {
+    if (p.pair.on ? pair_case(&st, &c, &p, &r) : run_case(&st, &c, &p, exact, &r)) {
       memset(&r, 0, sizeof r);
       r.status = KG_ST_ERROR;
       snprintf(r.message, sizeof r.message, "%s", st.error);
@@ -319,5 +430,6 @@ int kg_worker_main(int device, int roofline) {
   free(line);
   free(st.host);
   kg_timer_destroy(st.timer);
+  free(mods.fns); /* the modules stay loaded: the CUDA runtime tears their kernels down at exit */
   return code;
 }

@@ -3,8 +3,16 @@
 #ifndef KG_WORKER_H
 #define KG_WORKER_H
 
-/* Runs the worker loop on one device until stdin closes; returns the exit
- * code. With roofline, measures the achievable bandwidth before the hello. */
-int kg_worker_main(int device, int roofline);
+typedef struct kg_worker_opts {
+  int device;
+  int roofline;             /* measure the achievable bandwidth before the hello */
+  const char *kernels;      /* kgate's own module (NULL: beside the executable, module.h) */
+  const char *base_kernels; /* the base module of a paired run, or NULL */
+  int describe;             /* print the modules' description (module.h) and exit, touching no GPU */
+} kg_worker_opts;
+
+/* Loads the modules, then runs the worker loop on one device until stdin
+ * closes; returns the exit code (2: a module could not be loaded). */
+int kg_worker_main(const kg_worker_opts *o);
 
 #endif

@@ -62,6 +62,11 @@ int kg_dev_equal(const void *a, const void *b, size_t bytes, int *equal, void *s
  * wide coalesced loads, writing nothing that matters: the L2 flush before a
  * cold sample, and the measured roofline. */
 int kg_dev_read(const void *buf, size_t bytes, void *stream);
+/* Queues a one-thread kernel that spins until the host sets flags[0]
+ * (flags: two ints of mapped host memory, as a device pointer), or until
+ * timeout_s has passed, then sets flags[1]. Timing queues a whole batch of
+ * samples behind it, then releases it. */
+int kg_dev_hold(volatile int *flags, double timeout_s, void *stream);
 
 #ifdef __cplusplus
 }

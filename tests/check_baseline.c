@@ -26,7 +26,7 @@ static kg_case g_cases[MAXC];
 static kg_result g_results[MAXC];
 
 static kg_timing tm(double median) {
-  return (kg_timing){20, median, median * 0.99, median * 1.01, median * 0.98, 0.003, 0, 1980, 0};
+  return (kg_timing){20, median, median * 0.99, median * 1.01, median * 0.98, 0.003, 0, 1980, 0, 0};
 }
 
 static kg_run new_run(const char *gpu) {

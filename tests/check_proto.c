@@ -25,7 +25,7 @@ static const struct {
 
 START_TEST(test_proto_case_round_trip) {
   kg_case c = {kg_variant_find(k_cases[_i].variant), k_cases[_i].dt, k_cases[_i].n, k_cases[_i].p, 1, 0}, d;
-  kg_run_params p = {k_cases[_i].seed, k_cases[_i].repeats, {0, 0, 0, 0}}, q;
+  kg_run_params p = {k_cases[_i].seed, k_cases[_i].repeats, {0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, q;
   char *line = kg_proto_encode_case(k_cases[_i].index, &c, &p);
   ck_assert_ptr_nonnull(line);
   ck_assert_ptr_null(strchr(line, '\n'));
@@ -99,7 +99,7 @@ END_TEST
 /* A perf case carries its timing options; a timed result its timing. */
 START_TEST(test_proto_timing_round_trip) {
   kg_case c = {kg_variant_find("cub_sum"), KG_F32, 1u << 22, KG_PAT_UNIFORM, 1, 1}, d;
-  kg_run_params p = {7, 3, {1, 0.004, 12, 1.5}}, q;
+  kg_run_params p = {7, 3, {1, 0.004, 12, 1.5}, {0, 0, 0, 0, 0, 0}}, q;
   char *line = kg_proto_encode_case(5, &c, &p);
   size_t index;
   char err[200] = "";
@@ -116,7 +116,7 @@ START_TEST(test_proto_timing_round_trip) {
   free(line);
 
   kg_result r = sample_result(KG_ST_PASS), e;
-  r.timing = (kg_timing){11, 40.5, 40.25, 41, 39.75, 0.003, 2.5, 1980, 1};
+  r.timing = (kg_timing){11, 40.5, 40.25, 41, 39.75, 0.003, 2.5, 1980, 1, 0};
   line = kg_proto_encode_result(5, &r, 0);
   int restart;
   ck_assert_msg(kg_proto_decode_result(line, &index, &e, &restart, err, sizeof err) == 0, "%s", err);

@@ -49,10 +49,10 @@ static kg_result res(kg_status st, const char *got, const char *expected, double
 static kg_run sample_run(void) {
   g_cases[0] = mk("reduce0_divergent", KG_F32, 4194304, KG_PAT_UNIFORM, 1);
   g_results[0] = res(KG_ST_PASS, "12.5", "12.500001", 1e-6, 1e-3);
-  g_results[0].timing = (kg_timing){10, 200, 190, 210, 185, 0.004, 0, 1755, 0};
+  g_results[0].timing = (kg_timing){10, 200, 190, 210, 185, 0.004, 0, 1755, 0, 0};
   g_cases[1] = mk("cub_sum", KG_F32, 4194304, KG_PAT_UNIFORM, 1);
   g_results[1] = res(KG_ST_PASS, "12.5", "12.500001", 0, 1e-3);
-  g_results[1].timing = (kg_timing){12, 100, 99, 102, 98, 0.002, 0, 1980, 1};
+  g_results[1].timing = (kg_timing){12, 100, 99, 102, 98, 0.002, 0, 1980, 1, 0};
   g_cases[2] = mk("reduce1_strided", KG_I32, 33, KG_PAT_EXACT, 0);
   g_results[2] = res(KG_ST_FAIL, "5", "6", 1, 0); /* ratio 1/0 = +Inf */
   snprintf(g_results[2].message, sizeof g_results[2].message, "wrong result: \"got\" 5\tnot 6");
@@ -69,7 +69,7 @@ static kg_run sample_run(void) {
   g_results[6].nondeterministic = g_results[6].input_modified = 1;
   g_cases[7] = mk("smem_atomic", KG_F64, 65537, KG_PAT_UNIFORM, 1);
   g_results[7] = res(KG_ST_PASS, "3", "3", 0, 1e-12);
-  g_results[7].timing = (kg_timing){1, 7.25, 7.25, 7.25, 7.25, INFINITY, 4.5, 0, 0}; /* one sample: noise +Inf */
+  g_results[7].timing = (kg_timing){1, 7.25, 7.25, 7.25, 7.25, INFINITY, 4.5, 0, 0, 0}; /* one sample: noise +Inf */
   kg_run run = {.n = NCASES, .cases = g_cases, .results = g_results};
   kg_run_meta *m = &run.meta;
   kgt_stamp(m, "abc123def456-dirty");

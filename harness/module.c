@@ -1,0 +1,239 @@
+/* Kernel modules: load, check, describe (module.h). */
+#include "module.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kernels.h"
+
+/* More variants than any registry will hold: a count past it is garbage. */
+#define KG_MODULE_MAX_VARIANTS 4096
+
+static int name_ok(const char *s) {
+  size_t len = 0;
+  for (; s[len]; len++) {
+    char c = s[len];
+    if (len >= 63 || !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return 0;
+  }
+  return len > 0;
+}
+
+int kg_module_validate(const kg_module *m, char *err, size_t errlen) {
+  if (!m) return snprintf(err, errlen, "the module returned no registry"), -1;
+  if (m->abi != KG_MODULE_ABI)
+    return snprintf(err, errlen, "registry says kernel ABI %u, this kgate speaks %u", m->abi, KG_MODULE_ABI), -1;
+  if (m->variant_size != sizeof(kg_module_variant))
+    return snprintf(err, errlen, "variant record of %u bytes, this kgate expects %zu", m->variant_size,
+                    sizeof(kg_module_variant)),
+           -1;
+  if (!m->name || !name_ok(m->name)) return snprintf(err, errlen, "module name missing or not [a-z0-9_]"), -1;
+  if (m->nvariants == 0 || m->nvariants > KG_MODULE_MAX_VARIANTS || !m->variants)
+    return snprintf(err, errlen, "%zu variants (1..%d expected)", m->nvariants, KG_MODULE_MAX_VARIANTS), -1;
+  for (size_t i = 0; i < m->nvariants; i++) {
+    const kg_module_variant *v = &m->variants[i];
+    if (!v->name || !name_ok(v->name))
+      return snprintf(err, errlen, "variant %zu: name missing or not [a-z0-9_], 1..63 characters", i), -1;
+    if (v->flags & ~(unsigned)(KG_CLOBBERS | KG_FLOAT_ATOMICS))
+      return snprintf(err, errlen, "variant %s: unknown flags 0x%x", v->name, v->flags), -1;
+    if (!v->dtypes || (v->dtypes & ~(unsigned)KG_DT_ALL))
+      return snprintf(err, errlen, "variant %s: dtype mask 0x%x (bits 0..5, at least one)", v->name, v->dtypes), -1;
+    if (!v->run || !v->scratch || !v->depth)
+      return snprintf(err, errlen, "variant %s: a run, scratch or depth function is missing", v->name), -1;
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(m->variants[j].name, v->name))
+        return snprintf(err, errlen, "variant %s: listed twice", v->name), -1;
+  }
+  return 0;
+}
+
+int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (strlen(path) >= sizeof out->path) return snprintf(err, errlen, "kernel module path too long"), -1;
+  snprintf(out->path, sizeof out->path, "%s", path);
+  struct stat st;
+  if (stat(path, &st) != 0) return snprintf(err, errlen, "kernel module %s: %s", path, strerror(errno)), -1;
+  if (!S_ISREG(st.st_mode)) return snprintf(err, errlen, "kernel module %s: not a regular file", path), -1;
+  /* dlopen searches the library path for a bare name: make it a path. */
+  char real[PATH_MAX];
+  if (!realpath(path, real)) return snprintf(err, errlen, "kernel module %s: %s", path, strerror(errno)), -1;
+  dlerror();
+  out->handle = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+  if (!out->handle) {
+    const char *why = dlerror();
+    return snprintf(err, errlen, "kernel module %s: cannot load: %.300s", path, why ? why : "unknown error"), -1;
+  }
+  kg_module_abi_fn abi = NULL;
+  kg_module_fn reg = NULL;
+  *(void **)&abi = dlsym(out->handle, "kgate_module_abi");
+  *(void **)&reg = dlsym(out->handle, "kgate_module");
+  char why[300];
+  if (!abi || !reg) {
+    snprintf(err, errlen, "kernel module %s: not a kgate kernel module (no kgate_module_abi/kgate_module)", path);
+  } else if (abi() != KG_MODULE_ABI) {
+    snprintf(err, errlen, "kernel module %s: built for kernel ABI %u, this kgate speaks ABI %u: rebuild it with "
+             "this kgate's headers", path, abi(), KG_MODULE_ABI);
+  } else if (kg_module_validate(out->m = reg(), why, sizeof why)) {
+    snprintf(err, errlen, "kernel module %s: %s", path, why);
+  } else {
+    return 0;
+  }
+  kg_module_close(out);
+  return -1;
+}
+
+void kg_module_close(kg_loaded_module *m) {
+  if (m->handle) dlclose(m->handle);
+  m->handle = NULL;
+  m->m = NULL;
+}
+
+int kg_module_find(const kg_module *m, const char *name) {
+  for (size_t i = 0; m && i < m->nvariants; i++)
+    if (!strcmp(m->variants[i].name, name)) return (int)i;
+  return -1;
+}
+
+int kg_module_default_path(char *buf, size_t len, char *err, size_t errlen) {
+  char exe[PATH_MAX];
+  ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (got <= 0) return snprintf(err, errlen, "cannot find kgate's own executable"), -1;
+  exe[got] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  static const char *const k_rel[] = {"/" KG_MODULE_FILE, "/../lib/kgate/" KG_MODULE_FILE};
+  for (size_t i = 0; i < sizeof k_rel / sizeof k_rel[0]; i++) {
+    snprintf(buf, len, "%s%s", exe, k_rel[i]);
+    if (access(buf, R_OK) == 0) return 0;
+  }
+  snprintf(err, errlen, "kgate's kernel module %s is neither beside %s/kgate nor in %s/../lib/kgate", KG_MODULE_FILE,
+           exe, exe);
+  return -1;
+}
+
+void kg_modinfo_free(kg_modinfo *mi) {
+  free(mi->v);
+  mi->v = NULL;
+  mi->n = 0;
+}
+
+int kg_modinfo_find(const kg_modinfo *mi, const char *name) {
+  for (size_t i = 0; i < mi->n; i++)
+    if (!strcmp(mi->v[i].name, name)) return (int)i;
+  return -1;
+}
+
+char *kg_module_describe(const kg_loaded_module *mods, size_t n) {
+  json_t *arr = json_array();
+  for (size_t k = 0; arr && k < n; k++) {
+    const kg_module *m = mods[k].m;
+    json_t *vs = json_array();
+    for (size_t i = 0; vs && i < m->nvariants; i++)
+      json_array_append_new(vs, json_pack("[s,i,i]", m->variants[i].name, (json_int_t)m->variants[i].flags,
+                                          (json_int_t)m->variants[i].dtypes));
+    json_array_append_new(arr, json_pack("{s:s,s:s,s:s?,s:o}", "path", mods[k].path, "name", m->name, "version",
+                                         m->version, "variants", vs ? vs : json_null()));
+  }
+  json_t *doc = arr ? json_pack("{s:o}", "modules", arr) : NULL;
+  char *line = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+  json_decref(doc);
+  return line;
+}
+
+int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char *err, size_t errlen) {
+  json_error_t je;
+  json_t *doc = json_loads(line, 0, &je), *mods = json_object_get(doc, "modules");
+  size_t count = 0;
+  int bad = !json_is_array(mods) || json_array_size(mods) > max;
+  for (size_t k = 0; !bad && k < json_array_size(mods); k++) {
+    json_t *m = json_array_get(mods, k), *vs = json_object_get(m, "variants");
+    const char *path = json_string_value(json_object_get(m, "path")), *name = json_string_value(json_object_get(m, "name")),
+               *ver = json_string_value(json_object_get(m, "version"));
+    kg_modinfo *mi = &out[k];
+    memset(mi, 0, sizeof *mi);
+    if (!path || !name || !json_is_array(vs) || json_array_size(vs) > KG_MODULE_MAX_VARIANTS) {
+      bad = 1;
+      break;
+    }
+    snprintf(mi->path, sizeof mi->path, "%s", path);
+    snprintf(mi->name, sizeof mi->name, "%s", name);
+    snprintf(mi->version, sizeof mi->version, "%s", ver ? ver : "");
+    mi->v = calloc(json_array_size(vs) + 1, sizeof *mi->v);
+    count = k + 1;
+    for (size_t i = 0; mi->v && i < json_array_size(vs); i++) {
+      json_t *e = json_array_get(vs, i);
+      const char *vn = json_string_value(json_array_get(e, 0));
+      json_t *fl = json_array_get(e, 1), *dt = json_array_get(e, 2);
+      if (!vn || !name_ok(vn) || !json_is_integer(fl) || !json_is_integer(dt)) {
+        bad = 1;
+        break;
+      }
+      snprintf(mi->v[i].name, sizeof mi->v[i].name, "%s", vn);
+      mi->v[i].flags = (unsigned)json_integer_value(fl);
+      mi->v[i].dtypes = (unsigned)json_integer_value(dt);
+      mi->n = i + 1;
+    }
+    if (!mi->v) bad = 1;
+  }
+  json_decref(doc);
+  if (!bad) return (int)count;
+  for (size_t k = 0; k < count; k++) kg_modinfo_free(&out[k]);
+  snprintf(err, errlen, "the worker's module description is malformed");
+  return -1;
+}
+
+int kg_module_query(char *const *worker_argv, kg_modinfo *out, size_t max, char *err, size_t errlen) {
+  int fds[2];
+  if (pipe(fds)) return snprintf(err, errlen, "cannot start a worker: %s", strerror(errno)), -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  pid_t pid;
+  extern char **environ;
+  int rc = posix_spawn(&pid, worker_argv[0], &fa, NULL, worker_argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  if (rc) {
+    close(fds[0]);
+    return snprintf(err, errlen, "cannot run worker %s: %s", worker_argv[0], strerror(rc)), -1;
+  }
+  /* One line, bounded: a describe of 4096 variants is well under 1 MiB. */
+  size_t cap = (size_t)1 << 20, len = 0;
+  char *buf = malloc(cap + 1);
+  while (buf && len < cap) {
+    struct pollfd p = {.fd = fds[0], .events = POLLIN};
+    if (poll(&p, 1, 60000) <= 0) break; /* loading modules takes well under a minute */
+    ssize_t got = read(fds[0], buf + len, cap - len);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    len += (size_t)got;
+  }
+  close(fds[0]);
+  kill(pid, SIGKILL); /* it has said what it will say (or hung) */
+  int status;
+  waitpid(pid, &status, 0);
+  if (!buf) return snprintf(err, errlen, "out of memory"), -1;
+  buf[len] = '\0';
+  char *nl = strchr(buf, '\n');
+  if (nl) *nl = '\0';
+  int n = -1;
+  json_t *doc = json_loads(buf, 0, NULL);
+  const char *fatal = json_string_value(json_object_get(doc, "fatal"));
+  if (fatal) snprintf(err, errlen, "%s", fatal);
+  else if (!nl) snprintf(err, errlen, "the worker described no module (%s)", len ? "no newline" : "no output");
+  else n = kg_module_parse_describe(buf, out, max, err, errlen);
+  json_decref(doc);
+  free(buf);
+  return n;
+}

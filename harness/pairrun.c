@@ -1,0 +1,193 @@
+/* The paired gate's rounds (pairrun.h). */
+#include "pairrun.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dtype.h"
+#include "registry.h"
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void cell_init(kg_pair_cell *c, const char *name, kg_dtype dt, size_t n, kg_pverdict v) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->variant, sizeof c->variant, "%s", name);
+  c->dtype = dt;
+  c->n = n;
+  c->stat.verdict = v;
+  c->stat.ratio = c->stat.lo = c->stat.hi = 1;
+}
+
+/* Whether the run timed (dtype, n) at all. */
+static int timed_size(const kg_run *run, kg_dtype dt, size_t n) {
+  for (size_t i = 0; i < run->n; i++)
+    if (run->cases[i].timed && run->cases[i].dtype == dt && run->cases[i].n == n) return 1;
+  return 0;
+}
+
+int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg_pair_cell **cells,
+                 size_t *ncells, kg_pair_job **jobs, size_t *njobs) {
+  size_t cap = run->n + (all_variants ? base->n * KG_NDTYPES * 8 : 0) + 1;
+  kg_pair_cell *c = calloc(cap, sizeof *c), *other = calloc(cap, sizeof *other);
+  kg_pair_job *j = calloc(cap, sizeof *j);
+  if (!c || !other || !j) {
+    free(c), free(other), free(j);
+    return -1;
+  }
+  size_t nj = 0, no = 0;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *k = &run->cases[i];
+    const kg_result *r = &run->results[i];
+    if (!k->timed || !k->supported) continue;
+    const char *name = kg_variants[k->variant].name;
+    int b = kg_modinfo_find(base, name);
+    int in_base = b >= 0 && (base->v[b].dtypes & KG_DT_BIT(k->dtype));
+    if (!in_base) {
+      cell_init(&other[no++], name, k->dtype, k->n, KG_PV_NEW);
+    } else if (r->status != KG_ST_PASS || r->timing.samples <= 0) {
+      kg_pair_cell *u = &other[no++];
+      cell_init(u, name, k->dtype, k->n, KG_PV_UNKNOWN);
+      snprintf(u->message, sizeof u->message, "not timed: %s", r->status == KG_ST_PASS ? "no samples" : kg_status_name(r->status));
+    } else {
+      j[nj] = (kg_pair_job){.variant = k->variant, .dtype = k->dtype, .n = k->n};
+      cell_init(&c[nj++], name, k->dtype, k->n, KG_PV_UNDECIDED);
+    }
+  }
+  /* Base variants this kgate lacks (for a dtype) at every timed size of that dtype. */
+  for (size_t b = 0; all_variants && b < base->n; b++) {
+    int v = kg_variant_find(base->v[b].name);
+    for (int d = 0; d < KG_NDTYPES; d++) {
+      if (!(base->v[b].dtypes & KG_DT_BIT(d)) || (v >= 0 && kg_variant_supports(v, (kg_dtype)d))) continue;
+      for (size_t i = 0; i < run->n; i++) {
+        const kg_case *k = &run->cases[i];
+        int first = k->timed && k->dtype == (kg_dtype)d;
+        for (size_t e = 0; first && e < i; e++) /* each (dtype, n) once */
+          first = !(run->cases[e].timed && run->cases[e].dtype == k->dtype && run->cases[e].n == k->n);
+        if (first && timed_size(run, k->dtype, k->n) && nj + no < cap)
+          cell_init(&other[no++], base->v[b].name, k->dtype, k->n, KG_PV_MISSING);
+      }
+    }
+  }
+  memcpy(c + nj, other, no * sizeof *other);
+  free(other);
+  *cells = c;
+  *ncells = nj + no;
+  *jobs = j;
+  *njobs = nj;
+  return 0;
+}
+
+/* The blocks a job has gathered over the rounds. */
+typedef struct gathered {
+  kg_pblock *b;
+  size_t n, cap;
+  char error[200];
+} gathered;
+
+static int add_blocks(gathered *g, const kg_result *r) {
+  if (g->n + (size_t)r->nblocks > g->cap) {
+    size_t cap = g->cap ? 2 * g->cap + (size_t)r->nblocks : 32;
+    kg_pblock *b = realloc(g->b, cap * sizeof *b);
+    if (!b) return -1;
+    g->b = b, g->cap = cap;
+  }
+  memcpy(g->b + g->n, r->blocks, (size_t)r->nblocks * sizeof *r->blocks);
+  g->n += (size_t)r->nblocks;
+  return 0;
+}
+
+int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
+                   const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
+                   kg_device_info *devinfo, char *err, size_t errlen) {
+  gathered *g = calloc(njobs + 1, sizeof *g);
+  kg_case *cases = calloc(njobs + 1, sizeof *cases);
+  kg_result *res = calloc(njobs + 1, sizeof *res);
+  size_t *which = calloc(njobs + 1, sizeof *which);
+  int rc = 0;
+  if (!g || !cases || !res || !which) {
+    snprintf(err, errlen, "out of memory");
+    rc = -1;
+  }
+  kg_run_params prp = *rp;
+  prp.pair.on = 1;
+  double t0 = now_s();
+  for (int round = 1; !rc && round <= ps->max_rounds; round++) {
+    if (round > ps->rounds && now_s() - t0 > ps->budget_s) break;
+    size_t m = 0;
+    for (size_t j = 0; j < njobs; j++) {
+      if (round > ps->rounds && cells[j].stat.verdict != KG_PV_UNDECIDED) continue;
+      const kg_pair_job *jb = &jobs[j];
+      cases[m] = (kg_case){jb->variant, jb->dtype, jb->n, kg_perf_pattern(jb->dtype), 1, 0};
+      which[m++] = j;
+    }
+    if (!m) break;
+    rc = kg_supervise_devices(cases, m, &prp, so, devs, ndev, res, devinfo, err, errlen);
+    for (size_t k = 0; k < m; k++) {
+      size_t j = which[k];
+      kg_pair_cell *c = &cells[j];
+      if (res[k].status == KG_ST_PASS && res[k].nblocks > 0) {
+        if (add_blocks(&g[j], &res[k])) {
+          snprintf(err, errlen, "out of memory");
+          rc = -1;
+          break;
+        }
+        c->rounds++;
+      } else if (res[k].status != KG_ST_PENDING) {
+        snprintf(g[j].error, sizeof g[j].error, "%s", res[k].message[0] ? res[k].message : "no pair timed");
+      }
+      c->set_aside += res[k].pair_set_aside;
+      kg_pair_rule rule = ps->rule;
+      rule.min_effect = c->min_effect =
+          kg_pair_min_effect(jobs[j].n * kg_dtype_get(jobs[j].dtype)->size, ps->min_effect_pct);
+      kg_pair_decide(g[j].b, g[j].n, &rule, &c->stat);
+    }
+    if (rc) break;
+  }
+  for (size_t j = 0; j < njobs && g; j++) {
+    if (g[j].n == 0) {
+      cells[j].stat.verdict = KG_PV_UNKNOWN;
+      snprintf(cells[j].message, sizeof cells[j].message, "paired timing failed: %.120s",
+               g[j].error[0] ? g[j].error : "not run");
+    }
+    free(g[j].b);
+  }
+  free(g);
+  free(cases);
+  free(res);
+  free(which);
+  return rc;
+}
+
+static int rank(kg_pverdict v) {
+  static const int k_rank[KG_NPVERDICTS] = {
+      [KG_PV_SLOWER] = 0, [KG_PV_UNKNOWN] = 1, [KG_PV_UNDECIDED] = 2, [KG_PV_MISSING] = 3,
+      [KG_PV_FASTER] = 4, [KG_PV_NEW] = 5,     [KG_PV_SAME] = 6,
+  };
+  return (unsigned)v < KG_NPVERDICTS ? k_rank[v] : 7;
+}
+
+static int cmp_cell(const void *pa, const void *pb) {
+  const kg_pair_cell *a = pa, *b = pb;
+  int d = rank(a->stat.verdict) - rank(b->stat.verdict);
+  if (d) return d;
+  d = strcmp(a->variant, b->variant);
+  if (d) return d;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  return (a->n > b->n) - (a->n < b->n);
+}
+
+void kg_pair_sort(kg_pair_cell *cells, size_t n) {
+  if (n) qsort(cells, n, sizeof *cells, cmp_cell);
+}
+
+void kg_pair_count(const kg_pair_cell *cells, size_t n, size_t count[KG_NPVERDICTS]) {
+  memset(count, 0, KG_NPVERDICTS * sizeof *count);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned)cells[i].stat.verdict < KG_NPVERDICTS) count[cells[i].stat.verdict]++;
+}

@@ -1,0 +1,60 @@
+/* The paired gate's rounds: which cells of a run are paired with the base
+ * module, running them in fresh worker processes round after round, and the
+ * verdicts (paired.h). The supervisor carries the paired cases like any
+ * other; this module decides what to send and what the answers mean. */
+#ifndef KG_PAIRRUN_H
+#define KG_PAIRRUN_H
+
+#include <stddef.h>
+
+#include "module.h"
+#include "results.h"
+#include "supervisor.h"
+
+/* A cell to time: the head variant against base_variant (a registry index)
+ * of kgate's own module (base_module 0) or the same name in the base module
+ * (base_module 1). */
+/* The interval's two-sided level. With a minimum effect on top, a false
+ * SLOWER needs the mean of the blocks beyond min effect + t * se, so the
+ * measured A/A rate sits far below 1 - this. */
+#define KG_PAIR_CONFIDENCE 0.99
+
+typedef struct kg_pair_job {
+  int variant, base_module, base_variant;
+  kg_dtype dtype;
+  size_t n;
+} kg_pair_job;
+
+typedef struct kg_pair_settings {
+  kg_pair_rule rule;     /* rule.min_effect is ignored: per cell from min_effect_pct or the size class */
+  double min_effect_pct; /* 0: kg_pair_min_effect by size */
+  int rounds, max_rounds;
+  double budget_s;       /* wall time rounds past `rounds` may take */
+} kg_pair_settings;
+
+/* The cells of a run against a base module: every timed case that passed
+ * whose variant the base has for its dtype becomes a job; a timed case the
+ * base lacks is NEW; a timed case that failed is UNKNOWN; with all_variants,
+ * every base variant (and dtype) that this kgate lacks is MISSING at each
+ * timed (dtype, n). cells gets one entry per outcome (jobs first, in order),
+ * *jobs the jobs (cells[0 .. *njobs) belong to them). 0, or -1 out of memory. */
+int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg_pair_cell **cells,
+                 size_t *ncells, kg_pair_job **jobs, size_t *njobs);
+
+/* Times the jobs against their base (rp->pair: module and base variant, the
+ * same for every job; rp->pair.on is set here): `rounds` rounds of every job, then rounds of the
+ * undecided ones while budget_s and max_rounds allow; each round is one
+ * kg_supervise_devices call (fresh workers). cells[j] (j < njobs) get their
+ * statistics and verdicts. A job whose timing errored in every round is
+ * UNKNOWN with the worker's message. Returns 0, or the supervisor's -1/-2
+ * with err when no worker could start. */
+int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
+                   const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
+                   kg_device_info *devinfo, char *err, size_t errlen);
+
+/* Sorts cells regressions first (SLOWER, UNKNOWN, UNDECIDED, MISSING, FASTER, NEW, SAME), then variant, dtype, n. */
+void kg_pair_sort(kg_pair_cell *cells, size_t n);
+/* Counts by verdict. */
+void kg_pair_count(const kg_pair_cell *cells, size_t n, size_t count[KG_NPVERDICTS]);
+
+#endif

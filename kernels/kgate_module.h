@@ -1,0 +1,53 @@
+/* The kernel module ABI: how a shared library of reduction variants presents
+ * itself to kgate. Plain C, no CUDA header. kgate builds its own variants into
+ * such a module (libkgate_kernels.so); a paired gate run also loads the merge
+ * base's module and times the two side by side.
+ *
+ * A module exports two symbols with C linkage:
+ *   unsigned kgate_module_abi(void);           returns KG_MODULE_ABI
+ *   const kg_module *kgate_module(void);       the registry, valid while loaded
+ * kgate calls kgate_module_abi first and reads nothing else from a module
+ * whose answer differs from its own KG_MODULE_ABI, so any layout change below
+ * must bump the number. Names are [a-z0-9_], 1..63 characters, unique. */
+#ifndef KG_MODULE_ABI_H
+#define KG_MODULE_ABI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KG_MODULE_ABI 1u
+
+/* One variant. dtype is a kg_dtype (kernels.h): 0 i32, 1 i64, 2 f32, 3 f64, 4 f16, 5 bf16. */
+typedef struct kg_module_variant {
+  const char *name; /* stable key: baselines, results and pairing use it */
+  const char *seed; /* where it comes from: an article, "cub", "kgate", "mutant", a team's name */
+  const char *idea; /* one line */
+  unsigned flags;   /* KG_CLOBBERS | KG_FLOAT_ATOMICS (kernels.h) */
+  unsigned dtypes;  /* bit d set: supports dtype d */
+  /* reduce n elements at in to one accumulator value at out, asynchronously on stream
+   * (a cudaStream_t); 0 or a cudaError_t code, -1 for an unsupported dtype */
+  int (*run)(int dtype, void *in, size_t n, void *out, void *scratch, void *stream);
+  size_t (*scratch)(int dtype, size_t n); /* device scratch bytes run needs */
+  double (*depth)(size_t n);              /* summation depth h(n) for the error bound */
+} kg_module_variant;
+
+typedef struct kg_module {
+  unsigned abi;          /* KG_MODULE_ABI again, as a second check */
+  unsigned variant_size; /* sizeof(kg_module_variant) */
+  const char *name;      /* the module's name, e.g. "kgate" */
+  const char *version;   /* free text: a commit, a version */
+  size_t nvariants;
+  const kg_module_variant *variants;
+} kg_module;
+
+typedef unsigned (*kg_module_abi_fn)(void);
+typedef const kg_module *(*kg_module_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

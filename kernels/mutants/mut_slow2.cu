@@ -1,0 +1,4 @@
+// Planted bug: reduce7_shuffle streaming 2 % more bytes (mut_slow.cuh).
+#include "mut_slow.cuh"
+
+KG_MUTANT_SLOW(mut_slow2, 20)
