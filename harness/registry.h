@@ -40,8 +40,9 @@ typedef enum kg_expect {
   KG_EXPECT_MEMCHECK,  /* compute-sanitizer --tool memcheck */
   KG_EXPECT_RACECHECK, /* compute-sanitizer --tool racecheck */
   KG_EXPECT_SYNCCHECK, /* compute-sanitizer --tool synccheck */
-  KG_EXPECT_SLOWER,    /* timed against its base variant: SLOWER */
+  KG_EXPECT_SLOWER,    /* paired against its base variant: SLOWER */
   KG_EXPECT_HUGE,      /* any failure, at n > 2^31 (the huge tier) */
+  KG_EXPECT_SAME,      /* no bug: paired against its base variant, SAME (the A/A control) */
   KG_NEXPECT
 } kg_expect;
 

@@ -93,12 +93,97 @@ static json_t *run_json(const kg_run_meta *m) {
   return o;
 }
 
+/* "paired": how the run was paired, and one object per cell. */
+static json_t *paired_json(const kg_run *run) {
+  const kg_pair_meta *m = &run->pair;
+  json_t *cells = json_array();
+  for (size_t i = 0; cells && i < run->npairs; i++) {
+    const kg_pair_cell *c = &run->pairs[i];
+    const kg_pair_stat *s = &c->stat;
+    json_array_append_new(cells, json_pack("{ss ss sI ss so so so so so so si si si si ss}", "variant", c->variant,
+                                           "dtype", kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "verdict",
+                                           kg_pverdict_name(s->verdict), "ratio", R(s->ratio), "lo", R(s->lo), "hi",
+                                           R(s->hi), "head_us", R(s->head_us), "base_us", R(s->base_us),
+                                           "min_effect", R(c->min_effect), "blocks", s->blocks, "pairs", s->pairs,
+                                           "rounds", c->rounds, "set_aside", c->set_aside, "message", c->message));
+  }
+  return json_pack("{ss ss ss so so si si si si so so so}", "base_path", m->base_path, "base_name", m->base_name,
+                   "base_version", m->base_version, "confidence", R(m->confidence), "min_effect_pct",
+                   R(m->min_effect_pct), "copies", m->copies, "quads", m->quads, "rounds", m->rounds, "max_rounds",
+                   m->max_rounds, "budget_s", R(m->budget_s), "wall_s", R(m->wall_s), "cells",
+                   cells ? cells : json_array());
+}
+
+static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
+  kg_pair_meta *m = &run->pair;
+  snprintf(r->where, sizeof r->where, "paired");
+  m->on = 1;
+  snprintf(m->base_path, sizeof m->base_path, "%s", kg_jrd_str(r, o, "base_path"));
+  snprintf(m->base_name, sizeof m->base_name, "%s", kg_jrd_str(r, o, "base_name"));
+  snprintf(m->base_version, sizeof m->base_version, "%s", kg_jrd_str(r, o, "base_version"));
+  m->confidence = kg_jrd_num(r, o, "confidence");
+  m->min_effect_pct = kg_jrd_num(r, o, "min_effect_pct");
+  m->copies = (int)kg_jrd_int(r, o, "copies");
+  m->quads = (int)kg_jrd_int(r, o, "quads");
+  m->rounds = (int)kg_jrd_int(r, o, "rounds");
+  m->max_rounds = (int)kg_jrd_int(r, o, "max_rounds");
+  m->budget_s = kg_jrd_num(r, o, "budget_s");
+  m->wall_s = kg_jrd_num(r, o, "wall_s");
+  json_t *cells = kg_jrd_arr(r, o, "cells");
+  size_t n = json_array_size(cells);
+  if (r->failed) return;
+  if (!(m->confidence > 0 && m->confidence < 1)) {
+    kg_jrd_fail(r, "confidence must lie in (0, 1)");
+    return;
+  }
+  run->pairs = calloc(n ? n : 1, sizeof *run->pairs);
+  if (!run->pairs) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < n && !r->failed; i++) {
+    json_t *c = json_array_get(cells, i);
+    kg_pair_cell *pc = &run->pairs[i];
+    snprintf(r->where, sizeof r->where, "paired.cells[%zu]", i);
+    const char *variant = kg_jrd_str(r, c, "variant"), *dtype = kg_jrd_str(r, c, "dtype"),
+               *verdict = kg_jrd_str(r, c, "verdict");
+    long long nn = kg_jrd_int(r, c, "n");
+    kg_pair_stat *st = &pc->stat;
+    st->ratio = kg_jrd_num(r, c, "ratio");
+    st->lo = kg_jrd_num(r, c, "lo");
+    st->hi = kg_jrd_num(r, c, "hi");
+    st->head_us = kg_jrd_num(r, c, "head_us");
+    st->base_us = kg_jrd_num(r, c, "base_us");
+    pc->min_effect = kg_jrd_num(r, c, "min_effect");
+    st->blocks = (int)kg_jrd_int(r, c, "blocks");
+    st->pairs = (int)kg_jrd_int(r, c, "pairs");
+    pc->rounds = (int)kg_jrd_int(r, c, "rounds");
+    pc->set_aside = (int)kg_jrd_int(r, c, "set_aside");
+    snprintf(pc->message, sizeof pc->message, "%s", kg_jrd_str(r, c, "message"));
+    if (r->failed) return;
+    snprintf(pc->variant, sizeof pc->variant, "%s", variant);
+    st->verdict = KG_NPVERDICTS;
+    for (int v = 0; v < KG_NPVERDICTS; v++)
+      if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) st->verdict = (kg_pverdict)v;
+    if (kg_dtype_parse(dtype, &pc->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", dtype);
+    else if (st->verdict == KG_NPVERDICTS) kg_jrd_fail(r, "unknown verdict '%s'", verdict);
+    else if (nn < 0 || st->blocks < 0 || st->pairs < 0 || pc->rounds < 0 || pc->set_aside < 0)
+      kg_jrd_fail(r, "negative n, blocks, pairs, rounds or set_aside");
+    else if (st->blocks > 0 && !(st->lo > 0 && st->lo <= st->ratio && st->ratio <= st->hi && isfinite(st->hi) &&
+                                 st->head_us > 0 && isfinite(st->head_us) && st->base_us > 0 && isfinite(st->base_us)))
+      kg_jrd_fail(r, "ratio and interval must be finite with 0 < lo <= ratio <= hi, times > 0");
+    pc->n = (size_t)nn;
+    run->npairs = i + 1;
+  }
+}
+
 int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen) {
   json_t *cases = json_array();
   for (size_t i = 0; cases && i < run->n; i++)
     if (json_array_append_new(cases, case_json(run, i))) json_decref(cases), cases = NULL;
   json_t *doc = json_pack("{ss si so so}", "kind", "kgate-results", "schema_version", KG_RESULTS_SCHEMA, "run",
                           run_json(&run->meta), "cases", cases);
+  if (doc && run->pair.on) json_object_set_new(doc, "paired", paired_json(run));
   int rc = kg_json_write(path, doc, "cases", err, errlen);
   json_decref(doc);
   return rc;
@@ -184,8 +269,8 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   const char *kind = kg_jrd_str(&r, doc, "kind");
   if (!r.failed && strcmp(kind, "kgate-results") != 0) kg_jrd_fail(&r, "not a kgate results file (kind '%s')", kind);
   long long version = kg_jrd_int(&r, doc, "schema_version");
-  if (!r.failed && version != KG_RESULTS_SCHEMA)
-    kg_jrd_fail(&r, "schema_version %lld is not supported (this kgate reads %d)", version, KG_RESULTS_SCHEMA);
+  if (!r.failed && (version < 1 || version > KG_RESULTS_SCHEMA))
+    kg_jrd_fail(&r, "schema_version %lld is not supported (this kgate reads 1 to %d)", version, KG_RESULTS_SCHEMA);
   read_meta(&r, doc, &run->meta);
   r.where[0] = '\0';
   json_t *cases = kg_jrd_arr(&r, doc, "cases");
@@ -202,6 +287,11 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
     else read_case(&r, o, &run->cases[i], &run->results[i]);
   }
   run->n = n;
+  json_t *paired = json_object_get(doc, "paired"); /* optional: only paired runs have it */
+  if (!r.failed && paired) {
+    if (!json_is_object(paired)) kg_jrd_fail(&r, "paired is not an object");
+    else read_paired(&r, paired, run);
+  }
   json_decref(doc);
   if (r.failed) kg_run_free(run);
   return r.failed ? -1 : 0;

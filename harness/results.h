@@ -9,7 +9,8 @@
 #include "plan.h"
 #include "proto.h"
 
-#define KG_RESULTS_SCHEMA 1
+/* 2: the paired gate's "paired" object; files of schema 1 (no "paired") are read too. */
+#define KG_RESULTS_SCHEMA 2
 
 typedef struct kg_run_meta {
   char date[32]; /* UTC, ISO 8601: 2026-11-21T08:30:00Z */

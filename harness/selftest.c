@@ -5,14 +5,25 @@
 #include <unistd.h>
 
 #include "dtype.h"
+#include "pairrun.h"
 #include "sanitize.h"
 #include "supervisor.h"
 #include "verdict.h"
 
 /* Past 2^31 elements, and not a multiple of any block: 8 GiB of i32. */
 #define KG_ST_HUGE_N (((size_t)1 << 31) + ((size_t)1 << 20) + 1)
-/* Large enough that a 5 % slowdown clears the 3 % tolerance of inputs over 64 MiB. */
-#define KG_ST_SLOW_N ((size_t)1 << 26)
+
+/* The paired rows: the size each slowdown mutant is judged at (where its
+ * planted effect is the one its name says: the issue's 2 % at 2^22, 1 % at
+ * 2^25, 5 % at 2^22), and the A/A control at both default sizes. */
+static const struct {
+  const char *name;
+  size_t n;
+} k_paired[] = {{"mut_slow1", (size_t)1 << 25}, {"mut_slow2", (size_t)1 << 22}, {"mut_slow5", (size_t)1 << 22},
+                {"mut_none", (size_t)1 << 22},  {"mut_none", (size_t)1 << 25}};
+enum { k_npaired = sizeof k_paired / sizeof k_paired[0] };
+
+static int is_paired(kg_expect e) { return e == KG_EXPECT_SLOWER || e == KG_EXPECT_SAME; }
 
 static int first_dtype(unsigned mask) {
   for (int d = 0; d < KG_NDTYPES; d++)
@@ -36,7 +47,7 @@ int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases) {
   static const size_t tails[] = {33, 1000, 4097, 65537};
   static const size_t big[] = {(size_t)1 << 22, (size_t)1 << 24};
   static const size_t one[] = {1000};
-  size_t slow[] = {KG_ST_SLOW_N}, hugen[] = {KG_ST_HUGE_N};
+  size_t hugen[] = {KG_ST_HUGE_N};
   const size_t *sizes = tails;
   size_t ns = sizeof tails / sizeof tails[0];
   int timed = 0;
@@ -44,7 +55,6 @@ int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases) {
   case KG_EXPECT_NONDETERMINISTIC: sizes = big, ns = 2; break;
   case KG_EXPECT_CRASH:
   case KG_EXPECT_TIMEOUT: sizes = one, ns = 1; break;
-  case KG_EXPECT_SLOWER: sizes = slow, ns = 1, timed = 1, pat = kg_perf_pattern(dt); break;
   case KG_EXPECT_HUGE: sizes = hugen, ns = 1; (void)huge; break;
   case KG_EXPECT_MEMCHECK:
   case KG_EXPECT_RACECHECK:
@@ -114,21 +124,6 @@ void kg_st_judge(int m, const kg_case *cases, const kg_result *results, size_t n
   char what[80], base[80];
   names_of(mseen, what, sizeof what);
   names_of(bseen, base, sizeof base);
-  if (mi->expect == KG_EXPECT_SLOWER) {
-    const kg_result *mr = &results[0], *br = &results[ns];
-    if (mseen || bseen || !mr->timing.samples || !br->timing.samples) {
-      row->outcome = bseen ? KG_ST_UNCLEAR : KG_ST_MISSED;
-      snprintf(row->observed, sizeof row->observed, "not timed: mutant %s, base %s", what, base);
-      return;
-    }
-    double tol = kg_tolerance(cases[0].n * kg_dtype_get(cases[0].dtype)->size, 0);
-    kg_verdict v = kg_verdict_of(&br->timing, &mr->timing, tol);
-    row->outcome = v == KG_V_SLOWER ? KG_ST_CAUGHT : KG_ST_MISSED;
-    snprintf(row->observed, sizeof row->observed, "%s: %.1f us vs %s %.1f us (%+.1f %%, tolerance %.0f %%)",
-             kg_verdict_name(v), mr->timing.median_us, mi->base, br->timing.median_us,
-             100.0 * (mr->timing.median_us / br->timing.median_us - 1), 100.0 * tol);
-    return;
-  }
   /* huge: any failure at n > 2^31 counts; the rest must trip their own check */
   unsigned want = mi->expect == KG_EXPECT_HUGE ? ((1u << KG_EXPECT_WRONG_RESULT) | (1u << KG_EXPECT_CRASH))
                                                : 1u << mi->expect;
@@ -179,18 +174,68 @@ static int mutant_lookup(const char *name) {
   return -1;
 }
 
+/* The paired rows, all in one set of rounds against reduce7_shuffle from
+ * kgate's own module: each slowdown mutant must be SLOWER at its size, the
+ * A/A control SAME at both. Fills rows[k] for the selected mutants; 0, or 3
+ * when no worker could start. */
+static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, char *err, size_t errlen) {
+  kg_pair_job jobs[k_npaired];
+  int mut[k_npaired];
+  size_t nj = 0;
+  for (size_t k = 0; k < k_npaired; k++) {
+    int m = -1;
+    for (size_t i = 0; i < kg_nmutants; i++)
+      if (!strcmp(kg_mutants[i].name, k_paired[k].name)) m = (int)i;
+    if (m < 0 || !(mask >> m & 1) || !rows_of[m]) continue;
+    jobs[nj] = (kg_pair_job){.variant = kg_mutants[m].variant, .dtype = KG_F32, .n = k_paired[k].n};
+    mut[nj++] = m;
+  }
+  if (!nj) return 0;
+  kg_pair_cell cells[k_npaired];
+  memset(cells, 0, sizeof cells);
+  kg_run_params p = {.seed = 1, .repeats = 1, .time = {.max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
+                     .pair = {.copies = 4, .quads = 16, .max_seconds = 0.4, .on = 1, .module = 0,
+                              .base_variant = kg_variant_find("reduce7_shuffle")}};
+  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, 0, 2, 6, 20};
+  kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 20,
+                      .start_timeout_s = 120};
+  kg_super_dev dev = {o->worker_argv, 0};
+  kg_device_info info;
+  if (!o->quiet) fprintf(stderr, "selftest: paired rows (slower, same)...\n");
+  if (kg_pair_rounds(jobs, nj, cells, &ps, &p, &so, &dev, 1, &info, err, errlen)) return 3;
+  for (size_t j = 0; j < nj; j++) {
+    kg_st_row *row = rows_of[mut[j]];
+    const kg_pair_stat *s = &cells[j].stat;
+    kg_pverdict want = kg_mutants[mut[j]].expect == KG_EXPECT_SAME ? KG_PV_SAME : KG_PV_SLOWER;
+    int ok = s->verdict == want;
+    size_t used = strlen(row->observed);
+    snprintf(row->observed + used, sizeof row->observed - used, "%s2^%d %s %+.2f%% [%+.2f, %+.2f] (min %.1f%%)",
+             used ? "; " : "", cells[j].n == (size_t)1 << 25 ? 25 : 22, kg_pverdict_name(s->verdict),
+             100 * (s->ratio - 1), 100 * (s->lo - 1), 100 * (s->hi - 1), 100 * cells[j].min_effect);
+    /* every row of a mutant must come out as wanted */
+    if (used == 0 || row->outcome == KG_ST_CAUGHT) row->outcome = ok ? KG_ST_CAUGHT : KG_ST_MISSED;
+  }
+  return 0;
+}
+
 int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, size_t errlen) {
   uint64_t mask = ~0ull;
   *nrows = 0;
   if (o->only && kg_plan_select(o->only, mutant_lookup, "mutant", &mask, err, errlen)) return 2;
   char log[] = "/tmp/kgate-sanitizer-XXXXXX";
   int logfd = -1;
+  kg_st_row *rows_of[64] = {0}; /* the paired mutants' rows, by mutant index */
   for (size_t m = 0; m < kg_nmutants; m++) {
     if (!(mask >> m & 1)) continue;
     const kg_mutant_info *mi = &kg_mutants[m];
     kg_st_row *row = &rows[(*nrows)++];
     memset(row, 0, sizeof *row);
     row->mutant = (int)m;
+    if (is_paired(mi->expect)) {
+      if (m < 64) rows_of[m] = row;
+      row->outcome = KG_ST_NOT_RUN;
+      continue;
+    }
     int tool = sanitizer_tool_of(mi->expect);
     if (tool >= 0 && !o->sanitizer) {
       row->outcome = KG_ST_NOT_RUN;
@@ -244,5 +289,10 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
     }
   }
   if (logfd >= 0) close(logfd), unlink(log);
+  if (paired_rows(o, mask, rows_of, err, errlen)) {
+    for (size_t m = 0; m < 64 && m < kg_nmutants; m++)
+      if (rows_of[m]) snprintf(rows_of[m]->observed, sizeof rows_of[m]->observed, "not run: %.150s", err);
+    return 3;
+  }
   return kg_st_exit_code(rows, *nrows);
 }

@@ -140,7 +140,7 @@ START_TEST(test_results_file_shape) {
   ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
   char *text = kgt_slurp(g_path);
   ck_assert_ptr_nonnull(text);
-  ck_assert(strncmp(text, "{\"kind\":\"kgate-results\",\n\"schema_version\":1,\n\"run\":{", 50) == 0);
+  ck_assert(strncmp(text, "{\"kind\":\"kgate-results\",\n\"schema_version\":2,\n\"run\":{", 50) == 0);
   int lines = 0, case_lines = 0;
   for (char *p = text; (p = strchr(p, '\n')); p++) lines++, case_lines += strncmp(p + 1, "{\"variant\":", 11) == 0;
   ck_assert_int_eq(case_lines, NCASES);
@@ -202,8 +202,8 @@ static const struct {
 } k_bad[] = {
     {"]}\n", "", "malformed JSON at line 13"}, /* the end of file, after 12 lines */
     {"\"kgate-results\"", "\"kgate-baseline\"", "not a kgate results file (kind 'kgate-baseline')"},
-    {"\"schema_version\":1", "\"schema_version\":2", "schema_version 2 is not supported (this kgate reads 1)"},
-    {"\"schema_version\":1", "\"schema_version\":\"1\"", "field 'schema_version' should be an integer"},
+    {"\"schema_version\":2", "\"schema_version\":3", "schema_version 3 is not supported (this kgate reads 1 to 2)"},
+    {"\"schema_version\":2", "\"schema_version\":\"2\"", "field 'schema_version' should be an integer"},
     {"\"status\":\"fail\",", "", "cases[2]: missing field 'status'"},
     {"\"variant\":\"reduce1_strided\"", "\"variant\":\"reduce99\"", "cases[2]: unknown variant 'reduce99'"},
     {"\"dtype\":\"i32\"", "\"dtype\":\"i8\"", "cases[2]: unknown dtype 'i8'"},
@@ -253,9 +253,9 @@ START_TEST(test_results_read_exact_messages) {
   kg_run b;
   char err[512], path[160], want[400];
   snprintf(path, sizeof path, "%s/v2.json", g_dir);
-  kgt_spit(path, "{\"kind\":\"kgate-results\",\"schema_version\":2}");
+  kgt_spit(path, "{\"kind\":\"kgate-results\",\"schema_version\":3}");
   ck_assert_int_eq(kg_results_read(path, &b, err, sizeof err), -1);
-  snprintf(want, sizeof want, "%s: schema_version 2 is not supported (this kgate reads 1)", path);
+  snprintf(want, sizeof want, "%s: schema_version 3 is not supported (this kgate reads 1 to 2)", path);
   ck_assert_str_eq(err, want);
   snprintf(path, sizeof path, "%s/missing.json", g_dir);
   ck_assert_int_eq(kg_results_read(path, &b, err, sizeof err), -1);
