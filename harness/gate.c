@@ -233,8 +233,10 @@ int kg_gate_selftest(const kg_cli *cli) {
   int have_san = kg_san_find(san, sizeof san, why, sizeof why) == 0;
   if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
   /* --timeout keeps its meaning; its default (60 s) is long for the hanging mutant. */
-  kg_st_opts o = {argv, have_san ? san : NULL, cli->only, cli->huge, cli->timeout_s == 60 ? 20 : cli->timeout_s,
-                  cli->quiet};
+  kg_st_opts o = {argv,          have_san ? san : NULL, cli->only,          cli->huge,
+                  cli->timeout_s == 60 ? 20 : cli->timeout_s, cli->quiet, cli->pair, cli->rounds,
+                  cli->max_rounds > cli->rounds ? cli->max_rounds : cli->rounds, cli->pair_budget_s,
+                  cli->min_effect_pct};
   kg_st_row *rows = calloc(kg_nmutants ? kg_nmutants : 1, sizeof *rows);
   size_t n = 0;
   if (!rows) return KG_EXIT_ENV;
@@ -272,7 +274,8 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   kg_device_info devs[KG_CLI_MAXDEVICES];
   memset(devs, 0, sizeof devs);
   for (int k = 0; k < ndev; k++) sdev[k] = (kg_super_dev){argvs[k], devices[k]};
-  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, cli->min_effect_pct, pm->rounds, pm->max_rounds, pm->budget_s};
+  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, cli->min_effect_pct, pm->rounds, pm->max_rounds, pm->budget_s,
+                         cli->quiet ? NULL : stderr};
   kg_super_opts o = *so;
   o.one_model = 0; /* the hellos were checked by the run itself */
   int rc = kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, err, sizeof err);

@@ -61,7 +61,7 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
   }
   /* Base variants this kgate lacks (for a dtype) at every timed size of that dtype. */
   for (size_t b = 0; all_variants && b < base->n; b++) {
-    int v = kg_variant_find(base->v[b].name);
+    int v = kg_variant_find_any(base->v[b].name); /* a base's mutants are kgate's too: not MISSING */
     for (int d = 0; d < KG_NDTYPES; d++) {
       if (!(base->v[b].dtypes & KG_DT_BIT(d)) || (v >= 0 && kg_variant_supports(v, (kg_dtype)d))) continue;
       for (size_t i = 0; i < run->n; i++) {
@@ -127,6 +127,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
       which[m++] = j;
     }
     if (!m) break;
+    double r0 = now_s();
     rc = kg_supervise_devices(cases, m, &prp, so, devs, ndev, res, devinfo, err, errlen);
     for (size_t k = 0; k < m; k++) {
       size_t j = which[k];
@@ -148,6 +149,11 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
       kg_pair_decide(g[j].b, g[j].n, &rule, &c->stat);
     }
     if (rc) break;
+    size_t undecided = 0;
+    for (size_t j = 0; j < njobs; j++) undecided += cells[j].stat.verdict == KG_PV_UNDECIDED;
+    if (ps->log)
+      fprintf(ps->log, "kgate: paired round %d: %zu cells in %.1f s, %zu undecided\n", round, m, now_s() - r0,
+              undecided);
   }
   for (size_t j = 0; j < njobs && g; j++) {
     if (g[j].n == 0) {

@@ -6,6 +6,7 @@
 #define KG_PAIRRUN_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "module.h"
 #include "results.h"
@@ -30,6 +31,7 @@ typedef struct kg_pair_settings {
   double min_effect_pct; /* 0: kg_pair_min_effect by size */
   int rounds, max_rounds;
   double budget_s;       /* wall time rounds past `rounds` may take */
+  FILE *log;             /* a line per round (cells, undecided, seconds), or NULL */
 } kg_pair_settings;
 
 /* The cells of a run against a base module: every timed case that passed

@@ -193,10 +193,15 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
   if (!nj) return 0;
   kg_pair_cell cells[k_npaired];
   memset(cells, 0, sizeof cells);
+  for (size_t j = 0; j < nj; j++) {
+    snprintf(cells[j].variant, sizeof cells[j].variant, "%s", kg_mutants[mut[j]].name);
+    cells[j].dtype = jobs[j].dtype, cells[j].n = jobs[j].n;
+  }
   kg_run_params p = {.seed = 1, .repeats = 1, .time = {.max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
-                     .pair = {.copies = 4, .quads = 16, .max_seconds = 0.4, .on = 1, .module = 0,
-                              .base_variant = kg_variant_find("reduce7_shuffle")}};
-  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, 0, 2, 6, 20};
+                     .pair = o->pair};
+  p.pair.on = 1, p.pair.module = 0, p.pair.base_variant = kg_variant_find("reduce7_shuffle");
+  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, o->min_effect_pct, o->rounds, o->max_rounds, o->pair_budget_s,
+                         o->quiet ? NULL : stderr};
   kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 20,
                       .start_timeout_s = 120};
   kg_super_dev dev = {o->worker_argv, 0};

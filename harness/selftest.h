@@ -34,6 +34,10 @@ typedef struct kg_st_opts {
   int huge;                 /* run the mutant that needs n > 2^31 (8 GiB+ of device memory) */
   double timeout_s;         /* watchdog per case (the hang mutant waits this long); default 20 */
   int quiet;
+  /* the paired rows (slowdowns and the A/A control), as `run --base-kernels` takes them */
+  kg_pair_opts pair;
+  int rounds, max_rounds;
+  double pair_budget_s, min_effect_pct;
 } kg_st_opts;
 
 /* The cases that exercise mutant m (mutant cases first, then the base's

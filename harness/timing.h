@@ -42,13 +42,14 @@ int kg_timer_sequence(kg_timer *t, const kg_sample_step *steps, const int *seq, 
 int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx, size_t input_bytes,
                      const kg_time_opts *o, kg_timing *out);
 
-/* The paired sampler: after one warm-up run of each, up to max_quads ABBA
- * quads of head and base (each quad gives two pairs: (A,B) and (B,A)) until
- * max_seconds has passed (at least one quad). Pairs with a set-aside sample
- * are dropped. head_us/base_us need room for 2 * max_quads values (capped
- * at 1024 quads). */
+/* The paired sampler: after one warm-up run of each (with warm), up to
+ * max_quads ABBA quads of head and base (each quad gives two pairs: (A,B)
+ * and (B,A)), in batches sized to end within max_seconds (at least one
+ * quad). Pairs with a set-aside sample are dropped. head_us/base_us need
+ * room for 2 * max_quads values (capped at 1024 quads). */
 int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step *base, size_t max_quads,
-                   double max_seconds, int hot, double *head_us, double *base_us, size_t *npairs, int *set_aside);
+                   double max_seconds, int hot, int warm, double *head_us, double *base_us, size_t *npairs,
+                   int *set_aside);
 
 /* The SM clock (MHz) NVML read after the last batch; 0 without NVML. */
 double kg_timer_sm_clock(const kg_timer *t);

@@ -19,6 +19,7 @@ __global__ void differ(const unsigned char *a, const unsigned char *b, size_t by
 // (fewer DRAM pages and translations open per round). The xor only lands in
 // memory if it hits an impossible value, so the loads cannot be dropped, yet
 // nothing is written: no dirty lines follow into the next sample.
+template <bool Streaming>
 __global__ void __launch_bounds__(256) read_all(const uint4 *p, size_t count, unsigned *sink) {
   constexpr unsigned kLoads = 8, kChunk = 32 * kLoads;
   unsigned lane = threadIdx.x & 31;
@@ -30,7 +31,7 @@ __global__ void __launch_bounds__(256) read_all(const uint4 *p, size_t count, un
     const uint4 *q = p + c * kChunk + lane;
     uint4 v[kLoads];
 #pragma unroll
-    for (unsigned j = 0; j < kLoads; j++) v[j] = q[32 * j];
+    for (unsigned j = 0; j < kLoads; j++) v[j] = Streaming ? __ldcs(q + 32 * j) : q[32 * j];
 #pragma unroll
     for (unsigned j = 0; j < kLoads; j++) acc ^= v[j].x ^ v[j].w;
   }
@@ -63,7 +64,15 @@ __global__ void hold(volatile int *flags, unsigned long long timeout_ns) {
 
 extern "C" int kg_dev_read(const void *buf, size_t bytes, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
-  read_all<<<4 * kg::sm_count(), 256, 0, st>>>((const uint4 *)buf, bytes / 16, nullptr);
+  read_all<false><<<4 * kg::sm_count(), 256, 0, st>>>((const uint4 *)buf, bytes / 16, nullptr);
+  return (int)cudaGetLastError();
+}
+
+extern "C" int kg_dev_read_shape(const void *buf, size_t bytes, int blocks_per_sm, int streaming, void *stream) {
+  cudaStream_t st = (cudaStream_t)stream;
+  unsigned grid = (unsigned)(blocks_per_sm * kg::sm_count());
+  if (streaming) read_all<true><<<grid, 256, 0, st>>>((const uint4 *)buf, bytes / 16, nullptr);
+  else read_all<false><<<grid, 256, 0, st>>>((const uint4 *)buf, bytes / 16, nullptr);
   return (int)cudaGetLastError();
 }
 

@@ -62,6 +62,9 @@ int kg_dev_equal(const void *a, const void *b, size_t bytes, int *equal, void *s
  * wide coalesced loads, writing nothing that matters: the L2 flush before a
  * cold sample, and the measured roofline. */
 int kg_dev_read(const void *buf, size_t bytes, void *stream);
+/* The same read with another launch shape: blocks of 256 per SM, and
+ * evict-first (streaming) loads or not. The roofline takes the best shape. */
+int kg_dev_read_shape(const void *buf, size_t bytes, int blocks_per_sm, int streaming, void *stream);
 /* Queues a one-thread kernel that spins until the host sets flags[0]
  * (flags: two ints of mapped host memory, as a device pointer), or until
  * timeout_s has passed, then sets flags[1]. Timing queues a whole batch of
