@@ -302,12 +302,12 @@ END_TEST
 START_TEST(test_markdown_regressions_first) {
   char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
   const char *ladder = strstr(md, k_ladder_header);
-  const char *slower = strstr(md, "| reduce0_divergent | f32 | 1048576 | SLOWER | 36.9 | 40.0 | +8.4 % | 5 % |");
+  const char *slower = strstr(md, "| reduce0\\_divergent | f32 | 1048576 | SLOWER | 36.9 | 40.0 | +8.4 % | 5 % |");
   ck_assert_msg(ladder && slower, "%s", md);
   ck_assert(slower < ladder);
   ck_assert(strstr(md, "## Regressions") < strstr(md, "## Failed cases"));
-  ck_assert_ptr_nonnull(strstr(md, "| reduce1_strided | f32 | 1048576 | MISSING | 30.0 | - | | 5 % |"));
-  ck_assert_ptr_null(strstr(md, "| cub_sum | f32 | 1048576 | FASTER")); /* not a regression */
+  ck_assert_ptr_nonnull(strstr(md, "| reduce1\\_strided | f32 | 1048576 | MISSING | 30.0 | - | | 5 % |"));
+  ck_assert_ptr_null(strstr(md, "| cub\\_sum | f32 | 1048576 | FASTER")); /* not a regression */
   free(md);
 }
 END_TEST
@@ -318,10 +318,10 @@ START_TEST(test_markdown_ladder) {
   ck_assert_msg(ladder != NULL, "%s", md);
   /* Harris' columns: the first rung has no speedups; reduce7 is 40/10 = 4x on
    * both; CUB is 10/8 = 1.25x over reduce7 and 5x over reduce0. */
-  const char *r0 = strstr(ladder, "| reduce0_divergent | 40.0 |");
-  const char *r7 = strstr(ladder, "| reduce7_shuffle | 10.0 |");
-  const char *two = strstr(ladder, "| two_pass | not timed (fail) |");
-  const char *cub = strstr(ladder, "| cub_sum | 8.00 |");
+  const char *r0 = strstr(ladder, "| reduce0\\_divergent | 40.0 |");
+  const char *r7 = strstr(ladder, "| reduce7\\_shuffle | 10.0 |");
+  const char *two = strstr(ladder, "| two\\_pass | not timed (fail) |");
+  const char *cub = strstr(ladder, "| cub\\_sum | 8.00 |");
   ck_assert_msg(r0 && r7 && two && cub && r0 < r7 && r7 < two && two < cub, "%s", ladder);
   ck_assert_msg(strstr(r0, "| | | 0.200x | **SLOWER** |\n"), "%s", ladder);
   ck_assert_msg(strstr(r7, "| 4.00x | 4.00x | 0.800x | SAME |\n"), "%s", ladder);
@@ -334,9 +334,9 @@ END_TEST
 
 START_TEST(test_markdown_failed_cases) {
   char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
-  ck_assert_msg(strstr(md, "| reduce0_divergent i32 n=7 exact | fail | 5 | 6 | 1 | 0 | inf | sum is off, by one |"), "%s",
+  ck_assert_msg(strstr(md, "| reduce0\\_divergent i32 n=7 exact | fail | 5 | 6 | 1 | 0 | inf | sum is off, by one |"), "%s",
                 md);
-  ck_assert_msg(strstr(md, "| reduce7_shuffle i32 n=33 exact | error | | | | | | worker said &lt;&>\"' and died |"),
+  ck_assert_msg(strstr(md, "| reduce7\\_shuffle i32 n=33 exact | error | | | | | | worker said &lt;&amp;&gt;\"' and died |"),
                 "%s", md);
   ck_assert_ptr_null(strstr(md, "more\n"));
   free(md);
@@ -368,8 +368,8 @@ START_TEST(test_markdown_many_failures) {
   }
   g_run.n = MANY, g_run.cases = cases, g_run.results = results;
   char *md = export_text(kg_export_markdown, "r.md", NULL);
-  ck_assert_ptr_nonnull(strstr(md, "| reduce1_strided i32 n=49 exact | fail |"));
-  ck_assert_ptr_null(strstr(md, "| reduce1_strided i32 n=50 exact |"));
+  ck_assert_ptr_nonnull(strstr(md, "| reduce1\\_strided i32 n=49 exact | fail |"));
+  ck_assert_ptr_null(strstr(md, "| reduce1\\_strided i32 n=50 exact |"));
   ck_assert_ptr_nonnull(strstr(md, "\n... and 10 more\n"));
   free(md);
 }
