@@ -118,7 +118,7 @@ static int formula_like(const char *s) {
 
 void kg_esc_csv(FILE *f, const char *s) {
   int formula = formula_like(s);
-  if (!formula && !strpbrk(s, ",\"\n\r")) {
+  if (!formula && !strpbrk(s, ",\"")) { /* line breaks become spaces: no quotes needed */
     walk(f, s, csv_put);
     return;
   }

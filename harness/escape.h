@@ -19,8 +19,9 @@ void kg_esc_xml(FILE *f, const char *s);
  * code, links, images, HTML or a new cell are backslash-escaped or written as
  * entities (< > &); a line break becomes a space. */
 void kg_esc_md(FILE *f, const char *s);
-/* One CSV field (RFC 4180): quoted when it holds a comma, quote or space at
- * either end; quotes doubled; line breaks become spaces. */
+/* One CSV field (RFC 4180): line breaks become spaces; quoted, with quotes
+ * doubled, when it holds a comma or a quote; a field a spreadsheet would take
+ * for a formula (=, +, -, @ first, and not a number) is quoted after a '. */
 void kg_esc_csv(FILE *f, const char *s);
 /* A gnuplot string literal, quotes included: single-quoted, where gnuplot
  * expands neither backquotes nor @macros nor backslashes; ' is doubled. A
