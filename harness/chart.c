@@ -686,13 +686,13 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
           di->name, n);
   size_t flagged = 0;
   /* Per-variant lists, built beside the data and written once complete. */
-  char *lists[5] = {NULL};
-  size_t lens[5];
-  FILE *ls[5];
+  char *lists[4] = {NULL};
+  size_t lens[4];
+  FILE *ls[4];
   int nolist = 0;
-  for (int k = 0; k < 5; k++) nolist |= !(ls[k] = open_memstream(&lists[k], &lens[k]));
+  for (int k = 0; k < 4; k++) nolist |= !(ls[k] = open_memstream(&lists[k], &lens[k]));
   if (nolist) {
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 4; k++)
       if (ls[k]) fclose(ls[k]), free(lists[k]);
     kg_out_abort(&p.dat);
     kg_out_abort(&p.vars);
@@ -728,16 +728,16 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
     /* A panel spans at least a tenth of its level, so noise is not magnified into a cliff. */
     double centre = (lo + hi) / 2, span = fmax(hi - lo, fmax(0.1 * centre, 1e-3));
     gp_item(g, "name", c + 1, names[c]);
-    fprintf(ls[1], "%s%.6g", c ? " " : "", mid);
-    fprintf(ls[2], "%s%.6g", c ? " " : "", blo);
-    fprintf(ls[3], "%s%.6g", c ? " " : "", bhi);
-    fprintf(ls[4], "%s%.6g %.6g", c ? " " : "", fmax(0, centre - span * 0.65), centre + span * 0.65);
+    fprintf(ls[0], "%s%.6g", c ? " " : "", mid);
+    fprintf(ls[1], "%s%.6g", c ? " " : "", blo);
+    fprintf(ls[2], "%s%.6g", c ? " " : "", bhi);
+    fprintf(ls[3], "%s%.6g %.6g", c ? " " : "", fmax(0, centre - span * 0.65), centre + span * 0.65);
   }
   fputs("# per variant: the baseline's % of peak and its tolerance band (nan: none), y ranges (lo hi)\n", g);
-  static const char *const keys[] = {NULL, "base_mid", "base_lo", "base_hi", "yranges"};
-  for (int k = 0; k < 5; k++) {
+  static const char *const keys[] = {"base_mid", "base_lo", "base_hi", "yranges"};
+  for (int k = 0; k < 4; k++) {
     fclose(ls[k]);
-    if (keys[k]) fprintf(g, "%s = '%s'\n", keys[k], lists[k] ? lists[k] : ""); /* numbers only */
+    fprintf(g, "%s = '%s'\n", keys[k], lists[k] ? lists[k] : ""); /* numbers only */
     free(lists[k]);
   }
   gp_num(g, "nseries", (double)count);
