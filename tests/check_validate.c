@@ -361,6 +361,42 @@ START_TEST(test_validate_injection_date) {
 }
 END_TEST
 
+/* A case twice inside one file: that file's error, with both places named. */
+START_TEST(test_validate_duplicates) {
+  char path[128], err[512] = "";
+  in_dir(path, sizeof path, "dup");
+  kg_baseline b;
+  ck_assert_int_eq(kg_baseline_from_run(&g_run, &b), 0);
+  ck_assert_int_eq(kg_baseline_write(path, &b, err, sizeof err), 0);
+  kg_baseline_free(&b);
+  /* The baseline: its first entry again at the end. */
+  char *text = kgt_slurp(path), *first = strstr(text, "\n{\"variant\""), *end = strstr(text, "\n]}");
+  ck_assert(first && end);
+  size_t len = strcspn(first + 1, "\n");
+  char *twice = malloc(strlen(text) + len + 4);
+  sprintf(twice, "%.*s,\n%.*s%s", (int)(end - text), text, (int)len - 1, first + 1, end);
+  kgt_spit(path, twice);
+  ck_assert_int_eq(kg_baseline_load(path, &b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, ": entries[3] (reduce0_divergent f32 33554432): the same case as entries[0]"), "%s", err);
+  free(twice);
+  free(text);
+  /* A history line: its first perf row again. */
+  unlink(path);
+  ck_assert_int_eq(kg_history_add(path, &g_run, err, sizeof err), 0);
+  text = kgt_slurp(path);
+  char *perf = strstr(text, "\"perf\":[") + strlen("\"perf\":[");
+  len = strcspn(perf, "]") + 1;
+  twice = malloc(strlen(text) + len + 4);
+  sprintf(twice, "%.*s%.*s,%s", (int)(perf - text), text, (int)len, perf, perf);
+  kgt_spit(path, twice);
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, ": line 1: perf[1] (reduce0_divergent f32 33554432): the same case as perf[0]"), "%s", err);
+  free(twice);
+  free(text);
+}
+END_TEST
+
 /* ---- malformed inputs, several hundred per loader ------------------------------------ */
 
 typedef enum { L_RESULTS, L_BASELINE, L_HISTORY, L_NLOADERS } loader;
@@ -678,6 +714,7 @@ Suite *make_validate_suite(void) {
   tcase_add_test(errors, test_validate_history_bad_line);
   tcase_add_test(errors, test_validate_empty_slug);
   tcase_add_test(errors, test_validate_injection_date);
+  tcase_add_test(errors, test_validate_duplicates);
   suite_add_tcase(s, errors);
   return s;
 }
