@@ -4,13 +4,18 @@
 #include "baseline.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "fileio.h"
 #include "registry.h"
+#include "sizes.h"
+#include "validate.h"
 
 #define R kg_json_real
 
@@ -99,7 +104,8 @@ static json_t *entry_json(const kg_base_entry *e) {
 int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t errlen) {
   json_t *entries = json_array();
   for (size_t i = 0; entries && i < b->n; i++)
-    if (json_array_append_new(entries, entry_json(&b->entries[i]))) json_decref(entries), entries = NULL;
+    if (b->entries[i].t.samples > 0 && json_array_append_new(entries, entry_json(&b->entries[i])))
+      json_decref(entries), entries = NULL; /* an untimed entry claims nothing: not written */
   json_t *doc = json_pack("{ss si so ss ss so}", "kind", "kgate-baseline", "schema_version", KG_BASELINE_SCHEMA,
                           "device", kg_device_to_json(&b->dev), "kgate_commit", b->commit, "date", b->date,
                           "entries", entries);
@@ -109,20 +115,59 @@ int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t 
 }
 
 static void read_entry(kg_jrd *r, json_t *o, kg_base_entry *e) {
-  const char *variant = kg_jrd_str(r, o, "variant"), *dtype = kg_jrd_str(r, o, "dtype");
-  long long n = kg_jrd_int(r, o, "n");
-  e->t.samples = (int)kg_jrd_int(r, o, "samples");
-  e->t.median_us = kg_jrd_num(r, o, "median_us");
-  e->t.q1_us = kg_jrd_num(r, o, "q1_us");
-  e->t.q3_us = kg_jrd_num(r, o, "q3_us");
-  e->t.min_us = kg_jrd_num(r, o, "min_us");
-  e->t.noise = kg_jrd_num(r, o, "noise");
+  /* An unknown variant is kept: it shows as MISSING, which is the truth. Its
+   * name still reaches reports, charts and messages, so it must be a name. */
+  kg_jrd_text(r, o, "variant", e->variant, sizeof e->variant, kg_why_bad_variant);
+  const char *dtype = kg_jrd_str(r, o, "dtype");
+  long long n = kg_jrd_range(r, o, "n", 0, (long long)KG_SIZE_MAX);
+  char shown[72];
+  if (!r->failed && kg_dtype_parse(dtype, &e->dtype))
+    kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
   if (r->failed) return;
-  /* An unknown variant is kept: it shows as MISSING, which is the truth. */
-  snprintf(e->variant, sizeof e->variant, "%s", variant);
   e->n = (size_t)n;
-  if (kg_dtype_parse(dtype, &e->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", dtype);
-  else if (n < 0 || e->t.samples < 0) kg_jrd_fail(r, "negative n or samples");
+  size_t len = strlen(r->where);
+  kg_entry_label(e->variant, dtype, n, shown, sizeof shown);
+  snprintf(r->where + len, sizeof r->where - len, " (%s)", shown);
+  /* A baseline holds measured timings only: kgate never writes an untimed entry. */
+  e->t.samples = (int)kg_jrd_range(r, o, "samples", 1, INT_MAX);
+  e->t.median_us = kg_jrd_time(r, o, "median_us");
+  e->t.q1_us = kg_jrd_time(r, o, "q1_us");
+  e->t.q3_us = kg_jrd_time(r, o, "q3_us");
+  e->t.min_us = kg_jrd_time(r, o, "min_us");
+  e->t.noise = kg_jrd_real(r, o, "noise", 0, 1e9, INFINITY);
+  char why[200];
+  if (!r->failed && kg_timing_check(&e->t, 1, why, sizeof why)) kg_jrd_fail(r, "%s", why);
+}
+
+/* Entries in key order with their file positions, for finding duplicates. */
+typedef struct kg__pos {
+  const kg_base_entry *e;
+  size_t i;
+} kg__pos;
+
+static int pos_cmp(const void *pa, const void *pb) {
+  const kg__pos *a = pa, *b = pb;
+  int c = entry_cmp(a->e, b->e);
+  return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The same (variant, dtype, n) twice: which one is the baseline? Refused. */
+static void refuse_duplicates(kg_jrd *r, const kg_baseline *b) {
+  kg__pos *p = malloc((b->n ? b->n : 1) * sizeof *p);
+  if (!p) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < b->n; i++) p[i] = (kg__pos){&b->entries[i], i};
+  qsort(p, b->n, sizeof *p, pos_cmp);
+  for (size_t j = 1; j < b->n && !r->failed; j++) {
+    if (entry_cmp(p[j - 1].e, p[j].e)) continue;
+    char label[96];
+    kg_entry_label(p[j].e->variant, kg_dtype_get(p[j].e->dtype)->name, (long long)p[j].e->n, label, sizeof label);
+    snprintf(r->where, sizeof r->where, "entries[%zu] (%s)", p[j].i, label);
+    kg_jrd_fail(r, "the same case as entries[%zu]: an entry appears once in a baseline", p[j - 1].i);
+  }
+  free(p);
 }
 
 static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {
@@ -130,10 +175,10 @@ static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {
   if (!r->failed && version != KG_BASELINE_SCHEMA)
     kg_jrd_fail(r, "schema_version %lld is not supported (this kgate reads %d)", version, KG_BASELINE_SCHEMA);
   json_t *dev = kg_jrd_obj(r, doc, "device", 0);
-  snprintf(b->commit, sizeof b->commit, "%s", kg_jrd_str(r, doc, "kgate_commit"));
-  snprintf(b->date, sizeof b->date, "%s", kg_jrd_str(r, doc, "date"));
+  kg_jrd_text(r, doc, "kgate_commit", b->commit, sizeof b->commit, kg_why_bad_commit);
+  kg_jrd_text(r, doc, "date", b->date, sizeof b->date, kg_why_bad_date);
   json_t *entries = kg_jrd_arr(r, doc, "entries");
-  char e[200];
+  char e[300];
   snprintf(r->where, sizeof r->where, "device");
   if (!r->failed && kg_device_from_json(dev, &b->dev, e, sizeof e)) kg_jrd_fail(r, "%s", e);
   size_t n = json_array_size(entries);
@@ -144,6 +189,7 @@ static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {
     if (!json_is_object(o)) kg_jrd_fail(r, "not an object");
     else read_entry(r, o, &b->entries[b->n++]);
   }
+  if (!r->failed) refuse_duplicates(r, b);
   sort_unique(b); /* a hand-edited file may be out of order */
 }
 
@@ -159,7 +205,10 @@ static int load(const char *path, kg_baseline *b, int *is_results, char *err, si
   *is_results = strcmp(kind, "kgate-results") == 0;
   if (!r.failed && !*is_results) {
     if (strcmp(kind, "kgate-baseline") == 0) read_baseline(&r, doc, b);
-    else kg_jrd_fail(&r, "not a kgate baseline or results file (kind '%s')", kind);
+    else {
+      char shown[72];
+      kg_jrd_fail(&r, "not a kgate baseline or results file (kind '%s')", kg_esc_term(kind, shown, sizeof shown));
+    }
   }
   json_decref(doc);
   if (!r.failed && *is_results) {
@@ -204,6 +253,11 @@ static int check_run(const char *path, const kg_run *run, char *err, size_t errl
 }
 
 int kg_baseline_update(const char *path, const kg_run *run, char *err, size_t errlen) {
+  char bad[400];
+  if (kg_run_check(run, bad, sizeof bad)) {
+    snprintf(err, errlen, "not updating baseline %s: the run is not valid: %s", path, bad);
+    return -1;
+  }
   if (check_run(path, run, err, errlen)) return -1;
   kg_baseline old, now;
   char why[512];

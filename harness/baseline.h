@@ -28,16 +28,19 @@ void kg_gpu_slug(const char *name, char *out, size_t len);
 
 /* Loads a baseline file, or the timed cases of a results file (either works
  * as the older side of `kgate compare`). 0 ok; 1 the file does not exist;
- * -1 unreadable, malformed, wrong kind or schema_version (err says which). */
+ * -1 unreadable, malformed, wrong kind or schema_version, a value that cannot
+ * be true (validate.h) or an entry twice (err says which, naming the file,
+ * the entry and the field). */
 int kg_baseline_load(const char *path, kg_baseline *b, char *err, size_t errlen);
 /* The perf cases of a run as baseline entries. 0, or -1 out of memory. */
 int kg_baseline_from_run(const kg_run *run, kg_baseline *b);
-/* Writes b atomically. */
+/* Writes b atomically; entries that were not timed (samples 0) are left out. */
 int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t errlen);
-/* `kgate baseline update`: refuses a run with any failed, errored or
- * nondeterministic-by-mistake case (status fail), or a pending one (an
- * interrupted run), a run that timed nothing, an existing file that is
- * malformed or a results file, or a baseline of another GPU model;
+/* `kgate baseline update`: refuses a run that kg_run_check refuses, one
+ * with any failed, errored or nondeterministic-by-mistake case (status
+ * fail), or a pending one (an interrupted run), a run that timed nothing, an
+ * existing file that is malformed, invalid or a results file, or a baseline
+ * of another GPU model;
  * otherwise merges: entries the run timed replace theirs, the rest stay.
  * Written atomically. 0, or -1 with err. */
 int kg_baseline_update(const char *path, const kg_run *run, char *err, size_t errlen);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "fileio.h"
 #include "registry.h"
 
@@ -91,24 +92,11 @@ static void date_label(const char *iso, char *buf, size_t len) {
   else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
 }
 
-/* Names go into gnuplot lists and tick specifications: keep what cannot
- * break the quoting (registry names always pass unchanged). */
-static void safe_name(const char *s, char *buf, size_t len) {
-  size_t o = 0;
-  for (; *s && o + 1 < len; s++) buf[o++] = strchr("'\"\\ \t\n\r", *s) ? '?' : *s;
-  buf[o] = '\0';
-}
-
-/* A gnuplot single-quoted string (no escapes inside but '' for '). */
-static void gp_quoted(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'') fputc('\'', f);
-    if (*s != '\n' && *s != '\r') fputc(*s, f);
-  }
-  fputc('\'', f);
-}
-
+/* Text reaches gnuplot one way only: as a single-quoted string literal
+ * assigned to a variable in the .vars file (kg_esc_gp), which the scripts
+ * use as a value. gnuplot expands no backquote, macro or escape inside
+ * single quotes, and no script builds a command out of text to evaluate it,
+ * so a GPU name, date, commit or variant name from a file stays text. */
 static void gp_str(FILE *f, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void gp_str(FILE *f, const char *key, const char *fmt, ...) {
   char buf[1024];
@@ -117,8 +105,43 @@ static void gp_str(FILE *f, const char *key, const char *fmt, ...) {
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
   fprintf(f, "%s = ", key);
-  gp_quoted(f, buf);
+  kg_esc_gp(f, buf);
   fputc('\n', f);
+}
+
+/* One of a list of strings: <key><k> = '...' (k from 1), read by the
+ * scripts with value(sprintf('<key>%d', k)). */
+static void gp_item(FILE *f, const char *key, size_t k, const char *s) {
+  fprintf(f, "%s%zu = ", key, k);
+  kg_esc_gp(f, s);
+  fputc('\n', f);
+}
+
+/* Tick marks, added one by one by the scripts (plots/README.md):
+ * <axis>tic_label<k>, <axis>tic_sub<k> (a second line, may be empty),
+ * <axis>tic_pos<k>, and n<axis>tics. */
+typedef struct kg__tics {
+  FILE *f;
+  const char *axis; /* "x" or "y" */
+  size_t n;
+} kg__tics;
+
+static void tic_add(kg__tics *t, const char *label, const char *sub, double pos) {
+  char key[16];
+  t->n++;
+  snprintf(key, sizeof key, "%stic_label", t->axis);
+  gp_item(t->f, key, t->n, label);
+  snprintf(key, sizeof key, "%stic_sub", t->axis);
+  gp_item(t->f, key, t->n, sub);
+  fprintf(t->f, "%stic_pos%zu = %.10g\n", t->axis, t->n, pos);
+}
+
+static void tics_end(const kg__tics *t) { fprintf(t->f, "n%stics = %zu\n", t->axis, t->n); }
+
+/* A comment line in a .dat file: one line whatever the text holds. */
+static void dat_comment(FILE *f, const char *s) {
+  char buf[128];
+  fprintf(f, "# %s\n", kg_esc_term(s, buf, sizeof buf));
 }
 
 static void gp_num(FILE *f, const char *key, double v) {
@@ -265,18 +288,18 @@ enum { KG__MAXSIZES = 256 };
 
 /* ---- 1: bandwidth against size --------------------------------------------- */
 
-/* Tick list for a log2 axis from 2^lo to 2^hi: at most about 12 labels. */
-static void log2_tics(FILE *f, const char *key, int lo, int hi) {
+/* Ticks for a log2 axis from 2^lo to 2^hi: at most about 12 labels. */
+static void log2_tics(FILE *f, int lo, int hi) {
   int step = (hi - lo + 11) / 12;
   if (step < 1) step = 1;
-  fprintf(f, "%s = '(", key);
+  kg__tics t = {f, "x", 0};
   for (int e = lo; e <= hi; e++) {
     if ((e - lo) % step) continue;
     char label[32];
     kg_size_label((size_t)1 << e, label, sizeof label);
-    fprintf(f, "%s''%s'' %.0f", e > lo ? ", " : "", label, ldexp(1, e));
+    tic_add(&t, label, "", ldexp(1, e));
   }
-  fputs(")'\n", f);
+  tics_end(&t);
 }
 
 static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
@@ -325,9 +348,8 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
   gp_str(g, "title", "%s sum: bandwidth against input size", di->name);
   gp_str(g, "subtitle", "%s", sub);
   gp_num(g, "nseries", (double)count);
-  fputs("names = '", g);
-  for (size_t s = 0; s < count; s++) fprintf(g, "%s%s", s ? " " : "", kg_variants[sel[s]].name);
-  fputs("'\ncolors = '", g);
+  for (size_t s = 0; s < count; s++) gp_item(g, "name", s + 1, kg_variants[sel[s]].name);
+  fputs("colors = '", g);
   for (size_t s = 0; s < count; s++) {
     int pt;
     series_style(sel, count, s, c, sizeof c, &pt);
@@ -350,7 +372,7 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
   gp_num(g, "xmin", exp2(lo));
   gp_num(g, "xmax", exp2(hi));
   gp_num(g, "ymax", ymax * 1.12);
-  log2_tics(g, "xtics", (int)ceil(lo), (int)floor(hi));
+  log2_tics(g, (int)ceil(lo), (int)floor(hi));
   gp_str(g, "xlabel", "n (%s elements, %zu bytes each; log\u2082 scale)", di->name, di->size);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: GB/s against n for every variant, with the theoretical "
            "peak, the measured roofline and the L2 size", di->name);
@@ -492,13 +514,11 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
   size_t rows = 0, count[KG_NVERDICTS] = {0};
   double h = 0.8 / (double)ns;
   char prev[64] = "";
-  fputs("ytics = '(", g);
+  kg__tics ytics = {g, "y", 0};
   for (size_t j = 0; j < k; j++) {
     const kg_cmp_row *r = &cmp->rows[idx[j]];
-    char name[64];
-    safe_name(r->variant, name, sizeof name);
     if (strcmp(prev, r->variant)) {
-      fprintf(g, "%s''%s'' %zu", rows ? ", " : "", name, rows);
+      tic_add(&ytics, r->variant, "", (double)rows);
       snprintf(prev, sizeof prev, "%s", r->variant);
       rows++;
     }
@@ -526,7 +546,7 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
     dat_num(f, 1 + dev);
     fprintf(f, " %s \"%s\"\n", kg_verdict_name(r->verdict), label);
   }
-  fputs(")'\n", g);
+  tics_end(&ytics);
   char sub[400], date[48], verdicts[200] = "";
   run_subtitle(&run->meta, sub, sizeof sub);
   date_label(run->meta.date, date, sizeof date);
@@ -666,13 +686,13 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
           di->name, n);
   size_t flagged = 0;
   /* Per-variant lists, built beside the data and written once complete. */
-  char *lists[5] = {NULL};
-  size_t lens[5];
-  FILE *ls[5];
+  char *lists[4] = {NULL};
+  size_t lens[4];
+  FILE *ls[4];
   int nolist = 0;
-  for (int k = 0; k < 5; k++) nolist |= !(ls[k] = open_memstream(&lists[k], &lens[k]));
+  for (int k = 0; k < 4; k++) nolist |= !(ls[k] = open_memstream(&lists[k], &lens[k]));
   if (nolist) {
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 4; k++)
       if (ls[k]) fclose(ls[k]), free(lists[k]);
     kg_out_abort(&p.dat);
     kg_out_abort(&p.vars);
@@ -680,7 +700,7 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
     return -1;
   }
   for (size_t c = 0; c < count; c++) {
-    fprintf(f, "# %s\n", names[c]);
+    dat_comment(f, names[c]);
     double lo = INFINITY, hi = -INFINITY;
     for (size_t j = 0; j < t->nruns; j++) {
       const kg_hist_run *r = &h->runs[t->runs[j]];
@@ -707,19 +727,17 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
     }
     /* A panel spans at least a tenth of its level, so noise is not magnified into a cliff. */
     double centre = (lo + hi) / 2, span = fmax(hi - lo, fmax(0.1 * centre, 1e-3));
-    char nm[64];
-    safe_name(names[c], nm, sizeof nm);
-    fprintf(ls[0], "%s%s", c ? " " : "", nm);
-    fprintf(ls[1], "%s%.6g", c ? " " : "", mid);
-    fprintf(ls[2], "%s%.6g", c ? " " : "", blo);
-    fprintf(ls[3], "%s%.6g", c ? " " : "", bhi);
-    fprintf(ls[4], "%s%.6g %.6g", c ? " " : "", fmax(0, centre - span * 0.65), centre + span * 0.65);
+    gp_item(g, "name", c + 1, names[c]);
+    fprintf(ls[0], "%s%.6g", c ? " " : "", mid);
+    fprintf(ls[1], "%s%.6g", c ? " " : "", blo);
+    fprintf(ls[2], "%s%.6g", c ? " " : "", bhi);
+    fprintf(ls[3], "%s%.6g %.6g", c ? " " : "", fmax(0, centre - span * 0.65), centre + span * 0.65);
   }
-  fputs("# per variant: names, the baseline's % of peak and its tolerance band (nan: none), y ranges (lo hi)\n", g);
-  static const char *const keys[] = {"names", "base_mid", "base_lo", "base_hi", "yranges"};
-  for (int k = 0; k < 5; k++) {
+  fputs("# per variant: the baseline's % of peak and its tolerance band (nan: none), y ranges (lo hi)\n", g);
+  static const char *const keys[] = {"base_mid", "base_lo", "base_hi", "yranges"};
+  for (int k = 0; k < 4; k++) {
     fclose(ls[k]);
-    fprintf(g, "%s = '%s'\n", keys[k], lists[k] ? lists[k] : "");
+    fprintf(g, "%s = '%s'\n", keys[k], lists[k] ? lists[k] : ""); /* numbers only */
     free(lists[k]);
   }
   gp_num(g, "nseries", (double)count);
@@ -738,16 +756,15 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
   }
   /* At most five ticks a panel; the date over the time, so a label stays narrow. */
   size_t every = (t->nruns + 4) / 5;
-  fputs("xtics = '(", g);
+  kg__tics xtics = {g, "x", 0};
   for (size_t j = 0; j < t->nruns; j += every) {
     char a[32];
     run_label(&h->runs[t->runs[j]], precision, a, sizeof a);
     char *time = strchr(a, ' ');
     if (time) *time++ = '\0';
-    /* Double quotes: gnuplot reads the \n in them as a line break. */
-    fprintf(g, "%s\"%s%s%s\" %zu", j ? ", " : "", a, time ? "\\n" : "", time ? time : "", j + 1);
+    tic_add(&xtics, a, time ? time : "", (double)(j + 1)); /* trend.gp puts the time under the date */
   }
-  fputs(")'\n", g);
+  tics_end(&xtics);
   size_t cols = count < 4 ? count : 4, rows = (count + cols - 1) / cols;
   gp_num(g, "cols", (double)cols);
   gp_num(g, "rows", (double)rows);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "fileio.h"
 #include "registry.h"
 #include "report.h"
@@ -83,19 +84,12 @@ static void csv_num(FILE *f, int present, double v) {
   if (present) fprintf(f, "%.9g", v);
 }
 
-/* RFC 4180: quote a field holding a separator, quote or line break; double inner quotes. */
+/* RFC 4180 (kg_esc_csv): text from a results file (got, expected, the
+ * message) may hold commas, quotes, line breaks, control characters or a
+ * spreadsheet formula. */
 static void csv_str(FILE *f, const char *s) {
   fputc(',', f);
-  if (!s[strcspn(s, ",\"\r\n")]) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
+  kg_esc_csv(f, s);
 }
 
 static void csv_timing(FILE *f, const kg_timing *t) {
@@ -189,24 +183,9 @@ static kg__tally tally(const kg_run *run, const kg_comparison *cmp, int variant)
   return t;
 }
 
-/* Escapes for attribute values and text. XML 1.0 forbids most control
+/* Attribute values and text (kg_esc_xml): XML 1.0 forbids most control
  * characters even as references, so those become '?'. */
-static void xml_put(FILE *f, const char *s) {
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    switch (ch) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&apos;", f); break;
-    case '\n': fputs("&#10;", f); break;
-    case '\r': fputs("&#13;", f); break;
-    case '\t': fputs("&#9;", f); break;
-    default: fputc(ch < 0x20 ? '?' : ch, f);
-    }
-  }
-}
+static void xml_put(FILE *f, const char *s) { kg_esc_xml(f, s); }
 
 static void xml_tally(FILE *f, kg__tally t) {
   fprintf(f, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"", t.tests, t.failures, t.errors,
@@ -281,19 +260,15 @@ int kg_export_junit(const char *path, const kg_run *run, const kg_comparison *cm
 
 enum { KG_MD_MAX_FAILED = 50 };
 
-/* Table cells: a '|' would split the cell, a line break would end the table,
- * and '<' could open an HTML tag in GitHub's renderer. */
-static void md_put(FILE *f, const char *s) {
-  for (; *s; s++) {
-    if (*s == '|') fputs("\\|", f);
-    else if (*s == '<') fputs("&lt;", f);
-    else if (*s == '\n' || *s == '\r') fputc(' ', f);
-    else fputc(*s, f);
-  }
-}
+/* Text and table cells (kg_esc_md): the summary lands in
+ * $GITHUB_STEP_SUMMARY, where a GPU name, date, commit or message from a
+ * file must not become a link, an image, HTML or a new table cell. */
+static void md_put(FILE *f, const char *s) { kg_esc_md(f, s); }
 
 static void md_device(FILE *f, const kg_device_info *d) {
-  fprintf(f, "- **GPU**: %s (CC %d.%d, %d SMs)", d->name[0] ? d->name : "unknown", d->cc_major, d->cc_minor, d->sms);
+  fputs("- **GPU**: ", f);
+  md_put(f, d->name[0] ? d->name : "unknown");
+  fprintf(f, " (CC %d.%d, %d SMs)", d->cc_major, d->cc_minor, d->sms);
   if (d->peak_gbps > 0) fprintf(f, ", peak %s GB/s", sig3(d->peak_gbps).s);
   if (d->roofline_gbps > 0) fprintf(f, ", roofline %s GB/s (measured)", sig3(d->roofline_gbps).s);
   fprintf(f, ", driver %d, CUDA runtime %d\n", d->driver_version, d->runtime_version);
@@ -319,16 +294,24 @@ static void md_verdicts(FILE *f, const kg_comparison *cmp) {
   for (size_t k = 0; k < sizeof k_md_order / sizeof k_md_order[0]; k++)
     fprintf(f, "%s %zu %s", k ? "," : "", cmp->count[k_md_order[k]], kg_verdict_name(k_md_order[k]));
   fputc('\n', f);
-  if (cmp->warning[0]) fprintf(f, "\n> **Warning:** %s\n", cmp->warning);
+  if (cmp->warning[0]) {
+    fputs("\n> **Warning:** ", f);
+    md_put(f, cmp->warning);
+    fputc('\n', f);
+  }
 }
 
 static void md_summary(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   const kg_run_meta *m = &run->meta;
   fputs("# kgate report\n\n", f);
   md_device(f, &m->dev);
-  fprintf(f, "- **Run**: %s, commit %s, kgate %s, seed %llu, %.1f s\n", m->date[0] ? m->date : "unknown date",
-          m->commit[0] ? m->commit : "unknown", m->version[0] ? m->version : "?", (unsigned long long)m->seed,
-          m->wall_s);
+  fputs("- **Run**: ", f);
+  md_put(f, m->date[0] ? m->date : "unknown date");
+  fputs(", commit ", f);
+  md_put(f, m->commit[0] ? m->commit : "unknown");
+  fputs(", kgate ", f);
+  md_put(f, m->version[0] ? m->version : "?");
+  fprintf(f, ", seed %llu, %.1f s\n", (unsigned long long)m->seed, m->wall_s);
   md_counts(f, run);
   md_verdicts(f, cmp);
 }
@@ -350,7 +333,9 @@ static void md_regressions(FILE *f, const kg_comparison *cmp) {
   for (size_t k = 0; k < cmp->n; k++) { /* rows come sorted regressions first */
     const kg_cmp_row *r = &cmp->rows[k];
     if (!is_regression(r->verdict)) continue;
-    fprintf(f, "| %s | %s | %zu | %s |", r->variant, kg_dtype_get(r->dtype)->name, r->n, kg_verdict_name(r->verdict));
+    fputs("| ", f);
+    md_put(f, r->variant); /* from the baseline: any name the file holds */
+    fprintf(f, " | %s | %zu | %s |", kg_dtype_get(r->dtype)->name, r->n, kg_verdict_name(r->verdict));
     md_us(f, r->base_us);
     md_us(f, r->now_us);
     if (r->base_us > 0 && r->now_us > 0) fprintf(f, " %+.1f %% |", r->change * 100);
@@ -362,7 +347,9 @@ static void md_regressions(FILE *f, const kg_comparison *cmp) {
 static void md_failed_row(FILE *f, const kg_case *c, const kg_result *r) {
   char label[160];
   kg_case_label(c, label, sizeof label);
-  fprintf(f, "| %s | %s |", label, kg_status_name(r->status));
+  fputs("| ", f);
+  md_put(f, label);
+  fprintf(f, " | %s |", kg_status_name(r->status));
   if (has_numbers(r->status)) {
     fputc(' ', f);
     md_put(f, r->got);
@@ -440,7 +427,9 @@ static void md_rung(FILE *f, const kg_run *run, size_t i, const kg_comparison *c
   const kg_result *r = &run->results[i];
   const kg_cmp_row *row = row_of(run, i, cmp);
   const char *verdict = row ? kg_verdict_name(row->verdict) : "";
-  fprintf(f, "| %s |", kg_variants[run->cases[i].variant].name);
+  fputs("| ", f);
+  md_put(f, kg_variants[run->cases[i].variant].name);
+  fputs(" |", f);
   if (r->timing.samples <= 0) {
     fprintf(f, " not timed (%s) | | | | | | %s |\n", kg_status_name(r->status), verdict);
     return;

@@ -39,7 +39,7 @@ int kg_json_load(const char *path, json_t **doc, char *err, size_t errlen);
  * returns zeros, so a reader reads on and checks .failed once. */
 typedef struct kg_jrd {
   const char *file; /* NULL: no file prefix */
-  char where[64];   /* the object being read, "run.options", "cases[3]"; "" for the top */
+  char where[160];  /* the object being read, "run.options", "cases[3] (cub_sum f32 1024 uniform)"; "" for the top */
   char *err;
   size_t errlen;
   int failed;

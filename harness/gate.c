@@ -459,7 +459,7 @@ int kg_gate_compare(const kg_cli *cli) {
   kg_run run = {0};
   int rc = kg_baseline_load(cli->args[0], &old, err, sizeof err);
   if (rc) {
-    fprintf(stderr, "kgate: %s\n", rc == 1 ? "the first file does not exist" : err);
+    fprintf(stderr, "kgate: %s\n", err); /* names the file, also when it does not exist */
     return KG_EXIT_USAGE;
   }
   if (kg_results_read(cli->args[1], &run, err, sizeof err) || kg_baseline_from_run(&run, &now)) {

@@ -5,6 +5,7 @@
 #include "history.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,11 @@
 
 #include "baseline.h"
 #include "dtype.h"
+#include "escape.h"
 #include "fileio.h"
 #include "registry.h"
+#include "sizes.h"
+#include "validate.h"
 
 /* Six significant digits: a timing's noise is above 0.1 %, and a nightly
  * line of 2,500 cases should not carry 17 digits per number. */
@@ -66,66 +70,136 @@ const kg_hist_entry *kg_hist_find(const kg_hist_run *r, const char *variant, kg_
   return bsearch(&key, r->entries, r->n, sizeof key, entry_cmp);
 }
 
+/* One perf entry, [variant, dtype, n, median_us, q1_us, q3_us, samples]. */
 static void read_entry(kg_jrd *r, json_t *a, kg_hist_entry *e) {
   const char *variant = json_string_value(json_array_get(a, 0)), *dtype = json_string_value(json_array_get(a, 1));
   json_t *n = json_array_get(a, 2), *samples = json_array_get(a, 6);
-  double v[3];
-  for (int k = 0; k < 3; k++) {
-    json_t *x = json_array_get(a, (size_t)(3 + k));
-    v[k] = json_is_number(x) ? json_number_value(x) : -1;
-  }
-  if (json_array_size(a) != 7 || !variant || !dtype || !json_is_integer(n) || json_integer_value(n) < 0 ||
-      !json_is_integer(samples) || json_integer_value(samples) < 1 || !(v[0] > 0 && v[1] > 0 && v[2] > 0)) {
+  if (json_array_size(a) != 7 || !variant || !dtype || !json_is_integer(n) || !json_is_integer(samples)) {
     kg_jrd_fail(r, "expected [variant, dtype, n, median_us, q1_us, q3_us, samples]");
     return;
   }
-  if (kg_dtype_parse(dtype, &e->dtype)) {
-    kg_jrd_fail(r, "unknown dtype '%s'", dtype);
+  /* A variant the registry no longer knows stays: its past is still
+   * history. Its name reaches charts and pages, so it must be a name. */
+  const char *why = kg_why_bad_variant(variant);
+  char shown[72];
+  if (why) {
+    kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(variant, shown, sizeof shown), why);
     return;
   }
-  /* A variant the registry no longer knows stays: its past is still history. */
+  if (kg_dtype_parse(dtype, &e->dtype)) {
+    kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
+    return;
+  }
+  json_int_t nv = json_integer_value(n), sv = json_integer_value(samples);
+  kg_entry_label(variant, dtype, (long long)nv, shown, sizeof shown);
+  size_t len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, " (%s)", shown);
+  if (nv < 0 || (unsigned long long)nv > (unsigned long long)KG_SIZE_MAX) {
+    kg_jrd_fail(r, "n is %lld: outside [0, %zu]", (long long)nv, KG_SIZE_MAX);
+    return;
+  }
+  if (sv < 1 || sv > INT_MAX) {
+    kg_jrd_fail(r, "samples is %lld: a timing has at least 1", (long long)sv);
+    return;
+  }
   snprintf(e->variant, sizeof e->variant, "%s", variant);
-  e->n = (size_t)json_integer_value(n);
-  e->t = (kg_timing){.samples = (int)json_integer_value(samples), .median_us = v[0], .q1_us = v[1], .q3_us = v[2]};
+  e->n = (size_t)nv;
+  e->t = (kg_timing){.samples = (int)sv};
+  static const char *const names[3] = {"median_us", "q1_us", "q3_us"};
+  double *v[3] = {&e->t.median_us, &e->t.q1_us, &e->t.q3_us};
+  for (int k = 0; k < 3; k++) {
+    json_t *x = json_array_get(a, (size_t)(3 + k));
+    if (json_is_null(x)) {
+      kg_jrd_fail(r, "%s is null: not a finite time", names[k]);
+      return;
+    }
+    if (!json_is_number(x)) {
+      kg_jrd_fail(r, "%s should be a number", names[k]);
+      return;
+    }
+    *v[k] = json_number_value(x);
+  }
+  char bad[200];
+  if (kg_timing_check(&e->t, 0, bad, sizeof bad)) kg_jrd_fail(r, "%s", bad);
 }
 
 static void read_checks(kg_jrd *r, json_t *o, kg_counts *k) {
-  k->cases = (size_t)kg_jrd_int(r, o, "cases");
-  k->passed = (size_t)kg_jrd_int(r, o, "passed");
-  k->failed = (size_t)kg_jrd_int(r, o, "failed");
-  k->errored = (size_t)kg_jrd_int(r, o, "errors");
-  k->unsupported = (size_t)kg_jrd_int(r, o, "unsupported");
-  k->pending = (size_t)kg_jrd_int(r, o, "pending");
+  const long long most = (long long)1 << 48;
+  k->cases = (size_t)kg_jrd_range(r, o, "cases", 0, most);
+  k->passed = (size_t)kg_jrd_range(r, o, "passed", 0, most);
+  k->failed = (size_t)kg_jrd_range(r, o, "failed", 0, most);
+  k->errored = (size_t)kg_jrd_range(r, o, "errors", 0, most);
+  k->unsupported = (size_t)kg_jrd_range(r, o, "unsupported", 0, most);
+  k->pending = (size_t)kg_jrd_range(r, o, "pending", 0, most);
+  /* Every case is in exactly one of these (kg_count_results). */
+  if (!r->failed && k->passed + k->failed + k->errored + k->unsupported + k->pending != k->cases)
+    kg_jrd_fail(r, "checks: passed, failed, errors, unsupported and pending do not add up to cases");
+}
+
+/* Entries in key order with their file positions, for finding duplicates. */
+typedef struct kg__pos {
+  const kg_hist_entry *e;
+  size_t i;
+} kg__pos;
+
+static int pos_cmp(const void *pa, const void *pb) {
+  const kg__pos *a = pa, *b = pb;
+  int c = entry_cmp(a->e, b->e);
+  return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The same (variant, dtype, n) twice in one run's perf: refused, naming
+ * both. where_len: the length of "line N" in r->where. */
+static void refuse_duplicates(kg_jrd *r, const kg_hist_run *run, size_t where_len) {
+  kg__pos *p = malloc((run->n ? run->n : 1) * sizeof *p);
+  if (!p) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < run->n; i++) p[i] = (kg__pos){&run->entries[i], i};
+  qsort(p, run->n, sizeof *p, pos_cmp);
+  for (size_t j = 1; j < run->n && !r->failed; j++) {
+    if (entry_cmp(p[j - 1].e, p[j].e)) continue;
+    char label[96];
+    kg_entry_label(p[j].e->variant, kg_dtype_get(p[j].e->dtype)->name, (long long)p[j].e->n, label, sizeof label);
+    snprintf(r->where + where_len, sizeof r->where - where_len, ": perf[%zu] (%s)", p[j].i, label);
+    kg_jrd_fail(r, "the same case as perf[%zu]: a case appears once in a run", p[j - 1].i);
+  }
+  free(p);
 }
 
 /* One parsed line into *run. */
 static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   const char *kind = kg_jrd_str(r, doc, "kind");
-  if (!r->failed && strcmp(kind, "kgate-history") != 0) kg_jrd_fail(r, "not a kgate history line (kind '%s')", kind);
+  char shown[72];
+  if (!r->failed && strcmp(kind, "kgate-history") != 0)
+    kg_jrd_fail(r, "not a kgate history line (kind '%s')", kg_esc_term(kind, shown, sizeof shown));
   long long version = kg_jrd_int(r, doc, "schema_version");
   if (!r->failed && version != KG_HISTORY_SCHEMA)
     kg_jrd_fail(r, "schema_version %lld is not supported (this kgate reads %d)", version, KG_HISTORY_SCHEMA);
-  snprintf(run->date, sizeof run->date, "%s", kg_jrd_str(r, doc, "date"));
-  snprintf(run->commit, sizeof run->commit, "%s", kg_jrd_str(r, doc, "kgate_commit"));
-  snprintf(run->version, sizeof run->version, "%s", kg_jrd_str(r, doc, "kgate_version"));
+  /* Dates become tick labels and table rows; commits too. */
+  kg_jrd_text(r, doc, "date", run->date, sizeof run->date, kg_why_bad_date);
+  kg_jrd_text(r, doc, "kgate_commit", run->commit, sizeof run->commit, kg_why_bad_commit);
+  kg_jrd_text(r, doc, "kgate_version", run->version, sizeof run->version, kg_why_bad_commit);
   json_t *dev = kg_jrd_obj(r, doc, "device", 0), *checks = kg_jrd_obj(r, doc, "checks", 0);
   run->hot = kg_jrd_bool(r, doc, "hot");
   json_t *perf = kg_jrd_arr(r, doc, "perf");
-  char e[200];
+  char e[300];
   if (!r->failed && kg_device_from_json(dev, &run->dev, e, sizeof e)) kg_jrd_fail(r, "device: %s", e);
   read_checks(r, checks, &run->checks);
   if (r->failed) return;
-  run->n = json_array_size(perf);
-  run->entries = calloc(run->n ? run->n : 1, sizeof *run->entries);
+  size_t n = json_array_size(perf);
+  run->entries = calloc(n ? n : 1, sizeof *run->entries);
   if (!run->entries) {
     kg_jrd_fail(r, "out of memory");
     return;
   }
   size_t len = strlen(r->where);
-  for (size_t i = 0; i < run->n && !r->failed; i++) {
+  for (size_t i = 0; i < n && !r->failed; i++, run->n++) {
     snprintf(r->where + len, sizeof r->where - len, ": perf[%zu]", i);
     read_entry(r, json_array_get(perf, i), &run->entries[i]);
   }
+  if (!r->failed) refuse_duplicates(r, run, len);
   qsort(run->entries, run->n, sizeof *run->entries, entry_cmp);
 }
 
@@ -232,6 +306,13 @@ static int has_timed(const kg_run *run) {
 }
 
 int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen) {
+  /* A line no reader accepts would wedge every later add, plot and report:
+   * an invalid run is refused before anything is written. */
+  char bad[400];
+  if (kg_run_check(run, bad, sizeof bad)) {
+    snprintf(err, errlen, "not adding to %s: the run is not valid: %s", path, bad);
+    return -1;
+  }
   if (!has_timed(run)) {
     snprintf(err, errlen, "the run timed no case: nothing to add to %s (kgate run times the perf sizes)", path);
     return -1;

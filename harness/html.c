@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "fileio.h"
 #include "registry.h"
 #include "report.h"
@@ -32,18 +33,10 @@ static const char k_style[] =
 
 /* ---- text ------------------------------------------------------------------- */
 
-static void esc(FILE *f, const char *s) {
-  for (; *s; s++) {
-    switch (*s) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&#39;", f); break;
-    default: fputc((unsigned char)*s < 0x20 && *s != '\n' ? '?' : *s, f);
-    }
-  }
-}
+/* Every string on the page goes through here, whether it came from a file
+ * (GPU name, date, commit, variant names, messages) or from kgate: a page
+ * built from another machine's results must not run anything. */
+static void esc(FILE *f, const char *s) { kg_esc_html(f, s); }
 
 /* An href or src: the names kgate writes are plain, but escape anyway. */
 static void attr(FILE *f, const char *name, const char *value) {
@@ -87,7 +80,9 @@ static void head(FILE *f, const kg_run *run) {
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate: ",
         f);
   esc(f, run->meta.dev.name[0] ? run->meta.dev.name : "unknown GPU");
-  fprintf(f, ", %s</title>\n<style>\n%s</style>\n</head>\n<body>\n", date, k_style);
+  fputs(", ", f);
+  esc(f, date);
+  fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", k_style);
 }
 
 static void summary(FILE *f, const kg_html_page *p) {
@@ -98,7 +93,9 @@ static void summary(FILE *f, const kg_html_page *p) {
   bytes_label((double)d->l2_bytes, l2, sizeof l2);
   fputs("<h1>kgate: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
-  fprintf(f, "</h1>\n<p class=\"meta\">run of %s &middot; commit ", date);
+  fputs("</h1>\n<p class=\"meta\">run of ", f);
+  esc(f, date);
+  fputs(" &middot; commit ", f);
   esc(f, m->commit[0] ? m->commit : "unknown");
   fputs(" &middot; kgate ", f);
   esc(f, m->version);
@@ -226,7 +223,11 @@ static void charts(FILE *f, const char *dir, const kg_charts *c) {
       snprintf(svg, sizeof svg, "%s.svg", ch->name);
       if ((int)ch->kind != k || !exists_in(dir, png)) continue;
       if (!any++) fputs("<h2 id=\"charts\">Charts</h2>\n<p class=\"caption\">Each image links to its SVG.</p>\n", f);
-      if (!heading++) fprintf(f, "<h3>%s</h3>\n", kg_chart_kind_get((kg_chart_kind)k)->heading);
+      if (!heading++) {
+        fputs("<h3>", f);
+        esc(f, kg_chart_kind_get((kg_chart_kind)k)->heading);
+        fputs("</h3>\n", f);
+      }
       fputs("<div class=\"chart\">", f);
       if (exists_in(dir, svg)) {
         fputs("<a", f);
@@ -286,8 +287,10 @@ static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, k
     const kg_result *r = &run->results[i];
     const kg_cmp_row *row = row_of(cmp, kg_variants[v].name, dt, n);
     kg_verdict vd = row ? row->verdict : KG_NVERDICTS;
-    fprintf(f, "<tr%s><td class=\"l\">%s</td>",
-            vd == KG_V_SLOWER ? " class=\"slower\"" : vd == KG_V_FASTER ? " class=\"faster\"" : "", kg_variants[v].name);
+    fprintf(f, "<tr%s><td class=\"l\">",
+            vd == KG_V_SLOWER ? " class=\"slower\"" : vd == KG_V_FASTER ? " class=\"faster\"" : "");
+    esc(f, kg_variants[v].name);
+    fputs("</td>", f);
     if (r->timing.samples <= 0) {
       fprintf(f, "<td>not timed (%s)</td><td></td><td></td><td></td><td></td><td></td>", kg_status_name(r->status));
     } else {
@@ -350,8 +353,9 @@ static void steps(FILE *f, const kg_html_page *p) {
     const kg_hist_run *r = &p->history->runs[s->run];
     char date[48];
     date_label(r->date, date, sizeof date);
-    fprintf(f, "<tr class=\"%s\"><td class=\"l\">%zu (%s)</td><td class=\"l\">", s->verdict == KG_V_SLOWER ? "slower" : "faster",
-            s->run + 1, date);
+    fprintf(f, "<tr class=\"%s\"><td class=\"l\">%zu (", s->verdict == KG_V_SLOWER ? "slower" : "faster", s->run + 1);
+    esc(f, date);
+    fputs(")</td><td class=\"l\">", f);
     esc(f, r->commit);
     fputs("</td><td class=\"l\">", f);
     esc(f, s->variant);

@@ -15,6 +15,7 @@
 typedef struct item {
   kg_case c;
   kg_result r;
+  size_t file; /* which input it came from, for the message naming both */
 } item;
 
 static int item_cmp(const void *pa, const void *pb) {
@@ -59,13 +60,18 @@ int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *er
   if (!rc) {
     size_t k = 0;
     for (size_t f = 0; f < npaths; f++)
-      for (size_t i = 0; i < runs[f].n; i++) all[k++] = (item){runs[f].cases[i], runs[f].results[i]};
+      for (size_t i = 0; i < runs[f].n; i++) all[k++] = (item){runs[f].cases[i], runs[f].results[i], f};
     qsort(all, total, sizeof *all, item_cmp);
+    /* A case twice inside one file is refused by kg_results_read already,
+     * so equal neighbours here come from two files. */
     for (size_t i = 1; i < total && !rc; i++) {
       if (item_cmp(&all[i - 1], &all[i])) continue;
       const kg_case *c = &all[i].c;
-      snprintf(err, errlen, "case %s %s n=%zu %s is in more than one file: refusing to merge",
-               kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern));
+      size_t a = all[i - 1].file < all[i].file ? all[i - 1].file : all[i].file;
+      size_t b = all[i - 1].file ^ all[i].file ^ a;
+      snprintf(err, errlen, "case %s %s n=%zu %s is in both %s and %s: refusing to merge",
+               kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern),
+               paths[a], paths[b]);
       rc = -1;
     }
   }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "pairrun.h"
 #include "registry.h"
 
@@ -47,17 +48,21 @@ void kg_case_label(const kg_case *c, char *buf, size_t len) {
            kg_pattern_name(c->pattern));
 }
 
+/* got, expected and the message may come from a results file (compare,
+ * report): control characters (an ESC sequence can rewrite the terminal)
+ * are shown as '?'. */
 static void case_line(FILE *f, const kg_case *c, const kg_result *r) {
-  char label[160];
+  char label[160], got[64], want[64], msg[sizeof r->message * 2];
   kg_case_label(c, label, sizeof label);
+  kg_esc_term(r->message, msg, sizeof msg);
   if (r->status == KG_ST_ERROR) { /* it never produced numbers */
-    fprintf(f, "  error %s: %s\n", label, r->message);
+    fprintf(f, "  error %s: %s\n", label, msg);
     return;
   }
   fprintf(f, "  %-5s %s: got %s, expected %s, |err| %.3g, bound %.3g, err/bound %.3g%s%s%s\n",
-          r->status == KG_ST_PASS ? "ok" : kg_status_name(r->status), label, r->got, r->expected, r->abs_err,
-          r->bound, r->ratio, r->nondeterministic ? ", nondeterministic" : "", r->message[0] ? ": " : "",
-          r->message);
+          r->status == KG_ST_PASS ? "ok" : kg_status_name(r->status), label, kg_esc_term(r->got, got, sizeof got),
+          kg_esc_term(r->expected, want, sizeof want), r->abs_err, r->bound, r->ratio,
+          r->nondeterministic ? ", nondeterministic" : "", r->message[0] ? ": " : "", msg);
 }
 
 void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, size_t n, const kg_device_info *dev,
@@ -90,7 +95,8 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
   fprintf(f, "\nsummary: %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic",
           t.cases, t.passed, t.failed, t.errored, t.unsupported, t.nondeterministic);
   if (t.pending) fprintf(f, ", %zu not run", t.pending);
-  fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? dev->name : "no device", wall_s);
+  char name[sizeof dev->name];
+  fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? kg_esc_term(dev->name, name, sizeof name) : "no device", wall_s);
 }
 
 static const kg_cmp_row *find_row(const kg_comparison *cmp, const kg_case *c) {
@@ -103,12 +109,15 @@ static const kg_cmp_row *find_row(const kg_comparison *cmp, const kg_case *c) {
 static void verdict_counts(FILE *f, const kg_comparison *cmp) {
   fprintf(f, "verdicts:");
   for (int v = 0; v < KG_NVERDICTS; v++) fprintf(f, " %zu %s%s", cmp->count[v], kg_verdict_name((kg_verdict)v), v + 1 < KG_NVERDICTS ? "," : "\n");
-  if (cmp->warning[0]) fprintf(f, "warning: %s\n", cmp->warning);
+  char warning[sizeof cmp->warning];
+  if (cmp->warning[0]) fprintf(f, "warning: %s\n", kg_esc_term(cmp->warning, warning, sizeof warning));
 }
 
 void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   const kg_device_info *d = &run->meta.dev;
-  fprintf(f, "\ntiming on %s: peak %.0f GB/s (%d-bit bus at %.0f MHz), measured roofline %.0f GB/s, %s L2\n", d->name,
+  char name[sizeof d->name];
+  fprintf(f, "\ntiming on %s: peak %.0f GB/s (%d-bit bus at %.0f MHz), measured roofline %.0f GB/s, %s L2\n",
+          kg_esc_term(d->name, name, sizeof name),
           d->peak_gbps, d->bus_width_bits, d->mem_clock_khz / 1e3, d->roofline_gbps, run->meta.time.hot ? "hot" : "cold");
   fprintf(f, "%-24s %-5s %10s %10s %9s %7s %7s %7s %9s %-7s %8s\n", "variant", "dtype", "n", "median us", "GB/s", "% peak",
           "% roof", "vs CUB", "graph us", "verdict", "change");
@@ -132,7 +141,9 @@ void kg_report_compare(FILE *f, const kg_comparison *cmp) {
           "tol");
   for (size_t i = 0; i < cmp->n; i++) {
     const kg_cmp_row *r = &cmp->rows[i];
-    fprintf(f, "%-7s %-24s %-5s %10zu %11.2f %11.2f %+7.1f%% %5.0f%%\n", kg_verdict_name(r->verdict), r->variant,
+    char variant[sizeof r->variant];
+    fprintf(f, "%-7s %-24s %-5s %10zu %11.2f %11.2f %+7.1f%% %5.0f%%\n", kg_verdict_name(r->verdict),
+            kg_esc_term(r->variant, variant, sizeof variant),
             kg_dtype_get(r->dtype)->name, r->n, r->base_us, r->now_us, 100 * r->change, 100 * r->tol);
   }
   verdict_counts(f, cmp);

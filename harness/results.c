@@ -4,14 +4,19 @@
  * since a results file may come from another machine or another kgate. */
 #include "results.h"
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "fileio.h"
 #include "registry.h"
+#include "sizes.h"
+#include "validate.h"
 
 #define R kg_json_real
 
@@ -26,18 +31,20 @@ json_t *kg_device_to_json(const kg_device_info *d) {
 int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen) {
   kg_jrd r = {.err = err, .errlen = errlen};
   memset(d, 0, sizeof *d);
-  snprintf(d->name, sizeof d->name, "%s", kg_jrd_str(&r, o, "name"));
-  d->cc_major = (int)kg_jrd_int(&r, o, "cc_major");
-  d->cc_minor = (int)kg_jrd_int(&r, o, "cc_minor");
-  d->sms = (int)kg_jrd_int(&r, o, "sms");
-  d->l2_bytes = kg_jrd_int(&r, o, "l2_bytes");
-  d->mem_bytes = kg_jrd_int(&r, o, "mem_bytes");
-  d->mem_clock_khz = (int)kg_jrd_int(&r, o, "mem_clock_khz");
-  d->bus_width_bits = (int)kg_jrd_int(&r, o, "bus_width_bits");
-  d->peak_gbps = kg_jrd_num(&r, o, "peak_gbps");
-  d->roofline_gbps = kg_jrd_num(&r, o, "roofline_gbps");
-  d->driver_version = (int)kg_jrd_int(&r, o, "driver_version");
-  d->runtime_version = (int)kg_jrd_int(&r, o, "runtime_version");
+  /* The name becomes a file name (the baseline's slug) and a title. */
+  kg_jrd_text(&r, o, "name", d->name, sizeof d->name, kg_why_bad_gpu_name);
+  d->cc_major = (int)kg_jrd_range(&r, o, "cc_major", 0, 99);
+  d->cc_minor = (int)kg_jrd_range(&r, o, "cc_minor", 0, 99);
+  d->sms = (int)kg_jrd_range(&r, o, "sms", 0, 1 << 20);
+  d->l2_bytes = kg_jrd_range(&r, o, "l2_bytes", 0, LLONG_MAX);
+  d->mem_bytes = kg_jrd_range(&r, o, "mem_bytes", 0, LLONG_MAX);
+  d->mem_clock_khz = (int)kg_jrd_range(&r, o, "mem_clock_khz", 0, INT_MAX);
+  d->bus_width_bits = (int)kg_jrd_range(&r, o, "bus_width_bits", 0, 1 << 20);
+  /* null: not measured (kg_json_real writes a non-finite number so). */
+  d->peak_gbps = kg_jrd_real(&r, o, "peak_gbps", 0, 1e9, NAN);
+  d->roofline_gbps = kg_jrd_real(&r, o, "roofline_gbps", 0, 1e9, NAN);
+  d->driver_version = (int)kg_jrd_range(&r, o, "driver_version", 0, INT_MAX);
+  d->runtime_version = (int)kg_jrd_range(&r, o, "runtime_version", 0, INT_MAX);
   return r.failed ? -1 : 0;
 }
 
@@ -192,73 +199,123 @@ int kg_results_write(const char *path, const kg_run *run, char *err, size_t errl
 static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   json_t *o = kg_jrd_obj(r, doc, "run", 0);
   snprintf(r->where, sizeof r->where, "run");
-  snprintf(m->date, sizeof m->date, "%s", kg_jrd_str(r, o, "date"));
-  snprintf(m->version, sizeof m->version, "%s", kg_jrd_str(r, o, "kgate_version"));
-  snprintf(m->commit, sizeof m->commit, "%s", kg_jrd_str(r, o, "kgate_commit"));
-  m->wall_s = kg_jrd_num(r, o, "wall_s");
+  /* The date, commit and version reach titles, pages and file names. */
+  kg_jrd_text(r, o, "date", m->date, sizeof m->date, kg_why_bad_date);
+  kg_jrd_text(r, o, "kgate_version", m->version, sizeof m->version, kg_why_bad_commit);
+  kg_jrd_text(r, o, "kgate_commit", m->commit, sizeof m->commit, kg_why_bad_commit);
+  m->wall_s = kg_jrd_real(r, o, "wall_s", 0, 1e9, NAN);
   json_t *opt = kg_jrd_obj(r, o, "options", 0), *dev = kg_jrd_obj(r, o, "device", 0);
   snprintf(r->where, sizeof r->where, "run.options");
-  m->seed = (uint64_t)kg_jrd_int(r, opt, "seed");
-  m->repeats = (int)kg_jrd_int(r, opt, "repeats");
+  m->seed = (uint64_t)kg_jrd_range(r, opt, "seed", 0, LLONG_MAX);
+  m->repeats = (int)kg_jrd_range(r, opt, "repeats", 0, 1000000);
   m->time.hot = kg_jrd_bool(r, opt, "hot");
-  m->time.max_noise = kg_jrd_num(r, opt, "max_noise");
-  m->time.min_samples = (int)kg_jrd_int(r, opt, "min_samples");
-  m->time.max_seconds = kg_jrd_num(r, opt, "max_seconds");
-  m->tolerance = kg_jrd_num(r, opt, "tolerance_pct");
+  m->time.max_noise = kg_jrd_real(r, opt, "max_noise", 0, 1e6, NAN);
+  m->time.min_samples = (int)kg_jrd_range(r, opt, "min_samples", 0, INT_MAX);
+  m->time.max_seconds = kg_jrd_real(r, opt, "max_seconds", 0, 1e9, NAN);
+  m->tolerance = kg_jrd_real(r, opt, "tolerance_pct", 0, 1e6, NAN);
   json_t *shard = json_object_get(opt, "shard"); /* optional: only sharded runs have it */
-  if (json_is_string(shard)) snprintf(m->shard, sizeof m->shard, "%s", json_string_value(shard));
+  unsigned si, sn;
+  if (shard && !r->failed) {
+    kg_jrd_text(r, opt, "shard", m->shard, sizeof m->shard, NULL);
+    if (!r->failed && kg_shard_parse(m->shard, &si, &sn)) kg_jrd_fail(r, "shard is not i/N");
+  }
   snprintf(r->where, sizeof r->where, "run.device");
-  char e[200];
+  char e[300];
   if (!r->failed && kg_device_from_json(dev, &m->dev, e, sizeof e)) kg_jrd_fail(r, "%s", e);
 }
 
 static void read_timing(kg_jrd *r, json_t *o, kg_timing *t) {
-  t->samples = (int)kg_jrd_int(r, o, "samples");
-  t->median_us = kg_jrd_num(r, o, "median_us");
-  t->q1_us = kg_jrd_num(r, o, "q1_us");
-  t->q3_us = kg_jrd_num(r, o, "q3_us");
-  t->min_us = kg_jrd_num(r, o, "min_us");
-  t->noise = kg_jrd_num(r, o, "noise");
-  t->graph_us = kg_jrd_num(r, o, "graph_us");
-  t->sm_clock_mhz = kg_jrd_num(r, o, "sm_clock_mhz");
+  t->samples = (int)kg_jrd_range(r, o, "samples", 1, INT_MAX);
+  t->median_us = kg_jrd_time(r, o, "median_us");
+  t->q1_us = kg_jrd_time(r, o, "q1_us");
+  t->q3_us = kg_jrd_time(r, o, "q3_us");
+  t->min_us = kg_jrd_time(r, o, "min_us");
+  t->noise = kg_jrd_real(r, o, "noise", 0, 1e9, INFINITY);
+  /* 0 is what the worker writes for "not measured". */
+  t->graph_us = kg_jrd_real(r, o, "graph_us", 0, KG_MAX_TIME_US, 0);
+  t->sm_clock_mhz = kg_jrd_real(r, o, "sm_clock_mhz", 0, 1e6, 0);
   t->throttled = kg_jrd_bool(r, o, "throttled");
-  if (t->samples < 0) kg_jrd_fail(r, "negative samples");
+  char why[200];
+  if (!r->failed && kg_timing_check(t, 1, why, sizeof why)) kg_jrd_fail(r, "%s", why);
 }
 
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   const char *variant = kg_jrd_str(r, o, "variant"), *dtype = kg_jrd_str(r, o, "dtype");
-  long long n = kg_jrd_int(r, o, "n");
+  long long n = kg_jrd_range(r, o, "n", 0, (long long)KG_SIZE_MAX);
   const char *pattern = kg_jrd_str(r, o, "pattern"), *status = kg_jrd_str(r, o, "status");
-  c->supported = kg_jrd_bool(r, o, "supported");
-  c->timed = kg_jrd_bool(r, o, "timed");
-  snprintf(res->got, sizeof res->got, "%s", kg_jrd_str(r, o, "got"));
-  snprintf(res->expected, sizeof res->expected, "%s", kg_jrd_str(r, o, "expected"));
-  res->abs_err = kg_jrd_num(r, o, "abs_err");
-  res->bound = kg_jrd_num(r, o, "bound");
-  res->ratio = kg_jrd_num(r, o, "ratio");
-  res->depth = kg_jrd_num(r, o, "depth");
-  res->repeats = (int)kg_jrd_int(r, o, "repeats");
-  res->nondeterministic = kg_jrd_bool(r, o, "nondeterministic");
-  res->input_modified = kg_jrd_bool(r, o, "input_modified");
-  snprintf(res->message, sizeof res->message, "%s", kg_jrd_str(r, o, "message"));
-  json_t *t = kg_jrd_obj(r, o, "timing", 1);
-  json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
-  res->device = json_is_integer(device) ? (int)json_integer_value(device) : 0;
+  char shown[72];
+  if (r->failed) return;
+  if ((c->variant = kg_variant_find(variant)) < 0)
+    kg_jrd_fail(r, "unknown variant '%s'", kg_esc_term(variant, shown, sizeof shown));
+  else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
+  else if (kg_pattern_parse(pattern, &c->pattern))
+    kg_jrd_fail(r, "unknown pattern '%s'", kg_esc_term(pattern, shown, sizeof shown));
   res->status = KG_NSTATUS;
   for (int s = 0; s < KG_NSTATUS; s++)
     if (strcmp(status, kg_status_name((kg_status)s)) == 0) res->status = (kg_status)s;
-  c->n = (size_t)n;
+  if (!r->failed && res->status == KG_NSTATUS)
+    kg_jrd_fail(r, "unknown status '%s'", kg_esc_term(status, shown, sizeof shown));
   if (r->failed) return;
-  if ((c->variant = kg_variant_find(variant)) < 0) kg_jrd_fail(r, "unknown variant '%s'", variant);
-  else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", dtype);
-  else if (kg_pattern_parse(pattern, &c->pattern)) kg_jrd_fail(r, "unknown pattern '%s'", pattern);
-  else if (res->status == KG_NSTATUS) kg_jrd_fail(r, "unknown status '%s'", status);
-  else if (n < 0) kg_jrd_fail(r, "negative n");
+  c->n = (size_t)n;
+  /* From here on a message names the case, not only its index. */
+  size_t len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, " (%s %s %zu %s)", variant, dtype, c->n, pattern);
+  c->supported = kg_jrd_bool(r, o, "supported");
+  c->timed = kg_jrd_bool(r, o, "timed");
+  kg_jrd_text(r, o, "got", res->got, sizeof res->got, NULL);
+  kg_jrd_text(r, o, "expected", res->expected, sizeof res->expected, NULL);
+  /* null: an infinite error or ratio (a bound of 0). */
+  res->abs_err = kg_jrd_real(r, o, "abs_err", 0, DBL_MAX, INFINITY);
+  res->bound = kg_jrd_real(r, o, "bound", 0, DBL_MAX, INFINITY);
+  res->ratio = kg_jrd_real(r, o, "ratio", 0, DBL_MAX, INFINITY);
+  res->depth = kg_jrd_real(r, o, "depth", 0, DBL_MAX, INFINITY);
+  res->repeats = (int)kg_jrd_range(r, o, "repeats", 0, 1000000);
+  res->nondeterministic = kg_jrd_bool(r, o, "nondeterministic");
+  res->input_modified = kg_jrd_bool(r, o, "input_modified");
+  kg_jrd_text(r, o, "message", res->message, sizeof res->message, NULL);
+  json_t *t = kg_jrd_obj(r, o, "timing", 1);
+  json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
+  res->device = device ? (int)kg_jrd_range(r, o, "device", 0, 4095) : 0;
   if (t && !r->failed) {
-    size_t len = strlen(r->where);
+    len = strlen(r->where);
     snprintf(r->where + len, sizeof r->where - len, ".timing");
     read_timing(r, t, &res->timing);
   }
+}
+
+/* Cases in (variant, dtype, n, pattern) order, for finding duplicates. */
+typedef struct kg__keyed {
+  const kg_case *c;
+  size_t i;
+} kg__keyed;
+
+static int keyed_cmp(const void *pa, const void *pb) {
+  const kg__keyed *x = pa, *y = pb;
+  const kg_case *a = x->c, *b = y->c;
+  if (a->variant != b->variant) return a->variant < b->variant ? -1 : 1;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  if (a->n != b->n) return a->n < b->n ? -1 : 1;
+  if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* A case twice in one file is refused: which timing would be the truth? */
+static void refuse_duplicates(kg_jrd *r, const kg_run *run) {
+  kg__keyed *k = malloc((run->n ? run->n : 1) * sizeof *k);
+  if (!k) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < run->n; i++) k[i] = (kg__keyed){&run->cases[i], i};
+  qsort(k, run->n, sizeof *k, keyed_cmp);
+  for (size_t j = 1; j < run->n && !r->failed; j++) {
+    const kg_case *a = k[j - 1].c, *b = k[j].c;
+    if (a->variant != b->variant || a->dtype != b->dtype || a->n != b->n || a->pattern != b->pattern) continue;
+    snprintf(r->where, sizeof r->where, "cases[%zu] (%s %s %zu %s)", k[j].i, kg_variants[b->variant].name,
+             kg_dtype_get(b->dtype)->name, b->n, kg_pattern_name(b->pattern));
+    kg_jrd_fail(r, "the same case as cases[%zu]: a case appears once in a results file", k[j - 1].i);
+  }
+  free(k);
 }
 
 int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
@@ -267,7 +324,9 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   if (kg_json_load(path, &doc, err, errlen)) return -1;
   kg_jrd r = {.file = path, .err = err, .errlen = errlen};
   const char *kind = kg_jrd_str(&r, doc, "kind");
-  if (!r.failed && strcmp(kind, "kgate-results") != 0) kg_jrd_fail(&r, "not a kgate results file (kind '%s')", kind);
+  char shown[72];
+  if (!r.failed && strcmp(kind, "kgate-results") != 0)
+    kg_jrd_fail(&r, "not a kgate results file (kind '%s')", kg_esc_term(kind, shown, sizeof shown));
   long long version = kg_jrd_int(&r, doc, "schema_version");
   if (!r.failed && (version < 1 || version > KG_RESULTS_SCHEMA))
     kg_jrd_fail(&r, "schema_version %lld is not supported (this kgate reads 1 to %d)", version, KG_RESULTS_SCHEMA);
@@ -287,6 +346,7 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
     else read_case(&r, o, &run->cases[i], &run->results[i]);
   }
   run->n = n;
+  if (!r.failed) refuse_duplicates(&r, run);
   json_t *paired = json_object_get(doc, "paired"); /* optional: only paired runs have it */
   if (!r.failed && paired) {
     if (!json_is_object(paired)) kg_jrd_fail(&r, "paired is not an object");

@@ -58,13 +58,16 @@ typedef struct kg_run {
 /* Writes the results JSON atomically ("-" for stdout). 0, or -1 with err. */
 int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen);
 /* Reads a results JSON. Rejects malformed JSON, another "kind", another
- * schema_version, missing fields and unknown variant/dtype/pattern names
- * with a one-line message naming the file and the problem. */
+ * schema_version, missing fields, unknown variant/dtype/pattern names, a
+ * value that cannot be true (validate.h: dates, commits, the GPU name,
+ * timings) and a case twice, with a one-line message naming the file, the
+ * case and the field. */
 int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen);
 void kg_run_free(kg_run *run);
 
 /* The "device" object of results and baselines (non-finite numbers as null).
- * from_json: 0, or -1 with the problem ("missing field 'sms'") in err. */
+ * from_json: 0, or -1 with the problem ("missing field 'sms'") in err; the
+ * name must pass kg_why_bad_gpu_name, a null peak or roofline reads as NAN. */
 json_t *kg_device_to_json(const kg_device_info *d);
 int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen);
 

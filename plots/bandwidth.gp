@@ -6,7 +6,8 @@
 load plots.'/common.gp'
 set logscale x 2
 set xrange [xmin:xmax]
-eval 'set xtics '.xtics
+set xtics ()
+do for [k=1:nxtics] { set xtics add (value(sprintf('xtic_label%d', k)) value(sprintf('xtic_pos%d', k))) }
 set mxtics default
 set xlabel xlabel
 set ylabel 'bandwidth (GB/s, 10⁹ bytes/s)'
@@ -28,5 +29,5 @@ if (roofline == roofline) {
       at graph 0.01, first roofline offset 0,-0.85 textcolor rgb '#555555' font ',11'
 }
 plot for [i=1:nseries] data index (i-1) using 1:2 with linespoints lw 2 pt int(word(points,i)) ps 1.0 \
-     lc rgb word(colors,i) title word(names,i)
+     lc rgb word(colors,i) title value(sprintf('name%d', i))
 unset output

@@ -2,6 +2,9 @@
 # The caller sets: vars (the chart's settings file, written by kgate),
 # fmt ('png' or 'svg') and out (the image file). kgate runs gnuplot in the
 # output folder, so the settings name the data file relatively.
+# Text in the settings (GPU names, dates, commits, variant names) comes from
+# files made elsewhere: it is only ever used as a value, never pasted into a
+# command (no eval, no @macro, no backquote), so gnuplot never runs it.
 reset
 set encoding utf8
 if (!exists("fmt")) fmt = 'png'

@@ -6,7 +6,8 @@
 load plots.'/common.gp'
 set title sprintf("%s\n%s\n%s", title, subtitle, note) font ',15'
 set yrange [nrows-0.4:-0.6]
-eval 'set ytics '.ytics
+set ytics ()
+do for [k=1:nytics] { set ytics add (value(sprintf('ytic_label%d', k)) value(sprintf('ytic_pos%d', k))) }
 set ytics scale 0 font ',12'
 set ylabel sizes_note font ',12'
 set xrange [xmin:xmax]

@@ -7,7 +7,12 @@ load plots.'/common.gp'
 set multiplot layout rows,cols title sprintf("%s\n%s\n%s", title, subtitle, legend) font ',14' \
     margins 0.055, 0.99, (70.0/height), (1 - 120.0/height) spacing 0.05, (100.0/height)
 set xrange [0.5:nruns+0.5]
-eval 'set xtics '.xtics
+# a tick's time, when it has one, under its date
+set xtics ()
+do for [k=1:nxtics] {
+  d = value(sprintf('xtic_label%d', k)); t = value(sprintf('xtic_sub%d', k))
+  set xtics add ((t eq '' ? d : d."\n".t) value(sprintf('xtic_pos%d', k)))
+}
 set xtics font ',10'
 set ytics font ',10'
 # the unit on every tick: the panels are too small for an axis label each
@@ -15,7 +20,7 @@ set format y '%g %%'
 set grid xtics ytics
 unset key
 do for [i=1:nseries] {
-  set title word(names,i) font ',12' offset 0,-0.6
+  set title value(sprintf('name%d', i)) font ',12' offset 0,-0.6
   set yrange [real(word(yranges, 2*i-1)):real(word(yranges, 2*i))]
   unset object 1
   unset arrow 1

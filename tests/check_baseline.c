@@ -34,6 +34,7 @@ static kg_run new_run(const char *gpu) {
   snprintf(run.meta.dev.name, sizeof run.meta.dev.name, "%s", gpu);
   run.meta.dev.driver_version = 13000;
   snprintf(run.meta.commit, sizeof run.meta.commit, "c0ffee");
+  snprintf(run.meta.version, sizeof run.meta.version, "0.1.0");
   snprintf(run.meta.date, sizeof run.meta.date, "2026-11-21T08:30:00Z");
   return run;
 }
@@ -158,18 +159,18 @@ END_TEST
 
 /* A hand-edited file: any order, and variants the registry no longer has (last, by name). */
 START_TEST(test_baseline_load_sorts) {
-  kgt_spit(g_path, "{\"kind\":\"kgate-baseline\",\"schema_version\":1,\"kgate_commit\":\"x\",\"date\":\"d\",\"device\":"
+  kgt_spit(g_path, "{\"kind\":\"kgate-baseline\",\"schema_version\":1,\"kgate_commit\":\"x\",\"date\":\"2026-11-21T08:30:00Z\",\"device\":"
                "{\"name\":\"NVIDIA H200\",\"cc_major\":9,\"cc_minor\":0,\"sms\":132,\"l2_bytes\":1,\"mem_bytes\":2,"
                "\"mem_clock_khz\":3,\"bus_width_bits\":4,\"peak_gbps\":4.5,\"roofline_gbps\":null,"
                "\"driver_version\":5,\"runtime_version\":6},\"entries\":["
                "{\"variant\":\"zz_old\",\"dtype\":\"f32\",\"n\":1,\"samples\":3,\"median_us\":1,\"q1_us\":1,"
                "\"q3_us\":1,\"min_us\":1,\"noise\":0},"
                "{\"variant\":\"cub_sum\",\"dtype\":\"f32\",\"n\":1,\"samples\":3,\"median_us\":2,\"q1_us\":1,"
-               "\"q3_us\":1,\"min_us\":1,\"noise\":0},"
+               "\"q3_us\":2,\"min_us\":1,\"noise\":0},"
                "{\"variant\":\"aa_old\",\"dtype\":\"f32\",\"n\":1,\"samples\":3,\"median_us\":3,\"q1_us\":1,"
-               "\"q3_us\":1,\"min_us\":1,\"noise\":0},"
+               "\"q3_us\":3,\"min_us\":1,\"noise\":0},"
                "{\"variant\":\"reduce0_divergent\",\"dtype\":\"f32\",\"n\":1,\"samples\":3,\"median_us\":4,"
-               "\"q1_us\":1,\"q3_us\":1,\"min_us\":1,\"noise\":0}]}");
+               "\"q1_us\":1,\"q3_us\":4,\"min_us\":1,\"noise\":0}]}");
   kg_baseline b;
   char err[512] = "";
   ck_assert_msg(kg_baseline_load(g_path, &b, err, sizeof err) == 0, "%s", err);
@@ -178,7 +179,8 @@ START_TEST(test_baseline_load_sorts) {
   assert_entry(&b, 1, "cub_sum", KG_F32, 1, 3, 2);
   assert_entry(&b, 2, "aa_old", KG_F32, 1, 3, 3);
   assert_entry(&b, 3, "zz_old", KG_F32, 1, 3, 1);
-  ck_assert(isinf(b.dev.roofline_gbps) && b.dev.peak_gbps == 4.5 && b.dev.runtime_version == 6);
+  /* null: not measured */
+  ck_assert(isnan(b.dev.roofline_gbps) && b.dev.peak_gbps == 4.5 && b.dev.runtime_version == 6);
   kg_baseline_free(&b);
 }
 END_TEST
@@ -212,7 +214,8 @@ static const struct {
     {"{\"kind\":\"kgate-history\",\"schema_version\":1}", "not a kgate baseline or results file (kind 'kgate-history')"},
     {"{\"schema_version\":1}", "missing field 'kind'"},
     {"{\"kind\":\"kgate-baseline\",\"schema_version\":2}", "schema_version 2 is not supported (this kgate reads 1)"},
-    {"{\"kind\":\"kgate-baseline\",\"schema_version\":1,\"device\":{},\"kgate_commit\":\"\",\"date\":\"\","
+    {"{\"kind\":\"kgate-baseline\",\"schema_version\":1,\"device\":{},\"kgate_commit\":\"x\","
+     "\"date\":\"2026-11-21T08:30:00Z\","
      "\"entries\":[]}",
      "device: missing field 'name'"},
     {"{\"kind\":\"kgate-results\",\"schema_version\":1}", "missing field 'run'"},

@@ -302,12 +302,12 @@ END_TEST
 START_TEST(test_markdown_regressions_first) {
   char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
   const char *ladder = strstr(md, k_ladder_header);
-  const char *slower = strstr(md, "| reduce0_divergent | f32 | 1048576 | SLOWER | 36.9 | 40.0 | +8.4 % | 5 % |");
+  const char *slower = strstr(md, "| reduce0\\_divergent | f32 | 1048576 | SLOWER | 36.9 | 40.0 | +8.4 % | 5 % |");
   ck_assert_msg(ladder && slower, "%s", md);
   ck_assert(slower < ladder);
   ck_assert(strstr(md, "## Regressions") < strstr(md, "## Failed cases"));
-  ck_assert_ptr_nonnull(strstr(md, "| reduce1_strided | f32 | 1048576 | MISSING | 30.0 | - | | 5 % |"));
-  ck_assert_ptr_null(strstr(md, "| cub_sum | f32 | 1048576 | FASTER")); /* not a regression */
+  ck_assert_ptr_nonnull(strstr(md, "| reduce1\\_strided | f32 | 1048576 | MISSING | 30.0 | - | | 5 % |"));
+  ck_assert_ptr_null(strstr(md, "| cub\\_sum | f32 | 1048576 | FASTER")); /* not a regression */
   free(md);
 }
 END_TEST
@@ -318,10 +318,10 @@ START_TEST(test_markdown_ladder) {
   ck_assert_msg(ladder != NULL, "%s", md);
   /* Harris' columns: the first rung has no speedups; reduce7 is 40/10 = 4x on
    * both; CUB is 10/8 = 1.25x over reduce7 and 5x over reduce0. */
-  const char *r0 = strstr(ladder, "| reduce0_divergent | 40.0 |");
-  const char *r7 = strstr(ladder, "| reduce7_shuffle | 10.0 |");
-  const char *two = strstr(ladder, "| two_pass | not timed (fail) |");
-  const char *cub = strstr(ladder, "| cub_sum | 8.00 |");
+  const char *r0 = strstr(ladder, "| reduce0\\_divergent | 40.0 |");
+  const char *r7 = strstr(ladder, "| reduce7\\_shuffle | 10.0 |");
+  const char *two = strstr(ladder, "| two\\_pass | not timed (fail) |");
+  const char *cub = strstr(ladder, "| cub\\_sum | 8.00 |");
   ck_assert_msg(r0 && r7 && two && cub && r0 < r7 && r7 < two && two < cub, "%s", ladder);
   ck_assert_msg(strstr(r0, "| | | 0.200x | **SLOWER** |\n"), "%s", ladder);
   ck_assert_msg(strstr(r7, "| 4.00x | 4.00x | 0.800x | SAME |\n"), "%s", ladder);
@@ -334,9 +334,9 @@ END_TEST
 
 START_TEST(test_markdown_failed_cases) {
   char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
-  ck_assert_msg(strstr(md, "| reduce0_divergent i32 n=7 exact | fail | 5 | 6 | 1 | 0 | inf | sum is off, by one |"), "%s",
+  ck_assert_msg(strstr(md, "| reduce0\\_divergent i32 n=7 exact | fail | 5 | 6 | 1 | 0 | inf | sum is off, by one |"), "%s",
                 md);
-  ck_assert_msg(strstr(md, "| reduce7_shuffle i32 n=33 exact | error | | | | | | worker said &lt;&>\"' and died |"),
+  ck_assert_msg(strstr(md, "| reduce7\\_shuffle i32 n=33 exact | error | | | | | | worker said &lt;&amp;&gt;\"' and died |"),
                 "%s", md);
   ck_assert_ptr_null(strstr(md, "more\n"));
   free(md);
@@ -368,10 +368,74 @@ START_TEST(test_markdown_many_failures) {
   }
   g_run.n = MANY, g_run.cases = cases, g_run.results = results;
   char *md = export_text(kg_export_markdown, "r.md", NULL);
-  ck_assert_ptr_nonnull(strstr(md, "| reduce1_strided i32 n=49 exact | fail |"));
-  ck_assert_ptr_null(strstr(md, "| reduce1_strided i32 n=50 exact |"));
+  ck_assert_ptr_nonnull(strstr(md, "| reduce1\\_strided i32 n=49 exact | fail |"));
+  ck_assert_ptr_null(strstr(md, "| reduce1\\_strided i32 n=50 exact |"));
   ck_assert_ptr_nonnull(strstr(md, "\n... and 10 more\n"));
   free(md);
+}
+END_TEST
+
+/* Issue 12, item 2: strings from a results file in every report. The
+ * Markdown summary lands in $GITHUB_STEP_SUMMARY: no HTML, link, image,
+ * code span or new cell may come out of it; the CSV keeps one row per case
+ * and no formula; the JUnit XML stays well-formed whatever bytes it gets. */
+static const char k_xss[] = "<img src=x onerror=alert(1)>";
+
+static void plant_hostile_text(void) {
+  snprintf(g_run.meta.date, sizeof g_run.meta.date, "%s", k_xss);
+  snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "%s [x](javascript:alert(1)) `c` | *b*", k_xss);
+  snprintf(g_run.meta.commit, sizeof g_run.meta.commit, "![i](http://x/t.png)");
+  snprintf(g_run.meta.version, sizeof g_run.meta.version, "_0_|");
+  snprintf(g_results[C_FAIL].message, sizeof g_results[C_FAIL].message, "%s\n| new | row |\r\x1b[2J\x01", k_xss);
+  snprintf(g_results[C_FAIL].got, sizeof g_results[C_FAIL].got, "=cmd|' /C calc'!A0");
+  snprintf(g_results[C_CRASH].message, sizeof g_results[C_CRASH].message, "@SUM(1)\x0b\x1b]0;t\x07");
+  snprintf(g_rows[0].variant, sizeof g_rows[0].variant, "%s", "<b>v|x</b>");
+  snprintf(g_cmp.warning, sizeof g_cmp.warning, "%s", k_xss);
+}
+
+START_TEST(test_export_hostile_text) {
+  plant_hostile_text();
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_msg(!strchr(md, '<') && !strstr(md, "![") && !strchr(md, '\x1b'), "%s", md);
+  for (const char *q = strstr(md, "]("); q; q = strstr(q + 1, "](")) /* no link: every ] escaped */
+    ck_assert_msg(q[-1] == '\\', "a link in: %s", md);
+  ck_assert_msg(strstr(md, "- **GPU**: &lt;img src=x onerror=alert(1)&gt; \\[x\\](javascript:alert(1)) \\`c\\` \\| "
+                           "\\*b\\* (CC 9.0"),
+                "%s", md);
+  ck_assert_msg(strstr(md, "- **Run**: &lt;img src=x onerror=alert(1)&gt;, commit !\\[i\\](http://x/t.png), kgate "
+                           "\\_0\\_\\|, seed"),
+                "%s", md);
+  ck_assert_msg(strstr(md, "| &lt;b&gt;v\\|x&lt;/b&gt; | f32 |"), "%s", md);
+  ck_assert_msg(strstr(md, "> **Warning:** &lt;img src=x onerror=alert(1)&gt;\n"), "%s", md);
+  /* The failed case stays one row of eight cells. */
+  const char *row = strstr(md, "| reduce0\\_divergent i32 n=7 exact | fail |");
+  ck_assert_ptr_nonnull(row);
+  size_t cells = 0;
+  for (const char *q = row; *q && *q != '\n'; q++) cells += *q == '|' && q[-1] != '\\';
+  ck_assert_msg(cells == 9, "%zu cell borders in: %.*s", cells, (int)strcspn(row, "\n"), row);
+  free(md);
+  char *csv = export_text(kg_export_csv, "r.csv", &g_cmp);
+  size_t lines = 0;
+  char f[256];
+  for (const char *l = csv; *l; l = strchr(l, '\n') + 1) {
+    lines++;
+    ck_assert_int_eq(csv_field(l, 0, f, sizeof f), NCOLS);
+  }
+  ck_assert_uint_eq(lines, NCASES + 1);
+  for (const unsigned char *q = (const unsigned char *)csv; *q; q++) ck_assert(*q == '\n' || *q >= 0x20);
+  csv_field(csv_line(csv, "reduce0_divergent,002,i32,7,"), 6, f, sizeof f);
+  ck_assert_str_eq(f, "'=cmd|' /C calc'!A0"); /* shown, not computed */
+  csv_field(csv_line(csv, "reduce7_shuffle,002,i32,33,"), COL_MESSAGE, f, sizeof f);
+  ck_assert_str_eq(f, "'@SUM(1)??]0;t?");
+  free(csv);
+  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  ck_assert_msg(!strstr(xml, "<img") && !strchr(xml, '\x1b') && !strchr(xml, '\x0b'), "%s", xml);
+  free(xml);
+  if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", g_path);
+    ck_assert_int_eq(system(cmd), 0);
+  }
 }
 END_TEST
 
@@ -413,6 +477,7 @@ Suite *make_export_suite(void) {
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, make_run, remove_dir);
   tcase_add_test(errors, test_export_unwritable);
+  tcase_add_test(errors, test_export_hostile_text);
   suite_add_tcase(s, errors);
   return s;
 }

@@ -201,7 +201,8 @@ END_TEST
 /* ---- Errors ------------------------------------------------------------------ */
 
 static const char k_line_ok[] =
-    "{\"kind\":\"kgate-history\",\"schema_version\":1,\"date\":\"d\",\"kgate_commit\":\"c\",\"kgate_version\":\"v\","
+    "{\"kind\":\"kgate-history\",\"schema_version\":1,\"date\":\"2026-11-20T08:30:00Z\",\"kgate_commit\":\"c0ffee\","
+    "\"kgate_version\":\"0.1.0\","
     "\"device\":{\"name\":\"NVIDIA H200\",\"cc_major\":9,\"cc_minor\":0,\"sms\":132,\"l2_bytes\":1,\"mem_bytes\":1,"
     "\"mem_clock_khz\":1,\"bus_width_bits\":1,\"peak_gbps\":1,\"roofline_gbps\":0,\"driver_version\":1,"
     "\"runtime_version\":1},\"hot\":false,\"checks\":{\"cases\":1,\"passed\":1,\"failed\":0,\"errors\":0,"
@@ -215,7 +216,8 @@ static const struct {
     {"[1,2]\n", "line 2: not a JSON object"},
     {"{\"kind\":\"kgate-results\",\"schema_version\":1}\n", "line 2: not a kgate history line (kind 'kgate-results')"},
     {"{\"kind\":\"kgate-history\",\"schema_version\":2}\n", "line 2: schema_version 2 is not supported"},
-    {"{\"kind\":\"kgate-history\",\"schema_version\":1,\"date\":\"d\"}\n", "line 2: missing field 'kgate_commit'"},
+    {"{\"kind\":\"kgate-history\",\"schema_version\":1,\"date\":\"2026-11-21T08:30:00Z\"}\n",
+     "line 2: missing field 'kgate_commit'"},
 };
 
 START_TEST(test_history_read_rejects) {
@@ -236,8 +238,10 @@ static const struct {
 } k_bad_entries[] = {
     {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f32\",1024,1.5]", "line 1: perf[0]: expected"},
     {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f99\",1024,1.5,1.4,1.6,10]", "unknown dtype 'f99'"},
-    {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f32\",-1,1.5,1.4,1.6,10]", "perf[0]: expected"},
-    {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f32\",1024,null,1.4,1.6,10]", "perf[0]: expected"},
+    {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f32\",-1,1.5,1.4,1.6,10]",
+     "line 1: perf[0] (cub_sum f32 -1): n is -1: outside"},
+    {"[\"cub_sum\",\"f32\",1024,1.5,1.4,1.6,10]", "[\"cub_sum\",\"f32\",1024,null,1.4,1.6,10]",
+     "line 1: perf[0] (cub_sum f32 1024): median_us is null: not a finite time"},
     {"\"name\":\"NVIDIA H200\"", "\"name\":\"NVIDIA H100\"", "line 2: a run of NVIDIA H100 in a history of NVIDIA H200"},
 };
 

@@ -234,6 +234,50 @@ START_TEST(test_html_validates) {
 }
 END_TEST
 
+/* Issue 12, item 2: the page is built from files of other machines. Every
+ * string a file can hold (date, GPU name, commit, version, variant names,
+ * got/expected, messages, a history's commits and variants) goes in as
+ * text: no tag, no attribute, no entity survives, and the page validates. */
+static const char k_xss[] = "<img src=x onerror=alert(1)>";
+
+START_TEST(test_html_hostile_text) {
+  snprintf(g_run.meta.date, sizeof g_run.meta.date, "%s", k_xss);
+  snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "%s\"'&x\x1b", k_xss);
+  snprintf(g_run.meta.commit, sizeof g_run.meta.commit, "%s", k_xss);
+  snprintf(g_run.meta.version, sizeof g_run.meta.version, "<b>0.1");
+  snprintf(g_results[4].got, sizeof g_results[4].got, "<script>");
+  snprintf(g_results[4].message, sizeof g_results[4].message, "%s</td></tr></table>", k_xss);
+  snprintf(g_rows[0].variant, sizeof g_rows[0].variant, "%s", k_xss);
+  snprintf(g_cmp.warning, sizeof g_cmp.warning, "%s", k_xss);
+  kg_hist_run runs[2] = {{.date = "2026-11-20T02:00:00Z", .commit = "aaa"}, {.commit = ""}};
+  snprintf(runs[1].date, sizeof runs[1].date, "%s", k_xss);
+  snprintf(runs[1].commit, sizeof runs[1].commit, "%s", k_xss);
+  kg_history h = {.n = 2, .runs = runs};
+  kg_step steps[] = {{.run = 1, .prev = 0, .dtype = KG_F32, .n = M25, .verdict = KG_V_SLOWER, .before_us = 30,
+                      .after_us = 33, .tol = 0.03}};
+  snprintf(steps[0].variant, sizeof steps[0].variant, "%s", k_xss);
+  kg_html_page p = full_page();
+  p.baseline = k_xss, p.note = k_xss, p.history = &h, p.steps = steps, p.nsteps = 1;
+  char *html = write_page(&p);
+  ck_assert_msg(!strstr(html, "<img src=x") && !strstr(html, "<script") && !strstr(html, "<b>"), "%s", html);
+  ck_assert_ptr_null(strchr(html, '\x1b'));
+  size_t shown = 0;
+  for (const char *q = strstr(html, "&lt;img src=x onerror=alert(1)&gt;"); q; q = strstr(q + 1, "&lt;img src=x"))
+    shown++;
+  ck_assert_msg(shown >= 9, "the string is shown %zu times as text", shown); /* title, h1, run line, tables... */
+  ck_assert_ptr_nonnull(strstr(html, "<title>kgate: &lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;x?, "));
+  ck_assert_ptr_nonnull(strstr(html, "run of &lt;img src=x onerror=alert(1)&gt; &middot; commit &lt;img"));
+  check_references(html);
+  free(html);
+  if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "xmllint --html --noout '%s/index.html' 2>'%s/lint' && test ! -s '%s/lint'", g_dir,
+             g_dir, g_dir);
+    ck_assert_msg(system(cmd) == 0, "xmllint reports problems");
+  }
+}
+END_TEST
+
 START_TEST(test_html_unwritable) {
   kg_html_page p = full_page();
   char err[512] = "";
@@ -259,6 +303,7 @@ Suite *make_html_suite(void) {
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, setup, teardown);
   tcase_add_test(errors, test_html_unwritable);
+  tcase_add_test(errors, test_html_hostile_text);
   suite_add_tcase(s, errors);
   return s;
 }

@@ -113,7 +113,28 @@ START_TEST(test_merge_refuses_duplicate) {
   write_shard(&whole, 1, 2, "b.json", 1);
   char err[512] = "";
   ck_assert_int_eq(merge("a.json", "b.json", &out, err, sizeof err), -1);
-  ck_assert_msg(strstr(err, "is in more than one file: refusing to merge") != NULL, "%s", err);
+  char want[1200];
+  snprintf(want, sizeof want, "is in both %s/a.json and %s/b.json: refusing to merge", g_dir, g_dir);
+  ck_assert_msg(strstr(err, want) != NULL, "%s", err);
+  ck_assert_ptr_null(strchr(err, '\n'));
+  kg_run_free(&whole);
+}
+END_TEST
+
+/* A case twice inside one file is that file's fault: named as such, not as
+ * "in more than one file" (the old message, which blamed the merge). */
+START_TEST(test_merge_refuses_duplicate_within_file) {
+  kg_run whole, out;
+  whole_run(&whole);
+  write_shard(&whole, 2, 2, "b.json", 1);
+  whole.cases[1] = whole.cases[0]; /* cases[1] is now cases[0] again */
+  write_shard(&whole, 1, 2, "a.json", 1);
+  char err[512] = "", path[512];
+  snprintf(path, sizeof path, "%s/a.json", g_dir);
+  ck_assert_int_eq(merge("a.json", "b.json", &out, err, sizeof err), -1);
+  ck_assert_msg(strncmp(err, path, strlen(path)) == 0, "'%s' does not start with %s", err, path);
+  ck_assert_msg(strstr(err, ": cases[1] (reduce0_divergent i32 1 exact): the same case as cases[0]") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "both") == NULL && strstr(err, "more than one") == NULL, "%s", err);
   ck_assert_ptr_null(strchr(err, '\n'));
   kg_run_free(&whole);
 }
@@ -173,6 +194,7 @@ Suite *make_merge_suite(void) {
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, setup, teardown);
   tcase_add_test(errors, test_merge_refuses_duplicate);
+  tcase_add_test(errors, test_merge_refuses_duplicate_within_file);
   tcase_add_loop_test(errors, test_merge_refuses_mismatch, 0, sizeof k_mismatch / sizeof k_mismatch[0]);
   suite_add_tcase(s, errors);
   return s;

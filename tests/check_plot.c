@@ -134,12 +134,12 @@ START_TEST(test_chart_bandwidth) {
   char *vars = file_in("bandwidth-f32.vars"), *dat = file_in("bandwidth-f32.dat");
   ck_assert_msg(strstr(vars, "data = 'bandwidth-f32.dat'\n"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "nseries = 3\n"));
-  ck_assert_ptr_nonnull(strstr(vars, "names = 'reduce0_divergent reduce7_shuffle cub_sum'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "name1 = 'reduce0_divergent'\nname2 = 'reduce7_shuffle'\nname3 = 'cub_sum'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "peak = 4814.304\n"));
   ck_assert_ptr_nonnull(strstr(vars, "l2_n = 15728640\n")); /* 60 MiB of 4-byte elements */
   ck_assert_ptr_nonnull(strstr(vars, "l2_label = '60 MiB L2'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "NVIDIA H200 \u00b7 2026-11-21 08:30 UTC \u00b7 commit abc123def456 \u00b7 cold L2"));
-  ck_assert_ptr_nonnull(strstr(vars, "''2\u00b9\u2070'' 1024"));
+  ck_assert_msg(strstr(vars, "xtic_label1 = '2\u00b9\u2070'\nxtic_sub1 = ''\nxtic_pos1 = 1024\n"), "%s", vars);
   /* Blocks in ladder order; 2^25 f32 in 200 us is 134217728 B / 200e3 ns = 671.089 GB/s. */
   const char *b0 = strstr(dat, "# reduce0_divergent\n"), *b7 = strstr(dat, "# reduce7_shuffle\n"),
              *bc = strstr(dat, "# cub_sum\n");
@@ -190,7 +190,10 @@ START_TEST(test_chart_compare) {
   ck_assert_msg(strstr(vars, "(1 SLOWER, 1 FASTER, 2 SAME, 1 MISSING)"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "note = 'vs old.json (2026-11-20)'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "sizes_note = 'variant (bars top to bottom: n = 2\u00b2\u00b2, 2\u00b2\u2075)'\n"));
-  ck_assert_msg(strstr(vars, "ytics = '(''reduce0_divergent'' 0, ''reduce7_shuffle'' 1, ''two_pass'' 2, ''cub_sum'' 3)'"),
+  ck_assert_msg(strstr(vars, "ytic_label1 = 'reduce0_divergent'\nytic_sub1 = ''\nytic_pos1 = 0\n"
+                            "ytic_label2 = 'reduce7_shuffle'\nytic_sub2 = ''\nytic_pos2 = 1\n"
+                            "ytic_label3 = 'two_pass'\nytic_sub3 = ''\nytic_pos3 = 2\n"
+                            "ytic_label4 = 'cub_sum'\nytic_sub4 = ''\nytic_pos4 = 3\nnytics = 4\n"),
                 "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "color_SLOWER = '#d62728'\n"));
   ck_assert_msg(strstr(dat, "\n0.2000 1.05263 1 1.05263 0.0320 0.3680 0.9700 1.0300 0xd62728 1.21 SLOWER "
@@ -229,9 +232,12 @@ START_TEST(test_chart_trend) {
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "trend-f32");
   char *vars = file_in("trend-f32.vars"), *dat = file_in("trend-f32.dat");
-  ck_assert_ptr_nonnull(strstr(vars, "names = 'reduce0_divergent reduce7_shuffle cub_sum'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "name1 = 'reduce0_divergent'\nname2 = 'reduce7_shuffle'\nname3 = 'cub_sum'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "nruns = 3\n"));
-  ck_assert_msg(strstr(vars, "xtics = '(\"11-21\" 1, \"11-22\" 2, \"11-23\" 3)'\n"), "%s", vars);
+  ck_assert_msg(strstr(vars, "xtic_label1 = '11-21'\nxtic_sub1 = ''\nxtic_pos1 = 1\n"
+                             "xtic_label2 = '11-22'\nxtic_sub2 = ''\nxtic_pos2 = 2\n"
+                             "xtic_label3 = '11-23'\nxtic_sub3 = ''\nxtic_pos3 = 3\nnxtics = 3\n"),
+                "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "base_mid = '13.9395 "));
   ck_assert_ptr_nonnull(strstr(vars, "at n = 2\u00b2\u2075 (128 MiB)"));
   ck_assert_ptr_nonnull(strstr(vars, "1 step change marked"));
@@ -267,7 +273,10 @@ START_TEST(test_chart_trend_tick_precision) {
   ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
   char *vars = file_in("trend-f32.vars");
-  ck_assert_msg(strstr(vars, "(\"11-21\\n08:52:25\" 1, \"11-21\\n08:52:50\" 2, \"11-21\\n09:10:00\" 3)"), "%s", vars);
+  ck_assert_msg(strstr(vars, "xtic_label1 = '11-21'\nxtic_sub1 = '08:52:25'\nxtic_pos1 = 1\n"
+                             "xtic_label2 = '11-21'\nxtic_sub2 = '08:52:50'\nxtic_pos2 = 2\n"
+                             "xtic_label3 = '11-21'\nxtic_sub3 = '09:10:00'\nxtic_pos3 = 3\n"),
+                "%s", vars);
   free(vars);
   kg_history_free(&h);
 }
@@ -503,6 +512,129 @@ START_TEST(test_plot_real_gnuplot_edges) {
 }
 END_TEST
 
+/* ---- issue 12: text from files never runs in gnuplot ---------------------------------- */
+
+/* The strings of the report, planted where a file can put them: backquotes,
+ * system(), both quotes, a line break, ';', an @macro and a line that would
+ * be a command of its own. Each names its own marker file. */
+static const char k_evil_date[] = "`touch pwned_date`";
+static const char k_evil_gpu[] = "GPU `touch pwned_gpu` '; system(\"touch pwned_sys\"); ' \"`touch pwned_dq`\" @evil";
+static const char k_evil_commit[] = "c0`touch pwned_commit`'\nsystem('touch pwned_nl') ;";
+static const char k_evil_variant[] = "v`touch pwned_var`'\n\";system(\"touch pwned_v2\")";
+
+static int any_pwned(const char *dir) {
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep -q pwned", dir);
+  return system(cmd) == 0;
+}
+
+/* Every line of a .vars file is a comment, name = number, or name = one
+ * single-quoted string whose quotes inside are doubled: the only places text
+ * can be are inert literals. */
+static void assert_vars_inert(const char *name) {
+  char *text = file_in(name);
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    if (line[0] == '#') continue;
+    size_t id = strspn(line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+    ck_assert_msg(id > 0 && !strncmp(line + id, " = ", 3), "%s: not an assignment: %s", name, line);
+    const char *v = line + id + 3;
+    if (*v != '\'') {
+      char *end;
+      strtod(v, &end);
+      ck_assert_msg(end != v && *end == '\0', "%s: neither a number nor a string: %s", name, line);
+      continue;
+    }
+    size_t k = 1, n = strlen(v);
+    for (; k < n; k++) {
+      if (v[k] != '\'') continue;
+      if (k + 1 < n && v[k + 1] == '\'') k++; /* a doubled quote */
+      else break;
+    }
+    ck_assert_msg(k == n - 1, "%s: text outside the quotes: %s", name, line);
+  }
+  free(text);
+}
+
+START_TEST(test_chart_injection_inert) {
+  char err[1024] = "";
+  snprintf(g_run.meta.date, sizeof g_run.meta.date, "%s", k_evil_date);
+  snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "%s", k_evil_gpu);
+  snprintf(g_run.meta.commit, sizeof g_run.meta.commit, "%s", k_evil_commit);
+  /* A comparison with a variant only the (hostile) baseline has. */
+  kg_cmp_row rows[] = {{"", KG_F32, M25, KG_V_MISSING, 50, 0, 0, 0.03},
+                       {"cub_sum", KG_F32, M25, KG_V_SAME, 36.1, 36, 36 / 36.1 - 1, 0.03}};
+  snprintf(rows[0].variant, sizeof rows[0].variant, "%s", k_evil_variant);
+  kg_comparison cmp = {.n = 2, .rows = rows};
+  /* A history of two runs, in memory as a loader would hand it over. */
+  kg_hist_entry e[2][2];
+  kg_hist_run runs[2];
+  for (int r = 0; r < 2; r++) {
+    e[r][0] = (kg_hist_entry){"cub_sum", KG_F32, M25, kgt_timing(36 + r)};
+    e[r][1] = (kg_hist_entry){"", KG_F32, M25, kgt_timing(50 + r)};
+    snprintf(e[r][1].variant, sizeof e[r][1].variant, "%s", k_evil_variant);
+    runs[r] = (kg_hist_run){.dev = g_run.meta.dev, .n = 2, .entries = e[r]};
+    snprintf(runs[r].date, sizeof runs[r].date, "%s", r ? "`touch pwned_d2`'\n" : k_evil_date);
+    snprintf(runs[r].commit, sizeof runs[r].commit, "%s", k_evil_commit);
+  }
+  kg_history h = {2, runs};
+  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_compare(g_dir, &g_run, &cmp, k_evil_commit, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 4);
+  for (size_t i = 0; i < g_charts.n; i++) {
+    char vars[80], dat[80];
+    snprintf(vars, sizeof vars, "%s.vars", g_charts.c[i].name);
+    snprintf(dat, sizeof dat, "%s.dat", g_charts.c[i].name);
+    assert_vars_inert(vars);
+    /* In the data, file text only ever stands in a comment line. */
+    char *d = file_in(dat);
+    for (char *line = strtok(d, "\n"); line; line = strtok(NULL, "\n"))
+      ck_assert_msg(!strstr(line, "pwned") || line[0] == '#', "%s: %s", dat, line);
+    free(d);
+  }
+  /* The strings are there, as text: quotes doubled, the line break gone. */
+  char *bw = file_in("bandwidth-f32.vars"), *cmpv = file_in("compare-f32.vars"), *tr = file_in("trend-f32.vars");
+  ck_assert_msg(strstr(bw, "GPU `touch pwned_gpu` ''; system(\"touch pwned_sys\"); '' \"`touch pwned_dq`\" @evil"),
+                "%s", bw);
+  ck_assert_msg(strstr(bw, "commit c0`touch pwned_commit`''?system(''touch pwned_nl'') ;"), "%s", bw);
+  ck_assert_msg(strstr(bw, "`touch pwned_date`"), "%s", bw);
+  ck_assert_msg(strstr(cmpv, "ytic_label2 = 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")'\n"), "%s", cmpv);
+  ck_assert_msg(strstr(tr, "= 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")'\n"), "%s", tr);
+  ck_assert_msg(strstr(tr, "xtic_label1 = '`touch'\nxtic_sub1 = 'pwned_dat'\n"), "%s", tr); /* cut as a date */
+  free(bw), free(cmpv), free(tr);
+  /* The scripts evaluate nothing: no eval, backquote, @macro or system(). */
+  char scripts[PATH_MAX];
+  ck_assert_int_eq(kg_plot_scripts(scripts, sizeof scripts, err, sizeof err), 0);
+  static const char *const gp[] = {"common.gp", "bandwidth.gp", "ladder.gp", "trend.gp", "compare.gp"};
+  for (size_t k = 0; k < sizeof gp / sizeof gp[0]; k++) {
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", scripts, gp[k]);
+    char *text = kgt_slurp(path);
+    ck_assert_ptr_nonnull(text);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+      if (line[strspn(line, " ")] == '#') continue;
+      ck_assert_msg(!strstr(line, "eval") && !strchr(line, '`') && !strchr(line, '@') && !strstr(line, "system"),
+                    "%s: %s", gp[k], line);
+    }
+    free(text);
+  }
+  /* And gnuplot itself, when installed: every chart drawn, no marker file. */
+  char exe[PATH_MAX];
+  if (kg_gnuplot_find(exe, sizeof exe)) {
+    fprintf(stderr, "check_plot: no gnuplot on PATH, test_chart_injection_inert did not run it\n");
+    return;
+  }
+  ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
+  ck_assert(exists_in(g_dir, "trend-f32.svg") && exists_in(g_dir, "compare-f32.png"));
+  ck_assert_msg(!any_pwned(g_dir), "gnuplot ran text from the run");
+  ck_assert(!any_pwned("."));
+  char *svg = file_in("bandwidth-f32.svg");
+  ck_assert_msg(strstr(svg, "`touch pwned_gpu`"), "the GPU name is not shown as text");
+  free(svg);
+}
+END_TEST
+
 /* ---- the commands ----------------------------------------------------------------- */
 
 /* Without gnuplot: exit 3, and every output that does not need it is there. */
@@ -641,6 +773,8 @@ Suite *make_plot_suite(void) {
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, setup, teardown);
   tcase_add_test(limits, test_chart_quoting);
+  tcase_add_test(limits, test_chart_injection_inert);
+  tcase_set_timeout(limits, 60);
   tcase_add_test(limits, test_chart_nothing_timed);
   tcase_add_test(limits, test_plot_mkdirs);
   suite_add_tcase(s, limits);

@@ -172,6 +172,44 @@ START_TEST(test_report_list) {
 }
 END_TEST
 
+/* Text from a results file printed to the terminal: an ESC sequence in a
+ * GPU name, a message, got or a baseline's variant name would clear the
+ * screen or retitle the window. Shown with '?' instead; no control byte but
+ * the line ends reaches the terminal. */
+static void assert_no_control_bytes(const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+    ck_assert_msg(*p == '\n' || (*p >= 0x20 && *p != 0x7f && !(p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0)),
+                  "control byte 0x%02x at %zu in:\n%s", *p, (size_t)(p - (const unsigned char *)text), text);
+}
+
+START_TEST(test_report_control_characters) {
+  kg_device_info dev = {.name = "GPU\x1b]0;owned\x07\x1b[2J\xc2\x9b" "31m"};
+  snprintf(g_results[1].message, sizeof g_results[1].message, "bad\x1b[2Jnews\nsecond line\r");
+  snprintf(g_results[1].got, sizeof g_results[1].got, "5\x1b[8m");
+  snprintf(g_results[2].message, sizeof g_results[2].message, "crash\x1b[1A\x1b[K");
+  char *text = report(1, &dev);
+  assert_no_control_bytes(text);
+  ck_assert_msg(strstr(text, "got 5?[8m, expected 6") && strstr(text, "bad?[2Jnews?second line?"), "%s", text);
+  ck_assert_msg(strstr(text, " on GPU?]0;owned??[2J?31m in 1.5 s\n"), "%s", text);
+  free(text);
+  /* The timing and comparison tables too. */
+  int cub = kg_variant_find("cub_sum");
+  kg_case c = {cub, KG_F32, 1 << 25, KG_PAT_UNIFORM, 1, 1};
+  kg_result r = {.status = KG_ST_PASS, .timing = {.samples = 10, .median_us = 40, .q1_us = 39, .q3_us = 41, .min_us = 38}};
+  kg_run run = {.meta = {.dev = dev}, .n = 1, .cases = &c, .results = &r};
+  kg_cmp_row row = {"zz\x1b[2J", KG_F32, 1 << 25, KG_V_MISSING, 40, 0, 0, 0.03};
+  kg_comparison cmp = {.n = 1, .rows = &row, .warning = "driver \x1b[2J"};
+  cmp.count[KG_V_MISSING] = 1;
+  FILE *f = open_memstream(&g_text, &g_len);
+  kg_report_perf(f, &run, &cmp);
+  kg_report_compare(f, &cmp);
+  fclose(f);
+  assert_no_control_bytes(g_text);
+  ck_assert_msg(strstr(g_text, "zz?[2J") && strstr(g_text, "warning: driver ?[2J"), "%s", g_text);
+  free(g_text);
+}
+END_TEST
+
 Suite *make_report_suite(void) {
   Suite *s = suite_create("report");
   TCase *core = tcase_create("Core");
@@ -186,6 +224,7 @@ Suite *make_report_suite(void) {
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, make_cases, NULL);
   tcase_add_test(limits, test_report_check_not_run);
+  tcase_add_test(limits, test_report_control_characters);
   suite_add_tcase(s, limits);
   return s;
 }

@@ -142,6 +142,55 @@ for f in results.json results.csv results.junit.xml summary.md history.jsonl; do
 done
 [ "$(grep -c '<img ' "$site/index.html")" -eq 24 ] || fail "index.html does not show all 24 charts"
 
+# ---- issue 12: nothing read from a file runs, and the page shows it as text ---------
+# gnuplot runs in the output folder: a command it ran would leave pwned* there.
+evil=$out/evil
+mkdir -p "$evil"
+no_pwned() {
+  local found
+  found=$(find "$out" . -maxdepth 3 -name 'pwned*' 2>/dev/null | head -n 3)
+  [ -z "$found" ] || fail "$1: gnuplot or a shell ran text from a file: $found"
+  ok
+}
+refused() { # refused CMD...: exit 2, and one line naming the problem
+  local rc=0
+  "$@" >"$out/last.log" 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] || { cat "$out/last.log" >&2; fail "expected exit 2 from: $*"; }
+}
+# A date of `id>pwned` (the report's case): refused by every command that reads it, files untouched.
+sed 's/"date":"[^"]*"/"date":"`id>pwned`"/' "$data/h200-run2.json" >"$evil/date.json"
+head -n 1 "$data/h200-history.jsonl" >"$evil/h.jsonl"
+cp "$evil/h.jsonl" "$evil/h.before"
+refused "$kgate" history add "$evil/date.json" --file "$evil/h.jsonl"
+grep -q "date is '\`id>pwned\`': not an ISO 8601 UTC time" "$out/last.log" || fail "history add: $(cat "$out/last.log")"
+cmp -s "$evil/h.jsonl" "$evil/h.before" || fail "a refused history add changed the history"
+# (Before the fix the add succeeded, and this drew the date into trend.gp's tick labels: `id` ran.)
+"$kgate" history plot "$evil/h.jsonl" -o "$evil/trend-date" >/dev/null 2>&1 || true
+"$kgate" report "$data/h200-run1.json" --html "$evil/site-hist" --history "$evil/h.jsonl" >/dev/null 2>&1 || true
+refused "$kgate" plot "$evil/date.json" -o "$evil/plot-date"
+refused "$kgate" report "$evil/date.json" --html "$evil/site-date"
+no_pwned "a hostile date"
+# A GPU name may hold anything printable: backquotes, quotes, system(), ';', '@', HTML.
+# (\\" in the sed replacement is \" in the JSON: a quote inside the string.)
+gpu='NVIDIA H200 `touch pwned_gpu` '"'"'; system(\\"touch pwned_sys\\"); '"'"' @x <img src=x onerror=alert(1)>'
+for f in h200-run1.json h200-run2.json; do sed "s|\"NVIDIA H200\"|\"$gpu\"|" "$data/$f" >"$evil/$f"; done
+grep -q 'pwned_gpu' "$evil/h200-run2.json" || fail "the GPU name was not planted"
+run "$kgate" plot "$evil/h200-run2.json" --baseline "$evil/h200-run1.json" --tolerance 0.5 -o "$evil/plot"
+check_charts "$evil/plot" 18
+run "$kgate" history add "$evil/h200-run1.json" --file "$evil/gpu.jsonl"
+run "$kgate" history add "$evil/h200-run2.json" --file "$evil/gpu.jsonl"
+run "$kgate" history plot "$evil/gpu.jsonl" --baseline "$evil/h200-run1.json" -o "$evil/trend"
+check_charts "$evil/trend" 6
+run "$kgate" report "$evil/h200-run2.json" --html "$evil/site" --baseline "$evil/h200-run1.json" \
+  --history "$evil/gpu.jsonl"
+check_charts "$evil/site" 24
+check_page "$evil/site/index.html"
+grep -q 'touch pwned_gpu' "$evil/plot/bandwidth-f32.svg" || fail "the GPU name is not shown in the chart"
+grep -q 'NVIDIA H200 `touch pwned_gpu` &#39;; system(&quot;touch pwned_sys&quot;); &#39; @x &lt;img src=x' \
+  "$evil/site/index.html" || fail "the GPU name is not shown, escaped, on the page"
+if grep -q '<img src=x' "$evil/site/index.html" "$evil/site/summary.md"; then fail "HTML from a file reached the page"; fi
+no_pwned "a hostile GPU name"
+
 # ---- without gnuplot: exit 3, one clear line, everything else written -------------
 nognu=$out/nognu
 mkdir -p "$nognu/bin"

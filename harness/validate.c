@@ -1,0 +1,222 @@
+/* Validation of values read from files (validate.h). The rules are what
+ * kgate itself writes, so a file kgate wrote always passes; what a hand, a
+ * bug or an attacker makes differently is refused with its place named. */
+#include "validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "dtype.h"
+#include "escape.h"
+#include "registry.h"
+
+static int digits(const char *s, int n) {
+  for (int i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9') return 0;
+  return 1;
+}
+
+static int num(const char *s, int n) {
+  int v = 0;
+  for (int i = 0; i < n; i++) v = 10 * v + (s[i] - '0');
+  return v;
+}
+
+const char *kg_why_bad_date(const char *s) {
+  static const char why[] = "not an ISO 8601 UTC time like 2026-11-21T08:30:00Z";
+  /* What gate.c writes: strftime "%Y-%m-%dT%H:%M:%SZ" of gmtime. */
+  if (strlen(s) != 20 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' || !digits(s + 8, 2) ||
+      s[10] != 'T' || !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
+      !digits(s + 17, 2) || s[19] != 'Z')
+    return why;
+  static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  int y = num(s, 4), mo = num(s + 5, 2), d = num(s + 8, 2);
+  int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap)) return "not a day of the calendar";
+  /* 60: a leap second is a real UTC time. */
+  if (num(s + 11, 2) > 23 || num(s + 14, 2) > 59 || num(s + 17, 2) > 60) return "not a time of day";
+  return NULL;
+}
+
+static int is_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* 1-63 bytes of alnum and extra, starting with an alnum. */
+static const char *word_like(const char *s, const char *extra, const char *why) {
+  size_t n = strlen(s);
+  if (n == 0) return "empty";
+  if (n > 63) return "longer than 63 bytes";
+  if (!is_alnum(s[0])) return why;
+  for (; *s; s++)
+    if (!is_alnum(*s) && !strchr(extra, *s)) return why;
+  return NULL;
+}
+
+const char *kg_why_bad_commit(const char *s) {
+  /* git describe --always --dirty: "90386bbe7606-dirty", "v0.1.0-3-g90386bbe7606";
+   * a tag may hold '/', '+' or '.'; "unknown" outside a git tree. */
+  return word_like(s, "._+/-", "not a commit or git describe name (letters, digits, . _ + / -)");
+}
+
+const char *kg_why_bad_variant(const char *s) {
+  return word_like(s, "_.+-", "not a variant name (letters, digits, _ . + -)");
+}
+
+const char *kg_why_bad_gpu_name(const char *s) {
+  if (!*s) return "empty";
+  if (strlen(s) >= sizeof ((kg_device_info *)0)->name) return "longer than 255 bytes";
+  if (kg_has_control(s)) return "holds control characters";
+  /* The name picks the baseline file: baselines/<slug>.json. */
+  char slug[128];
+  kg_gpu_slug(s, slug, sizeof slug);
+  if (!slug[0]) return "has no letter or digit to name its baseline file by";
+  return NULL;
+}
+
+/* ---- timings ------------------------------------------------------------ */
+
+static const char *why_bad_time(double v) {
+  if (!isfinite(v)) return "not a finite time";
+  if (!(v > 0)) return "a time must be above 0";
+  if (v > KG_MAX_TIME_US) return "more than a day (no sample outlives --timeout)";
+  return NULL;
+}
+
+int kg_timing_check(const kg_timing *t, int has_min, char *why, size_t len) {
+  const struct {
+    const char *name;
+    double v;
+  } f[] = {{"min_us", t->min_us}, {"q1_us", t->q1_us}, {"median_us", t->median_us}, {"q3_us", t->q3_us}};
+  if (t->samples < 1) {
+    snprintf(why, len, "samples is %d: a timing has at least 1", t->samples);
+    return -1;
+  }
+  for (size_t k = has_min ? 0 : 1; k < 4; k++) {
+    const char *bad = why_bad_time(f[k].v);
+    if (bad) {
+      snprintf(why, len, "%s is %g: %s", f[k].name, f[k].v, bad);
+      return -1;
+    }
+  }
+  for (size_t k = has_min ? 1 : 2; k < 4; k++)
+    if (f[k - 1].v > f[k].v) {
+      snprintf(why, len, "%s %g is above %s %g: not in order min <= q1 <= median <= q3", f[k - 1].name, f[k - 1].v,
+               f[k].name, f[k].v);
+      return -1;
+    }
+  return 0;
+}
+
+void kg_entry_label(const char *variant, const char *dtype, long long n, char *buf, size_t len) {
+  char v[72];
+  snprintf(buf, len, "%s %s %lld", kg_esc_term(variant, v, sizeof v), dtype, n);
+}
+
+int kg_run_check(const kg_run *run, char *why, size_t len) {
+  const kg_run_meta *m = &run->meta;
+  const struct {
+    const char *field, *value, *why;
+  } text[] = {
+      {"run.date", m->date, kg_why_bad_date(m->date)},
+      {"run.kgate_commit", m->commit, kg_why_bad_commit(m->commit)},
+      {"run.kgate_version", m->version, kg_why_bad_commit(m->version)},
+      {"run.device.name", m->dev.name, kg_why_bad_gpu_name(m->dev.name)},
+  };
+  for (size_t k = 0; k < sizeof text / sizeof text[0]; k++)
+    if (text[k].why) {
+      char v[56];
+      snprintf(why, len, "%s is '%s': %s", text[k].field, kg_esc_term(text[k].value, v, sizeof v), text[k].why);
+      return -1;
+    }
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    const kg_timing *t = &run->results[i].timing;
+    if (!c->timed || t->samples == 0) continue; /* not timed: nothing is claimed */
+    char bad[160];
+    if (kg_timing_check(t, 1, bad, sizeof bad) == 0) continue;
+    const char *variant = c->variant >= 0 && (size_t)c->variant < kg_nvariants ? kg_variants[c->variant].name : "?";
+    snprintf(why, len, "cases[%zu] (%s %s %zu %s): timing: %s", i, variant, kg_dtype_get(c->dtype)->name, c->n,
+             kg_pattern_name(c->pattern), bad);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- readers ------------------------------------------------------------ */
+
+/* o[key] or NULL after saying it is missing. */
+static json_t *field(kg_jrd *r, json_t *o, const char *key) {
+  if (r->failed) return NULL;
+  json_t *v = json_object_get(o, key);
+  if (!v) kg_jrd_fail(r, "missing field '%s'", key);
+  return v;
+}
+
+double kg_jrd_time(kg_jrd *r, json_t *o, const char *key) {
+  json_t *v = field(r, o, key);
+  if (!v) return 0;
+  if (json_is_null(v)) {
+    kg_jrd_fail(r, "%s is null: not a finite time", key);
+    return 0;
+  }
+  if (!json_is_number(v)) {
+    kg_jrd_fail(r, "field '%s' should be a number", key);
+    return 0;
+  }
+  double t = json_number_value(v);
+  const char *why = why_bad_time(t);
+  if (why) kg_jrd_fail(r, "%s is %g: %s", key, t, why);
+  return why ? 0 : t;
+}
+
+double kg_jrd_real(kg_jrd *r, json_t *o, const char *key, double lo, double hi, double null_value) {
+  json_t *v = field(r, o, key);
+  if (!v) return 0;
+  if (json_is_null(v)) return null_value;
+  if (!json_is_number(v)) {
+    kg_jrd_fail(r, "field '%s' should be a number or null", key);
+    return 0;
+  }
+  double x = json_number_value(v);
+  if (!(x >= lo && x <= hi)) {
+    kg_jrd_fail(r, "%s is %g: outside [%g, %g]", key, x, lo, hi);
+    return 0;
+  }
+  return x;
+}
+
+long long kg_jrd_range(kg_jrd *r, json_t *o, const char *key, long long lo, long long hi) {
+  json_t *v = field(r, o, key);
+  if (!v) return 0;
+  if (!json_is_integer(v)) {
+    kg_jrd_fail(r, "field '%s' should be an integer", key);
+    return 0;
+  }
+  long long x = (long long)json_integer_value(v);
+  if (x < lo || x > hi) {
+    kg_jrd_fail(r, "%s is %lld: outside [%lld, %lld]", key, x, lo, hi);
+    return 0;
+  }
+  return x;
+}
+
+void kg_jrd_text(kg_jrd *r, json_t *o, const char *key, char *buf, size_t size, const char *(*why_bad)(const char *)) {
+  buf[0] = '\0';
+  json_t *v = field(r, o, key);
+  if (!v) return;
+  if (!json_is_string(v)) {
+    kg_jrd_fail(r, "field '%s' should be a string", key);
+    return;
+  }
+  const char *s = json_string_value(v);
+  char shown[56];
+  size_t n = json_string_length(v);
+  if (n >= size || strlen(s) != n) {
+    kg_jrd_fail(r, "%s is %zu bytes long: at most %zu", key, n, size - 1);
+    return;
+  }
+  const char *why = why_bad ? why_bad(s) : NULL;
+  if (why) kg_jrd_fail(r, "%s is '%s': %s", key, kg_esc_term(s, shown, sizeof shown), why);
+  else memcpy(buf, s, n + 1);
+}

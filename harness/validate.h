@@ -1,0 +1,54 @@
+/* What a value read from a results file, a baseline or a history must be.
+ * These files come from other machines (artifacts, gh-pages, pull
+ * requests): a value that cannot be true is refused with the file, the case
+ * and the field named, never trusted and never repaired. The loaders
+ * (results.c, baseline.c, history.c) read through the kg_jrd_* readers
+ * here; the writers (history add, baseline update) check a run in memory
+ * with kg_run_check before they write it. */
+#ifndef KG_VALIDATE_H
+#define KG_VALIDATE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "fileio.h"
+#include "results.h"
+
+/* No sample outlives the watchdog, and --timeout is at most a day. */
+#define KG_MAX_TIME_US 86400e6
+
+/* Each returns NULL when s is acceptable, else why not (a constant phrase). */
+const char *kg_why_bad_date(const char *s);     /* ISO 8601 UTC: 2026-11-21T08:30:00Z, a real day and time */
+const char *kg_why_bad_commit(const char *s);   /* git describe-like: [A-Za-z0-9._+/-], 1-63 bytes, alnum first */
+const char *kg_why_bad_gpu_name(const char *s); /* non-empty, no control characters, a non-empty file name slug */
+const char *kg_why_bad_variant(const char *s);  /* [A-Za-z0-9_.+-], 1-63 bytes */
+
+/* A timing that was measured: samples >= 1, times finite with
+ * 0 < q1 <= median <= q3 <= KG_MAX_TIME_US, and min <= q1 when has_min.
+ * 0, or -1 with "q1_us 5 is above median_us 4"-like text in why. */
+int kg_timing_check(const kg_timing *t, int has_min, char *why, size_t len);
+
+/* A run about to be written where others will read it (a history line, a
+ * baseline): its date, commit, version and GPU name, and the timing of every
+ * case it timed. 0, or -1 with "run.date: ..." or
+ * "cases[3] (cub_sum f32 33554432 uniform): ..." in why. */
+int kg_run_check(const kg_run *run, char *why, size_t len);
+
+/* "cub_sum f32 33554432", the key a message names a baseline or history
+ * entry by; variant is escaped for the terminal. */
+void kg_entry_label(const char *variant, const char *dtype, long long n, char *buf, size_t len);
+
+/* Readers in the manner of fileio.h's kg_jrd_*: the first problem goes to
+ * r->err naming the field and the value, later calls return zeros. */
+/* A time in microseconds: a number (null is refused: "median_us is null: not
+ * a finite time"), above 0 and at most KG_MAX_TIME_US. */
+double kg_jrd_time(kg_jrd *r, json_t *o, const char *key);
+/* A number in [lo, hi]; null reads as null_value (NAN: "not measured"). */
+double kg_jrd_real(kg_jrd *r, json_t *o, const char *key, double lo, double hi, double null_value);
+/* An integer in [lo, hi]. */
+long long kg_jrd_range(kg_jrd *r, json_t *o, const char *key, long long lo, long long hi);
+/* A string that fits buf (size bytes with its NUL: longer is refused, never
+ * cut) and, when why_bad is given, passes it. buf gets "" on failure. */
+void kg_jrd_text(kg_jrd *r, json_t *o, const char *key, char *buf, size_t size, const char *(*why_bad)(const char *));
+
+#endif
