@@ -22,6 +22,7 @@ Suite *make_history_suite(void);
 Suite *make_plot_suite(void);
 Suite *make_html_suite(void);
 Suite *make_merge_suite(void);
+Suite *make_fileio_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -44,6 +45,7 @@ int main(void) {
   srunner_add_suite(sr, make_plot_suite());
   srunner_add_suite(sr, make_html_suite());
   srunner_add_suite(sr, make_merge_suite());
+  srunner_add_suite(sr, make_fileio_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
