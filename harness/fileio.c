@@ -348,7 +348,7 @@ int kg_lock_take(kg_lock *lk, const char *path, char *err, size_t errlen) {
     if (rc == 0) lk->fd = fd;
     if (rc != 1) return rc < 0 ? -1 : 0;
     if (mono_s() >= deadline) {
-      snprintf(err, errlen, "cannot write %s: another kgate has been writing it for %.0f s (its lock is held)", path,
+      snprintf(err, errlen, "cannot write %s: another kgate has been writing it for %g s (its lock is held)", path,
                kg_lock_wait_s);
       return -1;
     }

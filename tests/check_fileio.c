@@ -506,6 +506,32 @@ START_TEST(test_out_directory_refused) {
 }
 END_TEST
 
+/* `kgate compare ... --junit FULL` (a report to /dev/full, as root): one
+ * line naming the path, exit 2, and the device node is still the device. */
+START_TEST(test_cli_report_to_full) {
+  char full[160], null[160], run1[512], run2[512];
+  const char *slash = strrchr(__FILE__, '/');
+  int dirlen = slash ? (int)(slash - __FILE__) : 1;
+  snprintf(run1, sizeof run1, "%.*s/data/h200-run1.json", dirlen, slash ? __FILE__ : ".");
+  snprintf(run2, sizeof run2, "%.*s/data/h200-run2.json", dirlen, slash ? __FILE__ : ".");
+  device_node("full", 7, full, sizeof full);
+  device_node("null", 3, null, sizeof null);
+  char *to_full[] = {"compare", run1, run2, "--junit", full, NULL};
+  char *to_null[] = {"compare", run1, run2, "--junit", null, "--csv", null, NULL};
+  ck_assert_int_eq(kgt_run_cli(to_full), KG_EXIT_USAGE);
+  int code = kgt_run_cli(to_null);
+  ck_assert_msg(code == KG_EXIT_OK || code == KG_EXIT_PERF, "exit %d", code);
+  const char *nodes[] = {full, null};
+  for (int i = 0; i < 2; i++) {
+    struct stat st;
+    ck_assert_int_eq(lstat(nodes[i], &st), 0);
+    ck_assert(S_ISCHR(st.st_mode));
+    ck_assert_uint_eq(st.st_rdev, makedev(1, i ? 3 : 7));
+  }
+  ck_assert_int_eq(count_temps(), 0);
+}
+END_TEST
+
 /* ---- Errors: loaders ------------------------------------------------------------ */
 
 /* Each loader of files from elsewhere, as kgate calls it: -1 with err. */
@@ -610,6 +636,7 @@ Suite *make_fileio_suite(void) {
   tcase_add_checked_fixture(errors, setup, teardown);
   tcase_add_test(errors, test_out_dev_full_error);
   tcase_add_test(errors, test_out_directory_refused);
+  tcase_add_test(errors, test_cli_report_to_full);
   tcase_add_loop_test(errors, test_loader_refuses, 0, N(k_loaders) * NBAD);
   suite_add_tcase(s, errors);
   return s;

@@ -351,15 +351,15 @@ START_TEST(test_history_add_concurrent) {
     size_t after = file_lines();
     lost += before + (size_t)writers - after;
   }
+  fprintf(stderr, "history add side by side: %d rounds of %d appenders, %zu lines lost, %zu failed\n", rounds,
+          writers, lost, failed);
+  ck_assert_uint_eq(lost, 0);
+  ck_assert_uint_eq(failed, 0);
   kg_history h;
   char err[512] = "";
   ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(h.n, (rounds % 2 ? 1 : 2) * (size_t)writers);
   kg_history_free(&h);
-  fprintf(stderr, "history add side by side: %d rounds of %d appenders, %zu lines lost, %zu failed\n", rounds,
-          writers, lost, failed);
-  ck_assert_uint_eq(lost, 0);
-  ck_assert_uint_eq(failed, 0);
   ck_assert_int_eq(kgt_count_files(g_dir, NULL), 1); /* no temp or lock file */
 }
 END_TEST
