@@ -330,7 +330,8 @@ static int lock_once(const char *path, const char *real, int *fd, char *err, siz
   /* The previous holder may have renamed a new file over the one locked, or
    * created the absent one: then this lock guards nothing. */
   int same = absent ? stat(real, &now) != 0 && errno == ENOENT
-                    : fstat(*fd, &st) == 0 && stat(real, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino;
+                    : fstat(*fd, &st) == 0 && stat(real, &now) == 0 && now.st_dev == st.st_dev &&
+                          now.st_ino == st.st_ino;
   if (same) return 0;
   close(*fd);
   return 1;
@@ -449,7 +450,9 @@ static int lines_fill(kg_lines *l, char *err, size_t errlen) {
 int kg_lines_next(kg_lines *l, char **line, size_t *len, int *newline, char *err, size_t errlen) {
   size_t scanned = 0; /* bytes of the current line already searched for '\n' */
   for (;;) {
-    char *s = l->buf + l->start, *nl = l->buf ? memchr(s + scanned, '\n', l->end - l->start - scanned) : NULL;
+    /* No buffer before the first read (an empty file never gets one). */
+    char *s = l->buf ? l->buf + l->start : NULL;
+    char *nl = s ? memchr(s + scanned, '\n', l->end - l->start - scanned) : NULL;
     if (nl || (l->eof && l->end > l->start)) {
       *line = s;
       *len = nl ? (size_t)(nl - s) : l->end - l->start;

@@ -286,6 +286,14 @@ START_TEST(test_lines_split) {
   kg_lines_free(&l);
   close(fd);
   free(text);
+  /* An empty file: no line, no buffer ever touched. */
+  kgt_spit(g_path, "");
+  ck_assert_int_eq(kg_in_open(g_path, 1 << 20, &fd, err, sizeof err), 0);
+  kg_lines_init(&l, fd, g_path, 1 << 20);
+  ck_assert_int_eq(kg_lines_next(&l, &line, &len, &nl, err, sizeof err), 0);
+  ck_assert_int_eq(kg_lines_next(&l, &line, &len, &nl, err, sizeof err), 0);
+  kg_lines_free(&l);
+  close(fd);
 }
 END_TEST
 
