@@ -252,13 +252,8 @@ static int check_run(const char *path, const kg_run *run, char *err, size_t errl
   return 0;
 }
 
-int kg_baseline_update(const char *path, const kg_run *run, char *err, size_t errlen) {
-  char bad[400];
-  if (kg_run_check(run, bad, sizeof bad)) {
-    snprintf(err, errlen, "not updating baseline %s: the run is not valid: %s", path, bad);
-    return -1;
-  }
-  if (check_run(path, run, err, errlen)) return -1;
+/* kg_baseline_update under the writers' lock. */
+static int update_locked(const char *path, const kg_run *run, char *err, size_t errlen) {
   kg_baseline old, now;
   char why[512];
   int is_results, rc = load(path, &old, &is_results, why, sizeof why);
@@ -300,5 +295,21 @@ int kg_baseline_update(const char *path, const kg_run *run, char *err, size_t er
   }
   kg_baseline_free(&old);
   kg_baseline_free(&now);
+  return rc;
+}
+
+int kg_baseline_update(const char *path, const kg_run *run, char *err, size_t errlen) {
+  char bad[400];
+  if (kg_run_check(run, bad, sizeof bad)) {
+    snprintf(err, errlen, "not updating baseline %s: the run is not valid: %s", path, bad);
+    return -1;
+  }
+  if (check_run(path, run, err, errlen)) return -1;
+  /* One update at a time: two merges side by side would each read the old
+   * file, and the second rename would drop the first's cases. */
+  kg_lock lk;
+  if (kg_lock_take(&lk, path, err, errlen)) return -1;
+  int rc = update_locked(path, run, err, errlen);
+  kg_lock_drop(&lk);
   return rc;
 }

@@ -42,7 +42,8 @@ int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t 
  * existing file that is malformed, invalid or a results file, or a baseline
  * of another GPU model;
  * otherwise merges: entries the run timed replace theirs, the rest stay.
- * Written atomically. 0, or -1 with err. */
+ * Read, merged and written atomically under the writers' lock (fileio.h).
+ * 0, or -1 with err. */
 int kg_baseline_update(const char *path, const kg_run *run, char *err, size_t errlen);
 void kg_baseline_free(kg_baseline *b);
 

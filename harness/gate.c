@@ -1,5 +1,6 @@
 #include "gate.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "baseline.h"
 #include "export.h"
+#include "fileio.h"
 #include "merge.h"
 #include "module.h"
 #include "pairrun.h"
@@ -59,21 +61,11 @@ static int write_reports(const kg_cli *cli, const kg_run *run, const kg_comparis
     /* The step summary is appended to, never replaced: write, then copy in. */
     char tmp[] = "/tmp/kgate-summary-XXXXXX";
     int fd = mkstemp(tmp);
-    if (fd >= 0) {
-      close(fd);
-      FILE *in = NULL, *out = NULL;
-      if (kg_export_markdown(tmp, run, cmp, err, sizeof err) == 0 && (in = fopen(tmp, "r")) &&
-          (out = fopen(summary, "a"))) {
-        char buf[8192];
-        size_t got;
-        while ((got = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, got, out);
-      } else {
-        fprintf(stderr, "kgate: cannot append to GITHUB_STEP_SUMMARY %s\n", summary);
-      }
-      if (in) fclose(in);
-      if (out) fclose(out);
-      unlink(tmp);
-    }
+    if (fd >= 0) close(fd);
+    else snprintf(err, sizeof err, "cannot write %s: %s", tmp, strerror(errno));
+    if (fd < 0 || kg_export_markdown(tmp, run, cmp, err, sizeof err) || kg_append_file(summary, tmp, err, sizeof err))
+      rc = -1, fprintf(stderr, "kgate: GITHUB_STEP_SUMMARY: %s\n", err);
+    if (fd >= 0) unlink(tmp);
   }
   return rc;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "baseline.h"
 #include "dtype.h"
@@ -203,17 +204,25 @@ static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   qsort(run->entries, run->n, sizeof *run->entries, entry_cmp);
 }
 
-/* Parses the history held in text (len bytes). */
-static int parse_history(const char *path, const char *text, size_t len, kg_history *h, char *err, size_t errlen) {
+/* Parses the history line by line from l (memory: the longest line and the
+ * parsed runs, never the whole file). With copy, every line read goes there
+ * byte for byte, a newline added to a last line that lacked one: the old part
+ * of an append, written while it is checked. Without keep, a run's entries
+ * are dropped once read (an append needs only the runs' identities). */
+static int parse_history(const char *path, kg_lines *l, FILE *copy, int keep, kg_history *h, char *err,
+                         size_t errlen) {
   memset(h, 0, sizeof *h);
-  size_t cap = 0, line = 0;
+  size_t cap = 0, line = 0, n;
+  char *s;
+  int got = 0, nl;
   kg_jrd r = {.file = path, .err = err, .errlen = errlen};
-  for (size_t at = 0; at < len && !r.failed;) {
-    const char *end = memchr(text + at, '\n', len - at);
-    size_t n = end ? (size_t)(end - (text + at)) : len - at;
-    const char *s = text + at;
-    at += n + 1;
+  while (!r.failed && (got = kg_lines_next(l, &s, &n, &nl, err, errlen)) == 1) {
     line++;
+    if (copy && (fwrite(s, 1, n, copy) != n || fputc('\n', copy) == EOF)) {
+      snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+      r.failed = 1;
+      break;
+    }
     if (strspn(s, " \t\r") >= n) continue; /* blank */
     snprintf(r.where, sizeof r.where, "line %zu", line);
     if (h->n == cap) {
@@ -234,60 +243,29 @@ static int parse_history(const char *path, const char *text, size_t len, kg_hist
     else read_run(&r, doc, run);
     json_decref(doc);
     h->n++;
+    if (!keep) {
+      free(run->entries);
+      run->entries = NULL;
+      run->n = 0;
+    }
     snprintf(r.where, sizeof r.where, "line %zu", line);
     if (!r.failed && h->n > 1 && !kg_same_gpu(&h->runs[0].dev, &run->dev))
       kg_jrd_fail(&r, "a run of %s in a history of %s", run->dev.name, h->runs[0].dev.name);
   }
+  if (got < 0) r.failed = 1; /* err says why */
   if (r.failed) kg_history_free(h);
   return r.failed ? -1 : 0;
 }
 
-/* The whole file into memory. 0; 1 when it does not exist; -1 with err. */
-static int slurp(const char *path, char **text, size_t *len, char *err, size_t errlen) {
-  *text = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-    return errno == ENOENT ? 1 : -1;
-  }
-  size_t cap = 0;
-  char *buf = NULL;
-  for (;;) {
-    if (*len + 65536 + 1 > cap) {
-      cap = 2 * cap + 65536 + 1;
-      char *more = realloc(buf, cap);
-      if (!more) {
-        free(buf);
-        fclose(f);
-        snprintf(err, errlen, "cannot read %s: out of memory", path);
-        return -1;
-      }
-      buf = more;
-    }
-    size_t got = fread(buf + *len, 1, cap - *len - 1, f);
-    *len += got;
-    if (got == 0) break;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    snprintf(err, errlen, "cannot read %s: read error", path);
-    return -1;
-  }
-  buf[*len] = '\0';
-  *text = buf;
-  return 0;
-}
-
 int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen) {
-  char *text;
-  size_t len;
+  int fd;
   memset(h, 0, sizeof *h);
-  if (slurp(path, &text, &len, err, errlen)) return -1;
-  int rc = parse_history(path, text, len, h, err, errlen);
-  free(text);
+  if (kg_in_open(path, KG_HISTORY_MAX, &fd, err, errlen)) return -1;
+  kg_lines l;
+  kg_lines_init(&l, fd, path, KG_HISTORY_MAX);
+  int rc = parse_history(path, &l, NULL, 1, h, err, errlen);
+  kg_lines_free(&l);
+  close(fd);
   return rc;
 }
 
@@ -305,6 +283,49 @@ static int has_timed(const kg_run *run) {
   return 0;
 }
 
+/* kg_history_add under the writers' lock. */
+static int add_locked(const char *path, const kg_run *run, char *err, size_t errlen) {
+  int fd, rc = kg_in_open(path, KG_HISTORY_MAX, &fd, err, errlen);
+  if (rc < 0) return -1;
+  char *line = kg_history_line(run);
+  kg_outfile o;
+  kg_history h = {0};
+  if (!line) {
+    snprintf(err, errlen, "cannot write %s: out of memory", path);
+    rc = -1;
+  } else if (kg_out_open(&o, path, err, errlen)) {
+    rc = -1;
+  } else {
+    /* The old lines are copied as they are checked: a file that is not a
+     * history is refused, not buried under a new line. */
+    kg_lines l;
+    kg_lines_init(&l, fd, path, KG_HISTORY_MAX);
+    errno = 0;
+    rc = rc == 1 ? 0 : parse_history(path, &l, o.f, 0, &h, err, errlen);
+    kg_lines_free(&l);
+    int dup = 0;
+    for (size_t i = 0; rc == 0 && i < h.n; i++)
+      dup |= !strcmp(h.runs[i].date, run->meta.date) && !strcmp(h.runs[i].commit, run->meta.commit) &&
+             kg_same_gpu(&h.runs[i].dev, &run->meta.dev);
+    if (rc == 0 && h.n && !kg_same_gpu(&h.runs[0].dev, &run->meta.dev)) {
+      snprintf(err, errlen, "%s holds runs of %s, this run is of %s: keep one history per GPU model", path,
+               h.runs[0].dev.name, run->meta.dev.name);
+      rc = -1;
+    } else if (rc == 0 && dup) {
+      rc = 1;
+    } else if (rc == 0 && (fputs(line, o.f) == EOF || fputc('\n', o.f) == EOF)) {
+      snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+      rc = -1;
+    }
+    if (rc == 0) rc = kg_out_commit(&o, err, errlen);
+    else kg_out_abort(&o);
+  }
+  if (fd >= 0) close(fd);
+  free(line);
+  kg_history_free(&h);
+  return rc;
+}
+
 int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen) {
   /* A line no reader accepts would wedge every later add, plot and report:
    * an invalid run is refused before anything is written. */
@@ -317,49 +338,12 @@ int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen
     snprintf(err, errlen, "the run timed no case: nothing to add to %s (kgate run times the perf sizes)", path);
     return -1;
   }
-  char *text = NULL;
-  size_t len = 0;
-  kg_history h = {0};
-  int rc = slurp(path, &text, &len, err, errlen);
-  if (rc < 0) return -1;
-  /* Check the old lines before writing anything: a file that is not a
-   * history is refused, not buried under a new line. */
-  if (rc == 0 && parse_history(path, text, len, &h, err, errlen)) {
-    free(text);
-    return -1;
-  }
-  int dup = 0;
-  for (size_t i = 0; i < h.n; i++)
-    dup |= !strcmp(h.runs[i].date, run->meta.date) && !strcmp(h.runs[i].commit, run->meta.commit) &&
-           kg_same_gpu(&h.runs[i].dev, &run->meta.dev);
-  if (h.n && !kg_same_gpu(&h.runs[0].dev, &run->meta.dev)) {
-    snprintf(err, errlen, "%s holds runs of %s, this run is of %s: keep one history per GPU model", path,
-             h.runs[0].dev.name, run->meta.dev.name);
-    rc = -1;
-  } else if (dup) {
-    rc = 1;
-  } else {
-    char *line = kg_history_line(run);
-    kg_outfile o;
-    rc = -1;
-    if (!line) snprintf(err, errlen, "cannot write %s: out of memory", path);
-    else if (kg_out_open(&o, path, err, errlen) == 0) {
-      /* The old bytes as they were, a newline if the last line lacked one, the new line. */
-      errno = 0;
-      int bad = len && fwrite(text, 1, len, o.f) != len;
-      if (len && text[len - 1] != '\n') bad |= fputc('\n', o.f) == EOF;
-      bad |= fputs(line, o.f) == EOF || fputc('\n', o.f) == EOF;
-      if (bad) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-        kg_out_abort(&o);
-      } else {
-        rc = kg_out_commit(&o, err, errlen);
-      }
-    }
-    free(line);
-  }
-  kg_history_free(&h);
-  free(text);
+  /* One appender at a time: two read-modify-renames side by side would each
+   * copy the old lines and the second rename would drop the first's line. */
+  kg_lock lk;
+  if (kg_lock_take(&lk, path, err, errlen)) return -1;
+  int rc = add_locked(path, run, err, errlen);
+  kg_lock_drop(&lk);
   return rc;
 }
 

@@ -38,18 +38,21 @@ typedef struct kg_history {
 /* The history line of a run (no newline), malloc'ed; NULL when out of memory. */
 char *kg_history_line(const kg_run *run);
 
-/* Appends run to path (created when absent), atomically: the old lines are
- * copied byte for byte beside the target, the new line added, and the copy
- * renamed over it. Refuses (-1 with err, the file untouched) a run that timed
- * nothing or that kg_run_check refuses (a line no reader would accept), an
- * existing file with a malformed or invalid line, or one of another GPU
+/* Appends run to path (created when absent), atomically and under the
+ * writers' lock (fileio.h: one appender at a time, 30 s at most to wait): the
+ * old lines are copied byte for byte beside the target as they are checked,
+ * the new line added, and the copy renamed over it. Refuses (-1 with err, the
+ * file untouched) a run that timed nothing or that kg_run_check refuses (a
+ * line no reader would accept), an existing file with a malformed or invalid
+ * line, or one of another GPU
  * model. Returns 1 and writes nothing when the history already holds this
  * run (same date, commit and GPU): appending twice is harmless. */
 int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen);
 
-/* Reads every line (blank lines are skipped). A line that is malformed or
- * holds a value that cannot be true (validate.h) fails the whole read, never
- * skipped: -1 with "file: line N: perf[k] (variant dtype n): field ...". */
+/* Reads every line (blank lines are skipped), one at a time: a regular file
+ * of at most KG_HISTORY_MAX bytes. A line that is malformed or holds a value
+ * that cannot be true (validate.h) fails the whole read, never skipped: -1
+ * with "file: line N: perf[k] (variant dtype n): field ...". */
 int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen);
 void kg_history_free(kg_history *h);
 

@@ -3,10 +3,12 @@
  * missing gnuplot (exit 3) costs the charts and nothing else. */
 #include "publish.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "baseline.h"
 #include "chart.h"
@@ -217,27 +219,28 @@ out:
   return code;
 }
 
-/* Copies a file into the page's folder, atomically. */
+/* Copies a history into the page's folder, atomically: a regular file within
+ * the history's size limit (kg_in_open), every read and write checked. */
 static int copy_file(const char *from, const char *to, char *err, size_t errlen) {
-  FILE *in = fopen(from, "rb");
-  if (!in) {
-    snprintf(err, errlen, "cannot read %s", from);
-    return -1;
-  }
+  int fd;
+  if (kg_in_open(from, KG_HISTORY_MAX, &fd, err, errlen)) return -1;
   kg_outfile o;
   if (kg_out_open(&o, to, err, errlen)) {
-    fclose(in);
+    close(fd);
     return -1;
   }
-  char buf[65536];
-  size_t got;
-  int bad = 0;
-  while (!bad && (got = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, got, o.f) != got;
-  bad |= ferror(in);
-  fclose(in);
-  if (bad) {
+  kg_lines l;
+  kg_lines_init(&l, fd, from, KG_HISTORY_MAX);
+  char *line;
+  size_t len;
+  int nl, rc = 0, bad = 0;
+  while (!bad && (rc = kg_lines_next(&l, &line, &len, &nl, err, errlen)) == 1)
+    bad = fwrite(line, 1, len, o.f) != len || (nl && fputc('\n', o.f) == EOF);
+  kg_lines_free(&l);
+  close(fd);
+  if (bad || rc < 0) {
+    if (bad) snprintf(err, errlen, "cannot write %.900s: %s", to, strerror(errno ? errno : EIO));
     kg_out_abort(&o);
-    snprintf(err, errlen, "cannot copy %s into the page's folder", from);
     return -1;
   }
   return kg_out_commit(&o, err, errlen);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "baseline.h"
@@ -348,6 +350,21 @@ START_TEST(test_baseline_update_refuses_bad_file) {
 }
 END_TEST
 
+/* A FIFO as the baseline: refused at once, still a FIFO. */
+START_TEST(test_baseline_update_refuses_fifo) {
+  ck_assert_int_eq(mkfifo(g_path, 0600), 0);
+  kg_run run = new_run("NVIDIA H200");
+  add(&run, "reduce0_divergent", KG_F32, 4194304, 1, KG_ST_PASS, 300);
+  char err[512] = "", want[256];
+  ck_assert_int_eq(kg_baseline_update(g_path, &run, err, sizeof err), -1);
+  snprintf(want, sizeof want, "not updating the baseline: cannot read %s: it is a FIFO, not a regular file", g_path);
+  ck_assert_str_eq(err, want);
+  struct stat st;
+  ck_assert_int_eq(lstat(g_path, &st), 0);
+  ck_assert(S_ISFIFO(st.st_mode));
+}
+END_TEST
+
 /* --- update: the merge */
 
 START_TEST(test_baseline_update_merges) {
@@ -391,6 +408,97 @@ START_TEST(test_baseline_update_creates) {
 }
 END_TEST
 
+/* --- the writers' lock: two updates side by side */
+
+/* Two shards (disjoint cases) updating g_path at the same moment; 0 when both
+ * exited 0. */
+static int update_side_by_side(void) {
+  int go[2];
+  ck_assert_int_eq(pipe(go), 0);
+  pid_t kids[2];
+  for (int k = 0; k < 2; k++) {
+    kids[k] = fork();
+    ck_assert_int_ge(kids[k], 0);
+    if (kids[k] == 0) {
+      char c, err[512];
+      close(go[1]);
+      if (read(go[0], &c, 1) != 0) _exit(9);
+      kg_run run = new_run("NVIDIA H200");
+      add(&run, k ? "reduce7_shuffle" : "reduce0_divergent", KG_F32, 4194304, 1, KG_ST_PASS, 100 + k);
+      _exit(kg_baseline_update(g_path, &run, err, sizeof err) == 0 ? 0 : 1);
+    }
+  }
+  close(go[0]);
+  close(go[1]);
+  int bad = 0;
+  for (int k = 0; k < 2; k++) {
+    int st;
+    ck_assert_int_eq(waitpid(kids[k], &st, 0), kids[k]);
+    bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+  }
+  return bad ? -1 : 0;
+}
+
+/* R rounds of two shards updating one baseline at once (every other round
+ * from no file, else over a baseline holding a third case): both shards and
+ * the old case are there afterwards. KGATE_CONCURRENT_ROUNDS sets R. */
+START_TEST(test_baseline_update_concurrent) {
+  const char *env = getenv("KGATE_CONCURRENT_ROUNDS");
+  int rounds = env ? atoi(env) : 40, lost = 0, failed = 0;
+  for (int r = 0; r < rounds; r++) {
+    unlink(g_path);
+    if (r % 2) free((void *)existing_baseline("NVIDIA H200"));
+    failed += update_side_by_side() != 0;
+    kg_baseline b;
+    char err[512] = "";
+    ck_assert_msg(kg_baseline_load(g_path, &b, err, sizeof err) == 0, "%s", err);
+    kg_base_entry k0 = {.variant = "reduce0_divergent", .dtype = KG_F32, .n = 4194304},
+                  k7 = {.variant = "reduce7_shuffle", .dtype = KG_F32, .n = 4194304},
+                  kc = {.variant = "cub_sum", .dtype = KG_F32, .n = 4194304};
+    int have = 0;
+    for (size_t i = 0; i < b.n; i++) {
+      const kg_base_entry *e = &b.entries[i];
+      for (int k = 0; k < 3; k++) {
+        const kg_base_entry *want = k == 0 ? &k0 : k == 1 ? &k7 : &kc;
+        if (!strcmp(e->variant, want->variant) && e->dtype == want->dtype && e->n == want->n) have |= 1 << k;
+      }
+    }
+    lost += !(have & 1) + !(have & 2) + (r % 2 && !(have & 4));
+    kg_baseline_free(&b);
+  }
+  fprintf(stderr, "baseline update side by side: %d rounds of 2 shards, %d shards lost, %d failed\n", rounds, lost,
+          failed);
+  ck_assert_int_eq(lost, 0);
+  ck_assert_int_eq(failed, 0);
+  ck_assert_int_eq(kgt_count_files(g_dir, NULL), 1);
+}
+END_TEST
+
+/* A baseline reached through a symbolic link (a shared baselines folder):
+ * the link stays, the file it names is updated, its mode kept. */
+START_TEST(test_baseline_update_through_symlink) {
+  char real[160];
+  snprintf(real, sizeof real, "%s/shared.json", g_dir);
+  ck_assert_int_eq(symlink("shared.json", g_path), 0);
+  free((void *)existing_baseline("NVIDIA H200"));
+  ck_assert_int_eq(chmod(real, 0640), 0);
+  kg_run run = new_run("NVIDIA H200");
+  add(&run, "reduce7_shuffle", KG_F32, 4194304, 1, KG_ST_PASS, 110);
+  char err[512] = "";
+  ck_assert_msg(kg_baseline_update(g_path, &run, err, sizeof err) == 0, "%s", err);
+  struct stat st;
+  ck_assert_int_eq(lstat(g_path, &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_int_eq(stat(real, &st), 0);
+  ck_assert_int_eq(st.st_mode & 07777, 0640);
+  kg_baseline b;
+  ck_assert_int_eq(kg_baseline_load(real, &b, err, sizeof err), 0);
+  ck_assert_uint_eq(b.n, 4);
+  kg_baseline_free(&b);
+  ck_assert_int_eq(kgt_count_files(g_dir, NULL), 2);
+}
+END_TEST
+
 #define N(a) (int)(sizeof a / sizeof a[0])
 
 Suite *make_baseline_suite(void) {
@@ -405,11 +513,14 @@ Suite *make_baseline_suite(void) {
   tcase_add_test(core, test_baseline_load_results_file);
   tcase_add_test(core, test_baseline_update_merges);
   tcase_add_test(core, test_baseline_update_creates);
+  tcase_add_test(core, test_baseline_update_through_symlink);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, scratch_setup, scratch_teardown);
   tcase_add_test(limits, test_baseline_slug_truncates);
   tcase_add_test(limits, test_baseline_load_missing);
+  tcase_set_timeout(limits, 300);
+  tcase_add_test(limits, test_baseline_update_concurrent);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, scratch_setup, scratch_teardown);
@@ -419,6 +530,7 @@ Suite *make_baseline_suite(void) {
   tcase_add_test(errors, test_baseline_update_refuses_other_gpu);
   tcase_add_test(errors, test_baseline_update_refuses_untimed_run);
   tcase_add_test(errors, test_baseline_update_refuses_bad_file);
+  tcase_add_test(errors, test_baseline_update_refuses_fifo);
   suite_add_tcase(s, errors);
   return s;
 }

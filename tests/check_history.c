@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -301,6 +303,107 @@ START_TEST(test_history_add_unwritable) {
 }
 END_TEST
 
+/* --- the writers' lock: appenders side by side */
+
+/* Forks n children that each append a run of their own date to g_path at the
+ * same moment (they wait on one pipe); 0 when every child exited 0. */
+static int add_side_by_side(int round, int n) {
+  int go[2];
+  ck_assert_int_eq(pipe(go), 0);
+  pid_t kids[16];
+  for (int k = 0; k < n; k++) {
+    kids[k] = fork();
+    ck_assert_int_ge(kids[k], 0);
+    if (kids[k] == 0) {
+      char c, err[512], date[32];
+      close(go[1]);
+      if (read(go[0], &c, 1) != 0) _exit(9); /* returns 0 when the parent closes it: all start */
+      snprintf(date, sizeof date, "2026-%02d-%02dT%02d:00:00Z", 1 + round / 28 % 12, 1 + round % 28, k);
+      make_run(date, 200 + k);
+      _exit(kg_history_add(g_path, &g_run, err, sizeof err) == 0 ? 0 : 1);
+    }
+  }
+  close(go[0]);
+  close(go[1]);
+  int bad = 0;
+  for (int k = 0; k < n; k++) {
+    int st;
+    ck_assert_int_eq(waitpid(kids[k], &st, 0), kids[k]);
+    bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+  }
+  return bad ? -1 : 0;
+}
+
+static size_t file_lines(void) {
+  char *text = kgt_slurp(g_path);
+  size_t n = text ? count_lines(text) : 0;
+  free(text);
+  return n;
+}
+
+/* N appenders at once into one history, R rounds (every other round from no
+ * file, so the lock passes from the folder to the new file): no line lost,
+ * every appender exits 0, the file reads back. KGATE_CONCURRENT_ROUNDS sets R. */
+START_TEST(test_history_add_concurrent) {
+  const char *env = getenv("KGATE_CONCURRENT_ROUNDS");
+  int rounds = env ? atoi(env) : 40, writers = 4;
+  size_t lost = 0, failed = 0;
+  for (int r = 0; r < rounds; r++) {
+    if (r % 2 == 0) unlink(g_path);
+    size_t before = file_lines();
+    failed += add_side_by_side(r, writers) != 0;
+    size_t after = file_lines();
+    lost += before + (size_t)writers - after;
+  }
+  fprintf(stderr, "history add side by side: %d rounds of %d appenders, %zu lines lost, %zu failed\n", rounds,
+          writers, lost, failed);
+  ck_assert_uint_eq(lost, 0);
+  ck_assert_uint_eq(failed, 0);
+  kg_history h;
+  char err[512] = "";
+  ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(h.n, (rounds % 2 ? 1 : 2) * (size_t)writers);
+  kg_history_free(&h);
+  ck_assert_int_eq(kgt_count_files(g_dir, NULL), 1); /* no temp or lock file */
+}
+END_TEST
+
+/* A history reached through a symbolic link: the link stays, the file it
+ * names grows, keeping its mode. */
+START_TEST(test_history_add_through_symlink) {
+  char real[160];
+  snprintf(real, sizeof real, "%s/pages-history.jsonl", g_dir);
+  ck_assert_int_eq(symlink("pages-history.jsonl", g_path), 0);
+  add_ok("2026-11-21T08:30:00Z", 200);
+  ck_assert_int_eq(chmod(real, 0640), 0);
+  add_ok("2026-11-22T08:30:00Z", 210);
+  struct stat st;
+  ck_assert_int_eq(lstat(g_path, &st), 0);
+  ck_assert(S_ISLNK(st.st_mode));
+  ck_assert_int_eq(stat(real, &st), 0);
+  ck_assert_int_eq(st.st_mode & 07777, 0640);
+  char *text = kgt_slurp(real);
+  ck_assert_uint_eq(count_lines(text), 2);
+  free(text);
+  ck_assert_int_eq(kgt_count_files(g_dir, NULL), 2);
+}
+END_TEST
+
+/* A FIFO as the history: refused at once (it is read before the append), and
+ * still a FIFO. */
+START_TEST(test_history_add_refuses_fifo) {
+  ck_assert_int_eq(mkfifo(g_path, 0600), 0);
+  char err[512] = "", want[256];
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, err, sizeof err), -1);
+  snprintf(want, sizeof want, "cannot read %s: it is a FIFO, not a regular file", g_path);
+  ck_assert_str_eq(err, want);
+  struct stat st;
+  ck_assert_int_eq(lstat(g_path, &st), 0);
+  ck_assert(S_ISFIFO(st.st_mode));
+  ck_assert_int_eq(kgt_count_files(g_dir, NULL), 1);
+}
+END_TEST
+
 /* ---- the commands ---------------------------------------------------------------- */
 
 START_TEST(test_history_cli_add) {
@@ -379,7 +482,13 @@ Suite *make_history_suite(void) {
   tcase_add_test(core, test_history_steps);
   tcase_add_test(core, test_history_cli_add);
   tcase_add_loop_test(core, test_history_cli_parse, 0, N(k_parse_ok));
+  tcase_add_test(core, test_history_add_through_symlink);
   suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_add_checked_fixture(limits, setup, teardown);
+  tcase_set_timeout(limits, 300);
+  tcase_add_test(limits, test_history_add_concurrent);
+  suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, setup, teardown);
   tcase_add_loop_test(errors, test_history_read_rejects, 0, N(k_bad_history));
@@ -387,6 +496,7 @@ Suite *make_history_suite(void) {
   tcase_add_test(errors, test_history_add_refuses_untouched);
   tcase_add_test(errors, test_history_add_refuses_untimed_run);
   tcase_add_test(errors, test_history_add_unwritable);
+  tcase_add_test(errors, test_history_add_refuses_fifo);
   tcase_add_loop_test(errors, test_history_cli_rejects, 0, N(k_parse_bad));
   suite_add_tcase(s, errors);
   return s;
