@@ -28,6 +28,7 @@ struct kg_timer {
   size_t flush_bytes;
   kg_nvml *nvml;
   unsigned last_mhz; /* the SM clock NVML read after the last batch (0: none) */
+  int last_thr, read_once; /* a clock-lowering reason after the last batch; NVML read yet */
   double samples[MAX_SAMPLES], kept[MAX_SAMPLES];
 };
 
@@ -91,9 +92,11 @@ void kg_timer_destroy(kg_timer *t) {
  * come back as NaN and are counted in *set_aside. */
 static int run_batch(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
                      int *set_aside) {
+  /* NVML is read once per batch, after it; the state before a batch is the
+   * reading after the last (read here only for a timer's first batch). */
   unsigned mhz = 0;
-  int thr0 = 0, thr1 = 0;
-  int have_clock = kg_nvml_read(t->nvml, &mhz, &thr0) == 0;
+  int thr0 = t->last_thr, thr1 = 0;
+  if (!t->read_once) t->read_once = 1, kg_nvml_read(t->nvml, &mhz, &thr0);
   t->flags[0] = 0;
   t->flags[1] = 0;
   __sync_synchronize();
@@ -118,8 +121,8 @@ static int run_batch(kg_timer *t, const kg_sample_step *steps, const int *seq, s
     TRY(cudaEventElapsedTime(&ms, t->ev[2 * i], t->ev[2 * i + 1]));
     us[i] = (double)ms * 1e3;
   }
-  if (have_clock) kg_nvml_read(t->nvml, &mhz, &thr1);
-  t->last_mhz = mhz;
+  if (kg_nvml_read(t->nvml, &mhz, &thr1) == 0) t->last_mhz = mhz;
+  t->last_thr = thr1;
   if (t->flags[1] || thr0 || thr1) {
     for (size_t i = 0; i < n; i++) us[i] = NAN;
     *set_aside += (int)n;
@@ -277,28 +280,33 @@ int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step
     TRY(steps[k].run(steps[k].ctx));
   }
   TRY(cudaStreamSynchronize(t->s));
-  /* ABBA: a drift in time (clocks, temperature) cancels within each quad. */
-  static const int abba[BATCH] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0,
-                                  0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
+  /* ABBA: a drift in time (clocks, temperature) cancels within each quad.
+   * Each batch opens with an untimed lead-in sample (whatever the first
+   * kernel after a hold pays, no side pays it), and batches alternate ABBA
+   * and BAAB, so neither side always comes first. */
+  enum { LEAD = 1, QMAX = (BATCH - LEAD) / 4 };
+  int seq[BATCH];
   double start = now_s(), us[BATCH];
-  size_t quads = 0, kept = 0;
+  size_t quads = 0, kept = 0, batch = 0;
   if (max_quads > MAX_SAMPLES / 4) max_quads = MAX_SAMPLES / 4;
   /* One quad first, to learn what a quad costs; then batches that fit the
    * time left, so a kernel of many milliseconds cannot overrun the cap. */
   size_t q = 1;
   while (quads < max_quads && q > 0) {
     if (q > max_quads - quads) q = max_quads - quads;
-    TRY(kg_timer_sequence(t, steps, abba, 4 * q, hot, us, set_aside));
-    for (size_t i = 0; i < 4 * q; i += 2) {
-      /* pairs (A,B) and (B,A): the head is at i for the first, at i+1 for the second */
-      int a_first = abba[i] == 0;
-      double h = us[a_first ? i : i + 1], b = us[a_first ? i + 1 : i];
+    static const int k_abba[4] = {0, 1, 1, 0};
+    seq[0] = 0;
+    for (size_t i = 0; i < 4 * q; i++) seq[LEAD + i] = k_abba[i % 4] ^ (int)(batch & 1);
+    TRY(kg_timer_sequence(t, steps, seq, LEAD + 4 * q, hot, us, set_aside));
+    for (size_t i = LEAD; i < LEAD + 4 * q; i += 2) {
+      /* each adjacent pair holds one head (seq 0) and one base (seq 1) sample */
+      double h = us[seq[i] == 0 ? i : i + 1], b = us[seq[i] == 0 ? i + 1 : i];
       if (isfinite(h) && isfinite(b)) head_us[kept] = h, base_us[kept] = b, kept++;
     }
-    quads += q;
+    quads += q, batch++;
     double spent = now_s() - start, per_quad = spent / (double)quads, left = max_seconds - spent;
     q = left > per_quad ? (size_t)(left / per_quad) : 0;
-    if (q > BATCH / 4) q = BATCH / 4;
+    if (q > QMAX) q = QMAX;
   }
   *npairs = kept;
   return 0;
