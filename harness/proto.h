@@ -2,7 +2,11 @@
  *   supervisor -> worker: {"case":i,"variant":..,"dtype":..,"n":..,"pattern":..,"seed":..,"repeats":..}
  *   worker -> supervisor: first {"hello":{device facts}} or {"fatal":"why"},
  *                         then one {"case":i,"status":..,...} per case received.
- * A result with "restart":true means the worker hit a CUDA error and exits. */
+ * A result with "restart":true means the worker hit a CUDA error and exits.
+ * A line from a worker is at most KG_PROTO_MAX_LINE bytes before its newline:
+ * the supervisor fails the case of a longer one (or of bytes that never end a
+ * line) without reading on, so its buffer never grows past the limit. The
+ * limit leaves room for results that carry more than a summary (samples). */
 #ifndef KG_PROTO_H
 #define KG_PROTO_H
 
@@ -10,6 +14,8 @@
 #include <stdint.h>
 
 #include "plan.h"
+
+#define KG_PROTO_MAX_LINE 262144 /* 256 KiB */
 
 typedef enum kg_status {
   KG_ST_PENDING, /* not run (yet) */
