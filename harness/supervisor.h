@@ -83,7 +83,8 @@ typedef struct kg_super_san {
 /* Runs every supported case and fills results[i] for cases[i] (unsupported
  * ones get KG_ST_UNSUPPORTED without a worker). Returns 0, or -1 when no
  * worker can start (no GPU, missing program): err then holds the worker's
- * one-line reason, and cases not run stay KG_ST_PENDING. */
+ * one-line reason, and cases not run stay KG_ST_PENDING; KG_SUPER_INTERRUPTED
+ * after SIGINT/SIGTERM (above). */
 int kg_supervise(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
                  kg_result *results, kg_device_info *dev, char *err, size_t errlen);
 /* Several devices at once, one worker each (so a case is never timed while
@@ -98,13 +99,15 @@ int kg_supervise(const kg_case *cases, size_t ncases, const kg_run_params *p, co
  * memory, the device has Y GiB". devs[k] gets device k's hello.
  * Returns 0; -1 when some device's worker could not start (err: the reason;
  * cases no device ran stay KG_ST_PENDING); -2 when o->one_model and two
- * devices are different models (err names both; nothing more is run). */
+ * devices are different models (err names both; nothing more is run);
+ * KG_SUPER_INTERRUPTED after SIGINT/SIGTERM. */
 int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
                          const kg_super_dev *workers, size_t nworkers, kg_result *results, kg_device_info *devs,
                          char *err, size_t errlen);
 
 /* Starts argv's worker, reads its hello into *dev and ends it: 0, or -1 with
- * the reason in err. --devices all uses dev->count. */
+ * the reason in err (KG_SUPER_INTERRUPTED after a signal). --devices all uses
+ * dev->count. */
 int kg_supervise_probe(char *const *argv, double start_timeout_s, kg_device_info *dev, char *err, size_t errlen);
 
 /* The same, sanitized (san may be NULL: then exactly kg_supervise). */
