@@ -243,6 +243,12 @@ static int write_interrupted(const kg_cli *cli, kg_run *run, const kg_device_inf
   kg_device_info dev = devs[0];
   for (int k = ndev - 1; k >= 0; k--)
     if (devs[k].name[0]) dev = devs[k];
+  if (!dev.name[0]) { /* no worker said hello: no device to name, nothing ran */
+    fprintf(stderr, "kgate: interrupted by %s before any worker started: no results to write\n",
+            kg_super_signal_name(sig));
+    kg_run_free(run);
+    return KG_EXIT_SIGNAL + sig;
+  }
   fill_meta(cli, &dev, wall, &run->meta);
   snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(sig));
   kg_counts c = kg_count_results(run->results, run->n);

@@ -364,6 +364,41 @@ START_TEST(test_cli_interrupted_writes_results) {
 }
 END_TEST
 
+/* Stopped while the only worker is still starting: no device is known, so
+ * nothing is written, and the worker and its grandchild are gone. */
+static void early_interrupt_body(void *ctx, char *msg, size_t len) {
+  const char *dir = ctx;
+  char pids[128], json[128];
+  snprintf(pids, sizeof pids, "%s/pids", dir);
+  snprintf(json, sizeof json, "%s/r.json", dir);
+  setenv("FAKE_PID_FILE", pids, 1);
+  setenv("FAKE_MODE", "sleep", 1);
+  pid_t killer = kgt_signal_when(pids, getpid(), SIGTERM);
+  char *args[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1",
+                  "--timeout", "30", "--json", json, NULL};
+  kg_cli cli;
+  char err[256];
+  int code = kgt_parse(args, &cli, err, sizeof err);
+  if (code == 0) code = kgt_run_quiet(&cli);
+  kg_cli_free(&cli);
+  waitpid(killer, NULL, 0);
+  pid_t worker, grandchild;
+  if (kgt_read_pids(pids, &worker, &grandchild)) snprintf(msg, len, "no pid file from the fake worker");
+  else if (!kgt_gone(worker, 2.0) || !kgt_gone(grandchild, 2.0)) snprintf(msg, len, "a worker process still runs");
+  else if (access(json, F_OK) == 0) snprintf(msg, len, "a results file with no device was written");
+  else snprintf(msg, len, "exit %d", code);
+}
+
+START_TEST(test_cli_interrupted_before_start) {
+  char dir[64], msg[512];
+  kgt_mkscratch(dir, sizeof dir, "interrupt");
+  int status = kgt_subreaper_child(early_interrupt_body, dir, msg, sizeof msg);
+  kgt_rmtree(dir);
+  ck_assert_msg(WIFEXITED(status), "SIGTERM killed kgate");
+  ck_assert_str_eq(msg, "exit 143");
+}
+END_TEST
+
 /* The --sanitize summary: cells that did not run say so, never "clean". */
 static const struct {
   kg_status st[4]; /* the variant's four cases; KG_NSTATUS: the case is unsupported */
@@ -425,6 +460,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(limits, test_cli_short_and_repeated);
   tcase_add_loop_test(limits, test_cli_hello_follows_timeout, 0, N(k_mute_starts));
   tcase_add_loop_test(limits, test_cli_interrupted_writes_results, 0, N(k_interrupts));
+  tcase_add_test(limits, test_cli_interrupted_before_start);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_cli_rejects, 0, N(k_bad));

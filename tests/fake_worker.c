@@ -6,7 +6,7 @@
  *   fake_worker [worker ...]  hello, then answer every case (below)
  *   fake_worker fatal         {"fatal":"no CUDA device: test"} instead of hello
  *   fake_worker mute          exit 3 before any line
- *   fake_worker sleep         never say hello
+ *   fake_worker sleep         never say hello (fork a sleeping grandchild, then hang)
  *   fake_worker garbage       a first line that is not JSON
  * $FAKE_MEM_BYTES sets the hello's mem_bytes (default 0: unknown).
  *   fake_worker worker --device N   as a worker on device N: "device" in
@@ -87,7 +87,10 @@ int main(int argc, char **argv) {
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core); /* the SIGSEGV case must not dump core */
   if (!strcmp(mode, "mute")) return 3;
-  if (!strcmp(mode, "sleep")) for (;;) pause();
+  if (!strcmp(mode, "sleep")) { /* with a grandchild, as a wrapper that hangs would have */
+    fork_sleeper();
+    for (;;) pause();
+  }
   if (!strcmp(mode, "garbage")) {
     puts("hello, supervisor");
     return 0;
