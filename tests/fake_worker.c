@@ -113,6 +113,7 @@ int main(int argc, char **argv) {
     char err[200];
     if (kg_proto_decode_case(line, &index, &c, &p, err, sizeof err)) {
       fprintf(stderr, "fake_worker: %s\n", err);
+      free(line);
       return 2;
     }
     kg_result r = {.status = KG_ST_PASS, .repeats = p.repeats, .depth = 1};
@@ -129,6 +130,7 @@ int main(int argc, char **argv) {
       r.status = KG_ST_ERROR;
       snprintf(r.message, sizeof r.message, "CUDA error at fake.cu:19: cudaErrorIllegalAddress (700) / kernel");
       emit(kg_proto_encode_result(index, &r, 1));
+      free(line); /* LeakSanitizer: the sanitizer build checks the fake worker too */
       return 1;
     case 23:
       puts("Segmentation fault (core dumped)");
@@ -171,7 +173,7 @@ int main(int argc, char **argv) {
       static char chunk[65536];
       memset(chunk, 'x', sizeof chunk);
       for (int k = 0; c.n == 73 || k < 16; k++)
-        if (fwrite(chunk, 1, sizeof chunk, stdout) != sizeof chunk) return 6;
+        if (fwrite(chunk, 1, sizeof chunk, stdout) != sizeof chunk) return free(line), 6;
       fflush(stdout);
       for (;;) pause();
     }
