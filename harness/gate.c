@@ -216,7 +216,8 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
     int env = kg_supervise_san(run->cases, run->n, rp, &o, &ss, res[t], &dev, err, sizeof err);
     kg_report_check(stdout, run->cases, res[t], run->n, &dev, now_s() - t0, cli->verbose);
     kg_counts c = kg_count_results(res[t], run->n);
-    if (env == KG_SUPER_INTERRUPTED) code = KG_EXIT_SIGNAL + kg_super_interrupted();
+    if (env == KG_SUPER_INTERRUPTED)
+      fprintf(stderr, "kgate: %s: the summary below says what ran\n", err), code = KG_EXIT_SIGNAL + kg_super_interrupted();
     else if (env) fprintf(stderr, "kgate: %s\n", err), code = KG_EXIT_ENV;
     else if (c.failed || c.errored) code = KG_EXIT_FAIL;
     free(argv);
@@ -240,6 +241,7 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
  * missing cases as regressions. Returns 128 + the signal. */
 static int write_interrupted(const kg_cli *cli, kg_run *run, const kg_device_info *devs, int ndev, double wall) {
   int sig = kg_super_interrupted();
+  if (!cli->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr); /* the progress line */
   kg_device_info dev = devs[0];
   for (int k = ndev - 1; k >= 0; k--)
     if (devs[k].name[0]) dev = devs[k];
