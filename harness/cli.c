@@ -36,7 +36,7 @@ void kg_cli_usage(FILE *f) {
         "  --sizes LIST         e.g. 0,1,33,1000003,2^22,2^22-1,32M (default: the edge list)\n"
         "  --seed N             input seed (default 1)\n"
         "  --repeat K           runs per float case for the determinism check (default 3)\n"
-        "  --timeout S          watchdog per case in seconds (default 60)\n"
+        "  --timeout S          watchdog per case in seconds, and for a worker's start (default 60)\n"
         "  -d, --device N       CUDA device (default 0)\n"
         "  --devices all|LIST   one worker per device at once, e.g. 0,2 (default: -d's device; run: one GPU model)\n"
         "  --shard i/N          only input groups g with g % N == i-1 (join the shards with kgate merge)\n"
@@ -76,7 +76,8 @@ void kg_cli_usage(FILE *f) {
         "  --version            version and commit\n"
         "\n"
         "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error),\n"
-        "            2 usage or input error, 3 environment (no GPU, no gnuplot), 4 performance regression only\n",
+        "            2 usage or input error (no command too), 3 environment (no GPU, no gnuplot),\n"
+        "            4 performance regression only, 130/143 stopped by SIGINT/SIGTERM (results so far written)\n",
         f);
 }
 
@@ -313,7 +314,10 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
                   .output = ".", .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
                   .pair = {.copies = 4, .quads = 24, .max_seconds = 0.06}, .rounds = 2, .max_rounds = 6,
                   .pair_budget_s = 10};
-  if (argc < 2) return 0;
+  if (argc < 2) { /* `kgate $CMD` with an empty $CMD must not pass as a help request */
+    snprintf(err, errlen, "no command given (usage: kgate <command> [options]; try --help)");
+    return KG_EXIT_USAGE;
+  }
   int c = 0, ncmds = (int)(sizeof k_cmds / sizeof k_cmds[0]), named = -1;
   for (; c < ncmds; c++) {
     if (strcmp(argv[1], k_cmds[c].name)) continue;

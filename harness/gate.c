@@ -154,6 +154,27 @@ static const char *worker_path(const kg_cli *cli, char *buf, size_t len) {
   return buf;
 }
 
+int kg_gate_san_cell(const kg_case *cases, const kg_result *res, size_t n, int variant, char *out, size_t len) {
+  const kg_result *bad = NULL;
+  size_t cases_v = 0, ran = 0, nbad = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (cases[i].variant != variant || !cases[i].supported) continue;
+    cases_v++;
+    kg_status st = res[i].status;
+    if (st != KG_ST_PASS && st != KG_ST_FAIL && st != KG_ST_ERROR) continue; /* pending: never reached */
+    ran++;
+    if (st != KG_ST_PASS) nbad++, bad = bad ? bad : &res[i];
+  }
+  if (!cases_v) return 0;
+  size_t used = 0;
+  if (!ran) used = (size_t)snprintf(out, len, "not run");
+  else if (nbad) used = (size_t)snprintf(out, len, "FAIL (%zu of %zu cases; first: %.200s)", nbad, ran, bad->message);
+  else if (ran == cases_v) used = (size_t)snprintf(out, len, "clean");
+  if (ran && ran < cases_v && used < len)
+    snprintf(out + used, len - used, "%sincomplete (%zu of %zu run)", used ? ", " : "", ran, cases_v);
+  return 1;
+}
+
 /* check --sanitize: the whole plan once per tool under compute-sanitizer,
  * then one line per variant and tool: clean, or the first error. */
 static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so, const kg_run_params *rp) {
@@ -166,7 +187,7 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
   kg_san_parse_tools(cli->sanitize, &mask, err, sizeof err);
   kg_result *res[KG_NSAN] = {0};
   int code = KG_EXIT_OK;
-  for (int t = 0; t < KG_NSAN && code != KG_EXIT_ENV; t++) {
+  for (int t = 0; t < KG_NSAN && code != KG_EXIT_ENV && !kg_super_interrupted(); t++) {
     if (!(mask >> t & 1)) continue;
     char log[] = "/tmp/kgate-sanitizer-XXXXXX";
     int fd = mkstemp(log);
@@ -189,7 +210,9 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
     int env = kg_supervise_san(run->cases, run->n, rp, &o, &ss, res[t], &dev, err, sizeof err);
     kg_report_check(stdout, run->cases, res[t], run->n, &dev, now_s() - t0, cli->verbose);
     kg_counts c = kg_count_results(res[t], run->n);
-    if (env) fprintf(stderr, "kgate: %s\n", err), code = KG_EXIT_ENV;
+    if (env == KG_SUPER_INTERRUPTED)
+      fprintf(stderr, "kgate: %s: the summary below says what ran\n", err), code = KG_EXIT_SIGNAL + kg_super_interrupted();
+    else if (env) fprintf(stderr, "kgate: %s\n", err), code = KG_EXIT_ENV;
     else if (c.failed || c.errored) code = KG_EXIT_FAIL;
     free(argv);
     unlink(log);
@@ -197,25 +220,43 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
   printf("\nsanitizer summary (variant x tool):\n");
   for (size_t v = 0; v < kg_nvariants; v++) {
     for (int t = 0; t < KG_NSAN; t++) {
-      if (!res[t]) continue;
-      const kg_result *bad = NULL;
-      size_t ran = 0, nbad = 0;
-      for (size_t i = 0; i < run->n; i++) {
-        if (run->cases[i].variant != (int)v || !run->cases[i].supported) continue;
-        ran++;
-        if (res[t][i].status == KG_ST_FAIL || res[t][i].status == KG_ST_ERROR) nbad++, bad = bad ? bad : &res[t][i];
-      }
-      if (!ran) continue;
-      printf("  %-24s %-9s %s", kg_variants[v].name, kg_san_tool_name((kg_san_tool)t), nbad ? "FAIL" : "clean");
-      if (bad) printf(" (%zu of %zu cases; first: %s)", nbad, ran, bad->message);
-      printf("\n");
+      char cell[320];
+      if (res[t] && kg_gate_san_cell(run->cases, res[t], run->n, (int)v, cell, sizeof cell))
+        printf("  %-24s %-9s %s\n", kg_variants[v].name, kg_san_tool_name((kg_san_tool)t), cell);
     }
   }
   for (int t = 0; t < KG_NSAN; t++) free(res[t]);
   return code;
 }
 
-int kg_gate_selftest(const kg_cli *cli) {
+/* SIGINT/SIGTERM stopped the run: the results it has go to the check table
+ * and every report asked for, marked incomplete (run.incomplete, cases not
+ * reached "pending"); no baseline comparison or charts, which would read the
+ * missing cases as regressions. Returns 128 + the signal. */
+static int write_interrupted(const kg_cli *cli, kg_run *run, const kg_device_info *devs, int ndev, double wall) {
+  int sig = kg_super_interrupted();
+  if (!cli->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr); /* the progress line */
+  kg_device_info dev = devs[0];
+  for (int k = ndev - 1; k >= 0; k--)
+    if (devs[k].name[0]) dev = devs[k];
+  if (!dev.name[0]) { /* no worker said hello: no device to name, nothing ran */
+    fprintf(stderr, "kgate: interrupted by %s before any worker started: no results to write\n",
+            kg_super_signal_name(sig));
+    kg_run_free(run);
+    return KG_EXIT_SIGNAL + sig;
+  }
+  fill_meta(cli, &dev, wall, &run->meta);
+  snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(sig));
+  kg_counts c = kg_count_results(run->results, run->n);
+  kg_report_check(stdout, run->cases, run->results, run->n, &dev, wall, cli->verbose);
+  write_reports(cli, run, NULL);
+  fprintf(stderr, "kgate: interrupted by %s: %zu of %zu cases not run; the reports asked for are written, marked incomplete\n",
+          kg_super_signal_name(sig), c.pending, run->n);
+  kg_run_free(run);
+  return KG_EXIT_SIGNAL + sig;
+}
+
+static int gate_selftest(const kg_cli *cli) {
   char self[PATH_MAX], san[PATH_MAX], err[512], device[16];
   const char *worker = worker_path(cli, self, sizeof self);
   if (!worker) return KG_EXIT_ENV;
@@ -278,7 +319,7 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   return rc ? -1 : 0;
 }
 
-int kg_gate_run(const kg_cli *cli) {
+static int gate_run(const kg_cli *cli) {
   int timing = cli->cmd == KG_CMD_RUN;
   static const size_t k_perf_default[] = {(size_t)1 << 22, (size_t)1 << 25};
   char err[512];
@@ -343,7 +384,8 @@ int kg_gate_run(const kg_cli *cli) {
   snprintf(device, sizeof device, "%d", cli->device);
   char *argv[] = {(char *)worker, "worker", "--device", device, timing ? "--roofline" : NULL, NULL};
   progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = now_s()};
-  kg_super_opts so = {argv, cli->timeout_s, 120.0, show_progress, &prog, timing};
+  /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
+  kg_super_opts so = {argv, cli->timeout_s, cli->timeout_s, show_progress, &prog, timing};
   kg_run_params rp = {cli->seed, cli->repeats, cli->time, cli->pair};
   rp.pair.on = 0, rp.pair.module = 1, rp.pair.base_variant = -1; /* paired rounds: the same name in the base module */
   run.results = calloc(run.n, sizeof *run.results);
@@ -366,7 +408,7 @@ int kg_gate_run(const kg_cli *cli) {
   } else if (cli->devices_all) {
     char *probe[] = {(char *)worker, "worker", "--device", "0", NULL};
     kg_device_info d0 = {0};
-    if (kg_supervise_probe(probe, 120.0, &d0, err, sizeof err)) {
+    if (kg_supervise_probe(probe, cli->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
       fprintf(stderr, "kgate: %s\n", err);
       kg_run_free(&run);
       return KG_EXIT_ENV;
@@ -391,6 +433,7 @@ int kg_gate_run(const kg_cli *cli) {
     pargv[k] = pargvs[k];
   }
   int env = kg_supervise_devices(run.cases, run.n, &rp, &so, sdev, (size_t)ndev, run.results, devs, err, sizeof err);
+  if (env == KG_SUPER_INTERRUPTED) return write_interrupted(cli, &run, devs, ndev, now_s() - prog.t0);
   if (env == -2) { /* run: devices of different models */
     fprintf(stderr, "kgate: %s\n", err);
     kg_run_free(&run);
@@ -408,6 +451,10 @@ int kg_gate_run(const kg_cli *cli) {
   if (paired && measured && !env) {
     pair_env = run_paired(cli, &run, &mods[1], &rp, &so, pargv, list, ndev) != 0;
     run.meta.wall_s = now_s() - prog.t0;
+    if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
+      snprintf(run.meta.incomplete, sizeof run.meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
+      pair_env = 0;
+    }
   }
   kg_modinfo_free(&mods[0]);
   kg_modinfo_free(&mods[1]);
@@ -442,6 +489,22 @@ int kg_gate_run(const kg_cli *cli) {
                                             : plots;
   kg_comparison_free(&cmp);
   kg_run_free(&run);
+  return code;
+}
+
+int kg_gate_selftest(const kg_cli *cli) {
+  kg_super_trap(1);
+  int code = gate_selftest(cli);
+  if (kg_super_interrupted()) code = KG_EXIT_SIGNAL + kg_super_interrupted();
+  kg_super_trap(0);
+  return code;
+}
+
+int kg_gate_run(const kg_cli *cli) {
+  kg_super_trap(1); /* held until the reports are written: a signal meanwhile is recorded, not fatal */
+  int code = gate_run(cli);
+  if (kg_super_interrupted()) code = KG_EXIT_SIGNAL + kg_super_interrupted();
+  kg_super_trap(0);
   return code;
 }
 

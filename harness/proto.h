@@ -4,7 +4,11 @@
  *                         then one {"case":i,"status":..,...} per case received.
  * A result with "restart":true means the worker hit a CUDA error and exits.
  * A paired case ("pair":{...}, kg_pair_opts) is not checked but timed against
- * its base; its result carries "blocks":[[log_ratio,pairs,head_us,base_us],...]. */
+ * its base; its result carries "blocks":[[log_ratio,pairs,head_us,base_us],...].
+ * A line from a worker is at most KG_PROTO_MAX_LINE bytes before its newline:
+ * the supervisor fails the case of a longer one (or of bytes that never end a
+ * line) without reading on, so its buffer never grows past the limit. The
+ * limit leaves room for results that carry more than a summary (samples). */
 #ifndef KG_PROTO_H
 #define KG_PROTO_H
 
@@ -16,6 +20,7 @@
 
 /* Input copies (blocks) of a paired case in one worker, at most. */
 #define KG_PAIR_MAX_COPIES 8
+#define KG_PROTO_MAX_LINE 262144 /* 256 KiB */
 
 typedef enum kg_status {
   KG_ST_PENDING, /* not run (yet) */

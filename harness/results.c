@@ -97,6 +97,10 @@ static json_t *run_json(const kg_run_meta *m) {
                    m->time.min_samples, "max_seconds", R(m->time.max_seconds), "tolerance_pct", R(m->tolerance),
                    "device", kg_device_to_json(&m->dev));
   if (o && m->shard[0]) json_object_set_new(json_object_get(o, "options"), "shard", json_string(m->shard));
+  if (o && m->incomplete[0]) { /* interrupted: cases not reached are "pending" */
+    json_object_set_new(o, "incomplete", json_true());
+    json_object_set_new(o, "signal", json_string(m->incomplete));
+  }
   return o;
 }
 
@@ -219,6 +223,13 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
     kg_jrd_text(r, opt, "shard", m->shard, sizeof m->shard, NULL);
     if (!r->failed && kg_shard_parse(m->shard, &si, &sn)) kg_jrd_fail(r, "shard is not i/N");
   }
+  json_t *inc = json_object_get(o, "incomplete"), *sig = json_object_get(o, "signal"); /* optional */
+  const char *signame = json_is_string(sig) ? json_string_value(sig) : "";
+  snprintf(r->where, sizeof r->where, "run");
+  if (inc && !json_is_boolean(inc)) kg_jrd_fail(r, "field 'incomplete' should be true or false");
+  else if (json_is_true(inc) && strcmp(signame, "SIGINT") && strcmp(signame, "SIGTERM"))
+    kg_jrd_fail(r, "field 'signal' should be \"SIGINT\" or \"SIGTERM\" in an incomplete run");
+  else if (json_is_true(inc)) snprintf(m->incomplete, sizeof m->incomplete, "%s", signame);
   snprintf(r->where, sizeof r->where, "run.device");
   char e[300];
   if (!r->failed && kg_device_from_json(dev, &m->dev, e, sizeof e)) kg_jrd_fail(r, "%s", e);

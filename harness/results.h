@@ -22,6 +22,7 @@ typedef struct kg_run_meta {
   double tolerance; /* --tolerance in percent, 0 = per size class */
   double wall_s;
   char shard[24]; /* --shard "i/N" ("shard" in run.options); empty for a whole plan */
+  char incomplete[16]; /* the signal that stopped the run ("SIGINT", "SIGTERM"); empty when it ran to its end */
 } kg_run_meta;
 
 /* One cell of a paired run: a (variant, dtype, n) against the base. */

@@ -1,18 +1,26 @@
 /* cli: argument parsing and the exit codes of the commands. */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "gate.h"
+#include "registry.h"
+#include "results.h"
 #include "testutil.h"
 
-START_TEST(test_cli_no_args_is_help) {
+/* `kgate $CMD` with an empty $CMD: a usage error, not a help request that passes CI. */
+START_TEST(test_cli_no_args_exits_2) {
   char *argv[] = {"kgate", NULL};
   kg_cli cli;
   char err[256] = "";
-  ck_assert_int_eq(kg_cli_parse(1, argv, &cli, err, sizeof err), 0);
-  ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
+  ck_assert_int_eq(kg_cli_parse(1, argv, &cli, err, sizeof err), KG_EXIT_USAGE);
+  ck_assert_str_eq(err, "no command given (usage: kgate <command> [options]; try --help)");
   kg_cli_free(&cli);
 }
 END_TEST
@@ -239,6 +247,8 @@ static const struct {
 } k_runs[] = {
     {{"list"}, KG_EXIT_OK},
     {{"--version"}, KG_EXIT_OK},
+    {{"--help"}, KG_EXIT_OK},
+    {{"help"}, KG_EXIT_OK},
     {{"check", "--variant", "nope"}, KG_EXIT_USAGE},
     {{"check", "--dtype", "i32", "--pattern", "nan"}, KG_EXIT_USAGE},
     {{"check", "--worker", "/nonexistent/kgate", "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1"}, KG_EXIT_ENV},
@@ -256,13 +266,186 @@ START_TEST(test_cli_run_exit_codes) {
 }
 END_TEST
 
+/* The wait for a worker's hello follows --timeout: a worker that never says
+ * hello costs --timeout, not a fixed two minutes (also the --devices all probe). */
+static const struct {
+  char *args[14];
+} k_mute_starts[] = {
+    {{"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1", "--timeout", "0.5"}},
+    {{"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1", "--timeout", "0.5",
+      "--devices", "all"}},
+};
+
+START_TEST(test_cli_hello_follows_timeout) {
+  setenv("FAKE_MODE", "sleep", 1);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  kg_cli cli;
+  char err[256];
+  int code = kgt_parse(k_mute_starts[_i].args, &cli, err, sizeof err);
+  if (code == 0) code = kgt_run_quiet(&cli);
+  kg_cli_free(&cli);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  unsetenv("FAKE_MODE");
+  ck_assert_int_eq(code, KG_EXIT_ENV);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  ck_assert_msg(secs < 5, "waited %.1f s for a hello with --timeout 0.5", secs);
+}
+END_TEST
+
+/* SIGINT or SIGTERM on `kgate check` while a worker (and the grandchild it
+ * forked) hangs: the reports are written with what ran, marked incomplete,
+ * no process is left, and the exit code is 128 + the signal. */
+static const struct {
+  int sig, code;
+  const char *name;
+} k_interrupts[] = {{SIGINT, 130, "SIGINT"}, {SIGTERM, 143, "SIGTERM"}};
+
+typedef struct interrupt_ctx {
+  int sig;
+  char dir[64];
+} interrupt_ctx;
+
+static void interrupt_body(void *ctx, char *msg, size_t len) {
+  interrupt_ctx *x = ctx;
+  char pids[128], json[128], csv[128], junit[128], md[128];
+  snprintf(pids, sizeof pids, "%s/pids", x->dir);
+  snprintf(json, sizeof json, "%s/r.json", x->dir);
+  snprintf(csv, sizeof csv, "%s/r.csv", x->dir);
+  snprintf(junit, sizeof junit, "%s/r.xml", x->dir);
+  snprintf(md, sizeof md, "%s/r.md", x->dir);
+  setenv("FAKE_PID_FILE", pids, 1);
+  unsetenv("GITHUB_STEP_SUMMARY");
+  pid_t killer = kgt_signal_when(pids, getpid(), x->sig);
+  char *args[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--pattern", "exact",
+                  "--sizes", "1,2,47,3", "--timeout", "30", "--json", json, "--csv", csv, "--junit", junit,
+                  "--markdown", md, NULL};
+  kg_cli cli;
+  char err[256];
+  int code = kgt_parse(args, &cli, err, sizeof err);
+  if (code == 0) code = kgt_run_quiet(&cli);
+  kg_cli_free(&cli);
+  waitpid(killer, NULL, 0);
+  pid_t worker, grandchild;
+  if (kgt_read_pids(pids, &worker, &grandchild)) snprintf(msg, len, "no pid file from the fake worker");
+  else if (!kgt_gone(worker, 2.0)) snprintf(msg, len, "the worker %ld still runs", (long)worker);
+  else if (!kgt_gone(grandchild, 2.0)) snprintf(msg, len, "its grandchild %ld still runs", (long)grandchild);
+  else snprintf(msg, len, "exit %d", code);
+}
+
+START_TEST(test_cli_interrupted_writes_results) {
+  interrupt_ctx x = {.sig = k_interrupts[_i].sig};
+  kgt_mkscratch(x.dir, sizeof x.dir, "interrupt");
+  char msg[512], want[32], path[128];
+  int status = kgt_subreaper_child(interrupt_body, &x, msg, sizeof msg);
+  ck_assert_msg(WIFEXITED(status), "%s killed kgate", k_interrupts[_i].name);
+  snprintf(want, sizeof want, "exit %d", k_interrupts[_i].code);
+  ck_assert_str_eq(msg, want);
+  snprintf(path, sizeof path, "%s/r.json", x.dir);
+  kg_run run;
+  char err[512];
+  ck_assert_msg(kg_results_read(path, &run, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(run.meta.incomplete, k_interrupts[_i].name);
+  ck_assert_uint_eq(run.n, 4);
+  for (size_t i = 0; i < run.n; i++) { /* plan order: 1, 2, 3, 47 */
+    kg_status want_st = run.cases[i].n == 1 || run.cases[i].n == 2 ? KG_ST_PASS : KG_ST_PENDING;
+    ck_assert_msg(run.results[i].status == want_st, "n=%zu: %s", run.cases[i].n, kg_status_name(run.results[i].status));
+  }
+  kg_run_free(&run);
+  char *text = kgt_slurp(path);
+  ck_assert_ptr_nonnull(strstr(text, "\"incomplete\":true,\"signal\":"));
+  free(text);
+  const char *others[] = {"r.csv", "r.xml", "r.md"};
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%s/%s", x.dir, others[k]);
+    ck_assert_msg(access(path, F_OK) == 0, "%s was not written", others[k]);
+  }
+  kgt_rmtree(x.dir);
+}
+END_TEST
+
+/* Stopped while the only worker is still starting: no device is known, so
+ * nothing is written, and the worker and its grandchild are gone. */
+static void early_interrupt_body(void *ctx, char *msg, size_t len) {
+  const char *dir = ctx;
+  char pids[128], json[128];
+  snprintf(pids, sizeof pids, "%s/pids", dir);
+  snprintf(json, sizeof json, "%s/r.json", dir);
+  setenv("FAKE_PID_FILE", pids, 1);
+  setenv("FAKE_MODE", "sleep", 1);
+  pid_t killer = kgt_signal_when(pids, getpid(), SIGTERM);
+  char *args[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1",
+                  "--timeout", "30", "--json", json, NULL};
+  kg_cli cli;
+  char err[256];
+  int code = kgt_parse(args, &cli, err, sizeof err);
+  if (code == 0) code = kgt_run_quiet(&cli);
+  kg_cli_free(&cli);
+  waitpid(killer, NULL, 0);
+  pid_t worker, grandchild;
+  if (kgt_read_pids(pids, &worker, &grandchild)) snprintf(msg, len, "no pid file from the fake worker");
+  else if (!kgt_gone(worker, 2.0) || !kgt_gone(grandchild, 2.0)) snprintf(msg, len, "a worker process still runs");
+  else if (access(json, F_OK) == 0) snprintf(msg, len, "a results file with no device was written");
+  else snprintf(msg, len, "exit %d", code);
+}
+
+START_TEST(test_cli_interrupted_before_start) {
+  char dir[64], msg[512];
+  kgt_mkscratch(dir, sizeof dir, "interrupt");
+  int status = kgt_subreaper_child(early_interrupt_body, dir, msg, sizeof msg);
+  kgt_rmtree(dir);
+  ck_assert_msg(WIFEXITED(status), "SIGTERM killed kgate");
+  ck_assert_str_eq(msg, "exit 143");
+}
+END_TEST
+
+/* The --sanitize summary: cells that did not run say so, never "clean". */
+static const struct {
+  kg_status st[4]; /* the variant's four cases; KG_NSTATUS: the case is unsupported */
+  const char *cell; /* NULL: no line */
+} k_cells[] = {
+    {{KG_ST_PASS, KG_ST_PASS, KG_ST_PASS, KG_ST_PASS}, "clean"},
+    {{KG_ST_PENDING, KG_ST_PENDING, KG_ST_PENDING, KG_ST_PENDING}, "not run"},
+    {{KG_ST_PASS, KG_ST_PASS, KG_ST_PENDING, KG_ST_PENDING}, "incomplete (2 of 4 run)"},
+    {{KG_ST_PASS, KG_ST_FAIL, KG_ST_PASS, KG_ST_PASS}, "FAIL (1 of 4 cases; first: bad 1)"},
+    {{KG_ST_ERROR, KG_ST_PASS, KG_ST_PENDING, KG_ST_PENDING}, "FAIL (1 of 2 cases; first: bad 0), incomplete (2 of 4 run)"},
+    {{KG_ST_PASS, KG_ST_PASS, KG_ST_PASS, KG_NSTATUS}, "clean"},
+    {{KG_ST_PENDING, KG_NSTATUS, KG_NSTATUS, KG_NSTATUS}, "not run"},
+    {{KG_NSTATUS, KG_NSTATUS, KG_NSTATUS, KG_NSTATUS}, NULL},
+};
+
+START_TEST(test_gate_san_cell) {
+  kg_case cases[6];
+  kg_result res[6];
+  memset(res, 0, sizeof res);
+  for (int i = 0; i < 4; i++) {
+    cases[i] = (kg_case){1, KG_I32, (size_t)i + 1, KG_PAT_EXACT, k_cells[_i].st[i] != KG_NSTATUS, 0};
+    if (cases[i].supported) res[i].status = k_cells[_i].st[i];
+    else res[i].status = KG_ST_UNSUPPORTED;
+    snprintf(res[i].message, sizeof res[i].message, "bad %d", i);
+  }
+  /* another variant's cases, which must not count */
+  cases[4] = (kg_case){2, KG_I32, 1, KG_PAT_EXACT, 1, 0}, res[4].status = KG_ST_FAIL;
+  cases[5] = (kg_case){2, KG_I32, 2, KG_PAT_EXACT, 1, 0}, res[5].status = KG_ST_PENDING;
+  char cell[320] = "untouched";
+  int have = kg_gate_san_cell(cases, res, 6, 1, cell, sizeof cell);
+  if (!k_cells[_i].cell) {
+    ck_assert_int_eq(have, 0);
+    ck_assert_str_eq(cell, "untouched");
+  } else {
+    ck_assert_int_eq(have, 1);
+    ck_assert_str_eq(cell, k_cells[_i].cell);
+  }
+}
+END_TEST
+
 #define N(a) (int)(sizeof a / sizeof a[0])
 
 Suite *make_cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *core = tcase_create("Core");
   tcase_set_timeout(core, 30);
-  tcase_add_test(core, test_cli_no_args_is_help);
+  tcase_add_test(core, test_cli_no_args_exits_2);
   tcase_add_test(core, test_cli_check_defaults);
   tcase_add_loop_test(core, test_cli_commands, 0, N(k_commands));
   tcase_add_loop_test(core, test_cli_options, 0, 2);
@@ -271,8 +454,13 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_usage_text);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   suite_add_tcase(s, core);
+  tcase_add_loop_test(core, test_gate_san_cell, 0, N(k_cells));
   TCase *limits = tcase_create("Limits");
+  tcase_set_timeout(limits, 30);
   tcase_add_test(limits, test_cli_short_and_repeated);
+  tcase_add_loop_test(limits, test_cli_hello_follows_timeout, 0, N(k_mute_starts));
+  tcase_add_loop_test(limits, test_cli_interrupted_writes_results, 0, N(k_interrupts));
+  tcase_add_test(limits, test_cli_interrupted_before_start);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_cli_rejects, 0, N(k_bad));

@@ -219,6 +219,9 @@ static const struct {
     {"\"wall_s\":", "\"wall_s\":\"x\",\"w\":", "run: field 'wall_s' should be a number or null"},
     {"{\"kind\"", "[{\"kind\"", "malformed JSON"},
     {"\"kind\":\"kgate-results\",", "\"kind\":\"kgate-results\",\"kind\":\"x\",", "duplicate"},
+    {"\"wall_s\":", "\"incomplete\":1,\"wall_s\":", "run: field 'incomplete' should be true or false"},
+    {"\"wall_s\":", "\"incomplete\":true,\"signal\":\"SIGKILL\",\"wall_s\":",
+     "run: field 'signal' should be \"SIGINT\" or \"SIGTERM\" in an incomplete run"},
 };
 
 static char *replace_first(const char *text, const char *from, const char *to) {

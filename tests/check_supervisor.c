@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "registry.h"
 #include "supervisor.h"
+#include "testutil.h"
 
 #ifndef FAKE_WORKER
 #error "FAKE_WORKER must name the fake worker program"
@@ -35,7 +38,7 @@ static int run(char **argv, double timeout_s, const kg_case *cases, size_t n, kg
 /* --- Core: one run of a plan where every other case misbehaves, shared by the
  * tests below (an unchecked fixture runs once, before the forks). */
 
-enum { NCASES = 17 };
+enum { NCASES = 27 };
 static kg_case g_cases[NCASES];
 static kg_result g_results[NCASES];
 static kg_device_info g_dev;
@@ -67,7 +70,8 @@ static int open_fds(void) {
 }
 
 static void run_misbehaving_plan(void) {
-  const size_t ns[NCASES] = {1, 13, 2, 13, 3, 17, 4, 19, 5, 23, 6, 29, 7, 31, 8, 37, 9};
+  const size_t ns[NCASES] = {1, 13, 2, 13, 3, 17, 4, 19, 5, 23, 6, 29, 7, 31, 8, 37, 9,
+                             59, 10, 61, 11, 67, 12, 71, 14, 79, 15};
   for (int i = 0; i < NCASES; i++) g_cases[i] = good(ns[i]);
   /* Case 1 is unsupported; were it run, the fake worker would crash on n = 13. */
   g_cases[1] = (kg_case){kg_variant_find("neighbored"), KG_F16, 13, KG_PAT_EXACT, 0, 0};
@@ -103,6 +107,12 @@ static const struct {
     {23, "protocol"},
     {29, "exited with status 0"},
     {31, "answer for another case"},
+    /* The protocol's rules (supervisor.h): the case that misbehaved fails, never the next one. */
+    {59, "worker broke the protocol: "}, /* answered twice in one write */
+    {61, "worker broke the protocol: "}, /* answered again 50 ms later: "answered twice" */
+    {67, "worker broke the protocol: NUL byte inside a line"},
+    {71, "worker broke the protocol: line longer than 262144 bytes"},
+    {79, "worker broke the protocol: 7 bytes after its answer"},
 };
 
 /* Each bad case errors with its reason; the next case passes on a fresh worker. */
@@ -387,6 +397,208 @@ START_TEST(test_supervise_too_big_skipped) {
 }
 END_TEST
 
+/* --- Protocol: the sequential (sanitizer) path keeps the same rules. */
+
+START_TEST(test_supervise_san_bad_case_isolated) {
+  kg_case c[3] = {good(1), good(k_bad[_i].n), good(2)};
+  kg_result r[3];
+  kg_super_opts o = {k_fake, 1.0, 10.0, NULL, NULL, 0};
+  kg_run_params p = {1, 3, {0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  kg_device_info dev;
+  char err[256] = "";
+  ck_assert_msg(kg_supervise_san(c, 3, &p, &o, NULL, r, &dev, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(r[1].status == KG_ST_ERROR, "n=%zu: status %s", k_bad[_i].n, kg_status_name(r[1].status));
+  ck_assert_msg(strstr(r[1].message, k_bad[_i].message) != NULL, "n=%zu: message '%s' lacks \"%s\"", k_bad[_i].n,
+                r[1].message, k_bad[_i].message);
+  ck_assert_int_eq(r[0].status, KG_ST_PASS);
+  ck_assert_msg(r[2].status == KG_ST_PASS, "n=%zu: the next case: %s", k_bad[_i].n, r[2].message);
+  ck_assert_str_eq(r[2].expected, "2");
+  ck_assert_str_ne(r[0].got, r[2].got);
+}
+END_TEST
+
+/* A worker writing without newlines, forever: the case fails at the line
+ * limit, at once, and the buffer never grows past it. */
+START_TEST(test_supervise_endless_line_bounded) {
+  kg_case c[3] = {good(1), good(73), good(2)};
+  kg_result r[3];
+  char err[256] = "";
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ck_assert_int_eq(run(k_fake, 20.0, c, 3, r, err, sizeof err), 0);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  getrusage(RUSAGE_SELF, &after);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  ck_assert_int_eq(r[1].status, KG_ST_ERROR);
+  ck_assert_str_eq(r[1].message, "worker broke the protocol: line longer than 262144 bytes");
+  ck_assert_int_eq(r[2].status, KG_ST_PASS);
+  ck_assert_msg(secs < 5, "%.1f s: the limit did not stop the read", secs);
+  ck_assert_msg(after.ru_maxrss - before.ru_maxrss < 8192, "peak memory grew by %ld KiB",
+                after.ru_maxrss - before.ru_maxrss);
+}
+END_TEST
+
+/* --- Process groups: a worker that forks leaves nothing running. The checks
+ * run in a child that adopts orphans, so a survivor comes back to it. */
+
+typedef struct group_case {
+  size_t n;       /* the forking case */
+  double timeout; /* the watchdog */
+  int status;     /* what the forking case ends as */
+  const char *message;
+} group_case;
+
+static const group_case k_group[] = {
+    {47, 0.5, KG_ST_ERROR, "timeout after 0.5 s"}, /* hangs: killed with its grandchild */
+    {53, 10, KG_ST_PASS, ""},                      /* answers; its grandchild outlives it unless the group dies */
+};
+
+static void group_body(void *ctx, char *msg, size_t len) {
+  const group_case *g = ctx;
+  char pids[] = "/tmp/kg_pids_XXXXXX";
+  int fd = mkstemp(pids);
+  if (fd < 0) return (void)snprintf(msg, len, "mkstemp");
+  close(fd), unlink(pids);
+  setenv("FAKE_PID_FILE", pids, 1);
+  kg_case c[3] = {good(1), good(g->n), good(2)};
+  kg_result r[3];
+  char err[256] = "";
+  int rc = run(k_fake, g->timeout, c, 3, r, err, sizeof err);
+  pid_t worker, grandchild;
+  int have = kgt_read_pids(pids, &worker, &grandchild) == 0;
+  unlink(pids);
+  if (rc) snprintf(msg, len, "kg_supervise: %d %s", rc, err);
+  else if ((int)r[1].status != g->status || strcmp(r[1].message, g->message))
+    snprintf(msg, len, "n=%zu: %s '%s'", g->n, kg_status_name(r[1].status), r[1].message);
+  else if (r[0].status != KG_ST_PASS || r[2].status != KG_ST_PASS) snprintf(msg, len, "a healthy case did not pass");
+  else if (!have) snprintf(msg, len, "no pid file from the fake worker");
+  else if (!kgt_gone(worker, 2.0)) snprintf(msg, len, "the worker %ld still runs", (long)worker);
+  else if (!kgt_gone(grandchild, 2.0)) snprintf(msg, len, "its grandchild %ld still runs", (long)grandchild);
+}
+
+START_TEST(test_supervise_group_killed) {
+  char msg[512];
+  int status = kgt_subreaper_child(group_body, (void *)&k_group[_i], msg, sizeof msg);
+  ck_assert_msg(msg[0] == '\0', "n=%zu: %s", k_group[_i].n, msg);
+  ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+END_TEST
+
+/* --- Signals: SIGINT or SIGTERM to the supervising process while a worker
+ * (and the grandchild it forked) hangs. */
+
+static const int k_sigs[] = {SIGINT, SIGTERM};
+
+static void signal_body(void *ctx, char *msg, size_t len) {
+  int sig = *(const int *)ctx;
+  char pids[] = "/tmp/kg_pids_XXXXXX";
+  int fd = mkstemp(pids);
+  if (fd < 0) return (void)snprintf(msg, len, "mkstemp");
+  close(fd), unlink(pids);
+  setenv("FAKE_PID_FILE", pids, 1);
+  struct sigaction before, now;
+  sigaction(sig, NULL, &before);
+  pid_t killer = kgt_signal_when(pids, getpid(), sig);
+  kg_case c[4] = {good(1), good(47), good(2), good(3)};
+  kg_result r[4];
+  char err[256] = "";
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int rc = run(k_fake, 30.0, c, 4, r, err, sizeof err);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  waitpid(killer, NULL, 0);
+  pid_t worker, grandchild;
+  int have = kgt_read_pids(pids, &worker, &grandchild) == 0;
+  unlink(pids);
+  char want[64];
+  snprintf(want, sizeof want, "interrupted by %s", kg_super_signal_name(sig));
+  sigaction(sig, NULL, &now);
+  kg_result r2[1];
+  char err2[256] = "";
+  char *missing[] = {"/nonexistent/kgate", NULL};
+  int again = run(missing, 1.0, c, 1, r2, err2, sizeof err2);
+  if (rc != KG_SUPER_INTERRUPTED || strcmp(err, want)) snprintf(msg, len, "kg_supervise: %d '%s'", rc, err);
+  else if (kg_super_interrupted() != sig) snprintf(msg, len, "kg_super_interrupted: %d", kg_super_interrupted());
+  else if (r[0].status != KG_ST_PASS) snprintf(msg, len, "the case before: %s", kg_status_name(r[0].status));
+  else if (r[1].status != KG_ST_PENDING || r[2].status != KG_ST_PENDING || r[3].status != KG_ST_PENDING)
+    snprintf(msg, len, "not pending: %s %s %s", kg_status_name(r[1].status), kg_status_name(r[2].status),
+             kg_status_name(r[3].status));
+  else if ((double)(t1.tv_sec - t0.tv_sec) > 10) snprintf(msg, len, "it waited for the watchdog");
+  else if (!have) snprintf(msg, len, "no pid file from the fake worker");
+  else if (!kgt_gone(worker, 2.0)) snprintf(msg, len, "the worker %ld still runs", (long)worker);
+  else if (!kgt_gone(grandchild, 2.0)) snprintf(msg, len, "its grandchild %ld still runs", (long)grandchild);
+  else if (now.sa_handler != before.sa_handler) snprintf(msg, len, "the signal's disposition was not restored");
+  else if (again != KG_SUPER_INTERRUPTED) snprintf(msg, len, "a later call started: %d '%s'", again, err2);
+}
+
+START_TEST(test_supervise_signal_stops) {
+  char msg[512];
+  int status = kgt_subreaper_child(signal_body, (void *)&k_sigs[_i], msg, sizeof msg);
+  ck_assert_msg(WIFEXITED(status), "%s killed the supervising process", strsignal(k_sigs[_i]));
+  ck_assert_msg(msg[0] == '\0', "%s: %s", strsignal(k_sigs[_i]), msg);
+}
+END_TEST
+
+/* The same through the sequential path (--sanitize, selftest). */
+static void signal_san_body(void *ctx, char *msg, size_t len) {
+  int sig = *(const int *)ctx;
+  char pids[] = "/tmp/kg_pids_XXXXXX";
+  int fd = mkstemp(pids);
+  if (fd < 0) return (void)snprintf(msg, len, "mkstemp");
+  close(fd), unlink(pids);
+  setenv("FAKE_PID_FILE", pids, 1);
+  pid_t killer = kgt_signal_when(pids, getpid(), sig);
+  kg_case c[3] = {good(1), good(47), good(2)};
+  kg_result r[3];
+  kg_super_opts o = {k_fake, 30.0, 10.0, NULL, NULL, 0};
+  kg_run_params p = {1, 3, {0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  kg_device_info dev;
+  char err[256] = "";
+  int rc = kg_supervise_san(c, 3, &p, &o, NULL, r, &dev, err, sizeof err);
+  waitpid(killer, NULL, 0);
+  pid_t worker, grandchild;
+  int have = kgt_read_pids(pids, &worker, &grandchild) == 0;
+  unlink(pids);
+  if (rc != KG_SUPER_INTERRUPTED) snprintf(msg, len, "kg_supervise_san: %d '%s'", rc, err);
+  else if (r[0].status != KG_ST_PASS || r[1].status != KG_ST_PENDING || r[2].status != KG_ST_PENDING)
+    snprintf(msg, len, "statuses %s %s %s", kg_status_name(r[0].status), kg_status_name(r[1].status),
+             kg_status_name(r[2].status));
+  else if (!have) snprintf(msg, len, "no pid file from the fake worker");
+  else if (!kgt_gone(worker, 2.0) || !kgt_gone(grandchild, 2.0)) snprintf(msg, len, "a process still runs");
+}
+
+START_TEST(test_supervise_san_signal_stops) {
+  char msg[512];
+  int status = kgt_subreaper_child(signal_san_body, (void *)&k_sigs[_i], msg, sizeof msg);
+  ck_assert_msg(WIFEXITED(status), "%s killed the supervising process", strsignal(k_sigs[_i]));
+  ck_assert_msg(msg[0] == '\0', "%s: %s", strsignal(k_sigs[_i]), msg);
+}
+END_TEST
+
+/* nohup and background jobs start us with SIGINT ignored: it stays ignored. */
+static void ignored_body(void *ctx, char *msg, size_t len) {
+  (void)ctx;
+  signal(SIGINT, SIG_IGN);
+  kg_super_trap(1);
+  raise(SIGINT);
+  int caught = kg_super_interrupted();
+  kg_super_trap(0);
+  struct sigaction now;
+  sigaction(SIGINT, NULL, &now);
+  if (caught) snprintf(msg, len, "an ignored SIGINT was caught");
+  else if (now.sa_handler != SIG_IGN) snprintf(msg, len, "SIGINT is no longer ignored");
+}
+
+START_TEST(test_supervise_trap_keeps_ignored) {
+  char msg[512];
+  int status = kgt_subreaper_child(ignored_body, NULL, msg, sizeof msg);
+  ck_assert(WIFEXITED(status));
+  ck_assert_msg(msg[0] == '\0', "%s", msg);
+}
+END_TEST
+
 Suite *make_supervisor_suite(void) {
   Suite *s = suite_create("supervisor");
   TCase *core = tcase_create("Core");
@@ -417,5 +629,14 @@ Suite *make_supervisor_suite(void) {
   tcase_add_test(multi, test_supervise_too_big_skipped);
   suite_add_tcase(s, multi);
   suite_add_tcase(s, errors);
+  TCase *groups = tcase_create("Groups");
+  tcase_set_timeout(groups, 60);
+  tcase_add_loop_test(groups, test_supervise_san_bad_case_isolated, 0, sizeof k_bad / sizeof k_bad[0]);
+  tcase_add_test(groups, test_supervise_endless_line_bounded);
+  tcase_add_loop_test(groups, test_supervise_group_killed, 0, sizeof k_group / sizeof k_group[0]);
+  tcase_add_loop_test(groups, test_supervise_signal_stops, 0, sizeof k_sigs / sizeof k_sigs[0]);
+  tcase_add_loop_test(groups, test_supervise_san_signal_stops, 0, sizeof k_sigs / sizeof k_sigs[0]);
+  tcase_add_test(groups, test_supervise_trap_keeps_ignored);
+  suite_add_tcase(s, groups);
   return s;
 }

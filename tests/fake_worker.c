@@ -6,7 +6,7 @@
  *   fake_worker [worker ...]  hello, then answer every case (below)
  *   fake_worker fatal         {"fatal":"no CUDA device: test"} instead of hello
  *   fake_worker mute          exit 3 before any line
- *   fake_worker sleep         never say hello
+ *   fake_worker sleep         never say hello (fork a sleeping grandchild, then hang)
  *   fake_worker garbage       a first line that is not JSON
  * $FAKE_MEM_BYTES sets the hello's mem_bytes (default 0: unknown).
  *   fake_worker worker --device N   as a worker on device N: "device" in
@@ -20,7 +20,18 @@
  *   31 answer for another case   37 the answer in two writes, 100 ms apart
  * With $FAKE_SAN_LOG set it also plays compute-sanitizer (its --log-file):
  *   41 a memcheck report appended to the log, then a pass
- *   43 a pass; a report and exit status 86 only when stdin closes */
+ *   43 a pass; a report and exit status 86 only when stdin closes
+ * Process groups ($FAKE_PID_FILE, when set, gets "<worker pid> <grandchild
+ * pid>" once the grandchild exists, written whole through a rename):
+ *   47 fork a grandchild that sleeps forever, then hang
+ *   53 fork a grandchild that sleeps forever, then answer (it outlives us)
+ * The protocol's rules (supervisor.h):
+ *   59 the answer twice, in one write     61 the answer, then again 50 ms later
+ *   67 the answer, a NUL and more bytes before the newline
+ *   71 1 MiB without a newline, then hang
+ *   73 bytes without a newline, forever
+ *   79 the answer, then bytes with no newline
+ * $FAKE_MODE, when set, replaces the mode (for `kgate check --worker`). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +58,22 @@ static void san_log(const char *text) {
   fclose(f);
 }
 
+/* A grandchild in the worker's process group that sleeps until killed. */
+static void fork_sleeper(void) {
+  pid_t child = fork();
+  if (child == 0)
+    for (;;) pause();
+  const char *path = getenv("FAKE_PID_FILE");
+  if (!path || child < 0) return;
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  fprintf(f, "%ld %ld\n", (long)getpid(), (long)child);
+  fclose(f);
+  rename(tmp, path);
+}
+
 static void emit(char *line) {
   if (!line) exit(4);
   printf("%s\n", line);
@@ -55,12 +82,15 @@ static void emit(char *line) {
 }
 
 int main(int argc, char **argv) {
-  const char *mode = argc > 1 ? argv[1] : "worker";
+  const char *mode = getenv("FAKE_MODE") ? getenv("FAKE_MODE") : argc > 1 ? argv[1] : "worker";
   int device = argc > 3 && !strcmp(argv[2], "--device") ? atoi(argv[3]) : -1;
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core); /* the SIGSEGV case must not dump core */
   if (!strcmp(mode, "mute")) return 3;
-  if (!strcmp(mode, "sleep")) for (;;) pause();
+  if (!strcmp(mode, "sleep")) { /* with a grandchild, as a wrapper that hangs would have */
+    fork_sleeper();
+    for (;;) pause();
+  }
   if (!strcmp(mode, "garbage")) {
     puts("hello, supervisor");
     return 0;
@@ -83,6 +113,7 @@ int main(int argc, char **argv) {
     char err[200];
     if (kg_proto_decode_case(line, &index, &c, &p, err, sizeof err)) {
       fprintf(stderr, "fake_worker: %s\n", err);
+      free(line);
       return 2;
     }
     kg_result r = {.status = KG_ST_PASS, .repeats = p.repeats, .depth = 1};
@@ -99,6 +130,7 @@ int main(int argc, char **argv) {
       r.status = KG_ST_ERROR;
       snprintf(r.message, sizeof r.message, "CUDA error at fake.cu:19: cudaErrorIllegalAddress (700) / kernel");
       emit(kg_proto_encode_result(index, &r, 1));
+      free(line); /* LeakSanitizer: the sanitizer build checks the fake worker too */
       return 1;
     case 23:
       puts("Segmentation fault (core dumped)");
@@ -114,6 +146,37 @@ int main(int argc, char **argv) {
       emit(kg_proto_encode_result(index, &r, 0));
       continue;
     case 31: emit(kg_proto_encode_result(index + 1, &r, 0)); continue;
+    case 47: fork_sleeper(); for (;;) pause();
+    case 53:
+      fork_sleeper();
+      emit(kg_proto_encode_result(index, &r, 0));
+      continue;
+    case 59:
+    case 67:
+    case 79: {
+      char *ans = kg_proto_encode_result(index, &r, 0);
+      if (!ans) return 4;
+      if (c.n == 59) printf("%s\n%s\n", ans, ans);
+      if (c.n == 67) printf("%s%c{\"case\":%zu}\n", ans, '\0', index + 1);
+      if (c.n == 79) printf("%s\ngarbage", ans);
+      fflush(stdout);
+      free(ans);
+      continue;
+    }
+    case 61:
+      emit(kg_proto_encode_result(index, &r, 0));
+      nanosleep(&(struct timespec){0, 50000000}, NULL);
+      emit(kg_proto_encode_result(index, &r, 0));
+      continue;
+    case 71:
+    case 73: {
+      static char chunk[65536];
+      memset(chunk, 'x', sizeof chunk);
+      for (int k = 0; c.n == 73 || k < 16; k++)
+        if (fwrite(chunk, 1, sizeof chunk, stdout) != sizeof chunk) return free(line), 6;
+      fflush(stdout);
+      for (;;) pause();
+    }
     case 37: {
       char *s = kg_proto_encode_result(index, &r, 0);
       size_t half = strlen(s) / 2;

@@ -6,7 +6,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 void kgt_mkscratch(char *dir, size_t len, const char *tag) {
@@ -103,4 +108,62 @@ kg_device_info kgt_h200(void) {
   return (kg_device_info){.name = "NVIDIA H200", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
                           .peak_gbps = 4814.304, .roofline_gbps = 4434.3, .driver_version = 13000,
                           .runtime_version = 13000};
+}
+
+int kgt_subreaper_child(void (*body)(void *ctx, char *msg, size_t len), void *ctx, char *msg, size_t len) {
+  int fds[2];
+  ck_assert_int_eq(pipe(fds), 0);
+  fflush(stdout), fflush(stderr);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    char text[512] = "";
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) snprintf(text, sizeof text, "PR_SET_CHILD_SUBREAPER failed");
+    else body(ctx, text, sizeof text);
+    ssize_t put = write(fds[1], text, strlen(text) + 1);
+    _exit(put > 0 ? 0 : 1);
+  }
+  close(fds[1]);
+  size_t got = 0;
+  ssize_t r;
+  while (got + 1 < len && (r = read(fds[0], msg + got, len - 1 - got)) != 0)
+    if (r > 0) got += (size_t)r;
+    else if (errno != EINTR) break;
+  close(fds[0]);
+  msg[got] = '\0';
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!got) snprintf(msg, len, "child died before reporting");
+  return status;
+}
+
+pid_t kgt_signal_when(const char *path, pid_t target, int sig) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  for (int k = 0; k < 3000 && access(path, F_OK) != 0; k++) nanosleep(&(struct timespec){0, 10000000}, NULL);
+  kill(target, sig);
+  _exit(0);
+}
+
+int kgt_gone(pid_t pid, double wait_s) {
+  for (int k = 0; k <= (int)(wait_s * 100); k++) {
+    pid_t r = waitpid(pid, NULL, WNOHANG);
+    if (r == pid) return 1;
+    if (r < 0 && kill(pid, 0) != 0 && errno == ESRCH) return 1;
+    nanosleep(&(struct timespec){0, 10000000}, NULL);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  return 0;
+}
+
+int kgt_read_pids(const char *path, pid_t *a, pid_t *b) {
+  FILE *f = fopen(path, "r");
+  long x = 0, y = 0;
+  int n = f ? fscanf(f, "%ld %ld", &x, &y) : 0;
+  if (f) fclose(f);
+  *a = (pid_t)x, *b = (pid_t)y;
+  return n == 2 && x > 0 && y > 0 ? 0 : -1;
 }

@@ -39,4 +39,22 @@ void kgt_stamp(kg_run_meta *m, const char *commit);
 /* The H200 the chart, history and page tests describe. */
 kg_device_info kgt_h200(void);
 
+/* --- Processes (the supervisor's process groups and signals). */
+#include <sys/types.h>
+
+/* Runs body(ctx, msg, len) in a forked child that adopts orphans
+ * (PR_SET_CHILD_SUBREAPER), so a process that outlived its killing comes back
+ * to it. body writes "" into msg when all it checked held, else what failed;
+ * it must not use ck_assert. Returns the child's wait status; msg gets the
+ * body's text ("child died before reporting" when it did not finish). */
+int kgt_subreaper_child(void (*body)(void *ctx, char *msg, size_t len), void *ctx, char *msg, size_t len);
+/* Forks a process that waits (at most 30 s) for path to exist, then sends
+ * sig to target. Its pid, to be waited for. */
+pid_t kgt_signal_when(const char *path, pid_t target, int sig);
+/* 1 when pid is gone within wait_s seconds (an orphan handed to us is
+ * waited for), 0 when it still runs (it is then killed, not to linger). */
+int kgt_gone(pid_t pid, double wait_s);
+/* Two pids from path ("<a> <b>"): 0, or -1 when it is missing or malformed. */
+int kgt_read_pids(const char *path, pid_t *a, pid_t *b);
+
 #endif
