@@ -3,10 +3,9 @@
  *
  * The unit of evidence is a block: one separately allocated input copy in one
  * worker process, in which head and base samples were taken interleaved
- * (ABBA quads) on the same buffers after the same L2 flush. A block's
- * estimate is the median over its quads of ln(head/base), each quad's head
- * and base the geometric means of its two samples (timing.h), so a
- * preempted sample does not move it. Blocks are the replicates because the variance of a
+ * (ABBA) on the same buffers after the same L2 flush. A block's estimate is
+ * the median of ln(head/base) over its sample pairs, so a preempted sample
+ * does not move it. Blocks are the replicates because the variance of a
  * kernel's time lives between processes and allocations (placement), not
  * between samples of one process: pooling every pair as independent, as a
  * Mann-Whitney test over samples would, understates the uncertainty. The

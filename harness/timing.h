@@ -43,11 +43,10 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
                      const kg_time_opts *o, kg_timing *out);
 
 /* The paired sampler: after one warm-up run of each (with warm), up to
- * max_quads ABBA quads of head and base, in batches sized to end within
- * max_seconds (at least one quad). Each quad gives one pair: the geometric
- * means of its two head and its two base samples (timing.c says why). A quad
- * with a set-aside sample is dropped. head_us/base_us need room for
- * max_quads values (capped at 1024 quads). */
+ * max_quads ABBA quads of head and base, two pairs each, in batches sized to
+ * end within max_seconds (at least one quad; timing.c says why this order).
+ * A pair with a set-aside sample is dropped. head_us/base_us need room for
+ * 2 * max_quads values (capped at 1024 quads). */
 int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step *base, size_t max_quads,
                    double max_seconds, int hot, int warm, double *head_us, double *base_us, size_t *npairs,
                    int *set_aside);
