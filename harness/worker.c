@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dtype.h"
 #include "input.h"
@@ -236,11 +235,6 @@ static void free_copies(state *st) {
   st->npcopy = 0;
 }
 
-static double wall_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* A paired case: the variant and its base (pair_variant, from kgate's own
  * module or the same name from the base module) on the same inputs, one
@@ -298,24 +292,25 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   }
   if (!rc) st->pcopy_dirty = (head->flags | base->flags) & KG_CLOBBERS;
   void **bufs = st->pcopy;
-  /* The cell's time cap is split over the copies. A kernel so slow that one
-   * quad per copy overruns it keeps two copies: the fewest that still make a
-   * spread within this worker visible. */
-  double t0 = wall_s();
+  /* The cell's time cap is split over the copies. A kernel so slow that its
+   * first copy's share held only one quad keeps two copies: the fewest that
+   * still make a spread within this worker visible. */
+  size_t first_pairs = 0;
   for (int k = 0; !rc && k < copies; k++) {
     step_ctx xh = {st, head, c, bufs[k]}, xb = {st, base, c, bufs[k]};
     kg_sample_step sh_ = {run_step, head->flags & KG_CLOBBERS ? restore_step : NULL, &xh};
     kg_sample_step sb_ = {run_step, base->flags & KG_CLOBBERS ? restore_step : NULL, &xb};
     size_t npairs = 0;
-    if (k == 1 && copies > 2 && (wall_s() - t0) * copies > 1.5 * p->pair.max_seconds) copies = 2;
+    if (k == 1 && copies > 2 && first_pairs <= 2) copies = 2; /* one quad filled the first copy's share */
     int e = kg_timer_pairs(st->timer, &sh_, &sb_, (size_t)quads, p->pair.max_seconds / copies, p->time.hot, k == 0,
                            h, b, &npairs, &r->pair_set_aside);
     if (e) {
       snprintf(st->error, sizeof st->error, "CUDA error at %s:%d: %s (%d) / paired timing of %s", __FILE_NAME__,
                __LINE__, cudaGetErrorName((cudaError_t)e), e, kg_variants[c->variant].name);
       rc = -1;
-    } else if (kg_pblock_from_pairs(h, b, npairs, &r->blocks[r->nblocks]) == 0) {
-      r->nblocks++;
+    } else {
+      if (k == 0) first_pairs = npairs;
+      if (kg_pblock_from_pairs(h, b, npairs, &r->blocks[r->nblocks]) == 0) r->nblocks++;
     }
   }
   free(h);
