@@ -26,6 +26,8 @@ Suite *make_merge_suite(void);
 Suite *make_escape_suite(void);
 Suite *make_validate_suite(void);
 Suite *make_fileio_suite(void);
+Suite *make_module_suite(void);
+Suite *make_pairrun_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -52,6 +54,8 @@ int main(void) {
   srunner_add_suite(sr, make_escape_suite());
   srunner_add_suite(sr, make_validate_suite());
   srunner_add_suite(sr, make_fileio_suite());
+  srunner_add_suite(sr, make_module_suite());
+  srunner_add_suite(sr, make_pairrun_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -1,0 +1,123 @@
+/* The paired gate's plan: which cells of a run are paired with the base,
+ * and which are NEW, UNKNOWN or MISSING; the order of the verdict table. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pairrun.h"
+#include "registry.h"
+
+#define N22 ((size_t)1 << 22)
+
+static kg_case g_cases[4];
+static kg_result g_results[4];
+
+/* A run: reduce7 f32 passed and timed, cub_sum f32 passed and timed,
+ * reduce0 f32 timed but failed, reduce7 f32 at 33 untimed. */
+static kg_run make_run(void) {
+  int r7 = kg_variant_find("reduce7_shuffle"), cub = kg_variant_find("cub_sum"), r0 = kg_variant_find("reduce0_divergent");
+  g_cases[0] = (kg_case){r7, KG_F32, N22, KG_PAT_UNIFORM, 1, 1};
+  g_cases[1] = (kg_case){cub, KG_F32, N22, KG_PAT_UNIFORM, 1, 1};
+  g_cases[2] = (kg_case){r0, KG_F32, N22, KG_PAT_UNIFORM, 1, 1};
+  g_cases[3] = (kg_case){r7, KG_F32, 33, KG_PAT_UNIFORM, 1, 0};
+  memset(g_results, 0, sizeof g_results);
+  for (int i = 0; i < 4; i++) g_results[i].status = KG_ST_PASS;
+  g_results[0].timing.samples = g_results[1].timing.samples = 10;
+  g_results[2].status = KG_ST_FAIL;
+  kg_run run = {0};
+  run.n = 4, run.cases = g_cases, run.results = g_results;
+  return run;
+}
+
+/* The base: reduce7 (f32 among its dtypes), reduce0, a mutant, and a
+ * variant this kgate does not have; no cub_sum. */
+static kg_modvariant g_base_v[] = {{"reduce7_shuffle", 0, 0x3f},
+                                   {"reduce0_divergent", 0, 0x3f},
+                                   {"mut_none", 0, 0x04},
+                                   {"team_only", 0, 0x04}};
+
+static kg_modinfo base_info(void) {
+  kg_modinfo mi = {0};
+  mi.n = 4, mi.v = g_base_v;
+  return mi;
+}
+
+static const kg_pair_cell *find(const kg_pair_cell *c, size_t n, const char *variant) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(c[i].variant, variant)) return &c[i];
+  return NULL;
+}
+
+START_TEST(test_pair_plan_outcomes) {
+  kg_run run = make_run();
+  kg_modinfo base = base_info();
+  kg_pair_cell *cells;
+  kg_pair_job *jobs;
+  size_t ncells, njobs;
+  ck_assert_int_eq(kg_pair_plan(&run, &base, 1, &cells, &ncells, &jobs, &njobs), 0);
+  ck_assert_uint_eq(njobs, 1); /* only reduce7: passed, timed, in the base */
+  ck_assert_int_eq(jobs[0].variant, kg_variant_find("reduce7_shuffle"));
+  ck_assert_uint_eq(jobs[0].n, N22);
+  ck_assert_str_eq(cells[0].variant, "reduce7_shuffle");
+  ck_assert_int_eq(cells[0].stat.verdict, KG_PV_UNDECIDED);
+  ck_assert_int_eq(find(cells, ncells, "cub_sum")->stat.verdict, KG_PV_NEW);
+  const kg_pair_cell *u = find(cells, ncells, "reduce0_divergent");
+  ck_assert_int_eq(u->stat.verdict, KG_PV_UNKNOWN);
+  ck_assert_ptr_nonnull(strstr(u->message, "fail"));
+  const kg_pair_cell *m = find(cells, ncells, "team_only");
+  ck_assert_ptr_nonnull(m);
+  ck_assert_int_eq(m->stat.verdict, KG_PV_MISSING);
+  ck_assert_uint_eq(m->n, N22); /* at the size the run timed for f32 */
+  ck_assert_ptr_null(find(cells, ncells, "mut_none")); /* a base's mutant is kgate's too */
+  ck_assert_uint_eq(ncells, 4);
+  free(cells);
+  free(jobs);
+}
+END_TEST
+
+/* With --variant, base variants outside the selection are not MISSING. */
+START_TEST(test_pair_plan_selection_no_missing) {
+  kg_run run = make_run();
+  kg_modinfo base = base_info();
+  kg_pair_cell *cells;
+  kg_pair_job *jobs;
+  size_t ncells, njobs;
+  ck_assert_int_eq(kg_pair_plan(&run, &base, 0, &cells, &ncells, &jobs, &njobs), 0);
+  ck_assert_ptr_null(find(cells, ncells, "team_only"));
+  ck_assert_uint_eq(ncells, 3);
+  free(cells);
+  free(jobs);
+}
+END_TEST
+
+START_TEST(test_pair_sort_regressions_first) {
+  kg_pair_cell c[5];
+  memset(c, 0, sizeof c);
+  const kg_pverdict v[5] = {KG_PV_SAME, KG_PV_FASTER, KG_PV_SLOWER, KG_PV_UNDECIDED, KG_PV_SLOWER};
+  const char *names[5] = {"a", "b", "d", "c", "b"};
+  for (int i = 0; i < 5; i++) c[i].stat.verdict = v[i], snprintf(c[i].variant, sizeof c[i].variant, "%s", names[i]);
+  kg_pair_sort(c, 5);
+  ck_assert_int_eq(c[0].stat.verdict, KG_PV_SLOWER);
+  ck_assert_str_eq(c[0].variant, "b");
+  ck_assert_str_eq(c[1].variant, "d");
+  ck_assert_int_eq(c[2].stat.verdict, KG_PV_UNDECIDED);
+  ck_assert_int_eq(c[3].stat.verdict, KG_PV_FASTER);
+  ck_assert_int_eq(c[4].stat.verdict, KG_PV_SAME);
+  size_t count[KG_NPVERDICTS];
+  kg_pair_count(c, 5, count);
+  ck_assert_uint_eq(count[KG_PV_SLOWER], 2);
+  ck_assert_uint_eq(count[KG_PV_SAME], 1);
+  ck_assert_uint_eq(count[KG_PV_NEW], 0);
+}
+END_TEST
+
+Suite *make_pairrun_suite(void) {
+  Suite *s = suite_create("pairrun");
+  TCase *core = tcase_create("Core");
+  tcase_add_test(core, test_pair_plan_outcomes);
+  tcase_add_test(core, test_pair_plan_selection_no_missing);
+  tcase_add_test(core, test_pair_sort_regressions_first);
+  suite_add_tcase(s, core);
+  return s;
+}
