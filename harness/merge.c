@@ -10,6 +10,7 @@
 
 #include "baseline.h"
 #include "dtype.h"
+#include "pairrun.h"
 #include "registry.h"
 
 typedef struct item {
@@ -35,6 +36,46 @@ static const char *mismatch(const kg_run_meta *a, const kg_run_meta *b) {
   if (a->repeats != b->repeats) return "repeats";
   if (a->time.hot != b->time.hot) return "L2 mode (--hot)";
   return NULL;
+}
+
+/* The paired cells of several runs (shards of one paired run): all paired
+ * against the same base module, each cell once. 0, or -1 with err. */
+static int merge_pairs(const char *const *paths, const kg_run *runs, size_t nruns, kg_run *out, char *err,
+                       size_t errlen) {
+  size_t total = 0;
+  for (size_t f = 0; f < nruns; f++) {
+    if (runs[f].pair.on != runs[0].pair.on) {
+      snprintf(err, errlen, "%s is paired and %s is not: refusing to merge", paths[runs[0].pair.on ? 0 : f],
+               paths[runs[0].pair.on ? f : 0]);
+      return -1;
+    }
+    if (strcmp(runs[f].pair.base_name, runs[0].pair.base_name) ||
+        strcmp(runs[f].pair.base_version, runs[0].pair.base_version)) {
+      snprintf(err, errlen, "%s and %s were paired against different base modules: refusing to merge", paths[0],
+               paths[f]);
+      return -1;
+    }
+    total += runs[f].npairs;
+  }
+  if (!runs[0].pair.on) return 0;
+  out->pair = runs[0].pair;
+  out->pairs = malloc((total ? total : 1) * sizeof *out->pairs);
+  if (!out->pairs) return snprintf(err, errlen, "out of memory"), -1;
+  for (size_t f = 0; f < nruns; f++) {
+    if (runs[f].pair.wall_s > out->pair.wall_s) out->pair.wall_s = runs[f].pair.wall_s;
+    for (size_t i = 0; i < runs[f].npairs; i++) {
+      const kg_pair_cell *c = &runs[f].pairs[i];
+      for (size_t j = 0; j < out->npairs; j++)
+        if (!strcmp(out->pairs[j].variant, c->variant) && out->pairs[j].dtype == c->dtype && out->pairs[j].n == c->n) {
+          snprintf(err, errlen, "paired cell %.63s %s n=%zu is in more than one file (%s): refusing to merge",
+                   c->variant, kg_dtype_get(c->dtype)->name, c->n, paths[f]);
+          return -1;
+        }
+      out->pairs[out->npairs++] = *c;
+    }
+  }
+  kg_pair_sort(out->pairs, out->npairs);
+  return 0;
 }
 
 int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *err, size_t errlen) {
@@ -89,6 +130,7 @@ int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *er
     } else {
       for (size_t i = 0; i < total; i++) out->cases[i] = all[i].c, out->results[i] = all[i].r;
       out->n = total;
+      if (merge_pairs(paths, runs, npaths, out, err, errlen)) kg_run_free(out), rc = -1;
     }
   }
   free(all);

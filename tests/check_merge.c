@@ -167,6 +167,59 @@ START_TEST(test_merge_refuses_mismatch) {
 END_TEST
 
 /* The command: exit 2 with one line on a refusal, 0 and an ordinary results file otherwise. */
+/* A paired run's shards: each carries its cells; the merge joins them and
+ * refuses a paired file beside an unpaired one, and a cell twice. */
+static void write_paired(const kg_run *whole, unsigned i, const char *name, int paired, const char *variant) {
+  kg_run s = *whole;
+  s.cases = malloc(whole->n * sizeof *s.cases);
+  s.results = malloc(whole->n * sizeof *s.results);
+  size_t k = 0, *group = malloc(whole->n * sizeof *group);
+  kg_plan_groups(whole->cases, whole->n, group);
+  for (size_t c = 0; c < whole->n; c++)
+    if (group[c] % 2 == i - 1) s.cases[k] = whole->cases[c], s.results[k++] = whole->results[c];
+  s.n = k;
+  snprintf(s.meta.shard, sizeof s.meta.shard, "%u/2", i);
+  s.pairs = calloc(1, sizeof *s.pairs);
+  if (paired) {
+    s.pair = (kg_pair_meta){.on = 1, .confidence = 0.99, .copies = 4, .quads = 16, .rounds = 2, .max_rounds = 6};
+    snprintf(s.pair.base_name, sizeof s.pair.base_name, "kgate");
+    s.npairs = 1;
+    kg_pair_cell *c = &s.pairs[0];
+    snprintf(c->variant, sizeof c->variant, "%s", variant);
+    c->dtype = KG_F32, c->n = (size_t)1 << 22, c->min_effect = 0.01, c->rounds = 2;
+    c->stat = (kg_pair_stat){8, 128, i == 1 ? 1.03 : 1.0, i == 1 ? 1.02 : 0.995, i == 1 ? 1.04 : 1.005, 10, 9.7,
+                             i == 1 ? KG_PV_SLOWER : KG_PV_SAME};
+  }
+  char path[512], err[256];
+  snprintf(path, sizeof path, "%s/%s", g_dir, name);
+  ck_assert_msg(kg_results_write(path, &s, err, sizeof err) == 0, "%s", err);
+  free(group);
+  kg_run_free(&s);
+}
+
+START_TEST(test_merge_paired_cells) {
+  kg_run whole, out;
+  char err[512];
+  whole_run(&whole);
+  write_paired(&whole, 1, "p1.json", 1, "cub_sum");
+  write_paired(&whole, 2, "p2.json", 1, "two_pass");
+  ck_assert_msg(merge("p2.json", "p1.json", &out, err, sizeof err) == 0, "%s", err);
+  ck_assert(out.pair.on);
+  ck_assert_uint_eq(out.npairs, 2);
+  ck_assert_str_eq(out.pairs[0].variant, "cub_sum"); /* SLOWER first */
+  ck_assert_int_eq(out.pairs[0].stat.verdict, KG_PV_SLOWER);
+  ck_assert_double_eq_tol(out.pairs[0].stat.lo, 1.02, 1e-12);
+  kg_run_free(&out);
+  write_paired(&whole, 2, "u2.json", 0, NULL);
+  ck_assert_int_eq(merge("p1.json", "u2.json", &out, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "is paired and"));
+  write_paired(&whole, 2, "d2.json", 1, "cub_sum");
+  ck_assert_int_eq(merge("p1.json", "d2.json", &out, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "paired cell cub_sum f32"));
+  kg_run_free(&whole);
+}
+END_TEST
+
 START_TEST(test_merge_command) {
   kg_run whole;
   whole_run(&whole);
@@ -190,6 +243,7 @@ Suite *make_merge_suite(void) {
   tcase_add_test(core, test_merge_round_trip);
   tcase_add_test(core, test_merge_shard_recorded);
   tcase_add_test(core, test_merge_command);
+  tcase_add_test(core, test_merge_paired_cells);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, setup, teardown);
