@@ -312,7 +312,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
   *cli = (kg_cli){.cmd = KG_CMD_HELP, .seed = 1, .repeats = 3, .timeout_s = 60, .baseline_dir = "baselines",
                   .output = ".", .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
-                  .pair = {.copies = 4, .quads = 16, .max_seconds = 0.4}, .rounds = 2, .max_rounds = 6,
+                  .pair = {.copies = 4, .quads = 32, .max_seconds = 0.1}, .rounds = 2, .max_rounds = 6,
                   .pair_budget_s = 10};
   if (argc < 2) { /* `kgate $CMD` with an empty $CMD must not pass as a help request */
     snprintf(err, errlen, "no command given (usage: kgate <command> [options]; try --help)");
