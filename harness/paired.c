@@ -31,9 +31,13 @@ static const char *const k_pverdict[KG_NPVERDICTS] = {"SAME",    "SLOWER",  "FAS
 
 const char *kg_pverdict_name(kg_pverdict v) { return (unsigned)v < KG_NPVERDICTS ? k_pverdict[v] : "?"; }
 
-/* Provisional: the default minimum effects per input size are placeholders
- * until the A/A calibration (base against itself, blocks across fresh
- * workers, on the GPU) is recorded here, with its device and spread. */
+/* The default minimum effects per input size, against the A/A spread
+ * measured on an H100 (base = a copy of the same module, 240 cells of the
+ * default gate, 2 rounds of 4 copies): cell estimates spread 0.35 % (sd) at
+ * 2^22 (16-64 MiB inputs; largest |change| 0.97 %) and 0.10 % at 2^25
+ * (largest 0.33 %), so 1 % and 0.5 % sit three to five spreads out; in 10
+ * such runs (2400 cells) none was SLOWER or FASTER. Under 1 MiB nothing was
+ * measured: 5 % follows the launch-bound spread of verdict.c's tolerances. */
 static const struct {
   size_t below; /* bytes: the first row whose limit exceeds the input's size */
   double effect;
