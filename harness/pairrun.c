@@ -116,9 +116,10 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
   }
   kg_run_params prp = *rp;
   prp.pair.on = 1;
-  double t0 = now_s();
+  double extra0 = 0; /* when the rounds past ps->rounds began: budget_s counts from there */
   for (int round = 1; !rc && round <= ps->max_rounds; round++) {
-    if (round > ps->rounds && now_s() - t0 > ps->budget_s) break;
+    if (round == ps->rounds + 1) extra0 = now_s();
+    if (round > ps->rounds + 1 && now_s() - extra0 > ps->budget_s) break;
     size_t m = 0;
     for (size_t j = 0; j < njobs; j++) {
       if (round > ps->rounds && cells[j].stat.verdict != KG_PV_UNDECIDED) continue;
