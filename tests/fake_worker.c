@@ -83,6 +83,7 @@ int main(int argc, char **argv) {
     char err[200];
     if (kg_proto_decode_case(line, &index, &c, &p, err, sizeof err)) {
       fprintf(stderr, "fake_worker: %s\n", err);
+      free(line);
       return 2;
     }
     kg_result r = {.status = KG_ST_PASS, .repeats = p.repeats, .depth = 1};
@@ -99,6 +100,7 @@ int main(int argc, char **argv) {
       r.status = KG_ST_ERROR;
       snprintf(r.message, sizeof r.message, "CUDA error at fake.cu:19: cudaErrorIllegalAddress (700) / kernel");
       emit(kg_proto_encode_result(index, &r, 1));
+      free(line);
       return 1;
     case 23:
       puts("Segmentation fault (core dumped)");
