@@ -168,7 +168,14 @@ static int decode_blocks(json_t *bl, kg_result *r) {
   return 0;
 }
 
-static void copy_str(char *dst, size_t len, const char *src) { snprintf(dst, len, "%s", src ? src : ""); }
+/* A cut never splits a UTF-8 sequence (jansson gave valid UTF-8): every
+ * JSON encoder, the results file's too, refuses invalid UTF-8. */
+static void copy_str(char *dst, size_t len, const char *src) {
+  if (!len) return;
+  src = src ? src : "";
+  snprintf(dst, len, "%s", src);
+  for (size_t n = strlen(dst); n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80;) dst[--n] = '\0';
+}
 
 int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *restart, char *err, size_t errlen) {
   json_t *o = parse(line, err, errlen);

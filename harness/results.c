@@ -129,9 +129,9 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_pair_meta *m = &run->pair;
   snprintf(r->where, sizeof r->where, "paired");
   m->on = 1;
-  snprintf(m->base_path, sizeof m->base_path, "%s", kg_jrd_str(r, o, "base_path"));
-  snprintf(m->base_name, sizeof m->base_name, "%s", kg_jrd_str(r, o, "base_name"));
-  snprintf(m->base_version, sizeof m->base_version, "%s", kg_jrd_str(r, o, "base_version"));
+  kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, NULL);
+  kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, NULL);
+  kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, NULL);
   m->confidence = kg_jrd_num(r, o, "confidence");
   m->min_effect_pct = kg_jrd_num(r, o, "min_effect_pct");
   m->copies = (int)kg_jrd_int(r, o, "copies");
@@ -156,8 +156,8 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     json_t *c = json_array_get(cells, i);
     kg_pair_cell *pc = &run->pairs[i];
     snprintf(r->where, sizeof r->where, "paired.cells[%zu]", i);
-    const char *variant = kg_jrd_str(r, c, "variant"), *dtype = kg_jrd_str(r, c, "dtype"),
-               *verdict = kg_jrd_str(r, c, "verdict");
+    kg_jrd_text(r, c, "variant", pc->variant, sizeof pc->variant, kg_why_bad_variant);
+    const char *dtype = kg_jrd_str(r, c, "dtype"), *verdict = kg_jrd_str(r, c, "verdict");
     long long nn = kg_jrd_int(r, c, "n");
     kg_pair_stat *st = &pc->stat;
     st->ratio = kg_jrd_num(r, c, "ratio");
@@ -170,9 +170,8 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     st->pairs = (int)kg_jrd_int(r, c, "pairs");
     pc->rounds = (int)kg_jrd_int(r, c, "rounds");
     pc->set_aside = (int)kg_jrd_int(r, c, "set_aside");
-    snprintf(pc->message, sizeof pc->message, "%s", kg_jrd_str(r, c, "message"));
+    kg_jrd_text(r, c, "message", pc->message, sizeof pc->message, NULL);
     if (r->failed) return;
-    snprintf(pc->variant, sizeof pc->variant, "%s", variant);
     st->verdict = KG_NPVERDICTS;
     for (int v = 0; v < KG_NPVERDICTS; v++)
       if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) st->verdict = (kg_pverdict)v;

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,6 +161,56 @@ START_TEST(test_proto_fatal) {
 }
 END_TEST
 
+/* A string cut to its field's size keeps whole UTF-8 characters, so what was
+ * decoded encodes again (the encoders refuse invalid UTF-8). Each text is one
+ * character repeated past every field's size: a whole cut is the longest
+ * multiple of the character's length that fits. */
+static const struct {
+  const char *unit;
+  int count;
+} k_utf8_cuts[] = {{"\xc3\xa9", 150}, {"\xe2\x82\xac", 100}, {"\xf0\x9f\x98\x80", 80}};
+
+START_TEST(test_proto_decode_cuts_utf8_whole) {
+  const char *u = k_utf8_cuts[_i].unit;
+  size_t ulen = strlen(u);
+  char text[1024] = "", line[4096], err[200];
+  for (int k = 0; k < k_utf8_cuts[_i].count; k++) strcat(text, u);
+#define WHOLE(field) ((sizeof(field) - 1) / ulen * ulen)
+  kg_result r;
+  size_t index;
+  int restart;
+  snprintf(line, sizeof line,
+           "{\"case\":1,\"status\":\"fail\",\"got\":\"%s\",\"expected\":\"%s\",\"depth\":1,\"repeats\":1,"
+           "\"nondeterministic\":false,\"input_modified\":false,\"message\":\"%s\"}",
+           text, text, text);
+  ck_assert_msg(kg_proto_decode_result(line, &index, &r, &restart, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(strlen(r.got), WHOLE(r.got));
+  ck_assert_uint_eq(strlen(r.expected), WHOLE(r.expected));
+  ck_assert_uint_eq(strlen(r.message), WHOLE(r.message));
+  char *again = kg_proto_encode_result(index, &r, restart);
+  ck_assert_ptr_nonnull(again);
+  free(again);
+
+  kg_device_info d;
+  snprintf(line, sizeof line,
+           "{\"hello\":{\"name\":\"%s\",\"cc_major\":9,\"cc_minor\":0,\"sms\":132,\"l2_bytes\":1,\"mem_bytes\":1,"
+           "\"driver_version\":1,\"runtime_version\":1,\"mem_clock_khz\":1,\"bus_width_bits\":1,\"peak_gbps\":1,"
+           "\"roofline_gbps\":1}}",
+           text);
+  ck_assert_msg(kg_proto_decode_hello(line, &d, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(strlen(d.name), WHOLE(d.name));
+  ck_assert_ptr_nonnull(again = kg_proto_encode_hello(&d));
+  free(again);
+
+  snprintf(line, sizeof line, "{\"fatal\":\"%s\"}", text);
+  ck_assert_int_eq(kg_proto_decode_hello(line, &d, err, sizeof err), 1);
+  ck_assert_uint_eq(strlen(err), WHOLE(err));
+  ck_assert_ptr_nonnull(again = kg_proto_encode_fatal(err));
+  free(again);
+#undef WHOLE
+}
+END_TEST
+
 START_TEST(test_status_names) {
   const char *names[] = {"pending", "pass", "fail", "unsupported", "error"};
   for (int s = 0; s < KG_NSTATUS; s++) ck_assert_str_eq(kg_status_name((kg_status)s), names[s]);
@@ -253,6 +304,7 @@ Suite *make_proto_suite(void) {
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_test(limits, test_proto_result_nonfinite);
+  tcase_add_loop_test(limits, test_proto_decode_cuts_utf8_whole, 0, N(k_utf8_cuts));
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_proto_decode_case_rejects, 0, N(k_bad_cases));
