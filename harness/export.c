@@ -7,6 +7,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fileio.h"
+#include "pairrun.h"
 #include "registry.h"
 #include "report.h"
 
@@ -72,11 +73,65 @@ static void perf_message(const kg_cmp_row *row, char *buf, size_t len) {
            sig3(row->base_us).s, row->change * 100, row->tol * 100);
 }
 
+/* ---- the paired gate's cells (shared) ------------------------------------ */
+
+/* Report order, the ones that block or need a look first (kg_pair_sort's);
+ * the writers walk this table rather than trust a file's order. */
+static const kg_pverdict k_pv_order[] = {KG_PV_SLOWER, KG_PV_UNKNOWN, KG_PV_UNDECIDED, KG_PV_MISSING,
+                                         KG_PV_FASTER, KG_PV_NEW,     KG_PV_SAME};
+enum { KG_NPV_ORDER = sizeof k_pv_order / sizeof k_pv_order[0] };
+
+/* A cell carries numbers only when blocks were timed (NEW, MISSING and
+ * UNKNOWN have none; see results.h). */
+static int pair_has_numbers(const kg_pair_cell *c) { return c->stat.blocks > 0; }
+
+/* The paired cell of (variant, dtype, n), or NULL. */
+static const kg_pair_cell *pair_of(const kg_run *run, const char *variant, kg_dtype dt, size_t n) {
+  for (size_t k = 0; run->pair.on && k < run->npairs; k++) {
+    const kg_pair_cell *c = &run->pairs[k];
+    if (c->dtype == dt && c->n == n && strcmp(c->variant, variant) == 0) return c;
+  }
+  return NULL;
+}
+
+/* "head/base 1.084 (+8.40 %), 99 % interval [1.079, 1.089] (+7.90 % .. +8.90 %),
+ * minimum effect 1 %: head 41.2 us, base 38.0 us, 16 blocks, 2 rounds" */
+static void pair_numbers(const kg_run *run, const kg_pair_cell *c, char *buf, size_t len) {
+  const kg_pair_stat *s = &c->stat;
+  snprintf(buf, len,
+           "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%: "
+           "head %s us, base %s us, %d blocks, %d rounds",
+           s->ratio, 100 * (s->ratio - 1), 100 * run->pair.confidence, s->lo, s->hi, 100 * (s->lo - 1),
+           100 * (s->hi - 1), 100 * c->min_effect, sig3(s->head_us).s, sig3(s->base_us).s, s->blocks, c->rounds);
+}
+
+/* Why a cell has no verdict, or why it has none that counts. */
+static void pair_reason(const kg_run *run, const kg_pair_cell *c, char *buf, size_t len) {
+  char nums[320];
+  switch (c->stat.verdict) {
+  case KG_PV_UNDECIDED:
+    if (c->stat.blocks < 2) {
+      snprintf(buf, len, "undecided: %d block%s, an interval needs two or more%s%s", c->stat.blocks,
+               c->stat.blocks == 1 ? "" : "s", c->message[0] ? ": " : "", c->message);
+      return;
+    }
+    pair_numbers(run, c, nums, sizeof nums);
+    snprintf(buf, len, "undecided: the interval reaches across the minimum effect: %s", nums);
+    return;
+  case KG_PV_UNKNOWN:
+    snprintf(buf, len, "unknown: %s", c->message[0] ? c->message : "head's check failed or a timing errored");
+    return;
+  case KG_PV_MISSING: snprintf(buf, len, "missing: the base module has this cell, head does not"); return;
+  default: snprintf(buf, len, "%s", c->message); return;
+  }
+}
+
 /* ---- CSV ---------------------------------------------------------------- */
 
 static const char k_csv_header[] =
     "variant,seed,dtype,n,pattern,status,got,expected,abs_err,bound,err_ratio,nondeterministic,"
-    "median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message";
+    "median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message,"
+    "paired_verdict,paired_ratio,paired_lo,paired_hi,paired_min_effect";
 
 /* An absent value is an empty field, so plotting tools skip it rather than plot a 0. */
 static void csv_num(FILE *f, int present, double v) {
@@ -125,6 +180,14 @@ static void csv_row(FILE *f, const kg_run *run, size_t i, const kg_comparison *c
   csv_str(f, row ? kg_verdict_name(row->verdict) : "");
   csv_num(f, row && row->base_us > 0 && row->now_us > 0, row ? row->change : 0);
   csv_str(f, r->message);
+  /* The paired columns come last, so readers that count columns keep working. */
+  const kg_pair_cell *pc = c->timed ? pair_of(run, kg_variants[c->variant].name, c->dtype, c->n) : NULL;
+  int pnum = pc && pair_has_numbers(pc);
+  csv_str(f, pc ? kg_pverdict_name(pc->stat.verdict) : "");
+  csv_num(f, pnum, pnum ? pc->stat.ratio : 0);
+  csv_num(f, pnum, pnum ? pc->stat.lo : 0);
+  csv_num(f, pnum, pnum ? pc->stat.hi : 0);
+  csv_num(f, pnum, pnum ? pc->min_effect : 0);
   fputc('\n', f);
 }
 
@@ -161,7 +224,21 @@ static kg__outcome perf_outcome(const kg_run *run, size_t i, const kg_comparison
   if (!c->timed || !c->supported) return KG_NONE;
   if (run->results[i].timing.samples <= 0) return KG_SKIPPED;
   const kg_cmp_row *row = row_of(run, i, cmp);
-  return row && row->verdict == KG_V_SLOWER ? KG_FAILURE : KG_OK;
+  if (!row || row->verdict != KG_V_SLOWER) return KG_OK;
+  /* With a paired result the stored baseline only advises (gate.c): a
+   * failure here would turn CI red on a run that exits 0. */
+  return run->pair.on ? KG_SKIPPED : KG_FAILURE;
+}
+
+/* The paired gate's rule: only SLOWER fails; a cell without a decision is skipped with its reason. */
+static kg__outcome pair_outcome(kg_pverdict v) {
+  switch (v) {
+  case KG_PV_SLOWER: return KG_FAILURE;
+  case KG_PV_UNDECIDED:
+  case KG_PV_UNKNOWN:
+  case KG_PV_MISSING: return KG_SKIPPED;
+  default: return KG_OK; /* SAME, FASTER, NEW */
+  }
 }
 
 static void tally_add(kg__tally *t, kg__outcome o) {
@@ -172,7 +249,7 @@ static void tally_add(kg__tally *t, kg__outcome o) {
   t->skipped += o == KG_SKIPPED;
 }
 
-/* variant < 0: every variant. */
+/* variant < 0: every variant, and the paired cells. */
 static kg__tally tally(const kg_run *run, const kg_comparison *cmp, int variant) {
   kg__tally t = {0};
   for (size_t i = 0; i < run->n; i++) {
@@ -180,6 +257,14 @@ static kg__tally tally(const kg_run *run, const kg_comparison *cmp, int variant)
     tally_add(&t, check_outcome(run->results[i].status));
     tally_add(&t, perf_outcome(run, i, cmp));
   }
+  for (size_t k = 0; variant < 0 && run->pair.on && k < run->npairs; k++)
+    tally_add(&t, pair_outcome(run->pairs[k].stat.verdict));
+  return t;
+}
+
+static kg__tally pair_tally(const kg_run *run) {
+  kg__tally t = {0};
+  for (size_t k = 0; run->pair.on && k < run->npairs; k++) tally_add(&t, pair_outcome(run->pairs[k].stat.verdict));
   return t;
 }
 
@@ -223,17 +308,47 @@ static void xml_perf_case(FILE *f, const kg_run *run, size_t i, const kg_compari
   kg__outcome o = perf_outcome(run, i, cmp);
   if (o == KG_NONE) return;
   const kg_case *c = &run->cases[i];
-  char name[128], msg[256] = "";
+  char name[128], msg[400] = "";
   snprintf(name, sizeof name, "perf %s n=%zu", kg_dtype_get(c->dtype)->name, c->n);
   if (o == KG_FAILURE) perf_message(row_of(run, i, cmp), msg, sizeof msg);
-  else if (o == KG_SKIPPED) snprintf(msg, sizeof msg, "not timed: the check did not pass");
+  else if (o == KG_SKIPPED && run->results[i].timing.samples > 0) { /* a baseline SLOWER under a paired result */
+    char perf[256];
+    perf_message(row_of(run, i, cmp), perf, sizeof perf);
+    snprintf(msg, sizeof msg, "SLOWER than the stored baseline, advisory: the paired gate decides (%s)", perf);
+  } else if (o == KG_SKIPPED) snprintf(msg, sizeof msg, "not timed: the check did not pass");
   xml_testcase(f, kg_variants[c->variant].name, name, o, msg);
+}
+
+/* The testsuite "paired": a testcase per cell, named by the cell; the
+ * classname carries the variant as the per-variant suites do. */
+static void xml_paired(FILE *f, const kg_run *run) {
+  if (!run->pair.on) return;
+  fputs("  <testsuite name=\"paired\"", f);
+  xml_tally(f, pair_tally(run));
+  fputs(">\n", f);
+  for (size_t k = 0; k < run->npairs; k++) {
+    const kg_pair_cell *c = &run->pairs[k];
+    kg__outcome o = pair_outcome(c->stat.verdict);
+    char cls[96], name[96], msg[600] = "";
+    snprintf(cls, sizeof cls, "paired.%s", c->variant);
+    snprintf(name, sizeof name, "%s n=%zu", kg_dtype_get(c->dtype)->name, c->n);
+    if (o == KG_FAILURE) {
+      char nums[400];
+      pair_numbers(run, c, nums, sizeof nums);
+      snprintf(msg, sizeof msg, "SLOWER than the base: %s", nums);
+    } else if (o == KG_SKIPPED) {
+      pair_reason(run, c, msg, sizeof msg);
+    }
+    xml_testcase(f, cls, name, o, msg);
+  }
+  fputs("  </testsuite>\n", f);
 }
 
 static void write_junit(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kgate\"", f);
   xml_tally(f, tally(run, cmp, -1));
   fputs(">\n", f);
+  xml_paired(f, run);
   for (size_t v = 0; v < kg_nvariants; v++) {
     kg__tally t = tally(run, cmp, (int)v);
     if (!t.tests) continue;
@@ -285,12 +400,13 @@ static void md_counts(FILE *f, const kg_run *run) {
 /* Verdict counts in report order: the ones that block first. */
 static const kg_verdict k_md_order[] = {KG_V_SLOWER, KG_V_UNKNOWN, KG_V_MISSING, KG_V_FASTER, KG_V_NEW, KG_V_SAME};
 
-static void md_verdicts(FILE *f, const kg_comparison *cmp) {
+static void md_verdicts(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   if (!cmp) {
-    fputs("- **Performance**: no baseline to compare with\n", f);
+    if (!run->pair.on) fputs("- **Performance**: no baseline to compare with\n", f);
     return;
   }
-  fputs("- **Performance vs baseline**:", f);
+  /* gate.c: with a paired result the stored baseline never fails the gate. */
+  fputs(run->pair.on ? "- **Performance vs baseline** (advisory: the paired gate decides):" : "- **Performance vs baseline**:", f);
   for (size_t k = 0; k < sizeof k_md_order / sizeof k_md_order[0]; k++)
     fprintf(f, "%s %zu %s", k ? "," : "", cmp->count[k_md_order[k]], kg_verdict_name(k_md_order[k]));
   fputc('\n', f);
@@ -313,7 +429,7 @@ static void md_summary(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   md_put(f, m->version[0] ? m->version : "?");
   fprintf(f, ", seed %llu, %.1f s\n", (unsigned long long)m->seed, m->wall_s);
   md_counts(f, run);
-  md_verdicts(f, cmp);
+  md_verdicts(f, run, cmp);
 }
 
 static int is_regression(kg_verdict v) { return v == KG_V_SLOWER || v == KG_V_UNKNOWN || v == KG_V_MISSING; }
@@ -323,11 +439,12 @@ static void md_us(FILE *f, double us) {
   else fputs(" - |", f);
 }
 
-static void md_regressions(FILE *f, const kg_comparison *cmp) {
+static void md_regressions(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   size_t n = 0;
   for (size_t k = 0; cmp && k < cmp->n; k++) n += is_regression(cmp->rows[k].verdict);
   if (!n) return;
-  fputs("\n## Regressions\n\n| variant | dtype | n | verdict | baseline (us) | now (us) | change | tolerance |\n"
+  fputs(run->pair.on ? "\n## Against the stored baseline (advisory)\n" : "\n## Regressions\n", f);
+  fputs("\n| variant | dtype | n | verdict | baseline (us) | now (us) | change | tolerance |\n"
         "|---|---|---:|---|---:|---:|---:|---:|\n",
         f);
   for (size_t k = 0; k < cmp->n; k++) { /* rows come sorted regressions first */
@@ -461,9 +578,91 @@ static void md_ladder(FILE *f, const kg_run *run, const kg_comparison *cmp, kg_d
   }
 }
 
+enum { KG_MD_MAX_PAIRS = 100 };
+
+static void md_pair_counts(FILE *f, const size_t count[KG_NPVERDICTS]) {
+  fputs("- **Paired verdicts**:", f);
+  for (size_t k = 0; k < KG_NPV_ORDER; k++)
+    fprintf(f, "%s %zu %s", k ? "," : "", count[k_pv_order[k]], kg_pverdict_name(k_pv_order[k]));
+  fputc('\n', f);
+}
+
+static void md_pct(FILE *f, double ratio) { fprintf(f, "%+.2f %%", 100 * (ratio - 1)); }
+
+static void md_pair_row(FILE *f, const kg_run *run, const kg_pair_cell *c) {
+  const kg_pair_stat *s = &c->stat;
+  fprintf(f, s->verdict == KG_PV_SLOWER ? "| **%s** | " : "| %s | ", kg_pverdict_name(s->verdict));
+  md_put(f, c->variant); /* from the results file: any name it holds */
+  fprintf(f, " | %s | %zu |", kg_dtype_get(c->dtype)->name, c->n);
+  if (pair_has_numbers(c)) {
+    md_us(f, s->head_us);
+    md_us(f, s->base_us);
+    fputc(' ', f);
+    md_pct(f, s->ratio);
+    fputs(" | [", f);
+    md_pct(f, s->lo);
+    fputs(", ", f);
+    md_pct(f, s->hi);
+    fprintf(f, "] | %.3g %% | %d | %d |", 100 * c->min_effect, s->blocks, c->rounds);
+  } else {
+    fprintf(f, " | | | | | | %d |", c->rounds);
+  }
+  char why[600] = "";
+  if (s->verdict == KG_PV_UNKNOWN || s->verdict == KG_PV_MISSING || (s->verdict == KG_PV_UNDECIDED && s->blocks < 2))
+    pair_reason(run, c, why, sizeof why);
+  else if (s->verdict == KG_PV_NEW)
+    snprintf(why, sizeof why, "new: the base module has no such variant for this dtype");
+  fputc(' ', f);
+  md_put(f, why);
+  fputs(" |\n", f);
+}
+
+/* The paired gate first: it decides the exit code when it ran (gate.c). */
+static void md_paired(FILE *f, const kg_run *run) {
+  const kg_pair_meta *m = &run->pair;
+  if (!m->on) return;
+  size_t count[KG_NPVERDICTS] = {0};
+  kg_pair_count(run->pairs, run->npairs, count);
+  fputs("\n## Paired gate\n\n- **Base module**: ", f);
+  md_put(f, m->base_path);
+  fputs(" (", f);
+  md_put(f, m->base_name);
+  fputc(' ', f);
+  md_put(f, m->base_version);
+  fprintf(f, "), %d copies, %d-%d rounds, %.1f s\n", m->copies, m->rounds, m->max_rounds, m->wall_s);
+  md_pair_counts(f, count);
+  if (!run->npairs) {
+    fputs("\nNo cell was paired: the base module shares no timed (variant, dtype, n) with this run.\n", f);
+    return;
+  }
+  if (count[KG_PV_SAME] == run->npairs) {
+    fprintf(f, "\nAll %zu paired cells are SAME: no change beyond the minimum effect.\n", run->npairs);
+    return;
+  }
+  fprintf(f, "\nChange is head/base - 1 (positive: head is slower), from blocks timed side by side in one process; "
+             "the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs the whole interval "
+             "beyond the minimum effect, SAME needs it wholly inside; anything else is UNDECIDED.\n\n",
+          100 * m->confidence);
+  fputs("| verdict | variant | dtype | n | head (us) | base (us) | change | interval | min effect | blocks | rounds | "
+        "why |\n|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n",
+        f);
+  size_t shown = 0, more = 0;
+  for (size_t k = 0; k < KG_NPV_ORDER; k++) { /* SLOWER first, whatever order the file had */
+    if (k_pv_order[k] == KG_PV_SAME) continue;
+    for (size_t i = 0; i < run->npairs; i++) {
+      if (run->pairs[i].stat.verdict != k_pv_order[k]) continue;
+      if (shown == KG_MD_MAX_PAIRS) more++;
+      else shown++, md_pair_row(f, run, &run->pairs[i]);
+    }
+  }
+  if (more) fprintf(f, "\n... and %zu more (see the results JSON)\n", more);
+  if (count[KG_PV_SAME]) fprintf(f, "\n%zu more cell%s SAME.\n", count[KG_PV_SAME], count[KG_PV_SAME] == 1 ? " is" : "s are");
+}
+
 static void write_markdown(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   md_summary(f, run, cmp);
-  md_regressions(f, cmp);
+  md_paired(f, run);
+  md_regressions(f, run, cmp);
   md_failed(f, run);
   for (int d = 0; d < KG_NDTYPES; d++) {
     size_t n = 0;

@@ -10,13 +10,17 @@
 
 /* One row per case with named columns (gnuplot reads them by name):
  * variant,seed,dtype,n,pattern,status,got,expected,abs_err,bound,err_ratio,nondeterministic,
- * median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message
+ * median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message,
+ * paired_verdict,paired_ratio,paired_lo,paired_hi,paired_min_effect (a timed case's paired cell, when run->pair.on)
  * Absent values are empty fields; message is quoted when it holds a comma, quote or line break. */
 int kg_export_csv(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
 /* A testsuite per variant, a testcase per check (case) and per perf verdict;
- * failures carry the numbers in their message. */
+ * failures carry the numbers in their message. A paired run adds the
+ * testsuite "paired" (SLOWER fails; UNDECIDED, UNKNOWN, MISSING skipped) and
+ * a baseline SLOWER is skipped as advisory. */
 int kg_export_junit(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
-/* Summary (GPU, peak, roofline, counts, verdict counts, warning), regressions
+/* Summary (GPU, peak, roofline, counts, verdict counts, warning), the paired
+ * gate's section when paired (its cells that are not SAME, SLOWER first), regressions
  * first, then a Harris-style ladder per dtype at each perf size: variant, time,
  * GB/s, % of peak, step speedup, cumulative speedup, vs CUB. */
 int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);

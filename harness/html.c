@@ -13,6 +13,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fileio.h"
+#include "pairrun.h"
 #include "registry.h"
 #include "report.h"
 
@@ -27,7 +28,7 @@ static const char k_style[] =
     "table{border-collapse:collapse;margin:0.4em 0 1.4em;font-variant-numeric:tabular-nums}\n"
     "th,td{padding:0.15em 0.7em;border-bottom:1px solid #e2e2e2;text-align:right}\n"
     "th{background:#f4f4f4}th.l,td.l{text-align:left}\n"
-    "tr.slower td{background:#fde0dd}tr.faster td{background:#e5f5e0}\n"
+    "tr.slower td{background:#fde0dd}tr.faster td{background:#e5f5e0}tr.undecided td{background:#fff3cd}\n"
     ".chart{margin:0.6em 0 2em}.chart img{max-width:100%;height:auto;border:1px solid #eee}\n"
     ".caption{color:#555;margin:0.2em 0}.toc a{margin-right:1em}\n";
 
@@ -85,6 +86,11 @@ static void head(FILE *f, const kg_run *run) {
   fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", k_style);
 }
 
+/* The paired verdicts in kg_pair_sort's order: the ones that block or need a look first. */
+static const kg_pverdict k_pv_order[] = {KG_PV_SLOWER, KG_PV_UNKNOWN, KG_PV_UNDECIDED, KG_PV_MISSING,
+                                         KG_PV_FASTER, KG_PV_NEW,     KG_PV_SAME};
+enum { KG_NPV_ORDER = sizeof k_pv_order / sizeof k_pv_order[0] };
+
 static void summary(FILE *f, const kg_html_page *p) {
   const kg_run_meta *m = &p->run->meta;
   const kg_device_info *d = &m->dev;
@@ -119,12 +125,27 @@ static void summary(FILE *f, const kg_html_page *p) {
     static const kg_verdict order[] = {KG_V_SLOWER, KG_V_UNKNOWN, KG_V_MISSING, KG_V_FASTER, KG_V_NEW, KG_V_SAME};
     fputs("<li>Performance against ", f);
     esc(f, p->baseline ? p->baseline : "the baseline");
-    fputc(':', f);
+    fputs(p->run->pair.on ? " (advisory: the paired gate decides):" : ":", f);
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
       fprintf(f, "%s %zu %s", i ? "," : "", p->cmp->count[order[i]], kg_verdict_name(order[i]));
     fputs("</li>\n", f);
-  } else {
+  } else if (!p->run->pair.on) {
     fputs("<li>Performance: no baseline to compare with</li>\n", f);
+  }
+  if (p->run->pair.on) {
+    const kg_pair_meta *pm = &p->run->pair;
+    size_t count[KG_NPVERDICTS] = {0};
+    kg_pair_count(p->run->pairs, p->run->npairs, count);
+    fputs("<li>Paired gate against ", f);
+    esc(f, pm->base_path);
+    fputs(" (", f);
+    esc(f, pm->base_name);
+    fputc(' ', f);
+    esc(f, pm->base_version);
+    fputs("):", f);
+    for (size_t i = 0; i < KG_NPV_ORDER; i++)
+      fprintf(f, "%s %zu %s", i ? "," : "", count[k_pv_order[i]], kg_pverdict_name(k_pv_order[i]));
+    fputs("</li>\n", f);
   }
   if (p->history) fprintf(f, "<li>History: %zu run%s, %zu step change%s</li>\n", p->history->n,
                           p->history->n == 1 ? "" : "s", p->nsteps, p->nsteps == 1 ? "" : "s");
@@ -154,16 +175,21 @@ static void links(FILE *f, const char *dir, const kg_html_page *p) {
 
 static int is_regression(kg_verdict v) { return v == KG_V_SLOWER || v == KG_V_UNKNOWN || v == KG_V_MISSING; }
 
-static void regressions(FILE *f, const kg_comparison *cmp) {
+static void regressions(FILE *f, const kg_comparison *cmp, int paired) {
   size_t shown = 0;
   for (size_t i = 0; cmp && i < cmp->n; i++) {
     const kg_cmp_row *r = &cmp->rows[i];
     if (!is_regression(r->verdict)) continue;
-    if (!shown++)
-      fputs("<h2 id=\"regressions\">Regressions</h2>\n<table>\n<tr><th class=\"l\">variant</th><th class=\"l\">dtype"
+    if (!shown++) {
+      /* gate.c: with a paired result the stored baseline never fails the gate. */
+      fputs(paired ? "<h2 id=\"regressions\">Against the stored baseline (advisory)</h2>\n"
+                   : "<h2 id=\"regressions\">Regressions</h2>\n",
+            f);
+      fputs("<table>\n<tr><th class=\"l\">variant</th><th class=\"l\">dtype"
             "</th><th>n</th><th class=\"l\">verdict</th><th>baseline (&micro;s)</th><th>now (&micro;s)</th>"
             "<th>change</th><th>tolerance</th></tr>\n",
             f);
+    }
     fprintf(f, "<tr%s><td class=\"l\">", r->verdict == KG_V_SLOWER ? " class=\"slower\"" : "");
     esc(f, r->variant);
     fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td class=\"l\">%s</td><td>", kg_dtype_get(r->dtype)->name,
@@ -176,6 +202,65 @@ static void regressions(FILE *f, const kg_comparison *cmp) {
     fprintf(f, "</td><td>%.3g %%</td></tr>\n", r->tol * 100);
   }
   if (shown) fputs("</table>\n", f);
+}
+
+static void pct_cell(FILE *f, double ratio) { fprintf(f, "%+.2f %%", 100 * (ratio - 1)); }
+
+static void pair_row(FILE *f, const kg_pair_cell *c) {
+  static const char *const row_class[KG_NPVERDICTS] = {
+      [KG_PV_SLOWER] = " class=\"slower\"", [KG_PV_FASTER] = " class=\"faster\"",
+      [KG_PV_UNDECIDED] = " class=\"undecided\"", [KG_PV_UNKNOWN] = " class=\"undecided\"",
+      [KG_PV_MISSING] = " class=\"undecided\""};
+  const kg_pair_stat *s = &c->stat;
+  const char *cls = (unsigned)s->verdict < KG_NPVERDICTS && row_class[s->verdict] ? row_class[s->verdict] : "";
+  fprintf(f, "<tr%s><td class=\"l\">%s</td><td class=\"l\">", cls, kg_pverdict_name(s->verdict));
+  esc(f, c->variant); /* from the results file */
+  fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td>", kg_dtype_get(c->dtype)->name, c->n);
+  if (s->blocks > 0) {
+    fputs("<td>", f);
+    sig3(f, s->head_us);
+    fputs("</td><td>", f);
+    sig3(f, s->base_us);
+    fputs("</td><td>", f);
+    pct_cell(f, s->ratio);
+    fputs("</td><td>[", f);
+    pct_cell(f, s->lo);
+    fputs(", ", f);
+    pct_cell(f, s->hi);
+    fprintf(f, "]</td><td>%.3g %%</td><td>%d</td>", 100 * c->min_effect, s->blocks);
+  } else {
+    fputs("<td></td><td></td><td></td><td></td><td></td><td></td>", f);
+  }
+  fprintf(f, "<td>%d</td><td class=\"l\">", c->rounds);
+  if (s->verdict == KG_PV_MISSING) fputs("only the base module has it", f);
+  else if (s->verdict == KG_PV_NEW) fputs("the base module has no such variant for this dtype", f);
+  else if (s->verdict == KG_PV_UNDECIDED && s->blocks < 2) fputs("fewer than two blocks: no interval", f);
+  else esc(f, c->message); /* UNKNOWN: why, from the results file */
+  fputs("</td></tr>\n", f);
+}
+
+/* The paired gate's cells, regressions first whatever order the file had:
+ * with a paired result they decide the gate (gate.c), so they come first. */
+static void paired(FILE *f, const kg_run *run) {
+  if (!run->pair.on) return;
+  fputs("<h2 id=\"paired\">Paired gate</h2>\n", f);
+  if (!run->npairs) {
+    fputs("<p>No cell was paired: the base module shares no timed (variant, dtype, n) with this run.</p>\n", f);
+    return;
+  }
+  fprintf(f, "<p class=\"caption\">Change is head/base &minus; 1 (positive: head is slower), from blocks timed side by "
+             "side in one process; the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs "
+             "the whole interval beyond the minimum effect, SAME needs it wholly inside; anything else is UNDECIDED. "
+             "%d input copies, %d&ndash;%d rounds, %.1f s.</p>\n",
+          100 * run->pair.confidence, run->pair.copies, run->pair.rounds, run->pair.max_rounds, run->pair.wall_s);
+  fputs("<table>\n<tr><th class=\"l\">verdict</th><th class=\"l\">variant</th><th class=\"l\">dtype</th><th>n</th>"
+        "<th>head (&micro;s)</th><th>base (&micro;s)</th><th>change</th><th>interval</th><th>min effect</th>"
+        "<th>blocks</th><th>rounds</th><th class=\"l\">why</th></tr>\n",
+        f);
+  for (size_t k = 0; k < KG_NPV_ORDER; k++)
+    for (size_t i = 0; i < run->npairs; i++)
+      if (run->pairs[i].stat.verdict == k_pv_order[k]) pair_row(f, &run->pairs[i]);
+  fputs("</table>\n", f);
 }
 
 static void failed(FILE *f, const kg_run *run) {
@@ -383,6 +468,7 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p) {
     int present;
     const char *anchor, *title;
   } sections[] = {
+      {p->run->pair.on, "paired", "Paired gate"},
       {any_chart, "charts", "Charts"},
       {any_timed, "ladder", "Ladder tables"},
       {p->history != NULL, "steps", "Step changes"},
@@ -400,7 +486,8 @@ static void write_page(FILE *f, const char *dir, const kg_html_page *p) {
   head(f, p->run);
   summary(f, p);
   toc(f, dir, p);
-  regressions(f, p->cmp);
+  paired(f, p->run);
+  regressions(f, p->cmp, p->run->pair.on);
   failed(f, p->run);
   charts(f, dir, p->charts);
   ladders(f, p->run, p->cmp);

@@ -72,6 +72,36 @@ static void make_run(void) {
   g_path[0] = '\0';
 }
 
+/* Issue 13: the paired gate's cells, one of each verdict and two SAME, in an
+ * order no writer may trust (SAME first, SLOWER late): reports sort by verdict. */
+enum { NPAIRS = 8 };
+static kg_pair_cell g_pairs[NPAIRS];
+
+static kg_pair_cell pcell_(const char *variant, kg_pverdict v, double ratio, double lo, double hi, double head,
+                           double base, int blocks, int rounds) {
+  kg_pair_cell c = {.dtype = KG_F32, .n = MI, .min_effect = 0.01, .rounds = rounds};
+  snprintf(c.variant, sizeof c.variant, "%s", variant);
+  c.stat = (kg_pair_stat){.blocks = blocks, .pairs = 8 * blocks, .ratio = ratio, .lo = lo, .hi = hi,
+                          .head_us = head, .base_us = base, .verdict = v};
+  return c;
+}
+
+static void make_pairs(void) {
+  g_pairs[0] = pcell_("reduce2_sequential", KG_PV_SAME, 1.001, 0.997, 1.005, 20.02, 20, 16, 2);
+  g_pairs[1] = pcell_("cub_sum", KG_PV_FASTER, 0.9, 0.88, 0.92, 8, 8.89, 16, 2);
+  g_pairs[2] = pcell_("two_pass", KG_PV_UNKNOWN, 0, 0, 0, 0, 0, 0, 0);
+  snprintf(g_pairs[2].message, sizeof g_pairs[2].message, "its check failed");
+  g_pairs[3] = pcell_("reduce0_divergent", KG_PV_SLOWER, 1.084, 1.079, 1.089, 40, 36.9, 16, 2);
+  g_pairs[4] = pcell_("reduce7_shuffle", KG_PV_UNDECIDED, 1.004, 0.995, 1.013, 10.04, 10, 48, 6);
+  g_pairs[5] = pcell_("reduce1_strided", KG_PV_MISSING, 0, 0, 0, 0, 0, 0, 0);
+  g_pairs[6] = pcell_("reduce9_new", KG_PV_NEW, 0, 0, 0, 0, 0, 0, 0);
+  g_pairs[7] = pcell_("reduce3_first_add", KG_PV_SAME, 0.999, 0.996, 1.002, 12, 12.01, 16, 2);
+  g_run.pairs = g_pairs, g_run.npairs = NPAIRS;
+  g_run.pair = (kg_pair_meta){.on = 1, .base_path = "/ci/base/libkgate_kernels.so", .base_name = "kgate-kernels",
+                              .base_version = "0.1.0-12-gabc1234", .confidence = 0.99, .copies = 2, .quads = 16,
+                              .rounds = 2, .max_rounds = 6, .budget_s = 120, .wall_s = 42.5};
+}
+
 static void remove_dir(void) {
   if (g_path[0]) unlink(g_path);
   rmdir(g_dir);
@@ -93,7 +123,8 @@ static char *export_text(exporter fn, const char *name, const kg_comparison *cmp
 
 static const char k_header[] =
     "variant,seed,dtype,n,pattern,status,got,expected,abs_err,bound,err_ratio,nondeterministic,"
-    "median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message";
+    "median_us,q1_us,q3_us,min_us,samples,noise,graph_us,gbps,pct_peak,pct_roofline,vs_cub,verdict,change,message,"
+    "paired_verdict,paired_ratio,paired_lo,paired_hi,paired_min_effect";
 
 /* Field k of a CSV line (RFC 4180 quoting), unquoted into out. Returns the number of fields. */
 static int csv_field(const char *line, int k, char *out, size_t len) {
@@ -123,7 +154,8 @@ static const char *csv_line(const char *text, const char *prefix) {
 }
 
 enum { COL_STATUS = 5, COL_ABS_ERR = 8, COL_MEDIAN = 12, COL_SAMPLES = 16, COL_GRAPH = 18, COL_GBPS = 19,
-       COL_PCT_PEAK = 20, COL_VS_CUB = 22, COL_VERDICT = 23, COL_CHANGE = 24, COL_MESSAGE = 25, NCOLS = 26 };
+       COL_PCT_PEAK = 20, COL_VS_CUB = 22, COL_VERDICT = 23, COL_CHANGE = 24, COL_MESSAGE = 25, COL_PV = 26,
+       COL_PRATIO = 27, COL_PLO = 28, COL_PHI = 29, COL_PMIN = 30, NCOLS = 31 };
 
 START_TEST(test_csv_header_and_rows) {
   char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
@@ -188,8 +220,8 @@ END_TEST
 
 START_TEST(test_csv_quoting) {
   char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
-  ck_assert_ptr_nonnull(strstr(text, ",\"sum is off, by one\"\n"));
-  ck_assert_ptr_nonnull(strstr(text, ",\"worker said <&>\"\"' and died\"\n"));
+  ck_assert_ptr_nonnull(strstr(text, ",\"sum is off, by one\",,,,,\n")); /* not paired: five empty fields */
+  ck_assert_ptr_nonnull(strstr(text, ",\"worker said <&>\"\"' and died\",,,,,\n"));
   char f[64];
   csv_field(csv_line(text, "reduce7_shuffle,002,i32,33,"), COL_MESSAGE, f, sizeof f);
   ck_assert_str_eq(f, "worker said <&>\"' and died");
@@ -295,6 +327,7 @@ START_TEST(test_markdown_summary) {
   ck_assert_ptr_nonnull(strstr(md, "8 cases, 4 passed, 2 failed, 1 errors, 1 unsupported, 0 nondeterministic"));
   ck_assert_ptr_nonnull(strstr(md, "1 SLOWER, 1 UNKNOWN, 1 MISSING, 1 FASTER, 0 NEW, 1 SAME"));
   ck_assert_ptr_null(strstr(md, "Warning"));
+  ck_assert_ptr_null(strstr(md, "Paired")); /* not a paired run */
   free(md);
 }
 END_TEST
@@ -439,6 +472,213 @@ START_TEST(test_export_hostile_text) {
 }
 END_TEST
 
+/* ---- the paired gate (issue 13) ------------------------------------------- */
+
+START_TEST(test_csv_paired_columns) {
+  make_pairs();
+  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char f[64];
+  size_t lines = 0;
+  for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+    lines++;
+    ck_assert_int_eq(csv_field(l, 0, f, sizeof f), NCOLS);
+  }
+  ck_assert_uint_eq(lines, NCASES + 1); /* one row per case still: MISSING and NEW cells add none */
+  const char *slow = csv_line(text, "reduce0_divergent,002,f32,1048576,");
+  static const struct {
+    int col;
+    const char *want;
+  } k_slow[] = {{COL_PV, "SLOWER"}, {COL_PRATIO, "1.084"}, {COL_PLO, "1.079"}, {COL_PHI, "1.089"}, {COL_PMIN, "0.01"}};
+  for (size_t k = 0; k < sizeof k_slow / sizeof k_slow[0]; k++) {
+    csv_field(slow, k_slow[k].col, f, sizeof f);
+    ck_assert_str_eq(f, k_slow[k].want);
+  }
+  csv_field(csv_line(text, "reduce7_shuffle,002,f32,1048576,"), COL_PV, f, sizeof f);
+  ck_assert_str_eq(f, "UNDECIDED");
+  const char *unknown = csv_line(text, "two_pass,004,f32,1048576,");
+  csv_field(unknown, COL_PV, f, sizeof f);
+  ck_assert_str_eq(f, "UNKNOWN");
+  for (int col = COL_PRATIO; col <= COL_PMIN; col++) { /* no numbers behind UNKNOWN */
+    csv_field(unknown, col, f, sizeof f);
+    ck_assert_msg(f[0] == '\0', "column %d of an UNKNOWN cell: '%s'", col, f);
+  }
+  /* Untimed rows never get a paired value, even where a cell shares (variant, dtype). */
+  const char *untimed[] = {"reduce0_divergent,002,f32,33,", "reduce0_divergent,002,i32,7,"};
+  for (size_t k = 0; k < 2; k++)
+    for (int col = COL_PV; col <= COL_PMIN; col++) {
+      csv_field(csv_line(text, untimed[k]), col, f, sizeof f);
+      ck_assert_msg(f[0] == '\0', "%s column %d: '%s'", untimed[k], col, f);
+    }
+  free(text);
+}
+END_TEST
+
+START_TEST(test_junit_paired_suite) {
+  make_pairs();
+  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  size_t c[4];
+  /* SLOWER fails; UNKNOWN, UNDECIDED and MISSING are skipped; SAME, FASTER and NEW pass. */
+  ck_assert_msg(suite_counts(xml, "paired", c), "%s", xml);
+  ck_assert_msg(c[0] == NPAIRS && c[1] == 1 && c[2] == 0 && c[3] == 3, "%zu %zu %zu %zu", c[0], c[1], c[2], c[3]);
+  /* The baseline's SLOWER only advises now: reduce0's perf case is skipped, not failed. */
+  ck_assert(suite_counts(xml, "reduce0_divergent", c));
+  ck_assert(c[0] == 4 && c[1] == 1 && c[2] == 0 && c[3] == 1);
+  ck_assert_msg(strstr(xml, "<testsuites name=\"kgate\" tests=\"20\" failures=\"3\" errors=\"1\" skipped=\"6\">"), "%s",
+                xml);
+  ck_assert_msg(strstr(xml, "<testcase classname=\"kgate.paired.reduce0_divergent\" name=\"f32 n=1048576\">\n"
+                            "      <failure message=\"SLOWER than the base: head/base 1.0840 (+8.40 %), 99 % interval "
+                            "[1.0790, 1.0890] (+7.90 % .. +8.90 %), minimum effect 1 %: head 40.0 us, base 36.9 us, "
+                            "16 blocks, 2 rounds\"/>"),
+                "%s", xml);
+  ck_assert_msg(strstr(xml, "<testcase classname=\"kgate.paired.reduce7_shuffle\" name=\"f32 n=1048576\">\n"
+                            "      <skipped message=\"undecided: the interval reaches across the minimum effect: "
+                            "head/base 1.0040 (+0.40 %), 99 % interval [0.9950, 1.0130]"),
+                "%s", xml);
+  ck_assert_ptr_nonnull(strstr(xml, "classname=\"kgate.paired.two_pass\" name=\"f32 n=1048576\">\n"
+                                    "      <skipped message=\"unknown: its check failed\"/>"));
+  ck_assert_ptr_nonnull(strstr(xml, "classname=\"kgate.paired.reduce1_strided\" name=\"f32 n=1048576\">\n"
+                                    "      <skipped message=\"missing: the base module has this cell, head does not\"/>"));
+  const char *pass[] = {"reduce9_new", "cub_sum", "reduce2_sequential", "reduce3_first_add"};
+  for (size_t k = 0; k < 4; k++) {
+    char want[128];
+    snprintf(want, sizeof want, "<testcase classname=\"kgate.paired.%s\" name=\"f32 n=1048576\"/>", pass[k]);
+    ck_assert_msg(strstr(xml, want), "%s not a pass in %s", pass[k], xml);
+  }
+  ck_assert_ptr_nonnull(strstr(xml, "name=\"perf f32 n=1048576\">\n      <skipped message=\"SLOWER than the stored "
+                                    "baseline, advisory: the paired gate decides (median 40.0 us vs baseline 36.9 us"));
+  free(xml);
+  if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", g_path);
+    ck_assert_int_eq(system(cmd), 0);
+  }
+}
+END_TEST
+
+START_TEST(test_junit_paired_one_block_undecided) {
+  make_pairs();
+  g_pairs[4].stat.blocks = 1;
+  char *xml = export_text(kg_export_junit, "r.xml", NULL);
+  ck_assert_msg(strstr(xml, "<skipped message=\"undecided: 1 block, an interval needs two or more\"/>"), "%s", xml);
+  free(xml);
+}
+END_TEST
+
+/* The order of the verdict rows in the paired table. */
+static const char *const k_pair_rows[] = {
+    "| **SLOWER** | reduce0\\_divergent | f32 | 1048576 | 40.0 | 36.9 | +8.40 % | [+7.90 %, +8.90 %] | 1 % | 16 | 2 |  |\n",
+    "| UNKNOWN | two\\_pass | f32 | 1048576 | | | | | | | 0 | unknown: its check failed |\n",
+    "| UNDECIDED | reduce7\\_shuffle | f32 | 1048576 | 10.0 | 10.0 | +0.40 % | [-0.50 %, +1.30 %] | 1 % | 48 | 6 |  |\n",
+    "| MISSING | reduce1\\_strided | f32 | 1048576 | | | | | | | 0 | missing: the base module has this cell, head does "
+    "not |\n",
+    "| FASTER | cub\\_sum | f32 | 1048576 | 8.00 | 8.89 | -10.00 % | [-12.00 %, -8.00 %] | 1 % | 16 | 2 |  |\n",
+    "| NEW | reduce9\\_new | f32 | 1048576 | | | | | | | 0 | new: the base module has no such variant for this dtype |\n",
+};
+
+START_TEST(test_markdown_paired_first) {
+  make_pairs();
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  const char *paired = strstr(md, "\n## Paired gate\n");
+  const char *baseline = strstr(md, "\n## Against the stored baseline (advisory)\n");
+  const char *ladder = strstr(md, "\n## Ladder: ");
+  ck_assert_msg(paired && baseline && ladder && paired < baseline && baseline < ladder, "%s", md);
+  ck_assert_ptr_null(strstr(md, "## Regressions")); /* the baseline no longer decides */
+  ck_assert_ptr_nonnull(strstr(md, "- **Performance vs baseline** (advisory: the paired gate decides): 1 SLOWER"));
+  ck_assert_msg(strstr(paired, "- **Base module**: /ci/base/libkgate\\_kernels.so (kgate-kernels 0.1.0-12-gabc1234), 2 "
+                               "copies, 2-6 rounds, 42.5 s\n"
+                               "- **Paired verdicts**: 1 SLOWER, 1 UNKNOWN, 1 UNDECIDED, 1 MISSING, 1 FASTER, 1 NEW, 2 "
+                               "SAME\n"),
+                "%s", paired);
+  ck_assert_ptr_nonnull(strstr(paired, "the interval is its 99 % confidence interval over blocks"));
+  const char *prev = paired;
+  for (size_t k = 0; k < sizeof k_pair_rows / sizeof k_pair_rows[0]; k++) {
+    const char *row = strstr(md, k_pair_rows[k]);
+    ck_assert_msg(row && row > prev && row < baseline, "row %zu missing or out of order in %s", k, md);
+    prev = row;
+  }
+  ck_assert_ptr_null(strstr(md, "| SAME | reduce")); /* SAME cells are counted, not listed */
+  ck_assert_ptr_nonnull(strstr(paired, "\n2 more cells are SAME.\n"));
+  free(md);
+}
+END_TEST
+
+START_TEST(test_markdown_paired_all_same) {
+  make_pairs();
+  for (int i = 0; i < NPAIRS; i++) g_pairs[i].stat.verdict = KG_PV_SAME;
+  char *md = export_text(kg_export_markdown, "r.md", NULL);
+  ck_assert_msg(strstr(md, "\nAll 8 paired cells are SAME: no change beyond the minimum effect.\n"), "%s", md);
+  ck_assert_ptr_null(strstr(md, "| verdict | variant |"));
+  ck_assert_ptr_null(strstr(md, "no baseline to compare with")); /* the paired gate is the comparison */
+  free(md);
+  g_run.npairs = 0;
+  md = export_text(kg_export_markdown, "r.md", NULL);
+  ck_assert_msg(strstr(md, "\nNo cell was paired"), "%s", md);
+  ck_assert_ptr_null(strstr(md, "All 0"));
+  free(md);
+}
+END_TEST
+
+/* 150 UNDECIDED cells and one SLOWER last in the file: the SLOWER row comes
+ * first, 100 rows are shown and the rest counted. */
+START_TEST(test_markdown_paired_many) {
+  enum { MANY = 151 };
+  static kg_pair_cell cells[MANY];
+  make_pairs();
+  for (int i = 0; i < MANY - 1; i++) {
+    cells[i] = g_pairs[4];
+    cells[i].n = (size_t)i;
+  }
+  cells[MANY - 1] = g_pairs[3];
+  g_run.pairs = cells, g_run.npairs = MANY;
+  char *md = export_text(kg_export_markdown, "r.md", NULL);
+  const char *header = strstr(md, "| verdict | variant |");
+  const char *slow = strstr(md, "| **SLOWER** | reduce0\\_divergent |");
+  const char *und = strstr(md, "| UNDECIDED |");
+  ck_assert_msg(header && slow && und && header < slow && slow < und, "%s", md);
+  size_t rows = 0;
+  for (const char *q = strstr(md, "| UNDECIDED |"); q; q = strstr(q + 1, "| UNDECIDED |")) rows++;
+  ck_assert_uint_eq(rows, 99);
+  ck_assert_ptr_nonnull(strstr(md, "\n... and 51 more (see the results JSON)\n"));
+  free(md);
+}
+END_TEST
+
+/* Strings from the results file's "paired" object: the base module's path,
+ * name and version, a cell's variant and message. */
+START_TEST(test_export_paired_hostile_text) {
+  make_pairs();
+  snprintf(g_run.pair.base_path, sizeof g_run.pair.base_path, "%s|[x](javascript:alert(1))\n| new | row |\x1b[2J", k_xss);
+  snprintf(g_run.pair.base_name, sizeof g_run.pair.base_name, "`c` <b>");
+  snprintf(g_run.pair.base_version, sizeof g_run.pair.base_version, "*b*\"'&");
+  snprintf(g_pairs[3].variant, sizeof g_pairs[3].variant, "<b>v|x</b>\x1b]0;t\x07");
+  snprintf(g_pairs[2].message, sizeof g_pairs[2].message, "%s\n| a | b |\r\x01", k_xss);
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_msg(!strchr(md, '<') && !strstr(md, "![") && !strchr(md, '\x1b') && !strchr(md, '\x07'), "%s", md);
+  for (const char *q = strstr(md, "]("); q; q = strstr(q + 1, "](")) ck_assert_msg(q[-1] == '\\', "a link in: %s", md);
+  ck_assert_msg(strstr(md, "- **Base module**: &lt;img src=x onerror=alert(1)&gt;\\|\\[x\\](javascript:alert(1)) \\| "
+                           "new \\| row \\|?\\[2J (\\`c\\` &lt;b&gt; \\*b\\*\"'&amp;), 2 copies"),
+                "%s", md);
+  static const char *const rows[] = {"| **SLOWER** | &lt;b&gt;v\\|x&lt;/b&gt;?\\]0;t? | f32 |", "| UNKNOWN | two\\_pass |"};
+  for (size_t k = 0; k < 2; k++) { /* each stays one row of twelve cells */
+    const char *row = strstr(md, rows[k]);
+    ck_assert_msg(row != NULL, "%s in %s", rows[k], md);
+    size_t borders = 0;
+    for (const char *q = row; *q && *q != '\n'; q++) borders += *q == '|' && q[-1] != '\\';
+    ck_assert_msg(borders == 13, "%zu cell borders in: %.*s", borders, (int)strcspn(row, "\n"), row);
+  }
+  free(md);
+  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  ck_assert_msg(!strstr(xml, "<img") && !strstr(xml, "<b>") && !strchr(xml, '\x1b') && !strchr(xml, '\x01'), "%s", xml);
+  ck_assert_msg(strstr(xml, "classname=\"kgate.paired.&lt;b&gt;v|x&lt;/b&gt;?]0;t?\""), "%s", xml);
+  free(xml);
+  if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", g_path);
+    ck_assert_int_eq(system(cmd), 0);
+  }
+}
+END_TEST
+
 START_TEST(test_export_unwritable) {
   exporter fns[] = {kg_export_csv, kg_export_junit, kg_export_markdown};
   for (int k = 0; k < 3; k++) {
@@ -469,15 +709,22 @@ Suite *make_export_suite(void) {
   tcase_add_test(core, test_markdown_ladder);
   tcase_add_test(core, test_markdown_failed_cases);
   tcase_add_test(core, test_markdown_warning_and_no_baseline);
+  tcase_add_test(core, test_csv_paired_columns);
+  tcase_add_test(core, test_junit_paired_suite);
+  tcase_add_test(core, test_markdown_paired_first);
+  tcase_add_test(core, test_markdown_paired_all_same);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, make_run, remove_dir);
   tcase_add_test(limits, test_markdown_many_failures);
+  tcase_add_test(limits, test_markdown_paired_many);
+  tcase_add_test(limits, test_junit_paired_one_block_undecided);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, make_run, remove_dir);
   tcase_add_test(errors, test_export_unwritable);
   tcase_add_test(errors, test_export_hostile_text);
+  tcase_add_test(errors, test_export_paired_hostile_text);
   suite_add_tcase(s, errors);
   return s;
 }

@@ -278,6 +278,116 @@ START_TEST(test_html_hostile_text) {
 }
 END_TEST
 
+/* ---- the paired gate (issue 13) ------------------------------------------- */
+
+enum { NPAIRS = 7 };
+static kg_pair_cell g_pairs[NPAIRS];
+
+static kg_pair_cell pcell(const char *variant, kg_pverdict v, double ratio, double lo, double hi, int blocks) {
+  kg_pair_cell c = {.dtype = KG_F32, .n = M25, .min_effect = 0.005, .rounds = blocks ? 2 : 0};
+  snprintf(c.variant, sizeof c.variant, "%s", variant);
+  c.stat = (kg_pair_stat){.blocks = blocks, .pairs = 8 * blocks, .ratio = ratio, .lo = lo, .hi = hi,
+                          .head_us = blocks ? 200 * ratio : 0, .base_us = blocks ? 200 : 0, .verdict = v};
+  return c;
+}
+
+/* One cell of each verdict, SAME first and SLOWER late: the page sorts. */
+static void make_pairs(void) {
+  g_pairs[0] = pcell("cub_sum", KG_PV_SAME, 1.001, 0.998, 1.004, 8);
+  g_pairs[1] = pcell("reduce7_shuffle", KG_PV_FASTER, 0.95, 0.94, 0.96, 8);
+  g_pairs[2] = pcell("reduce9_new", KG_PV_NEW, 0, 0, 0, 0);
+  g_pairs[3] = pcell("reduce0_divergent", KG_PV_SLOWER, 1.1, 1.09, 1.11, 8);
+  g_pairs[4] = pcell("reduce1_strided", KG_PV_MISSING, 0, 0, 0, 0);
+  g_pairs[5] = pcell("two_pass", KG_PV_UNKNOWN, 0, 0, 0, 0);
+  snprintf(g_pairs[5].message, sizeof g_pairs[5].message, "its check failed");
+  g_pairs[6] = pcell("reduce2_sequential", KG_PV_UNDECIDED, 1.004, 0.999, 1.009, 16);
+  g_run.pairs = g_pairs, g_run.npairs = NPAIRS;
+  g_run.pair = (kg_pair_meta){.on = 1, .base_path = "/ci/base/libkgate_kernels.so", .base_name = "kgate-kernels",
+                              .base_version = "0.1.0", .confidence = 0.99, .copies = 4, .quads = 16, .rounds = 2,
+                              .max_rounds = 6, .wall_s = 30};
+}
+
+static const char *const k_pair_order[] = {
+    "<tr class=\"slower\"><td class=\"l\">SLOWER</td><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
+    "<td>33554432</td><td>220</td><td>200</td><td>+10.00 %</td><td>[+9.00 %, +11.00 %]</td><td>0.5 %</td><td>8</td>"
+    "<td>2</td><td class=\"l\"></td></tr>",
+    "<tr class=\"undecided\"><td class=\"l\">UNKNOWN</td><td class=\"l\">two_pass</td><td class=\"l\">f32</td>"
+    "<td>33554432</td><td></td><td></td><td></td><td></td><td></td><td></td><td>0</td><td class=\"l\">its check "
+    "failed</td></tr>",
+    ">UNDECIDED</td><td class=\"l\">reduce2_sequential</td>",
+    ">MISSING</td><td class=\"l\">reduce1_strided</td>",
+    "<tr class=\"faster\"><td class=\"l\">FASTER</td><td class=\"l\">reduce7_shuffle</td>",
+    ">NEW</td><td class=\"l\">reduce9_new</td>",
+    "<tr><td class=\"l\">SAME</td><td class=\"l\">cub_sum</td>",
+};
+
+START_TEST(test_html_paired_table) {
+  make_pairs();
+  kg_html_page p = full_page();
+  char *html = write_page(&p);
+  const char *sec = strstr(html, "<h2 id=\"paired\">Paired gate</h2>");
+  const char *base = strstr(html, "<h2 id=\"regressions\">Against the stored baseline (advisory)</h2>");
+  const char *charts = strstr(html, "<h2 id=\"charts\">");
+  ck_assert_msg(sec && base && charts && sec < base && base < charts, "%s", html);
+  ck_assert_ptr_null(strstr(html, ">Regressions</h2>"));
+  ck_assert_ptr_nonnull(strstr(html, "<li>Paired gate against /ci/base/libkgate_kernels.so (kgate-kernels 0.1.0): 1 "
+                                     "SLOWER, 1 UNKNOWN, 1 UNDECIDED, 1 MISSING, 1 FASTER, 1 NEW, 1 SAME</li>"));
+  ck_assert_ptr_nonnull(strstr(html, "Performance against baselines/nvidia-h200.json (advisory: the paired gate "
+                                     "decides): 1 SLOWER"));
+  ck_assert_ptr_nonnull(strstr(sec, "99 % confidence interval over blocks"));
+  const char *prev = sec;
+  for (size_t k = 0; k < NPAIRS; k++) {
+    const char *row = strstr(html, k_pair_order[k]);
+    ck_assert_msg(row && row > prev && row < base, "row %zu missing or out of order: %s", k, sec);
+    prev = row;
+  }
+  ck_assert_ptr_nonnull(strstr(html, "<a href=\"#paired\">Paired gate</a>"));
+  check_references(html);
+  free(html);
+  g_run.pair.on = 0; /* not paired: no section, the baseline decides again */
+  html = write_page(&p);
+  ck_assert_ptr_null(strstr(html, "Paired gate"));
+  ck_assert_ptr_nonnull(strstr(html, ">Regressions</h2>"));
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_paired_empty) {
+  make_pairs();
+  g_run.npairs = 0;
+  kg_html_page p = {.run = &g_run, .links = k_links, .nlinks = 0};
+  char *html = write_page(&p);
+  ck_assert_ptr_nonnull(strstr(html, "<p>No cell was paired"));
+  ck_assert_ptr_null(strstr(html, "no baseline to compare with")); /* the paired gate is the comparison */
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_paired_hostile_text) {
+  make_pairs();
+  snprintf(g_run.pair.base_path, sizeof g_run.pair.base_path, "%s\"'&\x1b[2J", k_xss);
+  snprintf(g_run.pair.base_name, sizeof g_run.pair.base_name, "<script>");
+  snprintf(g_run.pair.base_version, sizeof g_run.pair.base_version, "<b>1");
+  snprintf(g_pairs[3].variant, sizeof g_pairs[3].variant, "%s", k_xss);
+  snprintf(g_pairs[5].message, sizeof g_pairs[5].message, "%s</td></tr></table>", k_xss);
+  kg_html_page p = full_page();
+  char *html = write_page(&p);
+  ck_assert_msg(!strstr(html, "<img src=x") && !strstr(html, "<script") && !strstr(html, "<b>"), "%s", html);
+  ck_assert_ptr_null(strchr(html, '\x1b'));
+  ck_assert_ptr_nonnull(strstr(html, "<li>Paired gate against &lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;?[2J "
+                                     "(&lt;script&gt; &lt;b&gt;1):"));
+  ck_assert_ptr_nonnull(strstr(html, "<td class=\"l\">SLOWER</td><td class=\"l\">&lt;img src=x onerror=alert(1)&gt;</td>"));
+  ck_assert_ptr_nonnull(strstr(html, "&lt;img src=x onerror=alert(1)&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;</td></tr>"));
+  free(html);
+  if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "xmllint --html --noout '%s/index.html' 2>'%s/lint' && test ! -s '%s/lint'", g_dir,
+             g_dir, g_dir);
+    ck_assert_msg(system(cmd) == 0, "xmllint reports problems");
+  }
+}
+END_TEST
+
 START_TEST(test_html_unwritable) {
   kg_html_page p = full_page();
   char err[512] = "";
@@ -295,15 +405,18 @@ Suite *make_html_suite(void) {
   tcase_add_test(core, test_html_tables);
   tcase_add_test(core, test_html_history_and_note);
   tcase_add_test(core, test_html_validates);
+  tcase_add_test(core, test_html_paired_table);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, setup, teardown);
   tcase_add_test(limits, test_html_bare);
+  tcase_add_test(limits, test_html_paired_empty);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, setup, teardown);
   tcase_add_test(errors, test_html_unwritable);
   tcase_add_test(errors, test_html_hostile_text);
+  tcase_add_test(errors, test_html_paired_hostile_text);
   suite_add_tcase(s, errors);
   return s;
 }

@@ -235,6 +235,102 @@ static char *replace_first(const char *text, const char *from, const char *to) {
   return out;
 }
 
+/* --- the paired gate's object (schema 2): every field back as written */
+
+enum { NPAIRS = 4 };
+static kg_pair_cell g_pairs[NPAIRS];
+
+static void add_pairs(kg_run *run) {
+  static const kg_pair_cell cells[NPAIRS] = {
+      {"reduce0_divergent", KG_F32, 4194304, {16, 128, 1.0625, 1.05, 1.075, 212.5, 200, KG_PV_SLOWER}, 0.01, 2, 3, ""},
+      {"cub_sum", KG_F32, 4194304, {24, 192, 0.999, 0.9975, 1.0005, 99.9, 100, KG_PV_SAME}, 0.01, 3, 0, ""},
+      {"<b>new|x</b> \"q\"", KG_F64, 65537, {0, 0, 1, 1, 1, 0, 0, KG_PV_NEW}, 0.05, 0, 0, ""},
+      {"reduce7_shuffle", KG_F32, 4194304, {0, 0, 1, 1, 1, 0, 0, KG_PV_UNKNOWN}, 0.01, 0, 0, "its check failed: \"x\"\t"},
+  };
+  memcpy(g_pairs, cells, sizeof cells);
+  run->pairs = g_pairs, run->npairs = NPAIRS;
+  run->pair = (kg_pair_meta){.on = 1, .base_path = "/ci/base dir/libkgate_kernels.so", .base_name = "kgate-kernels",
+                             .base_version = "0.1.0-12-gabc1234", .confidence = 0.99, .min_effect_pct = 0,
+                             .copies = 4, .quads = 16, .rounds = 2, .max_rounds = 6, .budget_s = 10, .wall_s = 31.25};
+}
+
+START_TEST(test_results_paired_round_trip) {
+  kg_run a = sample_run(), b;
+  add_pairs(&a);
+  char err[512] = "";
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  const kg_pair_meta *x = &a.pair, *y = &b.pair;
+  ck_assert_int_eq(y->on, 1);
+  ck_assert_str_eq(y->base_path, x->base_path);
+  ck_assert_str_eq(y->base_name, x->base_name);
+  ck_assert_str_eq(y->base_version, x->base_version);
+  ck_assert(y->confidence == x->confidence && y->min_effect_pct == x->min_effect_pct);
+  ck_assert(y->copies == 4 && y->quads == 16 && y->rounds == 2 && y->max_rounds == 6);
+  ck_assert(y->budget_s == x->budget_s && y->wall_s == x->wall_s);
+  ck_assert_uint_eq(b.npairs, NPAIRS);
+  for (size_t i = 0; i < NPAIRS; i++) {
+    const kg_pair_cell *c = &a.pairs[i], *d = &b.pairs[i];
+    ck_assert_str_eq(d->variant, c->variant);
+    ck_assert(d->dtype == c->dtype && d->n == c->n);
+    ck_assert_int_eq(d->stat.verdict, c->stat.verdict);
+    ck_assert(d->stat.blocks == c->stat.blocks && d->stat.pairs == c->stat.pairs);
+    ck_assert(d->stat.ratio == c->stat.ratio && d->stat.lo == c->stat.lo && d->stat.hi == c->stat.hi);
+    ck_assert(d->stat.head_us == c->stat.head_us && d->stat.base_us == c->stat.base_us);
+    ck_assert(d->min_effect == c->min_effect && d->rounds == c->rounds && d->set_aside == c->set_aside);
+    ck_assert_str_eq(d->message, c->message);
+  }
+  kg_run_free(&b);
+  ck_assert_ptr_null(b.pairs);
+}
+END_TEST
+
+/* A file of schema 1 has no "paired": it is read, as a run that was not paired. */
+START_TEST(test_results_schema1_read) {
+  kg_run a = sample_run(), b;
+  char err[512] = "";
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path), *old = replace_first(text, "\"schema_version\":2", "\"schema_version\":1");
+  kgt_spit(g_path, old);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert(b.pair.on == 0 && b.npairs == 0 && b.n == NCASES);
+  kg_run_free(&b);
+  free(text);
+  free(old);
+}
+END_TEST
+
+/* A paired file with one value that cannot be true: refused, naming the cell and what is wrong. */
+static const struct {
+  const char *from, *to, *message;
+} k_bad_paired[] = {
+    {"\"verdict\":\"SLOWER\"", "\"verdict\":\"SLOW\"", "paired.cells[0]: unknown verdict 'SLOW'"},
+    {"\"dtype\":\"f64\",\"n\":65537,\"verdict\"", "\"dtype\":\"f8\",\"n\":65537,\"verdict\"", "paired.cells[2]: unknown dtype 'f8'"},
+    {"\"lo\":1.05", "\"lo\":1.07", "paired.cells[0]: ratio and interval must be finite with 0 < lo <= ratio <= hi"},
+    {"\"head_us\":212.5", "\"head_us\":0", "paired.cells[0]: ratio and interval must be finite"},
+    {"\"blocks\":24", "\"blocks\":-24", "paired.cells[1]: negative n, blocks, pairs, rounds or set_aside"},
+    {"\"confidence\":0.99", "\"confidence\":1", "paired: confidence must lie in (0, 1)"},
+    {"\"base_path\":", "\"base_pat\":", "paired: missing field 'base_path'"},
+};
+
+START_TEST(test_results_paired_rejects) {
+  kg_run a = sample_run(), b;
+  add_pairs(&a);
+  char err[512] = "", bad[160];
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path), *edited = replace_first(text, k_bad_paired[_i].from, k_bad_paired[_i].to);
+  snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
+  kgt_spit(bad, edited);
+  ck_assert_int_eq(kg_results_read(bad, &b, err, sizeof err), -1);
+  ck_assert_msg(strncmp(err, bad, strlen(bad)) == 0, "message '%s' does not start with the file", err);
+  ck_assert_msg(strstr(err, k_bad_paired[_i].message) != NULL, "message '%s' lacks \"%s\"", err,
+                k_bad_paired[_i].message);
+  ck_assert_ptr_null(strchr(err, '\n'));
+  free(text);
+  free(edited);
+}
+END_TEST
+
 START_TEST(test_results_read_rejects) {
   kg_run a = sample_run(), b;
   char err[512] = "", bad[160];
@@ -357,11 +453,14 @@ Suite *make_results_suite(void) {
   tcase_add_test(core, test_results_file_shape);
   tcase_add_test(core, test_results_perf_of);
   tcase_add_test(core, test_results_stdout);
+  tcase_add_test(core, test_results_paired_round_trip);
+  tcase_add_test(core, test_results_schema1_read);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, scratch_setup, scratch_teardown);
   tcase_add_loop_test(errors, test_results_read_rejects, 0, N(k_bad));
   tcase_add_test(errors, test_results_read_exact_messages);
+  tcase_add_loop_test(errors, test_results_paired_rejects, 0, N(k_bad_paired));
   tcase_add_test(errors, test_fileio_open_fails);
   suite_add_tcase(s, errors);
   TCase *atomic = tcase_create("Atomic");
