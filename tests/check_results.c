@@ -244,7 +244,7 @@ static void add_pairs(kg_run *run) {
   static const kg_pair_cell cells[NPAIRS] = {
       {"reduce0_divergent", KG_F32, 4194304, {16, 128, 1.0625, 1.05, 1.075, 212.5, 200, KG_PV_SLOWER}, 0.01, 2, 3, ""},
       {"cub_sum", KG_F32, 4194304, {24, 192, 0.999, 0.9975, 1.0005, 99.9, 100, KG_PV_SAME}, 0.01, 3, 0, ""},
-      {"<b>new|x</b> \"q\"", KG_F64, 65537, {0, 0, 1, 1, 1, 0, 0, KG_PV_NEW}, 0.05, 0, 0, ""},
+      {"team_new+x", KG_F64, 65537, {0, 0, 1, 1, 1, 0, 0, KG_PV_NEW}, 0.05, 0, 0, ""},
       {"reduce7_shuffle", KG_F32, 4194304, {0, 0, 1, 1, 1, 0, 0, KG_PV_UNKNOWN}, 0.01, 0, 0, "its check failed: \"x\"\t"},
   };
   memcpy(g_pairs, cells, sizeof cells);
@@ -311,6 +311,7 @@ static const struct {
     {"\"blocks\":24", "\"blocks\":-24", "paired.cells[1]: negative n, blocks, pairs, rounds or set_aside"},
     {"\"confidence\":0.99", "\"confidence\":1", "paired: confidence must lie in (0, 1)"},
     {"\"base_path\":", "\"base_pat\":", "paired: missing field 'base_path'"},
+    {"\"team_new+x\"", "\"<b>new|x</b>\"", "paired.cells[2]: variant is '<b>new|x</b>': not a variant name"},
 };
 
 START_TEST(test_results_paired_rejects) {
