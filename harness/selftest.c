@@ -202,8 +202,9 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
   p.pair.on = 1, p.pair.module = 0, p.pair.base_variant = kg_variant_find("reduce7_shuffle");
   kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, o->min_effect_pct, o->rounds, o->max_rounds, o->pair_budget_s,
                          o->quiet ? NULL : stderr};
-  kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 20,
-                      .start_timeout_s = 120};
+  /* --timeout bounds a worker's start too, as for check and run */
+  double timeout = o->timeout_s > 0 ? o->timeout_s : 20;
+  kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = timeout, .start_timeout_s = timeout};
   kg_super_dev dev = {o->worker_argv, 0};
   kg_device_info info;
   if (!o->quiet) fprintf(stderr, "selftest: paired rows (slower, same)...\n");
@@ -262,8 +263,8 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
     kg_result *results = calloc(n, sizeof *results);
     kg_run_params p = {.seed = 1, .repeats = mi->expect == KG_EXPECT_NONDETERMINISTIC ? 5 : 3,
                        .time = {.hot = 0, .max_noise = 0.005, .min_samples = 20, .max_seconds = 3}};
-    kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 20,
-                        .start_timeout_s = 120};
+    double timeout = o->timeout_s > 0 ? o->timeout_s : 20;
+    kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = timeout, .start_timeout_s = timeout};
     char **argv = NULL;
     kg_super_san san = {0};
     if (tool >= 0) {
@@ -276,7 +277,7 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
       so.worker_argv = argv;
       san = (kg_super_san){.log = log, .tool = kg_san_tool_name((kg_san_tool)tool), .exit_code = KG_SAN_EXIT,
                            .fresh_worker = 1, .exact_alloc = 1, .scan = kg_san_scan};
-      so.timeout_s = 600; /* racecheck is slow */
+      so.timeout_s = so.start_timeout_s = 600; /* racecheck is slow, and so is a worker's start under it */
     }
     if (mi->expect == KG_EXPECT_HUGE) so.timeout_s = 600;
     if (!o->quiet) fprintf(stderr, "selftest: %s (%s)...\n", mi->name, kg_expect_name(mi->expect));
