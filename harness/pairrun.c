@@ -24,20 +24,22 @@ static void cell_init(kg_pair_cell *c, const char *name, kg_dtype dt, size_t n, 
   c->stat.ratio = c->stat.lo = c->stat.hi = 1;
 }
 
-/* Whether the run timed (dtype, n) at all. */
-static int timed_size(const kg_run *run, kg_dtype dt, size_t n) {
-  for (size_t i = 0; i < run->n; i++)
-    if (run->cases[i].timed && run->cases[i].dtype == dt && run->cases[i].n == n) return 1;
-  return 0;
-}
-
 int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg_pair_cell **cells,
                  size_t *ncells, kg_pair_job **jobs, size_t *njobs) {
-  size_t cap = run->n + (all_variants ? base->n * KG_NDTYPES * 8 : 0) + 1;
+  /* The timed (dtype, n) pairs, each once: a MISSING variant gets a cell at each of its dtype's. */
+  kg_case *sizes = calloc(run->n + 1, sizeof *sizes);
+  size_t nsizes = 0;
+  for (size_t i = 0; sizes && i < run->n; i++) {
+    const kg_case *k = &run->cases[i];
+    int seen = !k->timed;
+    for (size_t e = 0; !seen && e < nsizes; e++) seen = sizes[e].dtype == k->dtype && sizes[e].n == k->n;
+    if (!seen) sizes[nsizes++] = *k;
+  }
+  size_t cap = run->n + (all_variants ? base->n * nsizes : 0) + 1;
   kg_pair_cell *c = calloc(cap, sizeof *c), *other = calloc(cap, sizeof *other);
   kg_pair_job *j = calloc(cap, sizeof *j);
-  if (!c || !other || !j) {
-    free(c), free(other), free(j);
+  if (!sizes || !c || !other || !j) {
+    free(sizes), free(c), free(other), free(j);
     return -1;
   }
   size_t nj = 0, no = 0;
@@ -62,20 +64,15 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
   /* Base variants this kgate lacks (for a dtype) at every timed size of that dtype. */
   for (size_t b = 0; all_variants && b < base->n; b++) {
     int v = kg_variant_find_any(base->v[b].name); /* a base's mutants are kgate's too: not MISSING */
-    for (int d = 0; d < KG_NDTYPES; d++) {
-      if (!(base->v[b].dtypes & KG_DT_BIT(d)) || (v >= 0 && kg_variant_supports(v, (kg_dtype)d))) continue;
-      for (size_t i = 0; i < run->n; i++) {
-        const kg_case *k = &run->cases[i];
-        int first = k->timed && k->dtype == (kg_dtype)d;
-        for (size_t e = 0; first && e < i; e++) /* each (dtype, n) once */
-          first = !(run->cases[e].timed && run->cases[e].dtype == k->dtype && run->cases[e].n == k->n);
-        if (first && timed_size(run, k->dtype, k->n) && nj + no < cap)
-          cell_init(&other[no++], base->v[b].name, k->dtype, k->n, KG_PV_MISSING);
-      }
+    for (size_t e = 0; e < nsizes; e++) {
+      kg_dtype d = sizes[e].dtype;
+      if ((base->v[b].dtypes & KG_DT_BIT(d)) && !(v >= 0 && kg_variant_supports(v, d)))
+        cell_init(&other[no++], base->v[b].name, d, sizes[e].n, KG_PV_MISSING);
     }
   }
   memcpy(c + nj, other, no * sizeof *other);
   free(other);
+  free(sizes);
   *cells = c;
   *ncells = nj + no;
   *jobs = j;
