@@ -153,8 +153,11 @@ void kg_report_pairs(FILE *f, const kg_run *run) {
   const kg_pair_meta *m = &run->pair;
   size_t count[KG_NPVERDICTS];
   kg_pair_count(run->pairs, run->npairs, count);
-  fprintf(f, "\npaired against %s (%s %s): %d copies, %d-%d rounds, %.0f %% intervals, %.1f s\n", m->base_path,
-          m->base_name, m->base_version, m->copies, m->rounds, m->max_rounds, 100 * m->confidence, m->wall_s);
+  char path[256], name[72], version[72], variant[72], message[200];
+  fprintf(f, "\npaired against %s (%s %s): %d copies, %d-%d rounds, %.0f %% intervals, %.1f s\n",
+          kg_esc_term(m->base_path, path, sizeof path), kg_esc_term(m->base_name, name, sizeof name),
+          kg_esc_term(m->base_version, version, sizeof version), m->copies, m->rounds, m->max_rounds,
+          100 * m->confidence, m->wall_s);
   fprintf(f, "%-9s %-24s %-5s %10s %10s %10s %8s %19s %6s %6s %6s\n", "verdict", "variant", "dtype", "n", "head us",
           "base us", "ratio", "interval", "min", "blocks", "rounds");
   for (size_t i = 0; i < run->npairs; i++) {
@@ -162,11 +165,13 @@ void kg_report_pairs(FILE *f, const kg_run *run) {
     const kg_pair_stat *s = &c->stat;
     if (s->blocks)
       fprintf(f, "%-9s %-24s %-5s %10zu %10.2f %10.2f %+7.2f%% [%+7.2f%%, %+7.2f%%] %5.1f%% %6d %6d\n",
-              kg_pverdict_name(s->verdict), c->variant, kg_dtype_get(c->dtype)->name, c->n, s->head_us, s->base_us,
+              kg_pverdict_name(s->verdict), kg_esc_term(c->variant, variant, sizeof variant),
+              kg_dtype_get(c->dtype)->name, c->n, s->head_us, s->base_us,
               100 * (s->ratio - 1), 100 * (s->lo - 1), 100 * (s->hi - 1), 100 * c->min_effect, s->blocks, c->rounds);
     else
-      fprintf(f, "%-9s %-24s %-5s %10zu %s\n", kg_pverdict_name(s->verdict), c->variant, kg_dtype_get(c->dtype)->name,
-              c->n, c->message);
+      fprintf(f, "%-9s %-24s %-5s %10zu %s\n", kg_pverdict_name(s->verdict),
+              kg_esc_term(c->variant, variant, sizeof variant), kg_dtype_get(c->dtype)->name, c->n,
+              kg_esc_term(c->message, message, sizeof message));
   }
   fprintf(f, "paired verdicts:");
   for (int v = 0; v < KG_NPVERDICTS; v++)
