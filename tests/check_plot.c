@@ -613,7 +613,14 @@ START_TEST(test_plot_real_gnuplot_edges) {
   ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_compare(g_dir, &g_run, &cmp, NULL, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
-  ck_assert_uint_eq(g_charts.n, 4);
+  /* A paired cell from one block (lo = hi, no bar) beside a NEW one (text only). */
+  make_pairs();
+  g_run.npairs = 0;
+  add_pair("two_pass", KG_BF16, 1000003, KG_PV_UNDECIDED, 1.003, 1.003, 1.003, 0.05);
+  g_pairs[0].stat.blocks = 1;
+  add_pair("cub_sum", KG_BF16, 1000003, KG_PV_NEW, 1, 1, 1, 0.05);
+  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 5);
   ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
   for (size_t i = 0; i < g_charts.n; i++) {
     char png[128], svg[128];
@@ -693,11 +700,19 @@ START_TEST(test_chart_injection_inert) {
     snprintf(runs[r].commit, sizeof runs[r].commit, "%s", k_evil_commit);
   }
   kg_history h = {2, runs};
+  /* A paired run whose base module names itself with the hostile strings,
+   * and a cell of the hostile variant (the results reader refuses it; the
+   * chart must keep it inert all the same). */
+  make_pairs();
+  snprintf(g_run.pair.base_name, sizeof g_run.pair.base_name, "%s", k_evil_commit);
+  snprintf(g_run.pair.base_version, sizeof g_run.pair.base_version, "%s", "0.1`touch pwned_bv`'\n@x");
+  snprintf(g_pairs[1].variant, sizeof g_pairs[1].variant, "%s", k_evil_variant); /* unknown: ranked last */
   ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_compare(g_dir, &g_run, &cmp, k_evil_commit, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
-  ck_assert_uint_eq(g_charts.n, 4);
+  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 5);
   for (size_t i = 0; i < g_charts.n; i++) {
     char vars[80], dat[80];
     snprintf(vars, sizeof vars, "%s.vars", g_charts.c[i].name);
@@ -718,11 +733,16 @@ START_TEST(test_chart_injection_inert) {
   ck_assert_msg(strstr(cmpv, "ytic_label2 = 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")'\n"), "%s", cmpv);
   ck_assert_msg(strstr(tr, "= 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")'\n"), "%s", tr);
   ck_assert_msg(strstr(tr, "xtic_label1 = '`touch'\nxtic_sub1 = 'pwned_dat'\n"), "%s", tr); /* cut as a date */
-  free(bw), free(cmpv), free(tr);
+  char *pv = file_in("paired-f32.vars");
+  ck_assert_msg(strstr(pv, "ytic_label5 = 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")  2\u00b2\u2075'\n"), "%s",
+                pv);
+  ck_assert_msg(strstr(pv, "\u00b7 base c0`touch pwned_commit`''?system(''touch pwned_nl'') ; 0.1`touch pwned_bv`''?@x'\n"),
+                "%s", pv);
+  free(bw), free(cmpv), free(tr), free(pv);
   /* The scripts evaluate nothing: no eval, backquote, @macro or system(). */
   char scripts[PATH_MAX];
   ck_assert_int_eq(kg_plot_scripts(scripts, sizeof scripts, err, sizeof err), 0);
-  static const char *const gp[] = {"common.gp", "bandwidth.gp", "ladder.gp", "trend.gp", "compare.gp"};
+  static const char *const gp[] = {"common.gp", "bandwidth.gp", "ladder.gp", "trend.gp", "compare.gp", "paired.gp"};
   for (size_t k = 0; k < sizeof gp / sizeof gp[0]; k++) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", scripts, gp[k]);
@@ -742,7 +762,7 @@ START_TEST(test_chart_injection_inert) {
     return;
   }
   ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
-  ck_assert(exists_in(g_dir, "trend-f32.svg") && exists_in(g_dir, "compare-f32.png"));
+  ck_assert(exists_in(g_dir, "trend-f32.svg") && exists_in(g_dir, "compare-f32.png") && exists_in(g_dir, "paired-f32.svg"));
   ck_assert_msg(!any_pwned(g_dir), "gnuplot ran text from the run");
   ck_assert(!any_pwned("."));
   char *svg = file_in("bandwidth-f32.svg");
@@ -803,6 +823,16 @@ START_TEST(test_plot_cli_with_fake_gnuplot) {
   ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "-o", out, "--baseline", results, NULL}), KG_EXIT_OK);
   ck_assert(exists_in(out, "bandwidth-f32.png") && exists_in(out, "ladder-f32.svg") && exists_in(out, "compare-f32.png"));
   ck_assert_int_eq(kgt_run_cli((char *[]){"compare", results, results, "--plots", out, NULL}), KG_EXIT_OK);
+  ck_assert(!exists_in(out, "paired-f32.png")); /* not paired: no paired chart */
+  /* A paired results file: plot and report draw the paired chart from what they read back. */
+  make_pairs();
+  ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "-o", out, NULL}), KG_EXIT_OK);
+  ck_assert(exists_in(out, "paired-f32.png") && exists_in(out, "paired-f32.svg") && !exists_in(out, "paired-i32.png"));
+  char site[160];
+  snprintf(site, sizeof site, "%s/site", g_dir);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"report", results, "--html", site, NULL}), KG_EXIT_OK);
+  ck_assert(exists_in(site, "paired-f32.png"));
 }
 END_TEST
 
