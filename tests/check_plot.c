@@ -274,7 +274,8 @@ START_TEST(test_chart_paired) {
                             "\"UNDECIDED +0.40 % [-1.00, +1.80]\"\n"),
                 "%s", dat);
   ck_assert_msg(strstr(dat, "\n2 ? ? ? ? ? ? ? 1.58 2.42 0x7f7f7f 13.8 NEW \"NEW: only in head\"\n"), "%s", dat);
-  ck_assert_msg(strstr(dat, "\n3 0.1 -0.3 0.5 0.1 -0.3 0.5 1 2.58 3.42 0x000000 13.8 SAME \"SAME +0.10 % [-0.30, +0.50]\"\n"),
+  ck_assert_msg(strstr(dat, "\n3 0.1 -0.3 0.5 0.1 -0.3 0.5 1 2.58 3.42 0x000000 13.8 SAME "
+                            "\"SAME +0.10 % [-0.30, +0.50]\"\n"),
                 "%s", dat);
   ck_assert_msg(strstr(dat, "\n4 -10 -12 -8 -10 -12 -8 0.5 3.58 4.42 0x2ca02c 13.8 FASTER "
                             "\"FASTER -10.00 % [-12.00, -8.00]\"\n"),
@@ -736,7 +737,8 @@ START_TEST(test_chart_injection_inert) {
   char *pv = file_in("paired-f32.vars");
   ck_assert_msg(strstr(pv, "ytic_label5 = 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")  2\u00b2\u2075'\n"), "%s",
                 pv);
-  ck_assert_msg(strstr(pv, "\u00b7 base c0`touch pwned_commit`''?system(''touch pwned_nl'') ; 0.1`touch pwned_bv`''?@x'\n"),
+  ck_assert_msg(strstr(pv, "\u00b7 base c0`touch pwned_commit`''?system(''touch pwned_nl'') ; "
+                           "0.1`touch pwned_bv`''?@x'\n"),
                 "%s", pv);
   free(bw), free(cmpv), free(tr), free(pv);
   /* The scripts evaluate nothing: no eval, backquote, @macro or system(). */
@@ -762,7 +764,8 @@ START_TEST(test_chart_injection_inert) {
     return;
   }
   ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
-  ck_assert(exists_in(g_dir, "trend-f32.svg") && exists_in(g_dir, "compare-f32.png") && exists_in(g_dir, "paired-f32.svg"));
+  ck_assert(exists_in(g_dir, "trend-f32.svg") && exists_in(g_dir, "compare-f32.png") &&
+            exists_in(g_dir, "paired-f32.svg"));
   ck_assert_msg(!any_pwned(g_dir), "gnuplot ran text from the run");
   ck_assert(!any_pwned("."));
   char *svg = file_in("bandwidth-f32.svg");
