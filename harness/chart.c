@@ -711,7 +711,7 @@ static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
     gp_str(g, key, "#%06x", k_pverdict_rgb[v]);
   }
   snprintf(p.chart->caption, sizeof p.chart->caption,
-           "%s: change head / base per cell with its interval, against the base build (%s)", di->name, verdicts);
+           "%s: change head / base per cell with its interval (%.100s)", di->name, verdicts);
   return pair_commit(&p, out, err, errlen);
 }
 
