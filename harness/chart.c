@@ -22,6 +22,7 @@ static const kg_chart_kind_info k_kinds[KG_NCHART_KINDS] = {
     [KG_CHART_LADDER] = {"ladder", "The ladder: % of theoretical peak"},
     [KG_CHART_TREND] = {"trend", "Trend: % of peak over the history"},
     [KG_CHART_COMPARE] = {"compare", "Comparison with the baseline"},
+    [KG_CHART_PAIRED] = {"paired", "Paired gate: change against the base build"},
 };
 
 const kg_chart_kind_info *kg_chart_kind_get(kg_chart_kind k) {
@@ -591,6 +592,133 @@ int kg_chart_compare(const char *dir, const kg_run *run, const kg_comparison *cm
                      kg_charts *out, char *err, size_t errlen) {
   for (int d = 0; d < KG_NDTYPES; d++)
     if (compare_one(dir, run, cmp, base_label, (kg_dtype)d, out, err, errlen)) return -1;
+  return 0;
+}
+
+/* ---- 5: the paired gate ----------------------------------------------------------- */
+
+/* Paired verdict colours: the gate's outcome at a glance (SLOWER fails a
+ * merge). SAME is black here, not grey as in the comparison: a decided
+ * "no change" is a result, an UNDECIDED cell is the absence of one. */
+static const unsigned k_pverdict_rgb[KG_NPVERDICTS] = {
+    [KG_PV_SAME] = 0x000000,    [KG_PV_SLOWER] = 0xd62728,  [KG_PV_FASTER] = 0x2ca02c, [KG_PV_UNDECIDED] = 0x9e9e9e,
+    [KG_PV_NEW] = 0x7f7f7f,     [KG_PV_MISSING] = 0x7f7f7f, [KG_PV_UNKNOWN] = 0x7f7f7f,
+};
+
+/* A cell with an interval to draw: decided or undecided from at least one
+ * block. NEW, MISSING and UNKNOWN carry no numbers (results-schema.md). */
+static int pair_drawn(const kg_pair_cell *c) {
+  return c->stat.blocks > 0 && c->stat.verdict <= KG_PV_UNDECIDED && c->stat.lo > 0 && c->stat.lo <= c->stat.ratio &&
+         c->stat.ratio <= c->stat.hi && isfinite(c->stat.hi);
+}
+
+static int pair_before(const kg_pair_cell *x, const kg_pair_cell *y) {
+  size_t rx = rank_of(x->variant), ry = rank_of(y->variant);
+  int c = rx != ry ? (rx < ry ? -1 : 1) : strcmp(x->variant, y->variant);
+  return c < 0 || (c == 0 && x->n < y->n);
+}
+
+static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  /* Cells of this dtype in ladder order, then by n (unknown variants by name). */
+  size_t idx[1024], k = 0, drawn = 0;
+  for (size_t i = 0; i < run->npairs && k < 1024; i++)
+    if (run->pairs[i].dtype == dt) idx[k++] = i, drawn += pair_drawn(&run->pairs[i]);
+  if (!drawn) return 0; /* only NEW/MISSING/UNKNOWN: the reports list them, a chart would show no point */
+  for (size_t a = 1; a < k; a++)
+    for (size_t b = a; b > 0 && pair_before(&run->pairs[idx[b]], &run->pairs[idx[b - 1]]); b--) {
+      size_t t = idx[b];
+      idx[b] = idx[b - 1], idx[b - 1] = t;
+    }
+  /* Half-width of the x range around 0, in %: the widest interval or
+   * minimum effect with a margin, at least 1 %, at most 100 % (beyond it a
+   * bar is clipped at the edge and its label keeps the true numbers). */
+  double half = 1;
+  for (size_t j = 0; j < k; j++) {
+    const kg_pair_cell *c = &run->pairs[idx[j]];
+    if (!pair_drawn(c)) continue;
+    half = fmax(half, fmax(fabs(c->stat.lo - 1), fabs(c->stat.hi - 1)) * 100 * 1.15);
+    if (c->min_effect > 0 && isfinite(c->min_effect)) half = fmax(half, c->min_effect * 100 * 1.5);
+  }
+  half = fmin(half, 100);
+  kg__pair p;
+  if (pair_open(&p, dir, out, KG_CHART_PAIRED, di->name, err, errlen)) return -1;
+  FILE *f = p.dat.f, *g = p.vars.f;
+  fprintf(f, "# kgate paired gate, %s: one row per cell (variant, n), change head / base - 1 in %%\n"
+             "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n"
+             "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"
+             "#  ? where a cell has none: NEW, MISSING and UNKNOWN rows are text only)\n",
+          di->name);
+  size_t count[KG_NPVERDICTS] = {0};
+  kg__tics ytics = {g, "y", 0};
+  for (size_t j = 0; j < k; j++) {
+    const kg_pair_cell *c = &run->pairs[idx[j]];
+    const kg_pair_stat *st = &c->stat;
+    int have = pair_drawn(c);
+    char slabel[32], tic[128], label[96];
+    kg_size_label(c->n, slabel, sizeof slabel);
+    snprintf(tic, sizeof tic, "%s  %s", c->variant, slabel);
+    tic_add(&ytics, tic, "", (double)j);
+    double chg = have ? (st->ratio - 1) * 100 : NAN, lo = have ? (st->lo - 1) * 100 : NAN,
+           hi = have ? (st->hi - 1) * 100 : NAN;
+    double band = c->min_effect > 0 && isfinite(c->min_effect) ? fmin(c->min_effect * 100, half) : NAN;
+    const char *vname = kg_pverdict_name(st->verdict);
+    if (have) snprintf(label, sizeof label, "%s %+.2f %% [%+.2f, %+.2f]", vname, chg, lo, hi);
+    else if (st->verdict == KG_PV_NEW) snprintf(label, sizeof label, "NEW: only in head");
+    else if (st->verdict == KG_PV_MISSING) snprintf(label, sizeof label, "MISSING: only in base");
+    else snprintf(label, sizeof label, "%s: no numbers", vname);
+    count[st->verdict]++;
+    fprintf(f, "%zu", j);
+    dat_num(f, chg);
+    dat_num(f, lo);
+    dat_num(f, hi);
+    dat_num(f, have ? fmin(fmax(chg, -half), half) : NAN);
+    dat_num(f, have ? fmin(fmax(lo, -half), half) : NAN);
+    dat_num(f, have ? fmin(fmax(hi, -half), half) : NAN);
+    dat_num(f, have ? band : NAN);
+    fprintf(f, " %.2f %.2f 0x%06x", (double)j - 0.42, (double)j + 0.42, k_pverdict_rgb[st->verdict]);
+    /* Every row has a label at the right edge: the labels plot is never empty
+     * (gnuplot 5.4 crashes on a labels plot with no point). */
+    dat_num(f, half);
+    fprintf(f, " %s \"%s\"\n", vname, label);
+  }
+  tics_end(&ytics);
+  char verdicts[200] = "", date[48];
+  size_t used = 0;
+  static const kg_pverdict order[] = {KG_PV_SLOWER, KG_PV_FASTER, KG_PV_SAME,
+                                      KG_PV_UNDECIDED, KG_PV_NEW, KG_PV_MISSING, KG_PV_UNKNOWN};
+  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+    if (count[order[o]] && used < sizeof verdicts)
+      used += (size_t)snprintf(verdicts + used, sizeof verdicts - used, "%s%zu %s", used ? ", " : "",
+                               count[order[o]], kg_pverdict_name(order[o]));
+  date_label(run->meta.date, date, sizeof date);
+  const kg_pair_meta *m = &run->pair;
+  gp_str(g, "title", "%s sum, paired gate: change head / base per cell (%s)", di->name, verdicts);
+  gp_str(g, "subtitle", "%s \u00b7 %s \u00b7 head commit %s \u00b7 base %s %s",
+         run->meta.dev.name[0] ? run->meta.dev.name : "unknown GPU", date,
+         run->meta.commit[0] ? run->meta.commit : "unknown", m->base_name[0] ? m->base_name : "(unnamed module)",
+         m->base_version[0] ? m->base_version : "(no version)");
+  gp_str(g, "note", "bars: the %.4g %% interval over blocks \u00b7 shaded: \u00b1 the cell's minimum effect",
+         m->confidence > 0 && m->confidence < 1 ? m->confidence * 100 : 99);
+  gp_num(g, "nrows", (double)k);
+  gp_num(g, "xmin", -half);
+  gp_num(g, "xmax", half);
+  gp_num(g, "width", 1300);
+  gp_num(g, "height", 190 + (double)k * 26);
+  for (int v = 0; v < KG_NPVERDICTS; v++) {
+    char key[24];
+    snprintf(key, sizeof key, "color_%s", kg_pverdict_name((kg_pverdict)v));
+    gp_str(g, key, "#%06x", k_pverdict_rgb[v]);
+  }
+  snprintf(p.chart->caption, sizeof p.chart->caption,
+           "%s: change head / base per cell with its interval (%.100s)", di->name, verdicts);
+  return pair_commit(&p, out, err, errlen);
+}
+
+int kg_chart_paired(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen) {
+  if (!run->pair.on) return 0;
+  for (int d = 0; d < KG_NDTYPES; d++)
+    if (paired_one(dir, run, (kg_dtype)d, out, err, errlen)) return -1;
   return 0;
 }
 

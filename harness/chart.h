@@ -16,6 +16,7 @@ typedef enum kg_chart_kind {
   KG_CHART_LADDER,    /* 2: % of peak per variant at 2^22 and 2^25, bars in ladder order */
   KG_CHART_TREND,     /* 3: % of peak at 2^25 over the runs of a history, baseline band */
   KG_CHART_COMPARE,   /* 4: time new / baseline per case, SLOWER highlighted */
+  KG_CHART_PAIRED,    /* 5: the paired gate: change head / base per cell with its interval */
   KG_NCHART_KINDS
 } kg_chart_kind;
 
@@ -48,6 +49,10 @@ int kg_chart_ladder(const char *dir, const kg_run *run, kg_charts *out, char *er
  * (may be NULL) names the baseline in the subtitle. */
 int kg_chart_compare(const char *dir, const kg_run *run, const kg_comparison *cmp, const char *base_label,
                      kg_charts *out, char *err, size_t errlen);
+/* The paired gate's cells (run->pairs, when run->pair.on): per dtype with
+ * at least one cell that has numbers, a row per (variant, n) in ladder
+ * order; NEW, MISSING and UNKNOWN cells are rows of text, no point. */
+int kg_chart_paired(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen);
 /* base may be NULL (no band). steps come from kg_history_steps. */
 int kg_chart_trend(const char *dir, const kg_history *h, const kg_baseline *base, double tol_override_pct,
                    const kg_step *steps, size_t nsteps, kg_charts *out, char *err, size_t errlen);

@@ -92,6 +92,7 @@ int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg
   }
   if (kg_mkdirs(dir, err, sizeof err) || (with_run && kg_chart_bandwidth(dir, run, &charts, err, sizeof err)) ||
       (with_run && kg_chart_ladder(dir, run, &charts, err, sizeof err)) ||
+      (with_run && kg_chart_paired(dir, run, &charts, err, sizeof err)) ||
       (cmp && kg_chart_compare(dir, run, cmp, base, &charts, err, sizeof err))) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
@@ -307,6 +308,7 @@ int kg_publish_report(const kg_cli *cli) {
   if (has_timed(&run)) {
     if (kg_chart_bandwidth(cli->html, &run, &charts, err, sizeof err) ||
         kg_chart_ladder(cli->html, &run, &charts, err, sizeof err) ||
+        kg_chart_paired(cli->html, &run, &charts, err, sizeof err) ||
         (cli->baseline && kg_chart_compare(cli->html, &run, &cmp, label, &charts, err, sizeof err)) ||
         (cli->history && kg_chart_trend(cli->html, &h, have_base ? &base : NULL, cli->tolerance_pct, steps, nsteps,
                                         &charts, err, sizeof err))) {

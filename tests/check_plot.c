@@ -26,6 +26,7 @@ static kg_result g_results[MAXCASES];
 static kg_run g_run;
 static char g_dir[64], g_tools[64], g_saved_path[8192];
 static kg_charts g_charts;
+static kg_pair_cell g_pairs[8];
 
 static void add_case(const char *variant, kg_dtype dt, size_t n, int timed, double us) {
   size_t i = g_run.n++;
@@ -50,6 +51,33 @@ static void make_run(void) {
   kg_run_meta *m = &g_run.meta;
   kgt_stamp(m, "abc123def456");
   m->dev = kgt_h200();
+}
+
+/* A paired cell; blocks 0 for NEW, MISSING and UNKNOWN (no numbers). */
+static void add_pair(const char *variant, kg_dtype dt, size_t n, kg_pverdict v, double ratio, double lo, double hi,
+                     double min_effect) {
+  kg_pair_cell *c = &g_pairs[g_run.npairs++];
+  *c = (kg_pair_cell){.dtype = dt, .n = n, .min_effect = min_effect, .rounds = 2};
+  snprintf(c->variant, sizeof c->variant, "%s", variant);
+  int have = v <= KG_PV_UNDECIDED;
+  c->stat = (kg_pair_stat){.blocks = have ? 8 : 0, .pairs = have ? 64 : 0, .ratio = ratio, .lo = lo, .hi = hi,
+                           .head_us = have ? 100 * ratio : 0, .base_us = have ? 100 : 0, .verdict = v};
+}
+
+/* The paired gate of make_run's run against a base module, in the order
+ * pairrun keeps (regressions first, not the ladder): f32 has a cell of each
+ * kind with numbers and a NEW one; i32 only a MISSING one (no chart). */
+static void make_pairs(void) {
+  g_run.pairs = g_pairs, g_run.npairs = 0;
+  g_run.pair = (kg_pair_meta){.on = 1, .base_name = "kgate_kernels", .base_version = "0.1.0", .confidence = 0.99,
+                              .copies = 4, .quads = 8, .rounds = 2, .max_rounds = 6};
+  snprintf(g_run.pair.base_path, sizeof g_run.pair.base_path, "/base/libkgate_kernels.so");
+  add_pair("reduce0_divergent", KG_F32, M25, KG_PV_SLOWER, 1.05, 1.03, 1.07, 0.005);
+  add_pair("reduce7_shuffle", KG_F32, M25, KG_PV_UNDECIDED, 1.004, 0.99, 1.018, 0.005);
+  add_pair("cub_sum", KG_F32, M25, KG_PV_FASTER, 0.9, 0.88, 0.92, 0.005);
+  add_pair("cub_sum", KG_F32, M22, KG_PV_SAME, 1.001, 0.997, 1.005, 0.01);
+  add_pair("two_pass", KG_F32, M25, KG_PV_NEW, 1, 1, 1, 0.005);
+  add_pair("reduce7_shuffle", KG_I32, M25, KG_PV_MISSING, 1, 1, 1, 0.005);
 }
 
 static void setup(void) {
@@ -203,6 +231,95 @@ START_TEST(test_chart_compare) {
   ck_assert_msg(strstr(dat, "\n2.2000 ? ? ? "), "%s", dat); /* MISSING: no ratio, no bar */
   ck_assert_ptr_nonnull(strstr(dat, " MISSING \"MISSING\"\n"));
   ck_assert_ptr_nonnull(strstr(dat, " SAME \"0.0 %\"\n"));
+  free(vars);
+  free(dat);
+}
+END_TEST
+
+/* The paired chart: a row per (variant, n) in ladder order, the change in %
+ * with its interval, the minimum effect as the band, colour by verdict; the
+ * NEW cell a row of text; i32 (only a MISSING cell) no chart. */
+START_TEST(test_chart_paired) {
+  char err[512] = "";
+  make_pairs();
+  ck_assert_msg(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(g_charts.n, 1);
+  ck_assert_str_eq(g_charts.c[0].name, "paired-f32");
+  ck_assert_int_eq(g_charts.c[0].kind, KG_CHART_PAIRED);
+  ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 FASTER, 1 SAME, 1 UNDECIDED, 1 NEW)"), "%s",
+                g_charts.c[0].caption);
+  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  ck_assert_msg(strstr(vars, "title = 'f32 sum, paired gate: change head / base per cell "
+                             "(1 SLOWER, 1 FASTER, 1 SAME, 1 UNDECIDED, 1 NEW)'\n"),
+                "%s", vars);
+  ck_assert_msg(strstr(vars, "subtitle = 'NVIDIA H200 \u00b7 2026-11-21 08:30 UTC \u00b7 head commit abc123def456 "
+                             "\u00b7 base kgate_kernels 0.1.0'\n"),
+                "%s", vars);
+  ck_assert_msg(strstr(vars, "note = 'bars: the 99 % interval over blocks"), "%s", vars);
+  ck_assert_msg(strstr(vars, "ytic_label1 = 'reduce0_divergent  2\u00b2\u2075'\nytic_sub1 = ''\nytic_pos1 = 0\n"
+                             "ytic_label2 = 'reduce7_shuffle  2\u00b2\u2075'\nytic_sub2 = ''\nytic_pos2 = 1\n"
+                             "ytic_label3 = 'two_pass  2\u00b2\u2075'\nytic_sub3 = ''\nytic_pos3 = 2\n"
+                             "ytic_label4 = 'cub_sum  2\u00b2\u00b2'\nytic_sub4 = ''\nytic_pos4 = 3\n"
+                             "ytic_label5 = 'cub_sum  2\u00b2\u2075'\nytic_sub5 = ''\nytic_pos5 = 4\nnytics = 5\n"),
+                "%s", vars);
+  /* The widest interval (-12 %) with 15 % margin sets the range. */
+  ck_assert_msg(strstr(vars, "nrows = 5\nxmin = -13.8\nxmax = 13.8\n"), "%s", vars);
+  ck_assert_ptr_nonnull(strstr(vars, "color_SLOWER = '#d62728'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "color_FASTER = '#2ca02c'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "color_SAME = '#000000'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "color_UNDECIDED = '#9e9e9e'\n"));
+  ck_assert_msg(strstr(dat, "\n0 5 3 7 5 3 7 0.5 -0.42 0.42 0xd62728 13.8 SLOWER \"SLOWER +5.00 % [+3.00, +7.00]\"\n"),
+                "%s", dat);
+  ck_assert_msg(strstr(dat, "\n1 0.4 -1 1.8 0.4 -1 1.8 0.5 0.58 1.42 0x9e9e9e 13.8 UNDECIDED "
+                            "\"UNDECIDED +0.40 % [-1.00, +1.80]\"\n"),
+                "%s", dat);
+  ck_assert_msg(strstr(dat, "\n2 ? ? ? ? ? ? ? 1.58 2.42 0x7f7f7f 13.8 NEW \"NEW: only in head\"\n"), "%s", dat);
+  ck_assert_msg(strstr(dat, "\n3 0.1 -0.3 0.5 0.1 -0.3 0.5 1 2.58 3.42 0x000000 13.8 SAME "
+                            "\"SAME +0.10 % [-0.30, +0.50]\"\n"),
+                "%s", dat);
+  ck_assert_msg(strstr(dat, "\n4 -10 -12 -8 -10 -12 -8 0.5 3.58 4.42 0x2ca02c 13.8 FASTER "
+                            "\"FASTER -10.00 % [-12.00, -8.00]\"\n"),
+                "%s", dat);
+  ck_assert_ptr_null(strstr(dat, "\n5 ")); /* five rows: the i32 cell is not in the f32 chart */
+  free(vars);
+  free(dat);
+}
+END_TEST
+
+/* Not paired: no chart, nothing written. Paired, but every cell without
+ * numbers: no chart either (the reports list them). */
+START_TEST(test_chart_paired_none) {
+  char err[512] = "";
+  make_pairs();
+  g_run.pair.on = 0;
+  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 0);
+  ck_assert(!exists_in(g_dir, "paired-f32.dat") && !exists_in(g_dir, "paired-f32.vars"));
+  g_run.pair.on = 1;
+  for (size_t i = 0; i < g_run.npairs; i++) g_pairs[i].stat.verdict = KG_PV_UNKNOWN, g_pairs[i].stat.blocks = 0;
+  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 0);
+}
+END_TEST
+
+/* An interval past 100 % is clipped at the edge (true numbers in the
+ * label); one block (lo = hi) is a bare point; a minimum effect that is no
+ * number draws no band; an UNKNOWN cell is text. */
+START_TEST(test_chart_paired_clipped) {
+  char err[512] = "";
+  make_pairs();
+  g_run.npairs = 0;
+  add_pair("reduce0_divergent", KG_F32, M25, KG_PV_UNDECIDED, 1.5, 1.2, 3.0, 0.005);
+  add_pair("reduce7_shuffle", KG_F32, M25, KG_PV_UNDECIDED, 1.02, 1.02, 1.02, NAN);
+  g_pairs[1].stat.blocks = 1;
+  add_pair("cub_sum", KG_F32, M25, KG_PV_UNKNOWN, 0, 0, 0, 0.005);
+  ck_assert_msg(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  ck_assert_msg(strstr(vars, "xmin = -100\nxmax = 100\n"), "%s", vars);
+  ck_assert_msg(strstr(dat, "\n0 50 20 200 50 20 100 0.5 "), "%s", dat);
+  ck_assert_msg(strstr(dat, " UNDECIDED \"UNDECIDED +50.00 % [+20.00, +200.00]\"\n"), "%s", dat);
+  ck_assert_msg(strstr(dat, "\n1 2 2 2 2 2 2 ? 0.58 "), "%s", dat);
+  ck_assert_msg(strstr(dat, "\n2 ? ? ? ? ? ? ? 1.58 2.42 0x7f7f7f 100 UNKNOWN \"UNKNOWN: no numbers\"\n"), "%s", dat);
   free(vars);
   free(dat);
 }
@@ -497,7 +614,14 @@ START_TEST(test_plot_real_gnuplot_edges) {
   ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_compare(g_dir, &g_run, &cmp, NULL, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
-  ck_assert_uint_eq(g_charts.n, 4);
+  /* A paired cell from one block (lo = hi, no bar) beside a NEW one (text only). */
+  make_pairs();
+  g_run.npairs = 0;
+  add_pair("two_pass", KG_BF16, 1000003, KG_PV_UNDECIDED, 1.003, 1.003, 1.003, 0.05);
+  g_pairs[0].stat.blocks = 1;
+  add_pair("cub_sum", KG_BF16, 1000003, KG_PV_NEW, 1, 1, 1, 0.05);
+  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 5);
   ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
   for (size_t i = 0; i < g_charts.n; i++) {
     char png[128], svg[128];
@@ -577,11 +701,19 @@ START_TEST(test_chart_injection_inert) {
     snprintf(runs[r].commit, sizeof runs[r].commit, "%s", k_evil_commit);
   }
   kg_history h = {2, runs};
+  /* A paired run whose base module names itself with the hostile strings,
+   * and a cell of the hostile variant (the results reader refuses it; the
+   * chart must keep it inert all the same). */
+  make_pairs();
+  snprintf(g_run.pair.base_name, sizeof g_run.pair.base_name, "%s", k_evil_commit);
+  snprintf(g_run.pair.base_version, sizeof g_run.pair.base_version, "%s", "0.1`touch pwned_bv`'\n@x");
+  snprintf(g_pairs[1].variant, sizeof g_pairs[1].variant, "%s", k_evil_variant); /* unknown: ranked last */
   ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_compare(g_dir, &g_run, &cmp, k_evil_commit, &g_charts, err, sizeof err), 0);
   ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
-  ck_assert_uint_eq(g_charts.n, 4);
+  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_uint_eq(g_charts.n, 5);
   for (size_t i = 0; i < g_charts.n; i++) {
     char vars[80], dat[80];
     snprintf(vars, sizeof vars, "%s.vars", g_charts.c[i].name);
@@ -602,11 +734,17 @@ START_TEST(test_chart_injection_inert) {
   ck_assert_msg(strstr(cmpv, "ytic_label2 = 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")'\n"), "%s", cmpv);
   ck_assert_msg(strstr(tr, "= 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")'\n"), "%s", tr);
   ck_assert_msg(strstr(tr, "xtic_label1 = '`touch'\nxtic_sub1 = 'pwned_dat'\n"), "%s", tr); /* cut as a date */
-  free(bw), free(cmpv), free(tr);
+  char *pv = file_in("paired-f32.vars");
+  ck_assert_msg(strstr(pv, "ytic_label5 = 'v`touch pwned_var`''?\";system(\"touch pwned_v2\")  2\u00b2\u2075'\n"), "%s",
+                pv);
+  ck_assert_msg(strstr(pv, "\u00b7 base c0`touch pwned_commit`''?system(''touch pwned_nl'') ; "
+                           "0.1`touch pwned_bv`''?@x'\n"),
+                "%s", pv);
+  free(bw), free(cmpv), free(tr), free(pv);
   /* The scripts evaluate nothing: no eval, backquote, @macro or system(). */
   char scripts[PATH_MAX];
   ck_assert_int_eq(kg_plot_scripts(scripts, sizeof scripts, err, sizeof err), 0);
-  static const char *const gp[] = {"common.gp", "bandwidth.gp", "ladder.gp", "trend.gp", "compare.gp"};
+  static const char *const gp[] = {"common.gp", "bandwidth.gp", "ladder.gp", "trend.gp", "compare.gp", "paired.gp"};
   for (size_t k = 0; k < sizeof gp / sizeof gp[0]; k++) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/%s", scripts, gp[k]);
@@ -626,7 +764,8 @@ START_TEST(test_chart_injection_inert) {
     return;
   }
   ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
-  ck_assert(exists_in(g_dir, "trend-f32.svg") && exists_in(g_dir, "compare-f32.png"));
+  ck_assert(exists_in(g_dir, "trend-f32.svg") && exists_in(g_dir, "compare-f32.png") &&
+            exists_in(g_dir, "paired-f32.svg"));
   ck_assert_msg(!any_pwned(g_dir), "gnuplot ran text from the run");
   ck_assert(!any_pwned("."));
   char *svg = file_in("bandwidth-f32.svg");
@@ -687,6 +826,16 @@ START_TEST(test_plot_cli_with_fake_gnuplot) {
   ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "-o", out, "--baseline", results, NULL}), KG_EXIT_OK);
   ck_assert(exists_in(out, "bandwidth-f32.png") && exists_in(out, "ladder-f32.svg") && exists_in(out, "compare-f32.png"));
   ck_assert_int_eq(kgt_run_cli((char *[]){"compare", results, results, "--plots", out, NULL}), KG_EXIT_OK);
+  ck_assert(!exists_in(out, "paired-f32.png")); /* not paired: no paired chart */
+  /* A paired results file: plot and report draw the paired chart from what they read back. */
+  make_pairs();
+  ck_assert_int_eq(kg_results_write(results, &g_run, err, sizeof err), 0);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"plot", results, "-o", out, NULL}), KG_EXIT_OK);
+  ck_assert(exists_in(out, "paired-f32.png") && exists_in(out, "paired-f32.svg") && !exists_in(out, "paired-i32.png"));
+  char site[160];
+  snprintf(site, sizeof site, "%s/site", g_dir);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"report", results, "--html", site, NULL}), KG_EXIT_OK);
+  ck_assert(exists_in(site, "paired-f32.png"));
 }
 END_TEST
 
@@ -761,6 +910,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_bandwidth);
   tcase_add_test(core, test_chart_ladder);
   tcase_add_test(core, test_chart_compare);
+  tcase_add_test(core, test_chart_paired);
   tcase_add_test(core, test_chart_trend);
   tcase_add_test(core, test_chart_trend_tick_precision);
   tcase_add_test(core, test_plot_scripts_lookup);
@@ -776,6 +926,8 @@ Suite *make_plot_suite(void) {
   tcase_add_test(limits, test_chart_injection_inert);
   tcase_set_timeout(limits, 60);
   tcase_add_test(limits, test_chart_nothing_timed);
+  tcase_add_test(limits, test_chart_paired_none);
+  tcase_add_test(limits, test_chart_paired_clipped);
   tcase_add_test(limits, test_plot_mkdirs);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");

@@ -91,6 +91,27 @@ grep -q ' SLOWER "SLOWER ' "$out"/compare/compare-*.dat || fail "no SLOWER case 
 "$kgate" compare "$data/h200-run1.json" "$data/h200-run2.json" --plots "$out/compare-cmd" >/dev/null || fail "compare --plots"
 check_charts "$out/compare-cmd" 6
 
+# ---- 5: the paired gate. h200-paired.json is h200-run2.json cut to seven variants
+# of f32 and i32, at schema 2 with a "paired" object: a cell per timed case (head_us
+# its median), a cell of each verdict (SLOWER, FASTER, SAME, UNDECIDED, NEW, MISSING,
+# UNKNOWN), intervals of the width a real paired run gives (about +-0.3 %) ----------
+paired=$data/h200-paired.json
+run "$kgate" plot "$paired" -o "$out/paired"
+check_charts "$out/paired" 6
+grep -q '^1 3.1 2.5 3.7 3.1 2.5 3.7 0.5 .* 0xd62728 [0-9.]* SLOWER "SLOWER +3.10 % \[+2.50, +3.70\]"$' \
+  "$out/paired/paired-f32.dat" || fail "paired-f32: the SLOWER cell is not drawn red with its interval"
+grep -q ' 0x000000 [0-9.]* SAME "SAME ' "$out/paired/paired-f32.dat" || fail "paired-f32: no SAME cell in black"
+grep -q ' NEW "NEW: only in head"$' "$out/paired/paired-f32.dat" || fail "paired-f32: the NEW cell is not listed"
+grep -q ' MISSING "MISSING: only in base"$' "$out/paired/paired-i32.dat" || fail "paired-i32: the MISSING cell is not listed"
+grep -q "^subtitle = 'NVIDIA H200 · 2026-11-21 09:04 UTC · head commit 90386bbe7606-dirty · base kgate 42cbd2a78d3c'$" \
+  "$out/paired/paired-f32.vars" || fail "paired-f32: the title does not name the GPU, date and base module"
+grep -q 'SLOWER +3.10 % \[+2.50, +3.70\]' "$out/paired/paired-f32.svg" || fail "paired-f32.svg lacks the SLOWER label"
+run "$kgate" report "$paired" --html "$out/paired-site"
+check_charts "$out/paired-site" 6
+grep -q '<img src="paired-i32.png"' "$out/paired-site/index.html" || fail "the page does not show the paired chart"
+# Not paired: no paired chart (the plot of the sweep above drew 12 charts, none of them paired).
+[ -z "$(find "$out/plot" -name 'paired-*')" ] || fail "a run that was not paired got a paired chart"
+
 # ---- 3: trend from the committed history, the band from baselines/ --------------
 run "$kgate" history plot "$data/h200-history.jsonl" --baseline-dir "$src/baselines" -o "$out/trend"
 check_charts "$out/trend" 6
@@ -190,6 +211,22 @@ grep -q 'NVIDIA H200 `touch pwned_gpu` &#39;; system(&quot;touch pwned_sys&quot;
   "$evil/site/index.html" || fail "the GPU name is not shown, escaped, on the page"
 if grep -q '<img src=x' "$evil/site/index.html" "$evil/site/summary.md"; then fail "HTML from a file reached the page"; fi
 no_pwned "a hostile GPU name"
+
+# The base module's name and version are free text from the file: shown, never run.
+sed -e 's|"base_name":"kgate"|"base_name":"b`touch pwned_bn`'"'"'; system(\\"touch pwned_bs\\") @x"|' \
+  -e 's|"base_version":"42cbd2a78d3c"|"base_version":"'"'"'`touch pwned_bv`"|' "$data/h200-paired.json" >"$evil/paired.json"
+grep -q 'pwned_bn' "$evil/paired.json" && grep -q 'pwned_bv' "$evil/paired.json" || fail "the base strings were not planted"
+run "$kgate" plot "$evil/paired.json" -o "$evil/paired"
+check_charts "$evil/paired" 6
+grep -q "b\`touch pwned_bn\`'; system(\"touch pwned_bs\") @x '\`touch pwned_bv\`" "$evil/paired/paired-f32.svg" ||
+  fail "the base module's name is not shown as text in the paired chart"
+# A cell's variant must be a variant name: a hostile one is refused, nothing drawn.
+sed 's|{"variant":"cub_sum","dtype":"i32","n":4194304,"verdict"|{"variant":"v`touch pwned_pv`'"'"'","dtype":"i32","n":4194304,"verdict"|' \
+  "$data/h200-paired.json" >"$evil/paired-var.json"
+grep -q 'pwned_pv' "$evil/paired-var.json" || fail "the cell's variant was not planted"
+refused "$kgate" plot "$evil/paired-var.json" -o "$evil/paired-var"
+[ ! -e "$evil/paired-var" ] || [ -z "$(ls -A "$evil/paired-var")" ] || fail "a refused paired file drew charts"
+no_pwned "hostile base module strings and a hostile paired variant"
 
 # ---- without gnuplot: exit 3, one clear line, everything else written -------------
 nognu=$out/nognu
