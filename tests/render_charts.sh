@@ -94,7 +94,8 @@ check_charts "$out/compare-cmd" 6
 # ---- 5: the paired gate. h200-paired.json is h200-run2.json cut to seven variants
 # of f32 and i32, at schema 2 with a "paired" object: a cell per timed case (head_us
 # its median), a cell of each verdict (SLOWER, FASTER, SAME, UNDECIDED, NEW, MISSING,
-# UNKNOWN), intervals of the width a real paired run gives (about +-0.3 %) ----------
+# UNKNOWN). The paired cells are made up for drawing (no paired run was recorded for
+# it), not a measurement ----------
 paired=$data/h200-paired.json
 run "$kgate" plot "$paired" -o "$out/paired"
 check_charts "$out/paired" 6
