@@ -7,8 +7,11 @@
  *   unsigned kgate_module_abi(void);           returns KG_MODULE_ABI
  *   const kg_module *kgate_module(void);       the registry, valid while loaded
  * kgate calls kgate_module_abi first and reads nothing else from a module
- * whose answer differs from its own KG_MODULE_ABI, so any layout change below
- * must bump the number. Names are [a-z0-9_], 1..63 characters, unique. */
+ * whose answer differs from its own KG_MODULE_ABI, so any change to a field
+ * below must bump the number. Fields may only be appended to
+ * kg_module_variant: variant_size tells kgate which ones a module has, and a
+ * record that ends before `op` is a sum (modules built before ops existed
+ * keep loading). Names are [a-z0-9_], 1..63 characters, unique. */
 #ifndef KG_MODULE_ABI_H
 #define KG_MODULE_ABI_H
 
@@ -32,7 +35,20 @@ typedef struct kg_module_variant {
   int (*run)(int dtype, void *in, size_t n, void *out, void *scratch, void *stream);
   size_t (*scratch)(int dtype, size_t n); /* device scratch bytes run needs */
   double (*depth)(size_t n);              /* summation depth h(n) for the error bound */
+  /* Appended fields (see variant_size above). */
+  unsigned op;  /* KG_OP_SUM, KG_OP_MIN or KG_OP_MAX */
+  unsigned nan; /* min/max of floats: KG_NAN_PROPAGATE or KG_NAN_IGNORE; 0 for sums and integers */
 } kg_module_variant;
+
+/* The reduction. A min or max writes the same accumulator type as a sum
+ * (int32, int64, double for f64, float for f32/f16/bf16), which holds every
+ * input value exactly. The result of an empty input (n = 0) is the identity:
+ * 0 for a sum, the type's largest value for min (+inf for floats), its
+ * smallest for max (-inf for floats). */
+enum { KG_OP_SUM = 0u, KG_OP_MIN = 1u, KG_OP_MAX = 2u };
+/* NaN policy of a float min/max: PROPAGATE returns NaN when any input is NaN;
+ * IGNORE skips NaNs (NaN only when every input is NaN). */
+enum { KG_NAN_PROPAGATE = 0u, KG_NAN_IGNORE = 1u };
 
 typedef struct kg_module {
   unsigned abi;          /* KG_MODULE_ABI again, as a second check */

@@ -19,11 +19,11 @@ template <scratch_fn F> size_t scratch(int dt, size_t n) { return F((kg_dtype)dt
 
 const kg_module_variant k_variants[] = {
 #define KG_VARIANT(name, seed, idea, flags, dtypes) \
-  {#name, seed, idea, flags, dtypes, run<kg_run_##name>, scratch<kg_scratch_##name>, kg_depth_##name},
+  {#name, seed, idea, flags, dtypes, run<kg_run_##name>, scratch<kg_scratch_##name>, kg_depth_##name, KG_OP_SUM, 0},
 #include "variants.def"
 #undef KG_VARIANT
 #define KG_MUTANT(name, base, flags, dtypes, expect, planted) \
-  {#name, "mutant", planted, flags, dtypes, run<kg_run_##name>, scratch<kg_scratch_##name>, kg_depth_##name},
+  {#name, "mutant", planted, flags, dtypes, run<kg_run_##name>, scratch<kg_scratch_##name>, kg_depth_##name, KG_OP_SUM, 0},
 #include "mutants/mutants.def"
 #undef KG_MUTANT
 };
