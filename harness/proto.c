@@ -7,6 +7,7 @@
 
 #include "dtype.h"
 #include "registry.h"
+#include "validate.h"
 
 static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "unsupported", "error"};
 
@@ -232,6 +233,8 @@ char *kg_proto_encode_hello(const kg_device_info *d) {
                         d->runtime_version, "mem_clock_khz", d->mem_clock_khz, "bus_width_bits", d->bus_width_bits,
                         "peak_gbps", d->peak_gbps, "roofline_gbps", d->roofline_gbps);
   if (o && d->count) json_object_set_new(json_object_get(o, "hello"), "count", json_integer(d->count));
+  if (o && d->uuid[0]) json_object_set_new(json_object_get(o, "hello"), "uuid", json_string(d->uuid));
+  if (o && d->pci[0]) json_object_set_new(json_object_get(o, "hello"), "pci", json_string(d->pci));
   return dump(o);
 }
 
@@ -259,6 +262,19 @@ int kg_proto_decode_hello(const char *line, kg_device_info *d, char *err, size_t
     json_t *count = json_object_get(json_object_get(o, "hello"), "count");
     d->count = json_is_integer(count) ? (int)json_integer_value(count) : 0;
     rc = 0;
+    /* optional: the card's identity (kg_why_bad_uuid/pci say what a worker sends) */
+    const char *uuid = json_string_value(json_object_get(json_object_get(o, "hello"), "uuid"));
+    const char *pci = json_string_value(json_object_get(json_object_get(o, "hello"), "pci"));
+    if (uuid && kg_why_bad_uuid(uuid)) {
+      snprintf(err, errlen, "hello: uuid: %s", kg_why_bad_uuid(uuid));
+      rc = -1;
+    } else if (pci && kg_why_bad_pci(pci)) {
+      snprintf(err, errlen, "hello: pci: %s", kg_why_bad_pci(pci));
+      rc = -1;
+    } else {
+      copy_str(d->uuid, sizeof d->uuid, uuid ? uuid : "");
+      copy_str(d->pci, sizeof d->pci, pci ? pci : "");
+    }
   } else {
     snprintf(err, errlen, "expected a hello line from the worker: %s", e.text);
   }

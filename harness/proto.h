@@ -98,6 +98,11 @@ typedef struct kg_device_info {
   double peak_gbps;     /* theoretical: 2 x memory clock x bus width / 8 */
   double roofline_gbps; /* measured: a large streaming read (0 when not measured) */
   int count;            /* hello only: CUDA devices the worker sees (0 when not said) */
+  /* The physical card: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi
+   * prints it, and the PCI address "0000:1b:00.0"; "" when not known (files
+   * written before kgate recorded them). */
+  char uuid[48];
+  char pci[16];
 } kg_device_info;
 
 /* Encoders return a malloc'ed line without the newline, NULL when out of memory. */

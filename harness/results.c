@@ -21,11 +21,14 @@
 #define R kg_json_real
 
 json_t *kg_device_to_json(const kg_device_info *d) {
-  return json_pack("{ss si si si sI sI si si so so si si}", "name", d->name, "cc_major", d->cc_major, "cc_minor",
+  json_t *o = json_pack("{ss si si si sI sI si si so so si si}", "name", d->name, "cc_major", d->cc_major, "cc_minor",
                    d->cc_minor, "sms", d->sms, "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes",
                    (json_int_t)d->mem_bytes, "mem_clock_khz", d->mem_clock_khz, "bus_width_bits", d->bus_width_bits,
                    "peak_gbps", R(d->peak_gbps), "roofline_gbps", R(d->roofline_gbps), "driver_version",
                    d->driver_version, "runtime_version", d->runtime_version);
+  if (o && d->uuid[0]) json_object_set_new(o, "uuid", json_string(d->uuid));
+  if (o && d->pci[0]) json_object_set_new(o, "pci", json_string(d->pci));
+  return o;
 }
 
 int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen) {
@@ -45,6 +48,9 @@ int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen) 
   d->roofline_gbps = kg_jrd_real(&r, o, "roofline_gbps", 0, 1e9, NAN);
   d->driver_version = (int)kg_jrd_range(&r, o, "driver_version", 0, INT_MAX);
   d->runtime_version = (int)kg_jrd_range(&r, o, "runtime_version", 0, INT_MAX);
+  /* optional: files written before kgate recorded the card have neither */
+  if (json_object_get(o, "uuid")) kg_jrd_text(&r, o, "uuid", d->uuid, sizeof d->uuid, kg_why_bad_uuid);
+  if (json_object_get(o, "pci")) kg_jrd_text(&r, o, "pci", d->pci, sizeof d->pci, kg_why_bad_pci);
   return r.failed ? -1 : 0;
 }
 

@@ -63,6 +63,23 @@ const char *kg_why_bad_variant(const char *s) {
   return word_like(s, "_.+-", "not a variant name (letters, digits, _ . + -)");
 }
 
+/* s matches pattern, where 'x' is a lowercase hex digit and any other byte itself. */
+static int shaped(const char *s, const char *pattern) {
+  for (; *pattern; s++, pattern++) {
+    if (*pattern == 'x' ? !((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')) : *s != *pattern) return 0;
+  }
+  return *s == '\0';
+}
+
+const char *kg_why_bad_uuid(const char *s) {
+  return shaped(s, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx") ? NULL
+                                                               : "not a GPU UUID like GPU-0123abcd-0123-4567-89ab-0123456789ab";
+}
+
+const char *kg_why_bad_pci(const char *s) {
+  return shaped(s, "xxxx:xx:xx.x") ? NULL : "not a PCI address like 0000:1b:00.0";
+}
+
 const char *kg_why_bad_gpu_name(const char *s) {
   if (!*s) return "empty";
   if (strlen(s) >= sizeof ((kg_device_info *)0)->name) return "longer than 255 bytes";

@@ -63,11 +63,13 @@ static const kg_base_entry **sorted_entries(const kg_baseline *b) {
 static double median_of(const kg_base_entry *e) { return e && e->t.samples > 0 ? e->t.median_us : 0; }
 
 /* One row from a base entry, a current entry, or both (either may be NULL). */
-static kg_cmp_row make_row(const kg_base_entry *b, const kg_base_entry *n, double tol_override_pct) {
+static kg_cmp_row make_row(const kg_base_entry *b, const kg_base_entry *n, double tol_override_pct, int cross) {
   const kg_base_entry *e = n ? n : b;
   kg_cmp_row r = {.dtype = e->dtype, .n = e->n};
   snprintf(r.variant, sizeof r.variant, "%s", e->variant);
-  r.tol = kg_tolerance(e->n * kg_dtype_get(e->dtype)->size, tol_override_pct);
+  size_t bytes = e->n * kg_dtype_get(e->dtype)->size;
+  r.tol = kg_tolerance(bytes, tol_override_pct);
+  if (cross && !(tol_override_pct > 0)) r.tol += kg_card_spread(bytes);
   r.base_us = median_of(b);
   r.now_us = median_of(n);
   if (r.base_us > 0 && r.now_us > 0) r.change = r.now_us / r.base_us - 1;
@@ -95,15 +97,39 @@ static int row_cmp(const void *pa, const void *pb) {
 
 /* Merges the two key-sorted lists into rows. */
 static size_t merge_rows(const kg_base_entry **b, size_t nb, const kg_base_entry **n, size_t nn, double tol_pct,
-                         kg_cmp_row *rows) {
+                         int cross, kg_cmp_row *rows) {
   size_t i = 0, j = 0, k = 0;
   while (i < nb || j < nn) {
     int c = i == nb ? 1 : j == nn ? -1 : key_cmp(b[i], n[j]);
-    if (c < 0) rows[k++] = make_row(b[i++], NULL, tol_pct);
-    else if (c > 0) rows[k++] = make_row(NULL, n[j++], tol_pct);
-    else rows[k++] = make_row(b[i++], n[j++], tol_pct);
+    if (c < 0) rows[k++] = make_row(b[i++], NULL, tol_pct, cross);
+    else if (c > 0) rows[k++] = make_row(NULL, n[j++], tol_pct, cross);
+    else rows[k++] = make_row(b[i++], n[j++], tol_pct, cross);
   }
   return k;
+}
+
+int kg_same_card(const kg_device_info *a, const kg_device_info *b) {
+  return a->uuid[0] && b->uuid[0] && strcmp(a->uuid, b->uuid) == 0;
+}
+
+double kg_card_spread(size_t bytes) {
+  /* CARD_SPREAD_CALIBRATION */
+  if (bytes < ((size_t)1 << 20)) return 0.05;
+  if (bytes < ((size_t)64 << 20)) return 0.05;
+  return 0.05;
+}
+
+/* Appends, after any version warning, which cards the two timings come from. */
+static void card_warning(const kg_device_info *b, const kg_device_info *n, int overridden, char *out, size_t len) {
+  size_t used = strlen(out);
+  char rb[48] = "not measured", rn[48] = "not measured";
+  if (b->roofline_gbps > 0) snprintf(rb, sizeof rb, "roofline %.0f GB/s", b->roofline_gbps);
+  if (n->roofline_gbps > 0) snprintf(rn, sizeof rn, "roofline %.0f GB/s", n->roofline_gbps);
+  snprintf(out + used, len - used,
+           "%sbaseline from %s (%s), this run on %s (%s): %s", used ? "; " : "",
+           b->uuid[0] ? b->uuid : "an unrecorded card", rb, n->uuid[0] ? n->uuid : "an unrecorded card", rn,
+           overridden ? "--tolerance applies as given"
+                      : "another card, so each tolerance is widened by the measured card-to-card spread");
 }
 
 static void version_warning(const kg_device_info *b, const kg_device_info *n, char *out, size_t len) {
@@ -127,11 +153,13 @@ int kg_compare(const kg_baseline *base, const kg_baseline *now, double tol_overr
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  out->n = merge_rows(b, base->n, n, now->n, tol_override_pct, out->rows);
+  out->cross_card = !kg_same_card(&base->dev, &now->dev);
+  out->n = merge_rows(b, base->n, n, now->n, tol_override_pct, out->cross_card, out->rows);
   free(b), free(n);
   qsort(out->rows, out->n, sizeof *out->rows, row_cmp);
   for (size_t i = 0; i < out->n; i++) out->count[out->rows[i].verdict]++;
   version_warning(&base->dev, &now->dev, out->warning, sizeof out->warning);
+  if (out->cross_card) card_warning(&base->dev, &now->dev, tol_override_pct > 0, out->warning, sizeof out->warning);
   return 0;
 }
 

@@ -23,6 +23,12 @@ const char *kg_verdict_name(kg_verdict v); /* "SAME", "SLOWER", ... */
  * 1 MiB (launch-bound), 15 % below 64 MiB, 3 % from 64 MiB (verdict.c says
  * how these were measured). override_pct > 0 replaces it (percent). */
 double kg_tolerance(size_t bytes, double override_pct);
+/* What a baseline made on another physical card of the same model adds to
+ * kg_tolerance (fraction), measured from card-to-card A/A runs (verdict.c).
+ * kg_compare adds it unless --tolerance overrides. */
+double kg_card_spread(size_t bytes);
+/* Whether both were measured on one physical card: both UUIDs known and equal. */
+int kg_same_card(const kg_device_info *a, const kg_device_info *b);
 
 /* Verdict of one case; both timings must have samples > 0 for SAME/SLOWER/FASTER. */
 kg_verdict kg_verdict_of(const kg_timing *base, const kg_timing *now, double tol);
@@ -41,7 +47,8 @@ typedef struct kg_comparison {
   size_t n;
   kg_cmp_row *rows; /* regressions first (SLOWER, UNKNOWN, MISSING, FASTER, NEW, SAME), then variant, dtype, n */
   size_t count[KG_NVERDICTS];
-  char warning[256]; /* driver or CUDA runtime differ: shown in every report; empty otherwise */
+  int cross_card;     /* the baseline comes from another card, or one not recorded (!kg_same_card) */
+  char warning[512];  /* driver or CUDA runtime differ, another card: shown in every report; empty otherwise */
 } kg_comparison;
 
 /* Compares now against base. -1 with err when the GPU models differ. */

@@ -331,6 +331,17 @@ static void emit(char *line) {
   free(line);
 }
 
+/* The card's identity, as nvidia-smi names it, so a baseline can tell
+ * another physical card of the same model from this one. */
+static void card_identity(const struct cudaDeviceProp *prop, kg_device_info *d) {
+  const unsigned char *u = (const unsigned char *)prop->uuid.bytes;
+  snprintf(d->uuid, sizeof d->uuid,
+           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3],
+           u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  snprintf(d->pci, sizeof d->pci, "%04x:%02x:%02x.0", (unsigned)prop->pciDomainID & 0xffffu,
+           (unsigned)prop->pciBusID & 0xffu, (unsigned)prop->pciDeviceID & 0x1fu);
+}
+
 static int hello(state *st, int device, int roofline) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -358,6 +369,7 @@ static int hello(state *st, int device, int roofline) {
     if (!e) {
       snprintf(d.name, sizeof d.name, "%s", prop.name);
       d.cc_major = prop.major, d.cc_minor = prop.minor, d.sms = prop.multiProcessorCount;
+      card_identity(&prop, &d);
       d.l2_bytes = st->l2_bytes = l2, d.mem_bytes = (long long)total_b;
       /* DDR: two transfers per clock over the whole bus. */
       d.peak_gbps = 2.0 * d.mem_clock_khz * 1e3 * (d.bus_width_bits / 8.0) / 1e9;

@@ -134,7 +134,7 @@ END_TEST
 
 START_TEST(test_proto_hello_round_trip) {
   kg_device_info a = {"NVIDIA H100 80GB HBM3", 9, 0, 132, 52428800, 85520809984LL, 12080, 12040, 2619000, 5120,
-                      3352.3, 3010.5, 2}, b;
+                      3352.3, 3010.5, 2, "GPU-0123abcd-4567-89ab-cdef-0123456789ab", "0000:1b:00.0"}, b;
   char *line = kg_proto_encode_hello(&a);
   ck_assert_ptr_nonnull(line);
   char err[200] = "";
@@ -146,7 +146,35 @@ START_TEST(test_proto_hello_round_trip) {
   ck_assert(b.mem_clock_khz == 2619000 && b.bus_width_bits == 5120);
   ck_assert_double_eq(b.peak_gbps, 3352.3);
   ck_assert_double_eq(b.roofline_gbps, 3010.5);
+  ck_assert_str_eq(b.uuid, a.uuid);
+  ck_assert_str_eq(b.pci, a.pci);
   free(line);
+}
+END_TEST
+
+/* A hello with a malformed card identity is refused, one without any is read as "not known". */
+START_TEST(test_proto_hello_card_identity) {
+  static const struct {
+    const char *extra;
+    int rc;
+  } k[] = {{"", 0},
+           {",\"uuid\":\"GPU-0123abcd-4567-89ab-cdef-0123456789ab\",\"pci\":\"0000:1b:00.0\"", 0},
+           {",\"uuid\":\"GPU-0123ABCD-4567-89ab-cdef-0123456789ab\"", -1},
+           {",\"uuid\":\"GPU-0123abcd\"", -1},
+           {",\"pci\":\"0000:1b:00.0;id\"", -1},
+           {",\"pci\":\"1b:00.0\"", -1}};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    char line[600], err[200] = "";
+    snprintf(line, sizeof line,
+             "{\"hello\":{\"name\":\"G\",\"cc_major\":9,\"cc_minor\":0,\"sms\":1,\"l2_bytes\":1,"
+             "\"mem_bytes\":1,\"driver_version\":1,\"runtime_version\":1,\"mem_clock_khz\":1,"
+             "\"bus_width_bits\":1,\"peak_gbps\":1.0,\"roofline_gbps\":1.0%s}}",
+             k[i].extra);
+    kg_device_info d;
+    ck_assert_msg(kg_proto_decode_hello(line, &d, err, sizeof err) == k[i].rc, "%zu: %s", i, err);
+    if (i == 0) ck_assert(d.uuid[0] == 0 && d.pci[0] == 0);
+    if (k[i].rc) ck_assert_msg(strstr(err, "hello: ") != NULL, "%s", err);
+  }
 }
 END_TEST
 
@@ -298,6 +326,7 @@ Suite *make_proto_suite(void) {
   tcase_add_loop_test(core, test_proto_case_round_trip, 0, N(k_cases));
   tcase_add_loop_test(core, test_proto_result_round_trip, 0, KG_NSTATUS);
   tcase_add_test(core, test_proto_hello_round_trip);
+  tcase_add_test(core, test_proto_hello_card_identity);
   tcase_add_test(core, test_proto_timing_round_trip);
   tcase_add_test(core, test_proto_fatal);
   tcase_add_test(core, test_status_names);

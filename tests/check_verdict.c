@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "verdict.h"
 
 /* A timing summary with its interquartile range. */
@@ -109,7 +110,7 @@ static kg_baseline g_base, g_now;
 
 static void make_baselines(void) {
   kg_device_info dev = {.name = "NVIDIA H100 80GB HBM3", .cc_major = 9, .sms = 132, .driver_version = 12080,
-                        .runtime_version = 12080};
+                        .runtime_version = 12080, .uuid = "GPU-0123abcd-4567-89ab-cdef-0123456789ab"};
   g_base = (kg_baseline){.dev = dev, .n = sizeof g_base_entries / sizeof g_base_entries[0], .entries = g_base_entries};
   g_now = (kg_baseline){.dev = dev, .n = sizeof g_now_entries / sizeof g_now_entries[0], .entries = g_now_entries};
 }
@@ -198,6 +199,44 @@ START_TEST(test_compare_override) {
 }
 END_TEST
 
+/* Another physical card, or one the baseline did not record: every
+ * tolerance grows by the card-to-card spread, and the reports say why. */
+START_TEST(test_compare_other_card) {
+  static const char *const k_uuids[] = {"GPU-ffffffff-4567-89ab-cdef-0123456789ab", ""};
+  for (size_t k = 0; k < 2; k++) {
+    snprintf(g_base.dev.uuid, sizeof g_base.dev.uuid, "%s", k_uuids[k]);
+    g_base.dev.roofline_gbps = 4497, g_now.dev.roofline_gbps = 4404;
+    kg_comparison c;
+    char err[256];
+    ck_assert_int_eq(kg_compare(&g_base, &g_now, 0, &c, err, sizeof err), 0);
+    ck_assert_int_eq(c.cross_card, 1);
+    for (size_t i = 0; i < c.n; i++) {
+      size_t bytes = c.rows[i].n * kg_dtype_get(c.rows[i].dtype)->size;
+      ck_assert_double_eq_tol(c.rows[i].tol, kg_tolerance(bytes, 0) + kg_card_spread(bytes), 1e-12);
+      ck_assert(kg_card_spread(bytes) > 0);
+    }
+    ck_assert_msg(strstr(c.warning, k ? "baseline from an unrecorded card (roofline 4497 GB/s)"
+                                      : "baseline from GPU-ffffffff-4567-89ab-cdef-0123456789ab (roofline 4497 GB/s)"),
+                  "%s", c.warning);
+    ck_assert_msg(strstr(c.warning, "this run on GPU-0123abcd-4567-89ab-cdef-0123456789ab (roofline 4404 GB/s)"), "%s",
+                  c.warning);
+    kg_comparison_free(&c);
+    /* --tolerance is taken as given, on any card */
+    ck_assert_int_eq(kg_compare(&g_base, &g_now, 25, &c, err, sizeof err), 0);
+    for (size_t i = 0; i < c.n; i++) ck_assert_double_eq_tol(c.rows[i].tol, 0.25, 1e-12);
+    ck_assert_ptr_nonnull(strstr(c.warning, "--tolerance applies as given"));
+    kg_comparison_free(&c);
+  }
+  /* the same card: no widening, no warning */
+  kg_comparison c;
+  char err[256];
+  ck_assert_int_eq(kg_compare(&g_now, &g_now, 0, &c, err, sizeof err), 0);
+  ck_assert_int_eq(c.cross_card, 0);
+  ck_assert_str_eq(c.warning, "");
+  kg_comparison_free(&c);
+}
+END_TEST
+
 START_TEST(test_compare_driver_warning) {
   g_now.dev.driver_version = g_now.dev.runtime_version = 13000;
   kg_comparison c;
@@ -258,6 +297,7 @@ Suite *make_verdict_suite(void) {
   tcase_add_test(cmp, test_compare_numbers);
   tcase_add_test(cmp, test_compare_override);
   tcase_add_test(cmp, test_compare_driver_warning);
+  tcase_add_test(cmp, test_compare_other_card);
   suite_add_tcase(s, cmp);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, make_baselines, NULL);

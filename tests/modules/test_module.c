@@ -19,8 +19,8 @@ static size_t scratch(int dt, size_t n) { return (size_t)dt + n; }
 static double depth(size_t n) { return (double)n; }
 
 static const kg_module_variant k_variants[] = {
-    {"first", "test", "one", 0, 0x3f, run, scratch, depth},
-    {TEST_SECOND, "test", "two", 1, 0x0f, run, scratch, depth},
+    {"first", "test", "one", 0, 0x3f, run, scratch, depth, KG_OP_SUM, 0},
+    {TEST_SECOND, "test", "two", 1, 0x0f, run, scratch, depth, KG_OP_SUM, 0},
 };
 static const kg_module k_module = {TEST_ABI, sizeof(kg_module_variant), "testmod", "v1", 2, k_variants};
 
