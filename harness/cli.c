@@ -61,6 +61,7 @@ void kg_cli_usage(FILE *f) {
         "  --min-effect PCT     paired: smallest change worth a verdict (default 5/1/0.5 % by input size)\n"
         "  --rounds N, --max-rounds N   paired: rounds for every cell (2), at most for undecided ones (6)\n"
         "  --pair-seconds S     paired: time the extra rounds may take (10); --copies K input copies (4)\n"
+        "  --cell-seconds S     paired: sampling time of one cell in one round, all copies (0.1)\n"
         "\n"
         "selftest options:\n"
         "  --only LIST          these mutants only (default: all but the huge-tier one)\n"
@@ -96,7 +97,7 @@ typedef enum opt_id {
   O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF,
   O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML, O_SANITIZE, O_ONLY, O_HUGE,
   O_SHARD, O_DEVICES, O_TIER, O_KERNELS, O_BASEK, O_DESCRIBE, O_MINEFF, O_ROUNDS, O_MAXROUNDS, O_PAIRSEC,
-  O_COPIES
+  O_COPIES, O_CELLSEC
 } opt_id;
 
 /* Every option: names, whether it takes a value, the commands that accept it. */
@@ -141,6 +142,7 @@ static const struct {
     {"--max-rounds", NULL, VALUE, C_RUN | C_SELFTEST, O_MAXROUNDS},
     {"--pair-seconds", NULL, VALUE, C_RUN | C_SELFTEST, O_PAIRSEC},
     {"--copies", NULL, VALUE, C_RUN | C_SELFTEST, O_COPIES},
+    {"--cell-seconds", NULL, VALUE, C_RUN | C_SELFTEST, O_CELLSEC},
     {"--output", "-o", VALUE, C_PLOT | C_HPLOT | C_MERGE, O_OUTPUT},
     {"--shard", NULL, VALUE, C_CHECK | C_RUN, O_SHARD},
     {"--devices", NULL, VALUE, C_CHECK | C_RUN, O_DEVICES},
@@ -249,6 +251,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_ROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->rounds = (int)u, 0);
   case O_MAXROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->max_rounds = (int)u, 0);
   case O_PAIRSEC: return parse_pos(value, 86400, &cli->pair_budget_s);
+  case O_CELLSEC: return parse_pos(value, 60, &cli->pair.max_seconds);
   case O_COPIES: return parse_u64(value, KG_PAIR_MAX_COPIES, &u) || u < 1 ? -1 : (cli->pair.copies = (int)u, 0);
   case O_HUGE: cli->huge = 1; return 0;
   case O_ONLY: cli->only = value; return 0;
