@@ -126,6 +126,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
     }
     if (!m) break;
     double r0 = now_s();
+    prp.pair.round = round;
     rc = kg_supervise_devices(cases, m, &prp, so, devs, ndev, res, devinfo, err, errlen);
     if (rc == KG_SUPER_INTERRUPTED) m = 0; /* answers of the cut round are not counted */
     for (size_t k = 0; k < m; k++) {

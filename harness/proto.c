@@ -40,9 +40,9 @@ char *kg_proto_encode_case_exact(size_t index, const kg_case *c, const kg_run_pa
     json_object_set_new(o, "time", json_pack("{sb sf si sf}", "hot", p->time.hot, "max_noise", p->time.max_noise,
                                              "min_samples", p->time.min_samples, "max_seconds", p->time.max_seconds));
   if (o && p->pair.on)
-    json_object_set_new(o, "pair", json_pack("{ss ss si si sf}", "module", p->pair.module ? "base" : "own", "variant",
+    json_object_set_new(o, "pair", json_pack("{ss ss si si sf si}", "module", p->pair.module ? "base" : "own", "variant",
                                              kg_variants[p->pair.base_variant >= 0 ? p->pair.base_variant : c->variant].name, "copies", p->pair.copies, "quads",
-                                             p->pair.quads, "max_seconds", p->pair.max_seconds));
+                                             p->pair.quads, "max_seconds", p->pair.max_seconds, "round", p->pair.round));
   return dump(o);
 }
 
@@ -83,17 +83,18 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
       (time && json_unpack_ex(time, &e, JSON_STRICT, "{sb sF si sF}", "hot", &p->time.hot, "max_noise",
                               &p->time.max_noise, "min_samples", &p->time.min_samples, "max_seconds",
                               &p->time.max_seconds)) ||
-      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF}", "module", &pmodule, "variant", &pvariant,
+      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF s?i}", "module", &pmodule, "variant", &pvariant,
                               "copies", &p->pair.copies, "quads", &p->pair.quads, "max_seconds",
-                              &p->pair.max_seconds))) {
+                              &p->pair.max_seconds, "round", &p->pair.round))) {
     snprintf(err, errlen, "bad case line: %s", e.text);
   } else if (pair && (strcmp(pmodule, "own") && strcmp(pmodule, "base"))) {
     snprintf(err, errlen, "bad case line: pair module '%s' (own or base)", pmodule);
   } else if (pair && (p->pair.base_variant = kg_variant_find_any(pvariant)) < 0) {
     snprintf(err, errlen, "unknown pair variant '%s'", pvariant);
   } else if (pair && (p->pair.copies < 1 || p->pair.copies > KG_PAIR_MAX_COPIES || p->pair.quads < 1 ||
-                      !(p->pair.max_seconds > 0))) {
-    snprintf(err, errlen, "bad case line: pair copies 1..%d, quads >= 1 and max_seconds > 0", KG_PAIR_MAX_COPIES);
+                      !(p->pair.max_seconds > 0) || p->pair.round < 0)) {
+    snprintf(err, errlen, "bad case line: pair copies 1..%d, quads >= 1, max_seconds > 0 and round >= 0",
+             KG_PAIR_MAX_COPIES);
   } else if ((c->variant = kg_variant_find_any(variant)) < 0) {
     snprintf(err, errlen, "unknown variant '%s'", variant);
   } else if (kg_dtype_parse(dtype, &c->dtype)) {

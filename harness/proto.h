@@ -77,6 +77,7 @@ typedef struct kg_pair_opts {
   int copies;         /* separately allocated input copies, one block each (1..KG_PAIR_MAX_COPIES) */
   int quads;          /* ABBA quads per block at most (two pairs each) */
   double max_seconds; /* sampling cap per cell (all copies) */
+  int round;          /* the paired round (1, 2, ...): with the copy, picks each block's quad orientation */
   int on, module, base_variant;
 } kg_pair_opts;
 

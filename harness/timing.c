@@ -272,22 +272,24 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
 }
 
 int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step *base, size_t max_quads,
-                   double max_seconds, int hot, int warm, double *head_us, double *base_us, size_t *npairs,
-                   int *set_aside) {
-  const kg_sample_step steps[2] = {*head, *base};
+                   double max_seconds, int hot, int warm, int flip, double *head_us, double *base_us,
+                   size_t *npairs, int *set_aside) {
+  const kg_sample_step steps[2] = {flip ? *base : *head, flip ? *head : *base};
   for (int k = 0; warm && k < 2; k++) { /* warm-up of both: module load, first launch */
     if (steps[k].prepare) TRY(steps[k].prepare(steps[k].ctx));
     TRY(steps[k].run(steps[k].ctx));
   }
   TRY(cudaStreamSynchronize(t->s));
-  /* ABBA quads, two pairs each: (A1,B1) and (A2,B2), B2 taken before A2.
-   * A sample depends on the one before it (the previous kernel's code and
-   * launch state; the in-place variants, several launches each, the most):
-   * in A/A runs on an H100 this order, with the block's median over its
-   * pairs, stayed unbiased (240 cells: mean log ratio -0.01 % at 2^22),
-   * while orders that opened batches with an untimed lead-in sample or
-   * flipped quads to BAAB, and a quad's ratio of geometric means, moved
-   * some cells by 2-7 % one way or the other. */
+  /* ABBA quads, two pairs each: (A1,B1) and (A2,B2), B2 taken before A2
+   * (with flip, BAAB: the base takes the A places). A sample depends on the
+   * one before it (the previous kernel's code and launch state). On an H200
+   * the orientation alone leaned A/A cells at 2^22 by up to 1.6 %, the same
+   * way in every process: ABBA gave cub_sum f32 +1.61 % and kgate_single_pass
+   * f32 -1.34 %, BAAB -1.01 % and +1.32 % (3 runs x 4 rounds, 32 cells; the
+   * spread of cell means was 0.71 % and 0.68 %). So the worker gives half
+   * of each cell's blocks each orientation. Orders that opened batches with
+   * an untimed lead-in sample, and a quad's ratio of geometric means, moved
+   * cells by 2-7 % on an H100 and are not used. */
   static const int seq[BATCH] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0,
                                  0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
   double start = now_s(), us[BATCH];
@@ -300,7 +302,7 @@ int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step
     if (q > max_quads - quads) q = max_quads - quads;
     TRY(kg_timer_sequence(t, steps, seq, 4 * q, hot, us, set_aside));
     for (size_t i = 0; i < 4 * q; i += 2) {
-      double h = us[seq[i] == 0 ? i : i + 1], b = us[seq[i] == 0 ? i + 1 : i];
+      double h = us[seq[i] == flip ? i : i + 1], b = us[seq[i] == flip ? i + 1 : i];
       if (isfinite(h) && isfinite(b)) head_us[kept] = h, base_us[kept] = b, kept++;
     }
     quads += q;

@@ -44,12 +44,13 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
 
 /* The paired sampler: after one warm-up run of each (with warm), up to
  * max_quads ABBA quads of head and base, two pairs each, in batches sized to
- * end within max_seconds (at least one quad; timing.c says why this order).
+ * end within max_seconds (at least one quad; timing.c says why this order);
+ * flip: BAAB quads instead, the base opening each batch.
  * A pair with a set-aside sample is dropped. head_us/base_us need room for
  * 2 * max_quads values (capped at 1024 quads). */
 int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step *base, size_t max_quads,
-                   double max_seconds, int hot, int warm, double *head_us, double *base_us, size_t *npairs,
-                   int *set_aside);
+                   double max_seconds, int hot, int warm, int flip, double *head_us, double *base_us,
+                   size_t *npairs, int *set_aside);
 
 /* The SM clock (MHz) NVML read after the last batch; 0 without NVML. */
 double kg_timer_sm_clock(const kg_timer *t);

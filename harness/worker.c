@@ -302,8 +302,12 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
     kg_sample_step sb_ = {run_step, base->flags & KG_CLOBBERS ? restore_step : NULL, &xb};
     size_t npairs = 0;
     if (k == 1 && copies > 2 && first_pairs <= 2) copies = 2; /* one quad filled the first copy's share */
+    /* Half the blocks open their quads with the base (BAAB): which half
+     * alternates by copy and by round, so neither the orientation nor a copy's
+     * placement leans the cell (timing.c). */
+    int flip = (k + p->pair.round) & 1;
     int e = kg_timer_pairs(st->timer, &sh_, &sb_, (size_t)quads, p->pair.max_seconds / copies, p->time.hot, k == 0,
-                           h, b, &npairs, &r->pair_set_aside);
+                           flip, h, b, &npairs, &r->pair_set_aside);
     if (e) {
       snprintf(st->error, sizeof st->error, "CUDA error at %s:%d: %s (%d) / paired timing of %s", __FILE_NAME__,
                __LINE__, cudaGetErrorName((cudaError_t)e), e, kg_variants[c->variant].name);

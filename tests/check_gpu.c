@@ -67,7 +67,7 @@ int main(void) {
   const char *exe = getenv("KGATE_EXE");
   char *argv[] = {(char *)(exe && *exe ? exe : KGATE_EXE), "worker", "--device", "0", NULL};
   kg_super_opts so = {argv, 120.0, 120.0, NULL, NULL, 0};
-  kg_run_params rp = {1, 3, {0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}};
+  kg_run_params rp = {1, 3, {0, 0, 0, 0}, {0}};
   kg_device_info dev = {0};
   double t0 = now_s();
   int rc = g_results ? kg_supervise(g_cases, g_ncases, &rp, &so, g_results, &dev, err, sizeof err) : -1;

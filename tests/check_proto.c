@@ -26,7 +26,7 @@ static const struct {
 
 START_TEST(test_proto_case_round_trip) {
   kg_case c = {kg_variant_find(k_cases[_i].variant), k_cases[_i].dt, k_cases[_i].n, k_cases[_i].p, 1, 0}, d;
-  kg_run_params p = {k_cases[_i].seed, k_cases[_i].repeats, {0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, q;
+  kg_run_params p = {k_cases[_i].seed, k_cases[_i].repeats, {0, 0, 0, 0}, {0}}, q;
   char *line = kg_proto_encode_case(k_cases[_i].index, &c, &p);
   ck_assert_ptr_nonnull(line);
   ck_assert_ptr_null(strchr(line, '\n'));
@@ -97,10 +97,38 @@ START_TEST(test_proto_result_nonfinite) {
 }
 END_TEST
 
+/* A paired case carries its pair options, the round included (it picks the
+ * blocks' quad orientation); a line without a round reads as round 0, and a
+ * negative one is refused. */
+START_TEST(test_proto_pair_round_trip) {
+  kg_case c = {kg_variant_find_any("mut_none"), KG_F32, 1u << 22, KG_PAT_UNIFORM, 1, 0}, d;
+  kg_run_params p = {1, 1, {0, 0.005, 10, 2}, {4, 32, 0.1, 3, 1, 1, kg_variant_find("reduce7_shuffle")}}, q;
+  char *line = kg_proto_encode_case(2, &c, &p);
+  ck_assert_ptr_nonnull(line);
+  size_t index;
+  char err[200] = "";
+  ck_assert_msg(kg_proto_decode_case(line, &index, &d, &q, err, sizeof err) == 0, "%s", err);
+  ck_assert(q.pair.on && q.pair.module == 1 && q.pair.copies == 4 && q.pair.quads == 32 && q.pair.round == 3);
+  ck_assert_int_eq(q.pair.base_variant, kg_variant_find("reduce7_shuffle"));
+  free(line);
+  static const char *const k_lines[] = {
+      "{\"case\":0,\"variant\":\"cub_sum\",\"dtype\":\"f32\",\"n\":16,\"pattern\":\"uniform\",\"seed\":1,"
+      "\"repeats\":1,\"time\":{\"hot\":false,\"max_noise\":0.005,\"min_samples\":10,\"max_seconds\":2},\"pair\":{\"module\":\"own\",\"variant\":\"cub_sum\",\"copies\":2,\"quads\":4,"
+      "\"max_seconds\":0.1}}",
+      "{\"case\":0,\"variant\":\"cub_sum\",\"dtype\":\"f32\",\"n\":16,\"pattern\":\"uniform\",\"seed\":1,"
+      "\"repeats\":1,\"time\":{\"hot\":false,\"max_noise\":0.005,\"min_samples\":10,\"max_seconds\":2},\"pair\":{\"module\":\"own\",\"variant\":\"cub_sum\",\"copies\":2,\"quads\":4,"
+      "\"max_seconds\":0.1,\"round\":-1}}"};
+  ck_assert_msg(kg_proto_decode_case(k_lines[0], &index, &d, &q, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(q.pair.round, 0);
+  ck_assert_int_eq(kg_proto_decode_case(k_lines[1], &index, &d, &q, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "round >= 0") != NULL, "%s", err);
+}
+END_TEST
+
 /* A perf case carries its timing options; a timed result its timing. */
 START_TEST(test_proto_timing_round_trip) {
   kg_case c = {kg_variant_find("cub_sum"), KG_F32, 1u << 22, KG_PAT_UNIFORM, 1, 1}, d;
-  kg_run_params p = {7, 3, {1, 0.004, 12, 1.5}, {0, 0, 0, 0, 0, 0}}, q;
+  kg_run_params p = {7, 3, {1, 0.004, 12, 1.5}, {0}}, q;
   char *line = kg_proto_encode_case(5, &c, &p);
   size_t index;
   char err[200] = "";
@@ -327,6 +355,7 @@ Suite *make_proto_suite(void) {
   tcase_add_loop_test(core, test_proto_result_round_trip, 0, KG_NSTATUS);
   tcase_add_test(core, test_proto_hello_round_trip);
   tcase_add_test(core, test_proto_hello_card_identity);
+  tcase_add_test(core, test_proto_pair_round_trip);
   tcase_add_test(core, test_proto_timing_round_trip);
   tcase_add_test(core, test_proto_fatal);
   tcase_add_test(core, test_status_names);

@@ -3,4 +3,4 @@
 // about 5 % slower at 2^22 (H100); selftest measures the true effect.
 #include "mut_slow.cuh"
 
-KG_MUTANT_SLOW(mut_slow5, 85, 300)
+KG_MUTANT_SLOW(mut_slow5, 75, 220)
