@@ -2,7 +2,9 @@
  * kgate_module_abi() and kgate_module() (kgate/module.h). Include it in exactly
  * one source file of the module, after naming the registry:
  *
- *   #define KGATE_REGISTRY "my_variants.def"   (required: a file to #include)
+ *   #define KGATE_REGISTRY "my_variants.def"   (required: a file to #include: an
+ *                                               absolute path, or a name on the -I path,
+ *                                               since it is included from kgate/)
  *   #define KGATE_MODULE_NAME "my_team"        (required: [a-z0-9_], 1..63)
  *   #define KGATE_MODULE_VERSION "1.2.0"       (optional: free text, a commit)
  *   #include <kgate/registry.h>
