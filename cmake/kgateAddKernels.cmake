@@ -91,7 +91,16 @@ function(kgate_add_kernels target)
 " @ONLY)
   set_property(SOURCE "${gen}" APPEND PROPERTY OBJECT_DEPENDS "${registry}")
 
+  if(NOT DEFINED CUDAToolkit_VERSION_MAJOR)
+    find_package(CUDAToolkit REQUIRED)
+  endif()
   add_library(${target} MODULE ${KG_SOURCES} "${gen}")
   target_link_libraries(${target} PRIVATE kgate::headers)
   _kgate_module_flags(${target})
+  # kgate's worker and the module must share one CUDA runtime (libcudart.so.<major>).
+  if(KGATE_CUDA_VERSION_MAJOR AND NOT CUDAToolkit_VERSION_MAJOR STREQUAL KGATE_CUDA_VERSION_MAJOR)
+    message(WARNING "kgate_add_kernels(${target}): this toolkit is CUDA ${CUDAToolkit_VERSION_MAJOR}, kgate was "
+                    "built with CUDA ${KGATE_CUDA_VERSION_MAJOR}: the worker would hold two CUDA runtimes; "
+                    "build the module with CUDA ${KGATE_CUDA_VERSION_MAJOR}")
+  endif()
 endfunction()
