@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The host-only kgate (built without CUDA): each device command exits 3 with
+# one line that says why; the CUDA-free commands work on committed results.
+# Usage: host_only.sh KGATE SOURCE_DIR
+set -u
+kgate=$1 src=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for cmd in check run selftest worker; do
+  "$kgate" "$cmd" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  lines=$(wc -l <"$tmp/err")
+  if [ "$rc" != 3 ] || [ "$lines" != 1 ] || ! grep -q "^kgate: $cmd needs a GPU build: this kgate is host-only" "$tmp/err"; then
+    echo "FAIL kgate $cmd: exit $rc (want 3), stderr $lines line(s) (want 1):"; cat "$tmp/err"
+    fail=1
+  fi
+done
+
+"$kgate" --version >"$tmp/out" || { echo "FAIL kgate --version"; fail=1; }
+grep -q '^kgate [0-9]' "$tmp/out" || { echo "FAIL kgate --version printed:"; cat "$tmp/out"; fail=1; }
+"$kgate" list >"$tmp/out" || { echo "FAIL kgate list"; fail=1; }
+grep -q '^kgate_single_pass ' "$tmp/out" || { echo "FAIL kgate list lacks kgate_single_pass"; fail=1; }
+
+# Two runs of the same card: a comparison, its verdict table, no device.
+"$kgate" compare "$src/tests/data/h200-run1.json" "$src/tests/data/h200-run2.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" != 0 ] && [ "$rc" != 4 ]; then
+  echo "FAIL kgate compare: exit $rc"; cat "$tmp/err"; fail=1
+fi
+grep -q 'kgate_single_pass' "$tmp/out" || { echo "FAIL kgate compare printed no kgate_single_pass row"; fail=1; }
+
+if command -v gnuplot >/dev/null; then
+  KGATE_PLOTS=$src/plots "$kgate" plot "$src/tests/data/h200-run2.json" -o "$tmp/plots" >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL kgate plot"; cat "$tmp/err"; fail=1; }
+  ls "$tmp/plots"/*.png >/dev/null 2>&1 || { echo "FAIL kgate plot drew no PNG"; fail=1; }
+fi
+[ "$fail" = 0 ] && echo "host-only kgate: device commands exit 3, list/compare/plot work"
+exit "$fail"
