@@ -39,7 +39,7 @@ START_TEST(test_module_describe_round_trip) {
   kg_loaded_module m[2];
   ck_assert_int_eq(kg_module_open(mod_path("good", path, sizeof path), &m[0], err, sizeof err), 0);
   m[1] = m[0];
-  char *line = kg_module_describe(m, 2);
+  char *line = kg_module_describe(m, NULL, 2);
   ck_assert_ptr_nonnull(line);
   kg_modinfo mi[2];
   ck_assert_int_eq(kg_module_parse_describe(line, mi, 2, err, sizeof err), 2);
@@ -94,8 +94,8 @@ END_TEST
 enum { BAD_ABI, BAD_SIZE, BAD_NAME, BAD_CHARS, BAD_LONG, BAD_FLAGS, BAD_DTYPES, NO_DTYPES, NO_RUN, NONE, NBAD };
 
 START_TEST(test_module_validate_defects) {
-  kg_module_variant v[2] = {{"alpha", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub},
-                            {"beta", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub}};
+  kg_module_variant v[2] = {{"alpha", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub, 0, 0},
+                            {"beta", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub, 0, 0}};
   kg_module m = {KG_MODULE_ABI, sizeof(kg_module_variant), "mod", "1", 2, v};
   char err[256] = "", longname[80];
   memset(longname, 'a', 64);
