@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kernels.h"
+#include "registry.h"
 
 /* More variants than any registry will hold: a count past it is garbage. */
 #define KG_MODULE_MAX_VARIANTS 4096
@@ -284,4 +285,46 @@ int kg_module_query(char *const *worker_argv, kg_modinfo *out, size_t max, char 
   json_decref(doc);
   free(buf);
   return n;
+}
+
+static int set_open(kg_module_set *s, const char *path, kg_modrole role, char *err, size_t errlen) {
+  if (s->nmods >= (int)(sizeof s->mod / sizeof s->mod[0])) return snprintf(err, errlen, "too many kernel modules"), -1;
+  if (kg_module_open(path, &s->mod[s->nmods], err, errlen)) return -1;
+  s->role[s->nmods++] = role;
+  return 0;
+}
+
+int kg_module_set_load(kg_module_set *s, const char *own, const char *const *kernels, int nkernels,
+                       const char *const *base, int nbase, char *err, size_t errlen) {
+  memset(s, 0, sizeof *s);
+  if (own && set_open(s, own, KG_MOD_OWN, err, errlen)) return -1;
+  for (int k = 0; k < nkernels; k++) {
+    if (set_open(s, kernels[k], KG_MOD_KERNELS, err, errlen)) return -1;
+    const kg_loaded_module *lm = &s->mod[s->nmods - 1];
+    int num = kg_registry_add_module(lm->path);
+    if (num < 0) return snprintf(err, errlen, "too many kernel modules"), -1;
+    for (size_t i = 0; i < lm->m->nvariants; i++) {
+      const kg_module_variant *e = &lm->m->variants[i];
+      kg_variant_info vi = {e->name, e->seed, e->idea, e->flags, e->dtypes, e->op, e->nan, num, 1};
+      if (kg_registry_add(&vi, err, errlen) < 0) return -1;
+    }
+  }
+  for (int k = 0; k < nbase; k++) {
+    if (set_open(s, base[k], KG_MOD_BASE, err, errlen)) return -1;
+    const kg_loaded_module *lm = &s->mod[s->nmods - 1];
+    for (int j = 0; j < s->nmods - 1; j++) {
+      if (s->role[j] != KG_MOD_BASE) continue;
+      for (size_t i = 0; i < lm->m->nvariants; i++)
+        if (kg_module_find(s->mod[j].m, lm->m->variants[i].name) >= 0)
+          return snprintf(err, errlen, "variant %s is defined twice: in base modules %.300s and %.300s (rename one)",
+                          lm->m->variants[i].name, s->mod[j].path, lm->path),
+                 -1;
+    }
+  }
+  return 0;
+}
+
+void kg_module_set_close(kg_module_set *s) {
+  for (int k = (int)(sizeof s->mod / sizeof s->mod[0]) - 1; k >= 0; k--) kg_module_close(&s->mod[k]);
+  s->nmods = 0;
 }

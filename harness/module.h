@@ -88,6 +88,23 @@ char *kg_module_describe(const kg_loaded_module *mods, const kg_modrole *roles, 
 /* Parses a describe line into up to max modinfos. Returns the count, or -1 with err. */
 int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char *err, size_t errlen);
 
+/* The modules one worker loads: kgate's own (when given), the --kernels
+ * modules, then the --base-kernels ones. */
+typedef struct kg_module_set {
+  kg_loaded_module mod[1 + 2 * KG_MODULES_MAX];
+  kg_modrole role[1 + 2 * KG_MODULES_MAX];
+  int nmods;
+} kg_module_set;
+
+/* Opens own (NULL: none), each kernels[k] and each base[k] into s, in that
+ * order. Every --kernels module's variants join the registry (registry.h:
+ * a name that kgate's own variants or an earlier module define is a
+ * one-line error naming both paths), and a name two base modules define is
+ * one too (pairing is by name). 0, or -1 with err; close s either way. */
+int kg_module_set_load(kg_module_set *s, const char *own, const char *const *kernels, int nkernels,
+                       const char *const *base, int nbase, char *err, size_t errlen);
+void kg_module_set_close(kg_module_set *s);
+
 /* Runs `worker_argv... --describe` (argv ends with NULL; the caller puts the
  * --kernels/--base-kernels options in it), reads its line and waits for it.
  * Returns the number of modules described, or -1 with the worker's one-line

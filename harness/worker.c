@@ -19,16 +19,14 @@
 #include "registry.h"
 #include "timing.h"
 
-/* The modules: [0] kgate's own, then the --kernels modules (module k of the
- * registry is mod[k]), then the base modules of a paired run. */
-enum { MOD_OWN, NMODS = 1 + 2 * KG_MODULES_MAX };
+/* The modules: [0] kgate's own, then the --kernels modules, then the base
+ * modules of a paired run (module.h). fns[v]: the entry for registry index
+ * v in the module that defines it (NULL for a mutant kgate's own module
+ * lacks). */
+enum { MOD_OWN };
 
-/* fns[v]: the entry for registry index v in the module that defines it
- * (NULL for a mutant kgate's own module lacks). */
 typedef struct modules {
-  kg_loaded_module mod[NMODS];
-  kg_modrole role[NMODS];
-  int nmods;
+  kg_module_set set;
   const kg_module_variant **fns;
 } modules;
 
@@ -251,9 +249,10 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   const kg_module_variant *head = st->mods->fns[c->variant], *base = NULL;
   const char *bname = kg_variants[p->pair.base_variant].name;
   if (p->pair.module == 1) { /* the base modules: the one that defines the name */
-    for (int k = 0; !base && k < st->mods->nmods; k++) {
-      const kg_module *bm = st->mods->mod[k].m;
-      int b = st->mods->role[k] == KG_MOD_BASE ? kg_module_find(bm, bname) : -1;
+    const kg_module_set *ms = &st->mods->set;
+    for (int k = 0; !base && k < ms->nmods; k++) {
+      const kg_module *bm = ms->mod[k].m;
+      int b = ms->role[k] == KG_MOD_BASE ? kg_module_find(bm, bname) : -1;
       base = b >= 0 ? &bm->variants[b] : NULL;
     }
   } else {
@@ -382,18 +381,11 @@ static int hello(state *st, int device, int roofline) {
   return -1;
 }
 
-static int open_into(modules *m, const char *path, kg_modrole role, char *err, size_t errlen) {
-  if (m->nmods >= NMODS) return snprintf(err, errlen, "too many kernel modules"), -1;
-  if (kg_module_open(path, &m->mod[m->nmods], err, errlen)) return -1;
-  m->role[m->nmods++] = role;
-  return 0;
-}
-
-/* Loads the modules and maps the registry onto them: every real variant of
- * kgate's own must be in the own module with the flags and dtypes this kgate
- * was built with (a module from elsewhere is a different kgate's); mutants
- * may be absent. The --kernels modules' variants join the registry
- * (registry.h), as the supervisor adds them from this worker's describe. */
+/* Loads the modules (module.h: the --kernels modules' variants join the
+ * registry, as the supervisor adds them from this worker's describe) and
+ * maps the registry onto them: every real variant of kgate's own must be in
+ * the own module with the flags and dtypes this kgate was built with (a
+ * module from elsewhere is a different kgate's); mutants may be absent. */
 static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t errlen) {
   char own[1024];
   const char *path = o->own_kernels;
@@ -401,43 +393,22 @@ static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t e
     if (kg_module_default_path(own, sizeof own, err, errlen)) return -1;
     path = own;
   }
-  if (open_into(m, path, KG_MOD_OWN, err, errlen)) return -1;
-  for (int k = 0; k < o->nkernels; k++) {
-    if (open_into(m, o->kernels[k], KG_MOD_KERNELS, err, errlen)) return -1;
-    const kg_loaded_module *lm = &m->mod[m->nmods - 1];
-    int num = kg_registry_add_module(lm->path);
-    if (num != m->nmods - 1) return snprintf(err, errlen, "too many kernel modules"), -1;
-    for (size_t i = 0; i < lm->m->nvariants; i++) {
-      const kg_module_variant *e = &lm->m->variants[i];
-      kg_variant_info vi = {e->name, e->seed, e->idea, e->flags, e->dtypes, e->op, e->nan, num, 1};
-      if (kg_registry_add(&vi, err, errlen) < 0) return -1;
-    }
-  }
-  for (int k = 0; k < o->nbase; k++) {
-    if (open_into(m, o->base_kernels[k], KG_MOD_BASE, err, errlen)) return -1;
-    /* Pairing is by name: a name two base modules define has no one base. */
-    const kg_loaded_module *lm = &m->mod[m->nmods - 1];
-    for (int j = 0; j < m->nmods - 1; j++) {
-      if (m->role[j] != KG_MOD_BASE) continue;
-      for (size_t i = 0; i < lm->m->nvariants; i++)
-        if (kg_module_find(m->mod[j].m, lm->m->variants[i].name) >= 0)
-          return snprintf(err, errlen, "variant %s is defined twice: in base modules %.300s and %.300s (rename one)",
-                          lm->m->variants[i].name, m->mod[j].path, lm->path),
-                 -1;
-    }
-  }
+  if (kg_module_set_load(&m->set, path, o->kernels, o->nkernels, o->base_kernels, o->nbase, err, errlen)) return -1;
   m->fns = calloc(kg_nvariants_all, sizeof *m->fns);
   if (!m->fns) return snprintf(err, errlen, "out of memory"), -1;
-  const kg_module *own_m = m->mod[MOD_OWN].m;
+  const kg_module_set *ms = &m->set;
   for (size_t v = 0; v < kg_nvariants_all; v++) {
     const kg_variant_info *vi = &kg_variants[v];
-    const kg_module *home = vi->module > 0 && vi->module < m->nmods ? m->mod[vi->module].m : own_m;
+    const kg_module *home = ms->mod[MOD_OWN].m;
+    for (int k = 1; vi->module > 0 && k < ms->nmods; k++)
+      if (ms->role[k] == KG_MOD_KERNELS && !strcmp(ms->mod[k].path, kg_registry_module_path(vi->module)))
+        home = ms->mod[k].m;
     int i = kg_module_find(home, vi->name);
     const kg_module_variant *e = i >= 0 ? &home->variants[i] : NULL;
     if (e && (e->flags != vi->flags || e->dtypes != vi->dtypes || e->op != vi->op)) e = NULL;
     if (!e && !kg_variant_is_mutant((int)v))
       return snprintf(err, errlen, "kernel module %.200s does not match this kgate: variant %s is missing or differs "
-                      "(build kgate and its module from one tree)", m->mod[MOD_OWN].path, vi->name), -1;
+                      "(build kgate and its module from one tree)", ms->mod[MOD_OWN].path, vi->name), -1;
     m->fns[v] = e;
   }
   return 0;
@@ -445,7 +416,7 @@ static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t e
 
 static void unload_modules(modules *m) {
   free(m->fns);
-  for (int k = NMODS - 1; k >= 0; k--) kg_module_close(&m->mod[k]);
+  kg_module_set_close(&m->set);
 }
 
 int kg_worker_main(const kg_worker_opts *o) {
@@ -457,7 +428,7 @@ int kg_worker_main(const kg_worker_opts *o) {
     return 2;
   }
   if (o->describe) { /* no CUDA call: works on a machine without a GPU */
-    emit(kg_module_describe(mods.mod, mods.role, (size_t)mods.nmods));
+    emit(kg_module_describe(mods.set.mod, mods.set.role, (size_t)mods.set.nmods));
     unload_modules(&mods);
     return 0;
   }

@@ -205,7 +205,9 @@ static const struct {
     {"\"schema_version\":2", "\"schema_version\":3", "schema_version 3 is not supported (this kgate reads 1 to 2)"},
     {"\"schema_version\":2", "\"schema_version\":\"2\"", "field 'schema_version' should be an integer"},
     {"\"status\":\"fail\",", "", "cases[2]: missing field 'status'"},
-    {"\"variant\":\"reduce1_strided\"", "\"variant\":\"reduce99\"", "cases[2]: unknown variant 'reduce99'"},
+    /* An unknown name is data; a name that is not a name is refused. */
+    {"\"variant\":\"reduce1_strided\"", "\"variant\":\"Reduce 99\"",
+     "cases[2]: variant 'Reduce 99': variant name is not [a-z0-9_], 1..63 characters"},
     {"\"dtype\":\"i32\"", "\"dtype\":\"i8\"", "cases[2]: unknown dtype 'i8'"},
     {"\"pattern\":\"exact\"", "\"pattern\":\"ones\"", "cases[2]: unknown pattern 'ones'"},
     {"\"status\":\"fail\"", "\"status\":\"failed\"", "cases[2]: unknown status 'failed'"},
