@@ -434,7 +434,7 @@ static int ladder_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
   /* A module may add min and max variants: the title then says so (the
    * bars are bytes read per second whatever the op). */
   int only_sums = 1;
-  for (size_t k = 0; k < count; k++) only_sums &= kg_variants[sel[k]].op == KG_OP_SUM;
+  for (size_t k = 0; k < count; k++) only_sums &= kg_variants[sel[k]].op != KG_OP_MIN && kg_variants[sel[k]].op != KG_OP_MAX;
   gp_str(g, "title", "%s %s: %% of theoretical peak (%.0f GB/s), variants in ladder order", di->name,
          only_sums ? "sum" : "reductions (sum, min, max)", d->peak_gbps);
   gp_str(g, "subtitle", "%s", sub);

@@ -30,10 +30,11 @@ static void dtype_list(unsigned mask, char *buf, size_t len) {
     if (mask & KG_DT_BIT(d)) used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", kg_dtype_get((kg_dtype)d)->name);
 }
 
-/* A variant's name, with its op when it is not a sum: "team_max (max)". */
+/* A variant's name, with its op when it is a min or max: "team_max (max)"
+ * (a name from a file whose op is unknown stays bare). */
 static const char *vlabel(int v, char *buf, size_t len) {
   const kg_variant_info *i = &kg_variants[v];
-  if (i->op == KG_OP_SUM) return i->name;
+  if (i->op != KG_OP_MIN && i->op != KG_OP_MAX) return i->name;
   snprintf(buf, len, "%s (%s)", i->name, kg_op_name(i->op));
   return buf;
 }
