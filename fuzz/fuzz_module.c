@@ -54,13 +54,13 @@ static void describe_round_trip(const uint8_t *data, size_t size) {
     ok &= v[k] != NULL;
     for (size_t i = 0; v[k] && i < a[k].n; i++)
       v[k][i] = (kg_module_variant){a[k].v[i].name, "", "", a[k].v[i].flags, a[k].v[i].dtypes,
-                                    run_stub,         scratch_stub, depth_stub};
+                                    run_stub,         scratch_stub, depth_stub, 0, 0};
     m[k] = (kg_module){KG_MODULE_ABI, sizeof(kg_module_variant), a[k].name, a[k].version, a[k].n, v[k]};
     memset(&lm[k], 0, sizeof lm[k]);
     lm[k].m = &m[k];
     snprintf(lm[k].path, sizeof lm[k].path, "%s", a[k].path);
   }
-  char *again = ok ? kg_module_describe(lm, (size_t)n) : NULL;
+  char *again = ok ? kg_module_describe(lm, NULL, (size_t)n) : NULL;
   if (again) {
     if (kg_module_parse_describe(again, b, 2, err, sizeof err) != n) {
       fprintf(stderr, "fuzz_module: a description kgate wrote does not parse: %s\n", err);
@@ -89,9 +89,9 @@ static void validate_table(const uint8_t *d, size_t size) {
     unsigned missing = pos < size ? d[pos++] : 0;
     v[i] = (kg_module_variant){(missing & 8) ? NULL : names[i], "s", "i", flags, dtypes,
                                (missing & 1) ? NULL : run_stub, (missing & 2) ? NULL : scratch_stub,
-                               (missing & 4) ? NULL : depth_stub};
+                               (missing & 4) ? NULL : depth_stub, flags >> 4 & 3u, dtypes >> 6 & 1u};
   }
-  kg_module m = {KG_MODULE_ABI ^ (d[0] & 3u), (unsigned)sizeof(kg_module_variant) - (d[1] & 1u), "fuzz", "1",
+  kg_module m = {KG_MODULE_ABI ^ (d[0] & 3u), (d[1] & 2u) ? (unsigned)KG_MODULE_VARIANT_MIN - (d[1] & 1u) : (unsigned)sizeof(kg_module_variant) + (d[1] & 1u), "fuzz", "1",
                  count, v};
   char err[256];
   int rc = kg_module_validate(&m, err, sizeof err);

@@ -431,7 +431,12 @@ static int ladder_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
   double roof = d->roofline_gbps > 0 ? 100 * d->roofline_gbps / d->peak_gbps : NAN;
   char sub[400], label[32], bytes[32];
   run_subtitle(&run->meta, sub, sizeof sub);
-  gp_str(g, "title", "%s sum: %% of theoretical peak (%.0f GB/s), variants in ladder order", di->name, d->peak_gbps);
+  /* A module may add min and max variants: the title then says so (the
+   * bars are bytes read per second whatever the op). */
+  int only_sums = 1;
+  for (size_t k = 0; k < count; k++) only_sums &= kg_variants[sel[k]].op != KG_OP_MIN && kg_variants[sel[k]].op != KG_OP_MAX;
+  gp_str(g, "title", "%s %s: %% of theoretical peak (%.0f GB/s), variants in ladder order", di->name,
+         only_sums ? "sum" : "reductions (sum, min, max)", d->peak_gbps);
   gp_str(g, "subtitle", "%s", sub);
   gp_num(g, "nrows", (double)count);
   gp_num(g, "nsizes", (double)ns);

@@ -17,7 +17,7 @@ void kg_cli_usage(FILE *f) {
   fputs("usage: kgate <command> [options]\n"
         "\n"
         "commands:\n"
-        "  list                       the variants: seed, flags, dtypes, idea (also --list)\n"
+        "  list                       the variants: seed, op, flags, dtypes, idea (also --list; --kernels too)\n"
         "  check                      the correctness matrix: variant x dtype x size x pattern\n"
         "  run                        the gate: check, time the perf sizes, compare with the baseline\n"
         "  compare OLD.json NEW.json  compare two results (or a baseline and a result) offline\n"
@@ -44,6 +44,7 @@ void kg_cli_usage(FILE *f) {
         "  -v, --verbose        print every case, not only failures\n"
         "  -q, --quiet          no progress line\n"
         "  --json FILE          results JSON (docs/results-schema.md); - for stdout\n"
+        "  --kernels PATH.so    also the variants of this kernel module (repeatable; also list, selftest)\n"
         "  --sanitize TOOLS     check only: run the workers under compute-sanitizer\n"
         "                       (memcheck,racecheck,synccheck,initcheck or all; default sizes: short tails)\n"
         "  --csv FILE, --junit FILE, --markdown FILE   reports (also for compare)\n"
@@ -57,7 +58,8 @@ void kg_cli_usage(FILE *f) {
         "  --tolerance PCT      slowdown tolerance for all sizes (default 20/15/3 % by size; also compare)\n"
         "  --baseline-dir DIR   where <gpu-slug>.json baselines live (default baselines; also baseline update)\n"
         "  --plots DIR          draw the run's charts into DIR (also compare: the comparison chart)\n"
-        "  --base-kernels PATH  the paired gate: time each timed cell against this kernel module's variant\n"
+        "  --base-kernels PATH  the paired gate: time each timed cell against the variant of its name in this\n"
+        "                       base build's kernel module (repeatable: kgate's base and each --kernels' base)\n"
         "  --min-effect PCT     paired: smallest change worth a verdict (default 5/1/0.5 % by input size)\n"
         "  --rounds N, --max-rounds N   paired: rounds for every cell (2), at most for undecided ones (6)\n"
         "  --pair-seconds S     paired: time the extra rounds may take (10); --copies K input copies (4)\n"
@@ -88,7 +90,7 @@ void kg_cli_usage(FILE *f) {
 
 enum {
   C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_PLOT = 32, C_HADD = 64, C_HPLOT = 128,
-  C_REPORT = 256, C_SELFTEST = 512, C_MERGE = 1024, C_ALL = 2047
+  C_REPORT = 256, C_SELFTEST = 512, C_MERGE = 1024, C_LIST = 2048, C_ALL = 4095
 };
 enum { SOLO = 0, VALUE = 1 };
 
@@ -97,7 +99,7 @@ typedef enum opt_id {
   O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF,
   O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML, O_SANITIZE, O_ONLY, O_HUGE,
   O_SHARD, O_DEVICES, O_TIER, O_KERNELS, O_BASEK, O_DESCRIBE, O_MINEFF, O_ROUNDS, O_MAXROUNDS, O_PAIRSEC,
-  O_COPIES, O_CELLSEC
+  O_COPIES, O_CELLSEC, O_OWNK
 } opt_id;
 
 /* Every option: names, whether it takes a value, the commands that accept it. */
@@ -118,7 +120,7 @@ static const struct {
     {"--repeat", NULL, VALUE, C_CHECK | C_RUN, O_REPEAT},
     {"--timeout", NULL, VALUE, C_CHECK | C_RUN | C_SELFTEST, O_TIMEOUT},
     {"--device", "-d", VALUE, C_CHECK | C_RUN | C_WORKER | C_SELFTEST, O_DEVICE},
-    {"--worker", NULL, VALUE, C_CHECK | C_RUN | C_SELFTEST, O_WORKER},
+    {"--worker", NULL, VALUE, C_LIST | C_CHECK | C_RUN | C_SELFTEST, O_WORKER},
     {"--sanitize", NULL, VALUE, C_CHECK, O_SANITIZE},
     {"--only", NULL, VALUE, C_SELFTEST, O_ONLY},
     {"--huge", NULL, SOLO, C_SELFTEST, O_HUGE},
@@ -134,7 +136,8 @@ static const struct {
     {"--junit", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_JUNIT},
     {"--markdown", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_MD},
     {"--roofline", NULL, SOLO, C_WORKER, O_ROOF},
-    {"--kernels", NULL, VALUE, C_WORKER, O_KERNELS},
+    {"--kernels", NULL, VALUE, C_LIST | C_CHECK | C_RUN | C_SELFTEST | C_WORKER, O_KERNELS},
+    {"--own-kernels", NULL, VALUE, C_WORKER, O_OWNK},
     {"--describe", NULL, SOLO, C_WORKER, O_DESCRIBE},
     {"--base-kernels", NULL, VALUE, C_RUN | C_WORKER, O_BASEK},
     {"--min-effect", NULL, VALUE, C_RUN | C_SELFTEST, O_MINEFF},
@@ -167,8 +170,8 @@ static const struct {
   const char *required_text; /* how to give it: "--file HISTORY.jsonl" */
   const char *usage;
 } k_cmds[] = {
-    {"list", NULL, KG_CMD_LIST, 0, 0, NULL, NULL, 0, NULL, NULL},
-    {"--list", NULL, KG_CMD_LIST, 0, 0, NULL, NULL, 0, NULL, NULL},
+    {"list", NULL, KG_CMD_LIST, C_LIST, 0, NULL, NULL, 0, NULL, NULL},
+    {"--list", NULL, KG_CMD_LIST, C_LIST, 0, NULL, NULL, 0, NULL, NULL},
     {"check", NULL, KG_CMD_CHECK, C_CHECK, 0, NULL, NULL, 0, NULL, NULL},
     {"run", NULL, KG_CMD_RUN, C_RUN, 0, NULL, NULL, 0, NULL, NULL},
     {"compare", NULL, KG_CMD_COMPARE, C_COMPARE, 2, "compare", "two files: OLD.json NEW.json", 0, NULL, NULL},
@@ -245,8 +248,26 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_HOT: cli->time.hot = 1; return 0;
   case O_ROOF: cli->roofline = 1; return 0;
   case O_DESCRIBE: cli->describe = 1; return 0;
-  case O_KERNELS: cli->kernels = value; return 0;
-  case O_BASEK: cli->base_kernels = value; return 0;
+  case O_OWNK: cli->own_kernels = value; return 0;
+  case O_KERNELS:
+  case O_BASEK: { /* repeatable; the same path twice would define every variant twice */
+    const char **list = id == O_KERNELS ? cli->kernels : cli->base_kernels;
+    int *n = id == O_KERNELS ? &cli->nkernels : &cli->nbase;
+    const char *name = id == O_KERNELS ? "--kernels" : "--base-kernels";
+    for (int k = 0; k < *n; k++)
+      if (!strcmp(list[k], value)) {
+        snprintf(err, errlen, "%s %s given twice", name, value);
+        *sizes_err = 1;
+        return -1;
+      }
+    if (*n == KG_CLI_MAXMODULES) {
+      snprintf(err, errlen, "more than %d %s modules", KG_CLI_MAXMODULES, name);
+      *sizes_err = 1;
+      return -1;
+    }
+    list[(*n)++] = value;
+    return 0;
+  }
   case O_MINEFF: return parse_pos(value, 100, &cli->min_effect_pct);
   case O_ROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->rounds = (int)u, 0);
   case O_MAXROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->max_rounds = (int)u, 0);
@@ -412,7 +433,7 @@ int kg_cli_run(const kg_cli *cli) {
   switch (cli->cmd) {
   case KG_CMD_HELP: kg_cli_usage(stdout); return KG_EXIT_OK;
   case KG_CMD_VERSION: printf("kgate %s (%s)\n", KG_VERSION, KG_GIT); return KG_EXIT_OK;
-  case KG_CMD_LIST: kg_report_list(stdout); return KG_EXIT_OK;
+  case KG_CMD_LIST: return kg_gate_list(cli);
   case KG_CMD_CHECK:
   case KG_CMD_RUN: return kg_gate_run(cli);
   case KG_CMD_COMPARE: return kg_gate_compare(cli);

@@ -35,7 +35,7 @@ typedef enum kg_command {
   KG_CMD_WORKER
 } kg_command;
 
-enum { KG_CLI_MAXARGS = 64, KG_CLI_MAXDEVICES = 64 };
+enum { KG_CLI_MAXARGS = 64, KG_CLI_MAXDEVICES = 64, KG_CLI_MAXMODULES = 16 /* = KG_MODULES_MAX */ };
 
 typedef struct kg_cli {
   kg_command cmd;
@@ -73,10 +73,13 @@ typedef struct kg_cli {
   int devices_all;                /* --devices all: every device the worker sees */
   int tier_huge;                  /* check, run: --tier huge adds 2^31+1 and 2^32+3 */
   const char *merge_out;          /* merge: -o ALL.json */
-  /* the paired gate (run --base-kernels) */
-  const char *kernels;      /* worker: kgate's own module (hidden; default beside the executable) */
-  const char *base_kernels; /* run, worker: the base build's kernel module: time each cell against it */
-  int describe;             /* worker: describe the modules and exit (hidden) */
+  /* kernel modules (list, check, run, selftest, worker) and the paired gate (run --base-kernels) */
+  const char *own_kernels; /* worker: kgate's own module (hidden --own-kernels; default beside the executable) */
+  const char *kernels[KG_CLI_MAXMODULES]; /* --kernels, repeatable: modules whose variants join kgate's own */
+  int nkernels;
+  const char *base_kernels[KG_CLI_MAXMODULES]; /* run, worker: --base-kernels, repeatable: the base builds; */
+  int nbase;                                    /* each cell is paired with the base variant of its name */
+  int describe; /* worker: describe the modules and exit (hidden) */
   kg_pair_opts pair;        /* copies, quads per block, seconds per cell */
   int rounds, max_rounds;   /* run: fresh-worker rounds for every cell, and at most for undecided ones */
   double pair_budget_s;     /* run: wall time the rounds past --rounds may use */

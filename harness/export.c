@@ -545,7 +545,9 @@ static void md_rung(FILE *f, const kg_run *run, size_t i, const kg_comparison *c
   const kg_cmp_row *row = row_of(run, i, cmp);
   const char *verdict = row ? kg_verdict_name(row->verdict) : "";
   fputs("| ", f);
-  md_put(f, kg_variants[run->cases[i].variant].name);
+  const kg_variant_info *vi = &kg_variants[run->cases[i].variant];
+  md_put(f, vi->name);
+  if (vi->op == KG_OP_MIN || vi->op == KG_OP_MAX) fprintf(f, " (%s)", kg_op_name(vi->op)); /* a module's min or max */
   fputs(" |", f);
   if (r->timing.samples <= 0) {
     fprintf(f, " not timed (%s) | | | | | | %s |\n", kg_status_name(r->status), verdict);

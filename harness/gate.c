@@ -154,6 +154,70 @@ static const char *worker_path(const kg_cli *cli, char *buf, size_t len) {
   return buf;
 }
 
+/* --kernels and --base-kernels: one worker, started with --describe (no
+ * GPU), loads every module and says what it holds; a module that cannot be
+ * loaded, or a variant name defined twice, is its one-line reason (exit 2).
+ * The --kernels modules' variants join the registry here, as they do in each
+ * worker. *base (when not NULL) gets the union of the base modules, for
+ * pairing by name. 0, or -1 after printing why. */
+static int load_modules(const kg_cli *cli, const char *worker, kg_modinfo *base) {
+  char err[1024];
+  if (base) memset(base, 0, sizeof *base);
+  if (!cli->nkernels && !(base && cli->nbase)) return 0;
+  char *argv[4 + 4 * KG_CLI_MAXMODULES + 2];
+  int a = 0;
+  argv[a++] = (char *)worker, argv[a++] = "worker";
+  for (int k = 0; k < cli->nkernels; k++) argv[a++] = "--kernels", argv[a++] = (char *)cli->kernels[k];
+  for (int k = 0; base && k < cli->nbase; k++) argv[a++] = "--base-kernels", argv[a++] = (char *)cli->base_kernels[k];
+  argv[a++] = "--describe", argv[a] = NULL;
+  kg_modinfo mods[1 + 2 * KG_CLI_MAXMODULES];
+  int n = kg_module_query(argv, mods, sizeof mods / sizeof mods[0], err, sizeof err);
+  if (n < 0) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  int rc = 0;
+  size_t nbase = 0;
+  for (int k = 0; k < n; k++) nbase += mods[k].role == KG_MOD_BASE ? mods[k].n : 0;
+  if (base && !(base->v = calloc(nbase + 1, sizeof *base->v))) rc = -1, fprintf(stderr, "kgate: out of memory\n");
+  for (int k = 0; !rc && k < n; k++) {
+    const kg_modinfo *mi = &mods[k];
+    if (mi->role == KG_MOD_BASE && base) { /* the worker refused a name two base modules define */
+      size_t used = strlen(base->path), nu = strlen(base->name), vu = strlen(base->version);
+      snprintf(base->path + used, sizeof base->path - used, "%s%s", used ? "," : "", mi->path);
+      snprintf(base->name + nu, sizeof base->name - nu, "%s%s", nu ? "+" : "", mi->name);
+      snprintf(base->version + vu, sizeof base->version - vu, "%s%s", vu ? "+" : "", mi->version);
+      memcpy(base->v + base->n, mi->v, mi->n * sizeof *mi->v);
+      base->n += mi->n;
+    }
+    if (mi->role != KG_MOD_KERNELS) continue;
+    int num = kg_registry_add_module(mi->path);
+    if (num < 0) rc = -1, fprintf(stderr, "kgate: too many kernel modules\n");
+    for (size_t i = 0; !rc && i < mi->n; i++) {
+      const kg_modvariant *v = &mi->v[i];
+      kg_variant_info vi = {v->name, v->seed, v->idea, v->flags, v->dtypes, v->op, v->nan, num, 1};
+      if (kg_registry_add(&vi, err, sizeof err) < 0) rc = -1, fprintf(stderr, "kgate: %s\n", err);
+    }
+  }
+  for (int k = 0; k < n; k++) kg_modinfo_free(&mods[k]);
+  if (rc && base) kg_modinfo_free(base);
+  return rc;
+}
+
+int kg_gate_list(const kg_cli *cli) {
+  char self[PATH_MAX];
+  const char *worker = cli->nkernels ? worker_path(cli, self, sizeof self) : "";
+  if (!worker) return KG_EXIT_ENV;
+  if (load_modules(cli, worker, NULL)) return KG_EXIT_USAGE;
+  kg_report_list(stdout);
+  return KG_EXIT_OK;
+}
+
+/* Appends --kernels PATH for each module to a worker's argv at *a. */
+static void add_kernels(char **argv, int *a, const kg_cli *cli) {
+  for (int k = 0; k < cli->nkernels; k++) argv[(*a)++] = "--kernels", argv[(*a)++] = (char *)cli->kernels[k];
+}
+
 int kg_gate_san_cell(const kg_case *cases, const kg_result *res, size_t n, int variant, char *out, size_t len) {
   const kg_result *bad = NULL;
   size_t cases_v = 0, ran = 0, nbad = 0;
@@ -261,7 +325,12 @@ static int gate_selftest(const kg_cli *cli) {
   const char *worker = worker_path(cli, self, sizeof self);
   if (!worker) return KG_EXIT_ENV;
   snprintf(device, sizeof device, "%d", cli->device);
-  char *argv[] = {(char *)worker, "worker", "--device", device, NULL};
+  /* --kernels: the controls run with the modules loaded beside kgate's own */
+  if (load_modules(cli, worker, NULL)) return KG_EXIT_USAGE;
+  char *argv[5 + 2 * KG_CLI_MAXMODULES] = {(char *)worker, "worker", "--device", device};
+  int a = 4;
+  add_kernels(argv, &a, cli);
+  argv[a] = NULL;
   char why[512] = "";
   int have_san = kg_san_find(san, sizeof san, why, sizeof why) == 0;
   if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
@@ -291,7 +360,7 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   double t0 = now_s();
   kg_pair_meta *pm = &run->pair;
   pm->on = 1;
-  snprintf(pm->base_path, sizeof pm->base_path, "%s", cli->base_kernels);
+  snprintf(pm->base_path, sizeof pm->base_path, "%s", base->path);
   snprintf(pm->base_name, sizeof pm->base_name, "%s", base->name);
   snprintf(pm->base_version, sizeof pm->base_version, "%s", base->version);
   pm->confidence = KG_PAIR_CONFIDENCE;
@@ -344,10 +413,27 @@ static int gate_run(const kg_cli *cli) {
     po.sizes = huge;
     po.nsizes = nbase + 2;
   }
+  char self[PATH_MAX];
+  const char *worker = worker_path(cli, self, sizeof self);
+  if (!worker) {
+    free(huge);
+    return KG_EXIT_ENV;
+  }
+  /* --kernels and --base-kernels: a module that cannot be loaded is an input
+   * error, found before the matrix runs (the describe touches no GPU); the
+   * modules' variants must be in the registry before the plan names them. */
+  int paired = timing && cli->nbase;
+  kg_modinfo basemods;
+  if (load_modules(cli, worker, paired ? &basemods : NULL)) {
+    free(huge);
+    return KG_EXIT_USAGE;
+  }
+  if (!paired) memset(&basemods, 0, sizeof basemods);
   kg_run run = {0};
   int planned = kg_plan_build(&po, &run.cases, &run.n, err, sizeof err);
   free(huge);
   if (planned) {
+    kg_modinfo_free(&basemods);
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
@@ -358,31 +444,18 @@ static int gate_run(const kg_cli *cli) {
       fprintf(stderr, "kgate: shard %u/%u is empty: the plan has only %zu input groups\n", cli->shard_i,
               cli->shard_n, groups);
       kg_run_free(&run);
-      return KG_EXIT_USAGE;
-    }
-  }
-  char self[PATH_MAX];
-  const char *worker = worker_path(cli, self, sizeof self);
-  if (!worker) {
-    kg_run_free(&run);
-    return KG_EXIT_ENV;
-  }
-  /* --base-kernels: a module that cannot be loaded is an input error, found
-   * before the matrix runs (the describe touches no GPU). */
-  int paired = timing && cli->base_kernels;
-  kg_modinfo mods[2];
-  memset(mods, 0, sizeof mods);
-  if (paired) {
-    char *dargv[] = {(char *)worker, "worker", "--base-kernels", (char *)cli->base_kernels, "--describe", NULL};
-    if (kg_module_query(dargv, mods, 2, err, sizeof err) != 2) {
-      fprintf(stderr, "kgate: %s\n", err);
-      kg_run_free(&run);
+      kg_modinfo_free(&basemods);
       return KG_EXIT_USAGE;
     }
   }
   char device[16];
   snprintf(device, sizeof device, "%d", cli->device);
-  char *argv[] = {(char *)worker, "worker", "--device", device, timing ? "--roofline" : NULL, NULL};
+  enum { ARGV_MAX = 6 + 4 * KG_CLI_MAXMODULES };
+  char *argv[ARGV_MAX] = {(char *)worker, "worker", "--device", device};
+  int argc = 4;
+  if (timing) argv[argc++] = "--roofline";
+  add_kernels(argv, &argc, cli);
+  argv[argc] = NULL;
   progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = now_s()};
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
   kg_super_opts so = {argv, cli->timeout_s, cli->timeout_s, show_progress, &prog, timing};
@@ -392,12 +465,14 @@ static int gate_run(const kg_cli *cli) {
   if (!run.results) {
     fprintf(stderr, "kgate: out of memory\n");
     kg_run_free(&run);
+    kg_modinfo_free(&basemods);
     return KG_EXIT_ENV;
   }
   if (cli->sanitize) {
     rp.repeats = 1; /* determinism is not what a sanitizer run checks */
     int code = run_sanitized(cli, &run, &so, &rp);
     kg_run_free(&run);
+    kg_modinfo_free(&basemods);
     return code;
   }
   /* --devices: one worker per device, the same argv but for the device. */
@@ -411,13 +486,14 @@ static int gate_run(const kg_cli *cli) {
     if (kg_supervise_probe(probe, cli->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
       fprintf(stderr, "kgate: %s\n", err);
       kg_run_free(&run);
+      kg_modinfo_free(&basemods);
       return KG_EXIT_ENV;
     }
     ndev = d0.count > 0 ? (d0.count < KG_CLI_MAXDEVICES ? d0.count : KG_CLI_MAXDEVICES) : 1;
     for (int k = 0; k < ndev; k++) list[k] = k;
   }
   char devnum[KG_CLI_MAXDEVICES][16];
-  char *argvs[KG_CLI_MAXDEVICES][6], *pargvs[KG_CLI_MAXDEVICES][7];
+  static char *argvs[KG_CLI_MAXDEVICES][ARGV_MAX], *pargvs[KG_CLI_MAXDEVICES][ARGV_MAX];
   char *const *pargv[KG_CLI_MAXDEVICES];
   kg_super_dev sdev[KG_CLI_MAXDEVICES];
   kg_device_info devs[KG_CLI_MAXDEVICES];
@@ -427,16 +503,24 @@ static int gate_run(const kg_cli *cli) {
     memcpy(argvs[k], argv, sizeof argv);
     argvs[k][3] = devnum[k];
     sdev[k] = (kg_super_dev){argvs[k], list[k]};
-    /* paired rounds: the same worker with the base module, no roofline */
-    char *p[7] = {(char *)worker, "worker", "--device", devnum[k], "--base-kernels", (char *)cli->base_kernels, NULL};
-    memcpy(pargvs[k], p, sizeof p);
+    /* paired rounds: the same worker with the base modules, no roofline */
+    char **p = pargvs[k];
+    int pa = 0;
+    p[pa++] = (char *)worker, p[pa++] = "worker", p[pa++] = "--device", p[pa++] = devnum[k];
+    add_kernels(p, &pa, cli);
+    for (int b = 0; b < cli->nbase; b++) p[pa++] = "--base-kernels", p[pa++] = (char *)cli->base_kernels[b];
+    p[pa] = NULL;
     pargv[k] = pargvs[k];
   }
   int env = kg_supervise_devices(run.cases, run.n, &rp, &so, sdev, (size_t)ndev, run.results, devs, err, sizeof err);
-  if (env == KG_SUPER_INTERRUPTED) return write_interrupted(cli, &run, devs, ndev, now_s() - prog.t0);
+  if (env == KG_SUPER_INTERRUPTED) {
+    kg_modinfo_free(&basemods);
+    return write_interrupted(cli, &run, devs, ndev, now_s() - prog.t0);
+  }
   if (env == -2) { /* run: devices of different models */
     fprintf(stderr, "kgate: %s\n", err);
     kg_run_free(&run);
+    kg_modinfo_free(&basemods);
     return KG_EXIT_USAGE;
   }
   kg_device_info dev = devs[0]; /* the run's device: the first that said hello */
@@ -449,15 +533,14 @@ static int gate_run(const kg_cli *cli) {
   if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, cli->verbose);
   int pair_env = 0;
   if (paired && measured && !env) {
-    pair_env = run_paired(cli, &run, &mods[1], &rp, &so, pargv, list, ndev) != 0;
+    pair_env = run_paired(cli, &run, &basemods, &rp, &so, pargv, list, ndev) != 0;
     run.meta.wall_s = now_s() - prog.t0;
     if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
       snprintf(run.meta.incomplete, sizeof run.meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
       pair_env = 0;
     }
   }
-  kg_modinfo_free(&mods[0]);
-  kg_modinfo_free(&mods[1]);
+  kg_modinfo_free(&basemods);
   kg_comparison cmp = {0};
   int have_cmp = 0, bad_baseline = 0;
   if (timing && measured) {

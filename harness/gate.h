@@ -9,6 +9,8 @@
 /* check, and run (check + timing + baseline comparison + reports). Returns the exit code;
  * after SIGINT/SIGTERM, 128 + the signal, with the results so far written, marked incomplete. */
 int kg_gate_run(const kg_cli *cli);
+/* list: kgate's own variants and those of the --kernels modules. */
+int kg_gate_list(const kg_cli *cli);
 /* compare OLD NEW: verdicts offline; 4 when a case is SLOWER. */
 int kg_gate_compare(const kg_cli *cli);
 /* selftest: every mutant through the check that must catch it. */

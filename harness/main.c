@@ -1,6 +1,7 @@
 /* kgate: a thin main over the harness library; `kgate worker` is the
  * hidden sub-command the supervisor re-executes for its CUDA workers. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #ifndef KG_HOST_ONLY
@@ -24,7 +25,10 @@ int main(int argc, char **argv) {
   }
   int code = kg_cli_run(&cli);
 #else
-  kg_worker_opts wo = {cli.device, cli.roofline, cli.kernels, cli.base_kernels, cli.describe};
+  kg_worker_opts wo = {.device = cli.device, .roofline = cli.roofline, .own_kernels = cli.own_kernels,
+                       .nkernels = cli.nkernels, .nbase = cli.nbase, .describe = cli.describe};
+  memcpy(wo.kernels, cli.kernels, sizeof wo.kernels);
+  memcpy(wo.base_kernels, cli.base_kernels, sizeof wo.base_kernels);
   int code = cli.cmd == KG_CMD_WORKER ? kg_worker_main(&wo) : kg_cli_run(&cli);
 #endif
   kg_cli_free(&cli);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kernels.h"
+#include "registry.h"
 
 /* More variants than any registry will hold: a count past it is garbage. */
 #define KG_MODULE_MAX_VARIANTS 4096
@@ -29,30 +30,46 @@ static int name_ok(const char *s) {
   return len > 0;
 }
 
+kg_module_variant kg_module_variant_at(const kg_module *m, size_t i) {
+  kg_module_variant v;
+  memset(&v, 0, sizeof v);
+  size_t size = m->variant_size < sizeof v ? m->variant_size : sizeof v;
+  memcpy(&v, (const char *)m->variants + i * m->variant_size, size);
+  return v;
+}
+
 int kg_module_validate(const kg_module *m, char *err, size_t errlen) {
   if (!m) return snprintf(err, errlen, "the module returned no registry"), -1;
   if (m->abi != KG_MODULE_ABI)
     return snprintf(err, errlen, "registry says kernel ABI %u, this kgate speaks %u", m->abi, KG_MODULE_ABI), -1;
-  if (m->variant_size != sizeof(kg_module_variant))
-    return snprintf(err, errlen, "variant record of %u bytes, this kgate expects %zu", m->variant_size,
-                    sizeof(kg_module_variant)),
+  /* Records only grow: one that ends before `op` is a module built before
+   * ops (a sum); one longer than this kgate's has fields it cannot know. */
+  if (m->variant_size < KG_MODULE_VARIANT_MIN || m->variant_size > sizeof(kg_module_variant))
+    return snprintf(err, errlen, "variant record of %u bytes, this kgate reads %zu to %zu", m->variant_size,
+                    (size_t)KG_MODULE_VARIANT_MIN, sizeof(kg_module_variant)),
            -1;
   if (!m->name || !name_ok(m->name)) return snprintf(err, errlen, "module name missing or not [a-z0-9_]"), -1;
   if (m->nvariants == 0 || m->nvariants > KG_MODULE_MAX_VARIANTS || !m->variants)
     return snprintf(err, errlen, "%zu variants (1..%d expected)", m->nvariants, KG_MODULE_MAX_VARIANTS), -1;
   for (size_t i = 0; i < m->nvariants; i++) {
-    const kg_module_variant *v = &m->variants[i];
-    if (!v->name || !name_ok(v->name))
+    kg_module_variant v = kg_module_variant_at(m, i);
+    if (!v.name || !name_ok(v.name))
       return snprintf(err, errlen, "variant %zu: name missing or not [a-z0-9_], 1..63 characters", i), -1;
-    if (v->flags & ~(unsigned)(KG_CLOBBERS | KG_FLOAT_ATOMICS))
-      return snprintf(err, errlen, "variant %s: unknown flags 0x%x", v->name, v->flags), -1;
-    if (!v->dtypes || (v->dtypes & ~(unsigned)KG_DT_ALL))
-      return snprintf(err, errlen, "variant %s: dtype mask 0x%x (bits 0..5, at least one)", v->name, v->dtypes), -1;
-    if (!v->run || !v->scratch || !v->depth)
-      return snprintf(err, errlen, "variant %s: a run, scratch or depth function is missing", v->name), -1;
+    if (v.flags & ~(unsigned)(KG_CLOBBERS | KG_FLOAT_ATOMICS))
+      return snprintf(err, errlen, "variant %s: unknown flags 0x%x", v.name, v.flags), -1;
+    if (!v.dtypes || (v.dtypes & ~(unsigned)KG_DT_ALL))
+      return snprintf(err, errlen, "variant %s: dtype mask 0x%x (bits 0..5, at least one)", v.name, v.dtypes), -1;
+    if (!v.run || !v.scratch || !v.depth)
+      return snprintf(err, errlen, "variant %s: a run, scratch or depth function is missing", v.name), -1;
+    if (v.op > KG_OP_MAX)
+      return snprintf(err, errlen, "variant %s: op %u (0 sum, 1 min, 2 max)", v.name, v.op), -1;
+    if (v.nan > KG_NAN_IGNORE || (v.nan && v.op == KG_OP_SUM))
+      return snprintf(err, errlen, "variant %s: NaN policy %u (0 propagate, 1 ignore: a min or max only)", v.name,
+                      v.nan),
+             -1;
     for (size_t j = 0; j < i; j++)
-      if (!strcmp(m->variants[j].name, v->name))
-        return snprintf(err, errlen, "variant %s: listed twice", v->name), -1;
+      if (!strcmp(kg_module_variant_at(m, j).name, v.name))
+        return snprintf(err, errlen, "variant %s: listed twice", v.name), -1;
   }
   return 0;
 }
@@ -85,7 +102,15 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
              "this kgate's headers", path, abi(), KG_MODULE_ABI);
   } else if (kg_module_validate(out->m = reg(), why, sizeof why)) {
     snprintf(err, errlen, "kernel module %s: %s", path, why);
+  } else if (!(out->vars = calloc(out->m->nvariants, sizeof *out->vars))) {
+    snprintf(err, errlen, "kernel module %s: out of memory", path);
   } else {
+    /* Whole records from here on, whatever size the module was built with. */
+    for (size_t i = 0; i < out->m->nvariants; i++) out->vars[i] = kg_module_variant_at(out->m, i);
+    out->norm = *out->m;
+    out->norm.variant_size = sizeof(kg_module_variant);
+    out->norm.variants = out->vars;
+    out->m = &out->norm;
     return 0;
   }
   kg_module_close(out);
@@ -94,6 +119,8 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
 
 void kg_module_close(kg_loaded_module *m) {
   if (m->handle) dlclose(m->handle);
+  free(m->vars);
+  m->vars = NULL;
   m->handle = NULL;
   m->m = NULL;
 }
@@ -133,16 +160,22 @@ int kg_modinfo_find(const kg_modinfo *mi, const char *name) {
   return -1;
 }
 
-char *kg_module_describe(const kg_loaded_module *mods, size_t n) {
+static const char *const k_roles[] = {[KG_MOD_OWN] = "own", [KG_MOD_KERNELS] = "kernels", [KG_MOD_BASE] = "base"};
+
+char *kg_module_describe(const kg_loaded_module *mods, const kg_modrole *roles, size_t n) {
   json_t *arr = json_array();
   for (size_t k = 0; arr && k < n; k++) {
     const kg_module *m = mods[k].m;
     json_t *vs = json_array();
-    for (size_t i = 0; vs && i < m->nvariants; i++)
-      json_array_append_new(vs, json_pack("[s,i,i]", m->variants[i].name, (json_int_t)m->variants[i].flags,
-                                          (json_int_t)m->variants[i].dtypes));
-    json_array_append_new(arr, json_pack("{s:s,s:s,s:s?,s:o}", "path", mods[k].path, "name", m->name, "version",
-                                         m->version, "variants", vs ? vs : json_null()));
+    for (size_t i = 0; vs && i < m->nvariants; i++) {
+      kg_module_variant v = kg_module_variant_at(m, i);
+      json_array_append_new(vs, json_pack("[s,i,i,i,i,s,s]", v.name, (json_int_t)v.flags, (json_int_t)v.dtypes,
+                                          (json_int_t)v.op, (json_int_t)v.nan, v.seed ? v.seed : "",
+                                          v.idea ? v.idea : ""));
+    }
+    json_array_append_new(arr, json_pack("{s:s,s:s,s:s?,s:s,s:o}", "path", mods[k].path, "name", m->name, "version",
+                                         m->version, "role", k_roles[roles ? roles[k] : KG_MOD_OWN],
+                                         "variants", vs ? vs : json_null()));
   }
   json_t *doc = arr ? json_pack("{s:o}", "modules", arr) : NULL;
   char *line = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
@@ -158,13 +191,18 @@ int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char
   for (size_t k = 0; !bad && k < json_array_size(mods); k++) {
     json_t *m = json_array_get(mods, k), *vs = json_object_get(m, "variants");
     const char *path = json_string_value(json_object_get(m, "path")), *name = json_string_value(json_object_get(m, "name")),
-               *ver = json_string_value(json_object_get(m, "version"));
+               *ver = json_string_value(json_object_get(m, "version")),
+               *role = json_string_value(json_object_get(m, "role"));
     kg_modinfo *mi = &out[k];
     memset(mi, 0, sizeof *mi);
-    if (!path || !name || !json_is_array(vs) || json_array_size(vs) > KG_MODULE_MAX_VARIANTS) {
+    int r = role ? -1 : KG_MOD_OWN;
+    for (int i = 0; role && i < 3; i++)
+      if (!strcmp(role, k_roles[i])) r = i;
+    if (!path || !name || r < 0 || !json_is_array(vs) || json_array_size(vs) > KG_MODULE_MAX_VARIANTS) {
       bad = 1;
       break;
     }
+    mi->role = (kg_modrole)r;
     snprintf(mi->path, sizeof mi->path, "%s", path);
     snprintf(mi->name, sizeof mi->name, "%s", name);
     snprintf(mi->version, sizeof mi->version, "%s", ver ? ver : "");
@@ -173,14 +211,25 @@ int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char
     for (size_t i = 0; mi->v && i < json_array_size(vs); i++) {
       json_t *e = json_array_get(vs, i);
       const char *vn = json_string_value(json_array_get(e, 0));
-      json_t *fl = json_array_get(e, 1), *dt = json_array_get(e, 2);
-      if (!vn || !name_ok(vn) || !json_is_integer(fl) || !json_is_integer(dt)) {
+      json_t *fl = json_array_get(e, 1), *dt = json_array_get(e, 2), *op = json_array_get(e, 3),
+             *nan = json_array_get(e, 4);
+      const char *seed = json_string_value(json_array_get(e, 5)), *idea = json_string_value(json_array_get(e, 6));
+      /* [name, flags, dtypes] or [name, flags, dtypes, op, nan, seed, idea] */
+      size_t len = json_array_size(e);
+      if (!vn || !name_ok(vn) || !json_is_integer(fl) || !json_is_integer(dt) || (len != 3 && len != 7) ||
+          (len == 7 && (!json_is_integer(op) || !json_is_integer(nan) || !seed || !idea ||
+                        json_integer_value(op) < 0 || json_integer_value(op) > KG_OP_MAX ||
+                        json_integer_value(nan) < 0 || json_integer_value(nan) > KG_NAN_IGNORE))) {
         bad = 1;
         break;
       }
       snprintf(mi->v[i].name, sizeof mi->v[i].name, "%s", vn);
       mi->v[i].flags = (unsigned)json_integer_value(fl);
       mi->v[i].dtypes = (unsigned)json_integer_value(dt);
+      mi->v[i].op = (unsigned)json_integer_value(op); /* 0 (sum) when absent */
+      mi->v[i].nan = (unsigned)json_integer_value(nan);
+      snprintf(mi->v[i].seed, sizeof mi->v[i].seed, "%s", seed ? seed : "");
+      snprintf(mi->v[i].idea, sizeof mi->v[i].idea, "%s", idea ? idea : "");
       mi->n = i + 1;
     }
     if (!mi->v) bad = 1;
@@ -208,8 +257,8 @@ int kg_module_query(char *const *worker_argv, kg_modinfo *out, size_t max, char 
     close(fds[0]);
     return snprintf(err, errlen, "cannot run worker %s: %s", worker_argv[0], strerror(rc)), -1;
   }
-  /* One line, bounded: a describe of 4096 variants is well under 1 MiB. */
-  size_t cap = (size_t)1 << 20, len = 0;
+  /* One line, bounded: a variant's entry is at most about 300 bytes. */
+  size_t cap = (size_t)16 << 20, len = 0;
   char *buf = malloc(cap + 1);
   while (buf && len < cap) {
     struct pollfd p = {.fd = fds[0], .events = POLLIN};
@@ -236,4 +285,46 @@ int kg_module_query(char *const *worker_argv, kg_modinfo *out, size_t max, char 
   json_decref(doc);
   free(buf);
   return n;
+}
+
+static int set_open(kg_module_set *s, const char *path, kg_modrole role, char *err, size_t errlen) {
+  if (s->nmods >= (int)(sizeof s->mod / sizeof s->mod[0])) return snprintf(err, errlen, "too many kernel modules"), -1;
+  if (kg_module_open(path, &s->mod[s->nmods], err, errlen)) return -1;
+  s->role[s->nmods++] = role;
+  return 0;
+}
+
+int kg_module_set_load(kg_module_set *s, const char *own, const char *const *kernels, int nkernels,
+                       const char *const *base, int nbase, char *err, size_t errlen) {
+  memset(s, 0, sizeof *s);
+  if (own && set_open(s, own, KG_MOD_OWN, err, errlen)) return -1;
+  for (int k = 0; k < nkernels; k++) {
+    if (set_open(s, kernels[k], KG_MOD_KERNELS, err, errlen)) return -1;
+    const kg_loaded_module *lm = &s->mod[s->nmods - 1];
+    int num = kg_registry_add_module(lm->path);
+    if (num < 0) return snprintf(err, errlen, "too many kernel modules"), -1;
+    for (size_t i = 0; i < lm->m->nvariants; i++) {
+      const kg_module_variant *e = &lm->m->variants[i];
+      kg_variant_info vi = {e->name, e->seed, e->idea, e->flags, e->dtypes, e->op, e->nan, num, 1};
+      if (kg_registry_add(&vi, err, errlen) < 0) return -1;
+    }
+  }
+  for (int k = 0; k < nbase; k++) {
+    if (set_open(s, base[k], KG_MOD_BASE, err, errlen)) return -1;
+    const kg_loaded_module *lm = &s->mod[s->nmods - 1];
+    for (int j = 0; j < s->nmods - 1; j++) {
+      if (s->role[j] != KG_MOD_BASE) continue;
+      for (size_t i = 0; i < lm->m->nvariants; i++)
+        if (kg_module_find(s->mod[j].m, lm->m->variants[i].name) >= 0)
+          return snprintf(err, errlen, "variant %s is defined twice: in base modules %.300s and %.300s (rename one)",
+                          lm->m->variants[i].name, s->mod[j].path, lm->path),
+                 -1;
+    }
+  }
+  return 0;
+}
+
+void kg_module_set_close(kg_module_set *s) {
+  for (int k = (int)(sizeof s->mod / sizeof s->mod[0]) - 1; k >= 0; k--) kg_module_close(&s->mod[k]);
+  s->nmods = 0;
 }

@@ -13,14 +13,26 @@
 
 #include "kgate/module.h"
 
+/* The most modules of one kind (--kernels, --base-kernels) a run loads. */
+#define KG_MODULES_MAX 16
+
 /* The file name of kgate's own module. */
 #define KG_MODULE_FILE "libkgate_kernels.so"
 
+/* m points at norm: the module's registry with every variant record copied
+ * to this kgate's full size (fields a shorter record lacks are 0: a sum), so
+ * m->variants[i] is always a whole kg_module_variant. */
 typedef struct kg_loaded_module {
   void *handle;
   const kg_module *m;
   char path[1024];
+  kg_module norm;
+  kg_module_variant *vars; /* malloc'ed: norm.variants */
 } kg_loaded_module;
+
+/* The shortest variant record a module may have: one that ends before `op`
+ * (a module built before ops existed). */
+#define KG_MODULE_VARIANT_MIN offsetof(kg_module_variant, op)
 
 /* dlopen(path) (RTLD_LOCAL: two modules' symbols never meet), check the ABI,
  * then the registry. 0, or -1 with a one-line reason naming the file. */
@@ -29,9 +41,12 @@ void kg_module_close(kg_loaded_module *m);
 /* Index of the variant called name in the module, or -1. */
 int kg_module_find(const kg_module *m, const char *name);
 
-/* Checks a registry table without calling into it: the ABI fields, a sane
- * count, names of [a-z0-9_] (1..63, unique), known flags and dtypes, non-NULL
- * functions. 0, or -1 with the first problem in err. */
+/* Checks a registry table without calling into it: the ABI fields, a
+ * variant_size from KG_MODULE_VARIANT_MIN to sizeof(kg_module_variant)
+ * (records are read with that stride), a sane count, names of [a-z0-9_]
+ * (1..63, unique), known flags, dtypes, op and NaN policy (only a float
+ * min/max may ignore NaNs), non-NULL functions. 0, or -1 with the first
+ * problem in err. */
 int kg_module_validate(const kg_module *m, char *err, size_t errlen);
 
 /* kgate's own module: beside the executable (a build tree), else in
@@ -39,14 +54,24 @@ int kg_module_validate(const kg_module *m, char *err, size_t errlen);
  * when neither exists. */
 int kg_module_default_path(char *buf, size_t len, char *err, size_t errlen);
 
+/* Variant i of a module's own table, whatever its record size, as a whole
+ * record (missing fields 0). The table must have passed kg_module_validate. */
+kg_module_variant kg_module_variant_at(const kg_module *m, size_t i);
+
 /* What the supervisor knows of a module's variants (no functions). */
 typedef struct kg_modvariant {
   char name[64];
   unsigned flags, dtypes;
+  unsigned op, nan; /* KG_OP_*, KG_NAN_* */
+  char seed[64], idea[160];
 } kg_modvariant;
+
+/* The roles of a worker's modules, in the order it loads them. */
+typedef enum kg_modrole { KG_MOD_OWN, KG_MOD_KERNELS, KG_MOD_BASE } kg_modrole;
 
 typedef struct kg_modinfo {
   char path[1024], name[64], version[64];
+  kg_modrole role;
   size_t n;
   kg_modvariant *v; /* malloc'ed */
 } kg_modinfo;
@@ -55,11 +80,30 @@ void kg_modinfo_free(kg_modinfo *mi);
 /* Index of the variant called name, or -1. */
 int kg_modinfo_find(const kg_modinfo *mi, const char *name);
 
-/* The describe line for loaded modules: {"modules":[{path,name,version,variants:[[name,flags,dtypes],...]}]}.
- * malloc'ed, NULL when out of memory. */
-char *kg_module_describe(const kg_loaded_module *mods, size_t n);
+/* The describe line for loaded modules: {"modules":[{path,name,version,role,
+ * variants:[[name,flags,dtypes,op,nan,seed,idea],...]}]} (role "own",
+ * "kernels" or "base", from roles[k]; roles NULL: all "own"). malloc'ed,
+ * NULL when out of memory. */
+char *kg_module_describe(const kg_loaded_module *mods, const kg_modrole *roles, size_t n);
 /* Parses a describe line into up to max modinfos. Returns the count, or -1 with err. */
 int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char *err, size_t errlen);
+
+/* The modules one worker loads: kgate's own (when given), the --kernels
+ * modules, then the --base-kernels ones. */
+typedef struct kg_module_set {
+  kg_loaded_module mod[1 + 2 * KG_MODULES_MAX];
+  kg_modrole role[1 + 2 * KG_MODULES_MAX];
+  int nmods;
+} kg_module_set;
+
+/* Opens own (NULL: none), each kernels[k] and each base[k] into s, in that
+ * order. Every --kernels module's variants join the registry (registry.h:
+ * a name that kgate's own variants or an earlier module define is a
+ * one-line error naming both paths), and a name two base modules define is
+ * one too (pairing is by name). 0, or -1 with err; close s either way. */
+int kg_module_set_load(kg_module_set *s, const char *own, const char *const *kernels, int nkernels,
+                       const char *const *base, int nbase, char *err, size_t errlen);
+void kg_module_set_close(kg_module_set *s);
 
 /* Runs `worker_argv... --describe` (argv ends with NULL; the caller puts the
  * --kernels/--base-kernels options in it), reads its line and waits for it.

@@ -51,11 +51,35 @@ static int is_perf_size(const kg_plan_opts *o, size_t n) {
   return 0;
 }
 
+/* --variant: a flag per registry index (the registry outgrows a 64-bit mask
+ * once modules are loaded). NULL list: every variant. */
+static int select_variants(const char *list, unsigned char *sel, char *err, size_t errlen) {
+  memset(sel, !list, kg_nvariants);
+  if (!list) return 0;
+  char *copy = strdup(list);
+  if (!copy) return snprintf(err, errlen, "out of memory"), -1;
+  int rc = 0;
+  for (char *item = copy, *comma;; item = comma + 1) {
+    if ((comma = strchr(item, ','))) *comma = '\0';
+    int v = kg_variant_find(item);
+    if (v < 0) {
+      snprintf(err, errlen, "unknown variant '%.100s' (try kgate list; a module's variants need --kernels)", item);
+      rc = -1;
+      break;
+    }
+    sel[v] = 1;
+    if (!comma) break;
+  }
+  free(copy);
+  return rc;
+}
+
 int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *err, size_t errlen) {
-  uint64_t vmask = ~0ull, dmask = ~0ull, pmask = ~0ull;
+  uint64_t dmask = ~0ull, pmask = ~0ull;
   *cases = NULL;
   *ncases = 0;
-  if (o->variants && kg_plan_select(o->variants, kg_variant_find, "variant", &vmask, err, errlen)) return -1;
+  unsigned char vsel[KG_REGISTRY_MAX];
+  if (select_variants(o->variants, vsel, err, errlen)) return -1;
   if (o->dtypes && kg_plan_select(o->dtypes, dtype_lookup, "dtype", &dmask, err, errlen)) return -1;
   if (o->patterns && kg_plan_select(o->patterns, pattern_lookup, "pattern", &pmask, err, errlen)) return -1;
   size_t nbase = o->nsizes;
@@ -88,7 +112,7 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
       for (int p = 0; p < KG_NPATTERNS; p++) {
         if (!(pmask >> p & 1) || !kg_pattern_applies((kg_pattern)p, (kg_dtype)d)) continue;
         for (size_t v = 0; v < kg_nvariants; v++) {
-          if (!(vmask >> v & 1)) continue;
+          if (!vsel[v]) continue;
           int supported = kg_case_supported((int)v, (kg_dtype)d, (kg_pattern)p);
           int timed = supported && p == (int)kg_perf_pattern((kg_dtype)d) && is_perf_size(o, sizes[s]);
           list[k++] = (kg_case){(int)v, (kg_dtype)d, sizes[s], (kg_pattern)p, supported, timed};

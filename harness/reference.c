@@ -22,10 +22,17 @@ static void two_sum(long double a, long double b, long double *s, long double *e
 
 void kg_reference(kg_dtype dt, const void *buf, size_t n, kg_ref *ref) {
   memset(ref, 0, sizeof *ref);
+  ref->imin = INT64_MAX, ref->imax = INT64_MIN, ref->fmin = INFINITY, ref->fmax = -INFINITY;
   if (!kg_dtype_get(dt)->is_float) {
     uint64_t s = 0;
-    for (size_t i = 0; i < n; i++) s += (uint64_t)kg_dtype_load_int(dt, buf, i);
+    for (size_t i = 0; i < n; i++) {
+      int64_t x = kg_dtype_load_int(dt, buf, i);
+      s += (uint64_t)x;
+      if (x < ref->imin) ref->imin = x;
+      if (x > ref->imax) ref->imax = x;
+    }
     ref->isum = dt == KG_I32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)s : s;
+    ref->nvals = n;
     return;
   }
   long double s = 0, c = 0, a = 0;
@@ -33,6 +40,11 @@ void kg_reference(kg_dtype dt, const void *buf, size_t n, kg_ref *ref) {
     double x = kg_dtype_load(dt, buf, i);
     if (isnan(x)) ref->has_nan = 1;
     else if (isinf(x)) *(x > 0 ? &ref->has_pinf : &ref->has_ninf) = 1;
+    if (!isnan(x)) {
+      ref->nvals++;
+      if (x < ref->fmin) ref->fmin = x;
+      if (x > ref->fmax) ref->fmax = x;
+    }
     if (!isfinite(x)) continue;
     neumaier(&s, &c, x);
     a += fabsl((long double)x);
@@ -52,6 +64,16 @@ void kg_reference_merge(kg_dtype dt, kg_ref *total, const kg_ref *part) {
   total->has_nan |= part->has_nan;
   total->has_pinf |= part->has_pinf;
   total->has_ninf |= part->has_ninf;
+  if (part->nvals && !total->nvals) { /* total may be all zeros (a fresh sum): take the part's */
+    total->imin = part->imin, total->imax = part->imax, total->fmin = part->fmin, total->fmax = part->fmax;
+    total->nvals = part->nvals;
+  } else if (part->nvals) {
+    if (part->imin < total->imin) total->imin = part->imin;
+    if (part->imax > total->imax) total->imax = part->imax;
+    if (part->fmin < total->fmin) total->fmin = part->fmin;
+    if (part->fmax > total->fmax) total->fmax = part->fmax;
+    total->nvals += part->nvals;
+  }
 }
 
 kg_value kg_value_from_acc(kg_dtype dt, const void *acc) {
@@ -139,4 +161,56 @@ void kg_judge(kg_dtype dt, kg_pattern p, const kg_ref *ref, kg_value got, double
   j->pass = err <= j->bound;
   j->ratio = j->bound > 0 ? (double)(err / j->bound) : (err == 0 ? 0 : INFINITY);
   j->why = j->pass ? NULL : "error exceeds the bound";
+}
+
+/* ---- min and max ---------------------------------------------------------- */
+
+kg_value kg_ref_minmax(unsigned op, unsigned nan, kg_dtype dt, const kg_ref *ref) {
+  kg_value v = {0, 0};
+  int is_min = op == KG_OP_MIN;
+  if (!kg_dtype_get(dt)->is_float) {
+    /* imin/imax start at the i64 identity; i32's is its own. */
+    int64_t x = is_min ? ref->imin : ref->imax;
+    if (!ref->nvals && dt == KG_I32) x = is_min ? INT32_MAX : INT32_MIN;
+    v.bits = (uint64_t)x;
+    return v;
+  }
+  if (ref->has_nan && (nan == KG_NAN_PROPAGATE || ref->nvals == 0)) v.f = NAN;
+  else v.f = is_min ? ref->fmin : ref->fmax; /* +inf / -inf when empty */
+  return v;
+}
+
+void kg_judge_op(unsigned op, unsigned nan, kg_dtype dt, kg_pattern p, const kg_ref *ref, kg_value got, double depth,
+                 kg_judgement *j) {
+  if (op != KG_OP_MIN && op != KG_OP_MAX) {
+    kg_judge(dt, p, ref, got, depth, j);
+    return;
+  }
+  memset(j, 0, sizeof *j);
+  kg_value want = kg_ref_minmax(op, nan, dt, ref);
+  if (!kg_dtype_get(dt)->is_float) {
+    j->pass = got.bits == want.bits;
+    j->abs_err = j->pass ? 0 : fabs((double)(int64_t)got.bits - (double)(int64_t)want.bits);
+    j->ratio = j->pass ? 0 : INFINITY;
+    j->why = j->pass ? NULL : op == KG_OP_MIN ? "integer min differs" : "integer max differs";
+    return;
+  }
+  if (isnan(want.f)) {
+    j->pass = isnan(got.f) != 0;
+    j->why = j->pass                     ? NULL
+             : nan == KG_NAN_PROPAGATE ? "expected NaN: the input holds a NaN and the variant declares NaN propagate"
+                                       : "expected NaN: every input is NaN";
+  } else if (isnan(got.f)) {
+    j->why = ref->has_nan ? "returned NaN but the variant declares NaN ignore" : "returned NaN from an input without NaN";
+  } else {
+    j->pass = got.f == want.f; /* exact: -0 == +0, every other value is one bit pattern */
+    j->why = j->pass ? NULL : op == KG_OP_MIN ? "min differs (a min is exact)" : "max differs (a max is exact)";
+  }
+  j->abs_err = j->pass ? 0 : isfinite(got.f) && isfinite(want.f) ? fabs(got.f - want.f) : INFINITY;
+  j->ratio = j->pass ? 0 : INFINITY;
+}
+
+void kg_ref_format_op(unsigned op, unsigned nan, kg_dtype dt, const kg_ref *ref, char *buf, size_t len) {
+  if (op != KG_OP_MIN && op != KG_OP_MAX) kg_ref_format(dt, ref, buf, len);
+  else kg_value_format(dt, kg_ref_minmax(op, nan, dt, ref), buf, len);
 }

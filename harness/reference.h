@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "kernels.h"
+#include "kgate/module.h"
 #include "pattern.h"
 
 typedef struct kg_ref {
@@ -14,6 +15,11 @@ typedef struct kg_ref {
   long double sum_err; /* what sum leaves out (for merging partial references) */
   long double sum_abs;
   int has_nan, has_pinf, has_ninf;
+  /* For a min or max: over every element (integers), over the non-NaN ones
+   * (floats, converted exactly to double); nvals counts those elements. */
+  int64_t imin, imax;
+  double fmin, fmax;
+  size_t nvals;
 } kg_ref;
 
 /* The reference of n elements of dtype dt. */
@@ -47,5 +53,22 @@ double kg_error_bound(kg_dtype dt, double depth, long double sum_abs);
 /* Verdict for one result: exact patterns and integers compare bits, specials
  * demand NaN / Inf, other float patterns must land within the bound. */
 void kg_judge(kg_dtype dt, kg_pattern p, const kg_ref *ref, kg_value got, double depth, kg_judgement *j);
+
+/* What a min or max (op KG_OP_MIN/MAX) must return, with NaN policy nan
+ * (KG_NAN_PROPAGATE: NaN when any input is; KG_NAN_IGNORE: the min/max of
+ * the others, NaN only when every input is). An empty input gives the
+ * identity: the type's largest value for min (+inf for floats), its
+ * smallest for max (-inf). */
+kg_value kg_ref_minmax(unsigned op, unsigned nan, kg_dtype dt, const kg_ref *ref);
+
+/* kg_judge for any op: a sum as kg_judge; a min or max is exact on every
+ * pattern: the bits must match, except that any NaN equals any NaN and -0
+ * equals +0 (a min of -0 and +0 may return either: they are equal values,
+ * and no pattern tells them apart). The reason names the NaN policy when
+ * that is what the variant broke. */
+void kg_judge_op(unsigned op, unsigned nan, kg_dtype dt, kg_pattern p, const kg_ref *ref, kg_value got, double depth,
+                 kg_judgement *j);
+/* kg_ref_format for any op: the expected value. */
+void kg_ref_format_op(unsigned op, unsigned nan, kg_dtype dt, const kg_ref *ref, char *buf, size_t len);
 
 #endif

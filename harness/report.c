@@ -30,16 +30,28 @@ static void dtype_list(unsigned mask, char *buf, size_t len) {
     if (mask & KG_DT_BIT(d)) used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", kg_dtype_get((kg_dtype)d)->name);
 }
 
+/* A variant's name, with its op when it is a min or max: "team_max (max)"
+ * (a name from a file whose op is unknown stays bare). */
+static const char *vlabel(int v, char *buf, size_t len) {
+  const kg_variant_info *i = &kg_variants[v];
+  if (i->op != KG_OP_MIN && i->op != KG_OP_MAX) return i->name;
+  snprintf(buf, len, "%s (%s)", i->name, kg_op_name(i->op));
+  return buf;
+}
+
 void kg_report_list(FILE *f) {
-  fprintf(f, "%-24s %-5s %-14s %-24s %s\n", "variant", "seed", "flags", "dtypes", "idea");
+  fprintf(f, "%-24s %-5s %-17s %-14s %-24s %s\n", "variant", "seed", "op", "flags", "dtypes", "idea");
   for (size_t v = 0; v < kg_nvariants; v++) {
     const kg_variant_info *i = &kg_variants[v];
-    char flags[32], dts[64];
+    char flags[32], dts[64], op[32];
+    /* a float min/max says its NaN policy */
+    snprintf(op, sizeof op, "%s%s%s", kg_op_name(i->op), i->op == KG_OP_MIN || i->op == KG_OP_MAX ? " nan:" : "",
+             i->op == KG_OP_MIN || i->op == KG_OP_MAX ? kg_nan_name(i->nan) : "");
     snprintf(flags, sizeof flags, "%s%s%s", i->flags & KG_CLOBBERS ? "in-place" : "",
              (i->flags & KG_CLOBBERS) && (i->flags & KG_FLOAT_ATOMICS) ? "," : "",
              i->flags & KG_FLOAT_ATOMICS ? "float-atomics" : "");
     dtype_list(i->dtypes, dts, sizeof dts);
-    fprintf(f, "%-24s %-5s %-14s %-24s %s\n", i->name, i->seed, flags[0] ? flags : "-", dts, i->idea);
+    fprintf(f, "%-24s %-5s %-17s %-14s %-24s %s\n", i->name, i->seed, op, flags[0] ? flags : "-", dts, i->idea);
   }
 }
 
@@ -80,7 +92,8 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
       if (results[i].status == KG_ST_PASS && results[i].bound > 0 && results[i].ratio > worst) worst = results[i].ratio;
     }
     if (!c.cases) continue;
-    fprintf(f, "%-24s %-5s %7zu %7zu %6zu %6zu %6zu %7zu %14.3g\n", kg_variants[v].name, kg_variants[v].seed, c.cases,
+    char label[96];
+    fprintf(f, "%-24s %-5s %7zu %7zu %6zu %6zu %6zu %7zu %14.3g\n", vlabel((int)v, label, sizeof label), kg_variants[v].seed, c.cases,
             c.passed, c.failed, c.errored, c.unsupported, c.nondeterministic, worst);
   }
   int header = 0;
@@ -129,7 +142,8 @@ void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp) {
     const kg_cmp_row *row = find_row(cmp, c);
     char change[16] = "";
     if (row && row->base_us > 0) snprintf(change, sizeof change, "%+.1f%%", 100 * row->change);
-    fprintf(f, "%-24s %-5s %10zu %10.2f %9.1f %7.1f %7.1f %7.2f %9.2f %-7s %8s%s\n", kg_variants[c->variant].name,
+    char label[96];
+    fprintf(f, "%-24s %-5s %10zu %10.2f %9.1f %7.1f %7.1f %7.2f %9.2f %-7s %8s%s\n", vlabel(c->variant, label, sizeof label),
             kg_dtype_get(c->dtype)->name, c->n, t->median_us, p.gbps, p.pct_peak, p.pct_roofline, p.vs_cub, t->graph_us,
             row ? kg_verdict_name(row->verdict) : "-", change, t->throttled ? " throttled" : "");
   }

@@ -193,12 +193,106 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   }
 }
 
+/* ---- "variants": the facts of variants that are not kgate's own ---------- */
+
+static const char *const k_flag_names[] = {"in-place", "float-atomics"}; /* KG_CLOBBERS, KG_FLOAT_ATOMICS */
+
+static json_t *facts_json(const kg_variant_info *v) {
+  json_t *flags = json_array(), *dtypes = json_array();
+  for (unsigned b = 0; b < 2; b++)
+    if (v->flags >> b & 1) json_array_append_new(flags, json_string(k_flag_names[b]));
+  for (int d = 0; d < KG_NDTYPES; d++)
+    if (v->dtypes & KG_DT_BIT(d)) json_array_append_new(dtypes, json_string(kg_dtype_get((kg_dtype)d)->name));
+  json_t *o = json_pack("{ss ss so so ss}", "seed", v->seed, "idea", v->idea, "flags", flags, "dtypes", dtypes, "op",
+                        kg_op_name(v->op));
+  if (o && v->op != KG_OP_SUM) json_object_set_new(o, "nan", json_string(kg_nan_name(v->nan)));
+  if (o && v->module > 0) json_object_set_new(o, "module", json_string(kg_registry_module_path(v->module)));
+  return o;
+}
+
+/* NULL when every variant of the run is kgate's own (or its facts are unknown). */
+static json_t *variants_json(const kg_run *run) {
+  json_t *o = NULL;
+  for (size_t i = 0; i < run->n; i++) {
+    int v = run->cases[i].variant;
+    if (v < 0 || (size_t)v >= kg_nvariants) continue;
+    const kg_variant_info *vi = &kg_variants[v];
+    if (vi->module == 0 || !vi->known || (o && json_object_get(o, vi->name))) continue;
+    if (!o) o = json_object();
+    if (o) json_object_set_new(o, vi->name, facts_json(vi));
+  }
+  return o;
+}
+
+/* Printable ASCII: a seed or an idea reaches terminals and reports. */
+static const char *why_bad_text(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) return "not printable ASCII";
+  return NULL;
+}
+
+/* Reads "variants" (optional) into the registry: names kgate does not know
+ * get the file's facts, so their op decides how they are reported. */
+static void read_variants(kg_jrd *r, json_t *doc) {
+  json_t *vs = json_object_get(doc, "variants");
+  if (!vs) return;
+  snprintf(r->where, sizeof r->where, "variants");
+  if (!json_is_object(vs)) {
+    kg_jrd_fail(r, "not an object");
+    return;
+  }
+  const char *name;
+  json_t *o;
+  json_object_foreach(vs, name, o) {
+    char shown[72], seed[64], idea[160];
+    snprintf(r->where, sizeof r->where, "variants.%s", kg_esc_term(name, shown, sizeof shown));
+    if (!kg_variant_name_ok(name)) {
+      kg_jrd_fail(r, "a variant name is [a-z0-9_], 1..63 characters");
+      return;
+    }
+    if (!json_is_object(o)) {
+      kg_jrd_fail(r, "not an object");
+      return;
+    }
+    kg_jrd_text(r, o, "seed", seed, sizeof seed, kg_why_bad_commit);
+    kg_jrd_text(r, o, "idea", idea, sizeof idea, why_bad_text);
+    json_t *flags = kg_jrd_arr(r, o, "flags"), *dtypes = kg_jrd_arr(r, o, "dtypes");
+    const char *op = kg_jrd_str(r, o, "op");
+    json_t *nanj = json_object_get(o, "nan");
+    if (r->failed) return;
+    kg_variant_info vi = {name, seed, idea, 0, 0, 0, 0, -1, 1};
+    for (size_t i = 0; i < json_array_size(flags) && !r->failed; i++) {
+      const char *f = json_string_value(json_array_get(flags, i));
+      int b = f && !strcmp(f, k_flag_names[0]) ? 0 : f && !strcmp(f, k_flag_names[1]) ? 1 : -1;
+      if (b < 0) kg_jrd_fail(r, "flags[%zu] is not \"in-place\" or \"float-atomics\"", i);
+      else vi.flags |= 1u << b;
+    }
+    for (size_t i = 0; i < json_array_size(dtypes) && !r->failed; i++) {
+      const char *d = json_string_value(json_array_get(dtypes, i));
+      kg_dtype dt;
+      if (!d || kg_dtype_parse(d, &dt)) kg_jrd_fail(r, "dtypes[%zu] is not a dtype name", i);
+      else vi.dtypes |= KG_DT_BIT(dt);
+    }
+    if (r->failed) return;
+    if (kg_op_parse(op, &vi.op)) kg_jrd_fail(r, "op '%s' is not sum, min, max or unknown", kg_esc_term(op, shown, sizeof shown));
+    else if (nanj && (!json_is_string(nanj) || kg_nan_parse(json_string_value(nanj), &vi.nan)))
+      kg_jrd_fail(r, "nan is not \"propagate\" or \"ignore\"");
+    else if (vi.nan && vi.op == KG_OP_SUM) kg_jrd_fail(r, "a sum has no NaN policy");
+    if (r->failed) return;
+    if (vi.op == KG_OP_UNKNOWN) vi.known = 0;
+    char e[200];
+    if (kg_variant_intern(name, &vi, e, sizeof e) < 0) kg_jrd_fail(r, "%s", e);
+  }
+}
+
 int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen) {
   json_t *cases = json_array();
   for (size_t i = 0; cases && i < run->n; i++)
     if (json_array_append_new(cases, case_json(run, i))) json_decref(cases), cases = NULL;
   json_t *doc = json_pack("{ss si so so}", "kind", "kgate-results", "schema_version", KG_RESULTS_SCHEMA, "run",
                           run_json(&run->meta), "cases", cases);
+  json_t *facts = doc ? variants_json(run) : NULL;
+  if (facts) json_object_set_new(doc, "variants", facts);
   if (doc && run->pair.on) json_object_set_new(doc, "paired", paired_json(run));
   int rc = kg_json_write(path, doc, "cases", err, errlen);
   json_decref(doc);
@@ -261,8 +355,10 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   const char *pattern = kg_jrd_str(r, o, "pattern"), *status = kg_jrd_str(r, o, "status");
   char shown[72];
   if (r->failed) return;
-  if ((c->variant = kg_variant_find(variant)) < 0)
-    kg_jrd_fail(r, "unknown variant '%s'", kg_esc_term(variant, shown, sizeof shown));
+  char why[200];
+  /* A name kgate has never seen is data: kept, timed, charted (registry.h). */
+  if ((c->variant = kg_variant_intern(variant, NULL, why, sizeof why)) < 0)
+    kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(variant, shown, sizeof shown), why);
   else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
   else if (kg_pattern_parse(pattern, &c->pattern))
     kg_jrd_fail(r, "unknown pattern '%s'", kg_esc_term(pattern, shown, sizeof shown));
@@ -347,6 +443,7 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   if (!r.failed && (version < 1 || version > KG_RESULTS_SCHEMA))
     kg_jrd_fail(&r, "schema_version %lld is not supported (this kgate reads 1 to %d)", version, KG_RESULTS_SCHEMA);
   read_meta(&r, doc, &run->meta);
+  if (!r.failed) read_variants(&r, doc);
   r.where[0] = '\0';
   json_t *cases = kg_jrd_arr(&r, doc, "cases");
   size_t n = json_array_size(cases);

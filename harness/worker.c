@@ -19,14 +19,14 @@
 #include "registry.h"
 #include "timing.h"
 
-/* The modules: [0] kgate's own (or --kernels), [1] the base (--base-kernels). */
-enum { MOD_OWN, MOD_BASE, NMODS };
+/* The modules: [0] kgate's own, then the --kernels modules, then the base
+ * modules of a paired run (module.h). fns[v]: the entry for registry index
+ * v in the module that defines it (NULL for a mutant kgate's own module
+ * lacks). */
+enum { MOD_OWN };
 
-/* fns[v]: the own module's entry for registry index v (NULL for a mutant
- * that module lacks). */
 typedef struct modules {
-  kg_loaded_module mod[NMODS];
-  int nmods;
+  kg_module_set set;
   const kg_module_variant **fns;
 } modules;
 
@@ -115,17 +115,20 @@ static int prepare_input(state *st, const kg_case *c, const kg_run_params *p, in
 
 /* A poison byte whose result value the check would reject, so a variant that
  * writes nothing fails. */
-static int poison_byte(const kg_case *c, const kg_ref *ref) {
+static int poison_byte(const kg_case *c, const kg_module_variant *fn, const kg_ref *ref) {
   unsigned char acc[8];
   memset(acc, 0x5a, sizeof acc);
   kg_judgement j;
-  kg_judge(c->dtype, c->pattern, ref, kg_value_from_acc(c->dtype, acc), 1.0, &j);
+  kg_judge_op(fn->op, fn->nan, c->dtype, c->pattern, ref, kg_value_from_acc(c->dtype, acc), 1.0, &j);
   return j.pass ? 0xa5 : 0x5a;
 }
 
-static int same_result(kg_dtype dt, kg_value a, kg_value b) {
+/* A min or max is the same when the value is (-0 and +0 are one value: see
+ * kg_judge_op); a sum must repeat its bits. */
+static int same_result(kg_dtype dt, unsigned op, kg_value a, kg_value b) {
   if (!kg_dtype_get(dt)->is_float) return a.bits == b.bits;
   if (a.f != a.f && b.f != b.f) return 1; /* NaN payloads may differ */
+  if (op != KG_OP_SUM) return a.f == b.f;
   return memcmp(&a.f, &b.f, sizeof a.f) == 0;
 }
 
@@ -182,7 +185,7 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
   if (grow_to(st, &st->d_scratch, &st->scratch_cap, scratch, exact)) return -1;
   r->depth = fn->depth(c->n);
   int runs = di->is_float ? p->repeats : 1;
-  int poison = poison_byte(c, &st->ref);
+  int poison = poison_byte(c, fn, &st->ref);
   kg_value first = {0, 0};
   kg_judgement worst = {.pass = 1};
   kg_value worst_value = {0, 0};
@@ -201,15 +204,15 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
     CU(st, cudaStreamSynchronize(st->stream));
     kg_value v = kg_value_from_acc(c->dtype, acc);
     kg_judgement j;
-    kg_judge(c->dtype, c->pattern, &st->ref, v, r->depth, &j);
+    kg_judge_op(fn->op, fn->nan, c->dtype, c->pattern, &st->ref, v, r->depth, &j);
     if (k == 0) first = v;
-    else if (!same_result(c->dtype, first, v)) r->nondeterministic = 1;
+    else if (!same_result(c->dtype, fn->op, first, v)) r->nondeterministic = 1;
     if (k == 0 || (worst.pass && (!j.pass || j.ratio > worst.ratio))) worst = j, worst_value = v;
   }
   r->repeats = runs;
   if (flags & KG_CLOBBERS) st->dirty = 1;
   kg_value_format(c->dtype, worst_value, r->got, sizeof r->got);
-  kg_ref_format(c->dtype, &st->ref, r->expected, sizeof r->expected);
+  kg_ref_format_op(fn->op, fn->nan, c->dtype, &st->ref, r->expected, sizeof r->expected);
   r->abs_err = worst.abs_err, r->bound = worst.bound, r->ratio = worst.ratio;
   if (!(flags & KG_CLOBBERS)) {
     int equal = 0;
@@ -245,16 +248,19 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   memset(r, 0, sizeof *r);
   const kg_module_variant *head = st->mods->fns[c->variant], *base = NULL;
   const char *bname = kg_variants[p->pair.base_variant].name;
-  if (p->pair.module == MOD_BASE) {
-    const kg_module *bm = st->mods->mod[MOD_BASE].m;
-    int b = kg_module_find(bm, bname);
-    base = b >= 0 ? &bm->variants[b] : NULL;
+  if (p->pair.module == 1) { /* the base modules: the one that defines the name */
+    const kg_module_set *ms = &st->mods->set;
+    for (int k = 0; !base && k < ms->nmods; k++) {
+      const kg_module *bm = ms->mod[k].m;
+      int b = ms->role[k] == KG_MOD_BASE ? kg_module_find(bm, bname) : -1;
+      base = b >= 0 ? &bm->variants[b] : NULL;
+    }
   } else {
     base = st->mods->fns[p->pair.base_variant];
   }
   if (!head || !base || !(base->dtypes & KG_DT_BIT(c->dtype))) {
     snprintf(st->error, sizeof st->error, "paired case %s against %s: not in the %s module for %s",
-             kg_variants[c->variant].name, bname, p->pair.module == MOD_BASE ? "base" : "own",
+             kg_variants[c->variant].name, bname, p->pair.module == 1 ? "base" : "own",
              kg_dtype_get(c->dtype)->name);
     return -1;
   }
@@ -391,32 +397,34 @@ static int hello(state *st, int device, int roofline) {
   return -1;
 }
 
-/* Loads the modules and maps the registry onto the own one: every real
- * variant must be there with the flags and dtypes this kgate was built with
- * (a module from elsewhere is a different kgate's); mutants may be absent. */
+/* Loads the modules (module.h: the --kernels modules' variants join the
+ * registry, as the supervisor adds them from this worker's describe) and
+ * maps the registry onto them: every real variant of kgate's own must be in
+ * the own module with the flags and dtypes this kgate was built with (a
+ * module from elsewhere is a different kgate's); mutants may be absent. */
 static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t errlen) {
   char own[1024];
-  const char *path = o->kernels;
+  const char *path = o->own_kernels;
   if (!path) {
     if (kg_module_default_path(own, sizeof own, err, errlen)) return -1;
     path = own;
   }
-  if (kg_module_open(path, &m->mod[MOD_OWN], err, errlen)) return -1;
-  m->nmods = 1;
-  if (o->base_kernels) {
-    if (kg_module_open(o->base_kernels, &m->mod[MOD_BASE], err, errlen)) return -1;
-    m->nmods = 2;
-  }
+  if (kg_module_set_load(&m->set, path, o->kernels, o->nkernels, o->base_kernels, o->nbase, err, errlen)) return -1;
   m->fns = calloc(kg_nvariants_all, sizeof *m->fns);
   if (!m->fns) return snprintf(err, errlen, "out of memory"), -1;
-  const kg_module *own_m = m->mod[MOD_OWN].m;
+  const kg_module_set *ms = &m->set;
   for (size_t v = 0; v < kg_nvariants_all; v++) {
-    int i = kg_module_find(own_m, kg_variants[v].name);
-    const kg_module_variant *e = i >= 0 ? &own_m->variants[i] : NULL;
-    if (e && (e->flags != kg_variants[v].flags || e->dtypes != kg_variants[v].dtypes)) e = NULL;
-    if (!e && v < kg_nvariants)
+    const kg_variant_info *vi = &kg_variants[v];
+    const kg_module *home = ms->mod[MOD_OWN].m;
+    for (int k = 1; vi->module > 0 && k < ms->nmods; k++)
+      if (ms->role[k] == KG_MOD_KERNELS && !strcmp(ms->mod[k].path, kg_registry_module_path(vi->module)))
+        home = ms->mod[k].m;
+    int i = kg_module_find(home, vi->name);
+    const kg_module_variant *e = i >= 0 ? &home->variants[i] : NULL;
+    if (e && (e->flags != vi->flags || e->dtypes != vi->dtypes || e->op != vi->op)) e = NULL;
+    if (!e && !kg_variant_is_mutant((int)v))
       return snprintf(err, errlen, "kernel module %.200s does not match this kgate: variant %s is missing or differs "
-                      "(build kgate and its module from one tree)", m->mod[MOD_OWN].path, kg_variants[v].name), -1;
+                      "(build kgate and its module from one tree)", ms->mod[MOD_OWN].path, vi->name), -1;
     m->fns[v] = e;
   }
   return 0;
@@ -424,7 +432,7 @@ static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t e
 
 static void unload_modules(modules *m) {
   free(m->fns);
-  for (int k = NMODS - 1; k >= 0; k--) kg_module_close(&m->mod[k]);
+  kg_module_set_close(&m->set);
 }
 
 int kg_worker_main(const kg_worker_opts *o) {
@@ -436,7 +444,7 @@ int kg_worker_main(const kg_worker_opts *o) {
     return 2;
   }
   if (o->describe) { /* no CUDA call: works on a machine without a GPU */
-    emit(kg_module_describe(mods.mod, (size_t)mods.nmods));
+    emit(kg_module_describe(mods.set.mod, mods.set.role, (size_t)mods.set.nmods));
     unload_modules(&mods);
     return 0;
   }

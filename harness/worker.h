@@ -3,16 +3,23 @@
 #ifndef KG_WORKER_H
 #define KG_WORKER_H
 
+#include "module.h"
+
 typedef struct kg_worker_opts {
   int device;
-  int roofline;             /* measure the achievable bandwidth before the hello */
-  const char *kernels;      /* kgate's own module (NULL: beside the executable, module.h) */
-  const char *base_kernels; /* the base module of a paired run, or NULL */
-  int describe;             /* print the modules' description (module.h) and exit, touching no GPU */
+  int roofline;            /* measure the achievable bandwidth before the hello */
+  const char *own_kernels; /* kgate's own module (NULL: beside the executable, module.h) */
+  const char *kernels[KG_MODULES_MAX]; /* --kernels: modules whose variants join kgate's own */
+  int nkernels;
+  const char *base_kernels[KG_MODULES_MAX]; /* --base-kernels: the base builds of a paired run */
+  int nbase;
+  int describe; /* print the modules' description (module.h) and exit, touching no GPU */
 } kg_worker_opts;
 
-/* Loads the modules, then runs the worker loop on one device until stdin
- * closes; returns the exit code (2: a module could not be loaded). */
+/* Loads the modules (own, --kernels, --base-kernels: a variant name defined
+ * twice among the first two, or twice among the base modules, is refused),
+ * then runs the worker loop on one device until stdin closes; returns the
+ * exit code (2: a module could not be loaded). */
 int kg_worker_main(const kg_worker_opts *o);
 
 #endif

@@ -439,6 +439,238 @@ START_TEST(test_gate_san_cell) {
 }
 END_TEST
 
+
+/* ---- kernel modules (--kernels) and names kgate has never seen ----------- */
+
+static char *testmod(const char *kind, char *buf, size_t len) {
+  snprintf(buf, len, "%s/libkg_testmod_%s.so", TEST_MODULES, kind);
+  return buf;
+}
+
+/* kg_cli_run with stdout and stderr into out (the last len - 1 bytes). */
+static int run_capture(char **args, char *out, size_t len) {
+  char path[] = "/tmp/kg_cli_out_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  kg_cli cli;
+  char err[256];
+  int code = kgt_parse(args, &cli, err, sizeof err);
+  if (code) {
+    snprintf(out, len, "%s", err);
+  } else {
+    fflush(stdout), fflush(stderr);
+    int o = dup(STDOUT_FILENO), e = dup(STDERR_FILENO);
+    dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO);
+    code = kg_cli_run(&cli);
+    fflush(stdout), fflush(stderr);
+    dup2(o, STDOUT_FILENO), dup2(e, STDERR_FILENO);
+    close(o), close(e);
+    char *text = kgt_slurp(path);
+    size_t n = strlen(text);
+    snprintf(out, len, "%s", n >= len ? text + n - (len - 1) : text);
+    free(text);
+  }
+  close(fd);
+  unlink(path);
+  kg_cli_free(&cli);
+  return code;
+}
+
+START_TEST(test_cli_kernels_options) {
+  kg_cli cli;
+  char err[256];
+  char *run[] = {"run", "--kernels", "a.so", "--kernels=b.so", "--base-kernels", "base/a.so", "--base-kernels",
+                 "base/libkgate_kernels.so", NULL};
+  ck_assert_msg(kgt_parse(run, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.nkernels, 2);
+  ck_assert_str_eq(cli.kernels[1], "b.so");
+  ck_assert_int_eq(cli.nbase, 2);
+  ck_assert_str_eq(cli.base_kernels[1], "base/libkgate_kernels.so");
+  kg_cli_free(&cli);
+  static char *const ok[][4] = {{"list", "--kernels", "a.so", NULL}, {"check", "--kernels", "a.so", NULL},
+                                {"selftest", "--kernels", "a.so", NULL}, {"worker", "--kernels", "a.so", NULL},
+                                {"worker", "--own-kernels", "a.so", NULL}};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    ck_assert_msg(kgt_parse(ok[i], &cli, err, sizeof err) == 0, "%s: %s", ok[i][0], err);
+    kg_cli_free(&cli);
+  }
+  kgt_assert_rejected((char *[]){"check", "--kernels", "a.so", "--kernels", "a.so", NULL}, "--kernels a.so given twice");
+  kgt_assert_rejected((char *[]){"compare", "a", "b", "--kernels", "a.so", NULL}, "unrecognized argument '--kernels'");
+  kgt_assert_rejected((char *[]){"check", "--base-kernels", "a.so", NULL}, "unrecognized argument '--base-kernels'");
+  kgt_assert_rejected((char *[]){"check", "--own-kernels", "a.so", NULL}, "unrecognized argument '--own-kernels'");
+  char *many[40] = {"check"};
+  char names[17][16];
+  for (int k = 0; k < 17; k++) snprintf(names[k], sizeof names[k], "m%d.so", k), many[1 + 2 * k] = "--kernels", many[2 + 2 * k] = names[k];
+  kg_cli big;
+  char *argv[40] = {"kgate"};
+  memcpy(argv + 1, many, 35 * sizeof *many);
+  ck_assert_int_eq(kg_cli_parse(36, argv, &big, err, sizeof err), KG_EXIT_USAGE);
+  ck_assert_str_eq(err, "more than 16 --kernels modules");
+  kg_cli_free(&big);
+}
+END_TEST
+
+/* A team's module through check, with the fake worker standing in for the
+ * GPU (it loads modules with the real loader): its min and max variants are
+ * planned beside cub_sum, and the results file names them with their op. */
+START_TEST(test_cli_kernels_check) {
+  char dir[64], json[128], mod[1024], out[4096];
+  kgt_mkscratch(dir, sizeof dir, "kernels");
+  snprintf(json, sizeof json, "%s/r.json", dir);
+  char *args[] = {"check", "--worker", FAKE_WORKER, "--kernels", testmod("minmax", mod, sizeof mod), "--variant",
+                  "team_max,team_min,cub_sum", "--dtype", "f32,i32", "--sizes", "1,2", "-q", "--json", json, NULL};
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_OK);
+  ck_assert_msg(strstr(out, "team_max (max)") != NULL, "%s", out);
+  char *text = kgt_slurp(json);
+  ck_assert_ptr_nonnull(strstr(text, "\"variant\":\"team_min\""));
+  ck_assert_ptr_nonnull(strstr(text, "\"variant\":\"cub_sum\""));
+  ck_assert_ptr_null(strstr(text, "\"variant\":\"team_sum\"")); /* --variant chose */
+  ck_assert_msg(strstr(text, "\"team_max\":{\"seed\":\"team\",\"idea\":\"a team's max, NaNs ignored\",\"flags\":[],"
+                             "\"dtypes\":[\"i32\",\"i64\",\"f32\",\"f64\",\"f16\",\"bf16\"],\"op\":\"max\",\"nan\":\"ignore\"") != NULL,
+                "%.400s", text);
+  free(text);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
+/* list shows a module's variants after kgate's own, with their op. */
+START_TEST(test_cli_list_kernels) {
+  char mod[1024], old[1024], out[16384];
+  char *args[] = {"list", "--worker", FAKE_WORKER, "--kernels", testmod("minmax", mod, sizeof mod), "--kernels",
+                  testmod("old", old, sizeof old), NULL};
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_OK);
+  ck_assert_msg(strstr(out, "\nteam_max                 team  max nan:ignore ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "\nteam_min                 team  min nan:propagate ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "\nlegacy_sum               test  sum ") != NULL, "%s", out); /* the old record: a sum */
+  ck_assert_ptr_nonnull(strstr(out, "\ncub_sum "));
+  ck_assert(strstr(out, "\ncub_sum ") < strstr(out, "\nteam_sum "));
+  kg_registry_reset();
+}
+END_TEST
+
+/* What loading refuses, before anything runs: exit 2 and one line. */
+static const struct {
+  const char *cmd, *kernels[2], *base[2], *want;
+} k_kernels_bad[] = {
+    {"check", {"minmax", "minmax2"}, {NULL, NULL}, "variant team_sum is defined twice: in %s and in %s (rename one)"},
+    {"check", {"cub", NULL}, {NULL, NULL}, "variant cub_sum is defined twice: in kgate's own variants and in %s"},
+    {"list", {"minmax", "minmax2"}, {NULL, NULL}, "variant team_sum is defined twice: in %s and in %s"},
+    {"run", {NULL, NULL}, {"minmax", "minmax2"}, "variant team_sum is defined twice: in base modules %s and %s"},
+    {"check", {"short", NULL}, {NULL, NULL}, "kernel module %s: variant record of 48 bytes, this kgate reads 56 to 64"},
+    {"check", {"abi", NULL}, {NULL, NULL}, "kernel module %s: built for kernel ABI 99"},
+    {"selftest", {"minmax", "minmax2"}, {NULL, NULL}, "variant team_sum is defined twice"},
+};
+
+START_TEST(test_cli_kernels_refused) {
+  char p[4][1024], want[4096], out[4096];
+  char *args[20] = {(char *)k_kernels_bad[_i].cmd, "--worker", FAKE_WORKER};
+  int a = 3;
+  const char *paths[4];
+  int np = 0;
+  for (int i = 0; i < 2; i++)
+    if (k_kernels_bad[_i].kernels[i]) {
+      args[a++] = "--kernels", args[a++] = testmod(k_kernels_bad[_i].kernels[i], p[np], sizeof p[np]);
+      paths[np] = p[np], np++;
+    }
+  for (int i = 0; i < 2; i++)
+    if (k_kernels_bad[_i].base[i]) {
+      args[a++] = "--base-kernels", args[a++] = testmod(k_kernels_bad[_i].base[i], p[np], sizeof p[np]);
+      paths[np] = p[np], np++;
+    }
+  if (strcmp(k_kernels_bad[_i].cmd, "list") && strcmp(k_kernels_bad[_i].cmd, "selftest"))
+    args[a++] = "--sizes", args[a++] = "1";
+  args[a] = NULL;
+  snprintf(want, sizeof want, k_kernels_bad[_i].want, paths[0], np > 1 ? paths[1] : "");
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(out, want) != NULL, "'%s' lacks '%s'", out, want);
+  ck_assert_ptr_null(strstr(out, "summary:")); /* nothing ran */
+  kg_registry_reset();
+}
+END_TEST
+
+/* Every results reader takes a variant name it has never seen (issue: `sed
+ * s/kgate_single_pass/my_team_kernel/ h200-run2.json > x.json; kgate plot
+ * x.json` exited 2): kept, compared, stored, charted and reported. */
+enum { RD_COMPARE, RD_BASELINE, RD_HISTORY, RD_MERGE, RD_PLOT, RD_REPORT, RD_N };
+
+static void data_path(const char *name, char *buf, size_t len) {
+  const char *slash = strrchr(__FILE__, '/');
+  snprintf(buf, len, "%.*s/data/%s", slash ? (int)(slash - __FILE__) : 1, slash ? __FILE__ : ".", name);
+}
+
+/* x.json: h200-run2 with kgate_single_pass renamed; a.json and b.json: its
+ * halves (for merge). */
+static void unknown_files(const char *dir, char *x, size_t len) {
+  char src[1024], a[256], b[256], err[512];
+  data_path("h200-run2.json", src, sizeof src);
+  char *text = kgt_slurp(src);
+  ck_assert_ptr_nonnull(text);
+  for (char *p; (p = strstr(text, "\"kgate_single_pass\""));) {
+    memmove(p + 16, p + 19, strlen(p + 19) + 1); /* "my_team_kernel" is 3 bytes shorter */
+    memcpy(p, "\"my_team_kernel\"", 16);
+  }
+  snprintf(x, len, "%s/x.json", dir);
+  kgt_spit(x, text);
+  free(text);
+  kg_run run, half;
+  ck_assert_msg(kg_results_read(x, &run, err, sizeof err) == 0, "%s", err);
+  half = run;
+  half.n = run.n / 2;
+  snprintf(a, sizeof a, "%s/a.json", dir);
+  ck_assert_msg(kg_results_write(a, &half, err, sizeof err) == 0, "%s", err);
+  half.cases = run.cases + run.n / 2, half.results = run.results + run.n / 2, half.n = run.n - run.n / 2;
+  snprintf(b, sizeof b, "%s/b.json", dir);
+  ck_assert_msg(kg_results_write(b, &half, err, sizeof err) == 0, "%s", err);
+  kg_run_free(&run);
+  kg_registry_reset();
+}
+
+START_TEST(test_cli_readers_unknown_variant) {
+  char dir[64], x[256], old[1024], a[256], b[256], out[256], what[256], cmd[512];
+  kgt_mkscratch(dir, sizeof dir, "unknown");
+  unknown_files(dir, x, sizeof x);
+  data_path("h200-run1.json", old, sizeof old);
+  snprintf(a, sizeof a, "%s/a.json", dir), snprintf(b, sizeof b, "%s/b.json", dir);
+  int code = -1;
+  switch (_i) {
+  case RD_COMPARE:
+    snprintf(out, sizeof out, "%s/c.csv", dir);
+    code = kgt_run_cli((char *[]){"compare", old, x, "--csv", out, NULL});
+    snprintf(what, sizeof what, "%s", out);
+    break;
+  case RD_BASELINE:
+    code = kgt_run_cli((char *[]){"baseline", "update", x, "--baseline-dir", dir, NULL});
+    snprintf(what, sizeof what, "%s/nvidia-h200.json", dir);
+    break;
+  case RD_HISTORY:
+    snprintf(what, sizeof what, "%s/h.jsonl", dir);
+    code = kgt_run_cli((char *[]){"history", "add", x, "--file", what, NULL});
+    break;
+  case RD_MERGE:
+    snprintf(what, sizeof what, "%s/m.json", dir);
+    code = kgt_run_cli((char *[]){"merge", a, b, "-o", what, NULL});
+    break;
+  case RD_PLOT:
+    snprintf(out, sizeof out, "%s/charts", dir);
+    code = kgt_run_cli((char *[]){"plot", x, "-o", out, NULL});
+    snprintf(what, sizeof what, "%s/charts", dir);
+    break;
+  case RD_REPORT:
+    snprintf(out, sizeof out, "%s/site", dir);
+    code = kgt_run_cli((char *[]){"report", x, "--html", out, "--baseline", old, NULL});
+    snprintf(what, sizeof what, "%s/site/index.html", dir);
+    break;
+  }
+  /* 3: no gnuplot here; the data files are written before that */
+  ck_assert_msg(code == KG_EXIT_OK || code == KG_EXIT_PERF || code == KG_EXIT_ENV, "reader %d exited %d", _i, code);
+  snprintf(cmd, sizeof cmd, "grep -rq my_team_kernel '%s'", what);
+  ck_assert_msg(system(cmd) == 0, "reader %d: my_team_kernel is not in %s", _i, what);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
 #define N(a) (int)(sizeof a / sizeof a[0])
 
 Suite *make_cli_suite(void) {
@@ -453,6 +685,10 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_multi_options);
   tcase_add_test(core, test_cli_usage_text);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
+  tcase_add_test(core, test_cli_kernels_options);
+  tcase_add_test(core, test_cli_kernels_check);
+  tcase_add_test(core, test_cli_list_kernels);
+  tcase_add_loop_test(core, test_cli_readers_unknown_variant, 0, RD_N);
   suite_add_tcase(s, core);
   tcase_add_loop_test(core, test_gate_san_cell, 0, N(k_cells));
   TCase *limits = tcase_create("Limits");
@@ -464,6 +700,7 @@ Suite *make_cli_suite(void) {
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_cli_rejects, 0, N(k_bad));
+  tcase_add_loop_test(errors, test_cli_kernels_refused, 0, N(k_kernels_bad));
   suite_add_tcase(s, errors);
   return s;
 }

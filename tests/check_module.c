@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "module.h"
+#include "registry.h"
 
 static const char *mod_path(const char *kind, char *buf, size_t len) {
   snprintf(buf, len, "%s/libkg_testmod_%s.so", TEST_MODULES, kind);
@@ -39,7 +40,7 @@ START_TEST(test_module_describe_round_trip) {
   kg_loaded_module m[2];
   ck_assert_int_eq(kg_module_open(mod_path("good", path, sizeof path), &m[0], err, sizeof err), 0);
   m[1] = m[0];
-  char *line = kg_module_describe(m, 2);
+  char *line = kg_module_describe(m, NULL, 2);
   ck_assert_ptr_nonnull(line);
   kg_modinfo mi[2];
   ck_assert_int_eq(kg_module_parse_describe(line, mi, 2, err, sizeof err), 2);
@@ -58,6 +59,109 @@ START_TEST(test_module_describe_round_trip) {
 }
 END_TEST
 
+/* A module built before ops existed (records end before `op`) loads, its
+ * variants read as sums, and describes like any other. */
+START_TEST(test_module_open_old_record) {
+  char path[1024], err[512] = "";
+  kg_loaded_module m;
+  ck_assert_msg(kg_module_open(mod_path("old", path, sizeof path), &m, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(m.m->variant_size, sizeof(kg_module_variant)); /* normalised */
+  ck_assert_uint_eq(m.m->nvariants, 2);
+  ck_assert_str_eq(m.m->variants[1].name, "legacy_wide");
+  ck_assert_uint_eq(m.m->variants[1].flags, 1);
+  ck_assert_uint_eq(m.m->variants[1].dtypes, 0x0f);
+  ck_assert_uint_eq(m.m->variants[1].scratch(3, 4), 7);
+  for (int i = 0; i < 2; i++) {
+    ck_assert_uint_eq(m.m->variants[i].op, KG_OP_SUM);
+    ck_assert_uint_eq(m.m->variants[i].nan, 0);
+  }
+  kg_modrole role = KG_MOD_BASE;
+  char *line = kg_module_describe(&m, &role, 1);
+  kg_modinfo mi;
+  ck_assert_int_eq(kg_module_parse_describe(line, &mi, 1, err, sizeof err), 1);
+  ck_assert_int_eq(mi.role, KG_MOD_BASE);
+  ck_assert_uint_eq(mi.v[0].op, KG_OP_SUM);
+  ck_assert_str_eq(mi.v[0].idea, "a module built before ops");
+  kg_modinfo_free(&mi);
+  free(line);
+  kg_module_close(&m);
+}
+END_TEST
+
+/* A team's module: the op, the NaN policy, seed and idea survive the
+ * describe line the supervisor reads. */
+START_TEST(test_module_minmax_describe) {
+  char path[1024], err[512] = "";
+  kg_loaded_module m;
+  ck_assert_msg(kg_module_open(mod_path("minmax", path, sizeof path), &m, err, sizeof err) == 0, "%s", err);
+  kg_modrole role = KG_MOD_KERNELS;
+  char *line = kg_module_describe(&m, &role, 1);
+  kg_modinfo mi;
+  ck_assert_int_eq(kg_module_parse_describe(line, &mi, 1, err, sizeof err), 1);
+  ck_assert_int_eq(mi.role, KG_MOD_KERNELS);
+  ck_assert_uint_eq(mi.n, 3);
+  static const unsigned ops[] = {KG_OP_SUM, KG_OP_MIN, KG_OP_MAX}, nans[] = {0, KG_NAN_PROPAGATE, KG_NAN_IGNORE};
+  for (size_t i = 0; i < 3; i++) {
+    ck_assert_uint_eq(mi.v[i].op, ops[i]);
+    ck_assert_uint_eq(mi.v[i].nan, nans[i]);
+    ck_assert_str_eq(mi.v[i].seed, "team");
+  }
+  ck_assert_str_eq(mi.v[2].name, "team_max");
+  ck_assert_str_eq(mi.v[2].idea, "a team's max, NaNs ignored");
+  kg_modinfo_free(&mi);
+  free(line);
+  kg_module_close(&m);
+}
+END_TEST
+
+/* The set a worker loads: --kernels modules join the registry; a name
+ * defined twice (two modules, a module and kgate's own, two base modules)
+ * is one line naming both paths. */
+START_TEST(test_module_set_union) {
+  char a[1024], err[512] = "";
+  const char *k[] = {mod_path("minmax", a, sizeof a)};
+  kg_module_set set;
+  size_t own = kg_nvariants;
+  ck_assert_msg(kg_module_set_load(&set, NULL, k, 1, NULL, 0, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(set.nmods, 1);
+  ck_assert_uint_eq(kg_nvariants, own + 3);
+  int v = kg_variant_find("team_max");
+  ck_assert_int_eq(v, (int)own + 2);
+  ck_assert_str_eq(kg_registry_module_path(kg_variants[v].module), a);
+  ck_assert_uint_eq(kg_variants[v].op, KG_OP_MAX);
+  ck_assert_uint_eq(kg_variants[v].nan, KG_NAN_IGNORE);
+  kg_module_set_close(&set);
+  kg_registry_reset();
+}
+END_TEST
+
+static const struct {
+  const char *kernels[2], *base[2], *want;
+} k_set_clash[] = {
+    {{"minmax", "minmax2"}, {NULL, NULL}, "variant team_sum is defined twice: in %s and in %s"},
+    {{"cub", NULL}, {NULL, NULL}, "variant cub_sum is defined twice: in kgate's own variants and in %s"},
+    {{NULL, NULL}, {"minmax", "minmax2"}, "variant team_sum is defined twice: in base modules %s and %s"},
+};
+
+START_TEST(test_module_set_clash) {
+  char p[4][1024], err[1024] = "", want[4096];
+  const char *k[2], *b[2];
+  int nk = 0, nb = 0;
+  for (int i = 0; i < 2; i++) {
+    if (k_set_clash[_i].kernels[i]) k[nk] = mod_path(k_set_clash[_i].kernels[i], p[i], sizeof p[i]), nk++;
+    if (k_set_clash[_i].base[i]) b[nb] = mod_path(k_set_clash[_i].base[i], p[2 + i], sizeof p[2 + i]), nb++;
+  }
+  const char *first = nk ? k[0] : b[0], *second = nk > 1 ? k[1] : nb > 1 ? b[1] : NULL;
+  if (second) snprintf(want, sizeof want, k_set_clash[_i].want, first, second);
+  else snprintf(want, sizeof want, k_set_clash[_i].want, first);
+  kg_module_set set;
+  ck_assert_int_eq(kg_module_set_load(&set, NULL, k, nk, b, nb, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, want) != NULL, "'%s' lacks '%s'", err, want);
+  kg_module_set_close(&set);
+  kg_registry_reset();
+}
+END_TEST
+
 /* Each broken module is one line naming the file, never a crash. */
 static const struct {
   const char *kind, *want;
@@ -65,6 +169,8 @@ static const struct {
     {"abi", "built for kernel ABI 99, this kgate speaks ABI 1"},
     {"nosym", "not a kgate kernel module"},
     {"dup", "variant first: listed twice"},
+    {"short", "variant record of 48 bytes, this kgate reads 56 to 64"},
+    {"long", "variant record of 72 bytes, this kgate reads 56 to 64"},
 };
 
 START_TEST(test_module_open_refuses) {
@@ -91,7 +197,10 @@ START_TEST(test_module_open_not_a_module) {
 END_TEST
 
 /* kg_module_validate on tables: one defect each. */
-enum { BAD_ABI, BAD_SIZE, BAD_NAME, BAD_CHARS, BAD_LONG, BAD_FLAGS, BAD_DTYPES, NO_DTYPES, NO_RUN, NONE, NBAD };
+enum {
+  BAD_ABI, BAD_SIZE, BAD_NAME, BAD_CHARS, BAD_LONG, BAD_FLAGS, BAD_DTYPES, NO_DTYPES, NO_RUN, NONE, BAD_OP, BAD_NAN,
+  NAN_ON_SUM, BIG_SIZE, NBAD
+};
 
 START_TEST(test_module_validate_defects) {
   kg_module_variant v[2] = {{"alpha", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub, KG_OP_SUM, 0},
@@ -100,6 +209,8 @@ START_TEST(test_module_validate_defects) {
   char err[256] = "", longname[80];
   memset(longname, 'a', 64);
   longname[64] = '\0';
+  ck_assert_int_eq(kg_module_validate(&m, err, sizeof err), 0);
+  v[0].op = KG_OP_MAX, v[0].nan = KG_NAN_IGNORE; /* a max may ignore NaNs */
   ck_assert_int_eq(kg_module_validate(&m, err, sizeof err), 0);
   switch (_i) {
   case BAD_ABI: m.abi = 2; break;
@@ -112,6 +223,10 @@ START_TEST(test_module_validate_defects) {
   case NO_DTYPES: v[1].dtypes = 0; break;
   case NO_RUN: v[1].run = NULL; break;
   case NONE: m.nvariants = 0; break;
+  case BAD_OP: v[1].op = 3; break;
+  case BAD_NAN: v[1].op = KG_OP_MIN, v[1].nan = 2; break;
+  case NAN_ON_SUM: v[1].nan = KG_NAN_IGNORE; break;
+  case BIG_SIZE: m.variant_size = sizeof(kg_module_variant) + 8; break;
   }
   ck_assert_int_eq(kg_module_validate(&m, err, sizeof err), -1);
   ck_assert_str_ne(err, "");
@@ -124,6 +239,10 @@ START_TEST(test_module_parse_describe_malformed) {
       "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"variants\":[[\"Bad name\",0,1]]}]}",
       "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"variants\":[[\"ok\",\"0\",1]]}]}",
       "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"variants\":[7]}]}",
+      "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"variants\":[[\"ok\",0,1,3,0,\"s\",\"i\"]]}]}",
+      "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"variants\":[[\"ok\",0,1,1,2,\"s\",\"i\"]]}]}",
+      "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"variants\":[[\"ok\",0,1,1]]}]}",
+      "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"role\":\"boss\",\"variants\":[]}]}",
   };
   char err[256];
   kg_modinfo mi[2];
@@ -140,12 +259,16 @@ Suite *make_module_suite(void) {
   TCase *core = tcase_create("Core");
   tcase_add_test(core, test_module_open_good);
   tcase_add_test(core, test_module_describe_round_trip);
+  tcase_add_test(core, test_module_open_old_record);
+  tcase_add_test(core, test_module_minmax_describe);
+  tcase_add_test(core, test_module_set_union);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_module_open_refuses, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
   tcase_add_test(errors, test_module_open_not_a_module);
   tcase_add_loop_test(errors, test_module_validate_defects, 0, NBAD);
   tcase_add_test(errors, test_module_parse_describe_malformed);
+  tcase_add_loop_test(errors, test_module_set_clash, 0, (int)(sizeof k_set_clash / sizeof k_set_clash[0]));
   suite_add_tcase(s, errors);
   return s;
 }

@@ -32,10 +32,10 @@ static kg_run make_run(void) {
 
 /* The base: reduce7 (f32 among its dtypes), reduce0, a mutant, and a
  * variant this kgate does not have; no cub_sum. */
-static kg_modvariant g_base_v[] = {{"reduce7_shuffle", 0, 0x3f},
-                                   {"reduce0_divergent", 0, 0x3f},
-                                   {"mut_none", 0, 0x04},
-                                   {"team_only", 0, 0x04}};
+static kg_modvariant g_base_v[] = {{.name = "reduce7_shuffle", .dtypes = 0x3f},
+                                   {.name = "reduce0_divergent", .dtypes = 0x3f},
+                                   {.name = "mut_none", .dtypes = 0x04},
+                                   {.name = "team_only", .dtypes = 0x04}};
 
 static kg_modinfo base_info(void) {
   kg_modinfo mi = {0};

@@ -1,5 +1,6 @@
 /* plan: which cases a run has, and in which order. */
 #include <check.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,66 @@ START_TEST(test_plan_perf_cases) {
 }
 END_TEST
 
+/* A module's min/max variant is planned like any other: every pattern that
+ * applies to the dtype (each has a well-defined, exact min and max), tiny
+ * data too (no float-atomic flush in a min or max), and timed on the perf
+ * pattern; --variant picks it beside cub_sum. */
+START_TEST(test_plan_minmax_variant) {
+  char err[256] = "";
+  int mod = kg_registry_add_module("/team/libteam.so");
+  kg_variant_info mx = {"team_max", "team", "a max", KG_FLOAT_ATOMICS, KG_DT_ALL, KG_OP_MAX, KG_NAN_IGNORE, mod, 1};
+  int v = kg_registry_add(&mx, err, sizeof err);
+  ck_assert_int_ge(v, 0);
+  size_t perf[] = {12345}; /* not an edge size */
+  kg_plan_opts o = {.variants = "team_max,cub_sum", .dtypes = "f32,i64", .perf_sizes = perf, .nperf = 1};
+  size_t n, nsizes, mine = 0, tiny = 0, timed = 0;
+  kg_sizes_default(&nsizes);
+  kg_case *c = build(&o, &n);
+  for (size_t i = 0; i < n; i++) {
+    ck_assert(c[i].variant == v || c[i].variant == kg_variant_find("cub_sum"));
+    if (c[i].variant != v) continue;
+    mine++;
+    ck_assert(c[i].supported);
+    tiny += c[i].pattern == KG_PAT_TINY;
+    timed += c[i].timed;
+  }
+  ck_assert_uint_eq(mine, (nsizes + 1) * (8 + 2)); /* f32: 8 patterns, i64: 2; the edge sizes plus 12345 */
+  ck_assert_uint_eq(tiny, nsizes + 1);
+  ck_assert_uint_eq(timed, 2);
+  free(c);
+  kg_registry_reset();
+}
+END_TEST
+
+/* With modules loaded the registry outgrows a 64-bit mask: --variant still
+ * selects exactly the named ones. */
+START_TEST(test_plan_select_past_64) {
+  char err[256] = "", name[32];
+  int mod = kg_registry_add_module("/team/libmany.so"), last = -1;
+  for (int k = 0; k < 80; k++) {
+    snprintf(name, sizeof name, "many_%d", k);
+    kg_variant_info vi = {name, "team", "", 0, KG_DT_BIT(KG_I32), KG_OP_SUM, 0, mod, 1};
+    last = kg_registry_add(&vi, err, sizeof err);
+    ck_assert_int_ge(last, 0);
+  }
+  ck_assert_int_gt(last, 64);
+  size_t sizes[] = {7};
+  kg_plan_opts o = {.variants = "many_79", .dtypes = "i32", .sizes = sizes, .nsizes = 1};
+  size_t n;
+  kg_case *c = build(&o, &n);
+  ck_assert_uint_eq(n, 2); /* i32: exact and wrap */
+  for (size_t i = 0; i < n; i++) ck_assert_int_eq(c[i].variant, last);
+  free(c);
+  o.variants = NULL;
+  c = build(&o, &n);
+  size_t seen = 0;
+  for (size_t i = 0; i < n; i++) seen += c[i].variant == last;
+  ck_assert_uint_eq(seen, 2);
+  free(c);
+  kg_registry_reset();
+}
+END_TEST
+
 static int variant_lookup(const char *name) { return kg_variant_find(name); }
 
 START_TEST(test_plan_select_mask) {
@@ -249,6 +310,8 @@ Suite *make_plan_suite(void) {
   tcase_add_test(core, test_plan_perf_cases);
   tcase_add_test(core, test_plan_shard_partition);
   tcase_add_test(core, test_plan_shard_parse);
+  tcase_add_test(core, test_plan_minmax_variant);
+  tcase_add_test(core, test_plan_select_past_64);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_plan_rejects, 0, sizeof k_bad / sizeof k_bad[0]);

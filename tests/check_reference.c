@@ -199,6 +199,192 @@ START_TEST(test_judge_case) {
 }
 END_TEST
 
+
+/* ---- min and max ---------------------------------------------------------- */
+
+/* A buffer of dtype dt holding vals (ints written exactly, floats rounded to
+ * the storage type); out gets what was stored, as doubles. */
+static void fill(kg_dtype dt, const double *vals, size_t n, void *buf, double *out) {
+  for (size_t i = 0; i < n; i++) {
+    if (dt == KG_I32) ((int32_t *)buf)[i] = (int32_t)vals[i], out[i] = vals[i];
+    else if (dt == KG_I64) ((int64_t *)buf)[i] = (int64_t)vals[i], out[i] = vals[i];
+    else out[i] = kg_dtype_store(dt, buf, i, vals[i]);
+  }
+}
+
+/* The value a result holds after the accumulator: float for f32/f16/bf16. */
+static kg_value acc_value(kg_dtype dt, double v) {
+  kg_value x = {0, 0};
+  if (!kg_dtype_get(dt)->is_float) x.bits = (uint64_t)(int64_t)v;
+  else x.f = kg_dtype_get(dt)->acc_size == 4 ? (double)(float)v : v;
+  return x;
+}
+
+/* The next value up in the accumulator: one bit off. */
+static kg_value one_off(kg_dtype dt, kg_value v) {
+  if (!kg_dtype_get(dt)->is_float) v.bits += 1;
+  else v.f = kg_dtype_get(dt)->acc_size == 4 ? (double)nextafterf((float)v.f, INFINITY) : nextafter(v.f, INFINITY);
+  return v;
+}
+
+/* Loop index: the dtype. Exact min and max over values that each dtype holds
+ * exactly (f16/bf16 as stored, then widened exactly), any pattern; a result
+ * one bit off fails. */
+START_TEST(test_reference_minmax_exact) {
+  kg_dtype dt = (kg_dtype)_i;
+  static const double ints[] = {5, -7, 2147483647.0, -2147483648.0, 0, 12};
+  static const double reals[] = {1.5, -0.375, 65504, -1e-3, 0.1, 3e-5, -2.75};
+  int is_float = kg_dtype_get(dt)->is_float;
+  const double *vals = is_float ? reals : ints;
+  size_t n = is_float ? 7 : 6;
+  unsigned char buf[64];
+  double stored[8];
+  fill(dt, vals, n, buf, stored);
+  double lo = stored[0], hi = stored[0];
+  for (size_t i = 1; i < n; i++) lo = stored[i] < lo ? stored[i] : lo, hi = stored[i] > hi ? stored[i] : hi;
+  kg_ref ref;
+  kg_reference(dt, buf, n, &ref);
+  static const kg_pattern pats[] = {KG_PAT_EXACT, KG_PAT_UNIFORM, KG_PAT_WRAP};
+  for (int op = KG_OP_MIN; op <= KG_OP_MAX; op++) {
+    kg_value want = acc_value(dt, op == KG_OP_MIN ? lo : hi), got = kg_ref_minmax((unsigned)op, 0, dt, &ref);
+    if (is_float) ck_assert_double_eq(got.f, want.f);
+    else ck_assert_uint_eq(got.bits, want.bits);
+    for (size_t p = 0; p < 3; p++) {
+      kg_judgement j;
+      kg_judge_op((unsigned)op, 0, dt, pats[p], &ref, want, 1e9, &j);
+      ck_assert_msg(j.pass, "%s %s: %s", kg_dtype_get(dt)->name, op == KG_OP_MIN ? "min" : "max", j.why);
+      ck_assert(j.bound == 0 && j.ratio == 0);
+      /* a huge depth gives a sum a wide bound; a min or max has none */
+      kg_judge_op((unsigned)op, 0, dt, pats[p], &ref, one_off(dt, want), 1e9, &j);
+      ck_assert(!j.pass);
+      ck_assert_ptr_nonnull(strstr(j.why, op == KG_OP_MIN ? "min differs" : "max differs"));
+    }
+    char text[64], shown[64];
+    kg_ref_format_op((unsigned)op, 0, dt, &ref, text, sizeof text);
+    kg_value_format(dt, want, shown, sizeof shown);
+    ck_assert_str_eq(text, shown);
+  }
+  /* a sum through the same door is the sum's verdict */
+  kg_judgement j;
+  kg_judge_op(KG_OP_SUM, 0, dt, KG_PAT_EXACT, &ref, acc_value(dt, hi), 1, &j);
+  ck_assert(!j.pass);
+}
+END_TEST
+
+/* Loop index: the dtype. n = 0 gives the identity the ABI states. */
+START_TEST(test_reference_minmax_identity) {
+  kg_dtype dt = (kg_dtype)_i;
+  kg_ref ref;
+  kg_reference(dt, NULL, 0, &ref);
+  kg_value mn = kg_ref_minmax(KG_OP_MIN, 0, dt, &ref), mx = kg_ref_minmax(KG_OP_MAX, 0, dt, &ref);
+  if (dt == KG_I32) {
+    ck_assert_int_eq((int64_t)mn.bits, INT32_MAX);
+    ck_assert_int_eq((int64_t)mx.bits, INT32_MIN);
+  } else if (dt == KG_I64) {
+    ck_assert_int_eq((int64_t)mn.bits, INT64_MAX);
+    ck_assert_int_eq((int64_t)mx.bits, INT64_MIN);
+  } else {
+    ck_assert(isinf(mn.f) && mn.f > 0);
+    ck_assert(isinf(mx.f) && mx.f < 0);
+  }
+  kg_judgement j;
+  kg_judge_op(KG_OP_MIN, KG_NAN_IGNORE, dt, KG_PAT_EXACT, &ref, mn, 1, &j);
+  ck_assert(j.pass);
+  kg_judge_op(KG_OP_MAX, 0, dt, KG_PAT_EXACT, &ref, (kg_value){0, 0}, 1, &j); /* 0 is a sum's identity */
+  ck_assert(!j.pass);
+}
+END_TEST
+
+/* Loop index: the float dtypes. The NaN policy is checked: PROPAGATE must
+ * return NaN when an input is, IGNORE the min/max of the rest (NaN only
+ * when every input is); the reason names the policy broken. */
+static const kg_dtype k_floats[] = {KG_F32, KG_F64, KG_F16, KG_BF16};
+
+START_TEST(test_reference_minmax_nan_policy) {
+  kg_dtype dt = k_floats[_i];
+  unsigned char buf[64];
+  double stored[4];
+  fill(dt, (const double[]){2, NAN, -3, 5}, 4, buf, stored);
+  kg_ref ref;
+  kg_reference(dt, buf, 4, &ref);
+  kg_judgement j;
+  kg_value nan = {0, NAN};
+  /* propagate */
+  ck_assert(isnan(kg_ref_minmax(KG_OP_MIN, KG_NAN_PROPAGATE, dt, &ref).f));
+  kg_judge_op(KG_OP_MIN, KG_NAN_PROPAGATE, dt, KG_PAT_NAN, &ref, nan, 1, &j);
+  ck_assert(j.pass);
+  kg_judge_op(KG_OP_MIN, KG_NAN_PROPAGATE, dt, KG_PAT_NAN, &ref, acc_value(dt, -3), 1, &j);
+  ck_assert(!j.pass);
+  ck_assert_str_eq(j.why, "expected NaN: the input holds a NaN and the variant declares NaN propagate");
+  /* ignore */
+  ck_assert_double_eq(kg_ref_minmax(KG_OP_MAX, KG_NAN_IGNORE, dt, &ref).f, 5);
+  ck_assert_double_eq(kg_ref_minmax(KG_OP_MIN, KG_NAN_IGNORE, dt, &ref).f, -3);
+  kg_judge_op(KG_OP_MAX, KG_NAN_IGNORE, dt, KG_PAT_NAN, &ref, acc_value(dt, 5), 1, &j);
+  ck_assert(j.pass);
+  kg_judge_op(KG_OP_MAX, KG_NAN_IGNORE, dt, KG_PAT_NAN, &ref, nan, 1, &j);
+  ck_assert(!j.pass);
+  ck_assert_str_eq(j.why, "returned NaN but the variant declares NaN ignore");
+  kg_judge_op(KG_OP_MAX, KG_NAN_IGNORE, dt, KG_PAT_NAN, &ref, acc_value(dt, 2), 1, &j);
+  ck_assert(!j.pass);
+  /* every input NaN: NaN either way */
+  fill(dt, (const double[]){NAN, NAN}, 2, buf, stored);
+  kg_reference(dt, buf, 2, &ref);
+  ck_assert(isnan(kg_ref_minmax(KG_OP_MAX, KG_NAN_IGNORE, dt, &ref).f));
+  kg_judge_op(KG_OP_MAX, KG_NAN_IGNORE, dt, KG_PAT_NAN, &ref, acc_value(dt, -INFINITY), 1, &j);
+  ck_assert(!j.pass);
+  ck_assert_str_eq(j.why, "expected NaN: every input is NaN");
+  /* no NaN in the input: a NaN result is wrong under either policy */
+  fill(dt, (const double[]){1, INFINITY, -INFINITY}, 3, buf, stored);
+  kg_reference(dt, buf, 3, &ref);
+  kg_judge_op(KG_OP_MIN, KG_NAN_PROPAGATE, dt, KG_PAT_INF_NAN, &ref, nan, 1, &j);
+  ck_assert(!j.pass);
+  ck_assert_str_eq(j.why, "returned NaN from an input without NaN");
+  kg_judge_op(KG_OP_MIN, KG_NAN_PROPAGATE, dt, KG_PAT_INF_NAN, &ref, acc_value(dt, -INFINITY), 1, &j);
+  ck_assert(j.pass);
+}
+END_TEST
+
+/* -0 and +0 are one value: a min or max may return either. */
+START_TEST(test_reference_minmax_signed_zero) {
+  kg_dtype dt = k_floats[_i];
+  unsigned char buf[64];
+  double stored[3];
+  fill(dt, (const double[]){0.0, -0.0, 1}, 3, buf, stored);
+  kg_ref ref;
+  kg_reference(dt, buf, 3, &ref);
+  kg_judgement j;
+  kg_judge_op(KG_OP_MIN, 0, dt, KG_PAT_EXACT, &ref, (kg_value){0, -0.0}, 1, &j);
+  ck_assert(j.pass);
+  kg_judge_op(KG_OP_MIN, 0, dt, KG_PAT_EXACT, &ref, (kg_value){0, 0.0}, 1, &j);
+  ck_assert(j.pass);
+}
+END_TEST
+
+/* Partial references merge to the whole's min and max, from a zeroed total
+ * (as kg_input_make starts) and across parts that are all NaN. */
+START_TEST(test_reference_minmax_merge) {
+  double x[] = {NAN, NAN, 7, -2, 9, 4, -8, 3};
+  int32_t y[] = {40, 50, 60, 70};
+  kg_ref whole, total = {0}, part;
+  kg_reference(KG_F64, x, 8, &whole);
+  for (int k = 0; k < 8; k += 2) {
+    kg_reference(KG_F64, x + k, 2, &part);
+    kg_reference_merge(KG_F64, &total, &part);
+  }
+  ck_assert_double_eq(total.fmin, -8);
+  ck_assert_double_eq(total.fmax, 9);
+  ck_assert_uint_eq(total.nvals, whole.nvals);
+  ck_assert(total.has_nan);
+  total = (kg_ref){0};
+  for (int k = 0; k < 4; k += 2) {
+    kg_reference(KG_I32, y + k, 2, &part);
+    kg_reference_merge(KG_I32, &total, &part);
+  }
+  ck_assert_int_eq(total.imin, 40); /* not the zeroed total's 0 */
+  ck_assert_int_eq(total.imax, 70);
+}
+END_TEST
+
 Suite *make_reference_suite(void) {
   Suite *s = suite_create("reference");
   TCase *core = tcase_create("Core");
@@ -210,9 +396,14 @@ Suite *make_reference_suite(void) {
   tcase_add_test(core, test_error_bound_formula);
   tcase_add_test(core, test_value_from_acc_and_format);
   tcase_add_loop_test(core, test_judge_case, 0, sizeof k_judge / sizeof k_judge[0]);
+  tcase_add_loop_test(core, test_reference_minmax_exact, 0, KG_NDTYPES);
+  tcase_add_loop_test(core, test_reference_minmax_nan_policy, 0, 4);
+  tcase_add_loop_test(core, test_reference_minmax_signed_zero, 0, 4);
+  tcase_add_test(core, test_reference_minmax_merge);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_test(limits, test_reference_special_flags);
+  tcase_add_loop_test(limits, test_reference_minmax_identity, 0, KG_NDTYPES);
   suite_add_tcase(s, limits);
   return s;
 }

@@ -205,7 +205,9 @@ static const struct {
     {"\"schema_version\":2", "\"schema_version\":3", "schema_version 3 is not supported (this kgate reads 1 to 2)"},
     {"\"schema_version\":2", "\"schema_version\":\"2\"", "field 'schema_version' should be an integer"},
     {"\"status\":\"fail\",", "", "cases[2]: missing field 'status'"},
-    {"\"variant\":\"reduce1_strided\"", "\"variant\":\"reduce99\"", "cases[2]: unknown variant 'reduce99'"},
+    /* An unknown name is data; a name that is not a name is refused. */
+    {"\"variant\":\"reduce1_strided\"", "\"variant\":\"Reduce 99\"",
+     "cases[2]: variant 'Reduce 99': variant name is not [a-z0-9_], 1..63 characters"},
     {"\"dtype\":\"i32\"", "\"dtype\":\"i8\"", "cases[2]: unknown dtype 'i8'"},
     {"\"pattern\":\"exact\"", "\"pattern\":\"ones\"", "cases[2]: unknown pattern 'ones'"},
     {"\"status\":\"fail\"", "\"status\":\"failed\"", "cases[2]: unknown status 'failed'"},
@@ -370,6 +372,117 @@ START_TEST(test_results_read_exact_messages) {
 }
 END_TEST
 
+
+/* --- Variants kgate has never seen, and the facts of module variants. */
+
+/* A name no registry knows is kept, written back and counted like any
+ * other; a run holding only such names writes no "variants". */
+START_TEST(test_results_unknown_variant_kept) {
+  kg_run a = sample_run(), b, c;
+  char err[512] = "", again[160];
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  char *edited = replace_first(text, "\"variant\":\"reduce0_divergent\"", "\"variant\":\"my_team_kernel\"");
+  kgt_spit(g_path, edited);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  int v = b.cases[0].variant;
+  ck_assert_str_eq(kg_variants[v].name, "my_team_kernel");
+  ck_assert_int_eq(kg_variants[v].known, 0);
+  ck_assert_double_eq(b.results[0].timing.median_us, 200);
+  ck_assert(kg_perf_of(&b, 0).vs_cub > 0); /* CUB stays the reference row */
+  snprintf(again, sizeof again, "%s/again.json", g_dir);
+  ck_assert_msg(kg_results_write(again, &b, err, sizeof err) == 0, "%s", err);
+  char *written = kgt_slurp(again);
+  ck_assert_ptr_nonnull(strstr(written, "\"variant\":\"my_team_kernel\""));
+  ck_assert_ptr_null(strstr(written, "\"variants\""));
+  ck_assert_msg(kg_results_read(again, &c, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(c.cases[0].variant, v);
+  kg_run_free(&b);
+  kg_run_free(&c);
+  free(text), free(edited), free(written);
+  kg_registry_reset();
+}
+END_TEST
+
+/* A module variant's facts (seed, idea, flags, dtypes, op, NaN policy) go
+ * into "variants" and come back when another kgate, without the module,
+ * reads the file. */
+START_TEST(test_results_variant_facts_round_trip) {
+  char err[512] = "";
+  int mod = kg_registry_add_module("/team/build/libteam.so");
+  kg_variant_info mx = {"team_max", "team", "a max, NaNs ignored", KG_FLOAT_ATOMICS, KG_DT_WIDE, KG_OP_MAX,
+                        KG_NAN_IGNORE, mod, 1};
+  ck_assert_int_ge(kg_registry_add(&mx, err, sizeof err), 0);
+  kg_run a = sample_run(), b;
+  g_cases[6] = mk("team_max", KG_F32, 4194304, KG_PAT_UNIFORM, 1);
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  ck_assert_msg(strstr(text, "\"variants\":{\"team_max\":{\"seed\":\"team\",\"idea\":\"a max, NaNs ignored\","
+                             "\"flags\":[\"float-atomics\"],\"dtypes\":[\"i32\",\"i64\",\"f32\",\"f64\"],"
+                             "\"op\":\"max\",\"nan\":\"ignore\",\"module\":\"/team/build/libteam.so\"}}"),
+                "%.600s", text);
+  kg_registry_reset(); /* another kgate: the module is not loaded */
+  ck_assert_int_eq(kg_variant_find("team_max"), -1);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  const kg_variant_info *vi = &kg_variants[b.cases[6].variant];
+  ck_assert_str_eq(vi->name, "team_max");
+  ck_assert_str_eq(vi->seed, "team");
+  ck_assert_str_eq(vi->idea, "a max, NaNs ignored");
+  ck_assert(vi->known && vi->module == -1);
+  ck_assert_uint_eq(vi->op, KG_OP_MAX);
+  ck_assert_uint_eq(vi->nan, KG_NAN_IGNORE);
+  ck_assert_uint_eq(vi->flags, KG_FLOAT_ATOMICS);
+  ck_assert_uint_eq(vi->dtypes, KG_DT_WIDE);
+  /* and out again, still with its facts */
+  ck_assert_msg(kg_results_write(g_path, &b, err, sizeof err) == 0, "%s", err);
+  char *again = kgt_slurp(g_path);
+  ck_assert_ptr_nonnull(strstr(again, "\"team_max\":{\"seed\":\"team\",\"idea\":\"a max, NaNs ignored\","
+                                      "\"flags\":[\"float-atomics\"],\"dtypes\":[\"i32\",\"i64\",\"f32\",\"f64\"],"
+                                      "\"op\":\"max\",\"nan\":\"ignore\"}"));
+  kg_run_free(&b);
+  free(text), free(again);
+  kg_registry_reset();
+}
+END_TEST
+
+/* Facts that cannot be true are refused, naming the variant and the field. */
+static const struct {
+  const char *facts, *message;
+} k_bad_facts[] = {
+    {"{\"Team Max\":{\"seed\":\"t\",\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.Team Max: a variant name is [a-z0-9_], 1..63 characters"},
+    {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"prod\"}}",
+     "variants.team_max: op 'prod' is not sum, min, max or unknown"},
+    {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"sum\",\"nan\":\"ignore\"}}",
+     "variants.team_max: a sum has no NaN policy"},
+    {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"max\",\"nan\":\"skip\"}}",
+     "variants.team_max: nan is not \"propagate\" or \"ignore\""},
+    {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\",\"flags\":[\"fast\"],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.team_max: flags[0] is not \"in-place\" or \"float-atomics\""},
+    {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\",\"flags\":[],\"dtypes\":[\"i8\"],\"op\":\"max\"}}",
+     "variants.team_max: dtypes[0] is not a dtype name"},
+    {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\\u001b[2J\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.team_max: idea is '?[2J': not printable ASCII"},
+    {"{\"team_max\":{\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}", "variants.team_max: missing field 'seed'"},
+    {"[1]", "variants: not an object"},
+};
+
+START_TEST(test_results_variant_facts_rejects) {
+  kg_run a = sample_run(), b;
+  char err[512] = "", bad[160], *insert = malloc(strlen(k_bad_facts[_i].facts) + 32);
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  sprintf(insert, "\"variants\":%s,\"cases\"", k_bad_facts[_i].facts);
+  char *text = kgt_slurp(g_path), *edited = replace_first(text, "\"cases\"", insert);
+  snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
+  kgt_spit(bad, edited);
+  ck_assert_int_eq(kg_results_read(bad, &b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_facts[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad_facts[_i].message);
+  ck_assert_ptr_null(strchr(err, '\n'));
+  free(text), free(edited), free(insert);
+  kg_registry_reset();
+}
+END_TEST
+
 /* --- Atomic: the target is whole, old or new, whatever happens to the writer. */
 
 static const char k_old[] = "{\"old\":\"content\",\"kept\":[1,2,3]}\n";
@@ -456,6 +569,8 @@ Suite *make_results_suite(void) {
   tcase_add_test(core, test_results_stdout);
   tcase_add_test(core, test_results_paired_round_trip);
   tcase_add_test(core, test_results_schema1_read);
+  tcase_add_test(core, test_results_unknown_variant_kept);
+  tcase_add_test(core, test_results_variant_facts_round_trip);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, scratch_setup, scratch_teardown);
@@ -463,6 +578,7 @@ Suite *make_results_suite(void) {
   tcase_add_test(errors, test_results_read_exact_messages);
   tcase_add_loop_test(errors, test_results_paired_rejects, 0, N(k_bad_paired));
   tcase_add_test(errors, test_fileio_open_fails);
+  tcase_add_loop_test(errors, test_results_variant_facts_rejects, 0, N(k_bad_facts));
   suite_add_tcase(s, errors);
   TCase *atomic = tcase_create("Atomic");
   tcase_add_checked_fixture(atomic, scratch_setup, scratch_teardown);

@@ -31,7 +31,11 @@
  *   71 1 MiB without a newline, then hang
  *   73 bytes without a newline, forever
  *   79 the answer, then bytes with no newline
- * $FAKE_MODE, when set, replaces the mode (for `kgate check --worker`). */
+ * $FAKE_MODE, when set, replaces the mode (for `kgate check --worker`).
+ * Kernel modules as `kgate worker` takes them (--own-kernels, --kernels,
+ * --base-kernels; no own module unless given) are loaded with the real
+ * loader (module.h), so their variants join this worker's registry; with
+ * --describe it prints their description and exits, as the real one does. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "module.h"
 #include "proto.h"
 
 static const char k_memcheck[] =
@@ -86,6 +91,26 @@ int main(int argc, char **argv) {
   int device = argc > 3 && !strcmp(argv[2], "--device") ? atoi(argv[3]) : -1;
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core); /* the SIGSEGV case must not dump core */
+  const char *own = NULL, *kernels[KG_MODULES_MAX], *base[KG_MODULES_MAX];
+  int nk = 0, nb = 0, describe = 0;
+  for (int i = 1; i < argc; i++) {
+    describe |= !strcmp(argv[i], "--describe");
+    if (i + 1 < argc && !strcmp(argv[i], "--own-kernels")) own = argv[++i];
+    else if (i + 1 < argc && !strcmp(argv[i], "--kernels") && nk < KG_MODULES_MAX) kernels[nk++] = argv[++i];
+    else if (i + 1 < argc && !strcmp(argv[i], "--base-kernels") && nb < KG_MODULES_MAX) base[nb++] = argv[++i];
+  }
+  static kg_module_set set; /* loaded for the life of the worker */
+  if (own || nk || nb || describe) {
+    char why[1024];
+    if (kg_module_set_load(&set, own, kernels, nk, base, nb, why, sizeof why)) {
+      emit(kg_proto_encode_fatal(why));
+      return 2;
+    }
+    if (describe) {
+      emit(kg_module_describe(set.mod, set.role, (size_t)set.nmods));
+      return 0;
+    }
+  }
   if (!strcmp(mode, "mute")) return 3;
   if (!strcmp(mode, "sleep")) { /* with a grandchild, as a wrapper that hangs would have */
     fork_sleeper();

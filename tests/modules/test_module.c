@@ -1,5 +1,10 @@
 /* A kernel module without CUDA, for the loader's tests: a real module's
- * shape, its ABI and registry set by the build (tests/CMakeLists.txt). */
+ * shape, its ABI and registry set by the build (tests/CMakeLists.txt).
+ *   TEST_ABI         the ABI it claims          TEST_NO_SYMBOLS  no entry points
+ *   TEST_SECOND      its second variant's name (a clash or a duplicate)
+ *   TEST_MINMAX      a team's module: a sum, a min (NaN propagate), a max (NaN ignore)
+ *   TEST_OLD_RECORD  records as built before ops existed (they end before `op`)
+ *   TEST_RECORD_SIZE a variant_size to claim (too short, too long) */
 #include <stddef.h>
 
 #include "kgate/module.h"
@@ -18,11 +23,45 @@ static int run(int dt, void *in, size_t n, void *out, void *scratch, void *strea
 static size_t scratch(int dt, size_t n) { return (size_t)dt + n; }
 static double depth(size_t n) { return (double)n; }
 
+#if defined(TEST_OLD_RECORD)
+/* kg_module_variant as it was: everything before `op`. */
+typedef struct old_variant {
+  const char *name, *seed, *idea;
+  unsigned flags, dtypes;
+  int (*run)(int, void *, size_t, void *, void *, void *);
+  size_t (*scratch)(int, size_t);
+  double (*depth)(size_t);
+} old_variant;
+static const old_variant k_variants[] = {
+    {"legacy_sum", "test", "a module built before ops", 0, 0x3f, run, scratch, depth},
+    {"legacy_wide", "test", "another", 1, 0x0f, run, scratch, depth},
+};
+#define TEST_RECORD sizeof(old_variant)
+#define TEST_NAME "legacymod"
+#elif defined(TEST_MINMAX)
+static const kg_module_variant k_variants[] = {
+    {"team_sum", "team", "a team's sum", 0, 0x3f, run, scratch, depth, KG_OP_SUM, 0},
+    {"team_min", "team", "a team's min, NaN propagates", 0, 0x3f, run, scratch, depth, KG_OP_MIN, KG_NAN_PROPAGATE},
+    {"team_max", "team", "a team's max, NaNs ignored", 0, 0x3f, run, scratch, depth, KG_OP_MAX, KG_NAN_IGNORE},
+};
+#define TEST_NAME "teammod"
+#else
 static const kg_module_variant k_variants[] = {
     {"first", "test", "one", 0, 0x3f, run, scratch, depth, KG_OP_SUM, 0},
     {TEST_SECOND, "test", "two", 1, 0x0f, run, scratch, depth, KG_OP_SUM, 0},
 };
-static const kg_module k_module = {TEST_ABI, sizeof(kg_module_variant), "testmod", "v1", 2, k_variants};
+#define TEST_NAME "testmod"
+#endif
+
+#ifndef TEST_RECORD
+#define TEST_RECORD sizeof(kg_module_variant)
+#endif
+#ifndef TEST_RECORD_SIZE
+#define TEST_RECORD_SIZE TEST_RECORD
+#endif
+
+static const kg_module k_module = {TEST_ABI, (unsigned)(TEST_RECORD_SIZE), TEST_NAME, "v1",
+                                   sizeof k_variants / sizeof k_variants[0], (const kg_module_variant *)k_variants};
 
 #ifndef TEST_NO_SYMBOLS
 __attribute__((visibility("default"))) unsigned kgate_module_abi(void) { return TEST_ABI; }
