@@ -13,7 +13,6 @@
 #include <climits>
 #include <cmath>
 
-#include "kernels.h"
 #include "kgate/module.h"
 
 namespace {
