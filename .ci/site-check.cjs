@@ -14,8 +14,9 @@ const shots = path.resolve(process.argv[3]);
 const problems = [];
 
 (async () => {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-                                          args: ["--no-sandbox"] });
+  // CHROMIUM=playwright: the browser playwright installed; otherwise the system's.
+  const exe = process.env.CHROMIUM || "/usr/bin/chromium";
+  const browser = await chromium.launch({ ...(exe === "playwright" ? {} : { executablePath: exe }), args: ["--no-sandbox"] });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on("console", (m) => { if (m.type() === "error") problems.push(`console error on ${page.url()}: ${m.text()}`); });
   page.on("pageerror", (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
@@ -23,7 +24,13 @@ const problems = [];
   const checked = new Set();
   for (const name of ["index.html", "archive.html"]) {
     const url = "file://" + path.join(site, name);
-    const resp = await page.goto(url, { waitUntil: "load" });
+    let resp = null;
+    try {
+      resp = await page.goto(url, { waitUntil: "load" });
+    } catch (e) {
+      problems.push(`${name} did not load: ${e.message.split("\n")[0]}`);
+      continue;
+    }
     if (!resp || !resp.ok()) { problems.push(`${name} did not load`); continue; }
     if (name === "index.html") {
       await page.screenshot({ path: path.join(shots, "first-screen.png") });
@@ -58,8 +65,14 @@ const problems = [];
   }
   // Each linked chart loads as an image in the browser.
   for (const href of [...checked].filter((h) => /\.(png|svg)$/.test(h))) {
-    const resp = await page.goto("file://" + path.join(site, href));
-    if (!resp || !resp.ok()) problems.push(`chart ${href} did not load`);
+    const file = path.join(site, decodeURIComponent(href));
+    if (!fs.existsSync(file)) continue; // reported above
+    try {
+      const resp = await page.goto("file://" + file);
+      if (!resp || !resp.ok()) problems.push(`chart ${href} did not load`);
+    } catch (e) {
+      problems.push(`chart ${href} did not load: ${e.message.split("\n")[0]}`);
+    }
   }
   await browser.close();
   const pages = ["index.html", "archive.html"].map((n) => `${n} ${fs.statSync(path.join(site, n)).size} B`).join(", ");
