@@ -171,6 +171,11 @@ static size_t family_of(const char *seed) {
   return k;
 }
 
+/* CUB and kgate's own single-pass kernel: the lines every reader compares with. */
+static int is_reference(size_t fam) {
+  return k_families[fam].seed && (!strcmp(k_families[fam].seed, "cub") || !strcmp(k_families[fam].seed, "kgate"));
+}
+
 /* Colour and point type of series s among the selected variants
  * (sel[0..count), registry indices): by family, darker along the ladder. */
 static void series_style(const int *sel, size_t count, size_t s, char *rgb, size_t len, int *pt) {
@@ -303,6 +308,47 @@ static void log2_tics(FILE *f, int lo, int hi) {
   tics_end(&t);
 }
 
+/* Small multiples: a panel per family, CUB and kgate's own kernel (the
+ * references) in every panel, so 23 lines never share one plot. Writes
+ * panels (per series: its panel, 0 for a reference), npanels, rows, cols,
+ * panel_title<k>, and pcolors: within a panel, distinct hues (a qualitative
+ * palette by rank in the family), CUB black, kgate red. Returns npanels. */
+static void bandwidth_panel_colors(FILE *g, const int *sel, size_t count);
+static size_t bandwidth_panels(FILE *g, const int *sel, size_t count) {
+  size_t fam_panel[sizeof k_families / sizeof k_families[0]] = {0}, npanels = 0;
+  for (size_t s = 0; s < count; s++) {
+    size_t fam = family_of(kg_variants[sel[s]].seed);
+    if (is_reference(fam) || fam_panel[fam]) continue;
+    fam_panel[fam] = ++npanels;
+    gp_item(g, "panel_title", npanels, k_families[fam].label);
+  }
+  if (!npanels) gp_item(g, "panel_title", ++npanels, "CUB and kgate");
+  fputs("panels = '", g);
+  for (size_t s = 0; s < count; s++) {
+    size_t fam = family_of(kg_variants[sel[s]].seed);
+    fprintf(g, "%s%zu", s ? " " : "", is_reference(fam) ? 0 : fam_panel[fam]);
+  }
+  fputs("'\n", g);
+  gp_num(g, "npanels", (double)npanels);
+  gp_num(g, "cols", npanels > 1 ? 2 : 1);
+  gp_num(g, "rows", (double)((npanels + 1) / 2));
+  bandwidth_panel_colors(g, sel, count);
+  return npanels;
+}
+
+static void bandwidth_panel_colors(FILE *g, const int *sel, size_t count) {
+  static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
+                                        "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+  fputs("pcolors = '", g);
+  for (size_t s = 0; s < count; s++) {
+    size_t fam = family_of(kg_variants[sel[s]].seed), rank = 0;
+    for (size_t k = 0; k < s; k++) rank += family_of(kg_variants[sel[k]].seed) == fam;
+    if (is_reference(fam)) fprintf(g, "%s#%06x", s ? " " : "", k_families[fam].dark);
+    else fprintf(g, "%s%s", s ? " " : "", palette[rank % (sizeof palette / sizeof palette[0])]);
+  }
+  fputs("'\n", g);
+}
+
 static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
   const kg_dtype_info *di = kg_dtype_get(dt);
   int sel[256];
@@ -363,8 +409,10 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
     fprintf(g, "%s%d", s ? " " : "", pt);
   }
   fputs("'\n", g);
+  size_t npanels = bandwidth_panels(g, sel, count);
+  size_t rows = (npanels + 1) / 2;
   gp_num(g, "width", 1500);
-  gp_num(g, "height", 850);
+  gp_num(g, "height", 130 + 430 * (double)rows);
   gp_num(g, "peak", d->peak_gbps > 0 ? d->peak_gbps : NAN);
   gp_num(g, "roofline", d->roofline_gbps > 0 ? d->roofline_gbps : NAN);
   gp_num(g, "l2_n", l2_n);
@@ -375,8 +423,8 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
   gp_num(g, "ymax", ymax * 1.12);
   log2_tics(g, (int)ceil(lo), (int)floor(hi));
   gp_str(g, "xlabel", "n (%s elements, %zu bytes each; log\u2082 scale)", di->name, di->size);
-  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: GB/s against n for every variant, with the theoretical "
-           "peak, the measured roofline and the L2 size", di->name);
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: GB/s against n, a panel per family with CUB and kgate in "
+           "each, the theoretical peak, the measured roofline and the L2 size", di->name);
   return pair_commit(&p, out, err, errlen);
 }
 
@@ -913,7 +961,8 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
   gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %zu step change%s marked", last->dev.name, first, lastd,
          last->hot ? "warm" : "cold", flagged, flagged == 1 ? "" : "s");
   gp_str(g, "legend", "line: median %% of peak (bars: quartiles) \u00b7 %s \u00b7 \u25bc slower / \u25b2 faster than "
-         "the run before", base ? "band: baseline \u00b1 tolerance (dashed: its median)" : "no baseline given: no band");
+         "the run before", base ? "band: baseline \u00b1 tolerance (dashed: its median); \u25ef outside the band"
+                                : "no baseline given: no band");
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of peak at n = %zu per variant over %zu runs%s", di->name,
            n, t->nruns, base ? ", baseline band" : "");
   return pair_commit(&p, out, err, errlen);

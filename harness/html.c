@@ -1,10 +1,11 @@
-/* The nightly page: plain HTML 4-compatible markup (validates with
+/* The nightly pages: plain HTML 4-compatible markup (validates with
  * `xmllint --html`), inline CSS, no script, so it works from any static host
  * and from a folder on disk. Images and links are checked against the
  * folder before they are written: a chart gnuplot could not draw, or a file
  * that was not produced, is left out rather than linked broken. */
 #include "html.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,7 +31,10 @@ static const char k_style[] =
     "th{background:#f4f4f4}th.l,td.l{text-align:left}\n"
     "tr.slower td{background:#fde0dd}tr.faster td{background:#e5f5e0}tr.undecided td{background:#fff3cd}\n"
     ".chart{margin:0.6em 0 2em}.chart img{max-width:100%;height:auto;border:1px solid #eee}\n"
-    ".caption{color:#555;margin:0.2em 0}.toc a{margin-right:1em}\n";
+    ".caption{color:#555;margin:0.2em 0}.toc a{margin-right:1em}\n"
+    ".verdict{font-size:1.3em;font-weight:bold;padding:0.5em 0.8em;border-radius:4px;margin:0.4em 0}\n"
+    ".pass{background:#e5f5e0;border:1px solid #74c476}.fail{background:#fde0dd;border:1px solid #e08080}\n"
+    ".regress{background:#fff3cd;border:1px solid #e0c36b}td.c{text-align:center}\n";
 
 /* ---- text ------------------------------------------------------------------- */
 
@@ -72,13 +76,93 @@ static int exists_in(const char *dir, const char *name) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
+
+/* ---- versions and links ----------------------------------------------------- */
+
+void kg_cuda_version_label(int v, char *buf, size_t len) {
+  if (v <= 0) snprintf(buf, len, "unknown");
+  else snprintf(buf, len, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+int kg_html_url_ok(const char *url) {
+  const char *p = !strncmp(url, "https://", 8) ? url + 8 : !strncmp(url, "http://", 7) ? url + 7 : NULL;
+  if (!p || !isalnum((unsigned char)*p) || strlen(url) > 200 || strstr(url, "..")) return 0;
+  for (; *p; p++)
+    if (!isalnum((unsigned char)*p) && !strchr("._~-/:", *p)) return 0;
+  return 1;
+}
+
+/* The commit a link may name: 7 to 40 lowercase hex digits, alone or before
+ * "-dirty" (kgate's own build id); anything else stays text. */
+static int commit_hex(const char *c, char *hex, size_t len) {
+  size_t n = strspn(c, "0123456789abcdef");
+  if (n < 7 || n > 40 || (c[n] && strcmp(c + n, "-dirty")) || n >= len) return 0;
+  snprintf(hex, len, "%.*s", (int)n, c);
+  return 1;
+}
+
+/* A commit as a link to repo/commit/<hex> when both are safe to link; text otherwise. */
+static void commit_link(FILE *f, const char *repo, const char *commit) {
+  char hex[48], href[300];
+  if (repo && commit_hex(commit, hex, sizeof hex)) {
+    snprintf(href, sizeof href, "%s/commit/%s", repo, hex);
+    fputs("<a", f);
+    attr(f, "href", href);
+    fputc('>', f);
+    esc(f, commit);
+    fputs("</a>", f);
+  } else {
+    esc(f, commit[0] ? commit : "unknown");
+  }
+}
+
+/* The night before this run in the history: the latest earlier run with another commit. NULL: none. */
+static const kg_hist_run *previous_night(const kg_html_page *p) {
+  const kg_history *h = p->history;
+  if (!h || !h->n) return NULL;
+  size_t end = h->n;
+  for (size_t i = h->n; i-- > 0;)
+    if (!strcmp(h->runs[i].date, p->run->meta.date) && !strcmp(h->runs[i].commit, p->run->meta.commit)) {
+      end = i;
+      break;
+    }
+  for (size_t i = end; i-- > 0;)
+    if (strcmp(h->runs[i].commit, p->run->meta.commit)) return &h->runs[i];
+  return NULL;
+}
+
+/* "changes since the night of DATE: <a>old...new</a>" when both commits can be linked. */
+static void compare_range(FILE *f, const kg_html_page *p) {
+  const kg_hist_run *prev = previous_night(p);
+  char a[48], b[48], href[400], date[48];
+  if (!prev) return;
+  date_label(prev->date, date, sizeof date);
+  fputs(" &middot; since the night of ", f);
+  esc(f, date);
+  fputs(": ", f);
+  if (p->repo_url && commit_hex(prev->commit, a, sizeof a) && commit_hex(p->run->meta.commit, b, sizeof b)) {
+    snprintf(href, sizeof href, "%s/compare/%s...%s", p->repo_url, a, b);
+    fputs("<a", f);
+    attr(f, "href", href);
+    fputc('>', f);
+    esc(f, a);
+    fputs("...", f);
+    esc(f, b);
+    fputs("</a>", f);
+  } else {
+    esc(f, prev->commit);
+    fputs("...", f);
+    esc(f, p->run->meta.commit);
+  }
+}
+
 /* ---- sections ----------------------------------------------------------------- */
 
 static void head(FILE *f, const kg_run *run) {
   char date[48];
   date_label(run->meta.date, date, sizeof date);
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate: ",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate nightly: ",
         f);
   esc(f, run->meta.dev.name[0] ? run->meta.dev.name : "unknown GPU");
   fputs(", ", f);
@@ -91,22 +175,63 @@ static const kg_pverdict k_pv_order[] = {KG_PV_SLOWER, KG_PV_UNKNOWN, KG_PV_UNDE
                                          KG_PV_FASTER, KG_PV_NEW,     KG_PV_SAME};
 enum { KG_NPV_ORDER = sizeof k_pv_order / sizeof k_pv_order[0] };
 
+/* The headline: FAIL (a case failed or errored), REGRESSION (the paired gate
+ * or, without one, the stored baseline says SLOWER), else PASS; and why, in
+ * words. A slower step since the previous night is said but decides nothing:
+ * the gate's rules are the baseline's and the paired gate's (gate.c). */
+static void verdict(FILE *f, const kg_html_page *p) {
+  kg_counts k = kg_count_results(p->run->results, p->run->n);
+  size_t bad = k.failed + k.errored, slower = 0, pcount[KG_NPVERDICTS] = {0}, night_steps = 0;
+  const char *against = NULL;
+  if (p->run->pair.on) {
+    kg_pair_count(p->run->pairs, p->run->npairs, pcount);
+    slower = pcount[KG_PV_SLOWER];
+    against = "the base build (paired)";
+  } else if (p->cmp) {
+    slower = p->cmp->count[KG_V_SLOWER];
+    against = p->baseline ? p->baseline : "the baseline";
+  }
+  for (size_t i = 0; p->history && i < p->nsteps; i++)
+    night_steps += p->steps[i].run + 1 == p->history->n && p->steps[i].verdict == KG_V_SLOWER;
+  const char *cls = bad ? "fail" : slower ? "regress" : "pass";
+  fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">", cls);
+  if (bad) fprintf(f, "FAIL: %zu of %zu cases failed or errored", bad, k.cases);
+  else if (slower) fprintf(f, "REGRESSION: %zu %s slower than ", slower, p->run->pair.on ? "cell(s)" : "case(s)");
+  else fprintf(f, "PASS: %zu cases checked, none failed", k.cases);
+  if (!bad && slower) esc(f, against);
+  else if (!bad && against) {
+    fputs("; none slower than ", f);
+    esc(f, against);
+  } else if (!bad) {
+    fputs(" (correctness only: no baseline to compare with)", f);
+  }
+  if (night_steps) fprintf(f, "; %zu step change(s) slower since the previous night", night_steps);
+  fputs("</p>\n", f);
+}
+
 static void summary(FILE *f, const kg_html_page *p) {
   const kg_run_meta *m = &p->run->meta;
   const kg_device_info *d = &m->dev;
-  char date[48], l2[32];
+  char date[48], l2[32], drv[16], rt[16];
   date_label(m->date, date, sizeof date);
   bytes_label((double)d->l2_bytes, l2, sizeof l2);
-  fputs("<h1>kgate: ", f);
+  kg_cuda_version_label(d->driver_version, drv, sizeof drv);
+  kg_cuda_version_label(d->runtime_version, rt, sizeof rt);
+  fputs("<h1>kgate nightly: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
-  fputs("</h1>\n<p class=\"meta\">run of ", f);
+  fputs("</h1>\n", f);
+  verdict(f, p);
+  fputs("<p class=\"meta\">night of ", f);
   esc(f, date);
   fputs(" &middot; commit ", f);
-  esc(f, m->commit[0] ? m->commit : "unknown");
+  commit_link(f, p->repo_url, m->commit);
+  compare_range(f, p);
   fputs(" &middot; kgate ", f);
   esc(f, m->version);
-  fprintf(f, " &middot; %s L2 &middot; seed %llu &middot; %.0f s</p>\n", m->time.hot ? "warm" : "cold",
+  fprintf(f, " &middot; %s L2 &middot; seed %llu &middot; %.0f s", m->time.hot ? "warm" : "cold",
           (unsigned long long)m->seed, m->wall_s);
+  if (p->history) fputs(" &middot; <a href=\"archive.html\">every night</a>", f);
+  fputs("</p>\n", f);
   if (p->note) {
     fputs("<p class=\"note\">", f);
     esc(f, p->note);
@@ -115,7 +240,7 @@ static void summary(FILE *f, const kg_html_page *p) {
   fprintf(f, "<ul>\n<li>GPU: compute capability %d.%d, %d SMs, L2 %s", d->cc_major, d->cc_minor, d->sms, l2);
   if (d->peak_gbps > 0) fprintf(f, ", theoretical peak %.0f GB/s", d->peak_gbps);
   if (d->roofline_gbps > 0) fprintf(f, ", measured roofline %.0f GB/s", d->roofline_gbps);
-  fprintf(f, ", driver %d, CUDA runtime %d</li>\n", d->driver_version, d->runtime_version);
+  fprintf(f, ", driver %s, CUDA runtime %s</li>\n", drv, rt);
   kg_counts k = kg_count_results(p->run->results, p->run->n);
   fprintf(f, "<li>Checks: %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic",
           k.cases, k.passed, k.failed, k.errored, k.unsupported, k.nondeterministic);
@@ -297,38 +422,64 @@ static void failed(FILE *f, const kg_run *run) {
   if (more) fprintf(f, "<p>... and %zu more (see the results files).</p>\n", more);
 }
 
-static void charts(FILE *f, const char *dir, const kg_charts *c) {
-  int any = 0;
-  for (int k = 0; k < KG_NCHART_KINDS; k++) {
-    int heading = 0;
-    for (size_t i = 0; c && i < c->n; i++) {
-      const kg_chart *ch = &c->c[i];
-      char png[80], svg[80];
-      snprintf(png, sizeof png, "%s.png", ch->name);
-      snprintf(svg, sizeof svg, "%s.svg", ch->name);
-      if ((int)ch->kind != k || !exists_in(dir, png)) continue;
-      if (!any++) fputs("<h2 id=\"charts\">Charts</h2>\n<p class=\"caption\">Each image links to its SVG.</p>\n", f);
-      if (!heading++) {
-        fputs("<h3>", f);
-        esc(f, kg_chart_kind_get((kg_chart_kind)k)->heading);
-        fputs("</h3>\n", f);
-      }
-      fputs("<div class=\"chart\">", f);
-      if (exists_in(dir, svg)) {
-        fputs("<a", f);
-        attr(f, "href", svg);
-        fputc('>', f);
-      }
-      fputs("<img", f);
-      attr(f, "src", png);
-      attr(f, "alt", ch->caption);
-      fputc('>', f);
-      if (exists_in(dir, svg)) fputs("</a>", f);
-      fputs("<p class=\"caption\">", f);
-      esc(f, ch->caption);
-      fputs("</p></div>\n", f);
-    }
+/* The chart of kind k for dtype d, drawn (its PNG is in dir), or NULL. */
+static const kg_chart *chart_of(const char *dir, const kg_charts *c, int k, int d) {
+  char name[64], png[80];
+  snprintf(name, sizeof name, "%s-%s", kg_chart_kind_get((kg_chart_kind)k)->name, kg_dtype_get((kg_dtype)d)->name);
+  for (size_t i = 0; c && i < c->n; i++) {
+    if ((int)c->c[i].kind != k || strcmp(c->c[i].name, name)) continue;
+    snprintf(png, sizeof png, "%s.png", name);
+    return exists_in(dir, png) ? &c->c[i] : NULL;
   }
+  return NULL;
+}
+
+/* The charts as a table, a row per chart, a column per dtype: each cell links
+ * to the image (and its SVG), so the page stays short and every chart is one
+ * click away; the caption is the link's title. */
+static void charts(FILE *f, const char *dir, const kg_charts *c) {
+  int cols[KG_NDTYPES] = {0}, ncols = 0, rows[KG_NCHART_KINDS] = {0};
+  for (int k = 0; k < KG_NCHART_KINDS; k++)
+    for (int d = 0; d < KG_NDTYPES; d++)
+      if (chart_of(dir, c, k, d)) {
+        ncols += !cols[d];
+        cols[d] = rows[k] = 1;
+      }
+  if (!ncols) return;
+  fputs("<h2 id=\"charts\">Charts</h2>\n<p class=\"caption\">A row per chart, a column per dtype: each link opens "
+        "the chart (PNG; SVG beside it).</p>\n<table>\n<tr><th class=\"l\">chart</th>",
+        f);
+  for (int d = 0; d < KG_NDTYPES; d++)
+    if (cols[d]) fprintf(f, "<th class=\"c\">%s</th>", kg_dtype_get((kg_dtype)d)->name);
+  fputs("</tr>\n", f);
+  for (int k = 0; k < KG_NCHART_KINDS; k++) {
+    if (!rows[k]) continue;
+    fputs("<tr><td class=\"l\">", f);
+    esc(f, kg_chart_kind_get((kg_chart_kind)k)->heading);
+    fputs("</td>", f);
+    for (int d = 0; d < KG_NDTYPES; d++) {
+      if (!cols[d]) continue;
+      const kg_chart *ch = chart_of(dir, c, k, d);
+      fputs("<td class=\"c\">", f);
+      if (ch) {
+        char png[80], svg[80];
+        snprintf(png, sizeof png, "%s.png", ch->name);
+        snprintf(svg, sizeof svg, "%s.svg", ch->name);
+        fputs("<a", f);
+        attr(f, "href", png);
+        attr(f, "title", ch->caption);
+        fprintf(f, ">%s</a>", kg_dtype_get((kg_dtype)d)->name);
+        if (exists_in(dir, svg)) {
+          fputs(" <a", f);
+          attr(f, "href", svg);
+          fputs(">svg</a>", f);
+        }
+      }
+      fputs("</td>", f);
+    }
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
 }
 
 static const kg_cmp_row *row_of(const kg_comparison *cmp, const char *variant, kg_dtype dt, size_t n) {
@@ -464,20 +615,29 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p) {
   }
   for (size_t i = 0; i < p->nlinks && !any_link; i++) any_link = exists_in(dir, p->links[i].href);
   for (size_t i = 0; i < p->run->n && !any_timed; i++) any_timed = p->run->cases[i].timed;
+  int any_regression = 0, any_failed = 0;
+  for (size_t i = 0; p->cmp && i < p->cmp->n && !any_regression; i++)
+    any_regression = is_regression(p->cmp->rows[i].verdict);
+  for (size_t i = 0; i < p->run->n && !any_failed; i++)
+    any_failed = p->run->results[i].status == KG_ST_FAIL || p->run->results[i].status == KG_ST_ERROR;
   const struct {
     int present;
     const char *anchor, *title;
   } sections[] = {
-      {p->run->pair.on, "paired", "Paired gate"},
-      {any_chart, "charts", "Charts"},
-      {any_timed, "ladder", "Ladder tables"},
-      {p->history != NULL, "steps", "Step changes"},
-      {any_link, "files", "Files"},
+      {p->run->pair.on, "#paired", "Paired gate"},
+      {any_regression, "#regressions", "Regressions"},
+      {any_failed, "#failed", "Failed cases"},
+      {any_chart, "#charts", "Charts"},
+      {any_timed, "#ladder", "Ladder tables"},
+      {p->history != NULL, "#steps", "Step changes"},
+      {any_link, "#files", "Files"},
+      {p->history != NULL, "archive.html", "Every night"},
   };
   int shown = 0;
   for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
     if (!sections[i].present) continue;
-    fprintf(f, "%s<a href=\"#%s\">%s</a>", shown++ ? "" : "<p class=\"toc\">", sections[i].anchor, sections[i].title);
+    fprintf(f, "%s<a href=\"%s\">%s</a>", shown++ ? "" : "<p class=\"toc\">Contents: ", sections[i].anchor,
+            sections[i].title);
   }
   if (shown) fputs("</p>\n", f);
 }
@@ -498,16 +658,74 @@ static void write_page(FILE *f, const char *dir, const kg_html_page *p) {
         f);
 }
 
-int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen) {
+/* archive.html: every night of the history, newest first, with its verdict:
+ * FAIL when a case failed or errored, SLOWER when a case stepped slower than
+ * the night before it (kg_history_steps), else PASS. The baseline comparison
+ * of an old night is not in the history; its checks and steps are. */
+static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
+  const kg_history *h = p->history;
+  const kg_device_info *d = h->n ? &h->runs[h->n - 1].dev : &p->run->meta.dev;
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate nightly archive: ",
+        f);
+  esc(f, d->name[0] ? d->name : "unknown GPU");
+  fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>kgate nightly archive: ", k_style);
+  esc(f, d->name[0] ? d->name : "unknown GPU");
+  fprintf(f, "</h1>\n<p class=\"meta\">%zu night%s, newest first &middot; <a href=\"index.html\">the latest night</a>",
+          h->n, h->n == 1 ? "" : "s");
+  if (exists_in(dir, "history.jsonl")) fputs(" &middot; <a href=\"history.jsonl\">history.jsonl</a>", f);
+  fputs("</p>\n", f);
+  fputs("<p class=\"caption\">FAIL: a case failed or errored. SLOWER: a case moved slower than the night before, "
+        "beyond its tolerance with its quartiles apart. PASS: neither.</p>\n<table>\n<tr><th class=\"l\">night</th>"
+        "<th class=\"l\">commit</th><th class=\"l\">verdict</th><th>cases</th><th>passed</th><th>failed</th>"
+        "<th>errors</th><th>slower</th><th>faster</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
+        "</tr>\n",
+        f);
+  for (size_t i = h->n; i-- > 0;) {
+    const kg_hist_run *r = &h->runs[i];
+    size_t slower = 0, faster = 0;
+    for (size_t k = 0; k < p->nsteps; k++)
+      if (p->steps[k].run == i) p->steps[k].verdict == KG_V_SLOWER ? slower++ : faster++;
+    size_t bad = r->checks.failed + r->checks.errored;
+    char date[48], drv[16], rt[16];
+    date_label(r->date, date, sizeof date);
+    kg_cuda_version_label(r->dev.driver_version, drv, sizeof drv);
+    kg_cuda_version_label(r->dev.runtime_version, rt, sizeof rt);
+    fprintf(f, "<tr%s><td class=\"l\">", bad || slower ? " class=\"slower\"" : "");
+    esc(f, date);
+    fputs("</td><td class=\"l\">", f);
+    commit_link(f, p->repo_url, r->commit);
+    fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td>"
+               "<td class=\"l\">",
+            bad ? "FAIL" : slower ? "SLOWER" : "PASS", r->checks.cases, r->checks.passed, r->checks.failed,
+            r->checks.errored, slower, faster);
+    esc(f, r->version);
+    fprintf(f, "</td><td class=\"l\">%s / %s</td></tr>\n", drv, rt);
+  }
+  fputs("</table>\n</body>\n</html>\n", f);
+}
+
+static int write_file(const char *dir, const char *name, void (*fn)(FILE *, const char *, const kg_html_page *),
+                      const kg_html_page *page, char *err, size_t errlen) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/index.html", dir);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   kg_outfile o;
   if (kg_out_open(&o, path, err, errlen)) return -1;
-  write_page(o.f, dir, page);
+  fn(o.f, dir, page);
   if (ferror(o.f)) {
     kg_out_abort(&o);
     snprintf(err, errlen, "cannot write %s: write error", path);
     return -1;
   }
   return kg_out_commit(&o, err, errlen);
+}
+
+static void archive_page(FILE *f, const char *dir, const kg_html_page *p) {
+  write_archive(f, dir, p);
+}
+
+int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen) {
+  /* The archive first: index.html links to it. */
+  if (page->history && write_file(dir, "archive.html", archive_page, page, err, errlen)) return -1;
+  return write_file(dir, "index.html", write_page, page, err, errlen);
 }

@@ -1,5 +1,7 @@
-/* The static page `kgate report --html DIR` writes: DIR/index.html with the
- * charts, the ladder tables and links to the machine-readable files. */
+/* The static pages `kgate report --html DIR` writes: DIR/index.html (the
+ * verdict first, then regressions, the charts one click away, the ladder
+ * tables and links to the machine-readable files) and, with a history,
+ * DIR/archive.html (every night with its verdict). */
 #ifndef KG_HTML_H
 #define KG_HTML_H
 
@@ -26,9 +28,18 @@ typedef struct kg_html_page {
   const char *note;        /* one line shown at the top, e.g. why there are no charts; NULL: none */
   const kg_html_link *links;
   size_t nlinks; /* a link whose file is not in the folder is left out */
+  const char *repo_url; /* "https://github.com/o/r": commits and compare ranges become links; NULL: text */
 } kg_html_page;
 
-/* Writes <dir>/index.html atomically. Every src and href it holds names a
+/* "13.0" for the 13000 that cudaDriverGetVersion gives (major*1000 + minor*10);
+ * "unknown" for 0 or less. */
+void kg_cuda_version_label(int v, char *buf, size_t len);
+
+/* 1 when url may be linked to: http(s)://host[:port][/path] of letters,
+ * digits and . _ ~ - only (no query, no quote, no space, no "..") . */
+int kg_html_url_ok(const char *url);
+
+/* Writes <dir>/index.html (and <dir>/archive.html when page->history) atomically. Every src and href it holds names a
  * file that exists in dir. 0, or -1 with err. */
 int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen);
 

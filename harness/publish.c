@@ -320,6 +320,16 @@ int kg_publish_report(const kg_cli *cli) {
   } else {
     snprintf(note, sizeof note, "No charts: the run timed no case (kgate run times the perf sizes).");
   }
+  /* Commits become links when the repository is known: $KGATE_REPO_URL, or
+   * what GitHub Actions sets. A URL that is not plainly safe is not used. */
+  char repo[256] = "";
+  const char *ru = getenv("KGATE_REPO_URL"), *gs = getenv("GITHUB_SERVER_URL"), *gr = getenv("GITHUB_REPOSITORY");
+  if (ru && ru[0]) snprintf(repo, sizeof repo, "%s", ru);
+  else if (gs && gr && gs[0] && gr[0]) snprintf(repo, sizeof repo, "%s/%s", gs, gr);
+  if (repo[0] && !kg_html_url_ok(repo)) {
+    fprintf(stderr, "kgate: warning: repository URL '%s' is not a plain http(s) URL: commits are not linked\n", repo);
+    repo[0] = 0;
+  }
   kg_html_page page = {.run = &run,
                        .cmp = cli->baseline ? &cmp : NULL,
                        .baseline = cli->baseline ? label : NULL,
@@ -329,12 +339,13 @@ int kg_publish_report(const kg_cli *cli) {
                        .charts = &charts,
                        .note = note[0] ? note : NULL,
                        .links = k_report_files,
-                       .nlinks = sizeof k_report_files / sizeof k_report_files[0]};
+                       .nlinks = sizeof k_report_files / sizeof k_report_files[0],
+                       .repo_url = repo[0] ? repo : NULL};
   if (kg_html_write(cli->html, &page, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     code = KG_EXIT_USAGE;
   } else {
-    printf("kgate: wrote %s/index.html\n", cli->html);
+    printf("kgate: wrote %s/index.html%s\n", cli->html, cli->history ? " and archive.html" : "");
   }
 out:
   free(steps);

@@ -95,7 +95,8 @@ static kg_html_page full_page(void) {
                         .links = k_links, .nlinks = 2};
 }
 
-/* Every src="x" and href="x" names a file in g_dir, every href="#x" an id="x". */
+/* Every src="x" and href="x" names a file in g_dir, every href="#x" an id="x";
+ * an http(s) link (a commit, a compare range) is left to kg_html_url_ok. */
 static void check_references(const char *html) {
   static const char *const attrs[] = {" src=\"", " href=\""};
   for (int a = 0; a < 2; a++)
@@ -103,6 +104,7 @@ static void check_references(const char *html) {
       const char *v = p + strlen(attrs[a]), *end = strchr(v, '"');
       char ref[128], path[256];
       snprintf(ref, sizeof ref, "%.*s", (int)(end - v), v);
+      if (!strncmp(ref, "https://", 8)) continue;
       if (ref[0] == '#') {
         char id[160];
         snprintf(id, sizeof id, "id=\"%s\"", ref + 1);
@@ -118,8 +120,8 @@ START_TEST(test_html_structure) {
   kg_html_page p = full_page();
   char *html = write_page(&p);
   ck_assert_int_eq(strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">", 62), 0);
-  ck_assert_ptr_nonnull(strstr(html, "<title>kgate: NVIDIA &lt;H200&gt; &amp; co, 2026-11-21 08:30 UTC</title>"));
-  ck_assert_ptr_nonnull(strstr(html, "<h1>kgate: NVIDIA &lt;H200&gt; &amp; co</h1>"));
+  ck_assert_ptr_nonnull(strstr(html, "<title>kgate nightly: NVIDIA &lt;H200&gt; &amp; co, 2026-11-21 08:30 UTC</title>"));
+  ck_assert_ptr_nonnull(strstr(html, "<h1>kgate nightly: NVIDIA &lt;H200&gt; &amp; co</h1>"));
   ck_assert_ptr_nonnull(strstr(html, "commit abc123def456"));
   ck_assert_ptr_nonnull(strstr(html, "theoretical peak 4814 GB/s, measured roofline 4434 GB/s"));
   ck_assert_ptr_nonnull(strstr(html, "Performance against baselines/nvidia-h200.json: 1 SLOWER, 0 UNKNOWN"));
@@ -132,13 +134,17 @@ END_TEST
 START_TEST(test_html_charts_that_exist) {
   kg_html_page p = full_page();
   char *html = write_page(&p);
-  ck_assert_ptr_nonnull(strstr(html, "<a href=\"bandwidth-f32.svg\"><img src=\"bandwidth-f32.png\" "
-                                     "alt=\"f32: GB/s &amp; more\"></a>"));
-  /* A PNG without its SVG: the image, no link. The chart never drawn: nothing. */
-  ck_assert_ptr_nonnull(strstr(html, "<div class=\"chart\"><img src=\"ladder-f32.png\""));
+  /* Issue 15: a table of links, not 24 stacked images; the caption is the title. */
+  ck_assert_ptr_null(strstr(html, "<img"));
+  ck_assert_msg(strstr(html, "<tr><td class=\"l\">Bandwidth against input size</td><td class=\"c\"><a "
+                             "href=\"bandwidth-f32.png\" title=\"f32: GB/s &amp; more\">f32</a> <a "
+                             "href=\"bandwidth-f32.svg\">svg</a></td></tr>"),
+                "%s", html);
+  /* A PNG without its SVG: the PNG only. The chart never drawn: nothing. */
+  ck_assert_ptr_nonnull(strstr(html, "<a href=\"ladder-f32.png\" title=\"f32 ladder\">f32</a></td>"));
   ck_assert_ptr_null(strstr(html, "ladder-f32.svg"));
   ck_assert_ptr_null(strstr(html, "compare-f32"));
-  ck_assert(strstr(html, "<h3>Bandwidth against input size</h3>") < strstr(html, "<h3>The ladder"));
+  ck_assert(strstr(html, ">Bandwidth against input size</td>") < strstr(html, ">The ladder"));
   /* Only existing files are linked. */
   ck_assert_ptr_nonnull(strstr(html, "<li><a href=\"results.json\">results.json</a>: the results</li>"));
   ck_assert_ptr_null(strstr(html, "results.csv"));
@@ -204,7 +210,8 @@ START_TEST(test_html_bare) {
   kg_html_page p = {.run = &g_run, .charts = &none, .links = k_links, .nlinks = 2};
   char *html = write_page(&p);
   ck_assert_ptr_nonnull(strstr(html, "<li>Performance: no baseline to compare with</li>"));
-  ck_assert_ptr_null(strstr(html, "class=\"toc\""));
+  /* The contents line holds the failed cases only (the fixture's failed case). */
+  ck_assert_ptr_nonnull(strstr(html, "<p class=\"toc\">Contents: <a href=\"#failed\">Failed cases</a></p>"));
   ck_assert_ptr_null(strstr(html, "<h2 id=\"charts\">"));
   ck_assert_ptr_null(strstr(html, "<h2 id=\"files\">"));
   ck_assert_ptr_null(strstr(html, "Step changes"));
@@ -258,15 +265,23 @@ START_TEST(test_html_hostile_text) {
   snprintf(steps[0].variant, sizeof steps[0].variant, "%s", k_xss);
   kg_html_page p = full_page();
   p.baseline = k_xss, p.note = k_xss, p.history = &h, p.steps = steps, p.nsteps = 1;
+  p.repo_url = "https://github.com/o/r"; /* a hostile commit is never linked: text */
   char *html = write_page(&p);
+  char apath[128];
+  snprintf(apath, sizeof apath, "%s/archive.html", g_dir);
+  char *archive = slurp(apath);
+  ck_assert_msg(!strstr(archive, "<img src=x") && strstr(archive, "&lt;img src=x onerror=alert(1)&gt;") &&
+                    !strstr(archive, "/commit/"),
+                "%s", archive);
+  free(archive);
   ck_assert_msg(!strstr(html, "<img src=x") && !strstr(html, "<script") && !strstr(html, "<b>"), "%s", html);
   ck_assert_ptr_null(strchr(html, '\x1b'));
   size_t shown = 0;
   for (const char *q = strstr(html, "&lt;img src=x onerror=alert(1)&gt;"); q; q = strstr(q + 1, "&lt;img src=x"))
     shown++;
   ck_assert_msg(shown >= 9, "the string is shown %zu times as text", shown); /* title, h1, run line, tables... */
-  ck_assert_ptr_nonnull(strstr(html, "<title>kgate: &lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;x?, "));
-  ck_assert_ptr_nonnull(strstr(html, "run of &lt;img src=x onerror=alert(1)&gt; &middot; commit &lt;img"));
+  ck_assert_ptr_nonnull(strstr(html, "<title>kgate nightly: &lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;x?, "));
+  ck_assert_ptr_nonnull(strstr(html, "night of &lt;img src=x onerror=alert(1)&gt; &middot; commit &lt;img"));
   check_references(html);
   free(html);
   if (system("command -v xmllint >/dev/null 2>&1") == 0) {
@@ -396,6 +411,143 @@ START_TEST(test_html_unwritable) {
 }
 END_TEST
 
+
+/* ---- issue 15: the verdict first, links, versions, the archive ----------- */
+
+/* The headline: FAIL beats REGRESSION beats PASS, and says against what. */
+START_TEST(test_html_verdict_headline) {
+  static const struct {
+    int fail, slower, baseline, paired_slower;
+    const char *want;
+  } rows[] = {
+      {1, 1, 1, 0, "<p class=\"verdict fail\" id=\"verdict\">FAIL: 1 of 6 cases failed or errored</p>"},
+      {0, 1, 1, 0, "<p class=\"verdict regress\" id=\"verdict\">REGRESSION: 1 case(s) slower than "
+                   "baselines/nvidia-h200.json</p>"},
+      {0, 0, 1, 0, "<p class=\"verdict pass\" id=\"verdict\">PASS: 6 cases checked, none failed; none slower than "
+                   "baselines/nvidia-h200.json</p>"},
+      {0, 0, 0, 0, "<p class=\"verdict pass\" id=\"verdict\">PASS: 6 cases checked, none failed (correctness only: "
+                   "no baseline to compare with)</p>"},
+      {0, 1, 1, 1, "<p class=\"verdict regress\" id=\"verdict\">REGRESSION: 1 cell(s) slower than the base build "
+                   "(paired)</p>"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    g_results[4].status = rows[i].fail ? KG_ST_FAIL : KG_ST_PASS;
+    g_cmp.count[KG_V_SLOWER] = (size_t)rows[i].slower;
+    g_run.pair.on = 0;
+    if (rows[i].paired_slower) {
+      static kg_pair_cell cell;
+      cell = (kg_pair_cell){.dtype = KG_F32, .n = M25, .stat = {.verdict = KG_PV_SLOWER}};
+      snprintf(cell.variant, sizeof cell.variant, "cub_sum");
+      g_run.pairs = &cell, g_run.npairs = 1, g_run.pair.on = 1;
+    }
+    kg_html_page p = full_page();
+    if (!rows[i].baseline) p.cmp = NULL, p.baseline = NULL;
+    char *html = write_page(&p);
+    ck_assert_msg(strstr(html, rows[i].want), "row %zu: %s", i, html);
+    /* The verdict comes before every section. */
+    ck_assert(strstr(html, "id=\"verdict\"") < strstr(html, "<h2"));
+    free(html);
+  }
+}
+END_TEST
+
+START_TEST(test_html_cuda_version_label) {
+  static const struct {
+    int v;
+    const char *want;
+  } rows[] = {{13000, "13.0"}, {12080, "12.8"}, {11020, "11.2"}, {12010, "12.1"}, {0, "unknown"}, {-5, "unknown"}};
+  char buf[16];
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    kg_cuda_version_label(rows[i].v, buf, sizeof buf);
+    ck_assert_msg(!strcmp(buf, rows[i].want), "%d gave %s", rows[i].v, buf);
+  }
+  kg_html_page p = full_page();
+  char *html = write_page(&p);
+  ck_assert_msg(strstr(html, ", driver 13.0, CUDA runtime ") && !strstr(html, "driver 13000"), "%s", html);
+  free(html);
+}
+END_TEST
+
+START_TEST(test_html_url_ok) {
+  static const struct {
+    const char *url;
+    int ok;
+  } rows[] = {
+      {"https://github.com/kgate-dev/kgate", 1},
+      {"http://git.example.org:8080/team/kgate", 1},
+      {"https://github.com/o/r\"onmouseover=x", 0},
+      {"javascript:alert(1)", 0},
+      {"https://github.com/o/r?x=1", 0},
+      {"https://github.com/o/../../evil", 0},
+      {"https://", 0},
+      {"https:///path", 0},
+      {"ftp://example.org/x", 0},
+      {"https://exa mple.org", 0},
+      {"", 0},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    ck_assert_msg(kg_html_url_ok(rows[i].url) == rows[i].ok, "%s", rows[i].url);
+}
+END_TEST
+
+/* Commits link to the repository, and the range since the previous night to its compare view. */
+START_TEST(test_html_commit_links) {
+  kg_hist_run runs[3] = {{.date = "2026-11-19T02:00:00Z", .commit = "0123456789ab"},
+                         {.date = "2026-11-20T02:00:00Z", .commit = "fedcba987654-dirty"},
+                         {.date = "2026-11-21T08:30:00Z", .commit = "abc123def456"}};
+  kg_history h = {.n = 3, .runs = runs};
+  kg_html_page p = full_page();
+  p.history = &h, p.repo_url = "https://github.com/o/r";
+  char *html = write_page(&p);
+  ck_assert_msg(strstr(html, "commit <a href=\"https://github.com/o/r/commit/abc123def456\">abc123def456</a> &middot; "
+                             "since the night of 2026-11-20 02:00 UTC: <a href=\"https://github.com/o/r/compare/"
+                             "fedcba987654...abc123def456\">fedcba987654...abc123def456</a>"),
+                "%s", html);
+  ck_assert_ptr_nonnull(strstr(html, "<a href=\"archive.html\">every night</a>"));
+  check_references(html);
+  free(html);
+  /* No repository: the same words, no external link. */
+  p.repo_url = NULL;
+  html = write_page(&p);
+  ck_assert_ptr_null(strstr(html, "https://"));
+  ck_assert_ptr_nonnull(strstr(html, "since the night of 2026-11-20 02:00 UTC: fedcba987654-dirty...abc123def456"));
+  free(html);
+}
+END_TEST
+
+/* archive.html: every night, newest first, FAIL / SLOWER / PASS, links that exist. */
+START_TEST(test_html_archive) {
+  kg_hist_run runs[3] = {{.date = "2026-11-19T02:00:00Z", .commit = "0123456789ab", .version = "0.1.0"},
+                         {.date = "2026-11-20T02:00:00Z", .commit = "1123456789ab", .version = "0.1.0"},
+                         {.date = "2026-11-21T02:00:00Z", .commit = "2123456789ab", .version = "0.1.0"}};
+  runs[0].checks = (kg_counts){.cases = 10, .passed = 10};
+  runs[1].checks = (kg_counts){.cases = 10, .passed = 10};
+  runs[2].checks = (kg_counts){.cases = 10, .passed = 9, .failed = 1};
+  for (int i = 0; i < 3; i++) runs[i].dev = kgt_h200();
+  kg_history h = {.n = 3, .runs = runs};
+  kg_step steps[] = {{.run = 1, .prev = 0, .variant = "cub_sum", .dtype = KG_F32, .n = M25, .verdict = KG_V_SLOWER,
+                      .before_us = 30, .after_us = 33, .tol = 0.03}};
+  kg_html_page p = full_page();
+  p.history = &h, p.steps = steps, p.nsteps = 1, p.repo_url = "https://github.com/o/r";
+  free(write_page(&p));
+  char path[128];
+  snprintf(path, sizeof path, "%s/archive.html", g_dir);
+  char *a = slurp(path);
+  const char *n3 = strstr(a, ">2026-11-21 02:00 UTC<"), *n2 = strstr(a, ">2026-11-20 02:00 UTC<"),
+             *n1 = strstr(a, ">2026-11-19 02:00 UTC<");
+  ck_assert_msg(n3 && n2 && n1 && n3 < n2 && n2 < n1, "%s", a);
+  ck_assert_ptr_nonnull(strstr(n3, "<td class=\"l\">FAIL</td><td>10</td><td>9</td><td>1</td>"));
+  ck_assert_ptr_nonnull(strstr(n2, "<td class=\"l\">SLOWER</td><td>10</td><td>10</td><td>0</td><td>0</td><td>1</td>"));
+  ck_assert_ptr_nonnull(strstr(n1, "<td class=\"l\">PASS</td>"));
+  ck_assert_ptr_nonnull(strstr(a, "<a href=\"https://github.com/o/r/commit/1123456789ab\">1123456789ab</a>"));
+  ck_assert_ptr_nonnull(strstr(a, "<td class=\"l\">13.0 / 13.0</td>"));
+  /* history.jsonl is not in the folder: not linked. */
+  ck_assert_ptr_null(strstr(a, "history.jsonl"));
+  check_references(a);
+  free(a);
+}
+END_TEST
+
 Suite *make_html_suite(void) {
   Suite *s = suite_create("html");
   TCase *core = tcase_create("Core");
@@ -406,6 +558,10 @@ Suite *make_html_suite(void) {
   tcase_add_test(core, test_html_history_and_note);
   tcase_add_test(core, test_html_validates);
   tcase_add_test(core, test_html_paired_table);
+  tcase_add_test(core, test_html_verdict_headline);
+  tcase_add_test(core, test_html_cuda_version_label);
+  tcase_add_test(core, test_html_commit_links);
+  tcase_add_test(core, test_html_archive);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, setup, teardown);
@@ -417,6 +573,7 @@ Suite *make_html_suite(void) {
   tcase_add_test(errors, test_html_unwritable);
   tcase_add_test(errors, test_html_hostile_text);
   tcase_add_test(errors, test_html_paired_hostile_text);
+  tcase_add_test(errors, test_html_url_ok);
   suite_add_tcase(s, errors);
   return s;
 }

@@ -20,7 +20,7 @@
 #define M22 ((size_t)1 << 22)
 #define M25 ((size_t)1 << 25)
 
-enum { MAXCASES = 16 };
+enum { MAXCASES = 32 };
 static kg_case g_cases[MAXCASES];
 static kg_result g_results[MAXCASES];
 static kg_run g_run;
@@ -177,6 +177,63 @@ START_TEST(test_chart_bandwidth) {
   ck_assert_ptr_null(strstr(bc, "1024 ")); /* CUB was not timed at 1024 */
   free(vars);
   free(dat);
+}
+END_TEST
+
+static int is_png(const char *path);
+
+/* Issue 15: 23 lines in one chart were unreadable. A panel per family, CUB and
+ * kgate (panel 0) in every panel, distinct hues within a panel. */
+START_TEST(test_chart_bandwidth_panels) {
+  static const char *const ladder[] = {"reduce0_divergent", "reduce1_strided", "reduce2_sequential",
+                                       "reduce3_first_add", "reduce4_unroll_warp", "reduce5_complete_unroll",
+                                       "reduce6_grid_stride", "reduce7_shuffle", "neighbored", "unrolling2",
+                                       "cub_sum", "kgate_single_pass"};
+  char err[512] = "";
+  g_run.n = 0;
+  for (size_t k = 0; k < sizeof ladder / sizeof ladder[0]; k++) {
+    add_case(ladder[k], KG_F32, M22, 1, 100 - (double)k);
+    add_case(ladder[k], KG_F32, M25, 1, 400 - (double)k);
+  }
+  ck_assert_msg(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  char *vars = file_in("bandwidth-f32.vars");
+  ck_assert_msg(strstr(vars, "panels = '1 1 1 1 1 1 1 1 2 3 0 0'\n"), "%s", vars);
+  ck_assert_ptr_nonnull(strstr(vars, "npanels = 3\ncols = 2\nrows = 2\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "panel_title1 = 'Harris ladder'\npanel_title2 = 'in place, pairs'\n"
+                                     "panel_title3 = 'in place, unrolled'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "height = 990\n"));
+  /* The eight Harris rungs get eight different colours; CUB black, kgate red. */
+  const char *pc = strstr(vars, "pcolors = '");
+  ck_assert_ptr_nonnull(pc);
+  pc += strlen("pcolors = '");
+  char col[12][8];
+  for (int k = 0; k < 12; k++) {
+    ck_assert_int_eq(sscanf(pc, "%7s", col[k]), 1);
+    pc += 8;
+  }
+  for (int a = 0; a < 8; a++)
+    for (int b = a + 1; b < 8; b++) ck_assert_msg(strcmp(col[a], col[b]), "rungs %d and %d share %s", a, b, col[a]);
+  ck_assert_str_eq(col[10], "#000000");
+  ck_assert_str_eq(col[11], "#e31a1c");
+  free(vars);
+  /* Only the references: one panel of them. */
+  g_run.n = 0;
+  g_charts.n = 0;
+  add_case("cub_sum", KG_F32, M25, 1, 30);
+  add_case("kgate_single_pass", KG_F32, M25, 1, 29);
+  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  vars = file_in("bandwidth-f32.vars");
+  ck_assert_msg(strstr(vars, "panels = '0 0'\n") && strstr(vars, "npanels = 1\ncols = 1\nrows = 1\n") &&
+                    strstr(vars, "panel_title1 = 'CUB and kgate'\n"),
+                "%s", vars);
+  free(vars);
+  char gp[PATH_MAX];
+  if (kg_gnuplot_find(gp, sizeof gp) == 0) {
+    ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
+    char png[160];
+    snprintf(png, sizeof png, "%s/bandwidth-f32.png", g_dir);
+    ck_assert(is_png(png));
+  }
 }
 END_TEST
 
@@ -358,6 +415,7 @@ START_TEST(test_chart_trend) {
   ck_assert_ptr_nonnull(strstr(vars, "base_mid = '13.9395 "));
   ck_assert_ptr_nonnull(strstr(vars, "at n = 2\u00b2\u2075 (128 MiB)"));
   ck_assert_ptr_nonnull(strstr(vars, "1 step change marked"));
+  ck_assert_ptr_nonnull(strstr(vars, "\u25ef outside the band"));
   /* Run 3 of reduce0 is flagged slower (-1); nothing else. */
   ck_assert_msg(strstr(dat, "# reduce0_divergent\n1 13.9395 13.8701 14.0095 0\n2 13.8701 13.8011 13.9398 0\n3 "),
                 "%s", dat);
@@ -370,6 +428,7 @@ START_TEST(test_chart_trend) {
   vars = file_in("trend-f32.vars");
   ck_assert_ptr_nonnull(strstr(vars, "base_mid = 'nan nan nan'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "no baseline given: no band"));
+  ck_assert_ptr_null(strstr(vars, "outside the band")); /* issue 15: rings only where there is a band */
   free(vars);
   free(steps);
   kg_baseline_free(&base);
@@ -908,6 +967,7 @@ Suite *make_plot_suite(void) {
   tcase_add_loop_test(core, test_chart_size_label, 0, N(k_labels));
   tcase_add_test(core, test_chart_pick_sizes);
   tcase_add_test(core, test_chart_bandwidth);
+  tcase_add_test(core, test_chart_bandwidth_panels);
   tcase_add_test(core, test_chart_ladder);
   tcase_add_test(core, test_chart_compare);
   tcase_add_test(core, test_chart_paired);
