@@ -241,8 +241,11 @@ def _order(c):
     return (CHANGED.index(c["verdict"]), -abs(c["ratio"] - 1) if c["blocks"] else 0)
 
 
-def render(res, exit_code, marker, url=""):
-    """The comment's Markdown; res from load() or None when kgate wrote no results."""
+def render(res, exit_code, marker, url="", reference=()):
+    """The comment's Markdown; res from load() or None when kgate wrote no results.
+
+    reference: variants run only as a yardstick (cub_sum): the base module
+    never has them, so their NEW cells are counted, not listed."""
     lines = [marker_line(marker)]
     head = HEADLINE.get(exit_code, "ERROR: kgate exited %d" % exit_code)
     lines.append("### kgate: %s" % head)
@@ -269,7 +272,8 @@ def render(res, exit_code, marker, url=""):
                 % (base or "unnamed module", len(p["cells"]),
                    ", ".join("%d %s" % (counts[v], v) for v in VERDICTS if counts[v]) or "none")
             )
-            changed = sorted((c for c in p["cells"] if c["verdict"] in CHANGED), key=_order)
+            changed = sorted((c for c in p["cells"] if c["verdict"] in CHANGED
+                              and not (c["verdict"] == "NEW" and c["variant"] in reference)), key=_order)
             if not changed:
                 undecided = counts["UNDECIDED"]
                 lines.append("")
@@ -407,6 +411,8 @@ def main(argv):
     r.add_argument("--exit-code", type=int, required=True)
     r.add_argument("--marker", default="kgate")
     r.add_argument("--url", default="")
+    r.add_argument("--reference", action="append", default=[],
+                   help="a variant run as a yardstick: its NEW cells are not listed (repeatable)")
     r.add_argument("-o", "--output", default="-")
     p = sub.add_parser("post")
     p.add_argument("body")
@@ -416,7 +422,7 @@ def main(argv):
     try:
         if a.cmd == "render":
             res = load(a.results) if os.path.lexists(a.results) else None
-            body = render(res, a.exit_code, a.marker, a.url)
+            body = render(res, a.exit_code, a.marker, a.url, tuple(a.reference))
             if a.output == "-":
                 sys.stdout.write(body)
             else:

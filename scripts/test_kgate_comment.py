@@ -91,6 +91,16 @@ class Core(unittest.TestCase):
         self.assertIn("| error |  |  | worker crashed (SIGSEGV) |", body)
         self.assertIn("| input modified |", body)
 
+    def test_render_reference_new_cells_are_not_listed(self):
+        doc = base_doc()
+        for c in doc["paired"]["cells"]:
+            if c["verdict"] == "NEW":
+                c["variant"] = "cub_sum"
+        body = kc.render(kc.load(self.files.write(doc)), 4, "kgate", reference=("cub_sum",))
+        self.assertIn("2 NEW", body)  # counted
+        self.assertNotIn("| NEW |", body)  # not listed
+        self.assertIn("| UNKNOWN |", body)  # cub_sum's other verdicts still are
+
     def test_render_run_url_is_a_link(self):
         body = kc.render(kc.load(RUN1), 0, "kgate", "https://github.com/o/r/actions/runs/7")
         self.assertIn("[The run: summary, results and charts](https://github.com/o/r/actions/runs/7)", body)

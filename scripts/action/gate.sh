@@ -36,6 +36,21 @@ fi
 set -f
 read -r -a extra <<< "${KA_ARGS:-}"
 set +f
+# --kernels adds the module's variants to kgate's own: gate only the module's
+# (and cub_sum, the reference row for "vs CUB"), unless the input says which.
+variants=${KA_VARIANTS:-}
+if [[ -z $variants ]]; then
+  for a in "${extra[@]}"; do [[ $a != --variant ]] || variants=all; done
+fi
+if [[ -z $variants ]]; then
+  if mine=$(module_variants "$kgate" "$head_so"); then
+    variants=$mine
+  else
+    echo "::warning::kgate action: cannot list the module's variants; gating every variant kgate has"
+    variants=all
+  fi
+fi
+[[ $variants == all ]] || args+=(--variant "$variants")
 args+=("${extra[@]}")
 out paired "$paired"
 
@@ -64,6 +79,7 @@ out verdict "$verdict"
 echo "kgate action: exit $code ($verdict)"
 
 if python3 "$here/../kgate_comment.py" render "$results" --exit-code "$code" --marker "${KA_MARKER:-kgate}" \
+     --reference cub_sum \
      --url "${KA_RUN_URL:-}" -o "$outdir/comment.md"; then
   out comment 1
 else

@@ -29,7 +29,11 @@ cat > "$prefix/bin/kgate" <<EOF
 printf '%s\n' "\$@" > "$tmp/kgate.args"
 case "\$1" in
   list)
-    if grep -q BADABI "\$3"; then echo "kgate: \$3: module ABI 7, kgate reads 1" >&2; exit 2; fi
+    printf '%-24s %s\n' variant idea reduce0_divergent "interleaved" cub_sum "CUB"
+    if [[ \$# -ge 3 ]]; then
+      if grep -q BADABI "\$3"; then echo "kgate: \$3: module ABI 7, kgate reads 1" >&2; exit 2; fi
+      printf '%-24s %s\n' team_warp_sum "a sum" team_block_max "a max"
+    fi
     exit 0 ;;
   run)
     while [[ \$# -gt 0 ]]; do
@@ -108,7 +112,7 @@ expect "gate exits 0 whatever kgate said" test $? -eq 0
 mapfile -t args < "$tmp/kgate.args"
 want=(run --kernels "$work/head/module.so" --json "$work/out/results.json" --junit "$work/out/junit.xml"
       --markdown "$work/out/summary.md" --csv "$work/out/results.csv" --base-kernels "$work/base/module.so"
-      --perf-sizes '2^22,2^25' --rounds 3 --sizes '*')
+      --perf-sizes '2^22,2^25' --variant 'team_warp_sum,team_block_max,cub_sum' --rounds 3 --sizes '*')
 expect "gate: kgate's arguments (extra ones split on white space, no glob)" test "${args[*]}" = "${want[*]}"
 expect "gate: code" test "$(output code)" = 4
 expect "gate: verdict" test "$(output verdict)" = slower
@@ -119,6 +123,12 @@ expect "gate: comment written" test "$(output comment)" = 1
 expect "gate: comment has its marker" test "$(head -n1 "$work/out/comment.md")" = "<!-- kgate-action:kgate -->"
 expect "gate: comment lists the SLOWER cells" grep -q '| \*\*SLOWER\*\* |' "$work/out/comment.md"
 expect "gate: the log is kept" grep -q "kgate (fake): done" "$work/out/kgate.log"
+
+KA_ARGS='--variant team_warp_sum' "$here/gate.sh" > "$tmp/log" 2>&1
+expect "gate: a --variant of the caller's replaces the module's list" \
+  test "$(grep -c -- --variant "$tmp/kgate.args")" = 1
+KA_VARIANTS=all "$here/gate.sh" > "$tmp/log" 2>&1
+expect "gate: variants all gates every variant" test "$(grep -c -- --variant "$tmp/kgate.args")" = 0
 
 # 4. the verdict step: kgate's exit code is the job's, SLOWER optionally not.
 for row in "0 true 0" "1 true 1" "2 true 2" "3 true 3" "4 true 4" "4 false 0" "1 false 1" " true 3"; do
