@@ -3,7 +3,9 @@
 #include <stdio.h>
 
 #include "cli.h"
+#ifndef KG_HOST_ONLY
 #include "worker.h"
+#endif
 
 int main(int argc, char **argv) {
   kg_cli cli;
@@ -13,8 +15,18 @@ int main(int argc, char **argv) {
     kg_cli_free(&cli);
     return KG_EXIT_USAGE;
   }
+#ifdef KG_HOST_ONLY
+  /* The host-only build has no device layer (README: Install). */
+  if (cli.cmd == KG_CMD_CHECK || cli.cmd == KG_CMD_RUN || cli.cmd == KG_CMD_SELFTEST || cli.cmd == KG_CMD_WORKER) {
+    fprintf(stderr, "kgate: %s needs a GPU build: this kgate is host-only (built without CUDA)\n", argv[1]);
+    kg_cli_free(&cli);
+    return KG_EXIT_ENV;
+  }
+  int code = kg_cli_run(&cli);
+#else
   kg_worker_opts wo = {cli.device, cli.roofline, cli.kernels, cli.base_kernels, cli.describe};
   int code = cli.cmd == KG_CMD_WORKER ? kg_worker_main(&wo) : kg_cli_run(&cli);
+#endif
   kg_cli_free(&cli);
   return code;
 }

@@ -1,4 +1,4 @@
-/* Kernel modules (kernels/kgate_module.h): loading one, checking its ABI and
+/* Kernel modules (include/kgate/module.h): loading one, checking its ABI and
  * registry, and describing it to a process that must not load it.
  *
  * Only the worker loads modules (dlopen pulls in the CUDA runtime). The
@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "kgate_module.h"
+#include "kgate/module.h"
 
 /* The file name of kgate's own module. */
 #define KG_MODULE_FILE "libkgate_kernels.so"

@@ -6,35 +6,16 @@
 
 #include <stddef.h>
 
+/* The dtype numbers, the flags and KG_DT_BIT/KG_DT_ALL are the module ABI's. */
+#include "kgate/module.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum kg_dtype {
-  KG_I32,
-  KG_I64,
-  KG_F32,
-  KG_F64,
-  KG_F16,
-  KG_BF16,
-  KG_NDTYPES
-} kg_dtype;
-
-/* Variant flags (registry column "flags"). */
-enum {
-  KG_CLOBBERS = 1u,      /* reduces in place: the input is destroyed */
-  KG_FLOAT_ATOMICS = 2u  /* combines float partials with atomics: order, hence bits, vary */
-};
-
-/* Supported dtype masks (registry column "dtypes"). */
-#define KG_DT_BIT(d) (1u << (d))
-#define KG_DT_ALL 0x3fu
 /* In-place variants sum in the storage type, so 16-bit inputs would not
  * accumulate in float: they support the four wide types only. */
 #define KG_DT_WIDE (KG_DT_BIT(KG_I32) | KG_DT_BIT(KG_I64) | KG_DT_BIT(KG_F32) | KG_DT_BIT(KG_F64))
-
-/* Returned by a run for a dtype the variant does not support. */
-#define KG_ERR_UNSUPPORTED (-1)
 
 /* Each variant provides:
  *   run:     reduce n elements of `in` to one accumulator-typed value at `out`

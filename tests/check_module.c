@@ -94,8 +94,8 @@ END_TEST
 enum { BAD_ABI, BAD_SIZE, BAD_NAME, BAD_CHARS, BAD_LONG, BAD_FLAGS, BAD_DTYPES, NO_DTYPES, NO_RUN, NONE, NBAD };
 
 START_TEST(test_module_validate_defects) {
-  kg_module_variant v[2] = {{"alpha", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub},
-                            {"beta", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub}};
+  kg_module_variant v[2] = {{"alpha", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub, KG_OP_SUM, 0},
+                            {"beta", "s", "i", 0, 0x3f, run_stub, scratch_stub, depth_stub, KG_OP_SUM, 0}};
   kg_module m = {KG_MODULE_ABI, sizeof(kg_module_variant), "mod", "1", 2, v};
   char err[256] = "", longname[80];
   memset(longname, 'a', 64);

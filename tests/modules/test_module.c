@@ -2,7 +2,7 @@
  * shape, its ABI and registry set by the build (tests/CMakeLists.txt). */
 #include <stddef.h>
 
-#include "kgate_module.h"
+#include "kgate/module.h"
 
 #ifndef TEST_ABI
 #define TEST_ABI KG_MODULE_ABI

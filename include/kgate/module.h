@@ -1,7 +1,9 @@
-/* The kernel module ABI: how a shared library of reduction variants presents
- * itself to kgate. Plain C, no CUDA header. kgate builds its own variants into
- * such a module (libkgate_kernels.so); a paired gate run also loads the merge
- * base's module and times the two side by side.
+/* kgate/module.h, the kernel module ABI: how a shared library of reduction
+ * variants presents itself to kgate. Plain C, no CUDA header; installed as
+ * <prefix>/include/kgate/module.h. kgate builds its own variants into such a
+ * module (libkgate_kernels.so); a paired gate run also loads the merge base's
+ * module and times the two side by side; a team builds its own with
+ * kgate/registry.h and the CMake function kgate_add_kernels.
  *
  * A module exports two symbols with C linkage:
  *   unsigned kgate_module_abi(void);           returns KG_MODULE_ABI
@@ -12,8 +14,8 @@
  * kg_module_variant: variant_size tells kgate which ones a module has, and a
  * record that ends before `op` is a sum (modules built before ops existed
  * keep loading). Names are [a-z0-9_], 1..63 characters, unique. */
-#ifndef KG_MODULE_ABI_H
-#define KG_MODULE_ABI_H
+#ifndef KGATE_MODULE_H
+#define KGATE_MODULE_H
 
 #include <stddef.h>
 
@@ -23,12 +25,37 @@ extern "C" {
 
 #define KG_MODULE_ABI 1u
 
-/* One variant. dtype is a kg_dtype (kernels.h): 0 i32, 1 i64, 2 f32, 3 f64, 4 f16, 5 bf16. */
+/* The element types, as the dtype argument of run and scratch and the bits of
+ * a variant's dtypes mask. The numbers are part of the ABI. */
+typedef enum kg_dtype {
+  KG_I32 = 0,
+  KG_I64 = 1,
+  KG_F32 = 2,
+  KG_F64 = 3,
+  KG_F16 = 4,  /* IEEE half inputs, float accumulator */
+  KG_BF16 = 5, /* bfloat16 inputs, float accumulator */
+  KG_NDTYPES
+} kg_dtype;
+
+/* Supported dtype masks (a variant's dtypes). */
+#define KG_DT_BIT(d) (1u << (d))
+#define KG_DT_ALL 0x3fu
+
+/* Variant flags. */
+enum {
+  KG_CLOBBERS = 1u,      /* reduces in place: the input is destroyed (kgate restores it untimed) */
+  KG_FLOAT_ATOMICS = 2u  /* combines float partials with atomics: order, hence bits, vary */
+};
+
+/* Returned by run for a dtype the variant does not support. */
+#define KG_ERR_UNSUPPORTED (-1)
+
+/* One variant. dtype is a kg_dtype: 0 i32, 1 i64, 2 f32, 3 f64, 4 f16, 5 bf16. */
 typedef struct kg_module_variant {
   const char *name; /* stable key: baselines, results and pairing use it */
   const char *seed; /* where it comes from: an article, "cub", "kgate", "mutant", a team's name */
   const char *idea; /* one line */
-  unsigned flags;   /* KG_CLOBBERS | KG_FLOAT_ATOMICS (kernels.h) */
+  unsigned flags;   /* KG_CLOBBERS | KG_FLOAT_ATOMICS */
   unsigned dtypes;  /* bit d set: supports dtype d */
   /* reduce n elements at in to one accumulator value at out, asynchronously on stream
    * (a cudaStream_t); 0 or a cudaError_t code, -1 for an unsupported dtype */

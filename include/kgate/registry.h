@@ -1,0 +1,90 @@
+/* kgate/registry.h: turns a registry file into a kernel module's two exports,
+ * kgate_module_abi() and kgate_module() (kgate/module.h). Include it in exactly
+ * one source file of the module, after naming the registry:
+ *
+ *   #define KGATE_REGISTRY "my_variants.def"   (required: a file to #include)
+ *   #define KGATE_MODULE_NAME "my_team"        (required: [a-z0-9_], 1..63)
+ *   #define KGATE_MODULE_VERSION "1.2.0"       (optional: free text, a commit)
+ *   #include <kgate/registry.h>
+ *
+ * kgate_add_kernels (the CMake package) writes that file for you. The
+ * registry file has one line per variant:
+ *
+ *   KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)
+ *     name    [a-z0-9_], 1..63 characters, unique: the key of results and baselines
+ *     seed    "string": where it comes from (a team, an article)
+ *     idea    "string": one line on what it does
+ *     flags   0, KG_CLOBBERS, KG_FLOAT_ATOMICS (or both, with |)
+ *     dtypes  a mask: KG_DT_ALL, or KG_DT_BIT(KG_F32) | KG_DT_BIT(KG_F64) ...
+ *     op      KG_OP_SUM, KG_OP_MIN or KG_OP_MAX
+ *     nan     KG_NAN_PROPAGATE or KG_NAN_IGNORE (float min/max; 0 otherwise)
+ *
+ * and each name's source defines, with C linkage (extern "C" in .cu files):
+ *
+ *   int kg_run_<name>(int dtype, void *in, size_t n, void *out, void *scratch, void *stream);
+ *   size_t kg_scratch_<name>(int dtype, size_t n);
+ *   double kg_depth_<name>(size_t n);
+ *
+ * Everything here is static except the two entry points, so modules of two
+ * commits load side by side. To build a table from functions of other
+ * signatures (kgate's own kernels take a kg_dtype), define
+ * KGATE_REGISTRY_NO_PROTOTYPES and KGATE_RUN_FN(name), KGATE_SCRATCH_FN(name),
+ * KGATE_DEPTH_FN(name): the function each field points at. */
+#ifndef KGATE_REGISTRY_H
+#define KGATE_REGISTRY_H
+
+#include <stddef.h>
+
+#include "kgate/module.h"
+
+#ifndef KGATE_REGISTRY
+#error "define KGATE_REGISTRY as the registry file (\"variants.def\") before including kgate/registry.h"
+#endif
+#ifndef KGATE_MODULE_NAME
+#error "define KGATE_MODULE_NAME (\"my_team\") before including kgate/registry.h"
+#endif
+#ifndef KGATE_MODULE_VERSION
+#define KGATE_MODULE_VERSION "unknown"
+#endif
+#ifndef KGATE_RUN_FN
+#define KGATE_RUN_FN(name) kg_run_##name
+#endif
+#ifndef KGATE_SCRATCH_FN
+#define KGATE_SCRATCH_FN(name) kg_scratch_##name
+#endif
+#ifndef KGATE_DEPTH_FN
+#define KGATE_DEPTH_FN(name) kg_depth_##name
+#endif
+
+#ifdef __cplusplus
+#define KGATE__EXTERN_C extern "C"
+#else
+#define KGATE__EXTERN_C
+#endif
+/* The two entry points stay visible under -fvisibility=hidden. */
+#define KGATE__EXPORT KGATE__EXTERN_C __attribute__((visibility("default")))
+
+#ifndef KGATE_REGISTRY_NO_PROTOTYPES
+#define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)                                    \
+  KGATE__EXTERN_C int kg_run_##name(int dtype, void *in, size_t n, void *out, void *scratch, void *stream); \
+  KGATE__EXTERN_C size_t kg_scratch_##name(int dtype, size_t n);                                  \
+  KGATE__EXTERN_C double kg_depth_##name(size_t n);
+#include KGATE_REGISTRY
+#undef KGATE_VARIANT
+#endif
+
+static const kg_module_variant kgate__variants[] = {
+#define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)                                               \
+  {#name, seed, idea, flags, dtypes, KGATE_RUN_FN(name), KGATE_SCRATCH_FN(name), KGATE_DEPTH_FN(name), op, nan},
+#include KGATE_REGISTRY
+#undef KGATE_VARIANT
+};
+
+static const kg_module kgate__module = {KG_MODULE_ABI, sizeof(kg_module_variant), KGATE_MODULE_NAME,
+                                        KGATE_MODULE_VERSION, sizeof kgate__variants / sizeof kgate__variants[0],
+                                        kgate__variants};
+
+KGATE__EXPORT unsigned kgate_module_abi(void) { return KG_MODULE_ABI; }
+KGATE__EXPORT const kg_module *kgate_module(void) { return &kgate__module; }
+
+#endif
