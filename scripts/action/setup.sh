@@ -36,7 +36,7 @@ else
   else
     src=${GITHUB_ACTION_PATH:?}
   fi
-  [[ -f $src/CMakeLists.txt && -f $src/kernels/kgate_module.h ]] || die "$src is not a kgate source tree"
+  [[ -f $src/CMakeLists.txt && -f $src/include/kgate/module.h ]] || die "$src is not a kgate source tree"
   command -v nvcc >/dev/null || die "nvcc not found (the CUDA toolkit builds kgate's worker and the modules)"
   # The content of the source, not a ref: a moved tag or a local `uses: ./` rebuilds.
   hash=$(cd "$src" && find . -type f ! -path './.git/*' ! -path './build*' -print0 | LC_ALL=C sort -z |

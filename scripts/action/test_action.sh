@@ -19,6 +19,8 @@ expect() { # expect NAME CONDITION...
   shift
   if "$@"; then ok; else bad "$name"; fi
 }
+# shellcheck disable=SC2053 # $2 is a pattern on purpose
+glob() { [[ $1 == $2 ]]; }
 output() { sed -n "s/^$1=//p" "$GITHUB_OUTPUT" | tail -n1; }
 
 # --- a fake kgate ----------------------------------------------------------
@@ -137,6 +139,30 @@ for row in "0 true 0" "1 true 1" "2 true 2" "3 true 3" "4 true 4" "4 false 0" "1
   KA_CODE=$code KA_FAIL_ON_SLOWER=$fail "$here/verdict.sh" > /dev/null 2>&1
   expect "verdict: code '$code' fail-on-slower $fail exits $want" test $? -eq "$want"
 done
+
+# 4b. no kgate-prefix: kgate's source is the action's own, keyed by its content.
+src="$tmp/kgate-src"
+mkdir -p "$src/include/kgate"
+echo 'project(kgate)' > "$src/CMakeLists.txt"
+echo '/* abi */' > "$src/include/kgate/module.h"
+fresh source
+KA_KGATE_PREFIX='' GITHUB_ACTION_PATH=$src "$here/setup.sh" > "$tmp/log" 2>&1
+expect "source: setup exits 0" test $? -eq 0
+expect "source: kgate-src is the action's folder" test "$(output kgate-src)" = "$src"
+expect "source: prefix under runner.temp" test "$(output prefix)" = "$RUNNER_TEMP/kgate-action/prefix"
+key1=$(output kgate-key)
+expect "source: key names the architectures" glob "$key1" "kgate-install-Linux-X64-*-sm90"
+fresh source2
+KA_KGATE_PREFIX='' GITHUB_ACTION_PATH=$src "$here/setup.sh" > /dev/null 2>&1
+expect "source: the same source, the same key" test "$(output kgate-key)" = "$key1"
+echo '/* abi 2 */' > "$src/include/kgate/module.h"
+fresh source3
+KA_KGATE_PREFIX='' GITHUB_ACTION_PATH=$src "$here/setup.sh" > /dev/null 2>&1
+expect "source: a changed file, another key" test "$(output kgate-key)" != "$key1"
+expect "source: another kgate, another base key" test "$(output base-key)" != "$(sed -n 's/^base-key=//p' "$tmp/runner-temp-source/output")"
+fresh notsource
+KA_KGATE_PREFIX='' GITHUB_ACTION_PATH=$tmp "$here/setup.sh" > "$tmp/log" 2>&1
+expect "source: a folder that is not kgate is refused" grep -q "is not a kgate source tree" "$tmp/log"
 
 # 5. a base that does not build: a warning, no module, an unpaired run.
 fresh nobuild
