@@ -13,7 +13,7 @@ git rev-parse --git-dir >/dev/null 2>&1 ||
   die "working-directory $(pwd) is not a git checkout (actions/checkout first, with fetch-depth: 0)"
 
 work="${RUNNER_TEMP:?}/kgate-action"
-rm -rf "$work/head" "$work/out"
+rm -rf "$work/head" "$work/base" "$work/out" # a second use in one job starts clean
 mkdir -p "$work/head" "$work/base" "$work/out"
 out work "$work"
 
