@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Tests of the action's scripts (action.yml's steps) without GitHub and without
+# a GPU: a made-up team repository (base and head commits whose "build" writes
+# a file), a fake kgate that records its arguments and answers with a
+# committed results file, and the step environment GitHub would give.
+#   scripts/action/test_action.sh          prints "N passed, N failed"
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+expect() { # expect NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then ok; else bad "$name"; fi
+}
+# shellcheck disable=SC2053 # $2 is a pattern on purpose
+glob() { [[ $1 == $2 ]]; }
+output() { sed -n "s/^$1=//p" "$GITHUB_OUTPUT" | tail -n1; }
+
+# --- a fake kgate ----------------------------------------------------------
+prefix="$tmp/prefix"
+mkdir -p "$prefix/bin"
+cat > "$prefix/bin/kgate" <<EOF
+#!/usr/bin/env bash
+printf '%s\n' "\$@" > "$tmp/kgate.args"
+case "\$1" in
+  list)
+    printf '%-24s %s\n' variant idea reduce0_divergent "interleaved" cub_sum "CUB"
+    if [[ \$# -ge 3 ]]; then
+      if grep -q BADABI "\$3"; then echo "kgate: \$3: module ABI 7, kgate reads 1" >&2; exit 2; fi
+      printf '%-24s %s\n' team_warp_sum "a sum" team_block_max "a max"
+    fi
+    exit 0 ;;
+  run)
+    while [[ \$# -gt 0 ]]; do
+      if [[ \$1 == --json ]]; then cp "$root/tests/data/h200-paired.json" "\$2"; fi
+      shift
+    done
+    echo "kgate (fake): done"
+    exit "\${FAKE_CODE:-0}" ;;
+  --version) echo "kgate 0.1.0 (fake)" ;;
+esac
+EOF
+chmod +x "$prefix/bin/kgate"
+
+# --- a team repository: base commit, then the pull request's head ---------
+repo="$tmp/team"
+git init -q -b main "$repo"
+git -C "$repo" config user.email t@example.com
+git -C "$repo" config user.name t
+cat > "$repo/build.sh" <<'EOF'
+#!/bin/sh
+# writes the "module": the commit's word, and where kgate is
+mkdir -p build && { cat word; echo "$KGATE_PREFIX $KGATE_CUDA_ARCHITECTURES"; } > build/libteam.so
+EOF
+echo base > "$repo/word"
+git -C "$repo" add -A && git -C "$repo" commit -qm base
+base_sha=$(git -C "$repo" rev-parse HEAD)
+git -C "$repo" update-ref refs/remotes/origin/main "$base_sha"
+git -C "$repo" checkout -q -b pr
+echo head > "$repo/word"
+git -C "$repo" commit -qam head
+
+# The environment of a step, fresh for each scenario.
+fresh() {
+  export RUNNER_TEMP="$tmp/runner-temp-$1"
+  rm -rf "$RUNNER_TEMP"
+  mkdir -p "$RUNNER_TEMP"
+  export GITHUB_OUTPUT="$RUNNER_TEMP/output" GITHUB_STEP_SUMMARY="$RUNNER_TEMP/summary"
+  : > "$GITHUB_OUTPUT"
+  export GITHUB_ACTION_PATH="$root" RUNNER_OS=Linux RUNNER_ARCH=X64
+  export KA_KGATE_PREFIX="$prefix" KA_ARCH=90 KA_EVENT=pull_request KA_PR_BASE=main
+  export KA_BUILD="sh build.sh" KA_MODULE=build/libteam.so KA_BASE_REF='' KA_BASE_BUILD='' KA_BASE_MODULE=''
+  export KA_PREFIX="$prefix" KA_PAIRED=1 KA_PLOTS=false KA_MARKER=kgate KA_ARGS='' KA_PERF_SIZES=''
+  export KA_MIN_EFFECT='' KA_TOLERANCE='' KA_DEVICES='' KA_RUN_URL=''
+  unset FAKE_CODE
+}
+
+cd "$repo" || exit 1
+
+# 1. setup: the merge base of HEAD and origin/main, the keys, the prefix.
+fresh setup
+"$here/setup.sh" > "$tmp/log" 2>&1
+expect "setup exits 0" test $? -eq 0
+expect "setup: paired" test "$(output paired)" = 1
+expect "setup: base is the merge base" test "$(output base-sha)" = "$base_sha"
+expect "setup: base key names the commit" grep -q "^base-key=kgate-base-module-Linux-$base_sha-" "$GITHUB_OUTPUT"
+expect "setup: prefix is the installed kgate" test "$(output prefix)" = "$prefix"
+work=$(output work)
+
+# 2. the head's module, then the base's (worktree, cleaned up after).
+KA_OUT="$work/head/module.so" "$here/build-module.sh" head > "$tmp/log" 2>&1
+expect "head build exits 0" test $? -eq 0
+expect "head module is the head's" grep -qx head "$work/head/module.so"
+expect "the build sees kgate's prefix and the architectures" grep -qx "$prefix 90" "$work/head/module.so"
+KA_BASE_SHA=$base_sha KA_OUT="$work/base/module.so" "$here/build-base.sh" > "$tmp/log" 2>&1
+expect "base build exits 0" test $? -eq 0
+expect "base module is the base's" grep -qx base "$work/base/module.so"
+expect "base module checked by kgate list" grep -qx -- --kernels "$tmp/kgate.args"
+expect "base: ok=1 (cache it)" test "$(output ok)" = 1
+expect "base worktree removed" test ! -d "$RUNNER_TEMP/kgate-action/base-src"
+expect "the checkout is untouched" test "$(git status --porcelain --untracked-files=no)" = ""
+
+# 3. the gate: arguments, outputs, summary, comment.
+export KA_WORK="$work" KA_BASE_SHA=$base_sha KA_PERF_SIZES='2^22,2^25' KA_ARGS='--rounds 3  --sizes *'
+FAKE_CODE=4 "$here/gate.sh" > "$tmp/log" 2>&1
+expect "gate exits 0 whatever kgate said" test $? -eq 0
+mapfile -t args < "$tmp/kgate.args"
+want=(run --kernels "$work/head/module.so" --json "$work/out/results.json" --junit "$work/out/junit.xml"
+      --markdown "$work/out/summary.md" --csv "$work/out/results.csv" --base-kernels "$work/base/module.so"
+      --perf-sizes '2^22,2^25' --variant 'team_warp_sum,team_block_max,cub_sum' --rounds 3 --sizes '*')
+expect "gate: kgate's arguments (extra ones split on white space, no glob)" test "${args[*]}" = "${want[*]}"
+expect "gate: code" test "$(output code)" = 4
+expect "gate: verdict" test "$(output verdict)" = slower
+expect "gate: paired" test "$(output paired)" = true
+expect "gate: results" test "$(output results)" = "$work/out/results.json"
+expect "gate: summary names the base" grep -q "paired gate against the base \`${base_sha:0:12}\`" "$GITHUB_STEP_SUMMARY"
+expect "gate: comment written" test "$(output comment)" = 1
+expect "gate: comment has its marker" test "$(head -n1 "$work/out/comment.md")" = "<!-- kgate-action:kgate -->"
+expect "gate: comment lists the SLOWER cells" grep -q '| \*\*SLOWER\*\* |' "$work/out/comment.md"
+expect "gate: the log is kept" grep -q "kgate (fake): done" "$work/out/kgate.log"
+
+KA_ARGS='--variant team_warp_sum' "$here/gate.sh" > "$tmp/log" 2>&1
+expect "gate: a --variant of the caller's replaces the module's list" \
+  test "$(grep -c -- --variant "$tmp/kgate.args")" = 1
+KA_VARIANTS=all "$here/gate.sh" > "$tmp/log" 2>&1
+expect "gate: variants all gates every variant" test "$(grep -c -- --variant "$tmp/kgate.args")" = 0
+
+# 4. the verdict step: kgate's exit code is the job's, SLOWER optionally not.
+for row in "0 true 0" "1 true 1" "2 true 2" "3 true 3" "4 true 4" "4 false 0" "1 false 1" " true 3"; do
+  read -r code fail want <<< "$row"
+  if [[ -z $want ]]; then want=$fail fail=$code code=; fi
+  KA_CODE=$code KA_FAIL_ON_SLOWER=$fail "$here/verdict.sh" > /dev/null 2>&1
+  expect "verdict: code '$code' fail-on-slower $fail exits $want" test $? -eq "$want"
+done
+
+# 4b. no kgate-prefix: kgate's source is the action's own, keyed by its content.
+src="$tmp/kgate-src"
+mkdir -p "$src/include/kgate"
+echo 'project(kgate)' > "$src/CMakeLists.txt"
+echo '/* abi */' > "$src/include/kgate/module.h"
+fresh source
+KA_KGATE_PREFIX='' GITHUB_ACTION_PATH=$src "$here/setup.sh" > "$tmp/log" 2>&1
+expect "source: setup exits 0" test $? -eq 0
+expect "source: kgate-src is the action's folder" test "$(output kgate-src)" = "$src"
+expect "source: prefix under runner.temp" test "$(output prefix)" = "$RUNNER_TEMP/kgate-action/prefix"
+key1=$(output kgate-key)
+expect "source: key names the architectures" glob "$key1" "kgate-install-Linux-X64-*-sm90"
+fresh source2
+KA_KGATE_PREFIX='' GITHUB_ACTION_PATH=$src "$here/setup.sh" > /dev/null 2>&1
+expect "source: the same source, the same key" test "$(output kgate-key)" = "$key1"
+echo '/* abi 2 */' > "$src/include/kgate/module.h"
+fresh source3
+KA_KGATE_PREFIX='' GITHUB_ACTION_PATH=$src "$here/setup.sh" > /dev/null 2>&1
+expect "source: a changed file, another key" test "$(output kgate-key)" != "$key1"
+expect "source: another kgate, another base key" test "$(output base-key)" != "$(sed -n 's/^base-key=//p' "$tmp/runner-temp-source/output")"
+fresh notsource
+KA_KGATE_PREFIX='' GITHUB_ACTION_PATH=$tmp "$here/setup.sh" > "$tmp/log" 2>&1
+expect "source: a folder that is not kgate is refused" grep -q "is not a kgate source tree" "$tmp/log"
+
+# 5. a base that does not build: a warning, no module, an unpaired run.
+fresh nobuild
+"$here/setup.sh" > /dev/null 2>&1
+work=$(output work)
+KA_BUILD="sh build.sh && test \"\$(cat word)\" = head" KA_BASE_SHA=$base_sha KA_OUT="$work/base/module.so" \
+  "$here/build-base.sh" > "$tmp/log" 2>&1
+expect "unbuildable base exits 0" test $? -eq 0
+expect "unbuildable base: a warning" grep -q "::warning::kgate action: the base ${base_sha:0:12} did not build" "$tmp/log"
+expect "unbuildable base: no module" test ! -e "$work/base/module.so"
+expect "unbuildable base: not cached" test -z "$(output ok)"
+KA_WORK="$work" "$here/gate.sh" > /dev/null 2>&1
+expect "unbuildable base: no --base-kernels" test "$(grep -c -- --base-kernels "$tmp/kgate.args")" = 0
+expect "unbuildable base: paired=false" test "$(output paired)" = false
+
+# 6. a base module kgate refuses (another ABI): a warning, not cached.
+fresh refused
+"$here/setup.sh" > /dev/null 2>&1
+work=$(output work)
+KA_BUILD="sh build.sh && echo BADABI >> build/libteam.so" KA_BASE_SHA=$base_sha KA_OUT="$work/base/module.so" \
+  "$here/build-base.sh" > "$tmp/log" 2>&1
+expect "refused base exits 0" test $? -eq 0
+expect "refused base: kgate's line in the warning" grep -q "kgate refuses the base's module (kgate: .*module ABI 7" "$tmp/log"
+expect "refused base: no module" test ! -e "$work/base/module.so"
+
+# 7. setup's refusals and fallbacks.
+fresh same
+KA_BASE_REF='pr' "$here/setup.sh" > "$tmp/log" 2>&1
+expect "base = HEAD: not paired" test "$(output paired)" = 0
+for ref in "--upload-pack=touch$IFS/tmp/x" "main..pr" "a b" "-x"; do
+  fresh badref
+  KA_BASE_REF=$ref "$here/setup.sh" > "$tmp/log" 2>&1
+  code=$?
+  expect "base-ref '$ref' refused with exit 3" test $code -eq 3
+  expect "base-ref '$ref': one ::error:: line naming the input" grep -q "^::error::kgate action: input base-ref" "$tmp/log"
+done
+fresh explicit
+KA_BASE_REF=$base_sha "$here/setup.sh" > /dev/null 2>&1
+expect "explicit base-ref: that commit" test "$(output base-sha)" = "$base_sha"
+fresh nomodule
+KA_MODULE='' "$here/setup.sh" > "$tmp/log" 2>&1
+expect "empty module input refused" test $? -eq 3
+fresh outside
+work=$(output work)
+KA_MODULE=../elsewhere.so KA_OUT="$tmp/x.so" "$here/build-module.sh" head > "$tmp/log" 2>&1
+expect "a module path outside the checkout is refused (exit 2)" test $? -eq 2
+fresh nothing
+KA_BUILD=true KA_OUT="$tmp/y.so" "$here/build-module.sh" head > "$tmp/log" 2>&1
+expect "a build that makes no module fails (exit 3)" test $? -eq 3
+expect "... naming the module input" grep -q "made no build/libteam.so (input module)" "$tmp/log"
+
+echo "action scripts: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
