@@ -3,9 +3,12 @@
 // PerMille/1000 of the input's bytes more, from a region of its own scratch
 // that nothing else reads, and each of its blocks holds its SM SpinCycles
 // longer. The extra bytes cost time where the kernel streams (2^25: 1.2 %
-// more bytes measured +1.0 % on an H100); at 2^22 the kernel is mostly
-// latency and the bytes cost little (3.4 % more measured +1.6 %, 8.5 % more
-// +1.8 %), so the spin, which delays every wave of blocks, makes up the rest.
+// more bytes measured +1.0 % on an H100, 1.7 % more +1.07 % on an H200); at
+// 2^22 the kernel is mostly latency and the bytes cost less (3.4 % more
+// measured +1.6 % on an H100), so the spin, which delays every wave of
+// blocks, makes up the rest. On an H200, 10 paired rounds with alternating
+// quad orientation: (17, 0) +1.07 % at 2^25, (24, 30) +2.10 % and (75, 220)
+// +4.63 % at 2^22.
 // No extra launch: one alone would cost 2-3 us, 20 % at 2^22. The loads feed
 // a value that is stored only when it equals an impossible constant, and then
 // into scratch, never into the result. The true effect at each size is
