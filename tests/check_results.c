@@ -76,7 +76,8 @@ static kg_run sample_run(void) {
   m->dev = (kg_device_info){.name = "NVIDIA H200", .cc_major = 9, .sms = 132, .l2_bytes = 62914560,
                             .mem_bytes = 150119448576LL, .driver_version = 13000, .runtime_version = 13000,
                             .mem_clock_khz = 3201000, .bus_width_bits = 6144, .peak_gbps = 4917.1,
-                            .roofline_gbps = 4200.5};
+                            .roofline_gbps = 4200.5, .uuid = "GPU-5eee99ac-b721-2e97-460a-158d3cc7ab98",
+                            .pci = "0000:00:06.0"};
   m->seed = 1234567890123ull;
   m->repeats = 3;
   m->time = (kg_time_opts){1, 0.005, 10, 2};
@@ -92,6 +93,8 @@ static void assert_same_device(const kg_device_info *a, const kg_device_info *b)
   ck_assert(a->mem_clock_khz == b->mem_clock_khz && a->bus_width_bits == b->bus_width_bits);
   ck_assert(a->peak_gbps == b->peak_gbps && a->roofline_gbps == b->roofline_gbps);
   ck_assert(a->driver_version == b->driver_version && a->runtime_version == b->runtime_version);
+  ck_assert_str_eq(a->uuid, b->uuid);
+  ck_assert_str_eq(a->pci, b->pci);
 }
 
 /* A double after the trip through JSON: non-finite ones come back as +Inf. */
@@ -209,6 +212,9 @@ static const struct {
     {"\"variant\":\"reduce1_strided\"", "\"variant\":\"Reduce 99\"",
      "cases[2]: variant 'Reduce 99': variant name is not [a-z0-9_], 1..63 characters"},
     {"\"dtype\":\"i32\"", "\"dtype\":\"i8\"", "cases[2]: unknown dtype 'i8'"},
+    /* the card's identity is optional, but never free text */
+    {"\"uuid\":\"GPU-5eee99ac", "\"uuid\":\"`id`-5eee99ac", "not a GPU UUID like"},
+    {"\"pci\":\"0000:00:06.0\"", "\"pci\":\"0000:00:06.0 \"", "not a PCI address like"},
     {"\"pattern\":\"exact\"", "\"pattern\":\"ones\"", "cases[2]: unknown pattern 'ones'"},
     {"\"status\":\"fail\"", "\"status\":\"failed\"", "cases[2]: unknown status 'failed'"},
     {"\"n\":33", "\"n\":\"33\"", "cases[2]: field 'n' should be an integer"},
