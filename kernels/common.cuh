@@ -128,3 +128,47 @@ inline double tree_depth(size_t n, size_t per_block, size_t chain, size_t thread
 }
 
 }  // namespace kg
+
+// The C face of a tree variant (kernels.h's three functions), written once.
+// KG_TREE_RUN: every dtype, the input read-only, K<In, A> leaves one partial
+// per block (the Harris ladder's shape, and the mutants'). KG_INPLACE_TREE_RUN:
+// i32/i64/f32/f64 folded in place by K<A> (the Professional CUDA C family).
+// KG_TREE_SHAPE: scratch and depth of kg::tree with `chain` adds per thread.
+#define KG_TREE_RUN(name, K, per_block, threads)                                                     \
+  extern "C" int kg_run_##name(kg_dtype dt, void *in, size_t n, void *out, void *scratch, void *stream) { \
+    cudaStream_t st = (cudaStream_t)stream;                                                          \
+    return kg::dispatch(dt, [&](auto tag) {                                                          \
+      using T = typename decltype(tag)::type;                                                        \
+      using A = kg::acc_t<T>;                                                                        \
+      return kg::tree<A>((const T *)in, n, (A *)out, (A *)scratch, per_block,                        \
+                         [st](auto *src, A *dst, size_t count, size_t blocks) {                      \
+                           using In = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;     \
+                           K<In, A><<<(unsigned)blocks, threads, 0, st>>>(src, dst, count);          \
+                         });                                                                         \
+    });                                                                                              \
+  }
+
+#define KG_INPLACE_TREE_RUN(name, K, per_block, threads)                                             \
+  extern "C" int kg_run_##name(kg_dtype dt, void *in, size_t n, void *out, void *scratch, void *stream) { \
+    cudaStream_t st = (cudaStream_t)stream;                                                          \
+    return kg::dispatch_wide(dt, [&](auto tag) {                                                     \
+      using A = kg::acc_t<typename decltype(tag)::type>;                                             \
+      return kg::tree<A>((A *)in, n, (A *)out, (A *)scratch, per_block,                              \
+                         [st](A *src, A *dst, size_t count, size_t blocks) {                         \
+                           K<A><<<(unsigned)blocks, threads, 0, st>>>(src, dst, count);              \
+                         });                                                                         \
+    });                                                                                              \
+  }
+
+#define KG_TREE_SHAPE(name, per_block, chain, threads)                                               \
+  extern "C" size_t kg_scratch_##name(kg_dtype dt, size_t n) { return kg::tree_scratch(dt, n, per_block); } \
+  extern "C" double kg_depth_##name(size_t n) { return kg::tree_depth(n, per_block, chain, threads); }
+
+// A whole ladder face: run, scratch and depth.
+#define KG_TREE_FACE(name, K, per_block, chain, threads)                                             \
+  KG_TREE_RUN(name, K, per_block, threads)                                                           \
+  KG_TREE_SHAPE(name, per_block, chain, threads)
+
+#define KG_INPLACE_TREE_FACE(name, K, per_block, chain, threads)                                     \
+  KG_INPLACE_TREE_RUN(name, K, per_block, threads)                                                   \
+  KG_TREE_SHAPE(name, per_block, chain, threads)

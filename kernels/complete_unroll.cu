@@ -14,7 +14,7 @@ constexpr unsigned kBlock = 512;
 constexpr unsigned kUnroll = 8;
 constexpr size_t kPerBlock = (size_t)kUnroll * kBlock;
 
-template <unsigned B, typename A>
+template <typename A, unsigned B = kBlock>
 __global__ void __launch_bounds__(B) complete_unroll(A *data, A *out, size_t n) {
   static_assert(B >= 64 && B <= 1024 && (B & (B - 1)) == 0, "B: a power of two in [64, 1024]");
   constexpr size_t kSlice = (size_t)kUnroll * B;
@@ -51,20 +51,4 @@ __global__ void __launch_bounds__(B) complete_unroll(A *data, A *out, size_t n) 
 
 }  // namespace
 
-extern "C" int kg_run_complete_unroll(kg_dtype dt, void *in, size_t n, void *out, void *scratch,
-                                      void *stream) {
-  cudaStream_t st = (cudaStream_t)stream;
-  return kg::dispatch_wide(dt, [&](auto tag) {
-    using A = kg::acc_t<typename decltype(tag)::type>;
-    return kg::tree<A>((A *)in, n, (A *)out, (A *)scratch, kPerBlock,
-                       [st](A *src, A *dst, size_t count, size_t blocks) {
-                         complete_unroll<kBlock, A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
-                       });
-  });
-}
-
-extern "C" size_t kg_scratch_complete_unroll(kg_dtype dt, size_t n) {
-  return kg::tree_scratch(dt, n, kPerBlock);
-}
-
-extern "C" double kg_depth_complete_unroll(size_t n) { return kg::tree_depth(n, kPerBlock, kUnroll, kBlock); }
+KG_INPLACE_TREE_FACE(complete_unroll, complete_unroll, kPerBlock, kUnroll, kBlock)

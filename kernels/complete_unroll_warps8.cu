@@ -55,22 +55,4 @@ __global__ void __launch_bounds__(1024) complete_unroll_warps8(A *data, A *out, 
 
 }  // namespace
 
-extern "C" int kg_run_complete_unroll_warps8(kg_dtype dt, void *in, size_t n, void *out, void *scratch,
-                                             void *stream) {
-  cudaStream_t st = (cudaStream_t)stream;
-  return kg::dispatch_wide(dt, [&](auto tag) {
-    using A = kg::acc_t<typename decltype(tag)::type>;
-    return kg::tree<A>((A *)in, n, (A *)out, (A *)scratch, kPerBlock,
-                       [st](A *src, A *dst, size_t count, size_t blocks) {
-                         complete_unroll_warps8<A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
-                       });
-  });
-}
-
-extern "C" size_t kg_scratch_complete_unroll_warps8(kg_dtype dt, size_t n) {
-  return kg::tree_scratch(dt, n, kPerBlock);
-}
-
-extern "C" double kg_depth_complete_unroll_warps8(size_t n) {
-  return kg::tree_depth(n, kPerBlock, kUnroll, kBlock);
-}
+KG_INPLACE_TREE_FACE(complete_unroll_warps8, complete_unroll_warps8, kPerBlock, kUnroll, kBlock)

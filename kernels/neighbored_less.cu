@@ -26,20 +26,4 @@ template <typename A> __global__ void __launch_bounds__(kBlock) neighbored_less(
 
 }  // namespace
 
-extern "C" int kg_run_neighbored_less(kg_dtype dt, void *in, size_t n, void *out, void *scratch,
-                                      void *stream) {
-  cudaStream_t st = (cudaStream_t)stream;
-  return kg::dispatch_wide(dt, [&](auto tag) {
-    using A = kg::acc_t<typename decltype(tag)::type>;
-    return kg::tree<A>((A *)in, n, (A *)out, (A *)scratch, kBlock,
-                       [st](A *src, A *dst, size_t count, size_t blocks) {
-                         neighbored_less<A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
-                       });
-  });
-}
-
-extern "C" size_t kg_scratch_neighbored_less(kg_dtype dt, size_t n) {
-  return kg::tree_scratch(dt, n, kBlock);
-}
-
-extern "C" double kg_depth_neighbored_less(size_t n) { return kg::tree_depth(n, kBlock, 1, kBlock); }
+KG_INPLACE_TREE_FACE(neighbored_less, neighbored_less, kBlock, 1, kBlock)

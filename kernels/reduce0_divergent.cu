@@ -25,22 +25,4 @@ __global__ void __launch_bounds__(kBlock) reduce0(const In *in, A *out, size_t n
 
 }  // namespace
 
-extern "C" int kg_run_reduce0_divergent(kg_dtype dt, void *in, size_t n, void *out, void *scratch,
-                                        void *stream) {
-  cudaStream_t st = (cudaStream_t)stream;
-  return kg::dispatch(dt, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = kg::acc_t<T>;
-    return kg::tree<A>((const T *)in, n, (A *)out, (A *)scratch, kBlock,
-                       [st](auto *src, A *dst, size_t count, size_t blocks) {
-                         using In = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
-                         reduce0<In, A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
-                       });
-  });
-}
-
-extern "C" size_t kg_scratch_reduce0_divergent(kg_dtype dt, size_t n) {
-  return kg::tree_scratch(dt, n, kBlock);
-}
-
-extern "C" double kg_depth_reduce0_divergent(size_t n) { return kg::tree_depth(n, kBlock, 1, kBlock); }
+KG_TREE_FACE(reduce0_divergent, reduce0, kBlock, 1, kBlock)

@@ -12,7 +12,7 @@ namespace {
 constexpr unsigned kBlock = 256;
 constexpr size_t kPerBlock = 2 * kBlock;
 
-template <unsigned B, typename In, typename A>
+template <typename In, typename A, unsigned B = kBlock>
 __global__ void __launch_bounds__(B) reduce5(const In *in, A *out, size_t n) {
   static_assert(B >= 64 && B <= 1024 && (B & (B - 1)) == 0, "B: a power of two in [64, 1024]");
   __shared__ A s[B];
@@ -41,24 +41,4 @@ __global__ void __launch_bounds__(B) reduce5(const In *in, A *out, size_t n) {
 
 }  // namespace
 
-extern "C" int kg_run_reduce5_complete_unroll(kg_dtype dt, void *in, size_t n, void *out, void *scratch,
-                                              void *stream) {
-  cudaStream_t st = (cudaStream_t)stream;
-  return kg::dispatch(dt, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = kg::acc_t<T>;
-    return kg::tree<A>((const T *)in, n, (A *)out, (A *)scratch, kPerBlock,
-                       [st](auto *src, A *dst, size_t count, size_t blocks) {
-                         using In = std::remove_const_t<std::remove_pointer_t<decltype(src)>>;
-                         reduce5<kBlock, In, A><<<(unsigned)blocks, kBlock, 0, st>>>(src, dst, count);
-                       });
-  });
-}
-
-extern "C" size_t kg_scratch_reduce5_complete_unroll(kg_dtype dt, size_t n) {
-  return kg::tree_scratch(dt, n, kPerBlock);
-}
-
-extern "C" double kg_depth_reduce5_complete_unroll(size_t n) {
-  return kg::tree_depth(n, kPerBlock, 2, kBlock);
-}
+KG_TREE_FACE(reduce5_complete_unroll, reduce5, kPerBlock, 2, kBlock)
