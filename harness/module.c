@@ -5,17 +5,14 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kernels.h"
+#include "proc.h"
 #include "registry.h"
 
 /* More variants than any registry will hold: a count past it is garbage. */
@@ -242,38 +239,11 @@ int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char
 }
 
 int kg_module_query(char *const *worker_argv, kg_modinfo *out, size_t max, char *err, size_t errlen) {
-  int fds[2];
-  if (pipe(fds)) return snprintf(err, errlen, "cannot start a worker: %s", strerror(errno)), -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  pid_t pid;
-  extern char **environ;
-  int rc = posix_spawn(&pid, worker_argv[0], &fa, NULL, worker_argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc) {
-    close(fds[0]);
-    return snprintf(err, errlen, "cannot run worker %s: %s", worker_argv[0], strerror(rc)), -1;
-  }
-  /* One line, bounded: a variant's entry is at most about 300 bytes. */
-  size_t cap = (size_t)16 << 20, len = 0;
-  char *buf = malloc(cap + 1);
-  while (buf && len < cap) {
-    struct pollfd p = {.fd = fds[0], .events = POLLIN};
-    if (poll(&p, 1, 60000) <= 0) break; /* loading modules takes well under a minute */
-    ssize_t got = read(fds[0], buf + len, cap - len);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    len += (size_t)got;
-  }
-  close(fds[0]);
-  kill(pid, SIGKILL); /* it has said what it will say (or hung) */
-  int status;
-  waitpid(pid, &status, 0);
-  if (!buf) return snprintf(err, errlen, "out of memory"), -1;
-  buf[len] = '\0';
+  /* One line, bounded: a variant's entry is at most about 300 bytes; loading
+   * modules takes well under a minute. */
+  char *buf;
+  size_t len;
+  if (kg_proc_capture(worker_argv, (size_t)16 << 20, 60000, &buf, &len, err, errlen)) return -1;
   char *nl = strchr(buf, '\n');
   if (nl) *nl = '\0';
   int n = -1;

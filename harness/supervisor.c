@@ -12,29 +12,9 @@
 #include <unistd.h>
 
 #include "dtype.h"
-
-typedef struct worker {
-  pid_t pid;    /* also the id of its process group */
-  int to, from; /* pipe ends: the worker's stdin and stdout */
-  char *buf;    /* bytes read but not yet returned as lines; never past KG_PROTO_MAX_LINE + 1 */
-  size_t len, cap;
-  size_t scanned; /* buf[0, scanned) holds no newline: only new bytes are searched */
-  size_t used;    /* the line returned last, with its newline */
-  const char *bad; /* LINE_BAD: how the worker broke the protocol */
-} worker;
-
-enum { LINE_OK = 1, LINE_NONE = 0, LINE_EOF = -1, LINE_TIMEOUT = -2, LINE_BAD = -3, LINE_INTR = -4 };
+#include "proc.h"
 
 #define NONE ((size_t)-1)
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* --- Signals: the handler sets a flag and writes a byte to a self-pipe,
  * nothing else; poll() watches the pipe, so a signal that lands between a
  * check of the flag and the poll still wakes it. */
@@ -58,6 +38,7 @@ static void on_signal(int sig) {
 void kg_super_trap(int on) {
   if (on) {
     if (g_trap_depth++) return;
+    kg_proc_watch(&g_caught, &g_wake[0]);
     if (pipe2(g_wake, O_CLOEXEC | O_NONBLOCK)) g_wake[0] = g_wake[1] = -1; /* then the flag alone (poll's EINTR) */
     for (int k = 0; k < 2; k++) {
       sigaction(k_trapped[k], NULL, &g_saved[k]);
@@ -95,209 +76,6 @@ static void interrupted_err(char *err, size_t errlen) {
   snprintf(err, errlen, "interrupted by %s", kg_super_signal_name(g_caught));
 }
 
-/* The wake-up byte was read: nothing more to do, the flag says why. */
-static void drain_wake(void) {
-  char junk[64];
-  while (g_wake[0] >= 0 && read(g_wake[0], junk, sizeof junk) > 0) {
-  }
-}
-
-/* --- Live worker groups, killed at exit of this process whatever the path. */
-
-enum { MAX_LIVE = 256 };
-static pid_t g_live[MAX_LIVE];
-
-static void kill_live(void) {
-  for (int k = 0; k < MAX_LIVE; k++)
-    if (g_live[k] > 0) kill(-g_live[k], SIGKILL);
-}
-
-static void track(pid_t pid, int on) {
-  static int registered;
-  if (!registered) registered = atexit(kill_live) == 0;
-  for (int k = 0; k < MAX_LIVE; k++)
-    if (on ? g_live[k] <= 0 : g_live[k] == pid) {
-      g_live[k] = on ? pid : 0;
-      return;
-    }
-}
-
-static int spawn(worker *w, char *const *argv) {
-  int in[2], out[2];
-  if (pipe2(in, O_CLOEXEC)) return -1;
-  if (pipe2(out, O_CLOEXEC)) {
-    close(in[0]);
-    close(in[1]);
-    return -1;
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    /* Its own group, so that it is killed with whatever it forks; the
-     * terminal's Ctrl-C reaches the supervisor alone, which decides. */
-    setpgid(0, 0);
-    /* A pipe end may already sit on fd 0 or 1 (we were started with it
-     * closed): then dup2 is a no-op and only clearing close-on-exec helps. */
-    if (in[0] == STDIN_FILENO) fcntl(in[0], F_SETFD, 0);
-    else dup2(in[0], STDIN_FILENO);
-    if (out[1] == STDOUT_FILENO) fcntl(out[1], F_SETFD, 0);
-    else dup2(out[1], STDOUT_FILENO);
-    execv(argv[0], argv);
-    fprintf(stderr, "kgate: cannot run worker %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  setpgid(pid, pid); /* also here: a kill(-pid) right after fork must find the group */
-  track(pid, 1);
-  close(in[0]);
-  close(out[1]);
-  *w = (worker){.pid = pid, .to = in[1], .from = out[0]};
-  return 0;
-}
-
-static void kill_group(const worker *w) {
-  if (w->pid > 0) kill(-w->pid, SIGKILL);
-}
-
-/* Reads what the pipe holds, never past the line limit: 1 when bytes came
- * (or none: interrupted, or the buffer is full, which take_line reports), 0
- * on EOF or error. */
-static int fill(worker *w) {
-  if (w->cap - w->len < 4096 && w->cap < KG_PROTO_MAX_LINE + 1) {
-    size_t cap = w->cap ? 2 * w->cap : 8192;
-    if (cap > KG_PROTO_MAX_LINE + 1) cap = KG_PROTO_MAX_LINE + 1;
-    char *b = realloc(w->buf, cap);
-    if (!b) return 0;
-    w->buf = b;
-    w->cap = cap;
-  }
-  if (w->len == w->cap) return 1;
-  ssize_t got = read(w->from, w->buf + w->len, w->cap - w->len);
-  if (got < 0 && (errno == EINTR || errno == EAGAIN)) return 1;
-  if (got <= 0) return 0;
-  w->len += (size_t)got;
-  return 1;
-}
-
-/* The next whole line (its newline made a NUL), in a buffer valid until
- * consume_line: LINE_OK, LINE_NONE while it is incomplete, LINE_BAD (w->bad)
- * when it is longer than the limit or holds a NUL. */
-static int take_line(worker *w, char **line) {
-  char *nl = w->len > w->scanned ? memchr(w->buf + w->scanned, '\n', w->len - w->scanned) : NULL;
-  if (!nl) {
-    w->scanned = w->len;
-    if (w->len <= KG_PROTO_MAX_LINE) return LINE_NONE;
-    w->bad = "line longer than " STR(KG_PROTO_MAX_LINE) " bytes";
-    return LINE_BAD;
-  }
-  size_t n = (size_t)(nl - w->buf);
-  if (memchr(w->buf, '\0', n)) {
-    w->bad = "NUL byte inside a line";
-    return LINE_BAD;
-  }
-  *nl = '\0';
-  w->used = n + 1;
-  *line = w->buf;
-  return LINE_OK;
-}
-
-/* Drops the line returned last from the buffer. */
-static void consume_line(worker *w) {
-  memmove(w->buf, w->buf + w->used, w->len - w->used);
-  w->len -= w->used;
-  w->used = w->scanned = 0;
-}
-
-/* After an answer: what the worker sent unasked, in the buffer or waiting in
- * the pipe. 0: nothing; > 0: that many bytes; -1: it closed its output. */
-static long leftover(worker *w) {
-  if (w->len) return (long)w->len;
-  struct pollfd p = {.fd = w->from, .events = POLLIN};
-  if (poll(&p, 1, 0) <= 0 || !p.revents) return 0;
-  if (!fill(w)) return -1;
-  return (long)w->len;
-}
-
-/* Next line until deadline: LINE_OK (as take_line), LINE_BAD, LINE_EOF,
- * LINE_TIMEOUT, or LINE_INTR after SIGINT/SIGTERM. */
-static int read_line(worker *w, double deadline, char **line) {
-  for (;;) {
-    int got = take_line(w, line);
-    if (got != LINE_NONE) return got;
-    if (g_caught) return LINE_INTR;
-    double left = deadline - now_s();
-    if (left <= 0) return LINE_TIMEOUT;
-    struct pollfd pfd[2] = {{.fd = w->from, .events = POLLIN}, {.fd = g_wake[0], .events = POLLIN}};
-    int r = poll(pfd, g_wake[0] >= 0 ? 2 : 1, (int)(left * 1000) + 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) continue; /* the deadline check above ends the wait */
-    if (g_wake[0] >= 0 && pfd[1].revents) drain_wake();
-    if (pfd[0].revents && !fill(w)) return LINE_EOF;
-  }
-}
-
-static int send_line(worker *w, const char *line) {
-  size_t len = strlen(line);
-  char *msg = malloc(len + 1);
-  if (!msg) return -1;
-  memcpy(msg, line, len);
-  msg[len] = '\n';
-  size_t off = 0;
-  int rc = 0;
-  while (off <= len) {
-    ssize_t put = write(w->to, msg + off, len + 1 - off);
-    if (put < 0 && errno == EINTR) continue;
-    if (put <= 0) {
-      rc = -1;
-      break;
-    }
-    off += (size_t)put;
-  }
-  free(msg);
-  return rc;
-}
-
-/* Ends the worker (closing its stdin asks it to exit; after grace seconds,
- * or at once once SIGINT/SIGTERM came, it is killed) and describes how it
- * ended. Its whole process group is killed before the leader is reaped:
- * the unreaped leader holds the group id, so no other process can have it.
- * Returns its exit status, or -1 when it was killed or died of a signal (or
- * there was none). */
-static int reap(worker *w, double grace, char *why, size_t len) {
-  if (w->pid <= 0) return -1;
-  close(w->to);
-  close(w->from);
-  int exited = 0;
-  double deadline = now_s() + grace;
-  for (;;) {
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid) {
-      exited = 1;
-      break;
-    }
-    if (now_s() >= deadline || g_caught) break;
-    struct timespec t = {0, 5000000};
-    nanosleep(&t, NULL);
-  }
-  kill_group(w);
-  int status = 0;
-  while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  track(w->pid, 0);
-  if (why) {
-    if (!exited) snprintf(why, len, "worker did not exit and was killed");
-    else if (WIFSIGNALED(status))
-      snprintf(why, len, "worker killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else snprintf(why, len, "worker exited with status %d", WEXITSTATUS(status));
-  }
-  free(w->buf);
-  *w = (worker){.pid = -1};
-  return exited && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void fail_case(kg_result *r, const char *fmt, const char *detail) {
   memset(r, 0, sizeof *r);
   r->status = KG_ST_ERROR;
@@ -306,46 +84,46 @@ static void fail_case(kg_result *r, const char *fmt, const char *detail) {
 
 /* Starts a worker and reads its hello. 0, or -1 with the reason in err
  * (KG_SUPER_INTERRUPTED after SIGINT/SIGTERM). */
-static int start_argv(worker *w, char *const *argv, double start_timeout_s, kg_device_info *dev, char *err,
+static int start_argv(kg_proc *w, char *const *argv, double start_timeout_s, kg_device_info *dev, char *err,
                       size_t errlen) {
   if (g_caught) return interrupted_err(err, errlen), KG_SUPER_INTERRUPTED;
-  if (spawn(w, argv)) {
+  if (kg_proc_spawn(w, argv, KG_PROTO_MAX_LINE)) {
     snprintf(err, errlen, "cannot start a worker process: %s", strerror(errno));
     return -1;
   }
   char *line;
-  int got = read_line(w, now_s() + start_timeout_s, &line);
-  if (got == LINE_OK) {
+  int got = kg_proc_read_line(w, kg_proc_now() + start_timeout_s, &line);
+  if (got == KG_LINE_OK) {
     int rc = kg_proto_decode_hello(line, dev, err, errlen);
-    consume_line(w);
-    long extra = rc == 0 ? leftover(w) : 0;
+    kg_proc_consume(w);
+    long extra = rc == 0 ? kg_proc_leftover(w) : 0;
     if (rc == 0 && extra == 0) return 0;
     if (extra) snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s after its hello",
                         extra > 0 ? "bytes" : "it exited");
-    reap(w, 1.0, NULL, 0);
+    kg_proc_reap(w, 1.0, NULL, 0);
     return -1;
   }
   char why[160];
   const char *bad = w->bad;
-  if (got == LINE_TIMEOUT || got == LINE_BAD || got == LINE_INTR) kill_group(w);
-  reap(w, got == LINE_EOF ? 2.0 : 0.0, why, sizeof why); /* EOF: let it exit and say how */
-  if (got == LINE_INTR) return interrupted_err(err, errlen), KG_SUPER_INTERRUPTED;
-  if (got == LINE_TIMEOUT) snprintf(err, errlen, "worker failed to start: no hello in time (%g s)", start_timeout_s);
-  else if (got == LINE_BAD) snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s", bad);
+  if (got == KG_LINE_TIMEOUT || got == KG_LINE_BAD || got == KG_LINE_INTR) kg_proc_kill(w);
+  kg_proc_reap(w, got == KG_LINE_EOF ? 2.0 : 0.0, why, sizeof why); /* EOF: let it exit and say how */
+  if (got == KG_LINE_INTR) return interrupted_err(err, errlen), KG_SUPER_INTERRUPTED;
+  if (got == KG_LINE_TIMEOUT) snprintf(err, errlen, "worker failed to start: no hello in time (%g s)", start_timeout_s);
+  else if (got == KG_LINE_BAD) snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s", bad);
   else snprintf(err, errlen, "worker failed to start: %s", why);
   return -1;
 }
 
-static int start(worker *w, const kg_super_opts *o, kg_device_info *dev, char *err, size_t errlen) {
+static int start(kg_proc *w, const kg_super_opts *o, kg_device_info *dev, char *err, size_t errlen) {
   return start_argv(w, o->worker_argv, o->start_timeout_s, dev, err, errlen);
 }
 
 int kg_supervise_probe(char *const *argv, double start_timeout_s, kg_device_info *dev, char *err, size_t errlen) {
   kg_super_trap(1);
   void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
-  worker w = {.pid = -1};
+  kg_proc w = {.pid = -1};
   int rc = start_argv(&w, argv, start_timeout_s, dev, err, errlen);
-  if (rc == 0) reap(&w, 10.0, NULL, 0);
+  if (rc == 0) kg_proc_reap(&w, 10.0, NULL, 0);
   signal(SIGPIPE, old_pipe);
   kg_super_trap(0);
   return rc;
@@ -414,7 +192,7 @@ int kg_supervise(const kg_case *cases, size_t ncases, const kg_run_params *p, co
 enum { S_DOWN, S_STARTING, S_IDLE, S_BUSY, S_DEAD };
 
 typedef struct slot {
-  worker w;
+  kg_proc w;
   int state;       /* S_DOWN: no process (one starts when there is work); S_DEAD: never again */
   double deadline; /* S_STARTING: for the hello; S_BUSY: the watchdog */
   size_t cur;      /* S_BUSY: the case it is on */
@@ -520,11 +298,11 @@ static void fail_answered(kg_result *r, const char *what) {
  * answer fails that answer's case (or, right after its hello, its start),
  * and the worker ends. 0 when it may go on. */
 static int check_idle(multi *m, slot *s, char *err, size_t errlen) {
-  long extra = leftover(&s->w);
+  long extra = kg_proc_leftover(&s->w);
   if (!extra) return 0;
   char why[160] = "", what[128];
-  kill_group(&s->w);
-  reap(&s->w, 0.0, why, sizeof why);
+  kg_proc_kill(&s->w);
+  kg_proc_reap(&s->w, 0.0, why, sizeof why);
   if (extra > 0) snprintf(what, sizeof what, "%ld bytes after its answer", extra);
   else snprintf(what, sizeof what, "exited after its answer (%.100s)", why);
   s->state = S_DOWN;
@@ -563,12 +341,12 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
       slot *s = &slots[k];
       if (s->state == S_IDLE && check_idle(&m, s, err, errlen) && s->state == S_DEAD) rc = rc ? rc : -1;
       if (stop && (s->state == S_IDLE || s->state == S_DOWN)) {
-        if (s->state == S_IDLE) reap(&s->w, 10.0, NULL, 0);
+        if (s->state == S_IDLE) kg_proc_reap(&s->w, 10.0, NULL, 0);
         s->state = S_DEAD;
         continue;
       }
       if (s->state == S_DOWN && has_work(&m, s)) {
-        if (spawn(&s->w, workers[k].worker_argv)) {
+        if (kg_proc_spawn(&s->w, workers[k].worker_argv, KG_PROTO_MAX_LINE)) {
           snprintf(err, errlen, "cannot start a worker process: %s", strerror(errno));
           rc = -1;
           orphan(&m, s);
@@ -576,21 +354,21 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
         }
         s->state = S_STARTING;
         s->prev = NONE;
-        s->deadline = now_s() + o->start_timeout_s;
+        s->deadline = kg_proc_now() + o->start_timeout_s;
       }
       if (s->state != S_IDLE) continue;
       long i = next_case(&m, s, &devs[k], workers[k].device);
       if (i < 0) {
-        reap(&s->w, 10.0, NULL, 0);
+        kg_proc_reap(&s->w, 10.0, NULL, 0);
         s->state = S_DOWN;
         continue;
       }
       s->cur = (size_t)i;
       char *msg = kg_proto_encode_case(s->cur, &cases[s->cur], p);
-      int sent = msg && send_line(&s->w, msg) == 0;
+      int sent = msg && kg_proc_send(&s->w, msg) == 0;
       free(msg);
       s->state = S_BUSY;
-      s->deadline = now_s() + o->timeout_s;
+      s->deadline = kg_proc_now() + o->timeout_s;
       if (!sent) s->deadline = 0; /* handled below as a dead worker: its exit says why */
     }
     size_t np = 0;
@@ -604,28 +382,28 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
     }
     if (!np) break;
     if (g_wake[0] >= 0) pfd[np] = (struct pollfd){.fd = g_wake[0], .events = POLLIN};
-    double left = soonest - now_s();
+    double left = soonest - kg_proc_now();
     int r = poll(pfd, np + (g_wake[0] >= 0), left > 0 ? (int)(left * 1000) + 1 : 0);
     if (r < 0 && errno != EINTR) break;
-    if (g_wake[0] >= 0 && r > 0 && pfd[np].revents) drain_wake();
+    if (g_wake[0] >= 0 && r > 0 && pfd[np].revents) kg_proc_drain_wake();
     if (g_caught) break;
     for (size_t q = 0; q < np; q++) {
       slot *s = &slots[pidx[q]];
       size_t k = pidx[q];
       int eof = s->state == S_BUSY && s->deadline == 0; /* the case could not be sent */
-      if (!eof && r > 0 && pfd[q].revents) eof = !fill(&s->w);
-      else if (s->deadline > 0 && now_s() < s->deadline) continue;
+      if (!eof && r > 0 && pfd[q].revents) eof = !kg_proc_fill(&s->w);
+      else if (s->deadline > 0 && kg_proc_now() < s->deadline) continue;
       char *line;
-      int have = take_line(&s->w, &line);
-      if (have == LINE_NONE && !eof && s->deadline > 0 && now_s() < s->deadline) continue;
+      int have = kg_proc_take_line(&s->w, &line);
+      if (have == KG_LINE_NONE && !eof && s->deadline > 0 && kg_proc_now() < s->deadline) continue;
       char why[160];
       const char *bad = s->w.bad;
       if (s->state == S_STARTING) {
-        if (have == LINE_OK) {
+        if (have == KG_LINE_OK) {
           int hrc = kg_proto_decode_hello(line, &devs[k], err, errlen);
-          consume_line(&s->w);
+          kg_proc_consume(&s->w);
           if (hrc) {
-            reap(&s->w, 1.0, NULL, 0);
+            kg_proc_reap(&s->w, 1.0, NULL, 0);
             rc = -1;
             orphan(&m, s);
             continue;
@@ -640,10 +418,10 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
             stop = 1;
           }
         } else {
-          int timeout = have == LINE_NONE && !eof;
-          if (have == LINE_BAD || timeout) kill_group(&s->w);
-          reap(&s->w, have == LINE_NONE && eof ? 2.0 : 0.0, why, sizeof why);
-          if (have == LINE_BAD) snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s", bad);
+          int timeout = have == KG_LINE_NONE && !eof;
+          if (have == KG_LINE_BAD || timeout) kg_proc_kill(&s->w);
+          kg_proc_reap(&s->w, have == KG_LINE_NONE && eof ? 2.0 : 0.0, why, sizeof why);
+          if (have == KG_LINE_BAD) snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s", bad);
           else if (timeout) snprintf(err, errlen, "worker failed to start: no hello in time (%g s)", o->start_timeout_s);
           else snprintf(err, errlen, "worker failed to start: %s", why);
           rc = rc ? rc : -1;
@@ -653,7 +431,7 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
       }
       /* S_BUSY: an answer, a death, the watchdog, or a broken protocol. */
       kg_result *res = &results[s->cur];
-      if (have == LINE_OK) {
+      if (have == KG_LINE_OK) {
         size_t idx = s->cur;
         int restart = 0;
         char perr[160];
@@ -664,8 +442,8 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
           /* A late second answer for the case before: that case broke the
            * protocol; this one was not to blame and runs again elsewhere. */
           fail_answered(&results[s->prev], "answered twice");
-          kill_group(&s->w);
-          reap(&s->w, 0.0, NULL, 0);
+          kg_proc_kill(&s->w);
+          kg_proc_reap(&s->w, 0.0, NULL, 0);
           s->next = s->cur; /* next_case took it from [next, end): put it back */
           s->state = S_DOWN;
           continue;
@@ -676,23 +454,23 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
         } else {
           *res = got;
         }
-        consume_line(&s->w);
+        kg_proc_consume(&s->w);
         s->prev = s->cur;
         s->state = S_IDLE;
-        if (restart) reap(&s->w, 2.0, NULL, 0), s->state = S_DOWN;
-      } else if (have == LINE_BAD) {
-        kill_group(&s->w);
-        reap(&s->w, 0.0, NULL, 0);
+        if (restart) kg_proc_reap(&s->w, 2.0, NULL, 0), s->state = S_DOWN;
+      } else if (have == KG_LINE_BAD) {
+        kg_proc_kill(&s->w);
+        kg_proc_reap(&s->w, 0.0, NULL, 0);
         fail_case(res, "worker broke the protocol: %s", bad);
         s->state = S_DOWN;
       } else if (!eof) {
-        kill_group(&s->w);
-        reap(&s->w, 1.0, NULL, 0);
+        kg_proc_kill(&s->w);
+        kg_proc_reap(&s->w, 1.0, NULL, 0);
         snprintf(why, sizeof why, "%g", o->timeout_s);
         fail_case(res, "timeout after %s s", why);
         s->state = S_DOWN;
       } else {
-        reap(&s->w, 2.0, why, sizeof why);
+        kg_proc_reap(&s->w, 2.0, why, sizeof why);
         fail_case(res, "%s", why);
         s->state = S_DOWN;
       }
@@ -703,13 +481,13 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
   if (g_caught) { /* stop now: the case in flight did not finish, it stays pending */
     for (size_t k = 0; k < nworkers; k++) {
       if (slots[k].state == S_BUSY) memset(&results[slots[k].cur], 0, sizeof results[0]);
-      kill_group(&slots[k].w);
+      kg_proc_kill(&slots[k].w);
     }
     interrupted_err(err, errlen);
     rc = KG_SUPER_INTERRUPTED;
   }
   for (size_t k = 0; k < nworkers; k++)
-    if (slots[k].w.pid > 0) reap(&slots[k].w, 10.0, NULL, 0);
+    if (slots[k].w.pid > 0) kg_proc_reap(&slots[k].w, 10.0, NULL, 0);
   /* Unsupported cases no worker was needed for (or left when none could start). */
   for (size_t i = 0; i < ncases && !stop; i++)
     if (!cases[i].supported && results[i].status == KG_ST_PENDING) {
@@ -730,7 +508,7 @@ int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p
                      const kg_super_san *san, kg_result *results, kg_device_info *dev, char *err, size_t errlen) {
   kg_super_trap(1);
   void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN); /* a dead worker must not kill us */
-  worker w = {.pid = -1};
+  kg_proc w = {.pid = -1};
   int rc = 0;
   long log_off = 0;
   kg_result *last = NULL; /* the last case the current worker ran */
@@ -743,11 +521,11 @@ int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p
     if (!cases[i].supported) {
       r->status = KG_ST_UNSUPPORTED;
     } else {
-      long extra = w.pid > 0 && prev != NONE ? leftover(&w) : 0;
+      long extra = w.pid > 0 && prev != NONE ? kg_proc_leftover(&w) : 0;
       if (extra) { /* sent after its last answer: that case broke the protocol */
         char why[160], what[128];
-        kill_group(&w);
-        reap(&w, 0.0, why, sizeof why);
+        kg_proc_kill(&w);
+        kg_proc_reap(&w, 0.0, why, sizeof why);
         if (extra > 0) snprintf(what, sizeof what, "%ld bytes after its answer", extra);
         else snprintf(what, sizeof what, "exited after its answer (%.100s)", why);
         fail_answered(&results[prev], what);
@@ -760,11 +538,11 @@ int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p
       }
       char *msg = kg_proto_encode_case_exact(i, &cases[i], p, san && san->exact_alloc);
       char *line = NULL;
-      int got = msg && send_line(&w, msg) == 0 ? read_line(&w, now_s() + o->timeout_s, &line) : LINE_EOF;
+      int got = msg && kg_proc_send(&w, msg) == 0 ? kg_proc_read_line(&w, kg_proc_now() + o->timeout_s, &line) : KG_LINE_EOF;
       free(msg);
       char why[160];
-      if (got == LINE_INTR) break; /* the case did not finish: it stays pending */
-      if (got == LINE_OK) {
+      if (got == KG_LINE_INTR) break; /* the case did not finish: it stays pending */
+      if (got == KG_LINE_OK) {
         size_t idx = i;
         int restart = 0;
         char perr[160];
@@ -773,8 +551,8 @@ int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p
         int broken = kg_proto_decode_result(line, &idx, &ans, &restart, perr, sizeof perr) != 0;
         if (!broken && idx != i && idx == prev) { /* a late second answer: as in kg_supervise_devices */
           fail_answered(&results[prev], "answered twice");
-          kill_group(&w);
-          reap(&w, 0.0, NULL, 0);
+          kg_proc_kill(&w);
+          kg_proc_reap(&w, 0.0, NULL, 0);
           i--; /* this case runs again on a fresh worker */
           continue;
         }
@@ -784,21 +562,21 @@ int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p
         } else {
           *r = ans;
         }
-        consume_line(&w);
+        kg_proc_consume(&w);
         sanitized(san, &log_off, r);
         last = r;
         prev = i;
-        if (restart || (san && san->fresh_worker)) ended(san, &log_off, reap(&w, restart ? grace : 60.0, NULL, 0), r);
-      } else if (got == LINE_TIMEOUT || got == LINE_BAD) {
+        if (restart || (san && san->fresh_worker)) ended(san, &log_off, kg_proc_reap(&w, restart ? grace : 60.0, NULL, 0), r);
+      } else if (got == KG_LINE_TIMEOUT || got == KG_LINE_BAD) {
         const char *bad = w.bad;
-        kill_group(&w);
-        reap(&w, 1.0, NULL, 0);
+        kg_proc_kill(&w);
+        kg_proc_reap(&w, 1.0, NULL, 0);
         snprintf(why, sizeof why, "%g", o->timeout_s);
-        if (got == LINE_BAD) fail_case(r, "worker broke the protocol: %s", bad);
+        if (got == KG_LINE_BAD) fail_case(r, "worker broke the protocol: %s", bad);
         else fail_case(r, "timeout after %s s", why);
         sanitized(san, &log_off, r);
       } else {
-        int code = reap(&w, grace, why, sizeof why);
+        int code = kg_proc_reap(&w, grace, why, sizeof why);
         fail_case(r, "%s", why);
         ended(san, &log_off, code, r);
       }
@@ -806,11 +584,11 @@ int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p
     if (o->progress) o->progress(o->progress_ctx, i + 1, ncases, &cases[i], r);
   }
   if (g_caught) {
-    kill_group(&w);
+    kg_proc_kill(&w);
     interrupted_err(err, errlen);
     rc = KG_SUPER_INTERRUPTED;
   }
-  if (w.pid > 0) ended(san, &log_off, reap(&w, san && san->log ? 60.0 : 10.0, NULL, 0), last);
+  if (w.pid > 0) ended(san, &log_off, kg_proc_reap(&w, san && san->log ? 60.0 : 10.0, NULL, 0), last);
   signal(SIGPIPE, old_pipe);
   kg_super_trap(0);
   return rc;
