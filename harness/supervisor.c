@@ -82,6 +82,98 @@ static void fail_case(kg_result *r, const char *fmt, const char *detail) {
   snprintf(r->message, sizeof r->message, fmt, detail);
 }
 
+/* The wait for a worker's hello ended with got (not KG_LINE_OK): ends the
+ * worker and says why in err. -1, or KG_SUPER_INTERRUPTED. */
+static int start_failed(kg_proc *w, int got, double start_timeout_s, char *err, size_t errlen) {
+  char why[160];
+  const char *bad = w->bad;
+  if (got != KG_LINE_EOF) kg_proc_kill(w);
+  kg_proc_reap(w, got == KG_LINE_EOF ? 2.0 : 0.0, why, sizeof why); /* EOF: let it exit and say how */
+  if (got == KG_LINE_INTR) return interrupted_err(err, errlen), KG_SUPER_INTERRUPTED;
+  if (got == KG_LINE_TIMEOUT) snprintf(err, errlen, "worker failed to start: no hello in time (%g s)", start_timeout_s);
+  else if (got == KG_LINE_BAD) snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s", bad);
+  else snprintf(err, errlen, "worker failed to start: %s", why);
+  return -1;
+}
+
+/* The case the worker answered broke the protocol after its answer: it
+ * fails (keeping its device), and the worker ends. */
+static void fail_answered(kg_result *r, const char *what) {
+  int device = r->device;
+  fail_case(r, "worker broke the protocol: %s", what);
+  r->device = device;
+}
+
+/* An idle worker is about to get a case: whatever it sent since its last
+ * answer ends it, and fails the case it answered last (prev, unless NONE).
+ * Returns 0 when it sent nothing and may go on, else what it sent: > 0
+ * bytes, -1 when it exited. */
+static long drop_unasked(kg_proc *w, kg_result *results, size_t prev) {
+  long extra = kg_proc_leftover(w);
+  if (!extra) return 0;
+  char why[160] = "", what[128];
+  kg_proc_kill(w);
+  kg_proc_reap(w, 0.0, why, sizeof why);
+  if (extra > 0) snprintf(what, sizeof what, "%ld bytes after its answer", extra);
+  else snprintf(what, sizeof what, "exited after its answer (%.100s)", why);
+  if (prev != NONE) fail_answered(&results[prev], what);
+  return extra;
+}
+
+/* How the wait for a case's answer ended (settle). */
+enum {
+  END_IDLE,    /* answered: results[cur] holds it; the worker may take the next case */
+  END_RESTART, /* answered, or failed as a broken answer: the caller ends the worker */
+  END_DOWN,    /* failed (broken line, watchdog, death): the worker is reaped */
+  END_RERUN    /* a late second answer for prev, which fails; cur is not settled and runs
+                  again on a fresh worker; this one is reaped */
+};
+
+/* Settles case cur on worker w after its wait gave got (line: the line, for
+ * KG_LINE_OK): the one place that tells an answer, a broken protocol, a
+ * timeout and a dead worker apart, for the device scheduler and the
+ * sanitizer mode alike. prev: the case w answered before (NONE: none);
+ * eof_grace: how long a worker that closed its output may take to exit. */
+static int settle(kg_proc *w, int got, char *line, kg_result *results, size_t cur, size_t prev, double timeout_s,
+                  double eof_grace) {
+  kg_result *res = &results[cur];
+  if (got == KG_LINE_OK) {
+    size_t idx = cur;
+    int restart = 0;
+    char perr[160];
+    kg_result ans;
+    memset(&ans, 0, sizeof ans);
+    int broken = kg_proto_decode_result(line, &idx, &ans, &restart, perr, sizeof perr) != 0;
+    if (!broken && idx != cur && idx == prev) { /* this case was not to blame */
+      fail_answered(&results[prev], "answered twice");
+      kg_proc_kill(w);
+      kg_proc_reap(w, 0.0, NULL, 0);
+      return END_RERUN;
+    }
+    if (broken || idx != cur) {
+      fail_case(res, "worker broke the protocol: %s", broken ? perr : "answer for another case");
+      restart = 1;
+    } else {
+      *res = ans;
+    }
+    kg_proc_consume(w);
+    return restart ? END_RESTART : END_IDLE;
+  }
+  char why[160];
+  if (got == KG_LINE_EOF) { /* it died: let it exit and say how */
+    kg_proc_reap(w, eof_grace, why, sizeof why);
+    fail_case(res, "%s", why);
+    return END_DOWN;
+  }
+  const char *bad = w->bad; /* static text: outlives the reap */
+  kg_proc_kill(w);
+  kg_proc_reap(w, got == KG_LINE_BAD ? 0.0 : 1.0, NULL, 0);
+  snprintf(why, sizeof why, "%g", timeout_s);
+  if (got == KG_LINE_BAD) fail_case(res, "worker broke the protocol: %s", bad);
+  else fail_case(res, "timeout after %s s", why);
+  return END_DOWN;
+}
+
 /* Starts a worker and reads its hello. 0, or -1 with the reason in err
  * (KG_SUPER_INTERRUPTED after SIGINT/SIGTERM). */
 static int start_argv(kg_proc *w, char *const *argv, double start_timeout_s, kg_device_info *dev, char *err,
@@ -103,15 +195,7 @@ static int start_argv(kg_proc *w, char *const *argv, double start_timeout_s, kg_
     kg_proc_reap(w, 1.0, NULL, 0);
     return -1;
   }
-  char why[160];
-  const char *bad = w->bad;
-  if (got == KG_LINE_TIMEOUT || got == KG_LINE_BAD || got == KG_LINE_INTR) kg_proc_kill(w);
-  kg_proc_reap(w, got == KG_LINE_EOF ? 2.0 : 0.0, why, sizeof why); /* EOF: let it exit and say how */
-  if (got == KG_LINE_INTR) return interrupted_err(err, errlen), KG_SUPER_INTERRUPTED;
-  if (got == KG_LINE_TIMEOUT) snprintf(err, errlen, "worker failed to start: no hello in time (%g s)", start_timeout_s);
-  else if (got == KG_LINE_BAD) snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s", bad);
-  else snprintf(err, errlen, "worker failed to start: %s", why);
-  return -1;
+  return start_failed(w, got, start_timeout_s, err, errlen);
 }
 
 static int start(kg_proc *w, const kg_super_opts *o, kg_device_info *dev, char *err, size_t errlen) {
@@ -208,6 +292,14 @@ typedef struct multi {
   kg_result *results;
   const kg_super_opts *o;
   size_t done;
+  const kg_run_params *p;
+  const kg_super_dev *workers;
+  size_t nworkers;
+  slot *slots;
+  kg_device_info *devs;
+  char *err;
+  size_t errlen;
+  int rc, stop; /* stop: two GPU models under one_model; nothing more is handed out */
 } multi;
 
 static int same_input(const kg_case *a, const kg_case *b) {
@@ -286,34 +378,162 @@ static void orphan(multi *m, slot *s) {
   s->state = S_DEAD;
 }
 
-/* The case the worker answered broke the protocol after its answer: it
- * fails (keeping its device), and the worker ends. */
-static void fail_answered(kg_result *r, const char *what) {
-  int device = r->device;
-  fail_case(r, "worker broke the protocol: %s", what);
-  r->device = device;
-}
-
 /* An idle worker is about to get a case: whatever it sent since its last
  * answer fails that answer's case (or, right after its hello, its start),
  * and the worker ends. 0 when it may go on. */
-static int check_idle(multi *m, slot *s, char *err, size_t errlen) {
-  long extra = kg_proc_leftover(&s->w);
+static int check_idle(multi *m, slot *s) {
+  long extra = drop_unasked(&s->w, m->results, s->prev);
   if (!extra) return 0;
-  char why[160] = "", what[128];
-  kg_proc_kill(&s->w);
-  kg_proc_reap(&s->w, 0.0, why, sizeof why);
-  if (extra > 0) snprintf(what, sizeof what, "%ld bytes after its answer", extra);
-  else snprintf(what, sizeof what, "exited after its answer (%.100s)", why);
   s->state = S_DOWN;
-  if (s->prev != NONE) {
-    fail_answered(&m->results[s->prev], what);
-    return -1;
-  }
-  snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s after its hello",
+  if (s->prev != NONE) return -1;
+  snprintf(m->err, m->errlen, "worker failed to start: worker broke the protocol: %s after its hello",
            extra > 0 ? "bytes" : "it exited");
   orphan(m, s);
   return -1;
+}
+
+/* Slot k needs a case: starts its worker where there is work for it, or
+ * sends the next case to an idle one. */
+static void hand_out(multi *m, size_t k) {
+  slot *s = &m->slots[k];
+  if (s->state == S_IDLE && check_idle(m, s) && s->state == S_DEAD) m->rc = m->rc ? m->rc : -1;
+  if (m->stop && (s->state == S_IDLE || s->state == S_DOWN)) {
+    if (s->state == S_IDLE) kg_proc_reap(&s->w, 10.0, NULL, 0);
+    s->state = S_DEAD;
+    return;
+  }
+  if (s->state == S_DOWN && has_work(m, s)) {
+    if (kg_proc_spawn(&s->w, m->workers[k].worker_argv, KG_PROTO_MAX_LINE)) {
+      snprintf(m->err, m->errlen, "cannot start a worker process: %s", strerror(errno));
+      m->rc = -1;
+      orphan(m, s);
+      return;
+    }
+    s->state = S_STARTING;
+    s->prev = NONE;
+    s->deadline = kg_proc_now() + m->o->start_timeout_s;
+  }
+  if (s->state != S_IDLE) return;
+  long i = next_case(m, s, &m->devs[k], m->workers[k].device);
+  if (i < 0) {
+    kg_proc_reap(&s->w, 10.0, NULL, 0);
+    s->state = S_DOWN;
+    return;
+  }
+  s->cur = (size_t)i;
+  char *msg = kg_proto_encode_case(s->cur, &m->cases[s->cur], m->p);
+  int sent = msg && kg_proc_send(&s->w, msg) == 0;
+  free(msg);
+  s->state = S_BUSY;
+  s->deadline = kg_proc_now() + m->o->timeout_s;
+  if (!sent) s->deadline = 0; /* handled as a dead worker: its exit says why */
+}
+
+/* Slot k's wait for its hello ended with got: it is idle, or its device is
+ * dropped; under one_model a second GPU model stops the run. */
+static void on_hello(multi *m, size_t k, int got, char *line) {
+  slot *s = &m->slots[k];
+  if (got != KG_LINE_OK) {
+    start_failed(&s->w, got, m->o->start_timeout_s, m->err, m->errlen);
+    m->rc = m->rc ? m->rc : -1;
+    orphan(m, s);
+    return;
+  }
+  int hrc = kg_proto_decode_hello(line, &m->devs[k], m->err, m->errlen);
+  kg_proc_consume(&s->w);
+  if (hrc) {
+    kg_proc_reap(&s->w, 1.0, NULL, 0);
+    m->rc = -1;
+    orphan(m, s);
+    return;
+  }
+  s->state = S_IDLE;
+  s->said_hello = 1;
+  const kg_device_info *devs = m->devs;
+  for (size_t j = 0; j < m->nworkers && m->o->one_model && !m->stop; j++) {
+    if (j == k || !m->slots[j].said_hello || !strcmp(devs[j].name, devs[k].name)) continue;
+    snprintf(m->err, m->errlen, "devices %d (%.80s) and %d (%.80s) are different GPU models: run --devices needs one",
+             m->workers[j].device, devs[j].name, m->workers[k].device, devs[k].name);
+    m->rc = -2;
+    m->stop = 1;
+  }
+}
+
+/* Slot k's case ended with got (settle): the worker goes idle or down, and
+ * the case is reported unless it runs again. */
+static void on_case_end(multi *m, size_t k, int got, char *line) {
+  slot *s = &m->slots[k];
+  int end = settle(&s->w, got, line, m->results, s->cur, s->prev, m->o->timeout_s, 2.0);
+  if (end == END_RERUN) {
+    s->next = s->cur; /* next_case took it from [next, end): put it back */
+    s->state = S_DOWN;
+    return;
+  }
+  s->state = S_DOWN;
+  if (end != END_DOWN) s->prev = s->cur, s->state = S_IDLE;
+  if (end == END_RESTART) kg_proc_reap(&s->w, 2.0, NULL, 0), s->state = S_DOWN;
+  m->results[s->cur].device = m->workers[k].device;
+  report(m, s->cur);
+}
+
+/* Slot k was polled (ready: its pipe has news): reads what came and, when
+ * its wait is over (a line, EOF, the deadline), ends the wait. */
+static void on_ready(multi *m, size_t k, int ready) {
+  slot *s = &m->slots[k];
+  int eof = s->state == S_BUSY && s->deadline == 0; /* the case could not be sent */
+  if (!eof && ready) eof = !kg_proc_fill(&s->w);
+  else if (s->deadline > 0 && kg_proc_now() < s->deadline) return;
+  char *line = NULL;
+  int have = kg_proc_take_line(&s->w, &line);
+  int late = s->deadline <= 0 || kg_proc_now() >= s->deadline;
+  if (have == KG_LINE_NONE && !eof && !late) return;
+  int got = have != KG_LINE_NONE ? have : eof ? KG_LINE_EOF : KG_LINE_TIMEOUT;
+  if (s->state == S_STARTING) on_hello(m, k, got, line);
+  else on_case_end(m, k, got, line);
+}
+
+/* Waits for the first worker with news or past its deadline, and handles
+ * each. 0 when nothing is in flight any more, or on a signal. */
+static int wait_round(multi *m, struct pollfd *pfd, size_t *pidx) {
+  size_t np = 0;
+  double soonest = 0;
+  for (size_t k = 0; k < m->nworkers; k++) {
+    slot *s = &m->slots[k];
+    if (s->state != S_STARTING && s->state != S_BUSY) continue;
+    if (!np || s->deadline < soonest) soonest = s->deadline;
+    pfd[np] = (struct pollfd){.fd = s->w.from, .events = POLLIN};
+    pidx[np++] = k;
+  }
+  if (!np) return 0;
+  if (g_wake[0] >= 0) pfd[np] = (struct pollfd){.fd = g_wake[0], .events = POLLIN};
+  double left = soonest - kg_proc_now();
+  int r = poll(pfd, np + (g_wake[0] >= 0), left > 0 ? (int)(left * 1000) + 1 : 0);
+  if (r < 0 && errno != EINTR) return 0;
+  if (g_wake[0] >= 0 && r > 0 && pfd[np].revents) kg_proc_drain_wake();
+  if (g_caught) return 0;
+  for (size_t q = 0; q < np; q++) on_ready(m, pidx[q], r > 0 && pfd[q].revents);
+  return 1;
+}
+
+/* After the rounds: a signal leaves the cases in flight pending; every
+ * worker is reaped; unsupported cases no worker was needed for are marked. */
+static void finish(multi *m) {
+  if (g_caught) { /* stop now: the case in flight did not finish, it stays pending */
+    for (size_t k = 0; k < m->nworkers; k++) {
+      if (m->slots[k].state == S_BUSY) memset(&m->results[m->slots[k].cur], 0, sizeof m->results[0]);
+      kg_proc_kill(&m->slots[k].w);
+    }
+    interrupted_err(m->err, m->errlen);
+    m->rc = KG_SUPER_INTERRUPTED;
+  }
+  for (size_t k = 0; k < m->nworkers; k++)
+    if (m->slots[k].w.pid > 0) kg_proc_reap(&m->slots[k].w, 10.0, NULL, 0);
+  /* (or left when none could start) */
+  for (size_t i = 0; i < m->ncases && !m->stop; i++)
+    if (!m->cases[i].supported && m->results[i].status == KG_ST_PENDING) {
+      m->results[i].status = KG_ST_UNSUPPORTED;
+      report(m, i);
+    }
 }
 
 int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
@@ -321,275 +541,102 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
                          char *err, size_t errlen) {
   kg_super_trap(1);
   void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN); /* a dead worker must not kill us */
-  int rc = 0, stop = 0;
   for (size_t i = 0; i < ncases; i++) memset(&results[i], 0, sizeof results[i]);
-  slot *slots = calloc(nworkers ? nworkers : 1, sizeof *slots);
   struct pollfd *pfd = calloc(nworkers + 1, sizeof *pfd);
   size_t *pidx = calloc(nworkers + 1, sizeof *pidx);
-  multi m = {cases, ncases, 0, calloc(nworkers + 1, sizeof(size_t)), calloc(nworkers + 1, sizeof(size_t)), 0,
-             results, o, 0};
-  if (!slots || !pfd || !pidx || !m.orph_a || !m.orph_b) {
+  multi m = {.cases = cases, .ncases = ncases, .orph_a = calloc(nworkers + 1, sizeof(size_t)),
+             .orph_b = calloc(nworkers + 1, sizeof(size_t)), .results = results, .o = o, .p = p,
+             .workers = workers, .nworkers = nworkers, .slots = calloc(nworkers ? nworkers : 1, sizeof(slot)),
+             .devs = devs, .err = err, .errlen = errlen};
+  if (!m.slots || !pfd || !pidx || !m.orph_a || !m.orph_b) {
     snprintf(err, errlen, "out of memory");
-    rc = -1;
-    nworkers = 0;
+    m.rc = -1;
+    m.nworkers = 0;
   }
-  for (size_t k = 0; k < nworkers; k++) slots[k] = (slot){.w = {.pid = -1}, .state = S_DOWN, .prev = NONE};
-  for (;;) {
-    if (g_caught) break;
-    /* Hand out work; start workers where there is work for them. */
-    for (size_t k = 0; k < nworkers; k++) {
-      slot *s = &slots[k];
-      if (s->state == S_IDLE && check_idle(&m, s, err, errlen) && s->state == S_DEAD) rc = rc ? rc : -1;
-      if (stop && (s->state == S_IDLE || s->state == S_DOWN)) {
-        if (s->state == S_IDLE) kg_proc_reap(&s->w, 10.0, NULL, 0);
-        s->state = S_DEAD;
-        continue;
-      }
-      if (s->state == S_DOWN && has_work(&m, s)) {
-        if (kg_proc_spawn(&s->w, workers[k].worker_argv, KG_PROTO_MAX_LINE)) {
-          snprintf(err, errlen, "cannot start a worker process: %s", strerror(errno));
-          rc = -1;
-          orphan(&m, s);
-          continue;
-        }
-        s->state = S_STARTING;
-        s->prev = NONE;
-        s->deadline = kg_proc_now() + o->start_timeout_s;
-      }
-      if (s->state != S_IDLE) continue;
-      long i = next_case(&m, s, &devs[k], workers[k].device);
-      if (i < 0) {
-        kg_proc_reap(&s->w, 10.0, NULL, 0);
-        s->state = S_DOWN;
-        continue;
-      }
-      s->cur = (size_t)i;
-      char *msg = kg_proto_encode_case(s->cur, &cases[s->cur], p);
-      int sent = msg && kg_proc_send(&s->w, msg) == 0;
-      free(msg);
-      s->state = S_BUSY;
-      s->deadline = kg_proc_now() + o->timeout_s;
-      if (!sent) s->deadline = 0; /* handled below as a dead worker: its exit says why */
-    }
-    size_t np = 0;
-    double soonest = 0;
-    for (size_t k = 0; k < nworkers; k++) {
-      slot *s = &slots[k];
-      if (s->state != S_STARTING && s->state != S_BUSY) continue;
-      if (!np || s->deadline < soonest) soonest = s->deadline;
-      pfd[np] = (struct pollfd){.fd = s->w.from, .events = POLLIN};
-      pidx[np++] = k;
-    }
-    if (!np) break;
-    if (g_wake[0] >= 0) pfd[np] = (struct pollfd){.fd = g_wake[0], .events = POLLIN};
-    double left = soonest - kg_proc_now();
-    int r = poll(pfd, np + (g_wake[0] >= 0), left > 0 ? (int)(left * 1000) + 1 : 0);
-    if (r < 0 && errno != EINTR) break;
-    if (g_wake[0] >= 0 && r > 0 && pfd[np].revents) kg_proc_drain_wake();
-    if (g_caught) break;
-    for (size_t q = 0; q < np; q++) {
-      slot *s = &slots[pidx[q]];
-      size_t k = pidx[q];
-      int eof = s->state == S_BUSY && s->deadline == 0; /* the case could not be sent */
-      if (!eof && r > 0 && pfd[q].revents) eof = !kg_proc_fill(&s->w);
-      else if (s->deadline > 0 && kg_proc_now() < s->deadline) continue;
-      char *line;
-      int have = kg_proc_take_line(&s->w, &line);
-      if (have == KG_LINE_NONE && !eof && s->deadline > 0 && kg_proc_now() < s->deadline) continue;
-      char why[160];
-      const char *bad = s->w.bad;
-      if (s->state == S_STARTING) {
-        if (have == KG_LINE_OK) {
-          int hrc = kg_proto_decode_hello(line, &devs[k], err, errlen);
-          kg_proc_consume(&s->w);
-          if (hrc) {
-            kg_proc_reap(&s->w, 1.0, NULL, 0);
-            rc = -1;
-            orphan(&m, s);
-            continue;
-          }
-          s->state = S_IDLE;
-          s->said_hello = 1;
-          for (size_t j = 0; j < nworkers && o->one_model && !stop; j++) {
-            if (j == k || !slots[j].said_hello || !strcmp(devs[j].name, devs[k].name)) continue;
-            snprintf(err, errlen, "devices %d (%.80s) and %d (%.80s) are different GPU models: run --devices needs one",
-                     workers[j].device, devs[j].name, workers[k].device, devs[k].name);
-            rc = -2;
-            stop = 1;
-          }
-        } else {
-          int timeout = have == KG_LINE_NONE && !eof;
-          if (have == KG_LINE_BAD || timeout) kg_proc_kill(&s->w);
-          kg_proc_reap(&s->w, have == KG_LINE_NONE && eof ? 2.0 : 0.0, why, sizeof why);
-          if (have == KG_LINE_BAD) snprintf(err, errlen, "worker failed to start: worker broke the protocol: %s", bad);
-          else if (timeout) snprintf(err, errlen, "worker failed to start: no hello in time (%g s)", o->start_timeout_s);
-          else snprintf(err, errlen, "worker failed to start: %s", why);
-          rc = rc ? rc : -1;
-          orphan(&m, s);
-        }
-        continue;
-      }
-      /* S_BUSY: an answer, a death, the watchdog, or a broken protocol. */
-      kg_result *res = &results[s->cur];
-      if (have == KG_LINE_OK) {
-        size_t idx = s->cur;
-        int restart = 0;
-        char perr[160];
-        kg_result got;
-        memset(&got, 0, sizeof got);
-        int broken = kg_proto_decode_result(line, &idx, &got, &restart, perr, sizeof perr) != 0;
-        if (!broken && idx != s->cur && idx == s->prev) {
-          /* A late second answer for the case before: that case broke the
-           * protocol; this one was not to blame and runs again elsewhere. */
-          fail_answered(&results[s->prev], "answered twice");
-          kg_proc_kill(&s->w);
-          kg_proc_reap(&s->w, 0.0, NULL, 0);
-          s->next = s->cur; /* next_case took it from [next, end): put it back */
-          s->state = S_DOWN;
-          continue;
-        }
-        if (broken || idx != s->cur) {
-          fail_case(res, "worker broke the protocol: %s", broken ? perr : "answer for another case");
-          restart = 1;
-        } else {
-          *res = got;
-        }
-        kg_proc_consume(&s->w);
-        s->prev = s->cur;
-        s->state = S_IDLE;
-        if (restart) kg_proc_reap(&s->w, 2.0, NULL, 0), s->state = S_DOWN;
-      } else if (have == KG_LINE_BAD) {
-        kg_proc_kill(&s->w);
-        kg_proc_reap(&s->w, 0.0, NULL, 0);
-        fail_case(res, "worker broke the protocol: %s", bad);
-        s->state = S_DOWN;
-      } else if (!eof) {
-        kg_proc_kill(&s->w);
-        kg_proc_reap(&s->w, 1.0, NULL, 0);
-        snprintf(why, sizeof why, "%g", o->timeout_s);
-        fail_case(res, "timeout after %s s", why);
-        s->state = S_DOWN;
-      } else {
-        kg_proc_reap(&s->w, 2.0, why, sizeof why);
-        fail_case(res, "%s", why);
-        s->state = S_DOWN;
-      }
-      res->device = workers[k].device;
-      report(&m, s->cur);
-    }
+  for (size_t k = 0; k < m.nworkers; k++) m.slots[k] = (slot){.w = {.pid = -1}, .state = S_DOWN, .prev = NONE};
+  while (!g_caught) {
+    for (size_t k = 0; k < m.nworkers; k++) hand_out(&m, k);
+    if (!wait_round(&m, pfd, pidx)) break;
   }
-  if (g_caught) { /* stop now: the case in flight did not finish, it stays pending */
-    for (size_t k = 0; k < nworkers; k++) {
-      if (slots[k].state == S_BUSY) memset(&results[slots[k].cur], 0, sizeof results[0]);
-      kg_proc_kill(&slots[k].w);
-    }
-    interrupted_err(err, errlen);
-    rc = KG_SUPER_INTERRUPTED;
-  }
-  for (size_t k = 0; k < nworkers; k++)
-    if (slots[k].w.pid > 0) kg_proc_reap(&slots[k].w, 10.0, NULL, 0);
-  /* Unsupported cases no worker was needed for (or left when none could start). */
-  for (size_t i = 0; i < ncases && !stop; i++)
-    if (!cases[i].supported && results[i].status == KG_ST_PENDING) {
-      results[i].status = KG_ST_UNSUPPORTED;
-      report(&m, i);
-    }
-  free(slots);
+  finish(&m);
+  free(m.slots);
   free(pfd);
   free(pidx);
   free(m.orph_a);
   free(m.orph_b);
   signal(SIGPIPE, old_pipe);
   kg_super_trap(0);
-  return rc;
+  return m.rc;
+}
+
+/* --sanitize: one worker at a time, the cases in order. */
+typedef struct san_state {
+  kg_proc w;
+  int rc;
+  long log_off;    /* how much of the sanitizer log has been read */
+  kg_result *last; /* the last case the current worker ran */
+  size_t prev;     /* the case it answered last */
+  double grace;    /* how long a worker that closed its output may take to exit */
+} san_state;
+
+/* One sanitized case on the current worker (started here when there is
+ * none): 1 when it must run again on a fresh worker, -1 after a signal or
+ * when no worker starts (*rc says which), else 0. */
+static int san_case(const kg_case *cases, size_t i, const kg_run_params *p, const kg_super_opts *o,
+                    const kg_super_san *san, kg_result *results, kg_device_info *dev, san_state *st, char *err,
+                    size_t errlen) {
+  kg_result *r = &results[i];
+  if (st->w.pid > 0 && st->prev != NONE) drop_unasked(&st->w, results, st->prev); /* that case broke the protocol */
+  if (st->w.pid <= 0) {
+    fresh_log(san, &st->log_off);
+    st->last = NULL;
+    st->prev = NONE;
+    if ((st->rc = start(&st->w, o, dev, err, errlen)) != 0) return -1;
+  }
+  char *msg = kg_proto_encode_case_exact(i, &cases[i], p, san && san->exact_alloc);
+  char *line = NULL;
+  int got = msg && kg_proc_send(&st->w, msg) == 0 ? kg_proc_read_line(&st->w, kg_proc_now() + o->timeout_s, &line)
+                                                   : KG_LINE_EOF;
+  free(msg);
+  if (got == KG_LINE_INTR) return -1; /* the case did not finish: it stays pending */
+  int end = settle(&st->w, got, line, results, i, st->prev, o->timeout_s, st->grace);
+  if (end == END_RERUN) return 1;
+  sanitized(san, &st->log_off, r);
+  if (end == END_DOWN) return 0;
+  st->last = r;
+  st->prev = i;
+  if (end == END_RESTART || (san && san->fresh_worker))
+    ended(san, &st->log_off, kg_proc_reap(&st->w, end == END_RESTART ? st->grace : 60.0, NULL, 0), r);
+  return 0;
 }
 
 int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
                      const kg_super_san *san, kg_result *results, kg_device_info *dev, char *err, size_t errlen) {
   kg_super_trap(1);
   void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN); /* a dead worker must not kill us */
-  kg_proc w = {.pid = -1};
-  int rc = 0;
-  long log_off = 0;
-  kg_result *last = NULL; /* the last case the current worker ran */
-  size_t prev = NONE;     /* the case it answered last */
   /* a sanitized worker may take a while to write its final reports and exit */
-  double grace = san && san->log ? 60.0 : 2.0;
+  san_state st = {.w = {.pid = -1}, .prev = NONE, .grace = san && san->log ? 60.0 : 2.0};
   for (size_t i = 0; i < ncases; i++) memset(&results[i], 0, sizeof results[i]);
   for (size_t i = 0; i < ncases && !g_caught; i++) {
-    kg_result *r = &results[i];
     if (!cases[i].supported) {
-      r->status = KG_ST_UNSUPPORTED;
+      results[i].status = KG_ST_UNSUPPORTED;
     } else {
-      long extra = w.pid > 0 && prev != NONE ? kg_proc_leftover(&w) : 0;
-      if (extra) { /* sent after its last answer: that case broke the protocol */
-        char why[160], what[128];
-        kg_proc_kill(&w);
-        kg_proc_reap(&w, 0.0, why, sizeof why);
-        if (extra > 0) snprintf(what, sizeof what, "%ld bytes after its answer", extra);
-        else snprintf(what, sizeof what, "exited after its answer (%.100s)", why);
-        fail_answered(&results[prev], what);
-      }
-      if (w.pid <= 0) {
-        fresh_log(san, &log_off);
-        last = NULL;
-        prev = NONE;
-        if ((rc = start(&w, o, dev, err, errlen)) != 0) break;
-      }
-      char *msg = kg_proto_encode_case_exact(i, &cases[i], p, san && san->exact_alloc);
-      char *line = NULL;
-      int got = msg && kg_proc_send(&w, msg) == 0 ? kg_proc_read_line(&w, kg_proc_now() + o->timeout_s, &line) : KG_LINE_EOF;
-      free(msg);
-      char why[160];
-      if (got == KG_LINE_INTR) break; /* the case did not finish: it stays pending */
-      if (got == KG_LINE_OK) {
-        size_t idx = i;
-        int restart = 0;
-        char perr[160];
-        kg_result ans;
-        memset(&ans, 0, sizeof ans);
-        int broken = kg_proto_decode_result(line, &idx, &ans, &restart, perr, sizeof perr) != 0;
-        if (!broken && idx != i && idx == prev) { /* a late second answer: as in kg_supervise_devices */
-          fail_answered(&results[prev], "answered twice");
-          kg_proc_kill(&w);
-          kg_proc_reap(&w, 0.0, NULL, 0);
-          i--; /* this case runs again on a fresh worker */
-          continue;
-        }
-        if (broken || idx != i) {
-          fail_case(r, "worker broke the protocol: %s", broken ? perr : "answer for another case");
-          restart = 1;
-        } else {
-          *r = ans;
-        }
-        kg_proc_consume(&w);
-        sanitized(san, &log_off, r);
-        last = r;
-        prev = i;
-        if (restart || (san && san->fresh_worker)) ended(san, &log_off, kg_proc_reap(&w, restart ? grace : 60.0, NULL, 0), r);
-      } else if (got == KG_LINE_TIMEOUT || got == KG_LINE_BAD) {
-        const char *bad = w.bad;
-        kg_proc_kill(&w);
-        kg_proc_reap(&w, 1.0, NULL, 0);
-        snprintf(why, sizeof why, "%g", o->timeout_s);
-        if (got == KG_LINE_BAD) fail_case(r, "worker broke the protocol: %s", bad);
-        else fail_case(r, "timeout after %s s", why);
-        sanitized(san, &log_off, r);
-      } else {
-        int code = kg_proc_reap(&w, grace, why, sizeof why);
-        fail_case(r, "%s", why);
-        ended(san, &log_off, code, r);
+      int again = san_case(cases, i, p, o, san, results, dev, &st, err, errlen);
+      if (again < 0) break;
+      if (again) {
+        i--; /* this case runs again on a fresh worker */
+        continue;
       }
     }
-    if (o->progress) o->progress(o->progress_ctx, i + 1, ncases, &cases[i], r);
+    if (o->progress) o->progress(o->progress_ctx, i + 1, ncases, &cases[i], &results[i]);
   }
   if (g_caught) {
-    kg_proc_kill(&w);
+    kg_proc_kill(&st.w);
     interrupted_err(err, errlen);
-    rc = KG_SUPER_INTERRUPTED;
+    st.rc = KG_SUPER_INTERRUPTED;
   }
-  if (w.pid > 0) ended(san, &log_off, kg_proc_reap(&w, san && san->log ? 60.0 : 10.0, NULL, 0), last);
+  if (st.w.pid > 0) ended(san, &st.log_off, kg_proc_reap(&st.w, san && san->log ? 60.0 : 10.0, NULL, 0), st.last);
   signal(SIGPIPE, old_pipe);
   kg_super_trap(0);
-  return rc;
+  return st.rc;
 }
