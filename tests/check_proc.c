@@ -1,0 +1,168 @@
+/* proc: child processes in their own group, bounded lines, reaping. The
+ * children are /bin/sh one-liners. */
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+static int spawn_sh(kg_proc *w, const char *script, size_t max_line) {
+  char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+  return kg_proc_spawn(w, argv, max_line);
+}
+
+/* --- Core */
+
+START_TEST(test_proc_lines_in_order) {
+  kg_proc w;
+  ck_assert_int_eq(spawn_sh(&w, "printf 'one\\ntwo\\n'; read x; echo \"got $x\"", 64), 0);
+  char *line;
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_str_eq(line, "one");
+  kg_proc_consume(&w);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_str_eq(line, "two");
+  kg_proc_consume(&w);
+  ck_assert_int_eq(kg_proc_send(&w, "ping"), 0);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_str_eq(line, "got ping");
+  kg_proc_consume(&w);
+  char why[160];
+  ck_assert_int_eq(kg_proc_reap(&w, 10, why, sizeof why), 0);
+  ck_assert_str_eq(why, "worker exited with status 0");
+  ck_assert_int_eq(w.pid, -1);
+}
+END_TEST
+
+/* The exit status and the signal are told apart. */
+static const struct {
+  const char *script;
+  int code;
+  const char *why;
+} k_ends[] = {
+    {"exit 3", 3, "worker exited with status 3"},
+    {"kill -KILL $$", -1, "worker killed by signal 9"},
+    {"exec sleep 30", -1, "worker did not exit and was killed"},
+};
+
+START_TEST(test_proc_reap_says_how) {
+  kg_proc w;
+  ck_assert_int_eq(spawn_sh(&w, k_ends[_i].script, 64), 0);
+  if (k_ends[_i].code >= 0 || _i == 1) {
+    char *line;
+    ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_EOF);
+  }
+  char why[160];
+  ck_assert_int_eq(kg_proc_reap(&w, _i == 2 ? 0.2 : 10, why, sizeof why), k_ends[_i].code);
+  ck_assert_msg(strstr(why, k_ends[_i].why) != NULL, "%s", why);
+}
+END_TEST
+
+/* Killing the group also ends what the child started. */
+START_TEST(test_proc_kill_ends_group) {
+  kg_proc w;
+  ck_assert_int_eq(spawn_sh(&w, "sleep 30 & echo $!; wait", 64), 0);
+  char *line;
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  pid_t grandchild = (pid_t)atol(line);
+  ck_assert_int_gt(grandchild, 0);
+  kg_proc_kill(&w);
+  kg_proc_reap(&w, 0.0, NULL, 0);
+  int gone = 0;
+  for (int k = 0; k < 200 && !gone; k++) {
+    gone = kill(grandchild, 0) != 0;
+    if (!gone) usleep(10000);
+  }
+  ck_assert_msg(gone, "the child's child outlived its group");
+}
+END_TEST
+
+START_TEST(test_proc_capture_output) {
+  char *argv[] = {"/bin/sh", "-c", "echo described; sleep 30", NULL}, *out = NULL, err[128] = "";
+  size_t len = 0;
+  ck_assert_int_eq(kg_proc_capture(argv, 9, 5000, &out, &len, err, sizeof err), 0); /* cap: stops reading */
+  ck_assert_uint_eq(len, 9);
+  ck_assert_str_eq(out, "described");
+  free(out);
+}
+END_TEST
+
+/* --- Limits */
+
+START_TEST(test_proc_line_at_limit) {
+  kg_proc w;
+  ck_assert_int_eq(spawn_sh(&w, "printf '%016d\\n' 7", 16), 0);
+  char *line;
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_uint_eq(strlen(line), 16);
+  kg_proc_reap(&w, 10, NULL, 0);
+}
+END_TEST
+
+START_TEST(test_proc_line_over_limit) {
+  kg_proc w;
+  ck_assert_int_eq(spawn_sh(&w, "printf '%017d\\n' 7; sleep 30", 16), 0);
+  char *line;
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_BAD);
+  ck_assert_str_eq(w.bad, "line longer than 16 bytes");
+  ck_assert_uint_le(w.cap, 17); /* the buffer never grew past the limit */
+  kg_proc_kill(&w);
+  kg_proc_reap(&w, 0.0, NULL, 0);
+}
+END_TEST
+
+/* --- Errors */
+
+START_TEST(test_proc_nul_in_line) {
+  kg_proc w;
+  ck_assert_int_eq(spawn_sh(&w, "printf 'a\\000b\\n'; sleep 30", 64), 0);
+  char *line;
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_BAD);
+  ck_assert_str_eq(w.bad, "NUL byte inside a line");
+  kg_proc_kill(&w);
+  kg_proc_reap(&w, 0.0, NULL, 0);
+}
+END_TEST
+
+START_TEST(test_proc_read_timeout) {
+  kg_proc w;
+  ck_assert_int_eq(spawn_sh(&w, "printf 'half'; sleep 30", 64), 0);
+  char *line;
+  double t0 = kg_proc_now();
+  ck_assert_int_eq(kg_proc_read_line(&w, t0 + 0.2, &line), KG_LINE_TIMEOUT);
+  ck_assert_double_lt(kg_proc_now() - t0, 5.0);
+  ck_assert_int_eq(kg_proc_leftover(&w), 4); /* "half" waits in the buffer */
+  kg_proc_kill(&w);
+  kg_proc_reap(&w, 0.0, NULL, 0);
+}
+END_TEST
+
+START_TEST(test_proc_capture_missing_program) {
+  char *argv[] = {"/nonexistent/kgate-worker", NULL}, *out = NULL, err[160] = "";
+  size_t len = 0;
+  ck_assert_int_eq(kg_proc_capture(argv, 64, 1000, &out, &len, err, sizeof err), -1);
+  ck_assert_str_eq(err, "cannot run worker /nonexistent/kgate-worker: No such file or directory");
+}
+END_TEST
+
+Suite *make_proc_suite(void) {
+  Suite *s = suite_create("proc");
+  TCase *core = tcase_create("Core");
+  tcase_add_test(core, test_proc_lines_in_order);
+  tcase_add_loop_test(core, test_proc_reap_says_how, 0, sizeof k_ends / sizeof k_ends[0]);
+  tcase_add_test(core, test_proc_kill_ends_group);
+  tcase_add_test(core, test_proc_capture_output);
+  suite_add_tcase(s, core);
+  TCase *limits = tcase_create("Limits");
+  tcase_add_test(limits, test_proc_line_at_limit);
+  tcase_add_test(limits, test_proc_line_over_limit);
+  suite_add_tcase(s, limits);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_test(errors, test_proc_nul_in_line);
+  tcase_add_test(errors, test_proc_read_timeout);
+  tcase_add_test(errors, test_proc_capture_missing_program);
+  suite_add_tcase(s, errors);
+  return s;
+}
