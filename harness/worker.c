@@ -244,8 +244,10 @@ static void free_copies(state *st) {
  * block per separately allocated copy, each timed as ABBA quads behind the
  * same L2 flush (timing.h). Not checked: the gate only pairs cases that
  * passed their check. */
-static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
-  memset(r, 0, sizeof *r);
+/* The base kernel of a paired case: from the base modules (the one that
+ * defines the name) or from kgate's own. NULL with st->error when it, or the
+ * head, is missing or lacks the dtype. */
+static const kg_module_variant *pair_base(state *st, const kg_case *c, const kg_run_params *p) {
   const kg_module_variant *head = st->mods->fns[c->variant], *base = NULL;
   const char *bname = kg_variants[p->pair.base_variant].name;
   if (p->pair.module == 1) { /* the base modules: the one that defines the name */
@@ -262,20 +264,17 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
     snprintf(st->error, sizeof st->error, "paired case %s against %s: not in the %s module for %s",
              kg_variants[c->variant].name, bname, p->pair.module == 1 ? "base" : "own",
              kg_dtype_get(c->dtype)->name);
-    return -1;
+    return NULL;
   }
-  if (prepare_input(st, c, p, 0) || make_timer(st)) return -1;
-  size_t bytes = c->n * kg_dtype_get(c->dtype)->size, sh = head->scratch(c->dtype, c->n),
-         sb = base->scratch(c->dtype, c->n);
-  if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0)) return -1;
-  int copies = p->pair.copies, quads = p->pair.quads;
-  double *h = malloc(2 * (size_t)quads * sizeof *h), *b = malloc(2 * (size_t)quads * sizeof *b);
-  int rc = h && b ? 0 : -1;
-  if (rc) snprintf(st->error, sizeof st->error, "out of host memory for %d sample pairs", 2 * quads);
-  /* The copies of this input group: all allocated at once, so each is a
-   * different allocation; made again for the next input (or more copies),
-   * restored after an in-place variant wrote them. */
-  if (!rc && (st->pcopy_gen != st->gen || st->npcopy < copies)) {
+  return base;
+}
+
+/* The copies of this input group: all allocated at once, so each is a
+ * different allocation; made again for the next input (or more copies),
+ * restored after an in-place variant wrote them. 0, or -1 with st->error. */
+static int pair_copies(state *st, size_t bytes, int copies, int clobbers) {
+  int rc = 0;
+  if (st->pcopy_gen != st->gen || st->npcopy < copies) {
     free_copies(st);
     for (int k = 0; !rc && k < copies; k++) {
       cudaError_t e = cudaMalloc(&st->pcopy[k], bytes ? bytes : 1);
@@ -296,7 +295,23 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
       rc = -1;
     }
   }
-  if (!rc) st->pcopy_dirty = (head->flags | base->flags) & KG_CLOBBERS;
+  if (!rc) st->pcopy_dirty = clobbers;
+  return rc;
+}
+
+static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
+  memset(r, 0, sizeof *r);
+  const kg_module_variant *head = st->mods->fns[c->variant], *base = pair_base(st, c, p);
+  if (!base) return -1;
+  if (prepare_input(st, c, p, 0) || make_timer(st)) return -1;
+  size_t bytes = c->n * kg_dtype_get(c->dtype)->size, sh = head->scratch(c->dtype, c->n),
+         sb = base->scratch(c->dtype, c->n);
+  if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0)) return -1;
+  int copies = p->pair.copies, quads = p->pair.quads;
+  double *h = malloc(2 * (size_t)quads * sizeof *h), *b = malloc(2 * (size_t)quads * sizeof *b);
+  int rc = h && b ? 0 : -1;
+  if (rc) snprintf(st->error, sizeof st->error, "out of host memory for %d sample pairs", 2 * quads);
+  if (!rc) rc = pair_copies(st, bytes, copies, ((head->flags | base->flags) & KG_CLOBBERS) != 0);
   void **bufs = st->pcopy;
   /* The cell's time cap is split over the copies. A kernel so slow that its
    * first copy's share held only one quad keeps two copies: the fewest that
