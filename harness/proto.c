@@ -9,10 +9,6 @@
 #include "registry.h"
 #include "validate.h"
 
-static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "unsupported", "error"};
-
-const char *kg_status_name(kg_status s) { return (unsigned)s < KG_NSTATUS ? k_status[s] : "?"; }
-
 /* JSON has no Inf or NaN: non-finite numbers travel as null and come back as +Inf. */
 static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
@@ -204,10 +200,7 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   } else if (idx < 0) {
     snprintf(err, errlen, "bad result line: negative case index");
   } else {
-    r->status = KG_NSTATUS;
-    for (int s = 0; s < KG_NSTATUS; s++)
-      if (strcmp(status, k_status[s]) == 0) r->status = (kg_status)s;
-    if (r->status == KG_NSTATUS) {
+    if (kg_status_parse(status, &r->status)) {
       snprintf(err, errlen, "bad result line: unknown status '%s'", status);
     } else {
       *index = (size_t)idx;

@@ -362,10 +362,7 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
   else if (kg_pattern_parse(pattern, &c->pattern))
     kg_jrd_fail(r, "unknown pattern '%s'", kg_esc_term(pattern, shown, sizeof shown));
-  res->status = KG_NSTATUS;
-  for (int s = 0; s < KG_NSTATUS; s++)
-    if (strcmp(status, kg_status_name((kg_status)s)) == 0) res->status = (kg_status)s;
-  if (!r->failed && res->status == KG_NSTATUS)
+  if (!r->failed && kg_status_parse(status, &res->status))
     kg_jrd_fail(r, "unknown status '%s'", kg_esc_term(status, shown, sizeof shown));
   if (r->failed) return;
   c->n = (size_t)n;

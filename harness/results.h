@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "plan.h"
-#include "proto.h"
+#include "model.h"
 
 /* 2: the paired gate's "paired" object; files of schema 1 (no "paired") are read too. */
 #define KG_RESULTS_SCHEMA 2
