@@ -46,7 +46,7 @@ char *kg_history_line(const kg_run *run) {
   kg_counts k = kg_count_results(run->results, run->n);
   json_t *doc = json_pack("{ss si ss ss ss so sb s{sI sI sI sI sI sI} so}", "kind", "kgate-history", "schema_version",
                           KG_HISTORY_SCHEMA, "date", m->date, "kgate_commit", m->commit, "kgate_version", m->version,
-                          "device", kg_device_to_json(&m->dev), "hot", m->time.hot, "checks", "cases",
+                          "device", kg_device_to_json(&m->dev, KG_FORM_FILE), "hot", m->time.hot, "checks", "cases",
                           (json_int_t)k.cases, "passed", (json_int_t)k.passed, "failed", (json_int_t)k.failed,
                           "errors", (json_int_t)k.errored, "unsupported", (json_int_t)k.unsupported, "pending",
                           (json_int_t)k.pending, "perf", perf_json(run));
@@ -186,7 +186,7 @@ static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   run->hot = kg_jrd_bool(r, doc, "hot");
   json_t *perf = kg_jrd_arr(r, doc, "perf");
   char e[300];
-  if (!r->failed && kg_device_from_json(dev, &run->dev, e, sizeof e)) kg_jrd_fail(r, "device: %s", e);
+  if (!r->failed && kg_device_from_json(dev, &run->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "device: %s", e);
   read_checks(r, checks, &run->checks);
   if (r->failed) return;
   size_t n = json_array_size(perf);

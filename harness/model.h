@@ -108,6 +108,28 @@ typedef struct kg_counts {
 
 kg_counts kg_count_results(const kg_result *results, size_t n);
 
+/* The two JSON forms of a model object: the results file (FILE: non-finite
+ * numbers as null, read strictly, errors "missing field 'sms'") and the
+ * worker's line (WIRE: numbers must be finite, read by type only, errors as
+ * jansson words them: "Object item not found: sms"). */
+typedef enum kg_form { KG_FORM_FILE, KG_FORM_WIRE } kg_form;
+
+/* Device facts; WIRE also carries "count". NULL when out of memory or, on
+ * the wire, for a non-finite number. */
+json_t *kg_device_to_json(const kg_device_info *d, kg_form form);
+/* 0, or -1 with the problem in err. FILE: the name must pass
+ * kg_why_bad_gpu_name, a null peak or roofline reads as NAN. WIRE: -2 for a
+ * malformed card identity ("uuid: why"). uuid and pci are optional in both. */
+int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, size_t errlen);
+
+/* A timed case's timing (t->samples > 0); WIRE also carries "set_aside". */
+json_t *kg_timing_to_json(const kg_timing *t, kg_form form);
+/* 0, or -1 with the problem in err (FILE: also kg_timing_check's). */
+int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t errlen);
+
+/* Copies src (NULL: "") into dst, cut so that no UTF-8 sequence is split. */
+void kg_copy_text(char *dst, size_t len, const char *src);
+
 /* One case in one line: "reduce0_divergent f32 n=257 uniform". */
 void kg_case_label(const kg_case *c, char *buf, size_t len);
 

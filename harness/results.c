@@ -20,40 +20,6 @@
 
 #define R kg_json_real
 
-json_t *kg_device_to_json(const kg_device_info *d) {
-  json_t *o = json_pack("{ss si si si sI sI si si so so si si}", "name", d->name, "cc_major", d->cc_major, "cc_minor",
-                   d->cc_minor, "sms", d->sms, "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes",
-                   (json_int_t)d->mem_bytes, "mem_clock_khz", d->mem_clock_khz, "bus_width_bits", d->bus_width_bits,
-                   "peak_gbps", R(d->peak_gbps), "roofline_gbps", R(d->roofline_gbps), "driver_version",
-                   d->driver_version, "runtime_version", d->runtime_version);
-  if (o && d->uuid[0]) json_object_set_new(o, "uuid", json_string(d->uuid));
-  if (o && d->pci[0]) json_object_set_new(o, "pci", json_string(d->pci));
-  return o;
-}
-
-int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen) {
-  kg_jrd r = {.err = err, .errlen = errlen};
-  memset(d, 0, sizeof *d);
-  /* The name becomes a file name (the baseline's slug) and a title. */
-  kg_jrd_text(&r, o, "name", d->name, sizeof d->name, kg_why_bad_gpu_name);
-  d->cc_major = (int)kg_jrd_range(&r, o, "cc_major", 0, 99);
-  d->cc_minor = (int)kg_jrd_range(&r, o, "cc_minor", 0, 99);
-  d->sms = (int)kg_jrd_range(&r, o, "sms", 0, 1 << 20);
-  d->l2_bytes = kg_jrd_range(&r, o, "l2_bytes", 0, LLONG_MAX);
-  d->mem_bytes = kg_jrd_range(&r, o, "mem_bytes", 0, LLONG_MAX);
-  d->mem_clock_khz = (int)kg_jrd_range(&r, o, "mem_clock_khz", 0, INT_MAX);
-  d->bus_width_bits = (int)kg_jrd_range(&r, o, "bus_width_bits", 0, 1 << 20);
-  /* null: not measured (kg_json_real writes a non-finite number so). */
-  d->peak_gbps = kg_jrd_real(&r, o, "peak_gbps", 0, 1e9, NAN);
-  d->roofline_gbps = kg_jrd_real(&r, o, "roofline_gbps", 0, 1e9, NAN);
-  d->driver_version = (int)kg_jrd_range(&r, o, "driver_version", 0, INT_MAX);
-  d->runtime_version = (int)kg_jrd_range(&r, o, "runtime_version", 0, INT_MAX);
-  /* optional: files written before kgate recorded the card have neither */
-  if (json_object_get(o, "uuid")) kg_jrd_text(&r, o, "uuid", d->uuid, sizeof d->uuid, kg_why_bad_uuid);
-  if (json_object_get(o, "pci")) kg_jrd_text(&r, o, "pci", d->pci, sizeof d->pci, kg_why_bad_pci);
-  return r.failed ? -1 : 0;
-}
-
 kg_perf kg_perf_of(const kg_run *run, size_t i) {
   kg_perf p = {0};
   const kg_case *c = &run->cases[i];
@@ -75,12 +41,16 @@ kg_perf kg_perf_of(const kg_run *run, size_t i) {
   return p;
 }
 
+/* The timing and the numbers derived from it (kg_perf). */
 static json_t *timing_json(const kg_timing *t, kg_perf p) {
   if (t->samples == 0) return json_null();
-  return json_pack("{si so so so so so so so sb so so so so}", "samples", t->samples, "median_us", R(t->median_us),
-                   "q1_us", R(t->q1_us), "q3_us", R(t->q3_us), "min_us", R(t->min_us), "noise", R(t->noise),
-                   "graph_us", R(t->graph_us), "sm_clock_mhz", R(t->sm_clock_mhz), "throttled", t->throttled, "gbps",
-                   R(p.gbps), "pct_peak", R(p.pct_peak), "pct_roofline", R(p.pct_roofline), "vs_cub", R(p.vs_cub));
+  json_t *o = kg_timing_to_json(t, KG_FORM_FILE);
+  if (o && json_object_update_new(o, json_pack("{so so so so}", "gbps", R(p.gbps), "pct_peak", R(p.pct_peak),
+                                               "pct_roofline", R(p.pct_roofline), "vs_cub", R(p.vs_cub)))) {
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
 }
 
 static json_t *case_json(const kg_run *run, size_t i) {
@@ -101,7 +71,7 @@ static json_t *run_json(const kg_run_meta *m) {
                    "kgate_commit", m->commit, "wall_s", R(m->wall_s), "options", "seed", (json_int_t)m->seed,
                    "repeats", m->repeats, "hot", m->time.hot, "max_noise", R(m->time.max_noise), "min_samples",
                    m->time.min_samples, "max_seconds", R(m->time.max_seconds), "tolerance_pct", R(m->tolerance),
-                   "device", kg_device_to_json(&m->dev));
+                   "device", kg_device_to_json(&m->dev, KG_FORM_FILE));
   if (o && m->shard[0]) json_object_set_new(json_object_get(o, "options"), "shard", json_string(m->shard));
   if (o && m->incomplete[0]) { /* interrupted: cases not reached are "pending" */
     json_object_set_new(o, "incomplete", json_true());
@@ -331,22 +301,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   else if (json_is_true(inc)) snprintf(m->incomplete, sizeof m->incomplete, "%s", signame);
   snprintf(r->where, sizeof r->where, "run.device");
   char e[300];
-  if (!r->failed && kg_device_from_json(dev, &m->dev, e, sizeof e)) kg_jrd_fail(r, "%s", e);
-}
-
-static void read_timing(kg_jrd *r, json_t *o, kg_timing *t) {
-  t->samples = (int)kg_jrd_range(r, o, "samples", 1, INT_MAX);
-  t->median_us = kg_jrd_time(r, o, "median_us");
-  t->q1_us = kg_jrd_time(r, o, "q1_us");
-  t->q3_us = kg_jrd_time(r, o, "q3_us");
-  t->min_us = kg_jrd_time(r, o, "min_us");
-  t->noise = kg_jrd_real(r, o, "noise", 0, 1e9, INFINITY);
-  /* 0 is what the worker writes for "not measured". */
-  t->graph_us = kg_jrd_real(r, o, "graph_us", 0, KG_MAX_TIME_US, 0);
-  t->sm_clock_mhz = kg_jrd_real(r, o, "sm_clock_mhz", 0, 1e6, 0);
-  t->throttled = kg_jrd_bool(r, o, "throttled");
-  char why[200];
-  if (!r->failed && kg_timing_check(t, 1, why, sizeof why)) kg_jrd_fail(r, "%s", why);
+  if (!r->failed && kg_device_from_json(dev, &m->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
 }
 
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
@@ -388,7 +343,8 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   if (t && !r->failed) {
     len = strlen(r->where);
     snprintf(r->where + len, sizeof r->where - len, ".timing");
-    read_timing(r, t, &res->timing);
+    char e[300];
+    if (kg_timing_from_json(t, &res->timing, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
   }
 }
 

@@ -66,12 +66,6 @@ int kg_results_write(const char *path, const kg_run *run, char *err, size_t errl
 int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen);
 void kg_run_free(kg_run *run);
 
-/* The "device" object of results and baselines (non-finite numbers as null).
- * from_json: 0, or -1 with the problem ("missing field 'sms'") in err; the
- * name must pass kg_why_bad_gpu_name, a null peak or roofline reads as NAN. */
-json_t *kg_device_to_json(const kg_device_info *d);
-int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen);
-
 /* Numbers derived from a timed case. */
 typedef struct kg_perf {
   double gbps;         /* n * element size / median */
