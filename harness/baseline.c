@@ -139,35 +139,15 @@ static void read_entry(kg_jrd *r, json_t *o, kg_base_entry *e) {
   if (!r->failed && kg_timing_check(&e->t, 1, why, sizeof why)) kg_jrd_fail(r, "%s", why);
 }
 
-/* Entries in key order with their file positions, for finding duplicates. */
-typedef struct kg__pos {
-  const kg_base_entry *e;
-  size_t i;
-} kg__pos;
-
-static int pos_cmp(const void *pa, const void *pb) {
-  const kg__pos *a = pa, *b = pb;
-  int c = entry_cmp(a->e, b->e);
-  return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
 /* The same (variant, dtype, n) twice: which one is the baseline? Refused. */
 static void refuse_duplicates(kg_jrd *r, const kg_baseline *b) {
-  kg__pos *p = malloc((b->n ? b->n : 1) * sizeof *p);
-  if (!p) {
-    kg_jrd_fail(r, "out of memory");
-    return;
-  }
-  for (size_t i = 0; i < b->n; i++) p[i] = (kg__pos){&b->entries[i], i};
-  qsort(p, b->n, sizeof *p, pos_cmp);
-  for (size_t j = 1; j < b->n && !r->failed; j++) {
-    if (entry_cmp(p[j - 1].e, p[j].e)) continue;
-    char label[96];
-    kg_entry_label(p[j].e->variant, kg_dtype_get(p[j].e->dtype)->name, (long long)p[j].e->n, label, sizeof label);
-    snprintf(r->where, sizeof r->where, "entries[%zu] (%s)", p[j].i, label);
-    kg_jrd_fail(r, "the same case as entries[%zu]: an entry appears once in a baseline", p[j - 1].i);
-  }
-  free(p);
+  size_t i, j;
+  if (!kg_find_duplicate(r, b->entries, b->n, sizeof *b->entries, entry_cmp, &i, &j)) return;
+  char label[96];
+  const kg_base_entry *e = &b->entries[j];
+  kg_entry_label(e->variant, kg_dtype_get(e->dtype)->name, (long long)e->n, label, sizeof label);
+  snprintf(r->where, sizeof r->where, "entries[%zu] (%s)", j, label);
+  kg_jrd_fail(r, "the same case as entries[%zu]: an entry appears once in a baseline", i);
 }
 
 static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {

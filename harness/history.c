@@ -137,36 +137,16 @@ static void read_checks(kg_jrd *r, json_t *o, kg_counts *k) {
     kg_jrd_fail(r, "checks: passed, failed, errors, unsupported and pending do not add up to cases");
 }
 
-/* Entries in key order with their file positions, for finding duplicates. */
-typedef struct kg__pos {
-  const kg_hist_entry *e;
-  size_t i;
-} kg__pos;
-
-static int pos_cmp(const void *pa, const void *pb) {
-  const kg__pos *a = pa, *b = pb;
-  int c = entry_cmp(a->e, b->e);
-  return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
 /* The same (variant, dtype, n) twice in one run's perf: refused, naming
  * both. where_len: the length of "line N" in r->where. */
 static void refuse_duplicates(kg_jrd *r, const kg_hist_run *run, size_t where_len) {
-  kg__pos *p = malloc((run->n ? run->n : 1) * sizeof *p);
-  if (!p) {
-    kg_jrd_fail(r, "out of memory");
-    return;
-  }
-  for (size_t i = 0; i < run->n; i++) p[i] = (kg__pos){&run->entries[i], i};
-  qsort(p, run->n, sizeof *p, pos_cmp);
-  for (size_t j = 1; j < run->n && !r->failed; j++) {
-    if (entry_cmp(p[j - 1].e, p[j].e)) continue;
-    char label[96];
-    kg_entry_label(p[j].e->variant, kg_dtype_get(p[j].e->dtype)->name, (long long)p[j].e->n, label, sizeof label);
-    snprintf(r->where + where_len, sizeof r->where - where_len, ": perf[%zu] (%s)", p[j].i, label);
-    kg_jrd_fail(r, "the same case as perf[%zu]: a case appears once in a run", p[j - 1].i);
-  }
-  free(p);
+  size_t i, j;
+  if (!kg_find_duplicate(r, run->entries, run->n, sizeof *run->entries, entry_cmp, &i, &j)) return;
+  char label[96];
+  const kg_hist_entry *e = &run->entries[j];
+  kg_entry_label(e->variant, kg_dtype_get(e->dtype)->name, (long long)e->n, label, sizeof label);
+  snprintf(r->where + where_len, sizeof r->where - where_len, ": perf[%zu] (%s)", j, label);
+  kg_jrd_fail(r, "the same case as perf[%zu]: a case appears once in a run", i);
 }
 
 /* One parsed line into *run. */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -44,6 +45,36 @@ kg_counts kg_count_results(const kg_result *results, size_t n) {
 void kg_case_label(const kg_case *c, char *buf, size_t len) {
   snprintf(buf, len, "%s %s n=%zu %s", kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n,
            kg_pattern_name(c->pattern));
+}
+
+/* An item with its position, sorted by the caller's comparison. */
+typedef struct keyed {
+  const void *e;
+  size_t i;
+  int (*cmp)(const void *, const void *);
+} keyed;
+
+static int keyed_cmp(const void *pa, const void *pb) {
+  const keyed *a = pa, *b = pb;
+  int c = a->cmp(a->e, b->e);
+  return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+int kg_find_duplicate(struct kg_jrd *r, const void *items, size_t n, size_t size,
+                      int (*cmp)(const void *, const void *), size_t *first, size_t *again) {
+  keyed *k = malloc((n ? n : 1) * sizeof *k);
+  if (!k) return kg_jrd_fail(r, "out of memory"), 0;
+  for (size_t i = 0; i < n; i++) k[i] = (keyed){(const char *)items + i * size, i, cmp};
+  qsort(k, n, sizeof *k, keyed_cmp);
+  int found = 0;
+  for (size_t j = 1; j < n && !found; j++)
+    if (!cmp(k[j - 1].e, k[j].e)) {
+      *first = k[j - 1].i;
+      *again = k[j].i;
+      found = 1;
+    }
+  free(k);
+  return found;
 }
 
 /* A cut never splits a UTF-8 sequence (jansson gave valid UTF-8): every

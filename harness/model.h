@@ -130,6 +130,14 @@ int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t
 /* Copies src (NULL: "") into dst, cut so that no UTF-8 sequence is split. */
 void kg_copy_text(char *dst, size_t len, const char *src);
 
+/* A case (or entry) appears once in a file: the first pair of n items of
+ * the given size that cmp finds equal, in cmp's order with ties by position.
+ * 1 with their positions (*first < *again) for the caller to name; 0 when
+ * all differ, or after recording "out of memory" in r (fileio.h). */
+struct kg_jrd;
+int kg_find_duplicate(struct kg_jrd *r, const void *items, size_t n, size_t size,
+                      int (*cmp)(const void *, const void *), size_t *first, size_t *again);
+
 /* One case in one line: "reduce0_divergent f32 n=257 uniform". */
 void kg_case_label(const kg_case *c, char *buf, size_t len);
 

@@ -348,39 +348,23 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   }
 }
 
-/* Cases in (variant, dtype, n, pattern) order, for finding duplicates. */
-typedef struct kg__keyed {
-  const kg_case *c;
-  size_t i;
-} kg__keyed;
-
-static int keyed_cmp(const void *pa, const void *pb) {
-  const kg__keyed *x = pa, *y = pb;
-  const kg_case *a = x->c, *b = y->c;
+/* Cases in (variant, dtype, n, pattern) order. */
+static int case_cmp(const void *pa, const void *pb) {
+  const kg_case *a = pa, *b = pb;
   if (a->variant != b->variant) return a->variant < b->variant ? -1 : 1;
   if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
   if (a->n != b->n) return a->n < b->n ? -1 : 1;
-  if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
+  return (a->pattern > b->pattern) - (a->pattern < b->pattern);
 }
 
 /* A case twice in one file is refused: which timing would be the truth? */
 static void refuse_duplicates(kg_jrd *r, const kg_run *run) {
-  kg__keyed *k = malloc((run->n ? run->n : 1) * sizeof *k);
-  if (!k) {
-    kg_jrd_fail(r, "out of memory");
-    return;
-  }
-  for (size_t i = 0; i < run->n; i++) k[i] = (kg__keyed){&run->cases[i], i};
-  qsort(k, run->n, sizeof *k, keyed_cmp);
-  for (size_t j = 1; j < run->n && !r->failed; j++) {
-    const kg_case *a = k[j - 1].c, *b = k[j].c;
-    if (a->variant != b->variant || a->dtype != b->dtype || a->n != b->n || a->pattern != b->pattern) continue;
-    snprintf(r->where, sizeof r->where, "cases[%zu] (%s %s %zu %s)", k[j].i, kg_variants[b->variant].name,
-             kg_dtype_get(b->dtype)->name, b->n, kg_pattern_name(b->pattern));
-    kg_jrd_fail(r, "the same case as cases[%zu]: a case appears once in a results file", k[j - 1].i);
-  }
-  free(k);
+  size_t i, j;
+  if (!kg_find_duplicate(r, run->cases, run->n, sizeof *run->cases, case_cmp, &i, &j)) return;
+  const kg_case *b = &run->cases[j];
+  snprintf(r->where, sizeof r->where, "cases[%zu] (%s %s %zu %s)", j, kg_variants[b->variant].name,
+           kg_dtype_get(b->dtype)->name, b->n, kg_pattern_name(b->pattern));
+  kg_jrd_fail(r, "the same case as cases[%zu]: a case appears once in a results file", i);
 }
 
 int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
