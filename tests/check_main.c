@@ -8,6 +8,7 @@ Suite *make_pattern_suite(void);
 Suite *make_reference_suite(void);
 Suite *make_registry_suite(void);
 Suite *make_plan_suite(void);
+Suite *make_model_suite(void);
 Suite *make_proto_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_supervisor_suite(void);
@@ -36,6 +37,7 @@ int main(void) {
   srunner_add_suite(sr, make_reference_suite());
   srunner_add_suite(sr, make_registry_suite());
   srunner_add_suite(sr, make_plan_suite());
+  srunner_add_suite(sr, make_model_suite());
   srunner_add_suite(sr, make_proto_suite());
   srunner_add_suite(sr, make_cli_suite());
   srunner_add_suite(sr, make_supervisor_suite());
