@@ -88,18 +88,8 @@ void kg_copy_text(char *dst, size_t len, const char *src) {
 
 /* ---- one table of fields per object, read and written in either form ---- */
 
-/* A numeric field: 'i' int, 'L' long long, 'r' double, 't' a time (kg_jrd_time),
- * 'b' a flag (int). The file's bounds: lo..hi, and what null reads as. */
-typedef struct field {
-  const char *key;
-  char type;
-  size_t off;
-  long long lo, hi;
-  double rlo, rhi, null_value;
-} field;
-
 #define AT(s, m) offsetof(s, m)
-static const field k_dev[] = {
+static const kg_field k_dev[] = {
     {"cc_major", 'i', AT(kg_device_info, cc_major), 0, 99, 0, 0, 0},
     {"cc_minor", 'i', AT(kg_device_info, cc_minor), 0, 99, 0, 0, 0},
     {"sms", 'i', AT(kg_device_info, sms), 0, 1 << 20, 0, 0, 0},
@@ -116,7 +106,7 @@ static const field k_dev[] = {
 /* The order of k_dev's fields in each form (the hello names the versions earlier). */
 static const unsigned char k_dev_order[2][11] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {0, 1, 2, 3, 4, 9, 10, 5, 6, 7, 8}};
 
-static const field k_timing[] = {
+static const kg_field k_timing[] = {
     {"samples", 'i', AT(kg_timing, samples), 1, INT_MAX, 0, 0, 0},
     {"median_us", 't', AT(kg_timing, median_us), 0, 0, 0, 0, 0},
     {"q1_us", 't', AT(kg_timing, q1_us), 0, 0, 0, 0, 0},
@@ -128,20 +118,18 @@ static const field k_timing[] = {
     {"sm_clock_mhz", 'r', AT(kg_timing, sm_clock_mhz), 0, 0, 0, 1e6, 0},
     {"throttled", 'b', AT(kg_timing, throttled), 0, 0, 0, 0, 0},
 };
-static const unsigned char k_timing_order[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
 
 #define FIELD(obj, f, T) ((T *)((char *)(obj) + (f)->off))
 #define CFIELD(obj, f, T) (*(const T *)((const char *)(obj) + (f)->off))
 
-/* Sets the fields of tab (in the order given) on o; 0, or -1 when a value
- * could not be made: out of memory, or a non-finite number on the wire. */
-static int put_fields(json_t *o, const void *obj, const field *tab, const unsigned char *order, size_t n,
+int kg_fields_to_json(json_t *o, const void *obj, const kg_field *tab, const unsigned char *order, size_t n,
                       kg_form form) {
   for (size_t k = 0; k < n; k++) {
-    const field *f = &tab[order[k]];
+    const kg_field *f = &tab[order ? order[k] : k];
     json_t *v;
     switch (f->type) {
-    case 'i': v = json_integer(CFIELD(obj, f, int)); break;
+    case 'i':
+    case 'I': v = json_integer(CFIELD(obj, f, int)); break;
     case 'L': v = json_integer((json_int_t)CFIELD(obj, f, long long)); break;
     case 'b': v = json_boolean(CFIELD(obj, f, int)); break;
     default: /* JSON has no Inf or NaN: the file writes null, the wire cannot */
@@ -159,17 +147,19 @@ static const char *type_name(const json_t *v) {
 }
 
 /* The wire: types only, the first problem worded as json_unpack words it. */
-static int get_wire(json_t *o, void *obj, const field *tab, const unsigned char *order, size_t n, char *err,
+static int get_wire(json_t *o, void *obj, const kg_field *tab, const unsigned char *order, size_t n, char *err,
                     size_t errlen) {
   for (size_t k = 0; k < n; k++) {
-    const field *f = &tab[order[k]];
+    const kg_field *f = &tab[order ? order[k] : k];
     json_t *v = json_object_get(o, f->key);
-    const char *want = f->type == 'b' ? "true or false" : f->type == 'i' || f->type == 'L' ? "integer" : "real or integer";
-    int ok = f->type == 'b' ? json_is_boolean(v) : f->type == 'i' || f->type == 'L' ? json_is_integer(v) : json_is_number(v);
+    int integer = f->type == 'i' || f->type == 'I' || f->type == 'L';
+    const char *want = f->type == 'b' ? "true or false" : integer ? "integer" : "real or integer";
+    int ok = f->type == 'b' ? json_is_boolean(v) : integer ? json_is_integer(v) : json_is_number(v);
     if (!v) return snprintf(err, errlen, "Object item not found: %s", f->key), -1;
     if (!ok) return snprintf(err, errlen, "Expected %s, got %s", want, type_name(v)), -1;
     switch (f->type) {
-    case 'i': *FIELD(obj, f, int) = (int)json_integer_value(v); break;
+    case 'i':
+    case 'I': *FIELD(obj, f, int) = (int)json_integer_value(v); break;
     case 'L': *FIELD(obj, f, long long) = json_integer_value(v); break;
     case 'b': *FIELD(obj, f, int) = json_is_true(v); break;
     default: *FIELD(obj, f, double) = json_number_value(v);
@@ -178,11 +168,12 @@ static int get_wire(json_t *o, void *obj, const field *tab, const unsigned char 
   return 0;
 }
 
-/* The file: kg_jrd's readers with each field's bounds. */
-static void get_file(kg_jrd *r, json_t *o, void *obj, const field *tab, const unsigned char *order, size_t n) {
+void kg_fields_from_json(kg_jrd *r, json_t *o, void *obj, const kg_field *tab, const unsigned char *order, size_t n) {
   for (size_t k = 0; k < n; k++) {
-    const field *f = &tab[order[k]];
+    const kg_field *f = &tab[order ? order[k] : k];
     switch (f->type) {
+    case 'I': *FIELD(obj, f, int) = (int)kg_jrd_int(r, o, f->key); break;
+    case 'n': *FIELD(obj, f, double) = kg_jrd_num(r, o, f->key); break;
     case 'i': *FIELD(obj, f, int) = (int)kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
     case 'L': *FIELD(obj, f, long long) = kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
     case 'b': *FIELD(obj, f, int) = kg_jrd_bool(r, o, f->key); break;
@@ -195,7 +186,7 @@ static void get_file(kg_jrd *r, json_t *o, void *obj, const field *tab, const un
 json_t *kg_device_to_json(const kg_device_info *d, kg_form form) {
   json_t *o = json_object();
   if (!o || json_object_set_new(o, "name", json_string(d->name)) ||
-      put_fields(o, d, k_dev, k_dev_order[form], 11, form) ||
+      kg_fields_to_json(o, d, k_dev, k_dev_order[form], 11, form) ||
       (form == KG_FORM_WIRE && d->count && json_object_set_new(o, "count", json_integer(d->count))) ||
       (d->uuid[0] && json_object_set_new(o, "uuid", json_string(d->uuid))) ||
       (d->pci[0] && json_object_set_new(o, "pci", json_string(d->pci)))) {
@@ -231,7 +222,7 @@ int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, s
   kg_jrd r = {.err = err, .errlen = errlen};
   /* The name becomes a file name (the baseline's slug) and a title. */
   kg_jrd_text(&r, o, "name", d->name, sizeof d->name, kg_why_bad_gpu_name);
-  get_file(&r, o, d, k_dev, k_dev_order[KG_FORM_FILE], 11);
+  kg_fields_from_json(&r, o, d, k_dev, k_dev_order[KG_FORM_FILE], 11);
   /* optional: files written before kgate recorded the card have neither */
   if (json_object_get(o, "uuid")) kg_jrd_text(&r, o, "uuid", d->uuid, sizeof d->uuid, kg_why_bad_uuid);
   if (json_object_get(o, "pci")) kg_jrd_text(&r, o, "pci", d->pci, sizeof d->pci, kg_why_bad_pci);
@@ -240,7 +231,7 @@ int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, s
 
 json_t *kg_timing_to_json(const kg_timing *t, kg_form form) {
   json_t *o = json_object();
-  if (!o || put_fields(o, t, k_timing, k_timing_order, 9, form) ||
+  if (!o || kg_fields_to_json(o, t, k_timing, NULL, 9, form) ||
       (form == KG_FORM_WIRE && t->set_aside && json_object_set_new(o, "set_aside", json_integer(t->set_aside)))) {
     json_decref(o);
     return NULL;
@@ -251,13 +242,13 @@ json_t *kg_timing_to_json(const kg_timing *t, kg_form form) {
 int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t errlen) {
   if (form == KG_FORM_WIRE) {
     if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
-    if (get_wire(o, t, k_timing, k_timing_order, 9, err, errlen)) return -1;
+    if (get_wire(o, t, k_timing, NULL, 9, err, errlen)) return -1;
     json_t *aside = json_object_get(o, "set_aside");
     t->set_aside = json_is_integer(aside) ? (int)json_integer_value(aside) : 0;
     return 0;
   }
   kg_jrd r = {.err = err, .errlen = errlen};
-  get_file(&r, o, t, k_timing, k_timing_order, 9);
+  kg_fields_from_json(&r, o, t, k_timing, NULL, 9);
   char why[200];
   if (!r.failed && kg_timing_check(t, 1, why, sizeof why)) kg_jrd_fail(&r, "%s", why);
   return r.failed ? -1 : 0;

@@ -113,6 +113,7 @@ kg_counts kg_count_results(const kg_result *results, size_t n);
  * worker's line (WIRE: numbers must be finite, read by type only, errors as
  * jansson words them: "Object item not found: sms"). */
 typedef enum kg_form { KG_FORM_FILE, KG_FORM_WIRE } kg_form;
+struct kg_jrd;
 
 /* Device facts; WIRE also carries "count". NULL when out of memory or, on
  * the wire, for a non-finite number. */
@@ -127,6 +128,27 @@ json_t *kg_timing_to_json(const kg_timing *t, kg_form form);
 /* 0, or -1 with the problem in err (FILE: also kg_timing_check's). */
 int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t errlen);
 
+/* One numeric field of an object, for a table that both writes and reads
+ * it: type 'i' int in lo..hi, 'I' int, 'L' long long in lo..hi, 'b' a flag
+ * (int), 'r' double in rlo..rhi (null reads as null_value), 'n' double (null
+ * reads as +Inf), 't' a time (kg_jrd_time); off: offsetof the member. */
+typedef struct kg_field {
+  const char *key;
+  char type;
+  size_t off;
+  long long lo, hi;
+  double rlo, rhi, null_value;
+} kg_field;
+
+/* Sets n fields of tab on o, in the order given (NULL: the table's); 0, or
+ * -1 when a value could not be made: out of memory, or a non-finite number
+ * on the wire (the file writes null). */
+int kg_fields_to_json(json_t *o, const void *obj, const kg_field *tab, const unsigned char *order, size_t n,
+                      kg_form form);
+/* Reads them from the file form through r (fileio.h), each with its bounds. */
+void kg_fields_from_json(struct kg_jrd *r, json_t *o, void *obj, const kg_field *tab, const unsigned char *order,
+                         size_t n);
+
 /* Copies src (NULL: "") into dst, cut so that no UTF-8 sequence is split. */
 void kg_copy_text(char *dst, size_t len, const char *src);
 
@@ -134,7 +156,6 @@ void kg_copy_text(char *dst, size_t len, const char *src);
  * the given size that cmp finds equal, in cmp's order with ties by position.
  * 1 with their positions (*first < *again) for the caller to name; 0 when
  * all differ, or after recording "out of memory" in r (fileio.h). */
-struct kg_jrd;
 int kg_find_duplicate(struct kg_jrd *r, const void *items, size_t n, size_t size,
                       int (*cmp)(const void *, const void *), size_t *first, size_t *again);
 

@@ -7,6 +7,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,25 +81,43 @@ static json_t *run_json(const kg_run_meta *m) {
   return o;
 }
 
+/* The numbers of "paired" and of each of its cells, in the file's order. */
+#define PM(m) offsetof(kg_pair_meta, m)
+static const kg_field k_pair_meta[] = {
+    {"confidence", 'n', PM(confidence), 0, 0, 0, 0, 0}, {"min_effect_pct", 'n', PM(min_effect_pct), 0, 0, 0, 0, 0},
+    {"copies", 'I', PM(copies), 0, 0, 0, 0, 0},         {"quads", 'I', PM(quads), 0, 0, 0, 0, 0},
+    {"rounds", 'I', PM(rounds), 0, 0, 0, 0, 0},         {"max_rounds", 'I', PM(max_rounds), 0, 0, 0, 0, 0},
+    {"budget_s", 'n', PM(budget_s), 0, 0, 0, 0, 0},     {"wall_s", 'n', PM(wall_s), 0, 0, 0, 0, 0},
+};
+#define PC(m) offsetof(kg_pair_cell, m)
+static const kg_field k_pair_cell[] = {
+    {"ratio", 'n', PC(stat.ratio), 0, 0, 0, 0, 0},     {"lo", 'n', PC(stat.lo), 0, 0, 0, 0, 0},
+    {"hi", 'n', PC(stat.hi), 0, 0, 0, 0, 0},           {"head_us", 'n', PC(stat.head_us), 0, 0, 0, 0, 0},
+    {"base_us", 'n', PC(stat.base_us), 0, 0, 0, 0, 0}, {"min_effect", 'n', PC(min_effect), 0, 0, 0, 0, 0},
+    {"blocks", 'I', PC(stat.blocks), 0, 0, 0, 0, 0},   {"pairs", 'I', PC(stat.pairs), 0, 0, 0, 0, 0},
+    {"rounds", 'I', PC(rounds), 0, 0, 0, 0, 0},        {"set_aside", 'I', PC(set_aside), 0, 0, 0, 0, 0},
+};
+#define NFIELDS(t) (sizeof t / sizeof t[0])
+
 /* "paired": how the run was paired, and one object per cell. */
 static json_t *paired_json(const kg_run *run) {
   const kg_pair_meta *m = &run->pair;
   json_t *cells = json_array();
   for (size_t i = 0; cells && i < run->npairs; i++) {
     const kg_pair_cell *c = &run->pairs[i];
-    const kg_pair_stat *s = &c->stat;
-    json_array_append_new(cells, json_pack("{ss ss sI ss so so so so so so si si si si ss}", "variant", c->variant,
-                                           "dtype", kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "verdict",
-                                           kg_pverdict_name(s->verdict), "ratio", R(s->ratio), "lo", R(s->lo), "hi",
-                                           R(s->hi), "head_us", R(s->head_us), "base_us", R(s->base_us),
-                                           "min_effect", R(c->min_effect), "blocks", s->blocks, "pairs", s->pairs,
-                                           "rounds", c->rounds, "set_aside", c->set_aside, "message", c->message));
+    json_t *o = json_pack("{ss ss sI ss}", "variant", c->variant, "dtype", kg_dtype_get(c->dtype)->name, "n",
+                          (json_int_t)c->n, "verdict", kg_pverdict_name(c->stat.verdict));
+    if (o && (kg_fields_to_json(o, c, k_pair_cell, NULL, NFIELDS(k_pair_cell), KG_FORM_FILE) ||
+              json_object_set_new(o, "message", json_string(c->message))))
+      json_decref(o), o = NULL;
+    json_array_append_new(cells, o);
   }
-  return json_pack("{ss ss ss so so si si si si so so so}", "base_path", m->base_path, "base_name", m->base_name,
-                   "base_version", m->base_version, "confidence", R(m->confidence), "min_effect_pct",
-                   R(m->min_effect_pct), "copies", m->copies, "quads", m->quads, "rounds", m->rounds, "max_rounds",
-                   m->max_rounds, "budget_s", R(m->budget_s), "wall_s", R(m->wall_s), "cells",
-                   cells ? cells : json_array());
+  json_t *o = json_pack("{ss ss ss}", "base_path", m->base_path, "base_name", m->base_name, "base_version",
+                        m->base_version);
+  if (o && (kg_fields_to_json(o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta), KG_FORM_FILE) ||
+            json_object_set_new(o, "cells", cells ? cells : json_array())))
+    json_decref(o), o = NULL;
+  return o;
 }
 
 static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
@@ -108,14 +127,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, NULL);
   kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, NULL);
   kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, NULL);
-  m->confidence = kg_jrd_num(r, o, "confidence");
-  m->min_effect_pct = kg_jrd_num(r, o, "min_effect_pct");
-  m->copies = (int)kg_jrd_int(r, o, "copies");
-  m->quads = (int)kg_jrd_int(r, o, "quads");
-  m->rounds = (int)kg_jrd_int(r, o, "rounds");
-  m->max_rounds = (int)kg_jrd_int(r, o, "max_rounds");
-  m->budget_s = kg_jrd_num(r, o, "budget_s");
-  m->wall_s = kg_jrd_num(r, o, "wall_s");
+  kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
   json_t *cells = kg_jrd_arr(r, o, "cells");
   size_t n = json_array_size(cells);
   if (r->failed) return;
@@ -136,16 +148,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     const char *dtype = kg_jrd_str(r, c, "dtype"), *verdict = kg_jrd_str(r, c, "verdict");
     long long nn = kg_jrd_int(r, c, "n");
     kg_pair_stat *st = &pc->stat;
-    st->ratio = kg_jrd_num(r, c, "ratio");
-    st->lo = kg_jrd_num(r, c, "lo");
-    st->hi = kg_jrd_num(r, c, "hi");
-    st->head_us = kg_jrd_num(r, c, "head_us");
-    st->base_us = kg_jrd_num(r, c, "base_us");
-    pc->min_effect = kg_jrd_num(r, c, "min_effect");
-    st->blocks = (int)kg_jrd_int(r, c, "blocks");
-    st->pairs = (int)kg_jrd_int(r, c, "pairs");
-    pc->rounds = (int)kg_jrd_int(r, c, "rounds");
-    pc->set_aside = (int)kg_jrd_int(r, c, "set_aside");
+    kg_fields_from_json(r, c, pc, k_pair_cell, NULL, NFIELDS(k_pair_cell));
     kg_jrd_text(r, c, "message", pc->message, sizeof pc->message, NULL);
     if (r->failed) return;
     st->verdict = KG_NPVERDICTS;
