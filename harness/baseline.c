@@ -14,7 +14,6 @@
 #include "escape.h"
 #include "fileio.h"
 #include "registry.h"
-#include "repeat.h"
 #include "sizes.h"
 #include "validate.h"
 
@@ -108,7 +107,7 @@ int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t 
     if (b->entries[i].t.samples > 0 && json_array_append_new(entries, entry_json(&b->entries[i])))
       json_decref(entries), entries = NULL; /* an untimed entry claims nothing: not written */
   json_t *doc = json_pack("{ss si so ss ss so}", "kind", "kgate-baseline", "schema_version", KG_BASELINE_SCHEMA,
-                          "device", kg_device_to_json(&b->dev), "kgate_commit", b->commit, "date", b->date,
+                          "device", kg_device_to_json(&b->dev, KG_FORM_FILE), "kgate_commit", b->commit, "date", b->date,
                           "entries", entries);
   int rc = kg_json_write(path, doc, "entries", err, errlen);
   json_decref(doc);
@@ -142,15 +141,13 @@ static void read_entry(kg_jrd *r, json_t *o, kg_base_entry *e) {
 
 /* The same (variant, dtype, n) twice: which one is the baseline? Refused. */
 static void refuse_duplicates(kg_jrd *r, const kg_baseline *b) {
-  size_t first, again;
-  int found = kg_find_repeat(b->entries, b->n, sizeof *b->entries, entry_cmp, &first, &again);
-  if (found < 0) kg_jrd_fail(r, "out of memory");
-  if (found <= 0) return;
-  const kg_base_entry *e = &b->entries[again];
+  size_t i, j;
+  if (!kg_find_duplicate(r, b->entries, b->n, sizeof *b->entries, entry_cmp, &i, &j)) return;
   char label[96];
+  const kg_base_entry *e = &b->entries[j];
   kg_entry_label(e->variant, kg_dtype_get(e->dtype)->name, (long long)e->n, label, sizeof label);
-  snprintf(r->where, sizeof r->where, "entries[%zu] (%s)", again, label);
-  kg_jrd_fail(r, "the same case as entries[%zu]: an entry appears once in a baseline", first);
+  snprintf(r->where, sizeof r->where, "entries[%zu] (%s)", j, label);
+  kg_jrd_fail(r, "the same case as entries[%zu]: an entry appears once in a baseline", i);
 }
 
 static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {
@@ -163,7 +160,7 @@ static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {
   json_t *entries = kg_jrd_arr(r, doc, "entries");
   char e[300];
   snprintf(r->where, sizeof r->where, "device");
-  if (!r->failed && kg_device_from_json(dev, &b->dev, e, sizeof e)) kg_jrd_fail(r, "%s", e);
+  if (!r->failed && kg_device_from_json(dev, &b->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
   size_t n = json_array_size(entries);
   if (!r->failed && !(b->entries = calloc(n ? n : 1, sizeof *b->entries))) kg_jrd_fail(r, "out of memory");
   for (size_t i = 0; i < n && !r->failed; i++) {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "proto.h"
+#include "model.h"
 
 /* Exit codes (README): */
 enum {

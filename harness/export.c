@@ -9,7 +9,6 @@
 #include "fileio.h"
 #include "pairrun.h"
 #include "registry.h"
-#include "report.h"
 
 typedef void (*kg__writer)(FILE *f, const kg_run *run, const kg_comparison *cmp);
 

@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "plan.h"
-#include "proto.h"
+#include "model.h"
 
 /* check, and run (check + timing + baseline comparison + reports). Returns the exit code;
  * after SIGINT/SIGTERM, 128 + the signal, with the results so far written, marked incomplete. */

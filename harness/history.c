@@ -17,7 +17,6 @@
 #include "escape.h"
 #include "fileio.h"
 #include "registry.h"
-#include "repeat.h"
 #include "sizes.h"
 #include "validate.h"
 
@@ -47,7 +46,7 @@ char *kg_history_line(const kg_run *run) {
   kg_counts k = kg_count_results(run->results, run->n);
   json_t *doc = json_pack("{ss si ss ss ss so sb s{sI sI sI sI sI sI} so}", "kind", "kgate-history", "schema_version",
                           KG_HISTORY_SCHEMA, "date", m->date, "kgate_commit", m->commit, "kgate_version", m->version,
-                          "device", kg_device_to_json(&m->dev), "hot", m->time.hot, "checks", "cases",
+                          "device", kg_device_to_json(&m->dev, KG_FORM_FILE), "hot", m->time.hot, "checks", "cases",
                           (json_int_t)k.cases, "passed", (json_int_t)k.passed, "failed", (json_int_t)k.failed,
                           "errors", (json_int_t)k.errored, "unsupported", (json_int_t)k.unsupported, "pending",
                           (json_int_t)k.pending, "perf", perf_json(run));
@@ -141,15 +140,13 @@ static void read_checks(kg_jrd *r, json_t *o, kg_counts *k) {
 /* The same (variant, dtype, n) twice in one run's perf: refused, naming
  * both. where_len: the length of "line N" in r->where. */
 static void refuse_duplicates(kg_jrd *r, const kg_hist_run *run, size_t where_len) {
-  size_t first, again;
-  int found = kg_find_repeat(run->entries, run->n, sizeof *run->entries, entry_cmp, &first, &again);
-  if (found < 0) kg_jrd_fail(r, "out of memory");
-  if (found <= 0) return;
-  const kg_hist_entry *e = &run->entries[again];
+  size_t i, j;
+  if (!kg_find_duplicate(r, run->entries, run->n, sizeof *run->entries, entry_cmp, &i, &j)) return;
   char label[96];
+  const kg_hist_entry *e = &run->entries[j];
   kg_entry_label(e->variant, kg_dtype_get(e->dtype)->name, (long long)e->n, label, sizeof label);
-  snprintf(r->where + where_len, sizeof r->where - where_len, ": perf[%zu] (%s)", again, label);
-  kg_jrd_fail(r, "the same case as perf[%zu]: a case appears once in a run", first);
+  snprintf(r->where + where_len, sizeof r->where - where_len, ": perf[%zu] (%s)", j, label);
+  kg_jrd_fail(r, "the same case as perf[%zu]: a case appears once in a run", i);
 }
 
 /* One parsed line into *run. */
@@ -169,7 +166,7 @@ static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   run->hot = kg_jrd_bool(r, doc, "hot");
   json_t *perf = kg_jrd_arr(r, doc, "perf");
   char e[300];
-  if (!r->failed && kg_device_from_json(dev, &run->dev, e, sizeof e)) kg_jrd_fail(r, "device: %s", e);
+  if (!r->failed && kg_device_from_json(dev, &run->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "device: %s", e);
   read_checks(r, checks, &run->checks);
   if (r->failed) return;
   size_t n = json_array_size(perf);

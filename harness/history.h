@@ -7,8 +7,7 @@
 
 #include <stddef.h>
 
-#include "proto.h"
-#include "report.h"
+#include "model.h"
 #include "results.h"
 #include "verdict.h"
 

@@ -16,7 +16,6 @@
 #include "fileio.h"
 #include "pairrun.h"
 #include "registry.h"
-#include "report.h"
 
 enum { KG_HTML_MAX_FAILED = 50 };
 

@@ -6,16 +6,12 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "fileio.h"
 #include "registry.h"
 #include "validate.h"
 
-static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "unsupported", "error"};
-
-const char *kg_status_name(kg_status s) { return (unsigned)s < KG_NSTATUS ? k_status[s] : "?"; }
-
-/* JSON has no Inf or NaN: non-finite numbers travel as null and come back as +Inf. */
-static json_t *jreal(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
+/* JSON has no Inf or NaN: non-finite numbers travel as null (kg_json_real)
+ * and come back as +Inf. */
 static double get_real(json_t *o, const char *key) {
   json_t *v = json_object_get(o, key);
   return json_is_number(v) ? json_number_value(v) : INFINITY;
@@ -122,24 +118,17 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
 char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
   json_t *o = json_pack("{sI ss ss ss so so so sf si sb sb ss}", "case", (json_int_t)index, "status",
                         kg_status_name(r->status), "got", r->got, "expected", r->expected, "abs_err",
-                        jreal(r->abs_err), "bound", jreal(r->bound), "ratio", jreal(r->ratio), "depth", r->depth,
+                        kg_json_real(r->abs_err), "bound", kg_json_real(r->bound), "ratio", kg_json_real(r->ratio), "depth", r->depth,
                         "repeats", r->repeats, "nondeterministic", r->nondeterministic, "input_modified",
                         r->input_modified, "message", r->message);
   if (o && restart) json_object_set_new(o, "restart", json_true());
   if (o && r->device) json_object_set_new(o, "device", json_integer(r->device));
-  const kg_timing *t = &r->timing;
-  if (o && t->samples)
-    json_object_set_new(o, "timing", json_pack("{si sf sf sf sf sf sf sf sb}", "samples", t->samples, "median_us",
-                                               t->median_us, "q1_us", t->q1_us, "q3_us", t->q3_us, "min_us",
-                                               t->min_us, "noise", t->noise, "graph_us", t->graph_us,
-                                               "sm_clock_mhz", t->sm_clock_mhz, "throttled", t->throttled));
-  if (o && t->samples && t->set_aside)
-    json_object_set_new(json_object_get(o, "timing"), "set_aside", json_integer(t->set_aside));
+  if (o && r->timing.samples) json_object_set_new(o, "timing", kg_timing_to_json(&r->timing, KG_FORM_WIRE));
   if (o && r->nblocks > 0) {
     json_t *bl = json_array();
     for (int k = 0; bl && k < r->nblocks && k < KG_PAIR_MAX_COPIES; k++)
-      json_array_append_new(bl, json_pack("[o i o o]", jreal(r->blocks[k].log_ratio), r->blocks[k].pairs,
-                                          jreal(r->blocks[k].head_us), jreal(r->blocks[k].base_us)));
+      json_array_append_new(bl, json_pack("[o i o o]", kg_json_real(r->blocks[k].log_ratio), r->blocks[k].pairs,
+                                          kg_json_real(r->blocks[k].head_us), kg_json_real(r->blocks[k].base_us)));
     json_object_set_new(o, "blocks", bl);
     json_object_set_new(o, "set_aside", json_integer(r->pair_set_aside));
   }
@@ -170,15 +159,6 @@ static int decode_blocks(json_t *bl, kg_result *r) {
   return 0;
 }
 
-/* A cut never splits a UTF-8 sequence (jansson gave valid UTF-8): every
- * JSON encoder, the results file's too, refuses invalid UTF-8. */
-static void copy_str(char *dst, size_t len, const char *src) {
-  if (!len) return;
-  src = src ? src : "";
-  snprintf(dst, len, "%s", src);
-  for (size_t n = strlen(dst); n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80;) dst[--n] = '\0';
-}
-
 int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *restart, char *err, size_t errlen) {
   json_t *o = parse(line, err, errlen);
   if (!o) return -1;
@@ -187,38 +167,32 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   int rc = -1, restart_flag = 0;
   json_error_t e;
   memset(r, 0, sizeof *r);
-  kg_timing *t = &r->timing;
   json_t *timing = NULL, *blocks = NULL;
-  if (json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b s?o s?i s?o s?i}", "case", &idx, "status", &status,
+  char why[200];
+  int bad = json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b s?o s?i s?o s?i}", "case", &idx, "status", &status,
                      "got", &got, "expected", &expected, "depth", &r->depth, "repeats", &r->repeats,
                      "nondeterministic", &r->nondeterministic, "input_modified", &r->input_modified, "message",
                      &message, "restart", &restart_flag, "timing", &timing, "device", &r->device, "blocks", &blocks,
-                     "set_aside", &r->pair_set_aside) ||
-      (timing && json_unpack_ex(timing, &e, 0, "{si sF sF sF sF sF sF sF sb}", "samples", &t->samples, "median_us",
-                                &t->median_us, "q1_us", &t->q1_us, "q3_us", &t->q3_us, "min_us", &t->min_us, "noise",
-                                &t->noise, "graph_us", &t->graph_us, "sm_clock_mhz", &t->sm_clock_mhz, "throttled",
-                                &t->throttled))) {
-    snprintf(err, errlen, "bad result line: %s", e.text);
+                     "set_aside", &r->pair_set_aside);
+  if (bad) snprintf(why, sizeof why, "%s", e.text);
+  else bad = timing && kg_timing_from_json(timing, &r->timing, KG_FORM_WIRE, why, sizeof why);
+  if (bad) {
+    snprintf(err, errlen, "bad result line: %s", why);
   } else if (blocks && decode_blocks(blocks, r)) {
     snprintf(err, errlen, "bad result line: malformed blocks");
   } else if (idx < 0) {
     snprintf(err, errlen, "bad result line: negative case index");
   } else {
-    r->status = KG_NSTATUS;
-    for (int s = 0; s < KG_NSTATUS; s++)
-      if (strcmp(status, k_status[s]) == 0) r->status = (kg_status)s;
-    if (r->status == KG_NSTATUS) {
+    if (kg_status_parse(status, &r->status)) {
       snprintf(err, errlen, "bad result line: unknown status '%s'", status);
     } else {
       *index = (size_t)idx;
-      copy_str(r->got, sizeof r->got, got);
-      copy_str(r->expected, sizeof r->expected, expected);
-      copy_str(r->message, sizeof r->message, message);
+      kg_copy_text(r->got, sizeof r->got, got);
+      kg_copy_text(r->expected, sizeof r->expected, expected);
+      kg_copy_text(r->message, sizeof r->message, message);
       r->abs_err = get_real(o, "abs_err");
       r->bound = get_real(o, "bound");
       r->ratio = get_real(o, "ratio");
-      json_t *aside = json_object_get(timing, "set_aside");
-      t->set_aside = json_is_integer(aside) ? (int)json_integer_value(aside) : 0;
       *restart = restart_flag;
       rc = 0;
     }
@@ -228,15 +202,7 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
 }
 
 char *kg_proto_encode_hello(const kg_device_info *d) {
-  json_t *o = json_pack("{s{ss si si si sI sI si si si si sf sf}}", "hello", "name", d->name, "cc_major", d->cc_major,
-                        "cc_minor", d->cc_minor, "sms", d->sms, "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes",
-                        (json_int_t)d->mem_bytes, "driver_version", d->driver_version, "runtime_version",
-                        d->runtime_version, "mem_clock_khz", d->mem_clock_khz, "bus_width_bits", d->bus_width_bits,
-                        "peak_gbps", d->peak_gbps, "roofline_gbps", d->roofline_gbps);
-  if (o && d->count) json_object_set_new(json_object_get(o, "hello"), "count", json_integer(d->count));
-  if (o && d->uuid[0]) json_object_set_new(json_object_get(o, "hello"), "uuid", json_string(d->uuid));
-  if (o && d->pci[0]) json_object_set_new(json_object_get(o, "hello"), "pci", json_string(d->pci));
-  return dump(o);
+  return dump(json_pack("{so}", "hello", kg_device_to_json(d, KG_FORM_WIRE)));
 }
 
 char *kg_proto_encode_fatal(const char *why) { return dump(json_pack("{ss}", "fatal", why)); }
@@ -245,39 +211,19 @@ int kg_proto_decode_hello(const char *line, kg_device_info *d, char *err, size_t
   json_t *o = parse(line, err, errlen);
   if (!o) return -1;
   int rc = -1;
-  const char *name, *fatal;
-  json_int_t l2, mem;
-  json_error_t e;
+  const char *fatal;
+  json_t *hello = json_object_get(o, "hello");
+  char e[200];
   memset(d, 0, sizeof *d);
   if (json_unpack(o, "{ss}", "fatal", &fatal) == 0) {
-    copy_str(err, errlen, fatal);
+    kg_copy_text(err, errlen, fatal);
     rc = 1;
-  } else if (json_unpack_ex(o, &e, 0, "{s{ss si si si sI sI si si si si sF sF}}", "hello", "name", &name, "cc_major",
-                            &d->cc_major, "cc_minor", &d->cc_minor, "sms", &d->sms, "l2_bytes", &l2, "mem_bytes",
-                            &mem, "driver_version", &d->driver_version, "runtime_version", &d->runtime_version,
-                            "mem_clock_khz", &d->mem_clock_khz, "bus_width_bits", &d->bus_width_bits, "peak_gbps",
-                            &d->peak_gbps, "roofline_gbps", &d->roofline_gbps) == 0) {
-    copy_str(d->name, sizeof d->name, name);
-    d->l2_bytes = l2;
-    d->mem_bytes = mem;
-    json_t *count = json_object_get(json_object_get(o, "hello"), "count");
-    d->count = json_is_integer(count) ? (int)json_integer_value(count) : 0;
-    rc = 0;
-    /* optional: the card's identity (kg_why_bad_uuid/pci say what a worker sends) */
-    const char *uuid = json_string_value(json_object_get(json_object_get(o, "hello"), "uuid"));
-    const char *pci = json_string_value(json_object_get(json_object_get(o, "hello"), "pci"));
-    if (uuid && kg_why_bad_uuid(uuid)) {
-      snprintf(err, errlen, "hello: uuid: %s", kg_why_bad_uuid(uuid));
-      rc = -1;
-    } else if (pci && kg_why_bad_pci(pci)) {
-      snprintf(err, errlen, "hello: pci: %s", kg_why_bad_pci(pci));
-      rc = -1;
-    } else {
-      copy_str(d->uuid, sizeof d->uuid, uuid ? uuid : "");
-      copy_str(d->pci, sizeof d->pci, pci ? pci : "");
-    }
-  } else {
-    snprintf(err, errlen, "expected a hello line from the worker: %s", e.text);
+  } else if (!hello) {
+    snprintf(err, errlen, "expected a hello line from the worker: Object item not found: hello");
+  } else if ((rc = kg_device_from_json(hello, d, KG_FORM_WIRE, e, sizeof e)) != 0) {
+    /* -2: a malformed card identity (kg_why_bad_uuid/pci say what a worker sends) */
+    snprintf(err, errlen, rc == -2 ? "hello: %s" : "expected a hello line from the worker: %s", e);
+    rc = -1;
   }
   json_decref(o);
   return rc;

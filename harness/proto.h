@@ -15,96 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "paired.h"
+#include "model.h"
 #include "plan.h"
 
-/* Input copies (blocks) of a paired case in one worker, at most. */
-#define KG_PAIR_MAX_COPIES 8
 #define KG_PROTO_MAX_LINE 262144 /* 256 KiB */
-
-typedef enum kg_status {
-  KG_ST_PENDING, /* not run (yet) */
-  KG_ST_PASS,
-  KG_ST_FAIL,        /* wrong result, modified input, unexpected nondeterminism */
-  KG_ST_UNSUPPORTED, /* dtype declared unsupported by the variant */
-  KG_ST_ERROR,       /* did not finish: CUDA error, crash, timeout */
-  KG_NSTATUS
-} kg_status;
-
-const char *kg_status_name(kg_status s);
-
-/* Timing of one case (worker, only for cases that passed). Times in microseconds. */
-typedef struct kg_timing {
-  int samples;       /* 0: not timed */
-  double median_us, q1_us, q3_us, min_us;
-  double noise;      /* relative standard error of the median (stats.h) */
-  double graph_us;   /* small inputs: per-call time from a CUDA graph of many launches; 0 otherwise */
-  double sm_clock_mhz; /* SM clock read through NVML while sampling; 0 when NVML is absent */
-  int throttled;     /* every batch had a clock-lowering reason, so none could be set aside */
-  int set_aside;     /* samples set aside: their batch had a clock-lowering reason or a late hold */
-} kg_timing;
-
-/* How to time (from the command line; sent with each timed case). */
-typedef struct kg_time_opts {
-  int hot;            /* back-to-back samples instead of a cold L2 before each */
-  double max_noise;   /* stop once noise <= this (default 0.005) */
-  int min_samples;    /* at least this many (default 10) */
-  double max_seconds; /* per-case sampling cap (default 2) */
-} kg_time_opts;
-
-typedef struct kg_result {
-  kg_status status;
-  char got[32], expected[32];
-  double abs_err, bound, ratio; /* ratio = abs_err / bound, see kg_judge */
-  double depth;
-  int repeats;          /* runs made (floats: the determinism repeats) */
-  int nondeterministic; /* float bits differed between the runs */
-  int input_modified;   /* a variant not declared in place wrote its input */
-  char message[200];    /* why it failed or errored; empty on pass */
-  kg_timing timing;
-  int device; /* the CUDA device it ran on ("device" in result lines and results files; 0 when absent) */
-  /* a paired case: one block per input copy (paired.h), and samples set aside */
-  int nblocks;
-  kg_pblock blocks[KG_PAIR_MAX_COPIES];
-  int pair_set_aside;
-} kg_result;
-
-/* Paired timing (the paired gate): with on, every case sent is not checked
- * but timed side by side with its base: base_variant (a registry index, -1:
- * the case's own variant) from kgate's own module (module 0, selftest) or
- * the base module (module 1, --base-kernels). */
-typedef struct kg_pair_opts {
-  int copies;         /* separately allocated input copies, one block each (1..KG_PAIR_MAX_COPIES) */
-  int quads;          /* ABBA quads per block at most (two pairs each) */
-  double max_seconds; /* sampling cap per cell (all copies) */
-  int round;          /* the paired round (1, 2, ...): with the copy, picks each block's quad orientation */
-  int on, module, base_variant;
-} kg_pair_opts;
-
-typedef struct kg_run_params {
-  uint64_t seed;
-  int repeats; /* runs per float case for the determinism check (>= 1) */
-  kg_time_opts time; /* used for cases with kg_case.timed */
-  kg_pair_opts pair; /* used for cases with kg_case.paired */
-} kg_run_params;
-
-typedef struct kg_device_info {
-  char name[256];
-  int cc_major, cc_minor;
-  int sms;
-  long long l2_bytes;
-  long long mem_bytes;
-  int driver_version, runtime_version;
-  int mem_clock_khz, bus_width_bits;
-  double peak_gbps;     /* theoretical: 2 x memory clock x bus width / 8 */
-  double roofline_gbps; /* measured: a large streaming read (0 when not measured) */
-  int count;            /* hello only: CUDA devices the worker sees (0 when not said) */
-  /* The physical card: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi
-   * prints it, and the PCI address "0000:1b:00.0"; "" when not known (files
-   * written before kgate recorded them). */
-  char uuid[48];
-  char pci[16];
-} kg_device_info;
 
 /* Encoders return a malloc'ed line without the newline, NULL when out of memory. */
 char *kg_proto_encode_case(size_t index, const kg_case *c, const kg_run_params *p);

@@ -8,21 +8,6 @@
 #include "pairrun.h"
 #include "registry.h"
 
-kg_counts kg_count_results(const kg_result *results, size_t n) {
-  kg_counts c = {.cases = n};
-  for (size_t i = 0; i < n; i++) {
-    switch (results[i].status) {
-    case KG_ST_PASS: c.passed++; break;
-    case KG_ST_FAIL: c.failed++; break;
-    case KG_ST_ERROR: c.errored++; break;
-    case KG_ST_UNSUPPORTED: c.unsupported++; break;
-    default: c.pending++; break;
-    }
-    c.nondeterministic += results[i].nondeterministic != 0;
-  }
-  return c;
-}
-
 static void dtype_list(unsigned mask, char *buf, size_t len) {
   size_t used = 0;
   buf[0] = '\0';
@@ -53,11 +38,6 @@ void kg_report_list(FILE *f) {
     dtype_list(i->dtypes, dts, sizeof dts);
     fprintf(f, "%-24s %-5s %-17s %-14s %-24s %s\n", i->name, i->seed, op, flags[0] ? flags : "-", dts, i->idea);
   }
-}
-
-void kg_case_label(const kg_case *c, char *buf, size_t len) {
-  snprintf(buf, len, "%s %s n=%zu %s", kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n,
-           kg_pattern_name(c->pattern));
 }
 
 /* got, expected and the message may come from a results file (compare,

@@ -5,15 +5,9 @@
 #include <stdio.h>
 
 #include "plan.h"
-#include "proto.h"
+#include "model.h"
 #include "results.h"
 #include "verdict.h"
-
-typedef struct kg_counts {
-  size_t cases, passed, failed, errored, unsupported, pending, nondeterministic;
-} kg_counts;
-
-kg_counts kg_count_results(const kg_result *results, size_t n);
 
 /* `kgate list`: name, seed, flags, dtypes, idea. */
 void kg_report_list(FILE *f);
@@ -33,8 +27,5 @@ void kg_report_pairs(FILE *f, const kg_run *run);
 
 /* The verdict table of a comparison, regressions first, and its counts. */
 void kg_report_compare(FILE *f, const kg_comparison *cmp);
-
-/* One case in one line: "reduce0_divergent f32 n=257 uniform". */
-void kg_case_label(const kg_case *c, char *buf, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,40 +20,6 @@
 #include "validate.h"
 
 #define R kg_json_real
-
-json_t *kg_device_to_json(const kg_device_info *d) {
-  json_t *o = json_pack("{ss si si si sI sI si si so so si si}", "name", d->name, "cc_major", d->cc_major, "cc_minor",
-                   d->cc_minor, "sms", d->sms, "l2_bytes", (json_int_t)d->l2_bytes, "mem_bytes",
-                   (json_int_t)d->mem_bytes, "mem_clock_khz", d->mem_clock_khz, "bus_width_bits", d->bus_width_bits,
-                   "peak_gbps", R(d->peak_gbps), "roofline_gbps", R(d->roofline_gbps), "driver_version",
-                   d->driver_version, "runtime_version", d->runtime_version);
-  if (o && d->uuid[0]) json_object_set_new(o, "uuid", json_string(d->uuid));
-  if (o && d->pci[0]) json_object_set_new(o, "pci", json_string(d->pci));
-  return o;
-}
-
-int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen) {
-  kg_jrd r = {.err = err, .errlen = errlen};
-  memset(d, 0, sizeof *d);
-  /* The name becomes a file name (the baseline's slug) and a title. */
-  kg_jrd_text(&r, o, "name", d->name, sizeof d->name, kg_why_bad_gpu_name);
-  d->cc_major = (int)kg_jrd_range(&r, o, "cc_major", 0, 99);
-  d->cc_minor = (int)kg_jrd_range(&r, o, "cc_minor", 0, 99);
-  d->sms = (int)kg_jrd_range(&r, o, "sms", 0, 1 << 20);
-  d->l2_bytes = kg_jrd_range(&r, o, "l2_bytes", 0, LLONG_MAX);
-  d->mem_bytes = kg_jrd_range(&r, o, "mem_bytes", 0, LLONG_MAX);
-  d->mem_clock_khz = (int)kg_jrd_range(&r, o, "mem_clock_khz", 0, INT_MAX);
-  d->bus_width_bits = (int)kg_jrd_range(&r, o, "bus_width_bits", 0, 1 << 20);
-  /* null: not measured (kg_json_real writes a non-finite number so). */
-  d->peak_gbps = kg_jrd_real(&r, o, "peak_gbps", 0, 1e9, NAN);
-  d->roofline_gbps = kg_jrd_real(&r, o, "roofline_gbps", 0, 1e9, NAN);
-  d->driver_version = (int)kg_jrd_range(&r, o, "driver_version", 0, INT_MAX);
-  d->runtime_version = (int)kg_jrd_range(&r, o, "runtime_version", 0, INT_MAX);
-  /* optional: files written before kgate recorded the card have neither */
-  if (json_object_get(o, "uuid")) kg_jrd_text(&r, o, "uuid", d->uuid, sizeof d->uuid, kg_why_bad_uuid);
-  if (json_object_get(o, "pci")) kg_jrd_text(&r, o, "pci", d->pci, sizeof d->pci, kg_why_bad_pci);
-  return r.failed ? -1 : 0;
-}
 
 kg_perf kg_perf_of(const kg_run *run, size_t i) {
   kg_perf p = {0};
@@ -75,12 +42,16 @@ kg_perf kg_perf_of(const kg_run *run, size_t i) {
   return p;
 }
 
+/* The timing and the numbers derived from it (kg_perf). */
 static json_t *timing_json(const kg_timing *t, kg_perf p) {
   if (t->samples == 0) return json_null();
-  return json_pack("{si so so so so so so so sb so so so so}", "samples", t->samples, "median_us", R(t->median_us),
-                   "q1_us", R(t->q1_us), "q3_us", R(t->q3_us), "min_us", R(t->min_us), "noise", R(t->noise),
-                   "graph_us", R(t->graph_us), "sm_clock_mhz", R(t->sm_clock_mhz), "throttled", t->throttled, "gbps",
-                   R(p.gbps), "pct_peak", R(p.pct_peak), "pct_roofline", R(p.pct_roofline), "vs_cub", R(p.vs_cub));
+  json_t *o = kg_timing_to_json(t, KG_FORM_FILE);
+  if (o && json_object_update_new(o, json_pack("{so so so so}", "gbps", R(p.gbps), "pct_peak", R(p.pct_peak),
+                                               "pct_roofline", R(p.pct_roofline), "vs_cub", R(p.vs_cub)))) {
+    json_decref(o);
+    o = NULL;
+  }
+  return o;
 }
 
 static json_t *case_json(const kg_run *run, size_t i) {
@@ -101,7 +72,7 @@ static json_t *run_json(const kg_run_meta *m) {
                    "kgate_commit", m->commit, "wall_s", R(m->wall_s), "options", "seed", (json_int_t)m->seed,
                    "repeats", m->repeats, "hot", m->time.hot, "max_noise", R(m->time.max_noise), "min_samples",
                    m->time.min_samples, "max_seconds", R(m->time.max_seconds), "tolerance_pct", R(m->tolerance),
-                   "device", kg_device_to_json(&m->dev));
+                   "device", kg_device_to_json(&m->dev, KG_FORM_FILE));
   if (o && m->shard[0]) json_object_set_new(json_object_get(o, "options"), "shard", json_string(m->shard));
   if (o && m->incomplete[0]) { /* interrupted: cases not reached are "pending" */
     json_object_set_new(o, "incomplete", json_true());
@@ -110,25 +81,43 @@ static json_t *run_json(const kg_run_meta *m) {
   return o;
 }
 
+/* The numbers of "paired" and of each of its cells, in the file's order. */
+#define PM(m) offsetof(kg_pair_meta, m)
+static const kg_field k_pair_meta[] = {
+    {"confidence", 'n', PM(confidence), 0, 0, 0, 0, 0}, {"min_effect_pct", 'n', PM(min_effect_pct), 0, 0, 0, 0, 0},
+    {"copies", 'I', PM(copies), 0, 0, 0, 0, 0},         {"quads", 'I', PM(quads), 0, 0, 0, 0, 0},
+    {"rounds", 'I', PM(rounds), 0, 0, 0, 0, 0},         {"max_rounds", 'I', PM(max_rounds), 0, 0, 0, 0, 0},
+    {"budget_s", 'n', PM(budget_s), 0, 0, 0, 0, 0},     {"wall_s", 'n', PM(wall_s), 0, 0, 0, 0, 0},
+};
+#define PC(m) offsetof(kg_pair_cell, m)
+static const kg_field k_pair_cell[] = {
+    {"ratio", 'n', PC(stat.ratio), 0, 0, 0, 0, 0},     {"lo", 'n', PC(stat.lo), 0, 0, 0, 0, 0},
+    {"hi", 'n', PC(stat.hi), 0, 0, 0, 0, 0},           {"head_us", 'n', PC(stat.head_us), 0, 0, 0, 0, 0},
+    {"base_us", 'n', PC(stat.base_us), 0, 0, 0, 0, 0}, {"min_effect", 'n', PC(min_effect), 0, 0, 0, 0, 0},
+    {"blocks", 'I', PC(stat.blocks), 0, 0, 0, 0, 0},   {"pairs", 'I', PC(stat.pairs), 0, 0, 0, 0, 0},
+    {"rounds", 'I', PC(rounds), 0, 0, 0, 0, 0},        {"set_aside", 'I', PC(set_aside), 0, 0, 0, 0, 0},
+};
+#define NFIELDS(t) (sizeof t / sizeof t[0])
+
 /* "paired": how the run was paired, and one object per cell. */
 static json_t *paired_json(const kg_run *run) {
   const kg_pair_meta *m = &run->pair;
   json_t *cells = json_array();
   for (size_t i = 0; cells && i < run->npairs; i++) {
     const kg_pair_cell *c = &run->pairs[i];
-    const kg_pair_stat *s = &c->stat;
-    json_array_append_new(cells, json_pack("{ss ss sI ss so so so so so so si si si si ss}", "variant", c->variant,
-                                           "dtype", kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "verdict",
-                                           kg_pverdict_name(s->verdict), "ratio", R(s->ratio), "lo", R(s->lo), "hi",
-                                           R(s->hi), "head_us", R(s->head_us), "base_us", R(s->base_us),
-                                           "min_effect", R(c->min_effect), "blocks", s->blocks, "pairs", s->pairs,
-                                           "rounds", c->rounds, "set_aside", c->set_aside, "message", c->message));
+    json_t *o = json_pack("{ss ss sI ss}", "variant", c->variant, "dtype", kg_dtype_get(c->dtype)->name, "n",
+                          (json_int_t)c->n, "verdict", kg_pverdict_name(c->stat.verdict));
+    if (o && (kg_fields_to_json(o, c, k_pair_cell, NULL, NFIELDS(k_pair_cell), KG_FORM_FILE) ||
+              json_object_set_new(o, "message", json_string(c->message))))
+      json_decref(o), o = NULL;
+    json_array_append_new(cells, o);
   }
-  return json_pack("{ss ss ss so so si si si si so so so}", "base_path", m->base_path, "base_name", m->base_name,
-                   "base_version", m->base_version, "confidence", R(m->confidence), "min_effect_pct",
-                   R(m->min_effect_pct), "copies", m->copies, "quads", m->quads, "rounds", m->rounds, "max_rounds",
-                   m->max_rounds, "budget_s", R(m->budget_s), "wall_s", R(m->wall_s), "cells",
-                   cells ? cells : json_array());
+  json_t *o = json_pack("{ss ss ss}", "base_path", m->base_path, "base_name", m->base_name, "base_version",
+                        m->base_version);
+  if (o && (kg_fields_to_json(o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta), KG_FORM_FILE) ||
+            json_object_set_new(o, "cells", cells ? cells : json_array())))
+    json_decref(o), o = NULL;
+  return o;
 }
 
 static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
@@ -138,14 +127,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, NULL);
   kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, NULL);
   kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, NULL);
-  m->confidence = kg_jrd_num(r, o, "confidence");
-  m->min_effect_pct = kg_jrd_num(r, o, "min_effect_pct");
-  m->copies = (int)kg_jrd_int(r, o, "copies");
-  m->quads = (int)kg_jrd_int(r, o, "quads");
-  m->rounds = (int)kg_jrd_int(r, o, "rounds");
-  m->max_rounds = (int)kg_jrd_int(r, o, "max_rounds");
-  m->budget_s = kg_jrd_num(r, o, "budget_s");
-  m->wall_s = kg_jrd_num(r, o, "wall_s");
+  kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
   json_t *cells = kg_jrd_arr(r, o, "cells");
   size_t n = json_array_size(cells);
   if (r->failed) return;
@@ -166,16 +148,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     const char *dtype = kg_jrd_str(r, c, "dtype"), *verdict = kg_jrd_str(r, c, "verdict");
     long long nn = kg_jrd_int(r, c, "n");
     kg_pair_stat *st = &pc->stat;
-    st->ratio = kg_jrd_num(r, c, "ratio");
-    st->lo = kg_jrd_num(r, c, "lo");
-    st->hi = kg_jrd_num(r, c, "hi");
-    st->head_us = kg_jrd_num(r, c, "head_us");
-    st->base_us = kg_jrd_num(r, c, "base_us");
-    pc->min_effect = kg_jrd_num(r, c, "min_effect");
-    st->blocks = (int)kg_jrd_int(r, c, "blocks");
-    st->pairs = (int)kg_jrd_int(r, c, "pairs");
-    pc->rounds = (int)kg_jrd_int(r, c, "rounds");
-    pc->set_aside = (int)kg_jrd_int(r, c, "set_aside");
+    kg_fields_from_json(r, c, pc, k_pair_cell, NULL, NFIELDS(k_pair_cell));
     kg_jrd_text(r, c, "message", pc->message, sizeof pc->message, NULL);
     if (r->failed) return;
     st->verdict = KG_NPVERDICTS;
@@ -331,22 +304,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   else if (json_is_true(inc)) snprintf(m->incomplete, sizeof m->incomplete, "%s", signame);
   snprintf(r->where, sizeof r->where, "run.device");
   char e[300];
-  if (!r->failed && kg_device_from_json(dev, &m->dev, e, sizeof e)) kg_jrd_fail(r, "%s", e);
-}
-
-static void read_timing(kg_jrd *r, json_t *o, kg_timing *t) {
-  t->samples = (int)kg_jrd_range(r, o, "samples", 1, INT_MAX);
-  t->median_us = kg_jrd_time(r, o, "median_us");
-  t->q1_us = kg_jrd_time(r, o, "q1_us");
-  t->q3_us = kg_jrd_time(r, o, "q3_us");
-  t->min_us = kg_jrd_time(r, o, "min_us");
-  t->noise = kg_jrd_real(r, o, "noise", 0, 1e9, INFINITY);
-  /* 0 is what the worker writes for "not measured". */
-  t->graph_us = kg_jrd_real(r, o, "graph_us", 0, KG_MAX_TIME_US, 0);
-  t->sm_clock_mhz = kg_jrd_real(r, o, "sm_clock_mhz", 0, 1e6, 0);
-  t->throttled = kg_jrd_bool(r, o, "throttled");
-  char why[200];
-  if (!r->failed && kg_timing_check(t, 1, why, sizeof why)) kg_jrd_fail(r, "%s", why);
+  if (!r->failed && kg_device_from_json(dev, &m->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
 }
 
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
@@ -362,10 +320,7 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
   else if (kg_pattern_parse(pattern, &c->pattern))
     kg_jrd_fail(r, "unknown pattern '%s'", kg_esc_term(pattern, shown, sizeof shown));
-  res->status = KG_NSTATUS;
-  for (int s = 0; s < KG_NSTATUS; s++)
-    if (strcmp(status, kg_status_name((kg_status)s)) == 0) res->status = (kg_status)s;
-  if (!r->failed && res->status == KG_NSTATUS)
+  if (!r->failed && kg_status_parse(status, &res->status))
     kg_jrd_fail(r, "unknown status '%s'", kg_esc_term(status, shown, sizeof shown));
   if (r->failed) return;
   c->n = (size_t)n;
@@ -391,43 +346,28 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   if (t && !r->failed) {
     len = strlen(r->where);
     snprintf(r->where + len, sizeof r->where - len, ".timing");
-    read_timing(r, t, &res->timing);
+    char e[300];
+    if (kg_timing_from_json(t, &res->timing, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
   }
 }
 
-/* Cases in (variant, dtype, n, pattern) order, for finding duplicates. */
-typedef struct kg__keyed {
-  const kg_case *c;
-  size_t i;
-} kg__keyed;
-
-static int keyed_cmp(const void *pa, const void *pb) {
-  const kg__keyed *x = pa, *y = pb;
-  const kg_case *a = x->c, *b = y->c;
+/* Cases in (variant, dtype, n, pattern) order. */
+static int case_cmp(const void *pa, const void *pb) {
+  const kg_case *a = pa, *b = pb;
   if (a->variant != b->variant) return a->variant < b->variant ? -1 : 1;
   if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
   if (a->n != b->n) return a->n < b->n ? -1 : 1;
-  if (a->pattern != b->pattern) return a->pattern < b->pattern ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
+  return (a->pattern > b->pattern) - (a->pattern < b->pattern);
 }
 
 /* A case twice in one file is refused: which timing would be the truth? */
 static void refuse_duplicates(kg_jrd *r, const kg_run *run) {
-  kg__keyed *k = malloc((run->n ? run->n : 1) * sizeof *k);
-  if (!k) {
-    kg_jrd_fail(r, "out of memory");
-    return;
-  }
-  for (size_t i = 0; i < run->n; i++) k[i] = (kg__keyed){&run->cases[i], i};
-  qsort(k, run->n, sizeof *k, keyed_cmp);
-  for (size_t j = 1; j < run->n && !r->failed; j++) {
-    const kg_case *a = k[j - 1].c, *b = k[j].c;
-    if (a->variant != b->variant || a->dtype != b->dtype || a->n != b->n || a->pattern != b->pattern) continue;
-    snprintf(r->where, sizeof r->where, "cases[%zu] (%s %s %zu %s)", k[j].i, kg_variants[b->variant].name,
-             kg_dtype_get(b->dtype)->name, b->n, kg_pattern_name(b->pattern));
-    kg_jrd_fail(r, "the same case as cases[%zu]: a case appears once in a results file", k[j - 1].i);
-  }
-  free(k);
+  size_t i, j;
+  if (!kg_find_duplicate(r, run->cases, run->n, sizeof *run->cases, case_cmp, &i, &j)) return;
+  const kg_case *b = &run->cases[j];
+  snprintf(r->where, sizeof r->where, "cases[%zu] (%s %s %zu %s)", j, kg_variants[b->variant].name,
+           kg_dtype_get(b->dtype)->name, b->n, kg_pattern_name(b->pattern));
+  kg_jrd_fail(r, "the same case as cases[%zu]: a case appears once in a results file", i);
 }
 
 int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "plan.h"
-#include "proto.h"
+#include "model.h"
 
 /* 2: the paired gate's "paired" object; files of schema 1 (no "paired") are read too. */
 #define KG_RESULTS_SCHEMA 2
@@ -65,12 +65,6 @@ int kg_results_write(const char *path, const kg_run *run, char *err, size_t errl
  * case and the field. */
 int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen);
 void kg_run_free(kg_run *run);
-
-/* The "device" object of results and baselines (non-finite numbers as null).
- * from_json: 0, or -1 with the problem ("missing field 'sms'") in err; the
- * name must pass kg_why_bad_gpu_name, a null peak or roofline reads as NAN. */
-json_t *kg_device_to_json(const kg_device_info *d);
-int kg_device_from_json(json_t *o, kg_device_info *d, char *err, size_t errlen);
 
 /* Numbers derived from a timed case. */
 typedef struct kg_perf {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "plan.h"
-#include "proto.h"
+#include "model.h"
 #include "registry.h"
 
 typedef enum kg_st_outcome {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "proto.h"
+#include "model.h"
 
 typedef struct kg_timer kg_timer;
 

@@ -8,6 +8,7 @@ Suite *make_pattern_suite(void);
 Suite *make_reference_suite(void);
 Suite *make_registry_suite(void);
 Suite *make_plan_suite(void);
+Suite *make_model_suite(void);
 Suite *make_proto_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_supervisor_suite(void);
@@ -29,7 +30,6 @@ Suite *make_fileio_suite(void);
 Suite *make_module_suite(void);
 Suite *make_pairrun_suite(void);
 Suite *make_proc_suite(void);
-Suite *make_repeat_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -38,6 +38,7 @@ int main(void) {
   srunner_add_suite(sr, make_reference_suite());
   srunner_add_suite(sr, make_registry_suite());
   srunner_add_suite(sr, make_plan_suite());
+  srunner_add_suite(sr, make_model_suite());
   srunner_add_suite(sr, make_proto_suite());
   srunner_add_suite(sr, make_cli_suite());
   srunner_add_suite(sr, make_supervisor_suite());
@@ -59,7 +60,6 @@ int main(void) {
   srunner_add_suite(sr, make_module_suite());
   srunner_add_suite(sr, make_pairrun_suite());
   srunner_add_suite(sr, make_proc_suite());
-  srunner_add_suite(sr, make_repeat_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

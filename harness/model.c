@@ -1,0 +1,255 @@
+/* The run model (model.h): status names, counts and labels, and the JSON of
+ * its objects, one encoder and decoder each for the wire and the file. */
+#include "model.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "fileio.h"
+#include "registry.h"
+#include "validate.h"
+
+static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "unsupported", "error"};
+
+const char *kg_status_name(kg_status s) { return (unsigned)s < KG_NSTATUS ? k_status[s] : "?"; }
+
+int kg_status_parse(const char *s, kg_status *out) {
+  for (int i = 0; i < KG_NSTATUS; i++)
+    if (s && strcmp(s, k_status[i]) == 0) {
+      *out = (kg_status)i;
+      return 0;
+    }
+  return -1;
+}
+
+kg_counts kg_count_results(const kg_result *results, size_t n) {
+  kg_counts c = {.cases = n};
+  for (size_t i = 0; i < n; i++) {
+    switch (results[i].status) {
+    case KG_ST_PASS: c.passed++; break;
+    case KG_ST_FAIL: c.failed++; break;
+    case KG_ST_ERROR: c.errored++; break;
+    case KG_ST_UNSUPPORTED: c.unsupported++; break;
+    default: c.pending++; break;
+    }
+    c.nondeterministic += results[i].nondeterministic != 0;
+  }
+  return c;
+}
+
+void kg_case_label(const kg_case *c, char *buf, size_t len) {
+  snprintf(buf, len, "%s %s n=%zu %s", kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n,
+           kg_pattern_name(c->pattern));
+}
+
+/* An item with its position, sorted by the caller's comparison. */
+typedef struct keyed {
+  const void *e;
+  size_t i;
+  int (*cmp)(const void *, const void *);
+} keyed;
+
+static int keyed_cmp(const void *pa, const void *pb) {
+  const keyed *a = pa, *b = pb;
+  int c = a->cmp(a->e, b->e);
+  return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+int kg_find_duplicate(struct kg_jrd *r, const void *items, size_t n, size_t size,
+                      int (*cmp)(const void *, const void *), size_t *first, size_t *again) {
+  keyed *k = malloc((n ? n : 1) * sizeof *k);
+  if (!k) return kg_jrd_fail(r, "out of memory"), 0;
+  for (size_t i = 0; i < n; i++) k[i] = (keyed){(const char *)items + i * size, i, cmp};
+  qsort(k, n, sizeof *k, keyed_cmp);
+  int found = 0;
+  for (size_t j = 1; j < n && !found; j++)
+    if (!cmp(k[j - 1].e, k[j].e)) {
+      *first = k[j - 1].i;
+      *again = k[j].i;
+      found = 1;
+    }
+  free(k);
+  return found;
+}
+
+/* A cut never splits a UTF-8 sequence (jansson gave valid UTF-8): every
+ * JSON encoder, the results file's too, refuses invalid UTF-8. */
+void kg_copy_text(char *dst, size_t len, const char *src) {
+  if (!len) return;
+  src = src ? src : "";
+  snprintf(dst, len, "%s", src);
+  for (size_t n = strlen(dst); n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80;) dst[--n] = '\0';
+}
+
+/* ---- one table of fields per object, read and written in either form ---- */
+
+#define AT(s, m) offsetof(s, m)
+static const kg_field k_dev[] = {
+    {"cc_major", 'i', AT(kg_device_info, cc_major), 0, 99, 0, 0, 0},
+    {"cc_minor", 'i', AT(kg_device_info, cc_minor), 0, 99, 0, 0, 0},
+    {"sms", 'i', AT(kg_device_info, sms), 0, 1 << 20, 0, 0, 0},
+    {"l2_bytes", 'L', AT(kg_device_info, l2_bytes), 0, LLONG_MAX, 0, 0, 0},
+    {"mem_bytes", 'L', AT(kg_device_info, mem_bytes), 0, LLONG_MAX, 0, 0, 0},
+    {"mem_clock_khz", 'i', AT(kg_device_info, mem_clock_khz), 0, INT_MAX, 0, 0, 0},
+    {"bus_width_bits", 'i', AT(kg_device_info, bus_width_bits), 0, 1 << 20, 0, 0, 0},
+    /* null: not measured (kg_json_real writes a non-finite number so). */
+    {"peak_gbps", 'r', AT(kg_device_info, peak_gbps), 0, 0, 0, 1e9, NAN},
+    {"roofline_gbps", 'r', AT(kg_device_info, roofline_gbps), 0, 0, 0, 1e9, NAN},
+    {"driver_version", 'i', AT(kg_device_info, driver_version), 0, INT_MAX, 0, 0, 0},
+    {"runtime_version", 'i', AT(kg_device_info, runtime_version), 0, INT_MAX, 0, 0, 0},
+};
+/* The order of k_dev's fields in each form (the hello names the versions earlier). */
+static const unsigned char k_dev_order[2][11] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {0, 1, 2, 3, 4, 9, 10, 5, 6, 7, 8}};
+
+static const kg_field k_timing[] = {
+    {"samples", 'i', AT(kg_timing, samples), 1, INT_MAX, 0, 0, 0},
+    {"median_us", 't', AT(kg_timing, median_us), 0, 0, 0, 0, 0},
+    {"q1_us", 't', AT(kg_timing, q1_us), 0, 0, 0, 0, 0},
+    {"q3_us", 't', AT(kg_timing, q3_us), 0, 0, 0, 0, 0},
+    {"min_us", 't', AT(kg_timing, min_us), 0, 0, 0, 0, 0},
+    {"noise", 'r', AT(kg_timing, noise), 0, 0, 0, 1e9, INFINITY},
+    /* 0 is what the worker writes for "not measured". */
+    {"graph_us", 'r', AT(kg_timing, graph_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"sm_clock_mhz", 'r', AT(kg_timing, sm_clock_mhz), 0, 0, 0, 1e6, 0},
+    {"throttled", 'b', AT(kg_timing, throttled), 0, 0, 0, 0, 0},
+};
+
+#define FIELD(obj, f, T) ((T *)((char *)(obj) + (f)->off))
+#define CFIELD(obj, f, T) (*(const T *)((const char *)(obj) + (f)->off))
+
+int kg_fields_to_json(json_t *o, const void *obj, const kg_field *tab, const unsigned char *order, size_t n,
+                      kg_form form) {
+  for (size_t k = 0; k < n; k++) {
+    const kg_field *f = &tab[order ? order[k] : k];
+    json_t *v;
+    switch (f->type) {
+    case 'i':
+    case 'I': v = json_integer(CFIELD(obj, f, int)); break;
+    case 'L': v = json_integer((json_int_t)CFIELD(obj, f, long long)); break;
+    case 'b': v = json_boolean(CFIELD(obj, f, int)); break;
+    default: /* JSON has no Inf or NaN: the file writes null, the wire cannot */
+      v = form == KG_FORM_FILE ? kg_json_real(CFIELD(obj, f, double)) : json_real(CFIELD(obj, f, double));
+    }
+    if (json_object_set_new(o, f->key, v)) return -1;
+  }
+  return 0;
+}
+
+/* jansson's name of a value's type, for the wire's messages. */
+static const char *type_name(const json_t *v) {
+  static const char *const names[] = {"object", "array", "string", "integer", "real", "true", "false", "null"};
+  return names[json_typeof(v)];
+}
+
+/* The wire: types only, the first problem worded as json_unpack words it. */
+static int get_wire(json_t *o, void *obj, const kg_field *tab, const unsigned char *order, size_t n, char *err,
+                    size_t errlen) {
+  for (size_t k = 0; k < n; k++) {
+    const kg_field *f = &tab[order ? order[k] : k];
+    json_t *v = json_object_get(o, f->key);
+    int integer = f->type == 'i' || f->type == 'I' || f->type == 'L';
+    const char *want = f->type == 'b' ? "true or false" : integer ? "integer" : "real or integer";
+    int ok = f->type == 'b' ? json_is_boolean(v) : integer ? json_is_integer(v) : json_is_number(v);
+    if (!v) return snprintf(err, errlen, "Object item not found: %s", f->key), -1;
+    if (!ok) return snprintf(err, errlen, "Expected %s, got %s", want, type_name(v)), -1;
+    switch (f->type) {
+    case 'i':
+    case 'I': *FIELD(obj, f, int) = (int)json_integer_value(v); break;
+    case 'L': *FIELD(obj, f, long long) = json_integer_value(v); break;
+    case 'b': *FIELD(obj, f, int) = json_is_true(v); break;
+    default: *FIELD(obj, f, double) = json_number_value(v);
+    }
+  }
+  return 0;
+}
+
+void kg_fields_from_json(kg_jrd *r, json_t *o, void *obj, const kg_field *tab, const unsigned char *order, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    const kg_field *f = &tab[order ? order[k] : k];
+    switch (f->type) {
+    case 'I': *FIELD(obj, f, int) = (int)kg_jrd_int(r, o, f->key); break;
+    case 'n': *FIELD(obj, f, double) = kg_jrd_num(r, o, f->key); break;
+    case 'i': *FIELD(obj, f, int) = (int)kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
+    case 'L': *FIELD(obj, f, long long) = kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
+    case 'b': *FIELD(obj, f, int) = kg_jrd_bool(r, o, f->key); break;
+    case 't': *FIELD(obj, f, double) = kg_jrd_time(r, o, f->key); break;
+    default: *FIELD(obj, f, double) = kg_jrd_real(r, o, f->key, f->rlo, f->rhi, f->null_value);
+    }
+  }
+}
+
+json_t *kg_device_to_json(const kg_device_info *d, kg_form form) {
+  json_t *o = json_object();
+  if (!o || json_object_set_new(o, "name", json_string(d->name)) ||
+      kg_fields_to_json(o, d, k_dev, k_dev_order[form], 11, form) ||
+      (form == KG_FORM_WIRE && d->count && json_object_set_new(o, "count", json_integer(d->count))) ||
+      (d->uuid[0] && json_object_set_new(o, "uuid", json_string(d->uuid))) ||
+      (d->pci[0] && json_object_set_new(o, "pci", json_string(d->pci)))) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* The wire's device: a worker's own facts, so types only; the card's
+ * identity, when sent, must be well formed (kg_why_bad_uuid/pci). */
+static int device_from_wire(json_t *o, kg_device_info *d, char *err, size_t errlen) {
+  if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
+  json_t *name = json_object_get(o, "name");
+  if (!name) return snprintf(err, errlen, "Object item not found: name"), -1;
+  if (!json_is_string(name)) return snprintf(err, errlen, "Expected string, got %s", type_name(name)), -1;
+  if (get_wire(o, d, k_dev, k_dev_order[KG_FORM_WIRE], 11, err, errlen)) return -1;
+  kg_copy_text(d->name, sizeof d->name, json_string_value(name));
+  json_t *count = json_object_get(o, "count");
+  d->count = json_is_integer(count) ? (int)json_integer_value(count) : 0;
+  const char *uuid = json_string_value(json_object_get(o, "uuid"));
+  const char *pci = json_string_value(json_object_get(o, "pci"));
+  if (uuid && kg_why_bad_uuid(uuid)) return snprintf(err, errlen, "uuid: %s", kg_why_bad_uuid(uuid)), -2;
+  if (pci && kg_why_bad_pci(pci)) return snprintf(err, errlen, "pci: %s", kg_why_bad_pci(pci)), -2;
+  kg_copy_text(d->uuid, sizeof d->uuid, uuid);
+  kg_copy_text(d->pci, sizeof d->pci, pci);
+  return 0;
+}
+
+int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, size_t errlen) {
+  memset(d, 0, sizeof *d);
+  if (form == KG_FORM_WIRE) return device_from_wire(o, d, err, errlen);
+  kg_jrd r = {.err = err, .errlen = errlen};
+  /* The name becomes a file name (the baseline's slug) and a title. */
+  kg_jrd_text(&r, o, "name", d->name, sizeof d->name, kg_why_bad_gpu_name);
+  kg_fields_from_json(&r, o, d, k_dev, k_dev_order[KG_FORM_FILE], 11);
+  /* optional: files written before kgate recorded the card have neither */
+  if (json_object_get(o, "uuid")) kg_jrd_text(&r, o, "uuid", d->uuid, sizeof d->uuid, kg_why_bad_uuid);
+  if (json_object_get(o, "pci")) kg_jrd_text(&r, o, "pci", d->pci, sizeof d->pci, kg_why_bad_pci);
+  return r.failed ? -1 : 0;
+}
+
+json_t *kg_timing_to_json(const kg_timing *t, kg_form form) {
+  json_t *o = json_object();
+  if (!o || kg_fields_to_json(o, t, k_timing, NULL, 9, form) ||
+      (form == KG_FORM_WIRE && t->set_aside && json_object_set_new(o, "set_aside", json_integer(t->set_aside)))) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t errlen) {
+  if (form == KG_FORM_WIRE) {
+    if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
+    if (get_wire(o, t, k_timing, NULL, 9, err, errlen)) return -1;
+    json_t *aside = json_object_get(o, "set_aside");
+    t->set_aside = json_is_integer(aside) ? (int)json_integer_value(aside) : 0;
+    return 0;
+  }
+  kg_jrd r = {.err = err, .errlen = errlen};
+  kg_fields_from_json(&r, o, t, k_timing, NULL, 9);
+  char why[200];
+  if (!r.failed && kg_timing_check(t, 1, why, sizeof why)) kg_jrd_fail(&r, "%s", why);
+  return r.failed ? -1 : 0;
+}
