@@ -10,6 +10,7 @@
 #include "baseline.h"
 #include "export.h"
 #include "fileio.h"
+#include "label.h"
 #include "merge.h"
 #include "module.h"
 #include "pairrun.h"
@@ -24,11 +25,6 @@
 #include "supervisor.h"
 #include "verdict.h"
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 typedef struct progress {
   int tty;
@@ -41,7 +37,7 @@ static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c
   if (!p->tty) return;
   char label[160];
   kg_case_label(c, label, sizeof label);
-  fprintf(stderr, "\r\033[K[%zu/%zu %.0f s] %s", done, total, now_s() - p->t0, label);
+  fprintf(stderr, "\r\033[K[%zu/%zu %.0f s] %s", done, total, kg_now_s() - p->t0, label);
   if (done == total) fputs("\r\033[K", stderr);
   fflush(stderr);
 }
@@ -269,10 +265,10 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
     o.worker_argv = argv;
     kg_super_san ss = {log, kg_san_tool_name((kg_san_tool)t), KG_SAN_EXIT, 0, 1, kg_san_scan};
     kg_device_info dev = {0};
-    double t0 = now_s();
+    double t0 = kg_now_s();
     printf("== compute-sanitizer --tool %s ==\n", kg_san_tool_name((kg_san_tool)t));
     int env = kg_supervise_san(run->cases, run->n, rp, &o, &ss, res[t], &dev, err, sizeof err);
-    kg_report_check(stdout, run->cases, res[t], run->n, &dev, now_s() - t0, cli->verbose);
+    kg_report_check(stdout, run->cases, res[t], run->n, &dev, kg_now_s() - t0, cli->verbose);
     kg_counts c = kg_count_results(res[t], run->n);
     if (env == KG_SUPER_INTERRUPTED)
       fprintf(stderr, "kgate: %s: the summary below says what ran\n", err), code = KG_EXIT_SIGNAL + kg_super_interrupted();
@@ -357,7 +353,7 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   char err[512];
   kg_pair_job *jobs = NULL;
   size_t njobs = 0;
-  double t0 = now_s();
+  double t0 = kg_now_s();
   kg_pair_meta *pm = &run->pair;
   pm->on = 1;
   snprintf(pm->base_path, sizeof pm->base_path, "%s", base->path);
@@ -383,7 +379,7 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   int rc = kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, err, sizeof err);
   free(jobs);
   kg_pair_sort(run->pairs, run->npairs);
-  pm->wall_s = now_s() - t0;
+  pm->wall_s = kg_now_s() - t0;
   if (rc) fprintf(stderr, "kgate: paired timing: %s\n", err);
   return rc ? -1 : 0;
 }
@@ -456,7 +452,7 @@ static int gate_run(const kg_cli *cli) {
   if (timing) argv[argc++] = "--roofline";
   add_kernels(argv, &argc, cli);
   argv[argc] = NULL;
-  progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = now_s()};
+  progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = kg_now_s()};
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
   kg_super_opts so = {argv, cli->timeout_s, cli->timeout_s, show_progress, &prog, timing};
   kg_run_params rp = {cli->seed, cli->repeats, cli->time, cli->pair};
@@ -515,7 +511,7 @@ static int gate_run(const kg_cli *cli) {
   int env = kg_supervise_devices(run.cases, run.n, &rp, &so, sdev, (size_t)ndev, run.results, devs, err, sizeof err);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
-    return write_interrupted(cli, &run, devs, ndev, now_s() - prog.t0);
+    return write_interrupted(cli, &run, devs, ndev, kg_now_s() - prog.t0);
   }
   if (env == -2) { /* run: devices of different models */
     fprintf(stderr, "kgate: %s\n", err);
@@ -526,7 +522,7 @@ static int gate_run(const kg_cli *cli) {
   kg_device_info dev = devs[0]; /* the run's device: the first that said hello */
   for (int k = ndev - 1; k >= 0; k--)
     if (devs[k].name[0]) dev = devs[k];
-  fill_meta(cli, &dev, now_s() - prog.t0, &run.meta);
+  fill_meta(cli, &dev, kg_now_s() - prog.t0, &run.meta);
   kg_counts c = kg_count_results(run.results, run.n);
   int measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */
@@ -534,7 +530,7 @@ static int gate_run(const kg_cli *cli) {
   int pair_env = 0;
   if (paired && measured && !env) {
     pair_env = run_paired(cli, &run, &basemods, &rp, &so, pargv, list, ndev) != 0;
-    run.meta.wall_s = now_s() - prog.t0;
+    run.meta.wall_s = kg_now_s() - prog.t0;
     if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
       snprintf(run.meta.incomplete, sizeof run.meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
       pair_env = 0;

@@ -14,6 +14,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fileio.h"
+#include "label.h"
 #include "pairrun.h"
 #include "registry.h"
 #include "report.h"
@@ -57,17 +58,7 @@ static void sig3(FILE *f, double v) {
   else fprintf(f, "%.*f", mag >= 2 ? 0 : 2 - mag, v);
 }
 
-static void date_label(const char *iso, char *buf, size_t len) {
-  if (strlen(iso) >= 16 && iso[10] == 'T') snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
-  else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
-}
 
-static void bytes_label(double bytes, char *buf, size_t len) {
-  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
-  snprintf(buf, len, "%.4g %s", bytes, unit[u]);
-}
 
 static int exists_in(const char *dir, const char *name) {
   char path[4096];
@@ -136,7 +127,7 @@ static void compare_range(FILE *f, const kg_html_page *p) {
   const kg_hist_run *prev = previous_night(p);
   char a[48], b[48], href[400], date[48];
   if (!prev) return;
-  date_label(prev->date, date, sizeof date);
+  kg_date_label(prev->date, date, sizeof date);
   fputs(" &middot; since the night of ", f);
   esc(f, date);
   fputs(": ", f);
@@ -160,7 +151,7 @@ static void compare_range(FILE *f, const kg_html_page *p) {
 
 static void head(FILE *f, const kg_run *run) {
   char date[48];
-  date_label(run->meta.date, date, sizeof date);
+  kg_date_label(run->meta.date, date, sizeof date);
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate nightly: ",
         f);
@@ -213,8 +204,8 @@ static void summary(FILE *f, const kg_html_page *p) {
   const kg_run_meta *m = &p->run->meta;
   const kg_device_info *d = &m->dev;
   char date[48], l2[32], drv[16], rt[16];
-  date_label(m->date, date, sizeof date);
-  bytes_label((double)d->l2_bytes, l2, sizeof l2);
+  kg_date_label(m->date, date, sizeof date);
+  kg_bytes_label((double)d->l2_bytes, l2, sizeof l2);
   kg_cuda_version_label(d->driver_version, drv, sizeof drv);
   kg_cuda_version_label(d->runtime_version, rt, sizeof rt);
   fputs("<h1>kgate nightly: ", f);
@@ -511,7 +502,7 @@ static void speedup(FILE *f, double ref_us, double us) {
 static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, kg_dtype dt, size_t n) {
   char label[32], bytes[32];
   kg_size_label(n, label, sizeof label);
-  bytes_label((double)n * (double)kg_dtype_get(dt)->size, bytes, sizeof bytes);
+  kg_bytes_label((double)n * (double)kg_dtype_get(dt)->size, bytes, sizeof bytes);
   fprintf(f, "<h3>%s, n = %s (%s)</h3>\n<table>\n<tr><th class=\"l\">variant</th><th>time (&micro;s)</th><th>GB/s</th>"
              "<th>%% of peak</th><th>step speedup</th><th>cumulative speedup</th><th>vs CUB</th>"
              "<th class=\"l\">verdict</th></tr>\n",
@@ -588,7 +579,7 @@ static void steps(FILE *f, const kg_html_page *p) {
     const kg_step *s = &p->steps[i];
     const kg_hist_run *r = &p->history->runs[s->run];
     char date[48];
-    date_label(r->date, date, sizeof date);
+    kg_date_label(r->date, date, sizeof date);
     fprintf(f, "<tr class=\"%s\"><td class=\"l\">%zu (", s->verdict == KG_V_SLOWER ? "slower" : "faster", s->run + 1);
     esc(f, date);
     fputs(")</td><td class=\"l\">", f);
@@ -688,7 +679,7 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
       if (p->steps[k].run == i) p->steps[k].verdict == KG_V_SLOWER ? slower++ : faster++;
     size_t bad = r->checks.failed + r->checks.errored;
     char date[48], drv[16], rt[16];
-    date_label(r->date, date, sizeof date);
+    kg_date_label(r->date, date, sizeof date);
     kg_cuda_version_label(r->dev.driver_version, drv, sizeof drv);
     kg_cuda_version_label(r->dev.runtime_version, rt, sizeof rt);
     fprintf(f, "<tr%s><td class=\"l\">", bad || slower ? " class=\"slower\"" : "");

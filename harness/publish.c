@@ -15,6 +15,7 @@
 #include "dtype.h"
 #include "export.h"
 #include "fileio.h"
+#include "label.h"
 #include "history.h"
 #include "html.h"
 #include "plot.h"
@@ -25,15 +26,11 @@ static const int k_plot_exit[] = {
     [KG_PLOT_FAILED] = KG_EXIT_ENV, [KG_PLOT_IO] = KG_EXIT_USAGE,
 };
 
-static void date_label(const char *iso, char *buf, size_t len) {
-  if (strlen(iso) >= 16 && iso[10] == 'T') snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
-  else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
-}
 
 /* "OLD.json (2026-11-21 08:52 UTC, commit 42cbd2a78d3c)" */
 static void base_label(const char *path, const kg_baseline *b, char *buf, size_t len) {
   char date[48];
-  date_label(b->date, date, sizeof date);
+  kg_date_label(b->date, date, sizeof date);
   snprintf(buf, len, "%s (%s, commit %s)", path, date, b->commit[0] ? b->commit : "unknown");
 }
 
@@ -126,7 +123,7 @@ int kg_publish_history_add(const kg_cli *cli) {
     return KG_EXIT_USAGE;
   }
   char date[48];
-  date_label(run.meta.date, date, sizeof date);
+  kg_date_label(run.meta.date, date, sizeof date);
   int rc = kg_history_add(cli->file, &run, err, sizeof err);
   if (rc < 0) fprintf(stderr, "kgate: %s\n", err);
   else if (rc == 1)
@@ -175,7 +172,7 @@ static void print_steps(const kg_history *h, const kg_step *steps, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const kg_step *s = &steps[i];
     char date[48];
-    date_label(h->runs[s->run].date, date, sizeof date);
+    kg_date_label(h->runs[s->run].date, date, sizeof date);
     printf("  run %zu (%s, commit %s) vs run %zu: %-7s %s %s n=%zu  %.4g -> %.4g us (%+.1f %%, tolerance %.3g %%)\n",
            s->run + 1, date, h->runs[s->run].commit, s->prev + 1, kg_verdict_name(s->verdict), s->variant,
            kg_dtype_get(s->dtype)->name, s->n, s->before_us, s->after_us, (s->after_us / s->before_us - 1) * 100,

@@ -28,6 +28,7 @@ Suite *make_validate_suite(void);
 Suite *make_fileio_suite(void);
 Suite *make_module_suite(void);
 Suite *make_pairrun_suite(void);
+Suite *make_label_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -56,6 +57,7 @@ int main(void) {
   srunner_add_suite(sr, make_fileio_suite());
   srunner_add_suite(sr, make_module_suite());
   srunner_add_suite(sr, make_pairrun_suite());
+  srunner_add_suite(sr, make_label_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
