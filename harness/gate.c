@@ -106,10 +106,9 @@ static void restrict_to_run(kg_baseline *b, const kg_run *run) {
 /* Compares the run with DIR/<slug>.json. 0 with *have set when a comparison
  * was made; -1 (input error, printed) when the baseline is unusable. */
 static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_comparison *cmp, int *have) {
-  char slug[128], path[PATH_MAX], err[512];
+  char path[PATH_MAX], err[512];
   *have = 0;
-  kg_gpu_slug(run->meta.dev.name, slug, sizeof slug);
-  snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  kg_baseline_path(cli->baseline_dir, run->meta.dev.name, path, sizeof path);
   kg_baseline base, now;
   int rc = kg_baseline_load(path, &base, err, sizeof err);
   if (rc == 1) {
@@ -548,9 +547,8 @@ static int gate_run(const kg_cli *cli) {
   /* Charts come last: without gnuplot every other output is already written. */
   int plots = KG_EXIT_OK;
   if (timing && measured && cli->plots) {
-    char slug[128], base[PATH_MAX];
-    kg_gpu_slug(run.meta.dev.name, slug, sizeof slug);
-    snprintf(base, sizeof base, "%s/%s.json", cli->baseline_dir, slug);
+    char base[PATH_MAX];
+    kg_baseline_path(cli->baseline_dir, run.meta.dev.name, base, sizeof base);
     plots = kg_publish_charts(cli->plots, &run, 1, have_cmp ? &cmp : NULL, base);
   }
   if (env) fprintf(stderr, "kgate: %s\n", err);
@@ -621,14 +619,13 @@ int kg_gate_compare(const kg_cli *cli) {
 }
 
 int kg_gate_baseline_update(const kg_cli *cli) {
-  char err[512], slug[128], path[PATH_MAX];
+  char err[512], path[PATH_MAX];
   kg_run run = {0};
   if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  kg_gpu_slug(run.meta.dev.name, slug, sizeof slug);
-  snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  kg_baseline_path(cli->baseline_dir, run.meta.dev.name, path, sizeof path);
   int rc = kg_baseline_update(path, &run, err, sizeof err);
   if (rc) fprintf(stderr, "kgate: %s\n", err);
   else printf("kgate: wrote %s from %s\n", path, cli->args[0]);

@@ -78,6 +78,16 @@ static int draw(const char *dir, const kg_charts *charts, char *why, size_t whyl
   return KG_EXIT_OK;
 }
 
+/* The charts of a run, the one list of them: bandwidth, ladder and paired
+ * when with_run, the comparison when cmp is not NULL. 0, or -1 with err. */
+static int run_charts(const char *dir, const kg_run *run, int with_run, const kg_comparison *cmp, const char *base,
+                      kg_charts *charts, char *err, size_t errlen) {
+  if (with_run && (kg_chart_bandwidth(dir, run, charts, err, errlen) || kg_chart_ladder(dir, run, charts, err, errlen) ||
+                   kg_chart_paired(dir, run, charts, err, errlen)))
+    return -1;
+  return cmp && kg_chart_compare(dir, run, cmp, base, charts, err, errlen) ? -1 : 0;
+}
+
 int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg_comparison *cmp,
                       const char *base) {
   char err[1024];
@@ -87,10 +97,7 @@ int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg
     fprintf(stderr, "kgate: the run timed no case: no chart to draw\n");
     return KG_EXIT_OK;
   }
-  if (kg_mkdirs(dir, err, sizeof err) || (with_run && kg_chart_bandwidth(dir, run, &charts, err, sizeof err)) ||
-      (with_run && kg_chart_ladder(dir, run, &charts, err, sizeof err)) ||
-      (with_run && kg_chart_paired(dir, run, &charts, err, sizeof err)) ||
-      (cmp && kg_chart_compare(dir, run, cmp, base, &charts, err, sizeof err))) {
+  if (kg_mkdirs(dir, err, sizeof err) || run_charts(dir, run, with_run, cmp, base, &charts, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
@@ -139,12 +146,11 @@ int kg_publish_history_add(const kg_cli *cli) {
 /* The baseline of a history's band: --baseline, or <baseline-dir>/<slug>.json
  * when it exists. 0 with *have; -1 after printing why. */
 static int band_baseline(const kg_cli *cli, const kg_history *h, kg_baseline *b, int *have) {
-  char path[PATH_MAX], slug[128], err[512];
+  char path[PATH_MAX], err[512];
   const kg_device_info *dev = &h->runs[h->n - 1].dev;
   *have = 0;
-  kg_gpu_slug(dev->name, slug, sizeof slug);
   if (cli->baseline) snprintf(path, sizeof path, "%s", cli->baseline);
-  else snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  else kg_baseline_path(cli->baseline_dir, dev->name, path, sizeof path);
   int rc = kg_baseline_load(path, b, err, sizeof err);
   if (rc == 1 && !cli->baseline) {
     fprintf(stderr, "kgate: no baseline %s: the trend charts have no band\n", path);
@@ -303,10 +309,7 @@ int kg_publish_report(const kg_cli *cli) {
   if (report_files(cli, &run, cli->baseline ? &cmp : NULL)) goto out;
   code = KG_EXIT_OK;
   if (has_timed(&run)) {
-    if (kg_chart_bandwidth(cli->html, &run, &charts, err, sizeof err) ||
-        kg_chart_ladder(cli->html, &run, &charts, err, sizeof err) ||
-        kg_chart_paired(cli->html, &run, &charts, err, sizeof err) ||
-        (cli->baseline && kg_chart_compare(cli->html, &run, &cmp, label, &charts, err, sizeof err)) ||
+    if (run_charts(cli->html, &run, 1, cli->baseline ? &cmp : NULL, label, &charts, err, sizeof err) ||
         (cli->history && kg_chart_trend(cli->html, &h, have_base ? &base : NULL, cli->tolerance_pct, steps, nsteps,
                                         &charts, err, sizeof err))) {
       fprintf(stderr, "kgate: %s\n", err);
