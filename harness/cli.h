@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "exitcode.h"
+#include "export.h"
 #include "proto.h"
 
 typedef enum kg_command {
@@ -43,7 +44,7 @@ typedef struct kg_cli {
   kg_time_opts time;
   double tolerance_pct; /* 0: per size class */
   const char *baseline_dir;
-  const char *json, *csv, *junit, *markdown; /* report files, "-" for stdout */
+  const char *reports[KG_NFORMATS]; /* --json, --csv, ... (export.h): report files, "-" for stdout */
   const char *output;   /* plot, history plot: -o DIR (default ".") */
   const char *plots;    /* run, compare: --plots DIR, draw the run's charts there */
   const char *baseline; /* plot, report, history plot: --baseline FILE (a baseline or a results file) */

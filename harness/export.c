@@ -675,3 +675,20 @@ static void write_markdown(FILE *f, const kg_run *run, const kg_comparison *cmp)
 int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen) {
   return export_with(write_markdown, path, run, cmp, err, errlen);
 }
+
+/* results.json: the run itself (results.h); a comparison is not stored in it. */
+static int write_json(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen) {
+  (void)cmp;
+  return kg_results_write(path, run, err, errlen);
+}
+
+const kg_format kg_formats[KG_NFORMATS] = {
+    [KG_FMT_JSON] = {"json", "--json", 0, "results.json",
+                     "the results: every case, its check and its timing (docs/results-schema.md)", write_json},
+    [KG_FMT_CSV] = {"csv", "--csv", 1, "results.csv",
+                    "one row per case with named columns, for spreadsheets and gnuplot", kg_export_csv},
+    [KG_FMT_JUNIT] = {"junit", "--junit", 1, "results.junit.xml",
+                      "JUnit XML: a test case per check and per timed case, for CI", kg_export_junit},
+    [KG_FMT_MD] = {"markdown", "--markdown", 1, "summary.md", "the Markdown summary (what $GITHUB_STEP_SUMMARY gets)",
+                   kg_export_markdown},
+};

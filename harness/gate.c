@@ -47,11 +47,9 @@ static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c
 static int write_reports(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp) {
   char err[512];
   int rc = 0;
-  if (cli->json && run && kg_results_write(cli->json, run, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
-  if (cli->csv && kg_export_csv(cli->csv, run, cmp, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
-  if (cli->junit && kg_export_junit(cli->junit, run, cmp, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
-  if (cli->markdown && kg_export_markdown(cli->markdown, run, cmp, err, sizeof err))
-    rc = -1, fprintf(stderr, "kgate: %s\n", err);
+  for (int f = 0; f < KG_NFORMATS; f++)
+    if (cli->reports[f] && kg_formats[f].write(cli->reports[f], run, cmp, err, sizeof err))
+      rc = -1, fprintf(stderr, "kgate: %s\n", err);
   const char *summary = getenv("GITHUB_STEP_SUMMARY");
   if (summary && *summary) {
     /* The step summary is appended to, never replaced: write, then copy in. */

@@ -250,23 +250,24 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
   return kg_out_commit(&o, err, errlen);
 }
 
-/* The page's files, in the order the page lists them. */
-static const kg_html_link k_report_files[] = {
-    {"results.json", "the results: every case, its check and its timing (docs/results-schema.md)"},
-    {"results.csv", "one row per case with named columns, for spreadsheets and gnuplot"},
-    {"results.junit.xml", "JUnit XML: a test case per check and per timed case, for CI"},
-    {"summary.md", "the Markdown summary (what $GITHUB_STEP_SUMMARY gets)"},
-    {"history.jsonl", "the history this page's trends come from, one run per line"},
-};
+/* The page's files, in the order the page lists them: every output format,
+ * then the history. */
+static const kg_html_link k_history_file = {"history.jsonl", "the history this page's trends come from, one run per line"};
 
-/* results.json, .csv, .junit.xml, summary.md and history.jsonl into dir. */
-static int report_files(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp) {
-  char err[1024], path[4][PATH_MAX], hist[PATH_MAX];
-  for (int k = 0; k < 4; k++) snprintf(path[k], sizeof path[k], "%s/%s", cli->html, k_report_files[k].href);
-  snprintf(hist, sizeof hist, "%s/%s", cli->html, k_report_files[4].href);
-  if (kg_results_write(path[0], run, err, sizeof err) || kg_export_csv(path[1], run, cmp, err, sizeof err) ||
-      kg_export_junit(path[2], run, cmp, err, sizeof err) || kg_export_markdown(path[3], run, cmp, err, sizeof err) ||
-      (cli->history && copy_file(cli->history, hist, err, sizeof err))) {
+/* The output formats' files and history.jsonl into dir; links gets the page's list. */
+static int report_files(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp, kg_html_link *links) {
+  char err[1024], path[PATH_MAX];
+  for (int f = 0; f < KG_NFORMATS; f++) {
+    links[f] = (kg_html_link){kg_formats[f].file, kg_formats[f].about};
+    snprintf(path, sizeof path, "%s/%s", cli->html, kg_formats[f].file);
+    if (kg_formats[f].write(path, run, cmp, err, sizeof err)) {
+      fprintf(stderr, "kgate: %s\n", err);
+      return -1;
+    }
+  }
+  links[KG_NFORMATS] = k_history_file;
+  snprintf(path, sizeof path, "%s/%s", cli->html, k_history_file.href);
+  if (cli->history && copy_file(cli->history, path, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return -1;
   }
@@ -275,6 +276,7 @@ static int report_files(const kg_cli *cli, const kg_run *run, const kg_compariso
 
 int kg_publish_report(const kg_cli *cli) {
   char err[1024], label[600] = "", note[1200] = "";
+  kg_html_link links[KG_NFORMATS + 1];
   kg_run run;
   kg_comparison cmp = {0};
   kg_history h = {0};
@@ -306,7 +308,7 @@ int kg_publish_report(const kg_cli *cli) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  if (report_files(cli, &run, cli->baseline ? &cmp : NULL)) goto out;
+  if (report_files(cli, &run, cli->baseline ? &cmp : NULL, links)) goto out;
   code = KG_EXIT_OK;
   if (has_timed(&run)) {
     if (run_charts(cli->html, &run, 1, cli->baseline ? &cmp : NULL, label, &charts, err, sizeof err) ||
@@ -338,8 +340,8 @@ int kg_publish_report(const kg_cli *cli) {
                        .nsteps = nsteps,
                        .charts = &charts,
                        .note = note[0] ? note : NULL,
-                       .links = k_report_files,
-                       .nlinks = sizeof k_report_files / sizeof k_report_files[0],
+                       .links = links,
+                       .nlinks = KG_NFORMATS + 1,
                        .repo_url = repo[0] ? repo : NULL};
   if (kg_html_write(cli->html, &page, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
