@@ -383,29 +383,11 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
 
 static int gate_run(const kg_cli *cli) {
   int timing = cli->cmd == KG_CMD_RUN;
-  static const size_t k_perf_default[] = {(size_t)1 << 22, (size_t)1 << 25};
   char err[512];
-  kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes, NULL, 0};
-  if (cli->sanitize) { /* short sizes with tails, one pattern: sanitizers are slow */
-    if (!cli->sizes) po.sizes = kg_san_default_sizes(&po.nsizes);
-    if (!cli->patterns) po.patterns = "exact";
-  }
-  if (timing) {
-    po.perf_sizes = cli->perf_sizes ? cli->perf_sizes : k_perf_default;
-    po.nperf = cli->perf_sizes ? cli->nperf : 2;
-  }
-  size_t *huge = NULL; /* --tier huge: the sizes plus 2^31+1 (past 2^31 elements) and 2^32+3 (past 4 GiB) */
-  if (cli->tier_huge) {
-    size_t nbase = po.nsizes;
-    const size_t *base = po.sizes ? po.sizes : kg_sizes_default(&nbase);
-    huge = malloc((nbase + 2) * sizeof *huge);
-    if (!huge) return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
-    memcpy(huge, base, nbase * sizeof *huge);
-    huge[nbase] = ((size_t)1 << 31) + 1;
-    huge[nbase + 1] = ((size_t)1 << 32) + 3;
-    po.sizes = huge;
-    po.nsizes = nbase + 2;
-  }
+  kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes, cli->perf_sizes, cli->nperf};
+  size_t *huge; /* the sizes with the huge tier's, when --tier huge */
+  if (kg_plan_policy(&po, cli->sanitize != NULL, timing, cli->tier_huge, &huge))
+    return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
   char self[PATH_MAX];
   const char *worker = worker_path(cli, self, sizeof self);
   if (!worker) {
