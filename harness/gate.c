@@ -381,6 +381,65 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   return rc ? -1 : 0;
 }
 
+/* --devices: the device numbers to run on, one worker each (-d's device
+ * alone by default; all: as many as the worker sees). 0, or -1 after
+ * printing why. */
+static int device_list(const kg_cli *cli, const char *worker, int *list, int *ndev) {
+  char err[512];
+  *ndev = 1, list[0] = cli->device;
+  if (cli->ndevices) {
+    *ndev = cli->ndevices;
+    memcpy(list, cli->devices, (size_t)*ndev * sizeof *list);
+  } else if (cli->devices_all) {
+    char *probe[] = {(char *)worker, "worker", "--device", "0", NULL};
+    kg_device_info d0 = {0};
+    if (kg_supervise_probe(probe, cli->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
+      fprintf(stderr, "kgate: %s\n", err);
+      return -1;
+    }
+    *ndev = d0.count > 0 ? (d0.count < KG_CLI_MAXDEVICES ? d0.count : KG_CLI_MAXDEVICES) : 1;
+    for (int k = 0; k < *ndev; k++) list[k] = k;
+  }
+  return 0;
+}
+
+/* The end of check and run, once the cases ran: the baseline comparison,
+ * the reports, the charts, and the exit code from all that was found. */
+static int gate_finish(const kg_cli *cli, kg_run *run, kg_counts c, int env, int pair_env, const char *err) {
+  int timing = cli->cmd == KG_CMD_RUN, measured = c.passed + c.failed + c.errored > 0;
+  kg_comparison cmp = {0};
+  int have_cmp = 0, bad_baseline = 0;
+  if (timing && measured) {
+    bad_baseline = compare_with_baseline(cli, run, &cmp, &have_cmp) != 0;
+    kg_report_perf(stdout, run, have_cmp ? &cmp : NULL);
+    if (run->pair.on) kg_report_pairs(stdout, run);
+  }
+  int bad_reports = measured && write_reports(cli, run, have_cmp ? &cmp : NULL) != 0;
+  /* Charts come last: without gnuplot every other output is already written. */
+  int plots = KG_EXIT_OK;
+  if (timing && measured && cli->plots) {
+    char base[PATH_MAX];
+    kg_baseline_path(cli->baseline_dir, run->meta.dev.name, base, sizeof base);
+    plots = kg_publish_charts(cli->plots, run, 1, have_cmp ? &cmp : NULL, base);
+  }
+  if (env) fprintf(stderr, "kgate: %s\n", err);
+  /* A chart that could not be drawn never hides what the gate found: it
+   * decides the exit code only when the gate itself passed. */
+  /* With a paired result only a decided paired SLOWER is a regression: the
+   * stored baseline is another process's, often another card's. */
+  size_t pcount[KG_NPVERDICTS] = {0};
+  kg_pair_count(run->pairs, run->npairs, pcount);
+  int slower = run->pair.on ? pcount[KG_PV_SLOWER] > 0 : have_cmp && cmp.count[KG_V_SLOWER] > 0;
+  int code = env || pair_env                ? KG_EXIT_ENV
+             : c.failed || c.errored      ? KG_EXIT_FAIL
+             : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
+             : slower                       ? KG_EXIT_PERF
+                                            : plots;
+  kg_comparison_free(&cmp);
+  kg_run_free(run);
+  return code;
+}
+
 static int gate_run(const kg_cli *cli) {
   int timing = cli->cmd == KG_CMD_RUN;
   char err[512];
@@ -452,20 +511,10 @@ static int gate_run(const kg_cli *cli) {
   }
   /* --devices: one worker per device, the same argv but for the device. */
   int ndev = 1, list[KG_CLI_MAXDEVICES] = {cli->device};
-  if (cli->ndevices) {
-    ndev = cli->ndevices;
-    memcpy(list, cli->devices, (size_t)ndev * sizeof *list);
-  } else if (cli->devices_all) {
-    char *probe[] = {(char *)worker, "worker", "--device", "0", NULL};
-    kg_device_info d0 = {0};
-    if (kg_supervise_probe(probe, cli->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
-      fprintf(stderr, "kgate: %s\n", err);
-      kg_run_free(&run);
-      kg_modinfo_free(&basemods);
-      return KG_EXIT_ENV;
-    }
-    ndev = d0.count > 0 ? (d0.count < KG_CLI_MAXDEVICES ? d0.count : KG_CLI_MAXDEVICES) : 1;
-    for (int k = 0; k < ndev; k++) list[k] = k;
+  if (device_list(cli, worker, list, &ndev)) {
+    kg_run_free(&run);
+    kg_modinfo_free(&basemods);
+    return KG_EXIT_ENV;
   }
   char devnum[KG_CLI_MAXDEVICES][16];
   static char *argvs[KG_CLI_MAXDEVICES][ARGV_MAX], *pargvs[KG_CLI_MAXDEVICES][ARGV_MAX];
@@ -516,37 +565,7 @@ static int gate_run(const kg_cli *cli) {
     }
   }
   kg_modinfo_free(&basemods);
-  kg_comparison cmp = {0};
-  int have_cmp = 0, bad_baseline = 0;
-  if (timing && measured) {
-    bad_baseline = compare_with_baseline(cli, &run, &cmp, &have_cmp) != 0;
-    kg_report_perf(stdout, &run, have_cmp ? &cmp : NULL);
-    if (run.pair.on) kg_report_pairs(stdout, &run);
-  }
-  int bad_reports = measured && write_reports(cli, &run, have_cmp ? &cmp : NULL) != 0;
-  /* Charts come last: without gnuplot every other output is already written. */
-  int plots = KG_EXIT_OK;
-  if (timing && measured && cli->plots) {
-    char base[PATH_MAX];
-    kg_baseline_path(cli->baseline_dir, run.meta.dev.name, base, sizeof base);
-    plots = kg_publish_charts(cli->plots, &run, 1, have_cmp ? &cmp : NULL, base);
-  }
-  if (env) fprintf(stderr, "kgate: %s\n", err);
-  /* A chart that could not be drawn never hides what the gate found: it
-   * decides the exit code only when the gate itself passed. */
-  /* With a paired result only a decided paired SLOWER is a regression: the
-   * stored baseline is another process's, often another card's. */
-  size_t pcount[KG_NPVERDICTS] = {0};
-  kg_pair_count(run.pairs, run.npairs, pcount);
-  int slower = run.pair.on ? pcount[KG_PV_SLOWER] > 0 : have_cmp && cmp.count[KG_V_SLOWER] > 0;
-  int code = env || pair_env                ? KG_EXIT_ENV
-             : c.failed || c.errored      ? KG_EXIT_FAIL
-             : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
-             : slower                       ? KG_EXIT_PERF
-                                            : plots;
-  kg_comparison_free(&cmp);
-  kg_run_free(&run);
-  return code;
+  return gate_finish(cli, &run, c, env, pair_env, err);
 }
 
 int kg_gate_selftest(const kg_cli *cli) {
