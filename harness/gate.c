@@ -440,6 +440,35 @@ static int gate_finish(const kg_cli *cli, kg_run *run, kg_counts c, int env, int
   return code;
 }
 
+enum { ARGV_MAX = 6 + 4 * KG_CLI_MAXMODULES };
+
+/* The workers of a run, one per device: argv for the run itself (argv with
+ * the device's number), and for the paired rounds: the same worker with the
+ * base modules, no roofline. */
+typedef struct workers {
+  char devnum[KG_CLI_MAXDEVICES][16];
+  char *argvs[KG_CLI_MAXDEVICES][ARGV_MAX], *pargvs[KG_CLI_MAXDEVICES][ARGV_MAX];
+  char *const *pargv[KG_CLI_MAXDEVICES];
+  kg_super_dev sdev[KG_CLI_MAXDEVICES];
+} workers;
+
+static void worker_argvs(const kg_cli *cli, const char *worker, char *const *argv, const int *list, int ndev,
+                         workers *w) {
+  for (int k = 0; k < ndev; k++) {
+    snprintf(w->devnum[k], sizeof w->devnum[k], "%d", list[k]);
+    memcpy(w->argvs[k], argv, sizeof w->argvs[k]);
+    w->argvs[k][3] = w->devnum[k];
+    w->sdev[k] = (kg_super_dev){w->argvs[k], list[k]};
+    char **p = w->pargvs[k];
+    int pa = 0;
+    p[pa++] = (char *)worker, p[pa++] = "worker", p[pa++] = "--device", p[pa++] = w->devnum[k];
+    add_kernels(p, &pa, cli);
+    for (int b = 0; b < cli->nbase; b++) p[pa++] = "--base-kernels", p[pa++] = (char *)cli->base_kernels[b];
+    p[pa] = NULL;
+    w->pargv[k] = w->pargvs[k];
+  }
+}
+
 static int gate_run(const kg_cli *cli) {
   int timing = cli->cmd == KG_CMD_RUN;
   char err[512];
@@ -484,7 +513,6 @@ static int gate_run(const kg_cli *cli) {
   }
   char device[16];
   snprintf(device, sizeof device, "%d", cli->device);
-  enum { ARGV_MAX = 6 + 4 * KG_CLI_MAXMODULES };
   char *argv[ARGV_MAX] = {(char *)worker, "worker", "--device", device};
   int argc = 4;
   if (timing) argv[argc++] = "--roofline";
@@ -516,26 +544,12 @@ static int gate_run(const kg_cli *cli) {
     kg_modinfo_free(&basemods);
     return KG_EXIT_ENV;
   }
-  char devnum[KG_CLI_MAXDEVICES][16];
-  static char *argvs[KG_CLI_MAXDEVICES][ARGV_MAX], *pargvs[KG_CLI_MAXDEVICES][ARGV_MAX];
-  char *const *pargv[KG_CLI_MAXDEVICES];
-  kg_super_dev sdev[KG_CLI_MAXDEVICES];
+  static workers w; /* argv arrays of 64 devices: not on the stack */
+  worker_argvs(cli, worker, argv, list, ndev, &w);
+  kg_super_dev *sdev = w.sdev;
+  char *const *const *pargv = w.pargv;
   kg_device_info devs[KG_CLI_MAXDEVICES];
   memset(devs, 0, sizeof devs);
-  for (int k = 0; k < ndev; k++) {
-    snprintf(devnum[k], sizeof devnum[k], "%d", list[k]);
-    memcpy(argvs[k], argv, sizeof argv);
-    argvs[k][3] = devnum[k];
-    sdev[k] = (kg_super_dev){argvs[k], list[k]};
-    /* paired rounds: the same worker with the base modules, no roofline */
-    char **p = pargvs[k];
-    int pa = 0;
-    p[pa++] = (char *)worker, p[pa++] = "worker", p[pa++] = "--device", p[pa++] = devnum[k];
-    add_kernels(p, &pa, cli);
-    for (int b = 0; b < cli->nbase; b++) p[pa++] = "--base-kernels", p[pa++] = (char *)cli->base_kernels[b];
-    p[pa] = NULL;
-    pargv[k] = pargvs[k];
-  }
   int env = kg_supervise_devices(run.cases, run.n, &rp, &so, sdev, (size_t)ndev, run.results, devs, err, sizeof err);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
