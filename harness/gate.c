@@ -469,47 +469,44 @@ static void worker_argvs(const kg_cli *cli, const char *worker, char *const *arg
   }
 }
 
-static int gate_run(const kg_cli *cli) {
-  int timing = cli->cmd == KG_CMD_RUN;
+/* The cases of check or run: the selection, the size policy (plan.h) and
+ * --shard. 0, or the exit code after printing why. */
+static int plan_run(const kg_cli *cli, int timing, kg_run *run) {
   char err[512];
   kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes, cli->perf_sizes, cli->nperf};
   size_t *huge; /* the sizes with the huge tier's, when --tier huge */
   if (kg_plan_policy(&po, cli->sanitize != NULL, timing, cli->tier_huge, &huge))
     return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
-  char self[PATH_MAX];
+  int planned = kg_plan_build(&po, &run->cases, &run->n, err, sizeof err);
+  free(huge);
+  if (planned) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
+  if (!cli->shard_n) return 0;
+  size_t groups = kg_plan_groups(run->cases, run->n, NULL);
+  run->n = kg_plan_shard(run->cases, run->n, cli->shard_i, cli->shard_n);
+  if (run->n) return 0;
+  fprintf(stderr, "kgate: shard %u/%u is empty: the plan has only %zu input groups\n", cli->shard_i, cli->shard_n,
+          groups);
+  kg_run_free(run);
+  return KG_EXIT_USAGE;
+}
+
+static int gate_run(const kg_cli *cli) {
+  int timing = cli->cmd == KG_CMD_RUN;
+  char err[512], self[PATH_MAX];
   const char *worker = worker_path(cli, self, sizeof self);
-  if (!worker) {
-    free(huge);
-    return KG_EXIT_ENV;
-  }
+  if (!worker) return KG_EXIT_ENV;
   /* --kernels and --base-kernels: a module that cannot be loaded is an input
    * error, found before the matrix runs (the describe touches no GPU); the
    * modules' variants must be in the registry before the plan names them. */
   int paired = timing && cli->nbase;
   kg_modinfo basemods;
-  if (load_modules(cli, worker, paired ? &basemods : NULL)) {
-    free(huge);
-    return KG_EXIT_USAGE;
-  }
+  if (load_modules(cli, worker, paired ? &basemods : NULL)) return KG_EXIT_USAGE;
   if (!paired) memset(&basemods, 0, sizeof basemods);
   kg_run run = {0};
-  int planned = kg_plan_build(&po, &run.cases, &run.n, err, sizeof err);
-  free(huge);
+  int planned = plan_run(cli, timing, &run);
   if (planned) {
     kg_modinfo_free(&basemods);
-    fprintf(stderr, "kgate: %s\n", err);
-    return KG_EXIT_USAGE;
-  }
-  if (cli->shard_n) {
-    size_t groups = kg_plan_groups(run.cases, run.n, NULL);
-    run.n = kg_plan_shard(run.cases, run.n, cli->shard_i, cli->shard_n);
-    if (run.n == 0) {
-      fprintf(stderr, "kgate: shard %u/%u is empty: the plan has only %zu input groups\n", cli->shard_i,
-              cli->shard_n, groups);
-      kg_run_free(&run);
-      kg_modinfo_free(&basemods);
-      return KG_EXIT_USAGE;
-    }
+    return planned;
   }
   char device[16];
   snprintf(device, sizeof device, "%d", cli->device);
