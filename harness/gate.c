@@ -286,6 +286,14 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
   return code;
 }
 
+/* The run's device: the first that said hello (devs[0] when none did). */
+static kg_device_info first_hello(const kg_device_info *devs, int ndev) {
+  kg_device_info dev = devs[0];
+  for (int k = ndev - 1; k >= 0; k--)
+    if (devs[k].name[0]) dev = devs[k];
+  return dev;
+}
+
 /* SIGINT/SIGTERM stopped the run: the results it has go to the check table
  * and every report asked for, marked incomplete (run.incomplete, cases not
  * reached "pending"); no baseline comparison or charts, which would read the
@@ -293,9 +301,7 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
 static int write_interrupted(const kg_cli *cli, kg_run *run, const kg_device_info *devs, int ndev, double wall) {
   int sig = kg_super_interrupted();
   if (!cli->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr); /* the progress line */
-  kg_device_info dev = devs[0];
-  for (int k = ndev - 1; k >= 0; k--)
-    if (devs[k].name[0]) dev = devs[k];
+  kg_device_info dev = first_hello(devs, ndev);
   if (!dev.name[0]) { /* no worker said hello: no device to name, nothing ran */
     fprintf(stderr, "kgate: interrupted by %s before any worker started: no results to write\n",
             kg_super_signal_name(sig));
@@ -344,7 +350,8 @@ static int gate_selftest(const kg_cli *cli) {
 
 /* The paired gate: the run's timed cells against the base module, in rounds
  * of fresh workers on the run's devices (pairrun.h). Fills run->pair and
- * run->pairs. 0, or -1 (printed) when no worker could start. */
+ * run->pairs. 0, or -1 (printed) when no worker could start; after a signal,
+ * 0 with the run marked incomplete. */
 static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, const kg_run_params *rp,
                       const kg_super_opts *so, char *const *const *argvs, const int *devices, int ndev) {
   char err[512];
@@ -378,6 +385,10 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   kg_pair_sort(run->pairs, run->npairs);
   pm->wall_s = kg_now_s() - t0;
   if (rc) fprintf(stderr, "kgate: paired timing: %s\n", err);
+  if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
+    snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
+    return 0;
+  }
   return rc ? -1 : 0;
 }
 
@@ -543,11 +554,8 @@ static int gate_run(const kg_cli *cli) {
   }
   static workers w; /* argv arrays of 64 devices: not on the stack */
   worker_argvs(cli, worker, argv, list, ndev, &w);
-  kg_super_dev *sdev = w.sdev;
-  char *const *const *pargv = w.pargv;
-  kg_device_info devs[KG_CLI_MAXDEVICES];
-  memset(devs, 0, sizeof devs);
-  int env = kg_supervise_devices(run.cases, run.n, &rp, &so, sdev, (size_t)ndev, run.results, devs, err, sizeof err);
+  kg_device_info devs[KG_CLI_MAXDEVICES] = {0};
+  int env = kg_supervise_devices(run.cases, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
     return write_interrupted(cli, &run, devs, ndev, kg_now_s() - prog.t0);
@@ -558,9 +566,7 @@ static int gate_run(const kg_cli *cli) {
     kg_modinfo_free(&basemods);
     return KG_EXIT_USAGE;
   }
-  kg_device_info dev = devs[0]; /* the run's device: the first that said hello */
-  for (int k = ndev - 1; k >= 0; k--)
-    if (devs[k].name[0]) dev = devs[k];
+  kg_device_info dev = first_hello(devs, ndev);
   fill_meta(cli, &dev, kg_now_s() - prog.t0, &run.meta);
   kg_counts c = kg_count_results(run.results, run.n);
   int measured = c.passed + c.failed + c.errored > 0;
@@ -568,12 +574,8 @@ static int gate_run(const kg_cli *cli) {
   if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, cli->verbose);
   int pair_env = 0;
   if (paired && measured && !env) {
-    pair_env = run_paired(cli, &run, &basemods, &rp, &so, pargv, list, ndev) != 0;
+    pair_env = run_paired(cli, &run, &basemods, &rp, &so, w.pargv, list, ndev) != 0;
     run.meta.wall_s = kg_now_s() - prog.t0;
-    if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
-      snprintf(run.meta.incomplete, sizeof run.meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
-      pair_env = 0;
-    }
   }
   kg_modinfo_free(&basemods);
   return gate_finish(cli, &run, c, env, pair_env, err);
