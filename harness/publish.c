@@ -274,6 +274,20 @@ static int report_files(const kg_cli *cli, const kg_run *run, const kg_compariso
   return 0;
 }
 
+/* Commits become links when the repository is known: $KGATE_REPO_URL, or
+ * what GitHub Actions sets. A URL that is not plainly safe is not used:
+ * repo is left empty. */
+static void repo_url(char *repo, size_t len) {
+  const char *ru = getenv("KGATE_REPO_URL"), *gs = getenv("GITHUB_SERVER_URL"), *gr = getenv("GITHUB_REPOSITORY");
+  repo[0] = 0;
+  if (ru && ru[0]) snprintf(repo, len, "%s", ru);
+  else if (gs && gr && gs[0] && gr[0]) snprintf(repo, len, "%s/%s", gs, gr);
+  if (repo[0] && !kg_html_url_ok(repo)) {
+    fprintf(stderr, "kgate: warning: repository URL '%s' is not a plain http(s) URL: commits are not linked\n", repo);
+    repo[0] = 0;
+  }
+}
+
 int kg_publish_report(const kg_cli *cli) {
   char err[1024], label[600] = "", note[1200] = "";
   kg_html_link links[KG_NFORMATS + 1];
@@ -322,16 +336,8 @@ int kg_publish_report(const kg_cli *cli) {
   } else {
     snprintf(note, sizeof note, "No charts: the run timed no case (kgate run times the perf sizes).");
   }
-  /* Commits become links when the repository is known: $KGATE_REPO_URL, or
-   * what GitHub Actions sets. A URL that is not plainly safe is not used. */
-  char repo[256] = "";
-  const char *ru = getenv("KGATE_REPO_URL"), *gs = getenv("GITHUB_SERVER_URL"), *gr = getenv("GITHUB_REPOSITORY");
-  if (ru && ru[0]) snprintf(repo, sizeof repo, "%s", ru);
-  else if (gs && gr && gs[0] && gr[0]) snprintf(repo, sizeof repo, "%s/%s", gs, gr);
-  if (repo[0] && !kg_html_url_ok(repo)) {
-    fprintf(stderr, "kgate: warning: repository URL '%s' is not a plain http(s) URL: commits are not linked\n", repo);
-    repo[0] = 0;
-  }
+  char repo[256];
+  repo_url(repo, sizeof repo);
   kg_html_page page = {.run = &run,
                        .cmp = cli->baseline ? &cmp : NULL,
                        .baseline = cli->baseline ? label : NULL,
