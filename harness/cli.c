@@ -235,6 +235,27 @@ static int parse_devices(kg_cli *cli, const char *value, char *err, size_t errle
   }
 }
 
+/* --kernels (kernels) or --base-kernels: repeatable; the same path twice
+ * would define every variant twice. -1 with the message in err. */
+static int add_module(kg_cli *cli, int kernels, const char *value, char *err, size_t errlen, int *custom) {
+  const char **list = kernels ? cli->kernels : cli->base_kernels;
+  int *n = kernels ? &cli->nkernels : &cli->nbase;
+  const char *name = kernels ? "--kernels" : "--base-kernels";
+  for (int k = 0; k < *n; k++)
+    if (!strcmp(list[k], value)) {
+      snprintf(err, errlen, "%s %s given twice", name, value);
+      *custom = 1;
+      return -1;
+    }
+  if (*n == KG_CLI_MAXMODULES) {
+    snprintf(err, errlen, "more than %d %s modules", KG_CLI_MAXMODULES, name);
+    *custom = 1;
+    return -1;
+  }
+  list[(*n)++] = value;
+  return 0;
+}
+
 /* Applies one option's value; -1 when the value is bad (err set by caller). */
 static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t errlen, int *sizes_err) {
   unsigned long long u;
@@ -249,24 +270,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_DESCRIBE: cli->describe = 1; return 0;
   case O_OWNK: cli->own_kernels = value; return 0;
   case O_KERNELS:
-  case O_BASEK: { /* repeatable; the same path twice would define every variant twice */
-    const char **list = id == O_KERNELS ? cli->kernels : cli->base_kernels;
-    int *n = id == O_KERNELS ? &cli->nkernels : &cli->nbase;
-    const char *name = id == O_KERNELS ? "--kernels" : "--base-kernels";
-    for (int k = 0; k < *n; k++)
-      if (!strcmp(list[k], value)) {
-        snprintf(err, errlen, "%s %s given twice", name, value);
-        *sizes_err = 1;
-        return -1;
-      }
-    if (*n == KG_CLI_MAXMODULES) {
-      snprintf(err, errlen, "more than %d %s modules", KG_CLI_MAXMODULES, name);
-      *sizes_err = 1;
-      return -1;
-    }
-    list[(*n)++] = value;
-    return 0;
-  }
+  case O_BASEK: return add_module(cli, id == O_KERNELS, value, err, errlen, sizes_err);
   case O_MINEFF: return parse_pos(value, 100, &cli->min_effect_pct);
   case O_ROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->rounds = (int)u, 0);
   case O_MAXROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->max_rounds = (int)u, 0);
