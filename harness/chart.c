@@ -661,6 +661,32 @@ static int pair_before(const kg_pair_cell *x, const kg_pair_cell *y) {
   return c < 0 || (c == 0 && x->n < y->n);
 }
 
+/* Half-width of the x range around 0, in %: the widest interval or
+ * minimum effect with a margin, at least 1 %, at most 100 % (beyond it a
+ * bar is clipped at the edge and its label keeps the true numbers). */
+static double pair_half(const kg_run *run, const size_t *idx, size_t k) {
+  double half = 1;
+  for (size_t j = 0; j < k; j++) {
+    const kg_pair_cell *c = &run->pairs[idx[j]];
+    if (!pair_drawn(c)) continue;
+    half = fmax(half, fmax(fabs(c->stat.lo - 1), fabs(c->stat.hi - 1)) * 100 * 1.15);
+    if (c->min_effect > 0 && isfinite(c->min_effect)) half = fmax(half, c->min_effect * 100 * 1.5);
+  }
+  return fmin(half, 100);
+}
+
+/* "2 SLOWER, 5 SAME": the verdicts a chart shows, worst first. */
+static void pair_counts(const size_t *count, char *out, size_t len) {
+  static const kg_pverdict order[] = {KG_PV_SLOWER, KG_PV_FASTER, KG_PV_SAME,
+                                      KG_PV_UNDECIDED, KG_PV_NEW, KG_PV_MISSING, KG_PV_UNKNOWN};
+  size_t used = 0;
+  out[0] = 0;
+  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+    if (count[order[o]] && used < len)
+      used += (size_t)snprintf(out + used, len - used, "%s%zu %s", used ? ", " : "", count[order[o]],
+                               kg_pverdict_name(order[o]));
+}
+
 static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
   const kg_dtype_info *di = kg_dtype_get(dt);
   /* Cells of this dtype in ladder order, then by n (unknown variants by name). */
@@ -673,17 +699,7 @@ static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
       size_t t = idx[b];
       idx[b] = idx[b - 1], idx[b - 1] = t;
     }
-  /* Half-width of the x range around 0, in %: the widest interval or
-   * minimum effect with a margin, at least 1 %, at most 100 % (beyond it a
-   * bar is clipped at the edge and its label keeps the true numbers). */
-  double half = 1;
-  for (size_t j = 0; j < k; j++) {
-    const kg_pair_cell *c = &run->pairs[idx[j]];
-    if (!pair_drawn(c)) continue;
-    half = fmax(half, fmax(fabs(c->stat.lo - 1), fabs(c->stat.hi - 1)) * 100 * 1.15);
-    if (c->min_effect > 0 && isfinite(c->min_effect)) half = fmax(half, c->min_effect * 100 * 1.5);
-  }
-  half = fmin(half, 100);
+  double half = pair_half(run, idx, k);
   kg__pair p;
   if (pair_open(&p, dir, out, KG_CHART_PAIRED, di->name, err, errlen)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
@@ -726,14 +742,8 @@ static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
     fprintf(f, " %s \"%s\"\n", vname, label);
   }
   tics_end(&ytics);
-  char verdicts[200] = "", date[48];
-  size_t used = 0;
-  static const kg_pverdict order[] = {KG_PV_SLOWER, KG_PV_FASTER, KG_PV_SAME,
-                                      KG_PV_UNDECIDED, KG_PV_NEW, KG_PV_MISSING, KG_PV_UNKNOWN};
-  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
-    if (count[order[o]] && used < sizeof verdicts)
-      used += (size_t)snprintf(verdicts + used, sizeof verdicts - used, "%s%zu %s", used ? ", " : "",
-                               count[order[o]], kg_pverdict_name(order[o]));
+  char verdicts[200], date[48];
+  pair_counts(count, verdicts, sizeof verdicts);
   kg_date_label(run->meta.date, date, sizeof date);
   const kg_pair_meta *m = &run->pair;
   gp_str(g, "title", "%s sum, paired gate: change head / base per cell (%s)", di->name, verdicts);
