@@ -481,21 +481,29 @@ static void md_failed_row(FILE *f, const kg_case *c, const kg_result *r) {
   fputs(" |\n", f);
 }
 
-static void md_failed(FILE *f, const kg_run *run) {
-  size_t shown = 0, more = 0;
+size_t kg_export_failed(FILE *f, const kg_run *run, size_t max, const char *head,
+                        void (*row)(FILE *f, const kg_case *c, const kg_result *r), size_t *more) {
+  size_t shown = 0;
+  *more = 0;
   for (size_t i = 0; i < run->n; i++) {
     const kg_result *r = &run->results[i];
     if (r->status != KG_ST_FAIL && r->status != KG_ST_ERROR) continue;
-    if (shown == KG_MD_MAX_FAILED) {
-      more++;
+    if (shown == max) {
+      (*more)++;
       continue;
     }
-    if (!shown++)
-      fputs("\n## Failed cases\n\n| case | status | got | expected | abs err | bound | err/bound | why |\n"
-            "|---|---|---|---|---:|---:|---:|---|\n",
-            f);
-    md_failed_row(f, &run->cases[i], r);
+    if (!shown++) fputs(head, f);
+    row(f, &run->cases[i], r);
   }
+  return shown;
+}
+
+static void md_failed(FILE *f, const kg_run *run) {
+  size_t more;
+  kg_export_failed(f, run, KG_MD_MAX_FAILED,
+                   "\n## Failed cases\n\n| case | status | got | expected | abs err | bound | err/bound | why |\n"
+                   "|---|---|---|---|---:|---:|---:|---|\n",
+                   md_failed_row, &more);
   if (more) fprintf(f, "\n... and %zu more\n", more);
 }
 

@@ -4,6 +4,7 @@
 #define KG_EXPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "results.h"
 #include "verdict.h"
@@ -24,6 +25,12 @@ int kg_export_junit(const char *path, const kg_run *run, const kg_comparison *cm
  * first, then a Harris-style ladder per dtype at each perf size: variant, time,
  * GB/s, % of peak, step speedup, cumulative speedup, vs CUB. */
 int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
+
+/* The failed and errored cases of a run, in order, as a page or summary
+ * lists them: head is written before the first, row for each of the first
+ * max. Returns how many were shown; *more gets how many were not. */
+size_t kg_export_failed(FILE *f, const kg_run *run, size_t max, const char *head,
+                        void (*row)(FILE *f, const kg_case *c, const kg_result *r), size_t *more);
 
 /* The output formats, one list: the CLI's --json/--csv/--junit/--markdown,
  * the reports check/run/compare write, and the files of `report --html`

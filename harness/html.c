@@ -13,6 +13,7 @@
 
 #include "dtype.h"
 #include "escape.h"
+#include "export.h"
 #include "fileio.h"
 #include "label.h"
 #include "pairrun.h"
@@ -379,37 +380,32 @@ static void paired(FILE *f, const kg_run *run) {
   fputs("</table>\n", f);
 }
 
-static void failed(FILE *f, const kg_run *run) {
-  size_t shown = 0, more = 0;
-  for (size_t i = 0; i < run->n; i++) {
-    const kg_result *r = &run->results[i];
-    if (r->status != KG_ST_FAIL && r->status != KG_ST_ERROR) continue;
-    if (shown == KG_HTML_MAX_FAILED) {
-      more++;
-      continue;
-    }
-    if (!shown++)
-      fputs("<h2 id=\"failed\">Failed cases</h2>\n<table>\n<tr><th class=\"l\">case</th><th class=\"l\">status</th>"
-            "<th>got</th><th>expected</th><th>error / bound</th><th class=\"l\">why</th></tr>\n",
-            f);
-    char label[160];
-    kg_case_label(&run->cases[i], label, sizeof label);
-    fputs("<tr class=\"slower\"><td class=\"l\">", f);
-    esc(f, label);
-    fprintf(f, "</td><td class=\"l\">%s</td><td>", kg_status_name(r->status));
-    if (r->status == KG_ST_FAIL) {
-      esc(f, r->got);
-      fputs("</td><td>", f);
-      esc(f, r->expected);
-      fprintf(f, "</td><td>%.3g", r->ratio);
-    } else {
-      fputs("</td><td></td><td>", f);
-    }
-    fputs("</td><td class=\"l\">", f);
-    esc(f, r->message);
-    fputs("</td></tr>\n", f);
+static void failed_row(FILE *f, const kg_case *c, const kg_result *r) {
+  char label[160];
+  kg_case_label(c, label, sizeof label);
+  fputs("<tr class=\"slower\"><td class=\"l\">", f);
+  esc(f, label);
+  fprintf(f, "</td><td class=\"l\">%s</td><td>", kg_status_name(r->status));
+  if (r->status == KG_ST_FAIL) {
+    esc(f, r->got);
+    fputs("</td><td>", f);
+    esc(f, r->expected);
+    fprintf(f, "</td><td>%.3g", r->ratio);
+  } else {
+    fputs("</td><td></td><td>", f);
   }
-  if (shown) fputs("</table>\n", f);
+  fputs("</td><td class=\"l\">", f);
+  esc(f, r->message);
+  fputs("</td></tr>\n", f);
+}
+
+static void failed(FILE *f, const kg_run *run) {
+  size_t more;
+  if (kg_export_failed(f, run, KG_HTML_MAX_FAILED,
+                       "<h2 id=\"failed\">Failed cases</h2>\n<table>\n<tr><th class=\"l\">case</th><th class=\"l\">"
+                       "status</th><th>got</th><th>expected</th><th>error / bound</th><th class=\"l\">why</th></tr>\n",
+                       failed_row, &more))
+    fputs("</table>\n", f);
   if (more) fprintf(f, "<p>... and %zu more (see the results files).</p>\n", more);
 }
 
