@@ -453,6 +453,9 @@ void kg_cli_free(kg_cli *cli) {
 }
 
 int kg_cli_run(const kg_cli *cli) {
+  /* the drawing commands get their own options, not the whole command line */
+  const kg_publish_opts po = {cli->args[0], cli->output, cli->baseline, cli->baseline_dir,
+                              cli->history, cli->file,   cli->html,     cli->tolerance_pct};
   switch (cli->cmd) {
   case KG_CMD_HELP: kg_cli_usage(stdout); return KG_EXIT_OK;
   case KG_CMD_VERSION: printf("kgate %s (%s)\n", KG_VERSION, KG_GIT); return KG_EXIT_OK;
@@ -461,10 +464,10 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_RUN: return kg_gate_run(cli);
   case KG_CMD_COMPARE: return kg_gate_compare(cli);
   case KG_CMD_BASELINE: return kg_gate_baseline_update(cli);
-  case KG_CMD_PLOT: return kg_publish_plot(cli);
-  case KG_CMD_HISTORY_ADD: return kg_publish_history_add(cli);
-  case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(cli);
-  case KG_CMD_REPORT: return kg_publish_report(cli);
+  case KG_CMD_PLOT: return kg_publish_plot(&po);
+  case KG_CMD_HISTORY_ADD: return kg_publish_history_add(&po);
+  case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(&po);
+  case KG_CMD_REPORT: return kg_publish_report(&po);
   case KG_CMD_SELFTEST: return kg_gate_selftest(cli);
   case KG_CMD_MERGE: return kg_gate_merge(cli);
   default: return KG_EXIT_USAGE;

@@ -104,55 +104,55 @@ int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg
   return draw(dir, &charts, NULL, 0);
 }
 
-int kg_publish_plot(const kg_cli *cli) {
+int kg_publish_plot(const kg_publish_opts *po) {
   char err[512], label[600];
   kg_run run;
-  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+  if (kg_results_read(po->input, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
   kg_comparison cmp = {0};
   int code = KG_EXIT_USAGE;
   if (!has_timed(&run))
-    fprintf(stderr, "kgate: %s timed no case: nothing to plot (kgate run times the perf sizes)\n", cli->args[0]);
-  else if (!cli->baseline || compare_file(cli->baseline, &run, cli->tolerance_pct, &cmp, label, sizeof label) == 0)
-    code = kg_publish_charts(cli->output, &run, 1, cli->baseline ? &cmp : NULL, label);
+    fprintf(stderr, "kgate: %s timed no case: nothing to plot (kgate run times the perf sizes)\n", po->input);
+  else if (!po->baseline || compare_file(po->baseline, &run, po->tolerance_pct, &cmp, label, sizeof label) == 0)
+    code = kg_publish_charts(po->output, &run, 1, po->baseline ? &cmp : NULL, label);
   kg_comparison_free(&cmp);
   kg_run_free(&run);
   return code;
 }
 
-int kg_publish_history_add(const kg_cli *cli) {
+int kg_publish_history_add(const kg_publish_opts *po) {
   char err[512];
   kg_run run;
-  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+  if (kg_results_read(po->input, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
   char date[48];
   kg_date_label(run.meta.date, date, sizeof date);
-  int rc = kg_history_add(cli->file, &run, err, sizeof err);
+  int rc = kg_history_add(po->file, &run, err, sizeof err);
   if (rc < 0) fprintf(stderr, "kgate: %s\n", err);
   else if (rc == 1)
-    printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", cli->file, date,
+    printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", po->file, date,
            run.meta.dev.name, run.meta.commit);
   else
     printf("kgate: appended the run of %s (%s, commit %s) to %s\n", date, run.meta.dev.name, run.meta.commit,
-           cli->file);
+           po->file);
   kg_run_free(&run);
   return rc < 0 ? KG_EXIT_USAGE : KG_EXIT_OK;
 }
 
 /* The baseline of a history's band: --baseline, or <baseline-dir>/<slug>.json
  * when it exists. 0 with *have; -1 after printing why. */
-static int band_baseline(const kg_cli *cli, const kg_history *h, kg_baseline *b, int *have) {
+static int band_baseline(const kg_publish_opts *po, const kg_history *h, kg_baseline *b, int *have) {
   char path[PATH_MAX], err[512];
   const kg_device_info *dev = &h->runs[h->n - 1].dev;
   *have = 0;
-  if (cli->baseline) snprintf(path, sizeof path, "%s", cli->baseline);
-  else kg_baseline_path(cli->baseline_dir, dev->name, path, sizeof path);
+  if (po->baseline) snprintf(path, sizeof path, "%s", po->baseline);
+  else kg_baseline_path(po->baseline_dir, dev->name, path, sizeof path);
   int rc = kg_baseline_load(path, b, err, sizeof err);
-  if (rc == 1 && !cli->baseline) {
+  if (rc == 1 && !po->baseline) {
     fprintf(stderr, "kgate: no baseline %s: the trend charts have no band\n", path);
     return 0;
   }
@@ -186,15 +186,15 @@ static void print_steps(const kg_history *h, const kg_step *steps, size_t n) {
   }
 }
 
-int kg_publish_history_plot(const kg_cli *cli) {
+int kg_publish_history_plot(const kg_publish_opts *po) {
   char err[1024];
   kg_history h;
-  if (kg_history_read(cli->args[0], &h, err, sizeof err)) {
+  if (kg_history_read(po->input, &h, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
   if (!h.n) {
-    fprintf(stderr, "kgate: %s holds no run: nothing to draw\n", cli->args[0]);
+    fprintf(stderr, "kgate: %s holds no run: nothing to draw\n", po->input);
     return KG_EXIT_USAGE;
   }
   kg_baseline base;
@@ -203,19 +203,19 @@ int kg_publish_history_plot(const kg_cli *cli) {
   size_t nsteps = 0;
   static kg_charts charts;
   charts.n = 0;
-  if (band_baseline(cli, &h, &base, &have)) goto out;
-  if (kg_history_steps(&h, cli->tolerance_pct, &steps, &nsteps)) {
+  if (band_baseline(po, &h, &base, &have)) goto out;
+  if (kg_history_steps(&h, po->tolerance_pct, &steps, &nsteps)) {
     fprintf(stderr, "kgate: out of memory\n");
     goto out;
   }
   print_steps(&h, steps, nsteps);
-  if (kg_mkdirs(cli->output, err, sizeof err) ||
-      kg_chart_trend(cli->output, &h, have ? &base : NULL, cli->tolerance_pct, steps, nsteps, &charts, err,
+  if (kg_mkdirs(po->output, err, sizeof err) ||
+      kg_chart_trend(po->output, &h, have ? &base : NULL, po->tolerance_pct, steps, nsteps, &charts, err,
                      sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  code = draw(cli->output, &charts, NULL, 0);
+  code = draw(po->output, &charts, NULL, 0);
 out:
   if (have) kg_baseline_free(&base);
   free(steps);
@@ -255,19 +255,19 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
 static const kg_html_link k_history_file = {"history.jsonl", "the history this page's trends come from, one run per line"};
 
 /* The output formats' files and history.jsonl into dir; links gets the page's list. */
-static int report_files(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp, kg_html_link *links) {
+static int report_files(const kg_publish_opts *po, const kg_run *run, const kg_comparison *cmp, kg_html_link *links) {
   char err[1024], path[PATH_MAX];
   for (int f = 0; f < KG_NFORMATS; f++) {
     links[f] = (kg_html_link){kg_formats[f].file, kg_formats[f].about};
-    snprintf(path, sizeof path, "%s/%s", cli->html, kg_formats[f].file);
+    snprintf(path, sizeof path, "%s/%s", po->html, kg_formats[f].file);
     if (kg_formats[f].write(path, run, cmp, err, sizeof err)) {
       fprintf(stderr, "kgate: %s\n", err);
       return -1;
     }
   }
   links[KG_NFORMATS] = k_history_file;
-  snprintf(path, sizeof path, "%s/%s", cli->html, k_history_file.href);
-  if (cli->history && copy_file(cli->history, path, err, sizeof err)) {
+  snprintf(path, sizeof path, "%s/%s", po->html, k_history_file.href);
+  if (po->history && copy_file(po->history, path, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return -1;
   }
@@ -288,7 +288,7 @@ static void repo_url(char *repo, size_t len) {
   }
 }
 
-int kg_publish_report(const kg_cli *cli) {
+int kg_publish_report(const kg_publish_opts *po) {
   char err[1024], label[600] = "", note[1200] = "";
   kg_html_link links[KG_NFORMATS + 1];
   kg_run run;
@@ -300,48 +300,48 @@ int kg_publish_report(const kg_cli *cli) {
   int code = KG_EXIT_USAGE, have_base = 0;
   static kg_charts charts;
   charts.n = 0;
-  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+  if (kg_results_read(po->input, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  if (cli->baseline && compare_file(cli->baseline, &run, cli->tolerance_pct, &cmp, label, sizeof label)) goto out;
-  if (cli->history) {
-    if (kg_history_read(cli->history, &h, err, sizeof err)) {
+  if (po->baseline && compare_file(po->baseline, &run, po->tolerance_pct, &cmp, label, sizeof label)) goto out;
+  if (po->history) {
+    if (kg_history_read(po->history, &h, err, sizeof err)) {
       fprintf(stderr, "kgate: %s\n", err);
       goto out;
     }
-    if (kg_history_steps(&h, cli->tolerance_pct, &steps, &nsteps)) {
+    if (kg_history_steps(&h, po->tolerance_pct, &steps, &nsteps)) {
       fprintf(stderr, "kgate: out of memory\n");
       goto out;
     }
     /* The band of the trends: the baseline the run is compared with. */
-    have_base = cli->baseline && kg_baseline_load(cli->baseline, &base, err, sizeof err) == 0 && h.n &&
+    have_base = po->baseline && kg_baseline_load(po->baseline, &base, err, sizeof err) == 0 && h.n &&
                 kg_same_gpu(&base.dev, &h.runs[h.n - 1].dev);
   }
-  if (kg_mkdirs(cli->html, err, sizeof err)) {
+  if (kg_mkdirs(po->html, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  if (report_files(cli, &run, cli->baseline ? &cmp : NULL, links)) goto out;
+  if (report_files(po, &run, po->baseline ? &cmp : NULL, links)) goto out;
   code = KG_EXIT_OK;
   if (has_timed(&run)) {
-    if (run_charts(cli->html, &run, 1, cli->baseline ? &cmp : NULL, label, &charts, err, sizeof err) ||
-        (cli->history && kg_chart_trend(cli->html, &h, have_base ? &base : NULL, cli->tolerance_pct, steps, nsteps,
+    if (run_charts(po->html, &run, 1, po->baseline ? &cmp : NULL, label, &charts, err, sizeof err) ||
+        (po->history && kg_chart_trend(po->html, &h, have_base ? &base : NULL, po->tolerance_pct, steps, nsteps,
                                         &charts, err, sizeof err))) {
       fprintf(stderr, "kgate: %s\n", err);
       code = KG_EXIT_USAGE;
       goto out;
     }
-    code = draw(cli->html, &charts, note, sizeof note);
+    code = draw(po->html, &charts, note, sizeof note);
   } else {
     snprintf(note, sizeof note, "No charts: the run timed no case (kgate run times the perf sizes).");
   }
   char repo[256];
   repo_url(repo, sizeof repo);
   kg_html_page page = {.run = &run,
-                       .cmp = cli->baseline ? &cmp : NULL,
-                       .baseline = cli->baseline ? label : NULL,
-                       .history = cli->history ? &h : NULL,
+                       .cmp = po->baseline ? &cmp : NULL,
+                       .baseline = po->baseline ? label : NULL,
+                       .history = po->history ? &h : NULL,
                        .steps = steps,
                        .nsteps = nsteps,
                        .charts = &charts,
@@ -349,11 +349,11 @@ int kg_publish_report(const kg_cli *cli) {
                        .links = links,
                        .nlinks = KG_NFORMATS + 1,
                        .repo_url = repo[0] ? repo : NULL};
-  if (kg_html_write(cli->html, &page, err, sizeof err)) {
+  if (kg_html_write(po->html, &page, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     code = KG_EXIT_USAGE;
   } else {
-    printf("kgate: wrote %s/index.html%s\n", cli->html, cli->history ? " and archive.html" : "");
+    printf("kgate: wrote %s/index.html%s\n", po->html, po->history ? " and archive.html" : "");
   }
 out:
   free(steps);
