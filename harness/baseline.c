@@ -39,6 +39,12 @@ void kg_gpu_slug(const char *name, char *out, size_t len) {
   out[k] = '\0';
 }
 
+void kg_baseline_path(const char *dir, const char *gpu_name, char *out, size_t len) {
+  char slug[128];
+  kg_gpu_slug(gpu_name, slug, sizeof slug);
+  snprintf(out, len, "%s/%s.json", dir, slug);
+}
+
 int kg_same_gpu(const kg_device_info *a, const kg_device_info *b) { return strcmp(a->name, b->name) == 0; }
 
 /* Registry order (the ladder), not the alphabet; names the registry no longer

@@ -25,6 +25,8 @@ typedef struct kg_baseline {
 /* "NVIDIA H200" -> "nvidia-h200", "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3":
  * lower case, runs of anything but [a-z0-9] become one '-', no leading/trailing '-'. */
 void kg_gpu_slug(const char *name, char *out, size_t len);
+/* The baseline of a GPU model: DIR/<gpu-slug>.json. */
+void kg_baseline_path(const char *dir, const char *gpu_name, char *out, size_t len);
 
 /* Loads a baseline file, or the timed cases of a results file (either works
  * as the older side of `kgate compare`). 0 ok; 1 the file does not exist;

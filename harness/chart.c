@@ -15,6 +15,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fileio.h"
+#include "label.h"
 #include "registry.h"
 
 static const kg_chart_kind_info k_kinds[KG_NCHART_KINDS] = {
@@ -80,18 +81,7 @@ void kg_size_label(size_t n, char *buf, size_t len) {
   else snprintf(buf, len, "2%s%s", sup[e / 10], sup[e % 10]);
 }
 
-static void bytes_label(double bytes, char *buf, size_t len) {
-  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
-  snprintf(buf, len, "%.4g %s", bytes, unit[u]);
-}
 
-/* "2026-11-21T08:52:25Z" -> "2026-11-21 08:52 UTC"; anything else as it is. */
-static void date_label(const char *iso, char *buf, size_t len) {
-  if (strlen(iso) >= 16 && iso[10] == 'T') snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
-  else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
-}
 
 /* Text reaches gnuplot one way only: as a single-quoted string literal
  * assigned to a variable in the .vars file (kg_esc_gp), which the scripts
@@ -190,7 +180,7 @@ static void series_style(const int *sel, size_t count, size_t s, char *rgb, size
 /* GPU, date, commit and L2 mode: the second title line of a run's charts. */
 static void run_subtitle(const kg_run_meta *m, char *buf, size_t len) {
   char date[48];
-  date_label(m->date, date, sizeof date);
+  kg_date_label(m->date, date, sizeof date);
   snprintf(buf, len, "%s \u00b7 %s \u00b7 commit %s \u00b7 %s L2", m->dev.name[0] ? m->dev.name : "unknown GPU", date,
            m->commit[0] ? m->commit : "unknown", m->time.hot ? "warm" : "cold");
 }
@@ -416,7 +406,7 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
   gp_num(g, "peak", d->peak_gbps > 0 ? d->peak_gbps : NAN);
   gp_num(g, "roofline", d->roofline_gbps > 0 ? d->roofline_gbps : NAN);
   gp_num(g, "l2_n", l2_n);
-  bytes_label((double)d->l2_bytes, l2, sizeof l2);
+  kg_bytes_label((double)d->l2_bytes, l2, sizeof l2);
   gp_str(g, "l2_label", "%s L2", l2);
   gp_num(g, "xmin", exp2(lo));
   gp_num(g, "xmax", exp2(hi));
@@ -491,7 +481,7 @@ static int ladder_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
   for (size_t k = 0; k < ns; k++) {
     char key[16];
     kg_size_label(sizes[k], label, sizeof label);
-    bytes_label((double)sizes[k] * (double)di->size, bytes, sizeof bytes);
+    kg_bytes_label((double)sizes[k] * (double)di->size, bytes, sizeof bytes);
     snprintf(key, sizeof key, "size%zu", k + 1);
     gp_str(g, key, "n = %s (%s)", label, bytes);
     snprintf(key, sizeof key, "color%zu", k + 1);
@@ -603,7 +593,7 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
   tics_end(&ytics);
   char sub[400], date[48], verdicts[200] = "";
   run_subtitle(&run->meta, sub, sizeof sub);
-  date_label(run->meta.date, date, sizeof date);
+  kg_date_label(run->meta.date, date, sizeof date);
   size_t used = 0;
   static const kg_verdict order[] = {KG_V_SLOWER, KG_V_FASTER, KG_V_SAME, KG_V_NEW, KG_V_MISSING, KG_V_UNKNOWN};
   for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
@@ -671,6 +661,32 @@ static int pair_before(const kg_pair_cell *x, const kg_pair_cell *y) {
   return c < 0 || (c == 0 && x->n < y->n);
 }
 
+/* Half-width of the x range around 0, in %: the widest interval or
+ * minimum effect with a margin, at least 1 %, at most 100 % (beyond it a
+ * bar is clipped at the edge and its label keeps the true numbers). */
+static double pair_half(const kg_run *run, const size_t *idx, size_t k) {
+  double half = 1;
+  for (size_t j = 0; j < k; j++) {
+    const kg_pair_cell *c = &run->pairs[idx[j]];
+    if (!pair_drawn(c)) continue;
+    half = fmax(half, fmax(fabs(c->stat.lo - 1), fabs(c->stat.hi - 1)) * 100 * 1.15);
+    if (c->min_effect > 0 && isfinite(c->min_effect)) half = fmax(half, c->min_effect * 100 * 1.5);
+  }
+  return fmin(half, 100);
+}
+
+/* "2 SLOWER, 5 SAME": the verdicts a chart shows, worst first. */
+static void pair_counts(const size_t *count, char *out, size_t len) {
+  static const kg_pverdict order[] = {KG_PV_SLOWER, KG_PV_FASTER, KG_PV_SAME,
+                                      KG_PV_UNDECIDED, KG_PV_NEW, KG_PV_MISSING, KG_PV_UNKNOWN};
+  size_t used = 0;
+  out[0] = 0;
+  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+    if (count[order[o]] && used < len)
+      used += (size_t)snprintf(out + used, len - used, "%s%zu %s", used ? ", " : "", count[order[o]],
+                               kg_pverdict_name(order[o]));
+}
+
 static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
   const kg_dtype_info *di = kg_dtype_get(dt);
   /* Cells of this dtype in ladder order, then by n (unknown variants by name). */
@@ -683,17 +699,7 @@ static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
       size_t t = idx[b];
       idx[b] = idx[b - 1], idx[b - 1] = t;
     }
-  /* Half-width of the x range around 0, in %: the widest interval or
-   * minimum effect with a margin, at least 1 %, at most 100 % (beyond it a
-   * bar is clipped at the edge and its label keeps the true numbers). */
-  double half = 1;
-  for (size_t j = 0; j < k; j++) {
-    const kg_pair_cell *c = &run->pairs[idx[j]];
-    if (!pair_drawn(c)) continue;
-    half = fmax(half, fmax(fabs(c->stat.lo - 1), fabs(c->stat.hi - 1)) * 100 * 1.15);
-    if (c->min_effect > 0 && isfinite(c->min_effect)) half = fmax(half, c->min_effect * 100 * 1.5);
-  }
-  half = fmin(half, 100);
+  double half = pair_half(run, idx, k);
   kg__pair p;
   if (pair_open(&p, dir, out, KG_CHART_PAIRED, di->name, err, errlen)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
@@ -736,15 +742,9 @@ static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
     fprintf(f, " %s \"%s\"\n", vname, label);
   }
   tics_end(&ytics);
-  char verdicts[200] = "", date[48];
-  size_t used = 0;
-  static const kg_pverdict order[] = {KG_PV_SLOWER, KG_PV_FASTER, KG_PV_SAME,
-                                      KG_PV_UNDECIDED, KG_PV_NEW, KG_PV_MISSING, KG_PV_UNKNOWN};
-  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
-    if (count[order[o]] && used < sizeof verdicts)
-      used += (size_t)snprintf(verdicts + used, sizeof verdicts - used, "%s%zu %s", used ? ", " : "",
-                               count[order[o]], kg_pverdict_name(order[o]));
-  date_label(run->meta.date, date, sizeof date);
+  char verdicts[200], date[48];
+  pair_counts(count, verdicts, sizeof verdicts);
+  kg_date_label(run->meta.date, date, sizeof date);
   const kg_pair_meta *m = &run->pair;
   gp_str(g, "title", "%s sum, paired gate: change head / base per cell (%s)", di->name, verdicts);
   gp_str(g, "subtitle", "%s \u00b7 %s \u00b7 head commit %s \u00b7 base %s %s",
@@ -953,9 +953,9 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
   gp_num(g, "height", 190 + 250 * (double)rows);
   char label[32], bytes[32], first[48], lastd[48];
   kg_size_label(n, label, sizeof label);
-  bytes_label((double)n * (double)di->size, bytes, sizeof bytes);
-  date_label(h->runs[t->runs[0]].date, first, sizeof first);
-  date_label(last->date, lastd, sizeof lastd);
+  kg_bytes_label((double)n * (double)di->size, bytes, sizeof bytes);
+  kg_date_label(h->runs[t->runs[0]].date, first, sizeof first);
+  kg_date_label(last->date, lastd, sizeof lastd);
   gp_str(g, "title", "%s sum at n = %s (%s): %% of theoretical peak over %zu run%s", di->name, label, bytes, t->nruns,
          t->nruns == 1 ? "" : "s");
   gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %zu step change%s marked", last->dev.name, first, lastd,

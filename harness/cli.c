@@ -96,19 +96,21 @@ enum { SOLO = 0, VALUE = 1 };
 
 typedef enum opt_id {
   O_HELP, O_VERBOSE, O_QUIET, O_VARIANT, O_DTYPE, O_PATTERN, O_SIZES, O_SEED, O_REPEAT, O_TIMEOUT, O_DEVICE,
-  O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_JSON, O_CSV, O_JUNIT, O_MD, O_ROOF,
+  O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_FORMAT, O_ROOF,
   O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML, O_SANITIZE, O_ONLY, O_HUGE,
   O_SHARD, O_DEVICES, O_TIER, O_KERNELS, O_BASEK, O_DESCRIBE, O_MINEFF, O_ROUNDS, O_MAXROUNDS, O_PAIRSEC,
   O_COPIES, O_CELLSEC, O_OWNK
 } opt_id;
 
-/* Every option: names, whether it takes a value, the commands that accept it. */
-static const struct {
+/* Every option: names, whether it takes a value, the commands that accept it.
+ * The output formats' options come from kg_formats (export.h). */
+typedef struct opt_row {
   const char *name, *alias;
   int value;
   unsigned commands;
   opt_id id;
-} k_opts[] = {
+} opt_row;
+static const opt_row k_opts[] = {
     {"--help", "-h", SOLO, C_ALL, O_HELP},
     {"--verbose", "-v", SOLO, C_CHECK | C_RUN, O_VERBOSE},
     {"--quiet", "-q", SOLO, C_CHECK | C_RUN | C_SELFTEST, O_QUIET},
@@ -131,10 +133,6 @@ static const struct {
     {"--max-seconds", NULL, VALUE, C_RUN, O_MAXS},
     {"--tolerance", NULL, VALUE, C_RUN | C_COMPARE | C_PLOT | C_HPLOT | C_REPORT, O_TOL},
     {"--baseline-dir", NULL, VALUE, C_RUN | C_BASELINE | C_HPLOT, O_BASEDIR},
-    {"--json", NULL, VALUE, C_CHECK | C_RUN, O_JSON},
-    {"--csv", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_CSV},
-    {"--junit", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_JUNIT},
-    {"--markdown", NULL, VALUE, C_CHECK | C_RUN | C_COMPARE, O_MD},
     {"--roofline", NULL, SOLO, C_WORKER, O_ROOF},
     {"--kernels", NULL, VALUE, C_LIST | C_CHECK | C_RUN | C_SELFTEST | C_WORKER, O_KERNELS},
     {"--own-kernels", NULL, VALUE, C_WORKER, O_OWNK},
@@ -237,12 +235,34 @@ static int parse_devices(kg_cli *cli, const char *value, char *err, size_t errle
   }
 }
 
+/* --kernels (kernels) or --base-kernels: repeatable; the same path twice
+ * would define every variant twice. -1 with the message in err. */
+static int add_module(kg_cli *cli, int kernels, const char *value, char *err, size_t errlen, int *custom) {
+  const char **list = kernels ? cli->kernels : cli->base_kernels;
+  int *n = kernels ? &cli->nkernels : &cli->nbase;
+  const char *name = kernels ? "--kernels" : "--base-kernels";
+  for (int k = 0; k < *n; k++)
+    if (!strcmp(list[k], value)) {
+      snprintf(err, errlen, "%s %s given twice", name, value);
+      *custom = 1;
+      return -1;
+    }
+  if (*n == KG_CLI_MAXMODULES) {
+    snprintf(err, errlen, "more than %d %s modules", KG_CLI_MAXMODULES, name);
+    *custom = 1;
+    return -1;
+  }
+  list[(*n)++] = value;
+  return 0;
+}
+
 /* Applies one option's value; -1 when the value is bad (err set by caller). */
 static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t errlen, int *sizes_err) {
   unsigned long long u;
   double d;
   switch (id) {
   case O_HELP: cli->cmd = KG_CMD_HELP; return 0;
+  case O_FORMAT: return -1; /* kg_cli_parse sets the report path */
   case O_VERBOSE: cli->verbose = 1; return 0;
   case O_QUIET: cli->quiet = 1; return 0;
   case O_HOT: cli->time.hot = 1; return 0;
@@ -250,24 +270,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_DESCRIBE: cli->describe = 1; return 0;
   case O_OWNK: cli->own_kernels = value; return 0;
   case O_KERNELS:
-  case O_BASEK: { /* repeatable; the same path twice would define every variant twice */
-    const char **list = id == O_KERNELS ? cli->kernels : cli->base_kernels;
-    int *n = id == O_KERNELS ? &cli->nkernels : &cli->nbase;
-    const char *name = id == O_KERNELS ? "--kernels" : "--base-kernels";
-    for (int k = 0; k < *n; k++)
-      if (!strcmp(list[k], value)) {
-        snprintf(err, errlen, "%s %s given twice", name, value);
-        *sizes_err = 1;
-        return -1;
-      }
-    if (*n == KG_CLI_MAXMODULES) {
-      snprintf(err, errlen, "more than %d %s modules", KG_CLI_MAXMODULES, name);
-      *sizes_err = 1;
-      return -1;
-    }
-    list[(*n)++] = value;
-    return 0;
-  }
+  case O_BASEK: return add_module(cli, id == O_KERNELS, value, err, errlen, sizes_err);
   case O_MINEFF: return parse_pos(value, 100, &cli->min_effect_pct);
   case O_ROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->rounds = (int)u, 0);
   case O_MAXROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->max_rounds = (int)u, 0);
@@ -290,10 +293,6 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_PATTERN: cli->patterns = value; return 0;
   case O_WORKER: cli->worker = value; return 0;
   case O_BASEDIR: cli->baseline_dir = value; return 0;
-  case O_JSON: cli->json = value; return 0;
-  case O_CSV: cli->csv = value; return 0;
-  case O_JUNIT: cli->junit = value; return 0;
-  case O_MD: cli->markdown = value; return 0;
   case O_OUTPUT: *(cli->cmd == KG_CMD_MERGE ? &cli->merge_out : &cli->output) = value; return 0;
   case O_SHARD:
     if (kg_shard_parse(value, &cli->shard_i, &cli->shard_n)) {
@@ -335,6 +334,44 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_TOL: return parse_pos(value, 1000, &cli->tolerance_pct);
   }
   return -1;
+}
+
+/* The option named by arg's first len characters: a row of k_opts, or an
+ * output format's (check and run; compare too when the format says so), its
+ * kg_format_id in *format. */
+static int find_option(const char *arg, size_t len, opt_row *op, int *format) {
+  for (size_t o = 0; o < sizeof k_opts / sizeof k_opts[0]; o++) {
+    const char *al = k_opts[o].alias;
+    if ((strlen(k_opts[o].name) == len && !strncmp(arg, k_opts[o].name, len)) ||
+        (al && strlen(al) == len && !strncmp(arg, al, len)))
+      return *op = k_opts[o], 0;
+  }
+  for (int f = 0; f < KG_NFORMATS; f++)
+    if (strlen(kg_formats[f].option) == len && !strncmp(arg, kg_formats[f].option, len)) {
+      unsigned commands = C_CHECK | C_RUN | (kg_formats[f].compare ? C_COMPARE : 0);
+      *format = f;
+      return *op = (opt_row){kg_formats[f].option, NULL, VALUE, commands, O_FORMAT}, 0;
+    }
+  return -1;
+}
+
+/* The value of an option: after '=', or the next argument (*i moves past
+ * it). 0, or -1 with the message in err. */
+static int option_value(const opt_row *op, const char *eq, int argc, char **argv, int *i, const char *name,
+                        const char **value, char *err, size_t errlen) {
+  *value = NULL;
+  if (op->value == SOLO && eq) {
+    snprintf(err, errlen, "option '%s' takes no value", name);
+    return -1;
+  }
+  if (op->value == VALUE) {
+    *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    if (!*value || !**value) {
+      snprintf(err, errlen, "option '%s' needs a value", name);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
@@ -379,33 +416,19 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
     /* --name=value or --name value */
     char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    int o = 0, nopts = (int)(sizeof k_opts / sizeof k_opts[0]);
-    for (; o < nopts; o++) {
-      const char *al = k_opts[o].alias;
-      if ((strlen(k_opts[o].name) == len && !strncmp(arg, k_opts[o].name, len)) ||
-          (al && strlen(al) == len && !strncmp(arg, al, len)))
-        break;
-    }
-    if (o == nopts || !(k_opts[o].commands & (k_cmds[c].bit ? k_cmds[c].bit : (unsigned)(k_opts[o].id == O_HELP)))) {
+    opt_row op;
+    int format = 0;
+    if (find_option(arg, len, &op, &format) || !(op.commands & (k_cmds[c].bit ? k_cmds[c].bit : (unsigned)(op.id == O_HELP)))) {
       snprintf(err, errlen, "unrecognized argument '%s' (try --help)", arg);
       return KG_EXIT_USAGE;
     }
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)len, arg);
     const char *value = NULL;
-    if (k_opts[o].value == SOLO && eq) {
-      snprintf(err, errlen, "option '%s' takes no value", name);
-      return KG_EXIT_USAGE;
-    }
-    if (k_opts[o].value == VALUE) {
-      value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!value || !*value) {
-        snprintf(err, errlen, "option '%s' needs a value", name);
-        return KG_EXIT_USAGE;
-      }
-    }
+    if (option_value(&op, eq, argc, argv, &i, name, &value, err, errlen)) return KG_EXIT_USAGE;
     int sizes_err = 0;
-    if (apply(cli, k_opts[o].id, value, err, errlen, &sizes_err)) {
+    if (op.id == O_FORMAT) cli->reports[format] = value;
+    else if (apply(cli, op.id, value, err, errlen, &sizes_err)) {
       if (!sizes_err) snprintf(err, errlen, "bad value '%s' for %s (see --help)", value, name);
       return KG_EXIT_USAGE;
     }
@@ -430,6 +453,9 @@ void kg_cli_free(kg_cli *cli) {
 }
 
 int kg_cli_run(const kg_cli *cli) {
+  /* the drawing commands get their own options, not the whole command line */
+  const kg_publish_opts po = {cli->args[0], cli->output, cli->baseline, cli->baseline_dir,
+                              cli->history, cli->file,   cli->html,     cli->tolerance_pct};
   switch (cli->cmd) {
   case KG_CMD_HELP: kg_cli_usage(stdout); return KG_EXIT_OK;
   case KG_CMD_VERSION: printf("kgate %s (%s)\n", KG_VERSION, KG_GIT); return KG_EXIT_OK;
@@ -438,10 +464,10 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_RUN: return kg_gate_run(cli);
   case KG_CMD_COMPARE: return kg_gate_compare(cli);
   case KG_CMD_BASELINE: return kg_gate_baseline_update(cli);
-  case KG_CMD_PLOT: return kg_publish_plot(cli);
-  case KG_CMD_HISTORY_ADD: return kg_publish_history_add(cli);
-  case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(cli);
-  case KG_CMD_REPORT: return kg_publish_report(cli);
+  case KG_CMD_PLOT: return kg_publish_plot(&po);
+  case KG_CMD_HISTORY_ADD: return kg_publish_history_add(&po);
+  case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(&po);
+  case KG_CMD_REPORT: return kg_publish_report(&po);
   case KG_CMD_SELFTEST: return kg_gate_selftest(cli);
   case KG_CMD_MERGE: return kg_gate_merge(cli);
   default: return KG_EXIT_USAGE;

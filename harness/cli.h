@@ -6,17 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "exitcode.h"
+#include "export.h"
 #include "model.h"
-
-/* Exit codes (README): */
-enum {
-  KG_EXIT_OK = 0,    /* everything passed */
-  KG_EXIT_FAIL = 1,  /* a case failed: wrong result, crash, hang, CUDA error */
-  KG_EXIT_USAGE = 2, /* bad command line or input (a file, a baseline) */
-  KG_EXIT_ENV = 3,   /* environment: no GPU, worker cannot start, gnuplot missing */
-  KG_EXIT_PERF = 4,  /* performance regression only */
-  KG_EXIT_SIGNAL = 128 /* + the signal that stopped check/run/selftest: 130 SIGINT, 143 SIGTERM, as shells do */
-};
 
 typedef enum kg_command {
   KG_CMD_HELP,
@@ -52,7 +44,7 @@ typedef struct kg_cli {
   kg_time_opts time;
   double tolerance_pct; /* 0: per size class */
   const char *baseline_dir;
-  const char *json, *csv, *junit, *markdown; /* report files, "-" for stdout */
+  const char *reports[KG_NFORMATS]; /* --json, --csv, ... (export.h): report files, "-" for stdout */
   const char *output;   /* plot, history plot: -o DIR (default ".") */
   const char *plots;    /* run, compare: --plots DIR, draw the run's charts there */
   const char *baseline; /* plot, report, history plot: --baseline FILE (a baseline or a results file) */

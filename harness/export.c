@@ -480,21 +480,29 @@ static void md_failed_row(FILE *f, const kg_case *c, const kg_result *r) {
   fputs(" |\n", f);
 }
 
-static void md_failed(FILE *f, const kg_run *run) {
-  size_t shown = 0, more = 0;
+size_t kg_export_failed(FILE *f, const kg_run *run, size_t max, const char *head,
+                        void (*row)(FILE *f, const kg_case *c, const kg_result *r), size_t *more) {
+  size_t shown = 0;
+  *more = 0;
   for (size_t i = 0; i < run->n; i++) {
     const kg_result *r = &run->results[i];
     if (r->status != KG_ST_FAIL && r->status != KG_ST_ERROR) continue;
-    if (shown == KG_MD_MAX_FAILED) {
-      more++;
+    if (shown == max) {
+      (*more)++;
       continue;
     }
-    if (!shown++)
-      fputs("\n## Failed cases\n\n| case | status | got | expected | abs err | bound | err/bound | why |\n"
-            "|---|---|---|---|---:|---:|---:|---|\n",
-            f);
-    md_failed_row(f, &run->cases[i], r);
+    if (!shown++) fputs(head, f);
+    row(f, &run->cases[i], r);
   }
+  return shown;
+}
+
+static void md_failed(FILE *f, const kg_run *run) {
+  size_t more;
+  kg_export_failed(f, run, KG_MD_MAX_FAILED,
+                   "\n## Failed cases\n\n| case | status | got | expected | abs err | bound | err/bound | why |\n"
+                   "|---|---|---|---|---:|---:|---:|---|\n",
+                   md_failed_row, &more);
   if (more) fprintf(f, "\n... and %zu more\n", more);
 }
 
@@ -674,3 +682,20 @@ static void write_markdown(FILE *f, const kg_run *run, const kg_comparison *cmp)
 int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen) {
   return export_with(write_markdown, path, run, cmp, err, errlen);
 }
+
+/* results.json: the run itself (results.h); a comparison is not stored in it. */
+static int write_json(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen) {
+  (void)cmp;
+  return kg_results_write(path, run, err, errlen);
+}
+
+const kg_format kg_formats[KG_NFORMATS] = {
+    [KG_FMT_JSON] = {"json", "--json", 0, "results.json",
+                     "the results: every case, its check and its timing (docs/results-schema.md)", write_json},
+    [KG_FMT_CSV] = {"csv", "--csv", 1, "results.csv",
+                    "one row per case with named columns, for spreadsheets and gnuplot", kg_export_csv},
+    [KG_FMT_JUNIT] = {"junit", "--junit", 1, "results.junit.xml",
+                      "JUnit XML: a test case per check and per timed case, for CI", kg_export_junit},
+    [KG_FMT_MD] = {"markdown", "--markdown", 1, "summary.md", "the Markdown summary (what $GITHUB_STEP_SUMMARY gets)",
+                   kg_export_markdown},
+};

@@ -4,6 +4,7 @@
 #define KG_EXPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "results.h"
 #include "verdict.h"
@@ -24,5 +25,28 @@ int kg_export_junit(const char *path, const kg_run *run, const kg_comparison *cm
  * first, then a Harris-style ladder per dtype at each perf size: variant, time,
  * GB/s, % of peak, step speedup, cumulative speedup, vs CUB. */
 int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
+
+/* The failed and errored cases of a run, in order, as a page or summary
+ * lists them: head is written before the first, row for each of the first
+ * max. Returns how many were shown; *more gets how many were not. */
+size_t kg_export_failed(FILE *f, const kg_run *run, size_t max, const char *head,
+                        void (*row)(FILE *f, const kg_case *c, const kg_result *r), size_t *more);
+
+/* The output formats, one list: the CLI's --json/--csv/--junit/--markdown,
+ * the reports check/run/compare write, and the files of `report --html`
+ * all read it. A new format is a writer, a row in kg_formats and a name
+ * here (and its line in the usage text). */
+typedef enum kg_format_id { KG_FMT_JSON, KG_FMT_CSV, KG_FMT_JUNIT, KG_FMT_MD, KG_NFORMATS } kg_format_id;
+typedef int (*kg_format_writer)(const char *path, const kg_run *run, const kg_comparison *cmp, char *err,
+                                size_t errlen);
+typedef struct kg_format {
+  const char *name;   /* "csv" */
+  const char *option; /* "--csv": check and run take it */
+  int compare;        /* compare takes the option too (it has no results of its own to write as JSON) */
+  const char *file;   /* the file's name in a report folder: "results.csv" */
+  const char *about;  /* what the file is, for the report page */
+  kg_format_writer write;
+} kg_format;
+extern const kg_format kg_formats[KG_NFORMATS];
 
 #endif

@@ -10,6 +10,7 @@
 #include "baseline.h"
 #include "export.h"
 #include "fileio.h"
+#include "label.h"
 #include "merge.h"
 #include "module.h"
 #include "pairrun.h"
@@ -24,11 +25,6 @@
 #include "supervisor.h"
 #include "verdict.h"
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 typedef struct progress {
   int tty;
@@ -41,7 +37,7 @@ static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c
   if (!p->tty) return;
   char label[160];
   kg_case_label(c, label, sizeof label);
-  fprintf(stderr, "\r\033[K[%zu/%zu %.0f s] %s", done, total, now_s() - p->t0, label);
+  fprintf(stderr, "\r\033[K[%zu/%zu %.0f s] %s", done, total, kg_now_s() - p->t0, label);
   if (done == total) fputs("\r\033[K", stderr);
   fflush(stderr);
 }
@@ -51,11 +47,9 @@ static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c
 static int write_reports(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp) {
   char err[512];
   int rc = 0;
-  if (cli->json && run && kg_results_write(cli->json, run, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
-  if (cli->csv && kg_export_csv(cli->csv, run, cmp, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
-  if (cli->junit && kg_export_junit(cli->junit, run, cmp, err, sizeof err)) rc = -1, fprintf(stderr, "kgate: %s\n", err);
-  if (cli->markdown && kg_export_markdown(cli->markdown, run, cmp, err, sizeof err))
-    rc = -1, fprintf(stderr, "kgate: %s\n", err);
+  for (int f = 0; f < KG_NFORMATS; f++)
+    if (cli->reports[f] && kg_formats[f].write(cli->reports[f], run, cmp, err, sizeof err))
+      rc = -1, fprintf(stderr, "kgate: %s\n", err);
   const char *summary = getenv("GITHUB_STEP_SUMMARY");
   if (summary && *summary) {
     /* The step summary is appended to, never replaced: write, then copy in. */
@@ -110,10 +104,9 @@ static void restrict_to_run(kg_baseline *b, const kg_run *run) {
 /* Compares the run with DIR/<slug>.json. 0 with *have set when a comparison
  * was made; -1 (input error, printed) when the baseline is unusable. */
 static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_comparison *cmp, int *have) {
-  char slug[128], path[PATH_MAX], err[512];
+  char path[PATH_MAX], err[512];
   *have = 0;
-  kg_gpu_slug(run->meta.dev.name, slug, sizeof slug);
-  snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  kg_baseline_path(cli->baseline_dir, run->meta.dev.name, path, sizeof path);
   kg_baseline base, now;
   int rc = kg_baseline_load(path, &base, err, sizeof err);
   if (rc == 1) {
@@ -269,10 +262,10 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
     o.worker_argv = argv;
     kg_super_san ss = {log, kg_san_tool_name((kg_san_tool)t), KG_SAN_EXIT, 0, 1, kg_san_scan};
     kg_device_info dev = {0};
-    double t0 = now_s();
+    double t0 = kg_now_s();
     printf("== compute-sanitizer --tool %s ==\n", kg_san_tool_name((kg_san_tool)t));
     int env = kg_supervise_san(run->cases, run->n, rp, &o, &ss, res[t], &dev, err, sizeof err);
-    kg_report_check(stdout, run->cases, res[t], run->n, &dev, now_s() - t0, cli->verbose);
+    kg_report_check(stdout, run->cases, res[t], run->n, &dev, kg_now_s() - t0, cli->verbose);
     kg_counts c = kg_count_results(res[t], run->n);
     if (env == KG_SUPER_INTERRUPTED)
       fprintf(stderr, "kgate: %s: the summary below says what ran\n", err), code = KG_EXIT_SIGNAL + kg_super_interrupted();
@@ -293,6 +286,14 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
   return code;
 }
 
+/* The run's device: the first that said hello (devs[0] when none did). */
+static kg_device_info first_hello(const kg_device_info *devs, int ndev) {
+  kg_device_info dev = devs[0];
+  for (int k = ndev - 1; k >= 0; k--)
+    if (devs[k].name[0]) dev = devs[k];
+  return dev;
+}
+
 /* SIGINT/SIGTERM stopped the run: the results it has go to the check table
  * and every report asked for, marked incomplete (run.incomplete, cases not
  * reached "pending"); no baseline comparison or charts, which would read the
@@ -300,9 +301,7 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
 static int write_interrupted(const kg_cli *cli, kg_run *run, const kg_device_info *devs, int ndev, double wall) {
   int sig = kg_super_interrupted();
   if (!cli->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr); /* the progress line */
-  kg_device_info dev = devs[0];
-  for (int k = ndev - 1; k >= 0; k--)
-    if (devs[k].name[0]) dev = devs[k];
+  kg_device_info dev = first_hello(devs, ndev);
   if (!dev.name[0]) { /* no worker said hello: no device to name, nothing ran */
     fprintf(stderr, "kgate: interrupted by %s before any worker started: no results to write\n",
             kg_super_signal_name(sig));
@@ -351,13 +350,14 @@ static int gate_selftest(const kg_cli *cli) {
 
 /* The paired gate: the run's timed cells against the base module, in rounds
  * of fresh workers on the run's devices (pairrun.h). Fills run->pair and
- * run->pairs. 0, or -1 (printed) when no worker could start. */
+ * run->pairs. 0, or -1 (printed) when no worker could start; after a signal,
+ * 0 with the run marked incomplete. */
 static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, const kg_run_params *rp,
                       const kg_super_opts *so, char *const *const *argvs, const int *devices, int ndev) {
   char err[512];
   kg_pair_job *jobs = NULL;
   size_t njobs = 0;
-  double t0 = now_s();
+  double t0 = kg_now_s();
   kg_pair_meta *pm = &run->pair;
   pm->on = 1;
   snprintf(pm->base_path, sizeof pm->base_path, "%s", base->path);
@@ -383,80 +383,150 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   int rc = kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, err, sizeof err);
   free(jobs);
   kg_pair_sort(run->pairs, run->npairs);
-  pm->wall_s = now_s() - t0;
+  pm->wall_s = kg_now_s() - t0;
   if (rc) fprintf(stderr, "kgate: paired timing: %s\n", err);
+  if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
+    snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
+    return 0;
+  }
   return rc ? -1 : 0;
+}
+
+/* --devices: the device numbers to run on, one worker each (-d's device
+ * alone by default; all: as many as the worker sees). 0, or -1 after
+ * printing why. */
+static int device_list(const kg_cli *cli, const char *worker, int *list, int *ndev) {
+  char err[512];
+  *ndev = 1, list[0] = cli->device;
+  if (cli->ndevices) {
+    *ndev = cli->ndevices;
+    memcpy(list, cli->devices, (size_t)*ndev * sizeof *list);
+  } else if (cli->devices_all) {
+    char *probe[] = {(char *)worker, "worker", "--device", "0", NULL};
+    kg_device_info d0 = {0};
+    if (kg_supervise_probe(probe, cli->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
+      fprintf(stderr, "kgate: %s\n", err);
+      return -1;
+    }
+    *ndev = d0.count > 0 ? (d0.count < KG_CLI_MAXDEVICES ? d0.count : KG_CLI_MAXDEVICES) : 1;
+    for (int k = 0; k < *ndev; k++) list[k] = k;
+  }
+  return 0;
+}
+
+/* The end of check and run, once the cases ran: the baseline comparison,
+ * the reports, the charts, and the exit code from all that was found. */
+static int gate_finish(const kg_cli *cli, kg_run *run, kg_counts c, int env, int pair_env, const char *err) {
+  int timing = cli->cmd == KG_CMD_RUN, measured = c.passed + c.failed + c.errored > 0;
+  kg_comparison cmp = {0};
+  int have_cmp = 0, bad_baseline = 0;
+  if (timing && measured) {
+    bad_baseline = compare_with_baseline(cli, run, &cmp, &have_cmp) != 0;
+    kg_report_perf(stdout, run, have_cmp ? &cmp : NULL);
+    if (run->pair.on) kg_report_pairs(stdout, run);
+  }
+  int bad_reports = measured && write_reports(cli, run, have_cmp ? &cmp : NULL) != 0;
+  /* Charts come last: without gnuplot every other output is already written. */
+  int plots = KG_EXIT_OK;
+  if (timing && measured && cli->plots) {
+    char base[PATH_MAX];
+    kg_baseline_path(cli->baseline_dir, run->meta.dev.name, base, sizeof base);
+    plots = kg_publish_charts(cli->plots, run, 1, have_cmp ? &cmp : NULL, base);
+  }
+  if (env) fprintf(stderr, "kgate: %s\n", err);
+  /* A chart that could not be drawn never hides what the gate found: it
+   * decides the exit code only when the gate itself passed. */
+  /* With a paired result only a decided paired SLOWER is a regression: the
+   * stored baseline is another process's, often another card's. */
+  size_t pcount[KG_NPVERDICTS] = {0};
+  kg_pair_count(run->pairs, run->npairs, pcount);
+  int slower = run->pair.on ? pcount[KG_PV_SLOWER] > 0 : have_cmp && cmp.count[KG_V_SLOWER] > 0;
+  int code = env || pair_env                ? KG_EXIT_ENV
+             : c.failed || c.errored      ? KG_EXIT_FAIL
+             : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
+             : slower                       ? KG_EXIT_PERF
+                                            : plots;
+  kg_comparison_free(&cmp);
+  kg_run_free(run);
+  return code;
+}
+
+enum { ARGV_MAX = 6 + 4 * KG_CLI_MAXMODULES };
+
+/* The workers of a run, one per device: argv for the run itself (argv with
+ * the device's number), and for the paired rounds: the same worker with the
+ * base modules, no roofline. */
+typedef struct workers {
+  char devnum[KG_CLI_MAXDEVICES][16];
+  char *argvs[KG_CLI_MAXDEVICES][ARGV_MAX], *pargvs[KG_CLI_MAXDEVICES][ARGV_MAX];
+  char *const *pargv[KG_CLI_MAXDEVICES];
+  kg_super_dev sdev[KG_CLI_MAXDEVICES];
+} workers;
+
+static void worker_argvs(const kg_cli *cli, const char *worker, char *const *argv, const int *list, int ndev,
+                         workers *w) {
+  for (int k = 0; k < ndev; k++) {
+    snprintf(w->devnum[k], sizeof w->devnum[k], "%d", list[k]);
+    memcpy(w->argvs[k], argv, sizeof w->argvs[k]);
+    w->argvs[k][3] = w->devnum[k];
+    w->sdev[k] = (kg_super_dev){w->argvs[k], list[k]};
+    char **p = w->pargvs[k];
+    int pa = 0;
+    p[pa++] = (char *)worker, p[pa++] = "worker", p[pa++] = "--device", p[pa++] = w->devnum[k];
+    add_kernels(p, &pa, cli);
+    for (int b = 0; b < cli->nbase; b++) p[pa++] = "--base-kernels", p[pa++] = (char *)cli->base_kernels[b];
+    p[pa] = NULL;
+    w->pargv[k] = w->pargvs[k];
+  }
+}
+
+/* The cases of check or run: the selection, the size policy (plan.h) and
+ * --shard. 0, or the exit code after printing why. */
+static int plan_run(const kg_cli *cli, int timing, kg_run *run) {
+  char err[512];
+  kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes, cli->perf_sizes, cli->nperf};
+  size_t *huge; /* the sizes with the huge tier's, when --tier huge */
+  if (kg_plan_policy(&po, cli->sanitize != NULL, timing, cli->tier_huge, &huge))
+    return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
+  int planned = kg_plan_build(&po, &run->cases, &run->n, err, sizeof err);
+  free(huge);
+  if (planned) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
+  if (!cli->shard_n) return 0;
+  size_t groups = kg_plan_groups(run->cases, run->n, NULL);
+  run->n = kg_plan_shard(run->cases, run->n, cli->shard_i, cli->shard_n);
+  if (run->n) return 0;
+  fprintf(stderr, "kgate: shard %u/%u is empty: the plan has only %zu input groups\n", cli->shard_i, cli->shard_n,
+          groups);
+  kg_run_free(run);
+  return KG_EXIT_USAGE;
 }
 
 static int gate_run(const kg_cli *cli) {
   int timing = cli->cmd == KG_CMD_RUN;
-  static const size_t k_perf_default[] = {(size_t)1 << 22, (size_t)1 << 25};
-  char err[512];
-  kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes, NULL, 0};
-  if (cli->sanitize) { /* short sizes with tails, one pattern: sanitizers are slow */
-    if (!cli->sizes) po.sizes = kg_san_default_sizes(&po.nsizes);
-    if (!cli->patterns) po.patterns = "exact";
-  }
-  if (timing) {
-    po.perf_sizes = cli->perf_sizes ? cli->perf_sizes : k_perf_default;
-    po.nperf = cli->perf_sizes ? cli->nperf : 2;
-  }
-  size_t *huge = NULL; /* --tier huge: the sizes plus 2^31+1 (past 2^31 elements) and 2^32+3 (past 4 GiB) */
-  if (cli->tier_huge) {
-    size_t nbase = po.nsizes;
-    const size_t *base = po.sizes ? po.sizes : kg_sizes_default(&nbase);
-    huge = malloc((nbase + 2) * sizeof *huge);
-    if (!huge) return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
-    memcpy(huge, base, nbase * sizeof *huge);
-    huge[nbase] = ((size_t)1 << 31) + 1;
-    huge[nbase + 1] = ((size_t)1 << 32) + 3;
-    po.sizes = huge;
-    po.nsizes = nbase + 2;
-  }
-  char self[PATH_MAX];
+  char err[512], self[PATH_MAX];
   const char *worker = worker_path(cli, self, sizeof self);
-  if (!worker) {
-    free(huge);
-    return KG_EXIT_ENV;
-  }
+  if (!worker) return KG_EXIT_ENV;
   /* --kernels and --base-kernels: a module that cannot be loaded is an input
    * error, found before the matrix runs (the describe touches no GPU); the
    * modules' variants must be in the registry before the plan names them. */
   int paired = timing && cli->nbase;
   kg_modinfo basemods;
-  if (load_modules(cli, worker, paired ? &basemods : NULL)) {
-    free(huge);
-    return KG_EXIT_USAGE;
-  }
+  if (load_modules(cli, worker, paired ? &basemods : NULL)) return KG_EXIT_USAGE;
   if (!paired) memset(&basemods, 0, sizeof basemods);
   kg_run run = {0};
-  int planned = kg_plan_build(&po, &run.cases, &run.n, err, sizeof err);
-  free(huge);
+  int planned = plan_run(cli, timing, &run);
   if (planned) {
     kg_modinfo_free(&basemods);
-    fprintf(stderr, "kgate: %s\n", err);
-    return KG_EXIT_USAGE;
-  }
-  if (cli->shard_n) {
-    size_t groups = kg_plan_groups(run.cases, run.n, NULL);
-    run.n = kg_plan_shard(run.cases, run.n, cli->shard_i, cli->shard_n);
-    if (run.n == 0) {
-      fprintf(stderr, "kgate: shard %u/%u is empty: the plan has only %zu input groups\n", cli->shard_i,
-              cli->shard_n, groups);
-      kg_run_free(&run);
-      kg_modinfo_free(&basemods);
-      return KG_EXIT_USAGE;
-    }
+    return planned;
   }
   char device[16];
   snprintf(device, sizeof device, "%d", cli->device);
-  enum { ARGV_MAX = 6 + 4 * KG_CLI_MAXMODULES };
   char *argv[ARGV_MAX] = {(char *)worker, "worker", "--device", device};
   int argc = 4;
   if (timing) argv[argc++] = "--roofline";
   add_kernels(argv, &argc, cli);
   argv[argc] = NULL;
-  progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = now_s()};
+  progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = kg_now_s()};
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
   kg_super_opts so = {argv, cli->timeout_s, cli->timeout_s, show_progress, &prog, timing};
   kg_run_params rp = {cli->seed, cli->repeats, cli->time, cli->pair};
@@ -477,45 +547,18 @@ static int gate_run(const kg_cli *cli) {
   }
   /* --devices: one worker per device, the same argv but for the device. */
   int ndev = 1, list[KG_CLI_MAXDEVICES] = {cli->device};
-  if (cli->ndevices) {
-    ndev = cli->ndevices;
-    memcpy(list, cli->devices, (size_t)ndev * sizeof *list);
-  } else if (cli->devices_all) {
-    char *probe[] = {(char *)worker, "worker", "--device", "0", NULL};
-    kg_device_info d0 = {0};
-    if (kg_supervise_probe(probe, cli->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
-      fprintf(stderr, "kgate: %s\n", err);
-      kg_run_free(&run);
-      kg_modinfo_free(&basemods);
-      return KG_EXIT_ENV;
-    }
-    ndev = d0.count > 0 ? (d0.count < KG_CLI_MAXDEVICES ? d0.count : KG_CLI_MAXDEVICES) : 1;
-    for (int k = 0; k < ndev; k++) list[k] = k;
+  if (device_list(cli, worker, list, &ndev)) {
+    kg_run_free(&run);
+    kg_modinfo_free(&basemods);
+    return KG_EXIT_ENV;
   }
-  char devnum[KG_CLI_MAXDEVICES][16];
-  static char *argvs[KG_CLI_MAXDEVICES][ARGV_MAX], *pargvs[KG_CLI_MAXDEVICES][ARGV_MAX];
-  char *const *pargv[KG_CLI_MAXDEVICES];
-  kg_super_dev sdev[KG_CLI_MAXDEVICES];
-  kg_device_info devs[KG_CLI_MAXDEVICES];
-  memset(devs, 0, sizeof devs);
-  for (int k = 0; k < ndev; k++) {
-    snprintf(devnum[k], sizeof devnum[k], "%d", list[k]);
-    memcpy(argvs[k], argv, sizeof argv);
-    argvs[k][3] = devnum[k];
-    sdev[k] = (kg_super_dev){argvs[k], list[k]};
-    /* paired rounds: the same worker with the base modules, no roofline */
-    char **p = pargvs[k];
-    int pa = 0;
-    p[pa++] = (char *)worker, p[pa++] = "worker", p[pa++] = "--device", p[pa++] = devnum[k];
-    add_kernels(p, &pa, cli);
-    for (int b = 0; b < cli->nbase; b++) p[pa++] = "--base-kernels", p[pa++] = (char *)cli->base_kernels[b];
-    p[pa] = NULL;
-    pargv[k] = pargvs[k];
-  }
-  int env = kg_supervise_devices(run.cases, run.n, &rp, &so, sdev, (size_t)ndev, run.results, devs, err, sizeof err);
+  static workers w; /* argv arrays of 64 devices: not on the stack */
+  worker_argvs(cli, worker, argv, list, ndev, &w);
+  kg_device_info devs[KG_CLI_MAXDEVICES] = {0};
+  int env = kg_supervise_devices(run.cases, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
-    return write_interrupted(cli, &run, devs, ndev, now_s() - prog.t0);
+    return write_interrupted(cli, &run, devs, ndev, kg_now_s() - prog.t0);
   }
   if (env == -2) { /* run: devices of different models */
     fprintf(stderr, "kgate: %s\n", err);
@@ -523,56 +566,19 @@ static int gate_run(const kg_cli *cli) {
     kg_modinfo_free(&basemods);
     return KG_EXIT_USAGE;
   }
-  kg_device_info dev = devs[0]; /* the run's device: the first that said hello */
-  for (int k = ndev - 1; k >= 0; k--)
-    if (devs[k].name[0]) dev = devs[k];
-  fill_meta(cli, &dev, now_s() - prog.t0, &run.meta);
+  kg_device_info dev = first_hello(devs, ndev);
+  fill_meta(cli, &dev, kg_now_s() - prog.t0, &run.meta);
   kg_counts c = kg_count_results(run.results, run.n);
   int measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */
   if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, cli->verbose);
   int pair_env = 0;
   if (paired && measured && !env) {
-    pair_env = run_paired(cli, &run, &basemods, &rp, &so, pargv, list, ndev) != 0;
-    run.meta.wall_s = now_s() - prog.t0;
-    if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
-      snprintf(run.meta.incomplete, sizeof run.meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
-      pair_env = 0;
-    }
+    pair_env = run_paired(cli, &run, &basemods, &rp, &so, w.pargv, list, ndev) != 0;
+    run.meta.wall_s = kg_now_s() - prog.t0;
   }
   kg_modinfo_free(&basemods);
-  kg_comparison cmp = {0};
-  int have_cmp = 0, bad_baseline = 0;
-  if (timing && measured) {
-    bad_baseline = compare_with_baseline(cli, &run, &cmp, &have_cmp) != 0;
-    kg_report_perf(stdout, &run, have_cmp ? &cmp : NULL);
-    if (run.pair.on) kg_report_pairs(stdout, &run);
-  }
-  int bad_reports = measured && write_reports(cli, &run, have_cmp ? &cmp : NULL) != 0;
-  /* Charts come last: without gnuplot every other output is already written. */
-  int plots = KG_EXIT_OK;
-  if (timing && measured && cli->plots) {
-    char slug[128], base[PATH_MAX];
-    kg_gpu_slug(run.meta.dev.name, slug, sizeof slug);
-    snprintf(base, sizeof base, "%s/%s.json", cli->baseline_dir, slug);
-    plots = kg_publish_charts(cli->plots, &run, 1, have_cmp ? &cmp : NULL, base);
-  }
-  if (env) fprintf(stderr, "kgate: %s\n", err);
-  /* A chart that could not be drawn never hides what the gate found: it
-   * decides the exit code only when the gate itself passed. */
-  /* With a paired result only a decided paired SLOWER is a regression: the
-   * stored baseline is another process's, often another card's. */
-  size_t pcount[KG_NPVERDICTS] = {0};
-  kg_pair_count(run.pairs, run.npairs, pcount);
-  int slower = run.pair.on ? pcount[KG_PV_SLOWER] > 0 : have_cmp && cmp.count[KG_V_SLOWER] > 0;
-  int code = env || pair_env                ? KG_EXIT_ENV
-             : c.failed || c.errored      ? KG_EXIT_FAIL
-             : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
-             : slower                       ? KG_EXIT_PERF
-                                            : plots;
-  kg_comparison_free(&cmp);
-  kg_run_free(&run);
-  return code;
+  return gate_finish(cli, &run, c, env, pair_env, err);
 }
 
 int kg_gate_selftest(const kg_cli *cli) {
@@ -625,14 +631,13 @@ int kg_gate_compare(const kg_cli *cli) {
 }
 
 int kg_gate_baseline_update(const kg_cli *cli) {
-  char err[512], slug[128], path[PATH_MAX];
+  char err[512], path[PATH_MAX];
   kg_run run = {0};
   if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  kg_gpu_slug(run.meta.dev.name, slug, sizeof slug);
-  snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  kg_baseline_path(cli->baseline_dir, run.meta.dev.name, path, sizeof path);
   int rc = kg_baseline_update(path, &run, err, sizeof err);
   if (rc) fprintf(stderr, "kgate: %s\n", err);
   else printf("kgate: wrote %s from %s\n", path, cli->args[0]);

@@ -13,7 +13,9 @@
 
 #include "dtype.h"
 #include "escape.h"
+#include "export.h"
 #include "fileio.h"
+#include "label.h"
 #include "pairrun.h"
 #include "registry.h"
 
@@ -56,17 +58,7 @@ static void sig3(FILE *f, double v) {
   else fprintf(f, "%.*f", mag >= 2 ? 0 : 2 - mag, v);
 }
 
-static void date_label(const char *iso, char *buf, size_t len) {
-  if (strlen(iso) >= 16 && iso[10] == 'T') snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
-  else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
-}
 
-static void bytes_label(double bytes, char *buf, size_t len) {
-  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
-  snprintf(buf, len, "%.4g %s", bytes, unit[u]);
-}
 
 static int exists_in(const char *dir, const char *name) {
   char path[4096];
@@ -135,7 +127,7 @@ static void compare_range(FILE *f, const kg_html_page *p) {
   const kg_hist_run *prev = previous_night(p);
   char a[48], b[48], href[400], date[48];
   if (!prev) return;
-  date_label(prev->date, date, sizeof date);
+  kg_date_label(prev->date, date, sizeof date);
   fputs(" &middot; since the night of ", f);
   esc(f, date);
   fputs(": ", f);
@@ -159,7 +151,7 @@ static void compare_range(FILE *f, const kg_html_page *p) {
 
 static void head(FILE *f, const kg_run *run) {
   char date[48];
-  date_label(run->meta.date, date, sizeof date);
+  kg_date_label(run->meta.date, date, sizeof date);
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate nightly: ",
         f);
@@ -212,8 +204,8 @@ static void summary(FILE *f, const kg_html_page *p) {
   const kg_run_meta *m = &p->run->meta;
   const kg_device_info *d = &m->dev;
   char date[48], l2[32], drv[16], rt[16];
-  date_label(m->date, date, sizeof date);
-  bytes_label((double)d->l2_bytes, l2, sizeof l2);
+  kg_date_label(m->date, date, sizeof date);
+  kg_bytes_label((double)d->l2_bytes, l2, sizeof l2);
   kg_cuda_version_label(d->driver_version, drv, sizeof drv);
   kg_cuda_version_label(d->runtime_version, rt, sizeof rt);
   fputs("<h1>kgate nightly: ", f);
@@ -387,37 +379,32 @@ static void paired(FILE *f, const kg_run *run) {
   fputs("</table>\n", f);
 }
 
-static void failed(FILE *f, const kg_run *run) {
-  size_t shown = 0, more = 0;
-  for (size_t i = 0; i < run->n; i++) {
-    const kg_result *r = &run->results[i];
-    if (r->status != KG_ST_FAIL && r->status != KG_ST_ERROR) continue;
-    if (shown == KG_HTML_MAX_FAILED) {
-      more++;
-      continue;
-    }
-    if (!shown++)
-      fputs("<h2 id=\"failed\">Failed cases</h2>\n<table>\n<tr><th class=\"l\">case</th><th class=\"l\">status</th>"
-            "<th>got</th><th>expected</th><th>error / bound</th><th class=\"l\">why</th></tr>\n",
-            f);
-    char label[160];
-    kg_case_label(&run->cases[i], label, sizeof label);
-    fputs("<tr class=\"slower\"><td class=\"l\">", f);
-    esc(f, label);
-    fprintf(f, "</td><td class=\"l\">%s</td><td>", kg_status_name(r->status));
-    if (r->status == KG_ST_FAIL) {
-      esc(f, r->got);
-      fputs("</td><td>", f);
-      esc(f, r->expected);
-      fprintf(f, "</td><td>%.3g", r->ratio);
-    } else {
-      fputs("</td><td></td><td>", f);
-    }
-    fputs("</td><td class=\"l\">", f);
-    esc(f, r->message);
-    fputs("</td></tr>\n", f);
+static void failed_row(FILE *f, const kg_case *c, const kg_result *r) {
+  char label[160];
+  kg_case_label(c, label, sizeof label);
+  fputs("<tr class=\"slower\"><td class=\"l\">", f);
+  esc(f, label);
+  fprintf(f, "</td><td class=\"l\">%s</td><td>", kg_status_name(r->status));
+  if (r->status == KG_ST_FAIL) {
+    esc(f, r->got);
+    fputs("</td><td>", f);
+    esc(f, r->expected);
+    fprintf(f, "</td><td>%.3g", r->ratio);
+  } else {
+    fputs("</td><td></td><td>", f);
   }
-  if (shown) fputs("</table>\n", f);
+  fputs("</td><td class=\"l\">", f);
+  esc(f, r->message);
+  fputs("</td></tr>\n", f);
+}
+
+static void failed(FILE *f, const kg_run *run) {
+  size_t more;
+  if (kg_export_failed(f, run, KG_HTML_MAX_FAILED,
+                       "<h2 id=\"failed\">Failed cases</h2>\n<table>\n<tr><th class=\"l\">case</th><th class=\"l\">"
+                       "status</th><th>got</th><th>expected</th><th>error / bound</th><th class=\"l\">why</th></tr>\n",
+                       failed_row, &more))
+    fputs("</table>\n", f);
   if (more) fprintf(f, "<p>... and %zu more (see the results files).</p>\n", more);
 }
 
@@ -510,7 +497,7 @@ static void speedup(FILE *f, double ref_us, double us) {
 static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, kg_dtype dt, size_t n) {
   char label[32], bytes[32];
   kg_size_label(n, label, sizeof label);
-  bytes_label((double)n * (double)kg_dtype_get(dt)->size, bytes, sizeof bytes);
+  kg_bytes_label((double)n * (double)kg_dtype_get(dt)->size, bytes, sizeof bytes);
   fprintf(f, "<h3>%s, n = %s (%s)</h3>\n<table>\n<tr><th class=\"l\">variant</th><th>time (&micro;s)</th><th>GB/s</th>"
              "<th>%% of peak</th><th>step speedup</th><th>cumulative speedup</th><th>vs CUB</th>"
              "<th class=\"l\">verdict</th></tr>\n",
@@ -587,7 +574,7 @@ static void steps(FILE *f, const kg_html_page *p) {
     const kg_step *s = &p->steps[i];
     const kg_hist_run *r = &p->history->runs[s->run];
     char date[48];
-    date_label(r->date, date, sizeof date);
+    kg_date_label(r->date, date, sizeof date);
     fprintf(f, "<tr class=\"%s\"><td class=\"l\">%zu (", s->verdict == KG_V_SLOWER ? "slower" : "faster", s->run + 1);
     esc(f, date);
     fputs(")</td><td class=\"l\">", f);
@@ -687,7 +674,7 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
       if (p->steps[k].run == i) p->steps[k].verdict == KG_V_SLOWER ? slower++ : faster++;
     size_t bad = r->checks.failed + r->checks.errored;
     char date[48], drv[16], rt[16];
-    date_label(r->date, date, sizeof date);
+    kg_date_label(r->date, date, sizeof date);
     kg_cuda_version_label(r->dev.driver_version, drv, sizeof drv);
     kg_cuda_version_label(r->dev.runtime_version, rt, sizeof rt);
     fprintf(f, "<tr%s><td class=\"l\">", bad || slower ? " class=\"slower\"" : "");

@@ -4,16 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dtype.h"
+#include "label.h"
 #include "registry.h"
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static void cell_init(kg_pair_cell *c, const char *name, kg_dtype dt, size_t n, kg_pverdict v) {
   memset(c, 0, sizeof *c);
@@ -115,8 +110,8 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
   prp.pair.on = 1;
   double extra0 = 0; /* when the rounds past ps->rounds began: budget_s counts from there */
   for (int round = 1; !rc && round <= ps->max_rounds; round++) {
-    if (round == ps->rounds + 1) extra0 = now_s();
-    if (round > ps->rounds + 1 && now_s() - extra0 > ps->budget_s) break;
+    if (round == ps->rounds + 1) extra0 = kg_now_s();
+    if (round > ps->rounds + 1 && kg_now_s() - extra0 > ps->budget_s) break;
     size_t m = 0;
     for (size_t j = 0; j < njobs; j++) {
       if (round > ps->rounds && cells[j].stat.verdict != KG_PV_UNDECIDED) continue;
@@ -125,7 +120,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
       which[m++] = j;
     }
     if (!m) break;
-    double r0 = now_s();
+    double r0 = kg_now_s();
     prp.pair.round = round;
     rc = kg_supervise_devices(cases, m, &prp, so, devs, ndev, res, devinfo, err, errlen);
     if (rc == KG_SUPER_INTERRUPTED) m = 0; /* answers of the cut round are not counted */
@@ -152,7 +147,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
     size_t undecided = 0;
     for (size_t j = 0; j < njobs; j++) undecided += cells[j].stat.verdict == KG_PV_UNDECIDED;
     if (ps->log)
-      fprintf(ps->log, "kgate: paired round %d: %zu cells in %.1f s, %zu undecided\n", round, m, now_s() - r0,
+      fprintf(ps->log, "kgate: paired round %d: %zu cells in %.1f s, %zu undecided\n", round, m, kg_now_s() - r0,
               undecided);
   }
   for (size_t j = 0; j < njobs && g; j++) {

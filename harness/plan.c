@@ -7,6 +7,7 @@
 
 #include "dtype.h"
 #include "registry.h"
+#include "sanitize.h"
 #include "sizes.h"
 
 int kg_plan_select(const char *list, int (*lookup)(const char *), const char *what, uint64_t *mask, char *err,
@@ -72,6 +73,28 @@ static int select_variants(const char *list, unsigned char *sel, char *err, size
   }
   free(copy);
   return rc;
+}
+
+int kg_plan_policy(kg_plan_opts *o, int sanitize, int timing, int huge, size_t **owned) {
+  static const size_t k_perf_default[] = {(size_t)1 << 22, (size_t)1 << 25};
+  *owned = NULL;
+  if (sanitize) {
+    if (!o->sizes) o->sizes = kg_san_default_sizes(&o->nsizes);
+    if (!o->patterns) o->patterns = "exact";
+  }
+  if (timing && !o->perf_sizes) o->perf_sizes = k_perf_default, o->nperf = 2;
+  if (!timing) o->perf_sizes = NULL, o->nperf = 0;
+  if (!huge) return 0;
+  size_t nbase = o->nsizes;
+  const size_t *base = o->sizes ? o->sizes : kg_sizes_default(&nbase);
+  size_t *sizes = malloc((nbase + 2) * sizeof *sizes);
+  if (!sizes) return -1;
+  memcpy(sizes, base, nbase * sizeof *sizes);
+  sizes[nbase] = ((size_t)1 << 31) + 1;
+  sizes[nbase + 1] = ((size_t)1 << 32) + 3;
+  o->sizes = *owned = sizes;
+  o->nsizes = nbase + 2;
+  return 0;
 }
 
 int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *err, size_t errlen) {

@@ -27,6 +27,14 @@ typedef struct kg_plan_opts {
   size_t nperf;
 } kg_plan_opts;
 
+/* The gate's size policy over what the command line chose: a sanitizer run
+ * (sanitize) defaults to short sizes with tails and the exact pattern
+ * (sanitizers are slow); a timing run defaults its perf sizes to 2^22 and
+ * 2^25; huge (--tier huge) adds 2^31+1 (past 2^31 elements) and 2^32+3
+ * (past 4 GiB) to the sizes. *owned is what the caller frees after the plan
+ * is built. 0, or -1 when out of memory. */
+int kg_plan_policy(kg_plan_opts *o, int sanitize, int timing, int huge, size_t **owned);
+
 /* The pattern a perf case is timed on: random data, not a sparse or special one. */
 kg_pattern kg_perf_pattern(kg_dtype dt);
 

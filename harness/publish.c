@@ -15,6 +15,7 @@
 #include "dtype.h"
 #include "export.h"
 #include "fileio.h"
+#include "label.h"
 #include "history.h"
 #include "html.h"
 #include "plot.h"
@@ -25,15 +26,11 @@ static const int k_plot_exit[] = {
     [KG_PLOT_FAILED] = KG_EXIT_ENV, [KG_PLOT_IO] = KG_EXIT_USAGE,
 };
 
-static void date_label(const char *iso, char *buf, size_t len) {
-  if (strlen(iso) >= 16 && iso[10] == 'T') snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
-  else snprintf(buf, len, "%s", iso[0] ? iso : "unknown date");
-}
 
 /* "OLD.json (2026-11-21 08:52 UTC, commit 42cbd2a78d3c)" */
 static void base_label(const char *path, const kg_baseline *b, char *buf, size_t len) {
   char date[48];
-  date_label(b->date, date, sizeof date);
+  kg_date_label(b->date, date, sizeof date);
   snprintf(buf, len, "%s (%s, commit %s)", path, date, b->commit[0] ? b->commit : "unknown");
 }
 
@@ -81,6 +78,16 @@ static int draw(const char *dir, const kg_charts *charts, char *why, size_t whyl
   return KG_EXIT_OK;
 }
 
+/* The charts of a run, the one list of them: bandwidth, ladder and paired
+ * when with_run, the comparison when cmp is not NULL. 0, or -1 with err. */
+static int run_charts(const char *dir, const kg_run *run, int with_run, const kg_comparison *cmp, const char *base,
+                      kg_charts *charts, char *err, size_t errlen) {
+  if (with_run && (kg_chart_bandwidth(dir, run, charts, err, errlen) || kg_chart_ladder(dir, run, charts, err, errlen) ||
+                   kg_chart_paired(dir, run, charts, err, errlen)))
+    return -1;
+  return cmp && kg_chart_compare(dir, run, cmp, base, charts, err, errlen) ? -1 : 0;
+}
+
 int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg_comparison *cmp,
                       const char *base) {
   char err[1024];
@@ -90,66 +97,62 @@ int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg
     fprintf(stderr, "kgate: the run timed no case: no chart to draw\n");
     return KG_EXIT_OK;
   }
-  if (kg_mkdirs(dir, err, sizeof err) || (with_run && kg_chart_bandwidth(dir, run, &charts, err, sizeof err)) ||
-      (with_run && kg_chart_ladder(dir, run, &charts, err, sizeof err)) ||
-      (with_run && kg_chart_paired(dir, run, &charts, err, sizeof err)) ||
-      (cmp && kg_chart_compare(dir, run, cmp, base, &charts, err, sizeof err))) {
+  if (kg_mkdirs(dir, err, sizeof err) || run_charts(dir, run, with_run, cmp, base, &charts, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
   return draw(dir, &charts, NULL, 0);
 }
 
-int kg_publish_plot(const kg_cli *cli) {
+int kg_publish_plot(const kg_publish_opts *po) {
   char err[512], label[600];
   kg_run run;
-  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+  if (kg_results_read(po->input, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
   kg_comparison cmp = {0};
   int code = KG_EXIT_USAGE;
   if (!has_timed(&run))
-    fprintf(stderr, "kgate: %s timed no case: nothing to plot (kgate run times the perf sizes)\n", cli->args[0]);
-  else if (!cli->baseline || compare_file(cli->baseline, &run, cli->tolerance_pct, &cmp, label, sizeof label) == 0)
-    code = kg_publish_charts(cli->output, &run, 1, cli->baseline ? &cmp : NULL, label);
+    fprintf(stderr, "kgate: %s timed no case: nothing to plot (kgate run times the perf sizes)\n", po->input);
+  else if (!po->baseline || compare_file(po->baseline, &run, po->tolerance_pct, &cmp, label, sizeof label) == 0)
+    code = kg_publish_charts(po->output, &run, 1, po->baseline ? &cmp : NULL, label);
   kg_comparison_free(&cmp);
   kg_run_free(&run);
   return code;
 }
 
-int kg_publish_history_add(const kg_cli *cli) {
+int kg_publish_history_add(const kg_publish_opts *po) {
   char err[512];
   kg_run run;
-  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+  if (kg_results_read(po->input, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
   char date[48];
-  date_label(run.meta.date, date, sizeof date);
-  int rc = kg_history_add(cli->file, &run, err, sizeof err);
+  kg_date_label(run.meta.date, date, sizeof date);
+  int rc = kg_history_add(po->file, &run, err, sizeof err);
   if (rc < 0) fprintf(stderr, "kgate: %s\n", err);
   else if (rc == 1)
-    printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", cli->file, date,
+    printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", po->file, date,
            run.meta.dev.name, run.meta.commit);
   else
     printf("kgate: appended the run of %s (%s, commit %s) to %s\n", date, run.meta.dev.name, run.meta.commit,
-           cli->file);
+           po->file);
   kg_run_free(&run);
   return rc < 0 ? KG_EXIT_USAGE : KG_EXIT_OK;
 }
 
 /* The baseline of a history's band: --baseline, or <baseline-dir>/<slug>.json
  * when it exists. 0 with *have; -1 after printing why. */
-static int band_baseline(const kg_cli *cli, const kg_history *h, kg_baseline *b, int *have) {
-  char path[PATH_MAX], slug[128], err[512];
+static int band_baseline(const kg_publish_opts *po, const kg_history *h, kg_baseline *b, int *have) {
+  char path[PATH_MAX], err[512];
   const kg_device_info *dev = &h->runs[h->n - 1].dev;
   *have = 0;
-  kg_gpu_slug(dev->name, slug, sizeof slug);
-  if (cli->baseline) snprintf(path, sizeof path, "%s", cli->baseline);
-  else snprintf(path, sizeof path, "%s/%s.json", cli->baseline_dir, slug);
+  if (po->baseline) snprintf(path, sizeof path, "%s", po->baseline);
+  else kg_baseline_path(po->baseline_dir, dev->name, path, sizeof path);
   int rc = kg_baseline_load(path, b, err, sizeof err);
-  if (rc == 1 && !cli->baseline) {
+  if (rc == 1 && !po->baseline) {
     fprintf(stderr, "kgate: no baseline %s: the trend charts have no band\n", path);
     return 0;
   }
@@ -175,7 +178,7 @@ static void print_steps(const kg_history *h, const kg_step *steps, size_t n) {
   for (size_t i = 0; i < n; i++) {
     const kg_step *s = &steps[i];
     char date[48];
-    date_label(h->runs[s->run].date, date, sizeof date);
+    kg_date_label(h->runs[s->run].date, date, sizeof date);
     printf("  run %zu (%s, commit %s) vs run %zu: %-7s %s %s n=%zu  %.4g -> %.4g us (%+.1f %%, tolerance %.3g %%)\n",
            s->run + 1, date, h->runs[s->run].commit, s->prev + 1, kg_verdict_name(s->verdict), s->variant,
            kg_dtype_get(s->dtype)->name, s->n, s->before_us, s->after_us, (s->after_us / s->before_us - 1) * 100,
@@ -183,15 +186,15 @@ static void print_steps(const kg_history *h, const kg_step *steps, size_t n) {
   }
 }
 
-int kg_publish_history_plot(const kg_cli *cli) {
+int kg_publish_history_plot(const kg_publish_opts *po) {
   char err[1024];
   kg_history h;
-  if (kg_history_read(cli->args[0], &h, err, sizeof err)) {
+  if (kg_history_read(po->input, &h, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
   if (!h.n) {
-    fprintf(stderr, "kgate: %s holds no run: nothing to draw\n", cli->args[0]);
+    fprintf(stderr, "kgate: %s holds no run: nothing to draw\n", po->input);
     return KG_EXIT_USAGE;
   }
   kg_baseline base;
@@ -200,19 +203,19 @@ int kg_publish_history_plot(const kg_cli *cli) {
   size_t nsteps = 0;
   static kg_charts charts;
   charts.n = 0;
-  if (band_baseline(cli, &h, &base, &have)) goto out;
-  if (kg_history_steps(&h, cli->tolerance_pct, &steps, &nsteps)) {
+  if (band_baseline(po, &h, &base, &have)) goto out;
+  if (kg_history_steps(&h, po->tolerance_pct, &steps, &nsteps)) {
     fprintf(stderr, "kgate: out of memory\n");
     goto out;
   }
   print_steps(&h, steps, nsteps);
-  if (kg_mkdirs(cli->output, err, sizeof err) ||
-      kg_chart_trend(cli->output, &h, have ? &base : NULL, cli->tolerance_pct, steps, nsteps, &charts, err,
+  if (kg_mkdirs(po->output, err, sizeof err) ||
+      kg_chart_trend(po->output, &h, have ? &base : NULL, po->tolerance_pct, steps, nsteps, &charts, err,
                      sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  code = draw(cli->output, &charts, NULL, 0);
+  code = draw(po->output, &charts, NULL, 0);
 out:
   if (have) kg_baseline_free(&base);
   free(steps);
@@ -247,31 +250,47 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
   return kg_out_commit(&o, err, errlen);
 }
 
-/* The page's files, in the order the page lists them. */
-static const kg_html_link k_report_files[] = {
-    {"results.json", "the results: every case, its check and its timing (docs/results-schema.md)"},
-    {"results.csv", "one row per case with named columns, for spreadsheets and gnuplot"},
-    {"results.junit.xml", "JUnit XML: a test case per check and per timed case, for CI"},
-    {"summary.md", "the Markdown summary (what $GITHUB_STEP_SUMMARY gets)"},
-    {"history.jsonl", "the history this page's trends come from, one run per line"},
-};
+/* The page's files, in the order the page lists them: every output format,
+ * then the history. */
+static const kg_html_link k_history_file = {"history.jsonl", "the history this page's trends come from, one run per line"};
 
-/* results.json, .csv, .junit.xml, summary.md and history.jsonl into dir. */
-static int report_files(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp) {
-  char err[1024], path[4][PATH_MAX], hist[PATH_MAX];
-  for (int k = 0; k < 4; k++) snprintf(path[k], sizeof path[k], "%s/%s", cli->html, k_report_files[k].href);
-  snprintf(hist, sizeof hist, "%s/%s", cli->html, k_report_files[4].href);
-  if (kg_results_write(path[0], run, err, sizeof err) || kg_export_csv(path[1], run, cmp, err, sizeof err) ||
-      kg_export_junit(path[2], run, cmp, err, sizeof err) || kg_export_markdown(path[3], run, cmp, err, sizeof err) ||
-      (cli->history && copy_file(cli->history, hist, err, sizeof err))) {
+/* The output formats' files and history.jsonl into dir; links gets the page's list. */
+static int report_files(const kg_publish_opts *po, const kg_run *run, const kg_comparison *cmp, kg_html_link *links) {
+  char err[1024], path[PATH_MAX];
+  for (int f = 0; f < KG_NFORMATS; f++) {
+    links[f] = (kg_html_link){kg_formats[f].file, kg_formats[f].about};
+    snprintf(path, sizeof path, "%s/%s", po->html, kg_formats[f].file);
+    if (kg_formats[f].write(path, run, cmp, err, sizeof err)) {
+      fprintf(stderr, "kgate: %s\n", err);
+      return -1;
+    }
+  }
+  links[KG_NFORMATS] = k_history_file;
+  snprintf(path, sizeof path, "%s/%s", po->html, k_history_file.href);
+  if (po->history && copy_file(po->history, path, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return -1;
   }
   return 0;
 }
 
-int kg_publish_report(const kg_cli *cli) {
+/* Commits become links when the repository is known: $KGATE_REPO_URL, or
+ * what GitHub Actions sets. A URL that is not plainly safe is not used:
+ * repo is left empty. */
+static void repo_url(char *repo, size_t len) {
+  const char *ru = getenv("KGATE_REPO_URL"), *gs = getenv("GITHUB_SERVER_URL"), *gr = getenv("GITHUB_REPOSITORY");
+  repo[0] = 0;
+  if (ru && ru[0]) snprintf(repo, len, "%s", ru);
+  else if (gs && gr && gs[0] && gr[0]) snprintf(repo, len, "%s/%s", gs, gr);
+  if (repo[0] && !kg_html_url_ok(repo)) {
+    fprintf(stderr, "kgate: warning: repository URL '%s' is not a plain http(s) URL: commits are not linked\n", repo);
+    repo[0] = 0;
+  }
+}
+
+int kg_publish_report(const kg_publish_opts *po) {
   char err[1024], label[600] = "", note[1200] = "";
+  kg_html_link links[KG_NFORMATS + 1];
   kg_run run;
   kg_comparison cmp = {0};
   kg_history h = {0};
@@ -281,71 +300,60 @@ int kg_publish_report(const kg_cli *cli) {
   int code = KG_EXIT_USAGE, have_base = 0;
   static kg_charts charts;
   charts.n = 0;
-  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+  if (kg_results_read(po->input, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  if (cli->baseline && compare_file(cli->baseline, &run, cli->tolerance_pct, &cmp, label, sizeof label)) goto out;
-  if (cli->history) {
-    if (kg_history_read(cli->history, &h, err, sizeof err)) {
+  if (po->baseline && compare_file(po->baseline, &run, po->tolerance_pct, &cmp, label, sizeof label)) goto out;
+  if (po->history) {
+    if (kg_history_read(po->history, &h, err, sizeof err)) {
       fprintf(stderr, "kgate: %s\n", err);
       goto out;
     }
-    if (kg_history_steps(&h, cli->tolerance_pct, &steps, &nsteps)) {
+    if (kg_history_steps(&h, po->tolerance_pct, &steps, &nsteps)) {
       fprintf(stderr, "kgate: out of memory\n");
       goto out;
     }
     /* The band of the trends: the baseline the run is compared with. */
-    have_base = cli->baseline && kg_baseline_load(cli->baseline, &base, err, sizeof err) == 0 && h.n &&
+    have_base = po->baseline && kg_baseline_load(po->baseline, &base, err, sizeof err) == 0 && h.n &&
                 kg_same_gpu(&base.dev, &h.runs[h.n - 1].dev);
   }
-  if (kg_mkdirs(cli->html, err, sizeof err)) {
+  if (kg_mkdirs(po->html, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  if (report_files(cli, &run, cli->baseline ? &cmp : NULL)) goto out;
+  if (report_files(po, &run, po->baseline ? &cmp : NULL, links)) goto out;
   code = KG_EXIT_OK;
   if (has_timed(&run)) {
-    if (kg_chart_bandwidth(cli->html, &run, &charts, err, sizeof err) ||
-        kg_chart_ladder(cli->html, &run, &charts, err, sizeof err) ||
-        kg_chart_paired(cli->html, &run, &charts, err, sizeof err) ||
-        (cli->baseline && kg_chart_compare(cli->html, &run, &cmp, label, &charts, err, sizeof err)) ||
-        (cli->history && kg_chart_trend(cli->html, &h, have_base ? &base : NULL, cli->tolerance_pct, steps, nsteps,
+    if (run_charts(po->html, &run, 1, po->baseline ? &cmp : NULL, label, &charts, err, sizeof err) ||
+        (po->history && kg_chart_trend(po->html, &h, have_base ? &base : NULL, po->tolerance_pct, steps, nsteps,
                                         &charts, err, sizeof err))) {
       fprintf(stderr, "kgate: %s\n", err);
       code = KG_EXIT_USAGE;
       goto out;
     }
-    code = draw(cli->html, &charts, note, sizeof note);
+    code = draw(po->html, &charts, note, sizeof note);
   } else {
     snprintf(note, sizeof note, "No charts: the run timed no case (kgate run times the perf sizes).");
   }
-  /* Commits become links when the repository is known: $KGATE_REPO_URL, or
-   * what GitHub Actions sets. A URL that is not plainly safe is not used. */
-  char repo[256] = "";
-  const char *ru = getenv("KGATE_REPO_URL"), *gs = getenv("GITHUB_SERVER_URL"), *gr = getenv("GITHUB_REPOSITORY");
-  if (ru && ru[0]) snprintf(repo, sizeof repo, "%s", ru);
-  else if (gs && gr && gs[0] && gr[0]) snprintf(repo, sizeof repo, "%s/%s", gs, gr);
-  if (repo[0] && !kg_html_url_ok(repo)) {
-    fprintf(stderr, "kgate: warning: repository URL '%s' is not a plain http(s) URL: commits are not linked\n", repo);
-    repo[0] = 0;
-  }
+  char repo[256];
+  repo_url(repo, sizeof repo);
   kg_html_page page = {.run = &run,
-                       .cmp = cli->baseline ? &cmp : NULL,
-                       .baseline = cli->baseline ? label : NULL,
-                       .history = cli->history ? &h : NULL,
+                       .cmp = po->baseline ? &cmp : NULL,
+                       .baseline = po->baseline ? label : NULL,
+                       .history = po->history ? &h : NULL,
                        .steps = steps,
                        .nsteps = nsteps,
                        .charts = &charts,
                        .note = note[0] ? note : NULL,
-                       .links = k_report_files,
-                       .nlinks = sizeof k_report_files / sizeof k_report_files[0],
+                       .links = links,
+                       .nlinks = KG_NFORMATS + 1,
                        .repo_url = repo[0] ? repo : NULL};
-  if (kg_html_write(cli->html, &page, err, sizeof err)) {
+  if (kg_html_write(po->html, &page, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     code = KG_EXIT_USAGE;
   } else {
-    printf("kgate: wrote %s/index.html%s\n", cli->html, cli->history ? " and archive.html" : "");
+    printf("kgate: wrote %s/index.html%s\n", po->html, po->history ? " and archive.html" : "");
   }
 out:
   free(steps);

@@ -3,18 +3,30 @@
 #ifndef KG_PUBLISH_H
 #define KG_PUBLISH_H
 
-#include "cli.h"
+#include "exitcode.h"
 #include "results.h"
 #include "verdict.h"
 
+/* What the drawing commands take from the command line (cli.c fills it). */
+typedef struct kg_publish_opts {
+  const char *input;        /* RESULTS.json (plot, history add, report) or HISTORY.jsonl (history plot) */
+  const char *output;       /* plot, history plot: -o DIR */
+  const char *baseline;     /* --baseline FILE, NULL for none */
+  const char *baseline_dir; /* history plot: the band's <dir>/<gpu-slug>.json without --baseline */
+  const char *history;      /* report: --history FILE */
+  const char *file;         /* history add: --file HISTORY.jsonl */
+  const char *html;         /* report: --html DIR */
+  double tolerance_pct;     /* 0: per size class */
+} kg_publish_opts;
+
 /* plot RESULTS [-o DIR] [--baseline OLD]: charts 1 and 2 (and 4). */
-int kg_publish_plot(const kg_cli *cli);
+int kg_publish_plot(const kg_publish_opts *po);
 /* history add RESULTS --file HISTORY: one line appended. */
-int kg_publish_history_add(const kg_cli *cli);
+int kg_publish_history_add(const kg_publish_opts *po);
 /* history plot HISTORY [-o DIR]: chart 3 and the step changes. */
-int kg_publish_history_plot(const kg_cli *cli);
+int kg_publish_history_plot(const kg_publish_opts *po);
 /* report RESULTS --html DIR: the files, the charts and index.html. */
-int kg_publish_report(const kg_cli *cli);
+int kg_publish_report(const kg_publish_opts *po);
 
 /* The charts of a run into dir (made if missing): bandwidth and ladder when
  * with_run, the comparison when cmp is not NULL. Prints what it drew, or

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "dtype.h"
+#include "exitcode.h"
 #include "pairrun.h"
 #include "sanitize.h"
 #include "supervisor.h"
@@ -136,10 +137,10 @@ void kg_st_judge(int m, const kg_case *cases, const kg_result *results, size_t n
 }
 
 int kg_st_exit_code(const kg_st_row *rows, size_t nrows) {
-  int code = 0;
+  int code = KG_EXIT_OK;
   for (size_t i = 0; i < nrows; i++) {
-    if (rows[i].outcome == KG_ST_MISSED || rows[i].outcome == KG_ST_UNCLEAR) return 1;
-    if (rows[i].outcome == KG_ST_NOT_RUN) code = 3;
+    if (rows[i].outcome == KG_ST_MISSED || rows[i].outcome == KG_ST_UNCLEAR) return KG_EXIT_FAIL;
+    if (rows[i].outcome == KG_ST_NOT_RUN) code = KG_EXIT_ENV;
   }
   return code;
 }
@@ -208,7 +209,7 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
   kg_super_dev dev = {o->worker_argv, 0};
   kg_device_info info;
   if (!o->quiet) fprintf(stderr, "selftest: paired rows (slower, same)...\n");
-  if (kg_pair_rounds(jobs, nj, cells, &ps, &p, &so, &dev, 1, &info, err, errlen)) return 3;
+  if (kg_pair_rounds(jobs, nj, cells, &ps, &p, &so, &dev, 1, &info, err, errlen)) return KG_EXIT_ENV;
   for (size_t j = 0; j < nj; j++) {
     kg_st_row *row = rows_of[mut[j]];
     const kg_pair_stat *s = &cells[j].stat;
@@ -227,7 +228,7 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
 int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, size_t errlen) {
   uint64_t mask = ~0ull;
   *nrows = 0;
-  if (o->only && kg_plan_select(o->only, mutant_lookup, "mutant", &mask, err, errlen)) return 2;
+  if (o->only && kg_plan_select(o->only, mutant_lookup, "mutant", &mask, err, errlen)) return KG_EXIT_USAGE;
   char log[] = "/tmp/kgate-sanitizer-XXXXXX";
   int logfd = -1;
   kg_st_row *rows_of[64] = {0}; /* the paired mutants' rows, by mutant index */
@@ -258,7 +259,7 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
     size_t n;
     if (kg_st_cases((int)m, o->huge, &cases, &n)) {
       snprintf(err, errlen, "mutant %s: base variant '%s' unknown, or out of memory", mi->name, mi->base);
-      return 2;
+      return KG_EXIT_USAGE;
     }
     kg_result *results = calloc(n, sizeof *results);
     kg_run_params p = {.seed = 1, .repeats = mi->expect == KG_EXPECT_NONDETERMINISTIC ? 5 : 3,
@@ -271,7 +272,7 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
       if (logfd < 0 && (logfd = mkstemp(log)) < 0) {
         snprintf(err, errlen, "cannot create a sanitizer log in /tmp");
         free(cases), free(results);
-        return 3;
+        return KG_EXIT_ENV;
       }
       argv = kg_san_argv(o->sanitizer, (kg_san_tool)tool, log, o->worker_argv);
       so.worker_argv = argv;
@@ -291,14 +292,14 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
       row->outcome = KG_ST_NOT_RUN;
       snprintf(row->observed, sizeof row->observed, "not run: %.150s", err);
       if (logfd >= 0) close(logfd), unlink(log);
-      return 3;
+      return KG_EXIT_ENV;
     }
   }
   if (logfd >= 0) close(logfd), unlink(log);
   if (paired_rows(o, mask, rows_of, err, errlen)) {
     for (size_t m = 0; m < 64 && m < kg_nmutants; m++)
       if (rows_of[m]) snprintf(rows_of[m]->observed, sizeof rows_of[m]->observed, "not run: %.150s", err);
-    return 3;
+    return KG_EXIT_ENV;
   }
   return kg_st_exit_code(rows, *nrows);
 }

@@ -218,7 +218,8 @@ START_TEST(test_cli_run_options) {
   ck_assert_double_eq(cli.time.max_seconds, 0.5);
   ck_assert_double_eq(cli.tolerance_pct, 7);
   ck_assert_str_eq(cli.baseline_dir, "/tmp/b");
-  ck_assert(!strcmp(cli.json, "r.json") && !strcmp(cli.csv, "-") && !strcmp(cli.junit, "j.xml") && !strcmp(cli.markdown, "m.md"));
+  ck_assert(!strcmp(cli.reports[KG_FMT_JSON], "r.json") && !strcmp(cli.reports[KG_FMT_CSV], "-") &&
+            !strcmp(cli.reports[KG_FMT_JUNIT], "j.xml") && !strcmp(cli.reports[KG_FMT_MD], "m.md"));
   kg_cli_free(&cli);
   char *cmp[] = {"kgate", "compare", "old.json", "new.json", "--tolerance=4", NULL};
   ck_assert_msg(kg_cli_parse(5, cmp, &cli, err, sizeof err) == 0, "%s", err);
@@ -673,6 +674,28 @@ END_TEST
 
 #define N(a) (int)(sizeof a / sizeof a[0])
 
+/* The output formats' table feeds the CLI: each format's option sets its
+ * report path for check and run, for compare only where the table says so,
+ * and every format has its own option and its own file in a report folder. */
+START_TEST(test_cli_formats_from_table) {
+  const kg_format *f = &kg_formats[_i];
+  ck_assert(f->name && f->option && f->file && f->about && f->write);
+  for (int k = 0; k < KG_NFORMATS; k++)
+    if (k != _i) ck_assert(strcmp(f->option, kg_formats[k].option) && strcmp(f->file, kg_formats[k].file));
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"check", (char *)f->option, "out", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(cli.reports[_i], "out");
+  for (int k = 0; k < KG_NFORMATS; k++)
+    if (k != _i) ck_assert_ptr_null(cli.reports[k]);
+  kg_cli_free(&cli);
+  int code = kgt_parse((char *[]){"compare", "a.json", "b.json", (char *)f->option, "out", NULL}, &cli, err, sizeof err);
+  ck_assert_int_eq(code, f->compare ? 0 : KG_EXIT_USAGE);
+  if (f->compare) ck_assert_str_eq(cli.reports[_i], "out");
+  kg_cli_free(&cli);
+}
+END_TEST
+
 Suite *make_cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *core = tcase_create("Core");
@@ -682,6 +705,7 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_commands, 0, N(k_commands));
   tcase_add_loop_test(core, test_cli_options, 0, 2);
   tcase_add_test(core, test_cli_run_options);
+  tcase_add_loop_test(core, test_cli_formats_from_table, 0, KG_NFORMATS);
   tcase_add_test(core, test_cli_multi_options);
   tcase_add_test(core, test_cli_usage_text);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));

@@ -8,6 +8,7 @@
 #include "dtype.h"
 #include "plan.h"
 #include "registry.h"
+#include "sanitize.h"
 #include "sizes.h"
 
 static kg_case *build(const kg_plan_opts *o, size_t *n) {
@@ -299,9 +300,42 @@ START_TEST(test_plan_shard_parse) {
 }
 END_TEST
 
+/* The gate's size policy: the sanitizer's short sizes and one pattern, the
+ * default perf sizes of a timing run, and the huge tier added last. */
+START_TEST(test_plan_policy_defaults) {
+  size_t *owned, nsan;
+  const size_t *san = kg_san_default_sizes(&nsan);
+  kg_plan_opts o = {0};
+  ck_assert_int_eq(kg_plan_policy(&o, 1, 0, 0, &owned), 0);
+  ck_assert(o.sizes == san && o.nsizes == nsan && !strcmp(o.patterns, "exact") && !o.perf_sizes && !owned);
+  kg_plan_opts r = {.patterns = "wrap"};
+  ck_assert_int_eq(kg_plan_policy(&r, 0, 1, 0, &owned), 0);
+  ck_assert(!r.sizes && !strcmp(r.patterns, "wrap") && r.nperf == 2);
+  ck_assert(r.perf_sizes[0] == (size_t)1 << 22 && r.perf_sizes[1] == (size_t)1 << 25);
+  const size_t mine[] = {7};
+  kg_plan_opts c = {.sizes = mine, .nsizes = 1, .perf_sizes = mine, .nperf = 1};
+  ck_assert_int_eq(kg_plan_policy(&c, 1, 0, 0, &owned), 0); /* given sizes stay; check times nothing */
+  ck_assert(c.sizes == mine && !c.perf_sizes && c.nperf == 0);
+}
+END_TEST
+
+START_TEST(test_plan_policy_huge_tier) {
+  size_t *owned, ndef;
+  const size_t *def = kg_sizes_default(&ndef);
+  kg_plan_opts o = {0};
+  ck_assert_int_eq(kg_plan_policy(&o, 0, 0, 1, &owned), 0);
+  ck_assert(owned && o.sizes == owned && o.nsizes == ndef + 2);
+  ck_assert(!memcmp(owned, def, ndef * sizeof *def));
+  ck_assert(owned[ndef] == ((size_t)1 << 31) + 1 && owned[ndef + 1] == ((size_t)1 << 32) + 3);
+  free(owned);
+}
+END_TEST
+
 Suite *make_plan_suite(void) {
   Suite *s = suite_create("plan");
   TCase *core = tcase_create("Core");
+  tcase_add_test(core, test_plan_policy_defaults);
+  tcase_add_test(core, test_plan_policy_huge_tier);
   tcase_add_test(core, test_plan_default_count);
   tcase_add_test(core, test_plan_order);
   tcase_add_loop_test(core, test_plan_filters, 0, sizeof k_filters / sizeof k_filters[0]);
