@@ -11,14 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "label.h"
+
 static const volatile sig_atomic_t *g_stop;
 static const int *g_wake;
-
-double kg_proc_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 void kg_proc_watch(const volatile sig_atomic_t *stop, const int *wake_fd) {
   g_stop = stop;
@@ -150,7 +146,7 @@ int kg_proc_read_line(kg_proc *w, double deadline, char **line) {
     int got = kg_proc_take_line(w, line);
     if (got != KG_LINE_NONE) return got;
     if (stopped()) return KG_LINE_INTR;
-    double left = deadline - kg_proc_now();
+    double left = deadline - kg_now_s();
     if (left <= 0) return KG_LINE_TIMEOUT;
     struct pollfd pfd[2] = {{.fd = w->from, .events = POLLIN}, {.fd = wake_fd(), .events = POLLIN}};
     int r = poll(pfd, wake_fd() >= 0 ? 2 : 1, (int)(left * 1000) + 1);
@@ -189,7 +185,7 @@ int kg_proc_reap(kg_proc *w, double grace, char *why, size_t len) {
   close(w->to);
   close(w->from);
   int exited = 0;
-  double deadline = kg_proc_now() + grace;
+  double deadline = kg_now_s() + grace;
   for (;;) {
     siginfo_t si;
     memset(&si, 0, sizeof si);
@@ -197,7 +193,7 @@ int kg_proc_reap(kg_proc *w, double grace, char *why, size_t len) {
       exited = 1;
       break;
     }
-    if (kg_proc_now() >= deadline || stopped()) break;
+    if (kg_now_s() >= deadline || stopped()) break;
     struct timespec t = {0, 5000000};
     nanosleep(&t, NULL);
   }

@@ -41,8 +41,6 @@ enum {
   KG_LINE_INTR = -4
 };
 
-/* Seconds on the monotonic clock. */
-double kg_proc_now(void);
 /* The stop flag and the read end of the wake-up pipe (may hold -1) to watch. */
 void kg_proc_watch(const volatile sig_atomic_t *stop, const int *wake_fd);
 /* Empties the wake-up pipe: the flag says why it woke. */
@@ -64,7 +62,7 @@ void kg_proc_consume(kg_proc *w);
 /* What the child sent beyond the lines taken, buffered or waiting in the
  * pipe: 0 nothing, > 0 that many bytes, -1 it closed its output. */
 long kg_proc_leftover(kg_proc *w);
-/* The next line until deadline (kg_proc_now): KG_LINE_OK, KG_LINE_BAD,
+/* The next line until deadline (kg_now_s, label.h): KG_LINE_OK, KG_LINE_BAD,
  * KG_LINE_EOF, KG_LINE_TIMEOUT or KG_LINE_INTR. */
 int kg_proc_read_line(kg_proc *w, double deadline, char **line);
 /* Writes line and a newline to the child's stdin: 0 or -1. */

@@ -13,6 +13,7 @@
 
 #include "dtype.h"
 #include "proc.h"
+#include "label.h"
 
 #define NONE ((size_t)-1)
 /* --- Signals: the handler sets a flag and writes a byte to a self-pipe,
@@ -184,7 +185,7 @@ static int start_argv(kg_proc *w, char *const *argv, double start_timeout_s, kg_
     return -1;
   }
   char *line;
-  int got = kg_proc_read_line(w, kg_proc_now() + start_timeout_s, &line);
+  int got = kg_proc_read_line(w, kg_now_s() + start_timeout_s, &line);
   if (got == KG_LINE_OK) {
     int rc = kg_proto_decode_hello(line, dev, err, errlen);
     kg_proc_consume(w);
@@ -411,7 +412,7 @@ static void hand_out(multi *m, size_t k) {
     }
     s->state = S_STARTING;
     s->prev = NONE;
-    s->deadline = kg_proc_now() + m->o->start_timeout_s;
+    s->deadline = kg_now_s() + m->o->start_timeout_s;
   }
   if (s->state != S_IDLE) return;
   long i = next_case(m, s, &m->devs[k], m->workers[k].device);
@@ -425,7 +426,7 @@ static void hand_out(multi *m, size_t k) {
   int sent = msg && kg_proc_send(&s->w, msg) == 0;
   free(msg);
   s->state = S_BUSY;
-  s->deadline = kg_proc_now() + m->o->timeout_s;
+  s->deadline = kg_now_s() + m->o->timeout_s;
   if (!sent) s->deadline = 0; /* handled as a dead worker: its exit says why */
 }
 
@@ -482,10 +483,10 @@ static void on_ready(multi *m, size_t k, int ready) {
   slot *s = &m->slots[k];
   int eof = s->state == S_BUSY && s->deadline == 0; /* the case could not be sent */
   if (!eof && ready) eof = !kg_proc_fill(&s->w);
-  else if (s->deadline > 0 && kg_proc_now() < s->deadline) return;
+  else if (s->deadline > 0 && kg_now_s() < s->deadline) return;
   char *line = NULL;
   int have = kg_proc_take_line(&s->w, &line);
-  int late = s->deadline <= 0 || kg_proc_now() >= s->deadline;
+  int late = s->deadline <= 0 || kg_now_s() >= s->deadline;
   if (have == KG_LINE_NONE && !eof && !late) return;
   int got = have != KG_LINE_NONE ? have : eof ? KG_LINE_EOF : KG_LINE_TIMEOUT;
   if (s->state == S_STARTING) on_hello(m, k, got, line);
@@ -506,7 +507,7 @@ static int wait_round(multi *m, struct pollfd *pfd, size_t *pidx) {
   }
   if (!np) return 0;
   if (g_wake[0] >= 0) pfd[np] = (struct pollfd){.fd = g_wake[0], .events = POLLIN};
-  double left = soonest - kg_proc_now();
+  double left = soonest - kg_now_s();
   int r = poll(pfd, np + (g_wake[0] >= 0), left > 0 ? (int)(left * 1000) + 1 : 0);
   if (r < 0 && errno != EINTR) return 0;
   if (g_wake[0] >= 0 && r > 0 && pfd[np].revents) kg_proc_drain_wake();
@@ -595,7 +596,7 @@ static int san_case(const kg_case *cases, size_t i, const kg_run_params *p, cons
   }
   char *msg = kg_proto_encode_case_exact(i, &cases[i], p, san && san->exact_alloc);
   char *line = NULL;
-  int got = msg && kg_proc_send(&st->w, msg) == 0 ? kg_proc_read_line(&st->w, kg_proc_now() + o->timeout_s, &line)
+  int got = msg && kg_proc_send(&st->w, msg) == 0 ? kg_proc_read_line(&st->w, kg_now_s() + o->timeout_s, &line)
                                                    : KG_LINE_EOF;
   free(msg);
   if (got == KG_LINE_INTR) return -1; /* the case did not finish: it stays pending */

@@ -9,6 +9,7 @@
 
 #include "kernels.h"
 #include "nvml.h"
+#include "label.h"
 #include "stats.h"
 
 #define MAX_SAMPLES 4096
@@ -37,12 +38,6 @@ struct kg_timer {
     int e_ = (int)(expr);                   \
     if (e_) return e_;                      \
   } while (0)
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 kg_timer *kg_timer_create(void *stream, long long l2_bytes, char *err, size_t errlen) {
   kg_timer *t = calloc(1, sizeof *t);
@@ -234,7 +229,7 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
   TRY(cudaStreamSynchronize(t->s));
   kg_sample_step step = {run, prepare, ctx};
   static const int zeros[BATCH] = {0};
-  double start = now_s(), clock_sum = 0;
+  double start = kg_now_s(), clock_sum = 0;
   size_t n = 0, kept = 0;
   int aside = 0, batches = 0;
   kg_stats st = {0};
@@ -251,7 +246,7 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
       kg_stats_compute(t->kept, kept, &st);
       if (kg_stats_enough(&st, (size_t)o->min_samples, o->max_noise)) break;
     }
-    if (now_s() - start > o->max_seconds && n >= 3) break;
+    if (kg_now_s() - start > o->max_seconds && n >= 3) break;
   }
   /* Every batch set aside (a card that always reports a clock-lowering
    * reason): keep them all rather than report nothing, and say so. */
@@ -292,7 +287,7 @@ int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step
    * cells by 2-7 % on an H100 and are not used. */
   static const int seq[BATCH] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0,
                                  0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
-  double start = now_s(), us[BATCH];
+  double start = kg_now_s(), us[BATCH];
   size_t quads = 0, kept = 0;
   if (max_quads > MAX_SAMPLES / 4) max_quads = MAX_SAMPLES / 4;
   /* One quad first, to learn what a quad costs; then batches that fit the
@@ -306,7 +301,7 @@ int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step
       if (isfinite(h) && isfinite(b)) head_us[kept] = h, base_us[kept] = b, kept++;
     }
     quads += q;
-    double spent = now_s() - start, per_quad = spent / (double)quads, left = max_seconds - spent;
+    double spent = kg_now_s() - start, per_quad = spent / (double)quads, left = max_seconds - spent;
     q = left > per_quad ? (size_t)(left / per_quad) : 0;
     if (q > BATCH / 4) q = BATCH / 4;
   }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "label.h"
 #include "proc.h"
 
 static int spawn_sh(kg_proc *w, const char *script, size_t max_line) {
@@ -19,14 +20,14 @@ START_TEST(test_proc_lines_in_order) {
   kg_proc w;
   ck_assert_int_eq(spawn_sh(&w, "printf 'one\\ntwo\\n'; read x; echo \"got $x\"", 64), 0);
   char *line;
-  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_now_s() + 10, &line), KG_LINE_OK);
   ck_assert_str_eq(line, "one");
   kg_proc_consume(&w);
-  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_now_s() + 10, &line), KG_LINE_OK);
   ck_assert_str_eq(line, "two");
   kg_proc_consume(&w);
   ck_assert_int_eq(kg_proc_send(&w, "ping"), 0);
-  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_now_s() + 10, &line), KG_LINE_OK);
   ck_assert_str_eq(line, "got ping");
   kg_proc_consume(&w);
   char why[160];
@@ -52,7 +53,7 @@ START_TEST(test_proc_reap_says_how) {
   ck_assert_int_eq(spawn_sh(&w, k_ends[_i].script, 64), 0);
   if (k_ends[_i].code >= 0 || _i == 1) {
     char *line;
-    ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_EOF);
+    ck_assert_int_eq(kg_proc_read_line(&w, kg_now_s() + 10, &line), KG_LINE_EOF);
   }
   char why[160];
   ck_assert_int_eq(kg_proc_reap(&w, _i == 2 ? 0.2 : 10, why, sizeof why), k_ends[_i].code);
@@ -65,7 +66,7 @@ START_TEST(test_proc_kill_ends_group) {
   kg_proc w;
   ck_assert_int_eq(spawn_sh(&w, "sleep 30 & echo $!; wait", 64), 0);
   char *line;
-  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_now_s() + 10, &line), KG_LINE_OK);
   pid_t grandchild = (pid_t)atol(line);
   ck_assert_int_gt(grandchild, 0);
   kg_proc_kill(&w);
@@ -95,7 +96,7 @@ START_TEST(test_proc_line_at_limit) {
   kg_proc w;
   ck_assert_int_eq(spawn_sh(&w, "printf '%016d\\n' 7", 16), 0);
   char *line;
-  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_OK);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_now_s() + 10, &line), KG_LINE_OK);
   ck_assert_uint_eq(strlen(line), 16);
   kg_proc_reap(&w, 10, NULL, 0);
 }
@@ -105,7 +106,7 @@ START_TEST(test_proc_line_over_limit) {
   kg_proc w;
   ck_assert_int_eq(spawn_sh(&w, "printf '%017d\\n' 7; sleep 30", 16), 0);
   char *line;
-  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_BAD);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_now_s() + 10, &line), KG_LINE_BAD);
   ck_assert_str_eq(w.bad, "line longer than 16 bytes");
   ck_assert_uint_le(w.cap, 17); /* the buffer never grew past the limit */
   kg_proc_kill(&w);
@@ -119,7 +120,7 @@ START_TEST(test_proc_nul_in_line) {
   kg_proc w;
   ck_assert_int_eq(spawn_sh(&w, "printf 'a\\000b\\n'; sleep 30", 64), 0);
   char *line;
-  ck_assert_int_eq(kg_proc_read_line(&w, kg_proc_now() + 10, &line), KG_LINE_BAD);
+  ck_assert_int_eq(kg_proc_read_line(&w, kg_now_s() + 10, &line), KG_LINE_BAD);
   ck_assert_str_eq(w.bad, "NUL byte inside a line");
   kg_proc_kill(&w);
   kg_proc_reap(&w, 0.0, NULL, 0);
@@ -130,9 +131,9 @@ START_TEST(test_proc_read_timeout) {
   kg_proc w;
   ck_assert_int_eq(spawn_sh(&w, "printf 'half'; sleep 30", 64), 0);
   char *line;
-  double t0 = kg_proc_now();
+  double t0 = kg_now_s();
   ck_assert_int_eq(kg_proc_read_line(&w, t0 + 0.2, &line), KG_LINE_TIMEOUT);
-  ck_assert_double_lt(kg_proc_now() - t0, 5.0);
+  ck_assert_double_lt(kg_now_s() - t0, 5.0);
   ck_assert_int_eq(kg_proc_leftover(&w), 4); /* "half" waits in the buffer */
   kg_proc_kill(&w);
   kg_proc_reap(&w, 0.0, NULL, 0);
