@@ -4,8 +4,19 @@
 # harness/app (main, the CLI and the commands) may include all three. Headers
 # of kernels/ and include/kgate/ are the bottom, below lib. Any include that
 # runs up a layer fails this test, naming the file, the line and the header.
-# usage: layers.sh SOURCE_DIR
+# usage: layers.sh SOURCE_DIR | layers.sh --self-test (a planted up-include must fail)
 set -u
+if [ "${1:-}" = --self-test ]; then
+  t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
+  mkdir -p "$t/harness/lib" "$t/harness/device" "$t/harness/app"
+  printf '#include "cli.h"\n' > "$t/harness/lib/model.c"
+  : > "$t/harness/app/cli.h"
+  out=$(bash "$0" "$t") && { echo "layers: self-test: an up-include passed"; exit 1; }
+  grep -q 'harness/lib/model.c:1 includes "cli.h" from harness/app, a layer above' <<< "$out" ||
+    { echo "layers: self-test: wrong message: $out"; exit 1; }
+  echo "layers: self-test: the planted up-include was caught"
+  exit 0
+fi
 src=${1:-.}
 rank() { case $1 in lib) echo 0 ;; device) echo 1 ;; app) echo 2 ;; *) echo -1 ;; esac; }
 declare -A home
