@@ -241,20 +241,28 @@ static long timed_case(const kg_run *run, int v, kg_dtype dt, size_t n) {
   return -1;
 }
 
+/* Adds n to the set of sizes set[0..*k) unless there or full (max). */
+static void size_add(size_t *set, size_t *k, size_t max, size_t n) {
+  size_t j = 0;
+  while (j < *k && set[j] != n) j++;
+  if (j == *k && *k < max) set[(*k)++] = n;
+}
+
+/* Ascending; insertion sort: a handful of sizes. */
+static void sort_sizes(size_t *a, size_t k) {
+  for (size_t i = 1; i < k; i++)
+    for (size_t b = i; b > 0 && a[b - 1] > a[b]; b--) {
+      size_t t = a[b];
+      a[b] = a[b - 1], a[b - 1] = t;
+    }
+}
+
 /* Distinct timed sizes of dt, ascending; returns the count (at most max). */
 static size_t timed_sizes(const kg_run *run, kg_dtype dt, size_t *ns, size_t max) {
   size_t k = 0;
-  for (size_t i = 0; i < run->n; i++) {
-    if (run->cases[i].dtype != dt || !timed(run, i)) continue;
-    size_t n = run->cases[i].n, j = 0;
-    while (j < k && ns[j] != n) j++;
-    if (j == k && k < max) ns[k++] = n;
-  }
-  for (size_t a = 1; a < k; a++) /* insertion sort: a handful of sizes */
-    for (size_t b = a; b > 0 && ns[b - 1] > ns[b]; b--) {
-      size_t t = ns[b];
-      ns[b] = ns[b - 1], ns[b - 1] = t;
-    }
+  for (size_t i = 0; i < run->n; i++)
+    if (run->cases[i].dtype == dt && timed(run, i)) size_add(ns, &k, max, run->cases[i].n);
+  sort_sizes(ns, k);
   return k;
 }
 
@@ -270,11 +278,7 @@ size_t kg_chart_pick_sizes(const size_t *timed_n, size_t count, size_t *picked, 
   /* Neither: the largest ones, which are the bandwidth-bound ones. */
   size_t sorted[256], m = count < 256 ? count : 256;
   memcpy(sorted, timed_n, m * sizeof *sorted);
-  for (size_t a = 1; a < m; a++)
-    for (size_t b = a; b > 0 && sorted[b - 1] > sorted[b]; b--) {
-      size_t t = sorted[b];
-      sorted[b] = sorted[b - 1], sorted[b - 1] = t;
-    }
+  sort_sizes(sorted, m);
   size_t take = m < max ? m : max;
   memcpy(picked, sorted + (m - take), take * sizeof *picked);
   return take;
@@ -510,52 +514,70 @@ static size_t rank_of(const char *variant) {
   return v >= 0 ? (size_t)v : kg_nvariants;
 }
 
-static int compare_one(const char *dir, const kg_run *run, const kg_comparison *cmp, const char *base_label,
-                       kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
-  const kg_dtype_info *di = kg_dtype_get(dt);
-  /* Rows of this dtype in ladder order, then by n (unknown variants by name). */
-  size_t idx[1024], k = 0;
-  for (size_t r = 0; r < cmp->n && k < 1024; r++)
+/* Ladder order of (variant, n) rows: registry position, unknown names
+ * after it by name, then n. */
+static int ladder_before(const char *xv, size_t xn, const char *yv, size_t yn) {
+  size_t rx = rank_of(xv), ry = rank_of(yv);
+  int c = rx != ry ? (rx < ry ? -1 : 1) : strcmp(xv, yv);
+  return c < 0 || (c == 0 && xn < yn);
+}
+
+/* Rows of this dtype in ladder order, then by n, into idx; returns how many. */
+static size_t compare_rows(const kg_comparison *cmp, kg_dtype dt, size_t *idx, size_t max) {
+  size_t k = 0;
+  for (size_t r = 0; r < cmp->n && k < max; r++)
     if (cmp->rows[r].dtype == dt) idx[k++] = r;
-  if (!k) return 0;
   for (size_t a = 1; a < k; a++)
     for (size_t b = a; b > 0; b--) {
       const kg_cmp_row *x = &cmp->rows[idx[b - 1]], *y = &cmp->rows[idx[b]];
-      size_t rx = rank_of(x->variant), ry = rank_of(y->variant);
-      int c = rx != ry ? (rx < ry ? -1 : 1) : strcmp(x->variant, y->variant);
-      if (c < 0 || (c == 0 && x->n <= y->n)) break;
+      if (!ladder_before(y->variant, y->n, x->variant, x->n)) break;
       size_t t = idx[b];
       idx[b] = idx[b - 1], idx[b - 1] = t;
     }
-  size_t sizes[KG__MAXSIZES], ns = 0;
-  for (size_t j = 0; j < k; j++) {
-    size_t n = cmp->rows[idx[j]].n, s = 0;
-    while (s < ns && sizes[s] != n) s++;
-    if (s == ns && ns < KG__MAXSIZES) sizes[ns++] = n;
-  }
-  for (size_t a = 1; a < ns; a++)
-    for (size_t b = a; b > 0 && sizes[b - 1] > sizes[b]; b--) {
-      size_t t = sizes[b];
-      sizes[b] = sizes[b - 1], sizes[b - 1] = t;
-    }
-  /* Half-width of the x range around 1: the largest deviation or tolerance,
-   * capped at 1 so the axis never goes below 0 (longer bars are clipped and
-   * keep their true value in the label). */
+  return k;
+}
+
+/* Half-width of the x range around 1: the largest deviation or tolerance,
+ * capped at 1 so the axis never goes below 0 (longer bars are clipped and
+ * keep their true value in the label). */
+static double compare_dev(const kg_comparison *cmp, const size_t *idx, size_t k) {
   double dev = 0.05;
   for (size_t j = 0; j < k; j++) {
     const kg_cmp_row *r = &cmp->rows[idx[j]];
     dev = fmax(dev, r->tol * 1.4);
     if (r->base_us > 0 && r->now_us > 0) dev = fmax(dev, fabs(r->now_us / r->base_us - 1) * 1.45);
   }
-  dev = fmin(dev, 1.0);
-  kg__pair p;
-  if (pair_open(&p, dir, out, KG_CHART_COMPARE, di->name, err, errlen)) return -1;
-  FILE *f = p.dat.f, *g = p.vars.f;
-  fprintf(f, "# kgate comparison, %s: one row per case, time new / baseline\n"
-             "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x verdict label\n"
-             "# (ratio ? when either side has no timing; label_x: the right edge, where the labels stand)\n",
-          di->name);
-  size_t rows = 0, count[KG_NVERDICTS] = {0};
+  return fmin(dev, 1.0);
+}
+
+/* One case's line of the comparison's .dat: its bar at y, of height h. */
+static void compare_row(FILE *f, const kg_cmp_row *r, double y, double h, double dev) {
+  int have = r->base_us > 0 && r->now_us > 0;
+  double ratio = have ? r->now_us / r->base_us : NAN, shown = have ? fmin(fmax(ratio, 1 - dev), 1 + dev) : 1;
+  char label[64];
+  if (!have) snprintf(label, sizeof label, "%s", kg_verdict_name(r->verdict));
+  else if (r->verdict == KG_V_SLOWER || r->verdict == KG_V_FASTER)
+    snprintf(label, sizeof label, "%s %+.1f %%", kg_verdict_name(r->verdict), (ratio - 1) * 100);
+  else if (fabs(ratio - 1) < 0.0005) snprintf(label, sizeof label, "0.0 %%");
+  else snprintf(label, sizeof label, "%+.1f %%", (ratio - 1) * 100);
+  fprintf(f, "%.4f", y);
+  dat_num(f, ratio);
+  dat_num(f, have ? fmin(1, shown) : NAN);
+  dat_num(f, have ? fmax(1, shown) : NAN);
+  fprintf(f, " %.4f %.4f", y - h * 0.42, y + h * 0.42);
+  fprintf(f, " %.4f %.4f 0x%06x", 1 - r->tol, 1 + r->tol, k_verdict_style[r->verdict].rgb);
+  /* Every label in one column at the right edge, where it covers nothing
+   * and reads as a table; also one labels plot that always has points
+   * (gnuplot 5.4 crashes on a labels plot with none). */
+  dat_num(f, 1 + dev);
+  fprintf(f, " %s \"%s\"\n", kg_verdict_name(r->verdict), label);
+}
+
+/* The .dat rows (a bar per size, grouped by variant) and the y tics (one
+ * per variant); counts the verdicts. Returns the number of variants. */
+static size_t compare_data(FILE *f, FILE *g, const kg_comparison *cmp, const size_t *idx, size_t k,
+                           const size_t *sizes, size_t ns, double dev, size_t *count) {
+  size_t rows = 0;
   double h = 0.8 / (double)ns;
   char prev[64] = "";
   kg__tics ytics = {g, "y", 0};
@@ -568,38 +590,41 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
     }
     size_t s = 0;
     while (sizes[s] != r->n) s++;
-    double y = (double)(rows - 1) + ((double)s - (double)(ns - 1) / 2) * h;
-    int have = r->base_us > 0 && r->now_us > 0;
-    double ratio = have ? r->now_us / r->base_us : NAN, shown = have ? fmin(fmax(ratio, 1 - dev), 1 + dev) : 1;
-    char label[64];
-    if (!have) snprintf(label, sizeof label, "%s", kg_verdict_name(r->verdict));
-    else if (r->verdict == KG_V_SLOWER || r->verdict == KG_V_FASTER)
-      snprintf(label, sizeof label, "%s %+.1f %%", kg_verdict_name(r->verdict), (ratio - 1) * 100);
-    else if (fabs(ratio - 1) < 0.0005) snprintf(label, sizeof label, "0.0 %%");
-    else snprintf(label, sizeof label, "%+.1f %%", (ratio - 1) * 100);
+    compare_row(f, r, (double)(rows - 1) + ((double)s - (double)(ns - 1) / 2) * h, h, dev);
     count[r->verdict]++;
-    fprintf(f, "%.4f", y);
-    dat_num(f, ratio);
-    dat_num(f, have ? fmin(1, shown) : NAN);
-    dat_num(f, have ? fmax(1, shown) : NAN);
-    fprintf(f, " %.4f %.4f", y - h * 0.42, y + h * 0.42);
-    fprintf(f, " %.4f %.4f 0x%06x", 1 - r->tol, 1 + r->tol, k_verdict_style[r->verdict].rgb);
-    /* Every label in one column at the right edge, where it covers nothing
-     * and reads as a table; also one labels plot that always has points
-     * (gnuplot 5.4 crashes on a labels plot with none). */
-    dat_num(f, 1 + dev);
-    fprintf(f, " %s \"%s\"\n", kg_verdict_name(r->verdict), label);
   }
   tics_end(&ytics);
-  char sub[400], date[48], verdicts[200] = "";
-  run_subtitle(&run->meta, sub, sizeof sub);
-  kg_date_label(run->meta.date, date, sizeof date);
-  size_t used = 0;
+  return rows;
+}
+
+/* "2 SLOWER, 5 SAME": the verdicts a comparison chart shows, worst first. */
+static void compare_counts(const size_t *count, char *out, size_t len) {
   static const kg_verdict order[] = {KG_V_SLOWER, KG_V_FASTER, KG_V_SAME, KG_V_NEW, KG_V_MISSING, KG_V_UNKNOWN};
+  size_t used = 0;
+  out[0] = 0;
   for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
-    if (count[order[o]] && used < sizeof verdicts)
-      used += (size_t)snprintf(verdicts + used, sizeof verdicts - used, "%s%zu %s", used ? ", " : "",
-                               count[order[o]], kg_verdict_name(order[o]));
+    if (count[order[o]] && used < len)
+      used += (size_t)snprintf(out + used, len - used, "%s%zu %s", used ? ", " : "", count[order[o]],
+                               kg_verdict_name(order[o]));
+}
+
+/* The third title line: what the run is compared with, and which bar is which size. */
+static void compare_notes(FILE *g, const char *base_label, const size_t *sizes, size_t ns) {
+  char note[200], slabel[32];
+  size_t used = 0;
+  gp_str(g, "note", "vs %s", base_label ? base_label : "the baseline");
+  for (size_t s = 0; s < ns && used < sizeof note; s++) {
+    kg_size_label(sizes[s], slabel, sizeof slabel);
+    used += (size_t)snprintf(note + used, sizeof note - used, "%s%s", s ? ", " : ns > 1 ? "bars top to bottom: n = " : "n = ",
+                             slabel);
+  }
+  gp_str(g, "sizes_note", "variant (%s)", note);
+}
+
+static void compare_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, const char *verdicts, size_t rows,
+                         size_t ns, double dev) {
+  char sub[400];
+  run_subtitle(&run->meta, sub, sizeof sub);
   gp_str(g, "title", "%s sum: time new / baseline per case (%s)", di->name, verdicts);
   gp_str(g, "subtitle", "%s", sub);
   gp_num(g, "width", 1300);
@@ -608,17 +633,9 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
   gp_num(g, "xmin", 1 - dev);
   gp_num(g, "xmax", 1 + dev);
   gp_num(g, "height", 150 + (double)rows * (ns > 1 ? 40 : 28));
-  char slabel[32];
-  /* The third title line: what the run is compared with, and which bar is which size. */
-  gp_str(g, "note", "vs %s", base_label ? base_label : "the baseline");
-  char note[200];
-  used = 0;
-  for (size_t s = 0; s < ns && used < sizeof note; s++) {
-    kg_size_label(sizes[s], slabel, sizeof slabel);
-    used += (size_t)snprintf(note + used, sizeof note - used, "%s%s", s ? ", " : ns > 1 ? "bars top to bottom: n = " : "n = ",
-                             slabel);
-  }
-  gp_str(g, "sizes_note", "variant (%s)", note);
+}
+
+static void verdict_colors(FILE *g) {
   for (int v = 0; v < KG_NVERDICTS; v++) {
     char key[24];
     snprintf(key, sizeof key, "color_%s", kg_verdict_name((kg_verdict)v));
@@ -626,6 +643,31 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
     snprintf(key, sizeof key, "legend_%s", kg_verdict_name((kg_verdict)v));
     gp_str(g, key, "%s", k_verdict_style[v].legend);
   }
+}
+
+static int compare_one(const char *dir, const kg_run *run, const kg_comparison *cmp, const char *base_label,
+                       kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  size_t idx[1024], k = compare_rows(cmp, dt, idx, 1024);
+  if (!k) return 0;
+  size_t sizes[KG__MAXSIZES], ns = 0;
+  for (size_t j = 0; j < k; j++) size_add(sizes, &ns, KG__MAXSIZES, cmp->rows[idx[j]].n);
+  sort_sizes(sizes, ns);
+  double dev = compare_dev(cmp, idx, k);
+  kg__pair p;
+  if (pair_open(&p, dir, out, KG_CHART_COMPARE, di->name, err, errlen)) return -1;
+  FILE *f = p.dat.f, *g = p.vars.f;
+  fprintf(f, "# kgate comparison, %s: one row per case, time new / baseline\n"
+             "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x verdict label\n"
+             "# (ratio ? when either side has no timing; label_x: the right edge, where the labels stand)\n",
+          di->name);
+  size_t count[KG_NVERDICTS] = {0};
+  size_t rows = compare_data(f, g, cmp, idx, k, sizes, ns, dev, count);
+  char verdicts[200];
+  compare_counts(count, verdicts, sizeof verdicts);
+  compare_vars(g, run, di, verdicts, rows, ns, dev);
+  compare_notes(g, base_label, sizes, ns);
+  verdict_colors(g);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%s)",
            di->name, verdicts);
   return pair_commit(&p, out, err, errlen);
@@ -655,12 +697,6 @@ static int pair_drawn(const kg_pair_cell *c) {
          c->stat.ratio <= c->stat.hi && isfinite(c->stat.hi);
 }
 
-static int pair_before(const kg_pair_cell *x, const kg_pair_cell *y) {
-  size_t rx = rank_of(x->variant), ry = rank_of(y->variant);
-  int c = rx != ry ? (rx < ry ? -1 : 1) : strcmp(x->variant, y->variant);
-  return c < 0 || (c == 0 && x->n < y->n);
-}
-
 /* Half-width of the x range around 0, in %: the widest interval or
  * minimum effect with a margin, at least 1 %, at most 100 % (beyond it a
  * bar is clipped at the edge and its label keeps the true numbers). */
@@ -687,63 +723,57 @@ static void pair_counts(const size_t *count, char *out, size_t len) {
                                kg_pverdict_name(order[o]));
 }
 
-static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
-  const kg_dtype_info *di = kg_dtype_get(dt);
-  /* Cells of this dtype in ladder order, then by n (unknown variants by name). */
-  size_t idx[1024], k = 0, drawn = 0;
-  for (size_t i = 0; i < run->npairs && k < 1024; i++)
-    if (run->pairs[i].dtype == dt) idx[k++] = i, drawn += pair_drawn(&run->pairs[i]);
-  if (!drawn) return 0; /* only NEW/MISSING/UNKNOWN: the reports list them, a chart would show no point */
-  for (size_t a = 1; a < k; a++)
-    for (size_t b = a; b > 0 && pair_before(&run->pairs[idx[b]], &run->pairs[idx[b - 1]]); b--) {
+/* Cells of this dtype in ladder order, then by n, into idx (*k of them);
+ * returns how many of them have an interval to draw. */
+static size_t paired_cells(const kg_run *run, kg_dtype dt, size_t *idx, size_t max, size_t *k) {
+  size_t drawn = 0;
+  *k = 0;
+  for (size_t i = 0; i < run->npairs && *k < max; i++)
+    if (run->pairs[i].dtype == dt) idx[(*k)++] = i, drawn += pair_drawn(&run->pairs[i]);
+  for (size_t a = 1; a < *k; a++)
+    for (size_t b = a; b > 0; b--) {
+      const kg_pair_cell *x = &run->pairs[idx[b - 1]], *y = &run->pairs[idx[b]];
+      if (!ladder_before(y->variant, y->n, x->variant, x->n)) break;
       size_t t = idx[b];
       idx[b] = idx[b - 1], idx[b - 1] = t;
     }
-  double half = pair_half(run, idx, k);
-  kg__pair p;
-  if (pair_open(&p, dir, out, KG_CHART_PAIRED, di->name, err, errlen)) return -1;
-  FILE *f = p.dat.f, *g = p.vars.f;
-  fprintf(f, "# kgate paired gate, %s: one row per cell (variant, n), change head / base - 1 in %%\n"
-             "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n"
-             "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"
-             "#  ? where a cell has none: NEW, MISSING and UNKNOWN rows are text only)\n",
-          di->name);
-  size_t count[KG_NPVERDICTS] = {0};
-  kg__tics ytics = {g, "y", 0};
-  for (size_t j = 0; j < k; j++) {
-    const kg_pair_cell *c = &run->pairs[idx[j]];
-    const kg_pair_stat *st = &c->stat;
-    int have = pair_drawn(c);
-    char slabel[32], tic[128], label[96];
-    kg_size_label(c->n, slabel, sizeof slabel);
-    snprintf(tic, sizeof tic, "%s  %s", c->variant, slabel);
-    tic_add(&ytics, tic, "", (double)j);
-    double chg = have ? (st->ratio - 1) * 100 : NAN, lo = have ? (st->lo - 1) * 100 : NAN,
-           hi = have ? (st->hi - 1) * 100 : NAN;
-    double band = c->min_effect > 0 && isfinite(c->min_effect) ? fmin(c->min_effect * 100, half) : NAN;
-    const char *vname = kg_pverdict_name(st->verdict);
-    if (have) snprintf(label, sizeof label, "%s %+.2f %% [%+.2f, %+.2f]", vname, chg, lo, hi);
-    else if (st->verdict == KG_PV_NEW) snprintf(label, sizeof label, "NEW: only in head");
-    else if (st->verdict == KG_PV_MISSING) snprintf(label, sizeof label, "MISSING: only in base");
-    else snprintf(label, sizeof label, "%s: no numbers", vname);
-    count[st->verdict]++;
-    fprintf(f, "%zu", j);
-    dat_num(f, chg);
-    dat_num(f, lo);
-    dat_num(f, hi);
-    dat_num(f, have ? fmin(fmax(chg, -half), half) : NAN);
-    dat_num(f, have ? fmin(fmax(lo, -half), half) : NAN);
-    dat_num(f, have ? fmin(fmax(hi, -half), half) : NAN);
-    dat_num(f, have ? band : NAN);
-    fprintf(f, " %.2f %.2f 0x%06x", (double)j - 0.42, (double)j + 0.42, k_pverdict_rgb[st->verdict]);
-    /* Every row has a label at the right edge: the labels plot is never empty
-     * (gnuplot 5.4 crashes on a labels plot with no point). */
-    dat_num(f, half);
-    fprintf(f, " %s \"%s\"\n", vname, label);
-  }
-  tics_end(&ytics);
-  char verdicts[200], date[48];
-  pair_counts(count, verdicts, sizeof verdicts);
+  return drawn;
+}
+
+/* Row j of the paired chart: its y tic and its line in the .dat. */
+static void paired_row(FILE *f, kg__tics *ytics, const kg_pair_cell *c, size_t j, double half) {
+  const kg_pair_stat *st = &c->stat;
+  int have = pair_drawn(c);
+  char slabel[32], tic[128], label[96];
+  kg_size_label(c->n, slabel, sizeof slabel);
+  snprintf(tic, sizeof tic, "%s  %s", c->variant, slabel);
+  tic_add(ytics, tic, "", (double)j);
+  double chg = have ? (st->ratio - 1) * 100 : NAN, lo = have ? (st->lo - 1) * 100 : NAN,
+         hi = have ? (st->hi - 1) * 100 : NAN;
+  double band = c->min_effect > 0 && isfinite(c->min_effect) ? fmin(c->min_effect * 100, half) : NAN;
+  const char *vname = kg_pverdict_name(st->verdict);
+  if (have) snprintf(label, sizeof label, "%s %+.2f %% [%+.2f, %+.2f]", vname, chg, lo, hi);
+  else if (st->verdict == KG_PV_NEW) snprintf(label, sizeof label, "NEW: only in head");
+  else if (st->verdict == KG_PV_MISSING) snprintf(label, sizeof label, "MISSING: only in base");
+  else snprintf(label, sizeof label, "%s: no numbers", vname);
+  fprintf(f, "%zu", j);
+  dat_num(f, chg);
+  dat_num(f, lo);
+  dat_num(f, hi);
+  dat_num(f, have ? fmin(fmax(chg, -half), half) : NAN);
+  dat_num(f, have ? fmin(fmax(lo, -half), half) : NAN);
+  dat_num(f, have ? fmin(fmax(hi, -half), half) : NAN);
+  dat_num(f, have ? band : NAN);
+  fprintf(f, " %.2f %.2f 0x%06x", (double)j - 0.42, (double)j + 0.42, k_pverdict_rgb[st->verdict]);
+  /* Every row has a label at the right edge: the labels plot is never empty
+   * (gnuplot 5.4 crashes on a labels plot with no point). */
+  dat_num(f, half);
+  fprintf(f, " %s \"%s\"\n", vname, label);
+}
+
+static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, const char *verdicts, size_t k,
+                        double half) {
+  char date[48];
   kg_date_label(run->meta.date, date, sizeof date);
   const kg_pair_meta *m = &run->pair;
   gp_str(g, "title", "%s sum, paired gate: change head / base per cell (%s)", di->name, verdicts);
@@ -763,6 +793,32 @@ static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
     snprintf(key, sizeof key, "color_%s", kg_pverdict_name((kg_pverdict)v));
     gp_str(g, key, "#%06x", k_pverdict_rgb[v]);
   }
+}
+
+static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  size_t idx[1024], k;
+  if (!paired_cells(run, dt, idx, 1024, &k))
+    return 0; /* only NEW/MISSING/UNKNOWN: the reports list them, a chart would show no point */
+  double half = pair_half(run, idx, k);
+  kg__pair p;
+  if (pair_open(&p, dir, out, KG_CHART_PAIRED, di->name, err, errlen)) return -1;
+  FILE *f = p.dat.f, *g = p.vars.f;
+  fprintf(f, "# kgate paired gate, %s: one row per cell (variant, n), change head / base - 1 in %%\n"
+             "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n"
+             "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"
+             "#  ? where a cell has none: NEW, MISSING and UNKNOWN rows are text only)\n",
+          di->name);
+  size_t count[KG_NPVERDICTS] = {0};
+  kg__tics ytics = {g, "y", 0};
+  for (size_t j = 0; j < k; j++) {
+    paired_row(f, &ytics, &run->pairs[idx[j]], j, half);
+    count[run->pairs[idx[j]].stat.verdict]++;
+  }
+  tics_end(&ytics);
+  char verdicts[200];
+  pair_counts(count, verdicts, sizeof verdicts);
+  paired_vars(g, run, di, verdicts, k, half);
   snprintf(p.chart->caption, sizeof p.chart->caption,
            "%s: change head / base per cell with its interval (%.100s)", di->name, verdicts);
   return pair_commit(&p, out, err, errlen);
@@ -821,34 +877,33 @@ typedef struct kg__trend {
   const kg_history *h;
   const size_t *runs; /* the runs drawn (one L2 mode), history indices */
   size_t nruns;
+  const kg_baseline *base; /* may be NULL */
+  double tol_pct;
+  const kg_step *steps;
+  size_t nsteps;
 } kg__trend;
 
-static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *base, double tol_pct,
-                     const kg_step *steps, size_t nsteps, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
-  const kg_dtype_info *di = kg_dtype_get(dt);
-  const kg_history *h = t->h;
-  /* The size: 2^25 if any run timed it, else the largest timed. */
-  size_t all[KG__MAXSIZES], nall = 0, n;
+/* The size a trend shows: 2^25 if any run timed it, else the largest timed.
+ * 0 when no run timed dt. */
+static int trend_size(const kg__trend *t, kg_dtype dt, size_t *n) {
+  size_t all[KG__MAXSIZES], nall = 0, picked[2];
   for (size_t j = 0; j < t->nruns; j++) {
-    const kg_hist_run *r = &h->runs[t->runs[j]];
-    for (size_t i = 0; i < r->n; i++) {
-      if (r->entries[i].dtype != dt) continue;
-      size_t s = 0;
-      while (s < nall && all[s] != r->entries[i].n) s++;
-      if (s == nall && nall < KG__MAXSIZES) all[nall++] = r->entries[i].n;
-    }
+    const kg_hist_run *r = &t->h->runs[t->runs[j]];
+    for (size_t i = 0; i < r->n; i++)
+      if (r->entries[i].dtype == dt) size_add(all, &nall, KG__MAXSIZES, r->entries[i].n);
   }
-  size_t picked[2];
   size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
-  if (!np) return 0;
-  n = picked[np - 1];
-  /* Variants: every name timed at n in some run (one pass: a year of
-   * nightly runs is ~10^6 entries), then registry order, unknown names last. */
-  const char *names[512];
+  if (np) *n = picked[np - 1];
+  return np != 0;
+}
+
+/* Variants: every name timed at n in some run (one pass: a year of nightly
+ * runs is ~10^6 entries), in registry order, unknown names last. */
+static size_t trend_names(const kg__trend *t, kg_dtype dt, size_t n, const char **names, size_t max) {
   size_t count = 0;
   for (size_t j = 0; j < t->nruns; j++) {
-    const kg_hist_run *r = &h->runs[t->runs[j]];
-    for (size_t i = 0; i < r->n && count < 512; i++) {
+    const kg_hist_run *r = &t->h->runs[t->runs[j]];
+    for (size_t i = 0; i < r->n && count < max; i++) {
       const kg_hist_entry *e = &r->entries[i];
       if (e->dtype != dt || e->n != n) continue;
       size_t c = 0;
@@ -856,74 +911,89 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
       if (c == count) names[count++] = e->variant;
     }
   }
-  if (!count) return 0;
   qsort(names, count, sizeof *names, ladder_cmp);
-  kg__pair p;
-  if (pair_open(&p, dir, out, KG_CHART_TREND, di->name, err, errlen)) return -1;
-  FILE *f = p.dat.f, *g = p.vars.f;
-  const kg_hist_run *last = &h->runs[t->runs[t->nruns - 1]];
-  fprintf(f, "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
-             "# columns: run pct_peak pct_at_q3 pct_at_q1 step (-1 slower, 1 faster than the run before)\n",
-          di->name, n);
-  size_t flagged = 0;
-  /* Per-variant lists, built beside the data and written once complete. */
-  char *lists[4] = {NULL};
-  size_t lens[4];
-  FILE *ls[4];
-  int nolist = 0;
-  for (int k = 0; k < 4; k++) nolist |= !(ls[k] = open_memstream(&lists[k], &lens[k]));
-  if (nolist) {
-    for (int k = 0; k < 4; k++)
-      if (ls[k]) fclose(ls[k]), free(lists[k]);
-    kg_out_abort(&p.dat);
-    kg_out_abort(&p.vars);
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
-  for (size_t c = 0; c < count; c++) {
-    dat_comment(f, names[c]);
-    double lo = INFINITY, hi = -INFINITY;
-    for (size_t j = 0; j < t->nruns; j++) {
-      const kg_hist_run *r = &h->runs[t->runs[j]];
-      const kg_hist_entry *e = kg_hist_find(r, names[c], dt, n);
-      if (!e) continue;
-      double pm = pct_at(r, dt, n, e->t.median_us), pq3 = pct_at(r, dt, n, e->t.q3_us),
-             pq1 = pct_at(r, dt, n, e->t.q1_us);
-      int step = step_at(steps, nsteps, t->runs[j], names[c], dt, n);
-      flagged += step != 0;
-      fprintf(f, "%zu", j + 1);
-      dat_num(f, pm);
-      dat_num(f, pq3);
-      dat_num(f, pq1);
-      fprintf(f, " %d\n", step);
-      lo = fmin(lo, fmin(pm, pq3)), hi = fmax(hi, fmax(pm, pq1));
-    }
-    fputs("\n\n", f);
-    const kg_base_entry *b = base_find(base, names[c], dt, n);
-    double tol = kg_tolerance(n * di->size, tol_pct), mid = NAN, blo = NAN, bhi = NAN;
-    if (b) {
-      mid = pct_at(last, dt, n, b->t.median_us);
-      blo = mid / (1 + tol), bhi = mid / (1 - tol);
-      lo = fmin(lo, blo), hi = fmax(hi, bhi);
-    }
-    /* A panel spans at least a tenth of its level, so noise is not magnified into a cliff. */
-    double centre = (lo + hi) / 2, span = fmax(hi - lo, fmax(0.1 * centre, 1e-3));
-    gp_item(g, "name", c + 1, names[c]);
-    fprintf(ls[0], "%s%.6g", c ? " " : "", mid);
-    fprintf(ls[1], "%s%.6g", c ? " " : "", blo);
-    fprintf(ls[2], "%s%.6g", c ? " " : "", bhi);
-    fprintf(ls[3], "%s%.6g %.6g", c ? " " : "", fmax(0, centre - span * 0.65), centre + span * 0.65);
-  }
+  return count;
+}
+
+/* Per-variant lists of numbers for the .vars file, built beside the data
+ * and written once complete. */
+enum { KG__NLISTS = 4 };
+typedef struct kg__lists {
+  FILE *f[KG__NLISTS];
+  char *buf[KG__NLISTS];
+  size_t len[KG__NLISTS];
+} kg__lists;
+
+static int lists_open(kg__lists *l) {
+  int bad = 0;
+  memset(l, 0, sizeof *l);
+  for (int k = 0; k < KG__NLISTS; k++) bad |= !(l->f[k] = open_memstream(&l->buf[k], &l->len[k]));
+  if (bad)
+    for (int k = 0; k < KG__NLISTS; k++)
+      if (l->f[k]) fclose(l->f[k]), free(l->buf[k]);
+  return bad ? -1 : 0;
+}
+
+static void lists_write(FILE *g, kg__lists *l) {
   fputs("# per variant: the baseline's % of peak and its tolerance band (nan: none), y ranges (lo hi)\n", g);
-  static const char *const keys[] = {"base_mid", "base_lo", "base_hi", "yranges"};
-  for (int k = 0; k < 4; k++) {
-    fclose(ls[k]);
-    fprintf(g, "%s = '%s'\n", keys[k], lists[k] ? lists[k] : ""); /* numbers only */
-    free(lists[k]);
+  static const char *const keys[KG__NLISTS] = {"base_mid", "base_lo", "base_hi", "yranges"};
+  for (int k = 0; k < KG__NLISTS; k++) {
+    fclose(l->f[k]);
+    fprintf(g, "%s = '%s'\n", keys[k], l->buf[k] ? l->buf[k] : ""); /* numbers only */
+    free(l->buf[k]);
   }
-  gp_num(g, "nseries", (double)count);
-  gp_num(g, "nruns", (double)t->nruns);
-  /* Tick labels: as short as tells neighbours apart, at most about 6 per panel. */
+}
+
+/* A variant's block in the .dat: a row per run that timed it. Widens
+ * [*lo, *hi] to its numbers; returns the step changes it marks. */
+static size_t trend_block(FILE *f, const kg__trend *t, const char *name, kg_dtype dt, size_t n, double *lo,
+                          double *hi) {
+  size_t flagged = 0;
+  dat_comment(f, name);
+  for (size_t j = 0; j < t->nruns; j++) {
+    const kg_hist_run *r = &t->h->runs[t->runs[j]];
+    const kg_hist_entry *e = kg_hist_find(r, name, dt, n);
+    if (!e) continue;
+    double pm = pct_at(r, dt, n, e->t.median_us), pq3 = pct_at(r, dt, n, e->t.q3_us),
+           pq1 = pct_at(r, dt, n, e->t.q1_us);
+    int step = step_at(t->steps, t->nsteps, t->runs[j], name, dt, n);
+    flagged += step != 0;
+    fprintf(f, "%zu", j + 1);
+    dat_num(f, pm);
+    dat_num(f, pq3);
+    dat_num(f, pq1);
+    fprintf(f, " %d\n", step);
+    *lo = fmin(*lo, fmin(pm, pq3)), *hi = fmax(*hi, fmax(pm, pq1));
+  }
+  fputs("\n\n", f);
+  return flagged;
+}
+
+/* Variant c's entries in the lists: the baseline's % of peak on the latest
+ * run's device and its tolerance band (NaN: no baseline), and the y range
+ * of its panel over [lo, hi] and the band. */
+static void trend_lists(kg__lists *l, const kg__trend *t, size_t c, const char *name, kg_dtype dt, size_t n,
+                        double lo, double hi) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  const kg_base_entry *b = base_find(t->base, name, dt, n);
+  double tol = kg_tolerance(n * di->size, t->tol_pct), mid = NAN, blo = NAN, bhi = NAN;
+  if (b) {
+    mid = pct_at(&t->h->runs[t->runs[t->nruns - 1]], dt, n, b->t.median_us);
+    blo = mid / (1 + tol), bhi = mid / (1 - tol);
+    lo = fmin(lo, blo), hi = fmax(hi, bhi);
+  }
+  /* A panel spans at least a tenth of its level, so noise is not magnified into a cliff. */
+  double centre = (lo + hi) / 2, span = fmax(hi - lo, fmax(0.1 * centre, 1e-3));
+  fprintf(l->f[0], "%s%.6g", c ? " " : "", mid);
+  fprintf(l->f[1], "%s%.6g", c ? " " : "", blo);
+  fprintf(l->f[2], "%s%.6g", c ? " " : "", bhi);
+  fprintf(l->f[3], "%s%.6g %.6g", c ? " " : "", fmax(0, centre - span * 0.65), centre + span * 0.65);
+}
+
+/* Tick labels: as short as tells neighbouring runs apart, at most five a
+ * panel, the date over the time so a label stays narrow. */
+static void trend_xtics(FILE *g, const kg__trend *t) {
+  const kg_history *h = t->h;
   int precision = 0;
   for (; precision < 2; precision++) {
     int clash = 0;
@@ -935,7 +1005,6 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
     }
     if (!clash) break;
   }
-  /* At most five ticks a panel; the date over the time, so a label stays narrow. */
   size_t every = (t->nruns + 4) / 5;
   kg__tics xtics = {g, "x", 0};
   for (size_t j = 0; j < t->nruns; j += every) {
@@ -946,6 +1015,11 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
     tic_add(&xtics, a, time ? time : "", (double)(j + 1)); /* trend.gp puts the time under the date */
   }
   tics_end(&xtics);
+}
+
+/* The panel grid, the titles and the legend. */
+static void trend_vars(FILE *g, const kg__trend *t, const kg_dtype_info *di, size_t n, size_t count, size_t flagged) {
+  const kg_hist_run *last = &t->h->runs[t->runs[t->nruns - 1]];
   size_t cols = count < 4 ? count : 4, rows = (count + cols - 1) / cols;
   gp_num(g, "cols", (double)cols);
   gp_num(g, "rows", (double)rows);
@@ -954,17 +1028,51 @@ static int trend_one(const char *dir, const kg__trend *t, const kg_baseline *bas
   char label[32], bytes[32], first[48], lastd[48];
   kg_size_label(n, label, sizeof label);
   kg_bytes_label((double)n * (double)di->size, bytes, sizeof bytes);
-  kg_date_label(h->runs[t->runs[0]].date, first, sizeof first);
+  kg_date_label(t->h->runs[t->runs[0]].date, first, sizeof first);
   kg_date_label(last->date, lastd, sizeof lastd);
   gp_str(g, "title", "%s sum at n = %s (%s): %% of theoretical peak over %zu run%s", di->name, label, bytes, t->nruns,
          t->nruns == 1 ? "" : "s");
   gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %zu step change%s marked", last->dev.name, first, lastd,
          last->hot ? "warm" : "cold", flagged, flagged == 1 ? "" : "s");
   gp_str(g, "legend", "line: median %% of peak (bars: quartiles) \u00b7 %s \u00b7 \u25bc slower / \u25b2 faster than "
-         "the run before", base ? "band: baseline \u00b1 tolerance (dashed: its median); \u25ef outside the band"
-                                : "no baseline given: no band");
+         "the run before", t->base ? "band: baseline \u00b1 tolerance (dashed: its median); \u25ef outside the band"
+                                   : "no baseline given: no band");
+}
+
+static int trend_one(const char *dir, const kg__trend *t, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  size_t n;
+  const char *names[512];
+  if (!trend_size(t, dt, &n)) return 0;
+  size_t count = trend_names(t, dt, n, names, 512);
+  if (!count) return 0;
+  kg__pair p;
+  if (pair_open(&p, dir, out, KG_CHART_TREND, di->name, err, errlen)) return -1;
+  FILE *f = p.dat.f, *g = p.vars.f;
+  fprintf(f, "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
+             "# columns: run pct_peak pct_at_q3 pct_at_q1 step (-1 slower, 1 faster than the run before)\n",
+          di->name, n);
+  kg__lists l;
+  if (lists_open(&l)) {
+    kg_out_abort(&p.dat);
+    kg_out_abort(&p.vars);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  size_t flagged = 0;
+  for (size_t c = 0; c < count; c++) {
+    double lo = INFINITY, hi = -INFINITY;
+    flagged += trend_block(f, t, names[c], dt, n, &lo, &hi);
+    gp_item(g, "name", c + 1, names[c]);
+    trend_lists(&l, t, c, names[c], dt, n, lo, hi);
+  }
+  lists_write(g, &l);
+  gp_num(g, "nseries", (double)count);
+  gp_num(g, "nruns", (double)t->nruns);
+  trend_xtics(g, t);
+  trend_vars(g, t, di, n, count, flagged);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of peak at n = %zu per variant over %zu runs%s", di->name,
-           n, t->nruns, base ? ", baseline band" : "");
+           n, t->nruns, t->base ? ", baseline band" : "");
   return pair_commit(&p, out, err, errlen);
 }
 
@@ -979,10 +1087,9 @@ int kg_chart_trend(const char *dir, const kg_history *h, const kg_baseline *base
   }
   for (size_t j = 0; j < h->n; j++)
     if (h->runs[j].hot == h->runs[h->n - 1].hot) runs[nruns++] = j;
-  kg__trend t = {h, runs, nruns};
+  kg__trend t = {h, runs, nruns, base, tol_override_pct, steps, nsteps};
   int rc = 0;
-  for (int d = 0; d < KG_NDTYPES && !rc; d++)
-    rc = trend_one(dir, &t, base, tol_override_pct, steps, nsteps, (kg_dtype)d, out, err, errlen);
+  for (int d = 0; d < KG_NDTYPES && !rc; d++) rc = trend_one(dir, &t, (kg_dtype)d, out, err, errlen);
   free(runs);
   return rc;
 }
