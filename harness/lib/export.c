@@ -12,18 +12,22 @@
 
 typedef void (*kg__writer)(FILE *f, const kg_run *run, const kg_comparison *cmp);
 
+typedef struct export_ctx {
+  kg__writer write;
+  const kg_run *run;
+  const kg_comparison *cmp;
+} export_ctx;
+
+static void export_fill(FILE *f, const void *ctx) {
+  const export_ctx *x = ctx;
+  x->write(f, x->run, x->cmp);
+}
+
 /* Every export goes through the same atomic open / write / commit. */
 static int export_with(kg__writer write, const char *path, const kg_run *run, const kg_comparison *cmp, char *err,
                        size_t errlen) {
-  kg_outfile o;
-  if (kg_out_open(&o, path, err, errlen)) return -1;
-  write(o.f, run, cmp);
-  if (ferror(o.f)) {
-    kg_out_abort(&o);
-    snprintf(err, errlen, "%s: write error", path);
-    return -1;
-  }
-  return kg_out_commit(&o, err, errlen);
+  export_ctx x = {write, run, cmp};
+  return kg_out_write(path, export_fill, &x, err, errlen);
 }
 
 /* The comparison row of case i. Only perf cases are compared, and only the

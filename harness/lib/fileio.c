@@ -214,6 +214,18 @@ int kg_out_commit(kg_outfile *o, char *err, size_t errlen) {
   return 0;
 }
 
+int kg_out_write(const char *path, void (*fill)(FILE *f, const void *ctx), const void *ctx, char *err, size_t errlen) {
+  kg_outfile o;
+  if (kg_out_open(&o, path, err, errlen)) return -1;
+  fill(o.f, ctx);
+  if (ferror(o.f)) {
+    kg_out_abort(&o);
+    snprintf(err, errlen, "cannot write %s: write error", path);
+    return -1;
+  }
+  return kg_out_commit(&o, err, errlen);
+}
+
 void kg_out_abort(kg_outfile *o) {
   if (!o->f) return;
   if (!o->is_stdout) {

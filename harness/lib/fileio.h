@@ -37,6 +37,10 @@ int kg_out_open(kg_outfile *o, const char *path, char *err, size_t errlen);
 int kg_out_commit(kg_outfile *o, char *err, size_t errlen);
 /* Drops the temp file; the target is untouched. */
 void kg_out_abort(kg_outfile *o);
+/* The whole of a text file through kg_out_open: fill writes it, then a
+ * stream error aborts ("cannot write PATH: write error", the target
+ * untouched) and anything else commits. 0, or -1 with err. */
+int kg_out_write(const char *path, void (*fill)(FILE *f, const void *ctx), const void *ctx, char *err, size_t errlen);
 
 /* A JSON number, or null for a non-finite one (JSON has no Inf or NaN). */
 json_t *kg_json_real(double v);

@@ -691,19 +691,23 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
   fputs("</table>\n</body>\n</html>\n", f);
 }
 
+typedef struct page_ctx {
+  void (*fn)(FILE *, const char *, const kg_html_page *);
+  const char *dir;
+  const kg_html_page *page;
+} page_ctx;
+
+static void page_fill(FILE *f, const void *ctx) {
+  const page_ctx *x = ctx;
+  x->fn(f, x->dir, x->page);
+}
+
 static int write_file(const char *dir, const char *name, void (*fn)(FILE *, const char *, const kg_html_page *),
                       const kg_html_page *page, char *err, size_t errlen) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  kg_outfile o;
-  if (kg_out_open(&o, path, err, errlen)) return -1;
-  fn(o.f, dir, page);
-  if (ferror(o.f)) {
-    kg_out_abort(&o);
-    snprintf(err, errlen, "cannot write %s: write error", path);
-    return -1;
-  }
-  return kg_out_commit(&o, err, errlen);
+  page_ctx x = {fn, dir, page};
+  return kg_out_write(path, page_fill, &x, err, errlen);
 }
 
 static void archive_page(FILE *f, const char *dir, const kg_html_page *p) {
