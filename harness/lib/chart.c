@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,18 +523,26 @@ static int ladder_before(const char *xv, size_t xn, const char *yv, size_t yn) {
   return c < 0 || (c == 0 && xn < yn);
 }
 
+/* Sorts idx[0..k) (indexes into items, each size bytes, holding a variant
+ * name and an n at the given offsets) into ladder order; stable. */
+static void ladder_sort(size_t *idx, size_t k, const void *items, size_t size, size_t variant_at, size_t n_at) {
+  const char *base = items;
+  for (size_t a = 1; a < k; a++)
+    for (size_t b = a; b > 0; b--) {
+      const char *x = base + idx[b - 1] * size, *y = base + idx[b] * size;
+      if (!ladder_before(y + variant_at, *(const size_t *)(y + n_at), x + variant_at, *(const size_t *)(x + n_at)))
+        break;
+      size_t t = idx[b];
+      idx[b] = idx[b - 1], idx[b - 1] = t;
+    }
+}
+
 /* Rows of this dtype in ladder order, then by n, into idx; returns how many. */
 static size_t compare_rows(const kg_comparison *cmp, kg_dtype dt, size_t *idx, size_t max) {
   size_t k = 0;
   for (size_t r = 0; r < cmp->n && k < max; r++)
     if (cmp->rows[r].dtype == dt) idx[k++] = r;
-  for (size_t a = 1; a < k; a++)
-    for (size_t b = a; b > 0; b--) {
-      const kg_cmp_row *x = &cmp->rows[idx[b - 1]], *y = &cmp->rows[idx[b]];
-      if (!ladder_before(y->variant, y->n, x->variant, x->n)) break;
-      size_t t = idx[b];
-      idx[b] = idx[b - 1], idx[b - 1] = t;
-    }
+  ladder_sort(idx, k, cmp->rows, sizeof *cmp->rows, offsetof(kg_cmp_row, variant), offsetof(kg_cmp_row, n));
   return k;
 }
 
@@ -730,13 +739,7 @@ static size_t paired_cells(const kg_run *run, kg_dtype dt, size_t *idx, size_t m
   *k = 0;
   for (size_t i = 0; i < run->npairs && *k < max; i++)
     if (run->pairs[i].dtype == dt) idx[(*k)++] = i, drawn += pair_drawn(&run->pairs[i]);
-  for (size_t a = 1; a < *k; a++)
-    for (size_t b = a; b > 0; b--) {
-      const kg_pair_cell *x = &run->pairs[idx[b - 1]], *y = &run->pairs[idx[b]];
-      if (!ladder_before(y->variant, y->n, x->variant, x->n)) break;
-      size_t t = idx[b];
-      idx[b] = idx[b - 1], idx[b - 1] = t;
-    }
+  ladder_sort(idx, *k, run->pairs, sizeof *run->pairs, offsetof(kg_pair_cell, variant), offsetof(kg_pair_cell, n));
   return drawn;
 }
 
