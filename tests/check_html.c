@@ -58,9 +58,9 @@ static void setup(void) {
   /* Three charts: one drawn in both formats, one PNG only, one not drawn. */
   memset(&g_charts, 0, sizeof g_charts);
   g_charts.n = 3;
-  g_charts.c[0] = (kg_chart){KG_CHART_BANDWIDTH, "bandwidth-f32", "f32: GB/s & more"};
-  g_charts.c[1] = (kg_chart){KG_CHART_LADDER, "ladder-f32", "f32 ladder"};
-  g_charts.c[2] = (kg_chart){KG_CHART_COMPARE, "compare-f32", "f32 compare"};
+  g_charts.c[0] = (kg_chart){kg_chart_kind_find("bandwidth"), "bandwidth-f32", "f32: GB/s & more"};
+  g_charts.c[1] = (kg_chart){kg_chart_kind_find("ladder"), "ladder-f32", "f32 ladder"};
+  g_charts.c[2] = (kg_chart){kg_chart_kind_find("compare"), "compare-f32", "f32 compare"};
   touch("bandwidth-f32.png", "png");
   touch("bandwidth-f32.svg", "<svg/>");
   touch("ladder-f32.png", "png");

@@ -113,6 +113,25 @@ static char *file_in(const char *name) {
   return s;
 }
 
+/* One kind of g_run's charts into dir, through the table. */
+static int chart_run(const char *kind, const char *dir, char *err, size_t errlen) {
+  kg_chart_src s = {.run = &g_run, .with_run = 1};
+  return kg_chart_write(dir, &s, kind, &g_charts, err, errlen);
+}
+
+/* The charts of a comparison alone (compare --plots). */
+static int chart_cmp(const kg_comparison *cmp, const char *label, char *err, size_t errlen) {
+  kg_chart_src s = {.run = &g_run, .cmp = cmp, .base_label = label};
+  return kg_chart_write(g_dir, &s, NULL, &g_charts, err, errlen);
+}
+
+/* The charts of a history alone (history plot). */
+static int chart_trend(const kg_history *h, const kg_baseline *band, const kg_step *steps, size_t nsteps, char *err,
+                       size_t errlen) {
+  kg_chart_src s = {.history = h, .band = band, .steps = steps, .nsteps = nsteps};
+  return kg_chart_write(g_dir, &s, NULL, &g_charts, err, errlen);
+}
+
 static int exists_in(const char *dir, const char *name) {
   char path[256];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -155,10 +174,10 @@ END_TEST
 
 START_TEST(test_chart_bandwidth) {
   char err[512] = "";
-  ck_assert_msg(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(chart_run("bandwidth", g_dir, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1); /* f32 only: i32 timed nothing */
   ck_assert_str_eq(g_charts.c[0].name, "bandwidth-f32");
-  ck_assert_int_eq(g_charts.c[0].kind, KG_CHART_BANDWIDTH);
+  ck_assert_int_eq(g_charts.c[0].kind, kg_chart_kind_find("bandwidth"));
   char *vars = file_in("bandwidth-f32.vars"), *dat = file_in("bandwidth-f32.dat");
   ck_assert_msg(strstr(vars, "data = 'bandwidth-f32.dat'\n"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "nseries = 3\n"));
@@ -195,7 +214,7 @@ START_TEST(test_chart_bandwidth_panels) {
     add_case(ladder[k], KG_F32, M22, 1, 100 - (double)k);
     add_case(ladder[k], KG_F32, M25, 1, 400 - (double)k);
   }
-  ck_assert_msg(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(chart_run("bandwidth", g_dir, err, sizeof err) == 0, "%s", err);
   char *vars = file_in("bandwidth-f32.vars");
   ck_assert_msg(strstr(vars, "panels = '1 1 1 1 1 1 1 1 2 3 0 0'\n"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "npanels = 3\ncols = 2\nrows = 2\n"));
@@ -221,7 +240,7 @@ START_TEST(test_chart_bandwidth_panels) {
   g_charts.n = 0;
   add_case("cub_sum", KG_F32, M25, 1, 30);
   add_case("kgate_single_pass", KG_F32, M25, 1, 29);
-  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
   vars = file_in("bandwidth-f32.vars");
   ck_assert_msg(strstr(vars, "panels = '0 0'\n") && strstr(vars, "npanels = 1\ncols = 1\nrows = 1\n") &&
                     strstr(vars, "panel_title1 = 'CUB and kgate'\n"),
@@ -239,7 +258,7 @@ END_TEST
 
 START_TEST(test_chart_ladder) {
   char err[512] = "";
-  ck_assert_msg(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(chart_run("ladder", g_dir, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "ladder-f32");
   char *vars = file_in("ladder-f32.vars"), *dat = file_in("ladder-f32.dat");
@@ -267,7 +286,7 @@ START_TEST(test_chart_compare) {
   };
   kg_comparison cmp = {.n = 5, .rows = rows};
   char err[512] = "";
-  ck_assert_msg(kg_chart_compare(g_dir, &g_run, &cmp, "old.json (2026-11-20)", &g_charts, err, sizeof err) == 0, "%s",
+  ck_assert_msg(chart_cmp(&cmp, "old.json (2026-11-20)", err, sizeof err) == 0, "%s",
                 err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "compare-f32");
@@ -299,10 +318,10 @@ END_TEST
 START_TEST(test_chart_paired) {
   char err[512] = "";
   make_pairs();
-  ck_assert_msg(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(chart_run("paired", g_dir, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "paired-f32");
-  ck_assert_int_eq(g_charts.c[0].kind, KG_CHART_PAIRED);
+  ck_assert_int_eq(g_charts.c[0].kind, kg_chart_kind_find("paired"));
   ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 FASTER, 1 SAME, 1 UNDECIDED, 1 NEW)"), "%s",
                 g_charts.c[0].caption);
   char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
@@ -349,12 +368,12 @@ START_TEST(test_chart_paired_none) {
   char err[512] = "";
   make_pairs();
   g_run.pair.on = 0;
-  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("paired", g_dir, err, sizeof err), 0);
   ck_assert_uint_eq(g_charts.n, 0);
   ck_assert(!exists_in(g_dir, "paired-f32.dat") && !exists_in(g_dir, "paired-f32.vars"));
   g_run.pair.on = 1;
   for (size_t i = 0; i < g_run.npairs; i++) g_pairs[i].stat.verdict = KG_PV_UNKNOWN, g_pairs[i].stat.blocks = 0;
-  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("paired", g_dir, err, sizeof err), 0);
   ck_assert_uint_eq(g_charts.n, 0);
 }
 END_TEST
@@ -370,7 +389,7 @@ START_TEST(test_chart_paired_clipped) {
   add_pair("reduce7_shuffle", KG_F32, M25, KG_PV_UNDECIDED, 1.02, 1.02, 1.02, NAN);
   g_pairs[1].stat.blocks = 1;
   add_pair("cub_sum", KG_F32, M25, KG_PV_UNKNOWN, 0, 0, 0, 0.005);
-  ck_assert_msg(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(chart_run("paired", g_dir, err, sizeof err) == 0, "%s", err);
   char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "xmin = -100\nxmax = 100\n"), "%s", vars);
   ck_assert_msg(strstr(dat, "\n0 50 20 200 50 20 100 0.5 "), "%s", dat);
@@ -402,7 +421,7 @@ START_TEST(test_chart_trend) {
   make_run(); /* the baseline: the first run's times */
   kg_baseline base;
   ck_assert_int_eq(kg_baseline_from_run(&g_run, &base), 0);
-  ck_assert_msg(kg_chart_trend(g_dir, &h, &base, 0, steps, nsteps, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(chart_trend(&h, &base, steps, nsteps, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "trend-f32");
   char *vars = file_in("trend-f32.vars"), *dat = file_in("trend-f32.dat");
@@ -424,7 +443,7 @@ START_TEST(test_chart_trend) {
   free(dat);
   /* Without a baseline: no band, and the legend says so. */
   g_charts.n = 0;
-  ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_trend(&h, NULL, NULL, 0, err, sizeof err), 0);
   vars = file_in("trend-f32.vars");
   ck_assert_ptr_nonnull(strstr(vars, "base_mid = 'nan nan nan'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "no baseline given: no band"));
@@ -447,7 +466,7 @@ START_TEST(test_chart_trend_tick_precision) {
   }
   kg_history h;
   ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_trend(&h, NULL, NULL, 0, err, sizeof err), 0);
   char *vars = file_in("trend-f32.vars");
   ck_assert_msg(strstr(vars, "xtic_label1 = '11-21'\nxtic_sub1 = '08:52:25'\nxtic_pos1 = 1\n"
                              "xtic_label2 = '11-21'\nxtic_sub2 = '08:52:50'\nxtic_pos2 = 2\n"
@@ -458,10 +477,54 @@ START_TEST(test_chart_trend_tick_precision) {
 }
 END_TEST
 
+/* The table of the charts of a run: each kind writes when its part of the
+ * source is there, in table order, and only names one kind. */
+START_TEST(test_chart_table) {
+  char err[512] = "", hist[128];
+  make_pairs();
+  kg_cmp_row rows[] = {{"cub_sum", KG_F32, M25, KG_V_SAME, 36, 36.2, 0.005, 0.05}};
+  kg_comparison cmp = {.n = 1, .rows = rows};
+  snprintf(hist, sizeof hist, "%s/h.jsonl", g_dir);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, err, sizeof err), 0);
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(hist, &h, err, sizeof err), 0);
+  const struct {
+    kg_chart_src src;
+    const char *only, *names;
+  } cases[] = {
+      {{.run = &g_run, .with_run = 1}, NULL, "bandwidth-f32 ladder-f32 paired-f32 "},
+      {{.run = &g_run, .cmp = &cmp}, NULL, "compare-f32 "}, /* compare --plots: no run charts */
+      {{.history = &h}, NULL, "trend-f32 "},
+      {{.run = &g_run, .with_run = 1, .cmp = &cmp, .history = &h}, NULL,
+       "bandwidth-f32 ladder-f32 trend-f32 compare-f32 paired-f32 "},
+      {{.run = &g_run, .with_run = 1, .cmp = &cmp, .history = &h}, "ladder", "ladder-f32 "},
+      {{.run = &g_run, .with_run = 1}, "compare", ""}, /* no comparison: none */
+      {{.run = &g_run, .with_run = 1}, "no-such-chart", ""},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char names[256] = "";
+    g_charts.n = 0;
+    ck_assert_msg(kg_chart_write(g_dir, &cases[c].src, cases[c].only, &g_charts, err, sizeof err) == 0, "%s", err);
+    for (size_t i = 0; i < g_charts.n; i++) {
+      const char *kind = kg_chart_kind_get(g_charts.c[i].kind)->name;
+      ck_assert(!strncmp(g_charts.c[i].name, kind, strlen(kind)));
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s ", g_charts.c[i].name);
+    }
+    ck_assert_msg(!strcmp(names, cases[c].names), "case %zu: %s", c, names);
+  }
+  ck_assert_int_eq(kg_chart_nkinds(), 5);
+  for (int k = 0; k < kg_chart_nkinds(); k++) ck_assert_int_eq(kg_chart_kind_find(kg_chart_kind_get(k)->name), k);
+  ck_assert_int_eq(kg_chart_kind_find("no-such-chart"), -1);
+  ck_assert_ptr_null(kg_chart_kind_get(kg_chart_nkinds()));
+  ck_assert_ptr_null(kg_chart_kind_get(-1));
+  kg_history_free(&h);
+}
+END_TEST
+
 START_TEST(test_chart_quoting) {
   char err[512] = "";
   snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "Bob's \"GPU\"");
-  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
   char *vars = file_in("bandwidth-f32.vars");
   ck_assert_msg(strstr(vars, "subtitle = 'Bob''s \"GPU\" \u00b7 "), "%s", vars);
   free(vars);
@@ -471,15 +534,15 @@ END_TEST
 START_TEST(test_chart_nothing_timed) {
   char err[512] = "";
   for (size_t i = 0; i < g_run.n; i++) g_results[i].timing.samples = 0;
-  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("ladder", g_dir, err, sizeof err), 0);
   ck_assert_uint_eq(g_charts.n, 0);
 }
 END_TEST
 
 START_TEST(test_chart_unwritable) {
   char err[512] = "";
-  ck_assert_int_eq(kg_chart_bandwidth("/nonexistent-kgate-dir", &g_run, &g_charts, err, sizeof err), -1);
+  ck_assert_int_eq(chart_run("bandwidth", "/nonexistent-kgate-dir", err, sizeof err), -1);
   ck_assert(err[0] != '\0');
   ck_assert_uint_eq(g_charts.n, 0);
 }
@@ -491,7 +554,7 @@ START_TEST(test_plot_no_gnuplot) {
   char err[512] = "", path[PATH_MAX];
   setenv("PATH", g_tools, 1); /* an empty folder */
   ck_assert_int_eq(kg_gnuplot_find(path, sizeof path), -1);
-  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
   ck_assert_int_eq(kg_plot_render(g_dir, &g_charts, err, sizeof err), KG_PLOT_NO_GNUPLOT);
   ck_assert_str_eq(err, KG_NO_GNUPLOT);
   ck_assert(exists_in(g_dir, "bandwidth-f32.dat") && !exists_in(g_dir, "bandwidth-f32.png"));
@@ -503,9 +566,9 @@ START_TEST(test_plot_scripts_lookup) {
   /* The build tree's plots/ (KG_SOURCE_DIR) when nothing says otherwise. */
   ck_assert_msg(kg_plot_scripts(dir, sizeof dir, err, sizeof err) == 0, "%s", err);
   ck_assert_msg(strlen(dir) > 6 && !strcmp(dir + strlen(dir) - 6, "/plots"), "%s", dir);
-  for (int k = 0; k < KG_NCHART_KINDS; k++) {
+  for (int k = 0; k < kg_chart_nkinds(); k++) {
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s.gp", dir, kg_chart_kind_get((kg_chart_kind)k)->name);
+    snprintf(path, sizeof path, "%s/%s.gp", dir, kg_chart_kind_get(k)->name);
     ck_assert_msg(access(path, R_OK) == 0, "%s", path);
   }
   /* $KGATE_PLOTS wins, and is the only place looked at once set. */
@@ -564,8 +627,8 @@ static void fake_tools(void) {
   char path[200];
   snprintf(path, sizeof path, "%s/gnuplot", g_tools);
   spit(path, k_fake_gnuplot, 1);
-  for (int k = 0; k < KG_NCHART_KINDS; k++) {
-    snprintf(path, sizeof path, "%s/%s.gp", g_tools, kg_chart_kind_get((kg_chart_kind)k)->name);
+  for (int k = 0; k < kg_chart_nkinds(); k++) {
+    snprintf(path, sizeof path, "%s/%s.gp", g_tools, kg_chart_kind_get(k)->name);
     spit(path, "# fake\n", 0);
   }
   snprintf(path, sizeof path, "%s/common.gp", g_tools);
@@ -588,8 +651,8 @@ static int no_temp_files(void) {
 START_TEST(test_plot_render_fake) {
   char err[512] = "", real[PATH_MAX];
   fake_tools();
-  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("ladder", g_dir, err, sizeof err), 0);
   ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
   const char *made[] = {"bandwidth-f32.png", "bandwidth-f32.svg", "ladder-f32.png", "ladder-f32.svg"};
   for (int k = 0; k < 4; k++) {
@@ -617,7 +680,7 @@ START_TEST(test_plot_render_failure) {
   char err[512] = "";
   fake_tools();
   setenv("KG_FAKE_FAIL", "1", 1);
-  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
   ck_assert_int_eq(kg_plot_render(g_dir, &g_charts, err, sizeof err), KG_PLOT_FAILED);
   unsetenv("KG_FAKE_FAIL");
   ck_assert_msg(strstr(err, "gnuplot failed on ") && strstr(err, "bandwidth-f32: \"x.gp\" line 3: undefined variable: nope"),
@@ -632,7 +695,7 @@ START_TEST(test_plot_render_missing_script) {
   fake_tools();
   snprintf(path, sizeof path, "%s/ladder.gp", g_tools);
   unlink(path);
-  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("ladder", g_dir, err, sizeof err), 0);
   ck_assert_int_eq(kg_plot_render(g_dir, &g_charts, err, sizeof err), KG_PLOT_NO_SCRIPTS);
   ck_assert_msg(strstr(err, "ladder.gp"), "%s", err);
 }
@@ -669,17 +732,17 @@ START_TEST(test_plot_real_gnuplot_edges) {
   ck_assert_int_eq(kg_history_add(hist, &g_run, err, sizeof err), 0);
   kg_history h;
   ck_assert_int_eq(kg_history_read(hist, &h, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_compare(g_dir, &g_run, &cmp, NULL, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("ladder", g_dir, err, sizeof err), 0);
+  ck_assert_int_eq(chart_cmp(&cmp, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(chart_trend(&h, NULL, NULL, 0, err, sizeof err), 0);
   /* A paired cell from one block (lo = hi, no bar) beside a NEW one (text only). */
   make_pairs();
   g_run.npairs = 0;
   add_pair("two_pass", KG_BF16, 1000003, KG_PV_UNDECIDED, 1.003, 1.003, 1.003, 0.05);
   g_pairs[0].stat.blocks = 1;
   add_pair("cub_sum", KG_BF16, 1000003, KG_PV_NEW, 1, 1, 1, 0.05);
-  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("paired", g_dir, err, sizeof err), 0);
   ck_assert_uint_eq(g_charts.n, 5);
   ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
   for (size_t i = 0; i < g_charts.n; i++) {
@@ -767,11 +830,11 @@ START_TEST(test_chart_injection_inert) {
   snprintf(g_run.pair.base_name, sizeof g_run.pair.base_name, "%s", k_evil_commit);
   snprintf(g_run.pair.base_version, sizeof g_run.pair.base_version, "%s", "0.1`touch pwned_bv`'\n@x");
   snprintf(g_pairs[1].variant, sizeof g_pairs[1].variant, "%s", k_evil_variant); /* unknown: ranked last */
-  ck_assert_int_eq(kg_chart_bandwidth(g_dir, &g_run, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_ladder(g_dir, &g_run, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_compare(g_dir, &g_run, &cmp, k_evil_commit, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_trend(g_dir, &h, NULL, 0, NULL, 0, &g_charts, err, sizeof err), 0);
-  ck_assert_int_eq(kg_chart_paired(g_dir, &g_run, &g_charts, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("ladder", g_dir, err, sizeof err), 0);
+  ck_assert_int_eq(chart_cmp(&cmp, k_evil_commit, err, sizeof err), 0);
+  ck_assert_int_eq(chart_trend(&h, NULL, NULL, 0, err, sizeof err), 0);
+  ck_assert_int_eq(chart_run("paired", g_dir, err, sizeof err), 0);
   ck_assert_uint_eq(g_charts.n, 5);
   for (size_t i = 0; i < g_charts.n; i++) {
     char vars[80], dat[80];
@@ -973,6 +1036,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_paired);
   tcase_add_test(core, test_chart_trend);
   tcase_add_test(core, test_chart_trend_tick_precision);
+  tcase_add_test(core, test_chart_table);
   tcase_add_test(core, test_plot_scripts_lookup);
   tcase_add_test(core, test_plot_render_fake);
   tcase_add_test(core, test_plot_real_gnuplot_edges);

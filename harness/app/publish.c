@@ -78,16 +78,6 @@ static int draw(const char *dir, const kg_charts *charts, char *why, size_t whyl
   return KG_EXIT_OK;
 }
 
-/* The charts of a run, the one list of them: bandwidth, ladder and paired
- * when with_run, the comparison when cmp is not NULL. 0, or -1 with err. */
-static int run_charts(const char *dir, const kg_run *run, int with_run, const kg_comparison *cmp, const char *base,
-                      kg_charts *charts, char *err, size_t errlen) {
-  if (with_run && (kg_chart_bandwidth(dir, run, charts, err, errlen) || kg_chart_ladder(dir, run, charts, err, errlen) ||
-                   kg_chart_paired(dir, run, charts, err, errlen)))
-    return -1;
-  return cmp && kg_chart_compare(dir, run, cmp, base, charts, err, errlen) ? -1 : 0;
-}
-
 int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg_comparison *cmp,
                       const char *base) {
   char err[1024];
@@ -97,7 +87,8 @@ int kg_publish_charts(const char *dir, const kg_run *run, int with_run, const kg
     fprintf(stderr, "kgate: the run timed no case: no chart to draw\n");
     return KG_EXIT_OK;
   }
-  if (kg_mkdirs(dir, err, sizeof err) || run_charts(dir, run, with_run, cmp, base, &charts, err, sizeof err)) {
+  kg_chart_src src = {.run = run, .with_run = with_run, .cmp = cmp, .base_label = base};
+  if (kg_mkdirs(dir, err, sizeof err) || kg_chart_write(dir, &src, NULL, &charts, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
@@ -209,9 +200,9 @@ int kg_publish_history_plot(const kg_publish_opts *po) {
     goto out;
   }
   print_steps(&h, steps, nsteps);
-  if (kg_mkdirs(po->output, err, sizeof err) ||
-      kg_chart_trend(po->output, &h, have ? &base : NULL, po->tolerance_pct, steps, nsteps, &charts, err,
-                     sizeof err)) {
+  kg_chart_src src = {
+      .history = &h, .band = have ? &base : NULL, .tol_pct = po->tolerance_pct, .steps = steps, .nsteps = nsteps};
+  if (kg_mkdirs(po->output, err, sizeof err) || kg_chart_write(po->output, &src, NULL, &charts, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
@@ -324,10 +315,11 @@ int kg_publish_report(const kg_publish_opts *po) {
   }
   if (report_files(po, &run, po->baseline ? &cmp : NULL, links)) goto out;
   code = KG_EXIT_OK;
+  kg_chart_src src = {.run = &run, .with_run = 1, .cmp = po->baseline ? &cmp : NULL, .base_label = label,
+                      .history = po->history ? &h : NULL, .band = have_base ? &base : NULL,
+                      .tol_pct = po->tolerance_pct, .steps = steps, .nsteps = nsteps};
   if (has_timed(&run)) {
-    if (run_charts(po->html, &run, 1, po->baseline ? &cmp : NULL, label, &charts, err, sizeof err) ||
-        (po->history && kg_chart_trend(po->html, &h, have_base ? &base : NULL, po->tolerance_pct, steps, nsteps,
-                                        &charts, err, sizeof err))) {
+    if (kg_chart_write(po->html, &src, NULL, &charts, err, sizeof err)) {
       fprintf(stderr, "kgate: %s\n", err);
       code = KG_EXIT_USAGE;
       goto out;

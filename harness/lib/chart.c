@@ -19,18 +19,6 @@
 #include "label.h"
 #include "registry.h"
 
-static const kg_chart_kind_info k_kinds[KG_NCHART_KINDS] = {
-    [KG_CHART_BANDWIDTH] = {"bandwidth", "Bandwidth against input size"},
-    [KG_CHART_LADDER] = {"ladder", "The ladder: % of theoretical peak"},
-    [KG_CHART_TREND] = {"trend", "Trend: % of peak over the history"},
-    [KG_CHART_COMPARE] = {"compare", "Comparison with the baseline"},
-    [KG_CHART_PAIRED] = {"paired", "Paired gate: change against the base build"},
-};
-
-const kg_chart_kind_info *kg_chart_kind_get(kg_chart_kind k) {
-  return (unsigned)k < KG_NCHART_KINDS ? &k_kinds[k] : NULL;
-}
-
 /* Line colours by variant family (the registry's seed): one hue per family,
  * lighter to darker along the ladder within it, so a family reads as a group
  * and its later, faster rungs stand out. CUB is black: the reference. */
@@ -178,6 +166,23 @@ static void series_style(const int *sel, size_t count, size_t s, char *rgb, size
   *pt = k_points[rank % (sizeof k_points / sizeof k_points[0])];
 }
 
+/* colors = '...' and points = '...': every series' style, in order. */
+static void series_styles(FILE *g, const int *sel, size_t count) {
+  char c[16];
+  int pt;
+  fputs("colors = '", g);
+  for (size_t s = 0; s < count; s++) {
+    series_style(sel, count, s, c, sizeof c, &pt);
+    fprintf(g, "%s%s", s ? " " : "", c);
+  }
+  fputs("'\npoints = '", g);
+  for (size_t s = 0; s < count; s++) {
+    series_style(sel, count, s, c, sizeof c, &pt);
+    fprintf(g, "%s%d", s ? " " : "", pt);
+  }
+  fputs("'\n", g);
+}
+
 /* GPU, date, commit and L2 mode: the second title line of a run's charts. */
 static void run_subtitle(const kg_run_meta *m, char *buf, size_t len) {
   char date[48];
@@ -188,44 +193,57 @@ static void run_subtitle(const kg_run_meta *m, char *buf, size_t len) {
 
 /* ---- the pair of files a chart is ------------------------------------------ */
 
+/* One kind's writing: what it draws from, and where its charts go. */
+typedef struct kg__job {
+  const char *dir;
+  const kg_chart_src *src;
+  kg_chart_kind kind;
+  const char *name; /* the kind's */
+  kg_charts *out;
+  char *err;
+  size_t errlen;
+} kg__job;
+
 typedef struct kg__pair {
   kg_outfile dat, vars;
   kg_chart *chart;
 } kg__pair;
 
-/* Opens <dir>/<name>.dat and .vars and claims a slot in out. */
-static int pair_open(kg__pair *p, const char *dir, kg_charts *out, kg_chart_kind kind, const char *dtype, char *err,
-                     size_t errlen) {
+/* Opens <dir>/<kind>-<dtype>.dat and .vars and claims a slot in out. */
+static int pair_open(kg__pair *p, const kg__job *j, const char *dtype) {
+  kg_charts *out = j->out;
+  char *err = j->err;
+  size_t errlen = j->errlen;
   if (out->n == KG_MAX_CHARTS) {
     snprintf(err, errlen, "too many charts (at most %d)", KG_MAX_CHARTS);
     return -1;
   }
   kg_chart *c = &out->c[out->n];
   memset(c, 0, sizeof *c);
-  c->kind = kind;
-  snprintf(c->name, sizeof c->name, "%s-%s", k_kinds[kind].name, dtype);
+  c->kind = j->kind;
+  snprintf(c->name, sizeof c->name, "%s-%s", j->name, dtype);
   char path[4096];
-  snprintf(path, sizeof path, "%s/%s.dat", dir, c->name);
+  snprintf(path, sizeof path, "%s/%s.dat", j->dir, c->name);
   if (kg_out_open(&p->dat, path, err, errlen)) return -1;
-  snprintf(path, sizeof path, "%s/%s.vars", dir, c->name);
+  snprintf(path, sizeof path, "%s/%s.vars", j->dir, c->name);
   if (kg_out_open(&p->vars, path, err, errlen)) {
     kg_out_abort(&p->dat);
     return -1;
   }
   p->chart = c;
-  fprintf(p->vars.f, "# kgate: settings for plots/%s.gp (kgate writes this file)\n", k_kinds[kind].name);
+  fprintf(p->vars.f, "# kgate: settings for plots/%s.gp (kgate writes this file)\n", j->name);
   /* Relative: gnuplot runs in the output folder, which can move as a whole. */
   gp_str(p->vars.f, "data", "%s.dat", c->name);
   return 0;
 }
 
-static int pair_commit(kg__pair *p, kg_charts *out, char *err, size_t errlen) {
-  if (kg_out_commit(&p->dat, err, errlen)) {
+static int pair_commit(kg__pair *p, const kg__job *j) {
+  if (kg_out_commit(&p->dat, j->err, j->errlen)) {
     kg_out_abort(&p->vars);
     return -1;
   }
-  if (kg_out_commit(&p->vars, err, errlen)) return -1;
-  out->n++;
+  if (kg_out_commit(&p->vars, j->err, j->errlen)) return -1;
+  j->out->n++;
   return 0;
 }
 
@@ -344,7 +362,8 @@ static void bandwidth_panel_colors(FILE *g, const int *sel, size_t count) {
   fputs("'\n", g);
 }
 
-static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+static int bandwidth_one(const kg__job *job, kg_dtype dt) {
+  const kg_run *run = job->src->run;
   const kg_dtype_info *di = kg_dtype_get(dt);
   int sel[256];
   size_t count = 0;
@@ -358,7 +377,7 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
   size_t nsizes = timed_sizes(run, dt, sizes, KG__MAXSIZES);
   if (!count || !nsizes) return 0;
   kg__pair p;
-  if (pair_open(&p, dir, out, KG_CHART_BANDWIDTH, di->name, err, errlen)) return -1;
+  if (pair_open(&p, job, di->name)) return -1;
   const kg_device_info *d = &run->meta.dev;
   FILE *f = p.dat.f, *g = p.vars.f;
   fprintf(f, "# kgate bandwidth, %s: one block per variant in ladder order (two blank lines apart)\n"
@@ -385,25 +404,13 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
   double lo = log2((double)sizes[0]), hi = log2((double)sizes[nsizes - 1]);
   if (isfinite(l2_n)) lo = fmin(lo, log2(l2_n)), hi = fmax(hi, log2(l2_n));
   lo -= 0.5, hi += 0.5;
-  char sub[400], l2[32], c[16];
+  char sub[400], l2[32];
   run_subtitle(&run->meta, sub, sizeof sub);
   gp_str(g, "title", "%s sum: bandwidth against input size", di->name);
   gp_str(g, "subtitle", "%s", sub);
   gp_num(g, "nseries", (double)count);
   for (size_t s = 0; s < count; s++) gp_item(g, "name", s + 1, kg_variants[sel[s]].name);
-  fputs("colors = '", g);
-  for (size_t s = 0; s < count; s++) {
-    int pt;
-    series_style(sel, count, s, c, sizeof c, &pt);
-    fprintf(g, "%s%s", s ? " " : "", c);
-  }
-  fputs("'\npoints = '", g);
-  for (size_t s = 0; s < count; s++) {
-    int pt;
-    series_style(sel, count, s, c, sizeof c, &pt);
-    fprintf(g, "%s%d", s ? " " : "", pt);
-  }
-  fputs("'\n", g);
+  series_styles(g, sel, count);
   size_t npanels = bandwidth_panels(g, sel, count);
   size_t rows = (npanels + 1) / 2;
   gp_num(g, "width", 1500);
@@ -420,13 +427,7 @@ static int bandwidth_one(const char *dir, const kg_run *run, kg_dtype dt, kg_cha
   gp_str(g, "xlabel", "n (%s elements, %zu bytes each; log\u2082 scale)", di->name, di->size);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: GB/s against n, a panel per family with CUB and kgate in "
            "each, the theoretical peak, the measured roofline and the L2 size", di->name);
-  return pair_commit(&p, out, err, errlen);
-}
-
-int kg_chart_bandwidth(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen) {
-  for (int d = 0; d < KG_NDTYPES; d++)
-    if (bandwidth_one(dir, run, (kg_dtype)d, out, err, errlen)) return -1;
-  return 0;
+  return pair_commit(&p, job);
 }
 
 /* ---- 2: the ladder ----------------------------------------------------------- */
@@ -434,7 +435,8 @@ int kg_chart_bandwidth(const char *dir, const kg_run *run, kg_charts *out, char 
 /* Size colours for the bars: light for the smaller, dark for the larger. */
 static const char *const k_size_colors[] = {"#9ecae1", "#2171b5", "#08306b", "#6baed6"};
 
-static int ladder_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+static int ladder_one(const kg__job *job, kg_dtype dt) {
+  const kg_run *run = job->src->run;
   const kg_dtype_info *di = kg_dtype_get(dt);
   size_t all[KG__MAXSIZES], sizes[2];
   size_t nall = timed_sizes(run, dt, all, KG__MAXSIZES);
@@ -448,7 +450,7 @@ static int ladder_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
   }
   if (!count || run->meta.dev.peak_gbps <= 0) return 0;
   kg__pair p;
-  if (pair_open(&p, dir, out, KG_CHART_LADDER, di->name, err, errlen)) return -1;
+  if (pair_open(&p, job, di->name)) return -1;
   /* Between rows of different families: the ladder reads in groups. */
   fputs("separators = '", p.vars.f);
   for (size_t s = 1; s < count; s++)
@@ -498,13 +500,7 @@ static int ladder_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
   gp_num(g, "xmax", fmax(100, xmax) * 1.08);
   gp_num(g, "height", 130 + (double)count * (ns > 1 ? 38 : 26));
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of theoretical peak per variant, in ladder order", di->name);
-  return pair_commit(&p, out, err, errlen);
-}
-
-int kg_chart_ladder(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen) {
-  for (int d = 0; d < KG_NDTYPES; d++)
-    if (ladder_one(dir, run, (kg_dtype)d, out, err, errlen)) return -1;
-  return 0;
+  return pair_commit(&p, job);
 }
 
 /* ---- 4: comparison ------------------------------------------------------------ */
@@ -654,8 +650,9 @@ static void verdict_colors(FILE *g) {
   }
 }
 
-static int compare_one(const char *dir, const kg_run *run, const kg_comparison *cmp, const char *base_label,
-                       kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+static int compare_one(const kg__job *job, kg_dtype dt) {
+  const kg_run *run = job->src->run;
+  const kg_comparison *cmp = job->src->cmp;
   const kg_dtype_info *di = kg_dtype_get(dt);
   size_t idx[1024], k = compare_rows(cmp, dt, idx, 1024);
   if (!k) return 0;
@@ -664,7 +661,7 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
   sort_sizes(sizes, ns);
   double dev = compare_dev(cmp, idx, k);
   kg__pair p;
-  if (pair_open(&p, dir, out, KG_CHART_COMPARE, di->name, err, errlen)) return -1;
+  if (pair_open(&p, job, di->name)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
   fprintf(f, "# kgate comparison, %s: one row per case, time new / baseline\n"
              "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x verdict label\n"
@@ -675,18 +672,11 @@ static int compare_one(const char *dir, const kg_run *run, const kg_comparison *
   char verdicts[200];
   compare_counts(count, verdicts, sizeof verdicts);
   compare_vars(g, run, di, verdicts, rows, ns, dev);
-  compare_notes(g, base_label, sizes, ns);
+  compare_notes(g, job->src->base_label, sizes, ns);
   verdict_colors(g);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%s)",
            di->name, verdicts);
-  return pair_commit(&p, out, err, errlen);
-}
-
-int kg_chart_compare(const char *dir, const kg_run *run, const kg_comparison *cmp, const char *base_label,
-                     kg_charts *out, char *err, size_t errlen) {
-  for (int d = 0; d < KG_NDTYPES; d++)
-    if (compare_one(dir, run, cmp, base_label, (kg_dtype)d, out, err, errlen)) return -1;
-  return 0;
+  return pair_commit(&p, job);
 }
 
 /* ---- 5: the paired gate ----------------------------------------------------------- */
@@ -798,14 +788,18 @@ static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, con
   }
 }
 
-static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+/* The paired gate's cells (run->pairs): per dtype with at least one cell
+ * that has numbers, a row per (variant, n) in ladder order; NEW, MISSING
+ * and UNKNOWN cells are rows of text, no point. */
+static int paired_one(const kg__job *job, kg_dtype dt) {
+  const kg_run *run = job->src->run;
   const kg_dtype_info *di = kg_dtype_get(dt);
   size_t idx[1024], k;
   if (!paired_cells(run, dt, idx, 1024, &k))
     return 0; /* only NEW/MISSING/UNKNOWN: the reports list them, a chart would show no point */
   double half = pair_half(run, idx, k);
   kg__pair p;
-  if (pair_open(&p, dir, out, KG_CHART_PAIRED, di->name, err, errlen)) return -1;
+  if (pair_open(&p, job, di->name)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
   fprintf(f, "# kgate paired gate, %s: one row per cell (variant, n), change head / base - 1 in %%\n"
              "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n"
@@ -824,14 +818,7 @@ static int paired_one(const char *dir, const kg_run *run, kg_dtype dt, kg_charts
   paired_vars(g, run, di, verdicts, k, half);
   snprintf(p.chart->caption, sizeof p.chart->caption,
            "%s: change head / base per cell with its interval (%.100s)", di->name, verdicts);
-  return pair_commit(&p, out, err, errlen);
-}
-
-int kg_chart_paired(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen) {
-  if (!run->pair.on) return 0;
-  for (int d = 0; d < KG_NDTYPES; d++)
-    if (paired_one(dir, run, (kg_dtype)d, out, err, errlen)) return -1;
-  return 0;
+  return pair_commit(&p, job);
 }
 
 /* ---- 3: trend over the history --------------------------------------------------- */
@@ -1042,7 +1029,7 @@ static void trend_vars(FILE *g, const kg__trend *t, const kg_dtype_info *di, siz
                                    : "no baseline given: no band");
 }
 
-static int trend_one(const char *dir, const kg__trend *t, kg_dtype dt, kg_charts *out, char *err, size_t errlen) {
+static int trend_draw(const kg__job *job, const kg__trend *t, kg_dtype dt) {
   const kg_dtype_info *di = kg_dtype_get(dt);
   size_t n;
   const char *names[512];
@@ -1050,7 +1037,7 @@ static int trend_one(const char *dir, const kg__trend *t, kg_dtype dt, kg_charts
   size_t count = trend_names(t, dt, n, names, 512);
   if (!count) return 0;
   kg__pair p;
-  if (pair_open(&p, dir, out, KG_CHART_TREND, di->name, err, errlen)) return -1;
+  if (pair_open(&p, job, di->name)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
   fprintf(f, "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
              "# columns: run pct_peak pct_at_q3 pct_at_q1 step (-1 slower, 1 faster than the run before)\n",
@@ -1059,7 +1046,7 @@ static int trend_one(const char *dir, const kg__trend *t, kg_dtype dt, kg_charts
   if (lists_open(&l)) {
     kg_out_abort(&p.dat);
     kg_out_abort(&p.vars);
-    snprintf(err, errlen, "out of memory");
+    snprintf(job->err, job->errlen, "out of memory");
     return -1;
   }
   size_t flagged = 0;
@@ -1076,23 +1063,80 @@ static int trend_one(const char *dir, const kg__trend *t, kg_dtype dt, kg_charts
   trend_vars(g, t, di, n, count, flagged);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of peak at n = %zu per variant over %zu runs%s", di->name,
            n, t->nruns, t->base ? ", baseline band" : "");
-  return pair_commit(&p, out, err, errlen);
+  return pair_commit(&p, job);
 }
 
-int kg_chart_trend(const char *dir, const kg_history *h, const kg_baseline *base, double tol_override_pct,
-                   const kg_step *steps, size_t nsteps, kg_charts *out, char *err, size_t errlen) {
-  if (!h->n) return 0;
+static int trend_one(const kg__job *job, kg_dtype dt) {
+  const kg_chart_src *s = job->src;
+  const kg_history *h = s->history;
   /* One L2 mode per chart, the latest run's: cold and warm times differ by design. */
   size_t *runs = malloc(h->n * sizeof *runs), nruns = 0;
   if (!runs) {
-    snprintf(err, errlen, "out of memory");
+    snprintf(job->err, job->errlen, "out of memory");
     return -1;
   }
   for (size_t j = 0; j < h->n; j++)
     if (h->runs[j].hot == h->runs[h->n - 1].hot) runs[nruns++] = j;
-  kg__trend t = {h, runs, nruns, base, tol_override_pct, steps, nsteps};
-  int rc = 0;
-  for (int d = 0; d < KG_NDTYPES && !rc; d++) rc = trend_one(dir, &t, (kg_dtype)d, out, err, errlen);
+  kg__trend t = {h, runs, nruns, s->band, s->tol_pct, s->steps, s->nsteps};
+  int rc = trend_draw(job, &t, dt);
   free(runs);
   return rc;
+}
+
+/* ---- the charts of a run: one table ------------------------------------------------ */
+
+/* What a chart is drawn from. */
+typedef enum kg__when {
+  KG__WITH_RUN,     /* the run's own charts (plot, run --plots, report) */
+  KG__WITH_PAIRED,  /* the same, when the run is paired */
+  KG__WITH_CMP,     /* a comparison with a baseline */
+  KG__WITH_HISTORY, /* a history (history plot, report --history) */
+} kg__when;
+
+/* Every chart kgate draws, in the order the page lists them: a new chart is
+ * a row here (its writer draws one dtype) and its script plots/<name>.gp. */
+static const struct {
+  kg_chart_kind_info info;
+  kg__when when;
+  int (*one)(const kg__job *job, kg_dtype dt);
+} k_charts[] = {
+    {{"bandwidth", "Bandwidth against input size"}, KG__WITH_RUN, bandwidth_one},
+    {{"ladder", "The ladder: % of theoretical peak"}, KG__WITH_RUN, ladder_one},
+    {{"trend", "Trend: % of peak over the history"}, KG__WITH_HISTORY, trend_one},
+    {{"compare", "Comparison with the baseline"}, KG__WITH_CMP, compare_one},
+    {{"paired", "Paired gate: change against the base build"}, KG__WITH_PAIRED, paired_one},
+};
+enum { KG__NKINDS = sizeof k_charts / sizeof k_charts[0] };
+
+int kg_chart_nkinds(void) { return KG__NKINDS; }
+
+const kg_chart_kind_info *kg_chart_kind_get(kg_chart_kind k) {
+  return k >= 0 && k < KG__NKINDS ? &k_charts[k].info : NULL;
+}
+
+kg_chart_kind kg_chart_kind_find(const char *name) {
+  for (int k = 0; k < KG__NKINDS; k++)
+    if (!strcmp(k_charts[k].info.name, name)) return k;
+  return -1;
+}
+
+static int applies(kg__when w, const kg_chart_src *s) {
+  switch (w) {
+  case KG__WITH_RUN: return s->run && s->with_run;
+  case KG__WITH_PAIRED: return s->run && s->with_run && s->run->pair.on;
+  case KG__WITH_CMP: return s->run && s->cmp;
+  case KG__WITH_HISTORY: return s->history && s->history->n;
+  }
+  return 0;
+}
+
+int kg_chart_write(const char *dir, const kg_chart_src *src, const char *only, kg_charts *out, char *err,
+                   size_t errlen) {
+  for (int k = 0; k < KG__NKINDS; k++) {
+    if ((only && strcmp(only, k_charts[k].info.name)) || !applies(k_charts[k].when, src)) continue;
+    kg__job job = {dir, src, k, k_charts[k].info.name, out, err, errlen};
+    for (int d = 0; d < KG_NDTYPES; d++)
+      if (k_charts[k].one(&job, (kg_dtype)d)) return -1;
+  }
+  return 0;
 }

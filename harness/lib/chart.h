@@ -11,21 +11,21 @@
 #include "results.h"
 #include "verdict.h"
 
-typedef enum kg_chart_kind {
-  KG_CHART_BANDWIDTH, /* 1: GB/s against n per dtype, peak and roofline lines, the L2 size */
-  KG_CHART_LADDER,    /* 2: % of peak per variant at 2^22 and 2^25, bars in ladder order */
-  KG_CHART_TREND,     /* 3: % of peak at 2^25 over the runs of a history, baseline band */
-  KG_CHART_COMPARE,   /* 4: time new / baseline per case, SLOWER highlighted */
-  KG_CHART_PAIRED,    /* 5: the paired gate: change head / base per cell with its interval */
-  KG_NCHART_KINDS
-} kg_chart_kind;
+/* A kind of chart: a row of chart.c's table of the charts of a run, which
+ * says what each draws from and when it applies. Kinds are numbered by their
+ * row, in the order the page lists them (0 .. kg_chart_nkinds() - 1). */
+typedef int kg_chart_kind;
 
 typedef struct kg_chart_kind_info {
   const char *name;    /* file stem prefix and script: "bandwidth" -> plots/bandwidth.gp */
   const char *heading; /* for the HTML page */
 } kg_chart_kind_info;
 
+int kg_chart_nkinds(void);
+/* NULL for a kind past the table. */
 const kg_chart_kind_info *kg_chart_kind_get(kg_chart_kind k);
+/* The kind named name ("ladder"), or -1. */
+kg_chart_kind kg_chart_kind_find(const char *name);
 
 enum { KG_MAX_CHARTS = 64 };
 
@@ -40,22 +40,27 @@ typedef struct kg_charts {
   kg_chart c[KG_MAX_CHARTS];
 } kg_charts;
 
-/* Each writer adds one chart per dtype that has something to draw (none is
- * not an error), writing its .dat and .vars into dir atomically. 0, or -1
- * with err when a file cannot be written. */
-int kg_chart_bandwidth(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen);
-int kg_chart_ladder(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen);
-/* cmp: the comparison of run against a baseline (kg_compare); base_label
- * (may be NULL) names the baseline in the subtitle. */
-int kg_chart_compare(const char *dir, const kg_run *run, const kg_comparison *cmp, const char *base_label,
-                     kg_charts *out, char *err, size_t errlen);
-/* The paired gate's cells (run->pairs, when run->pair.on): per dtype with
- * at least one cell that has numbers, a row per (variant, n) in ladder
- * order; NEW, MISSING and UNKNOWN cells are rows of text, no point. */
-int kg_chart_paired(const char *dir, const kg_run *run, kg_charts *out, char *err, size_t errlen);
-/* base may be NULL (no band). steps come from kg_history_steps. */
-int kg_chart_trend(const char *dir, const kg_history *h, const kg_baseline *base, double tol_override_pct,
-                   const kg_step *steps, size_t nsteps, kg_charts *out, char *err, size_t errlen);
+/* What charts are drawn from. A kind applies when its part is there: the
+ * run's own charts (bandwidth, ladder; paired when the run is paired) when
+ * with_run, the comparison when cmp, the trend when history. */
+typedef struct kg_chart_src {
+  const kg_run *run; /* needed by every kind but the trend */
+  int with_run;
+  const kg_comparison *cmp; /* run against a baseline (kg_compare), or NULL */
+  const char *base_label;   /* names that baseline in the subtitle; may be NULL */
+  const kg_history *history; /* or NULL */
+  const kg_baseline *band;   /* the trend's baseline band, or NULL (no band) */
+  double tol_pct;            /* the tolerance override for the band */
+  const kg_step *steps;      /* the history's step changes (kg_history_steps) */
+  size_t nsteps;
+} kg_chart_src;
+
+/* The charts of src: each kind that applies, in table order, one chart per
+ * dtype that has something to draw (none is not an error), its .dat and
+ * .vars written into dir atomically. only: a kind's name to write that kind
+ * alone, NULL for all. 0, or -1 with err when a file cannot be written. */
+int kg_chart_write(const char *dir, const kg_chart_src *src, const char *only, kg_charts *out, char *err,
+                   size_t errlen);
 
 /* The sizes the ladder and the trend show for a dtype: 2^22 and 2^25 where
  * timed, otherwise the largest timed sizes (at most max). Returns the count,
