@@ -602,15 +602,18 @@ static size_t compare_data(FILE *f, FILE *g, const kg_comparison *cmp, const siz
   return rows;
 }
 
-/* "2 SLOWER, 5 SAME": the verdicts a comparison chart shows, worst first. */
+/* Appends "N NAME" to a list of counts ("2 SLOWER, 5 SAME") unless N is 0. */
+static void count_item(char *out, size_t len, size_t *used, size_t n, const char *name) {
+  if (n && *used < len) *used += (size_t)snprintf(out + *used, len - *used, "%s%zu %s", *used ? ", " : "", n, name);
+}
+
+/* The verdicts a comparison chart shows, worst first. */
 static void compare_counts(const size_t *count, char *out, size_t len) {
   static const kg_verdict order[] = {KG_V_SLOWER, KG_V_FASTER, KG_V_SAME, KG_V_NEW, KG_V_MISSING, KG_V_UNKNOWN};
   size_t used = 0;
   out[0] = 0;
   for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
-    if (count[order[o]] && used < len)
-      used += (size_t)snprintf(out + used, len - used, "%s%zu %s", used ? ", " : "", count[order[o]],
-                               kg_verdict_name(order[o]));
+    count_item(out, len, &used, count[order[o]], kg_verdict_name(order[o]));
 }
 
 /* The third title line: what the run is compared with, and which bar is which size. */
@@ -710,16 +713,14 @@ static double pair_half(const kg_run *run, const size_t *idx, size_t k) {
   return fmin(half, 100);
 }
 
-/* "2 SLOWER, 5 SAME": the verdicts a chart shows, worst first. */
+/* The paired verdicts a chart shows, worst first. */
 static void pair_counts(const size_t *count, char *out, size_t len) {
   static const kg_pverdict order[] = {KG_PV_SLOWER, KG_PV_FASTER, KG_PV_SAME,
                                       KG_PV_UNDECIDED, KG_PV_NEW, KG_PV_MISSING, KG_PV_UNKNOWN};
   size_t used = 0;
   out[0] = 0;
   for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
-    if (count[order[o]] && used < len)
-      used += (size_t)snprintf(out + used, len - used, "%s%zu %s", used ? ", " : "", count[order[o]],
-                               kg_pverdict_name(order[o]));
+    count_item(out, len, &used, count[order[o]], kg_pverdict_name(order[o]));
 }
 
 /* Cells of this dtype in ladder order, then by n, into idx (*k of them);

@@ -129,6 +129,15 @@ static void pair_reason(const kg_run *run, const kg_pair_cell *c, char *buf, siz
   }
 }
 
+void kg_export_base(FILE *f, const kg_pair_meta *m, void (*put)(FILE *f, const char *s)) {
+  put(f, m->base_path);
+  fputs(" (", f);
+  put(f, m->base_name);
+  fputc(' ', f);
+  put(f, m->base_version);
+  fputc(')', f);
+}
+
 /* ---- CSV ---------------------------------------------------------------- */
 
 static const char k_csv_header[] =
@@ -600,8 +609,6 @@ static void md_pair_counts(FILE *f, const size_t count[KG_NPVERDICTS]) {
   fputc('\n', f);
 }
 
-static void md_pct(FILE *f, double ratio) { fprintf(f, "%+.2f %%", 100 * (ratio - 1)); }
-
 static void md_pair_row(FILE *f, const kg_run *run, const kg_pair_cell *c) {
   const kg_pair_stat *s = &c->stat;
   fprintf(f, s->verdict == KG_PV_SLOWER ? "| **%s** | " : "| %s | ", kg_pverdict_name(s->verdict));
@@ -610,13 +617,8 @@ static void md_pair_row(FILE *f, const kg_run *run, const kg_pair_cell *c) {
   if (pair_has_numbers(c)) {
     md_us(f, s->head_us);
     md_us(f, s->base_us);
-    fputc(' ', f);
-    md_pct(f, s->ratio);
-    fputs(" | [", f);
-    md_pct(f, s->lo);
-    fputs(", ", f);
-    md_pct(f, s->hi);
-    fprintf(f, "] | %.3g %% | %d | %d |", 100 * c->min_effect, s->blocks, c->rounds);
+    fprintf(f, " %+.2f %% | [%+.2f %%, %+.2f %%] | %.3g %% | %d | %d |", 100 * (s->ratio - 1), 100 * (s->lo - 1),
+            100 * (s->hi - 1), 100 * c->min_effect, s->blocks, c->rounds);
   } else {
     fprintf(f, " | | | | | | %d |", c->rounds);
   }
@@ -637,12 +639,8 @@ static void md_paired(FILE *f, const kg_run *run) {
   size_t count[KG_NPVERDICTS] = {0};
   kg_pair_count(run->pairs, run->npairs, count);
   fputs("\n## Paired gate\n\n- **Base module**: ", f);
-  md_put(f, m->base_path);
-  fputs(" (", f);
-  md_put(f, m->base_name);
-  fputc(' ', f);
-  md_put(f, m->base_version);
-  fprintf(f, "), %d copies, %d-%d rounds, %.1f s\n", m->copies, m->rounds, m->max_rounds, m->wall_s);
+  kg_export_base(f, m, md_put);
+  fprintf(f, ", %d copies, %d-%d rounds, %.1f s\n", m->copies, m->rounds, m->max_rounds, m->wall_s);
   md_pair_counts(f, count);
   if (!run->npairs) {
     fputs("\nNo cell was paired: the base module shares no timed (variant, dtype, n) with this run.\n", f);

@@ -32,6 +32,10 @@ int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison 
 size_t kg_export_failed(FILE *f, const kg_run *run, size_t max, const char *head,
                         void (*row)(FILE *f, const kg_case *c, const kg_result *r), size_t *more);
 
+/* A paired run's base module, "PATH (NAME VERSION)", each part through put
+ * (the format's escaping), as the summary and the page name it. */
+void kg_export_base(FILE *f, const kg_pair_meta *m, void (*put)(FILE *f, const char *s));
+
 /* The output formats, one list: the CLI's --json/--csv/--junit/--markdown,
  * the reports check/run/compare write, and the files of `report --html`
  * all read it. A new format is a writer, a row in kg_formats and a name

@@ -253,12 +253,8 @@ static void summary(FILE *f, const kg_html_page *p) {
     size_t count[KG_NPVERDICTS] = {0};
     kg_pair_count(p->run->pairs, p->run->npairs, count);
     fputs("<li>Paired gate against ", f);
-    esc(f, pm->base_path);
-    fputs(" (", f);
-    esc(f, pm->base_name);
-    fputc(' ', f);
-    esc(f, pm->base_version);
-    fputs("):", f);
+    kg_export_base(f, pm, esc);
+    fputc(':', f);
     for (size_t i = 0; i < KG_NPV_ORDER; i++)
       fprintf(f, "%s %zu %s", i ? "," : "", count[k_pv_order[i]], kg_pverdict_name(k_pv_order[i]));
     fputs("</li>\n", f);
@@ -320,8 +316,6 @@ static void regressions(FILE *f, const kg_comparison *cmp, int paired) {
   if (shown) fputs("</table>\n", f);
 }
 
-static void pct_cell(FILE *f, double ratio) { fprintf(f, "%+.2f %%", 100 * (ratio - 1)); }
-
 static void pair_row(FILE *f, const kg_pair_cell *c) {
   static const char *const row_class[KG_NPVERDICTS] = {
       [KG_PV_SLOWER] = " class=\"slower\"", [KG_PV_FASTER] = " class=\"faster\"",
@@ -337,13 +331,8 @@ static void pair_row(FILE *f, const kg_pair_cell *c) {
     sig3(f, s->head_us);
     fputs("</td><td>", f);
     sig3(f, s->base_us);
-    fputs("</td><td>", f);
-    pct_cell(f, s->ratio);
-    fputs("</td><td>[", f);
-    pct_cell(f, s->lo);
-    fputs(", ", f);
-    pct_cell(f, s->hi);
-    fprintf(f, "]</td><td>%.3g %%</td><td>%d</td>", 100 * c->min_effect, s->blocks);
+    fprintf(f, "</td><td>%+.2f %%</td><td>[%+.2f %%, %+.2f %%]</td><td>%.3g %%</td><td>%d</td>", 100 * (s->ratio - 1),
+            100 * (s->lo - 1), 100 * (s->hi - 1), 100 * c->min_effect, s->blocks);
   } else {
     fputs("<td></td><td></td><td></td><td></td><td></td><td></td>", f);
   }
