@@ -30,12 +30,13 @@ START_TEST(test_cli_check_defaults) {
   char err[256];
   ck_assert_int_eq(kgt_parse((char *[]){"check", NULL}, &cli, err, sizeof err), 0);
   ck_assert_int_eq(cli.cmd, KG_CMD_CHECK);
-  ck_assert_uint_eq(cli.seed, 1);
-  ck_assert_int_eq(cli.repeats, 3);
-  ck_assert_double_eq(cli.timeout_s, 60);
-  ck_assert_int_eq(cli.device, 0);
-  ck_assert(!cli.variants && !cli.dtypes && !cli.patterns && !cli.sizes && !cli.worker);
-  ck_assert(!cli.quiet && !cli.verbose && cli.nsizes == 0);
+  ck_assert_uint_eq(cli.gate.seed, 1);
+  ck_assert_int_eq(cli.gate.repeats, 3);
+  ck_assert_double_eq(cli.gate.timeout_s, 60);
+  ck_assert_int_eq(cli.gate.device, 0);
+  ck_assert(!cli.gate.plan.variants && !cli.gate.plan.dtypes && !cli.gate.plan.patterns && !cli.gate.plan.sizes);
+  ck_assert(!cli.gate.mods.worker);
+  ck_assert(!cli.gate.quiet && !cli.gate.verbose && cli.gate.plan.nsizes == 0);
   kg_cli_free(&cli);
 }
 END_TEST
@@ -57,7 +58,7 @@ START_TEST(test_cli_commands) {
   char err[256];
   ck_assert_msg(kgt_parse(k_commands[_i].args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, k_commands[_i].cmd);
-  if (cli.cmd == KG_CMD_WORKER) ck_assert_int_eq(cli.device, 3);
+  if (cli.cmd == KG_CMD_WORKER) ck_assert_int_eq(cli.gate.device, 3);
   kg_cli_free(&cli);
 }
 END_TEST
@@ -85,19 +86,20 @@ START_TEST(test_cli_options) {
   char err[256];
   ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, KG_CMD_CHECK);
-  ck_assert_str_eq(cli.variants, "cub_sum,two_pass");
-  ck_assert_str_eq(cli.dtypes, "f32,bf16");
-  ck_assert_str_eq(cli.patterns, "nan");
-  ck_assert_uint_eq(cli.nsizes, 3);
-  ck_assert(cli.sizes[0] == 1 && cli.sizes[1] == (1u << 22) - 1 && cli.sizes[2] == 1u << 25);
-  ck_assert_uint_eq(cli.seed, UINT64_MAX);
-  ck_assert_int_eq(cli.repeats, 100);
-  ck_assert_double_eq(cli.timeout_s, 0.5);
-  ck_assert_int_eq(cli.device, 7);
-  ck_assert_str_eq(cli.worker, "/opt/kgate");
-  ck_assert(cli.verbose && cli.quiet);
+  ck_assert_str_eq(cli.gate.plan.variants, "cub_sum,two_pass");
+  ck_assert_str_eq(cli.gate.plan.dtypes, "f32,bf16");
+  ck_assert_str_eq(cli.gate.plan.patterns, "nan");
+  ck_assert_uint_eq(cli.gate.plan.nsizes, 3);
+  const size_t *sizes = cli.gate.plan.sizes;
+  ck_assert(sizes[0] == 1 && sizes[1] == (1u << 22) - 1 && sizes[2] == 1u << 25);
+  ck_assert_uint_eq(cli.gate.seed, UINT64_MAX);
+  ck_assert_int_eq(cli.gate.repeats, 100);
+  ck_assert_double_eq(cli.gate.timeout_s, 0.5);
+  ck_assert_int_eq(cli.gate.device, 7);
+  ck_assert_str_eq(cli.gate.mods.worker, "/opt/kgate");
+  ck_assert(cli.gate.verbose && cli.gate.quiet);
   kg_cli_free(&cli);
-  ck_assert_ptr_null(cli.sizes);
+  ck_assert_ptr_null(cli.gate.plan.sizes);
 }
 END_TEST
 
@@ -106,11 +108,11 @@ START_TEST(test_cli_short_and_repeated) {
   char err[256];
   char *args[] = {"check", "-d", "2", "--sizes", "1,2,3", "--quiet", "--verbose", "--sizes=9", "--seed", "0", NULL};
   ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
-  ck_assert_int_eq(cli.device, 2);
-  ck_assert_uint_eq(cli.nsizes, 1); /* the last --sizes wins */
-  ck_assert_uint_eq(cli.sizes[0], 9);
-  ck_assert_uint_eq(cli.seed, 0);
-  ck_assert(cli.quiet && cli.verbose);
+  ck_assert_int_eq(cli.gate.device, 2);
+  ck_assert_uint_eq(cli.gate.plan.nsizes, 1); /* the last --sizes wins */
+  ck_assert_uint_eq(cli.gate.plan.sizes[0], 9);
+  ck_assert_uint_eq(cli.gate.seed, 0);
+  ck_assert(cli.gate.quiet && cli.gate.verbose);
   kg_cli_free(&cli);
 }
 END_TEST
@@ -177,12 +179,12 @@ START_TEST(test_cli_multi_options) {
   char err[256];
   ck_assert_msg(kgt_parse((char *[]){"run", "--shard", "2/3", "--devices", "0,2,5", "--tier", "huge", NULL}, &cli,
                           err, sizeof err) == 0, "%s", err);
-  ck_assert(cli.shard_i == 2 && cli.shard_n == 3 && cli.tier_huge && !cli.devices_all);
-  ck_assert_int_eq(cli.ndevices, 3);
-  ck_assert(cli.devices[0] == 0 && cli.devices[1] == 2 && cli.devices[2] == 5);
+  ck_assert(cli.gate.shard_i == 2 && cli.gate.shard_n == 3 && cli.gate.tier_huge && !cli.gate.devices_all);
+  ck_assert_int_eq(cli.gate.ndevices, 3);
+  ck_assert(cli.gate.devices[0] == 0 && cli.gate.devices[1] == 2 && cli.gate.devices[2] == 5);
   kg_cli_free(&cli);
   ck_assert_int_eq(kgt_parse((char *[]){"check", "--devices=all", NULL}, &cli, err, sizeof err), 0);
-  ck_assert(cli.devices_all && cli.ndevices == 0 && cli.shard_n == 0 && !cli.tier_huge);
+  ck_assert(cli.gate.devices_all && cli.gate.ndevices == 0 && cli.gate.shard_n == 0 && !cli.gate.tier_huge);
   kg_cli_free(&cli);
   ck_assert_int_eq(kgt_parse((char *[]){"merge", "a.json", "b.json", "c.json", "-o", "all.json", NULL}, &cli, err,
                              sizeof err), 0);
@@ -190,6 +192,45 @@ START_TEST(test_cli_multi_options) {
   ck_assert_int_eq(cli.nargs, 3);
   ck_assert_str_eq(cli.args[2], "c.json");
   ck_assert_str_eq(cli.merge_out, "all.json");
+  kg_cli_free(&cli);
+}
+END_TEST
+
+/* kg_cli_run hands each command its own options: the ones several commands
+ * share (tolerance, baseline folder, reports, plots, modules, paired rounds)
+ * must reach every command that takes them, and check must not time. */
+START_TEST(test_cli_options_per_command) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"run", "--tolerance", "7", "--baseline-dir", "b", "--plots", "p", "--json", "r.json",
+                                     "--kernels", "a.so", "--base-kernels", "base.so", "--rounds", "3", NULL},
+                          &cli, err, sizeof err) == 0, "%s", err);
+  kg_gate_opts go = kg_cli_gate(&cli);
+  ck_assert(go.timing && go.tolerance_pct == 7 && !strcmp(go.baseline_dir, "b") && !strcmp(go.plots, "p"));
+  ck_assert(!strcmp(go.reports[KG_FMT_JSON], "r.json") && !go.reports[KG_FMT_CSV]);
+  ck_assert(go.mods.nkernels == 1 && !strcmp(go.mods.kernels[0], "a.so") && go.mods.nbase == 1);
+  ck_assert(go.paired.rounds == 3 && go.paired.max_rounds == 6 && go.seed == 1);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"check", NULL}, &cli, err, sizeof err), 0);
+  go = kg_cli_gate(&cli);
+  ck_assert(!go.timing && !strcmp(go.baseline_dir, "baselines") && go.tolerance_pct == 0);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"compare", "o.json", "n.json", "--tolerance", "4", "--plots", "p", "--csv", "c",
+                                        NULL}, &cli, err, sizeof err), 0);
+  kg_compare_opts co = kg_cli_compare(&cli);
+  ck_assert(!strcmp(co.old_path, "o.json") && !strcmp(co.new_path, "n.json") && co.tolerance_pct == 4);
+  ck_assert(!strcmp(co.plots, "p") && !strcmp(co.reports[KG_FMT_CSV], "c") && !co.reports[KG_FMT_JSON]);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"selftest", "--only", "m", "--huge", "-d", "2", "--timeout", "5", "-q",
+                                        "--kernels", "a.so", "--rounds", "4", "--worker", "w", NULL}, &cli, err, sizeof err), 0);
+  kg_selftest_opts so = kg_cli_selftest(&cli);
+  ck_assert(!strcmp(so.only, "m") && so.huge && so.device == 2 && so.timeout_s == 5 && so.quiet);
+  ck_assert(so.mods.nkernels == 1 && !strcmp(so.mods.worker, "w") && so.paired.rounds == 4);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"history", "plot", "h.jsonl", "--tolerance", "5", "--baseline-dir", "d", NULL},
+                             &cli, err, sizeof err), 0);
+  kg_publish_opts po = kg_cli_publish(&cli);
+  ck_assert(!strcmp(po.input, "h.jsonl") && po.tolerance_pct == 5 && !strcmp(po.baseline_dir, "d"));
   kg_cli_free(&cli);
 }
 END_TEST
@@ -212,10 +253,11 @@ START_TEST(test_cli_run_options) {
                   "--csv", "-", "--junit", "j.xml", "--markdown", "m.md", NULL};
   ck_assert_msg(kg_cli_parse(23, args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, KG_CMD_RUN);
-  ck_assert(cli.nperf == 2 && cli.perf_sizes[0] == 1u << 22 && cli.perf_sizes[1] == 1u << 20);
-  ck_assert(cli.time.hot && cli.time.min_samples == 20);
-  ck_assert_double_eq_tol(cli.time.max_noise, 0.015, 1e-12);
-  ck_assert_double_eq(cli.time.max_seconds, 0.5);
+  const kg_plan_opts *plan = &cli.gate.plan;
+  ck_assert(plan->nperf == 2 && plan->perf_sizes[0] == 1u << 22 && plan->perf_sizes[1] == 1u << 20);
+  ck_assert(cli.gate.time.hot && cli.gate.time.min_samples == 20);
+  ck_assert_double_eq_tol(cli.gate.time.max_noise, 0.015, 1e-12);
+  ck_assert_double_eq(cli.gate.time.max_seconds, 0.5);
   ck_assert_double_eq(cli.tolerance_pct, 7);
   ck_assert_str_eq(cli.baseline_dir, "/tmp/b");
   ck_assert(!strcmp(cli.reports[KG_FMT_JSON], "r.json") && !strcmp(cli.reports[KG_FMT_CSV], "-") &&
@@ -483,10 +525,10 @@ START_TEST(test_cli_kernels_options) {
   char *run[] = {"run", "--kernels", "a.so", "--kernels=b.so", "--base-kernels", "base/a.so", "--base-kernels",
                  "base/libkgate_kernels.so", NULL};
   ck_assert_msg(kgt_parse(run, &cli, err, sizeof err) == 0, "%s", err);
-  ck_assert_int_eq(cli.nkernels, 2);
-  ck_assert_str_eq(cli.kernels[1], "b.so");
-  ck_assert_int_eq(cli.nbase, 2);
-  ck_assert_str_eq(cli.base_kernels[1], "base/libkgate_kernels.so");
+  ck_assert_int_eq(cli.gate.mods.nkernels, 2);
+  ck_assert_str_eq(cli.gate.mods.kernels[1], "b.so");
+  ck_assert_int_eq(cli.gate.mods.nbase, 2);
+  ck_assert_str_eq(cli.gate.mods.base_kernels[1], "base/libkgate_kernels.so");
   kg_cli_free(&cli);
   static char *const ok[][4] = {{"list", "--kernels", "a.so", NULL}, {"check", "--kernels", "a.so", NULL},
                                 {"selftest", "--kernels", "a.so", NULL}, {"worker", "--kernels", "a.so", NULL},
@@ -705,6 +747,7 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_commands, 0, N(k_commands));
   tcase_add_loop_test(core, test_cli_options, 0, 2);
   tcase_add_test(core, test_cli_run_options);
+  tcase_add_test(core, test_cli_options_per_command);
   tcase_add_loop_test(core, test_cli_formats_from_table, 0, KG_NFORMATS);
   tcase_add_test(core, test_cli_multi_options);
   tcase_add_test(core, test_cli_usage_text);

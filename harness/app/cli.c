@@ -209,10 +209,10 @@ static int parse_pos(const char *s, double max, double *v) {
 }
 
 /* --devices all, or a comma list of distinct device numbers. */
-static int parse_devices(kg_cli *cli, const char *value, char *err, size_t errlen, int *custom) {
-  cli->devices_all = !strcmp(value, "all");
-  cli->ndevices = 0;
-  if (cli->devices_all) return 0;
+static int parse_devices(kg_gate_opts *g, const char *value, char *err, size_t errlen, int *custom) {
+  g->devices_all = !strcmp(value, "all");
+  g->ndevices = 0;
+  if (g->devices_all) return 0;
   const char *p = value;
   for (;;) {
     const char *comma = strchr(p, ',');
@@ -222,14 +222,14 @@ static int parse_devices(kg_cli *cli, const char *value, char *err, size_t errle
     snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
     int dup = 0;
     if (len && len < sizeof item && !parse_u64(item, 1023, &u))
-      for (int k = 0; k < cli->ndevices; k++) dup |= cli->devices[k] == (int)u;
-    if (!len || len >= sizeof item || parse_u64(item, 1023, &u) || dup || cli->ndevices == KG_CLI_MAXDEVICES) {
+      for (int k = 0; k < g->ndevices; k++) dup |= g->devices[k] == (int)u;
+    if (!len || len >= sizeof item || parse_u64(item, 1023, &u) || dup || g->ndevices == KG_GATE_MAXDEVICES) {
       snprintf(err, errlen, "bad value '%s' for --devices (expected all, or distinct device numbers like 0,2)",
                value);
       *custom = 1;
       return -1;
     }
-    cli->devices[cli->ndevices++] = (int)u;
+    g->devices[g->ndevices++] = (int)u;
     if (!comma) return 0;
     p = comma + 1;
   }
@@ -237,9 +237,9 @@ static int parse_devices(kg_cli *cli, const char *value, char *err, size_t errle
 
 /* --kernels (kernels) or --base-kernels: repeatable; the same path twice
  * would define every variant twice. -1 with the message in err. */
-static int add_module(kg_cli *cli, int kernels, const char *value, char *err, size_t errlen, int *custom) {
-  const char **list = kernels ? cli->kernels : cli->base_kernels;
-  int *n = kernels ? &cli->nkernels : &cli->nbase;
+static int add_module(kg_modules *m, int kernels, const char *value, char *err, size_t errlen, int *custom) {
+  const char **list = kernels ? m->kernels : m->base_kernels;
+  int *n = kernels ? &m->nkernels : &m->nbase;
   const char *name = kernels ? "--kernels" : "--base-kernels";
   for (int k = 0; k < *n; k++)
     if (!strcmp(list[k], value)) {
@@ -247,8 +247,8 @@ static int add_module(kg_cli *cli, int kernels, const char *value, char *err, si
       *custom = 1;
       return -1;
     }
-  if (*n == KG_CLI_MAXMODULES) {
-    snprintf(err, errlen, "more than %d %s modules", KG_CLI_MAXMODULES, name);
+  if (*n == KG_MODULES_MAX) {
+    snprintf(err, errlen, "more than %d %s modules", KG_MODULES_MAX, name);
     *custom = 1;
     return -1;
   }
@@ -256,27 +256,41 @@ static int add_module(kg_cli *cli, int kernels, const char *value, char *err, si
   return 0;
 }
 
+/* --sizes (perf 0) or --perf-sizes: the last one given wins. The plan's
+ * lists are const for its readers; kg_cli owns and frees them. */
+static int set_sizes(kg_plan_opts *plan, int perf, const char *value, char *err, size_t errlen, int *sizes_err) {
+  const size_t **list = perf ? &plan->perf_sizes : &plan->sizes;
+  size_t *count = perf ? &plan->nperf : &plan->nsizes, *parsed = NULL;
+  free((size_t *)*list);
+  *list = NULL, *count = 0;
+  *sizes_err = kg_sizes_parse(value, &parsed, count, err, errlen) != 0;
+  *list = parsed;
+  return *sizes_err ? -1 : 0;
+}
+
 /* Applies one option's value; -1 when the value is bad (err set by caller). */
 static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t errlen, int *sizes_err) {
+  kg_gate_opts *g = &cli->gate;
+  kg_paired_opts *p = &g->paired;
   unsigned long long u;
   double d;
   switch (id) {
   case O_HELP: cli->cmd = KG_CMD_HELP; return 0;
   case O_FORMAT: return -1; /* kg_cli_parse sets the report path */
-  case O_VERBOSE: cli->verbose = 1; return 0;
-  case O_QUIET: cli->quiet = 1; return 0;
-  case O_HOT: cli->time.hot = 1; return 0;
+  case O_VERBOSE: g->verbose = 1; return 0;
+  case O_QUIET: g->quiet = 1; return 0;
+  case O_HOT: g->time.hot = 1; return 0;
   case O_ROOF: cli->roofline = 1; return 0;
   case O_DESCRIBE: cli->describe = 1; return 0;
   case O_OWNK: cli->own_kernels = value; return 0;
   case O_KERNELS:
-  case O_BASEK: return add_module(cli, id == O_KERNELS, value, err, errlen, sizes_err);
-  case O_MINEFF: return parse_pos(value, 100, &cli->min_effect_pct);
-  case O_ROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->rounds = (int)u, 0);
-  case O_MAXROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (cli->max_rounds = (int)u, 0);
-  case O_PAIRSEC: return parse_pos(value, 86400, &cli->pair_budget_s);
-  case O_CELLSEC: return parse_pos(value, 60, &cli->pair.max_seconds);
-  case O_COPIES: return parse_u64(value, KG_PAIR_MAX_COPIES, &u) || u < 1 ? -1 : (cli->pair.copies = (int)u, 0);
+  case O_BASEK: return add_module(&g->mods, id == O_KERNELS, value, err, errlen, sizes_err);
+  case O_MINEFF: return parse_pos(value, 100, &p->min_effect_pct);
+  case O_ROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (p->rounds = (int)u, 0);
+  case O_MAXROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (p->max_rounds = (int)u, 0);
+  case O_PAIRSEC: return parse_pos(value, 86400, &p->budget_s);
+  case O_CELLSEC: return parse_pos(value, 60, &p->pair.max_seconds);
+  case O_COPIES: return parse_u64(value, KG_PAIR_MAX_COPIES, &u) || u < 1 ? -1 : (p->pair.copies = (int)u, 0);
   case O_HUGE: cli->huge = 1; return 0;
   case O_ONLY: cli->only = value; return 0;
   case O_SANITIZE: {
@@ -285,17 +299,17 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
       *sizes_err = 1; /* the message is already in err */
       return -1;
     }
-    cli->sanitize = value;
+    g->sanitize = value;
     return 0;
   }
-  case O_VARIANT: cli->variants = value; return 0;
-  case O_DTYPE: cli->dtypes = value; return 0;
-  case O_PATTERN: cli->patterns = value; return 0;
-  case O_WORKER: cli->worker = value; return 0;
+  case O_VARIANT: g->plan.variants = value; return 0;
+  case O_DTYPE: g->plan.dtypes = value; return 0;
+  case O_PATTERN: g->plan.patterns = value; return 0;
+  case O_WORKER: g->mods.worker = value; return 0;
   case O_BASEDIR: cli->baseline_dir = value; return 0;
   case O_OUTPUT: *(cli->cmd == KG_CMD_MERGE ? &cli->merge_out : &cli->output) = value; return 0;
   case O_SHARD:
-    if (kg_shard_parse(value, &cli->shard_i, &cli->shard_n)) {
+    if (kg_shard_parse(value, &g->shard_i, &g->shard_n)) {
       snprintf(err, errlen, "bad value '%s' for --shard (expected i/N with 1 <= i <= N)", value);
       *sizes_err = 1;
       return -1;
@@ -307,30 +321,23 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
       *sizes_err = 1;
       return -1;
     }
-    cli->tier_huge = 1;
+    g->tier_huge = 1;
     return 0;
-  case O_DEVICES: return parse_devices(cli, value, err, errlen, sizes_err);
+  case O_DEVICES: return parse_devices(g, value, err, errlen, sizes_err);
   case O_PLOTS: cli->plots = value; return 0;
   case O_BASELINE: cli->baseline = value; return 0;
   case O_HISTORY: cli->history = value; return 0;
   case O_FILE: cli->file = value; return 0;
   case O_HTML: cli->html = value; return 0;
   case O_SIZES:
-  case O_PERF: {
-    size_t **list = id == O_SIZES ? &cli->sizes : &cli->perf_sizes;
-    size_t *count = id == O_SIZES ? &cli->nsizes : &cli->nperf;
-    free(*list);
-    *list = NULL;
-    *sizes_err = kg_sizes_parse(value, list, count, err, errlen) != 0;
-    return *sizes_err ? -1 : 0;
-  }
-  case O_SEED: return parse_u64(value, ~0ull, &u) ? -1 : (cli->seed = u, 0);
-  case O_REPEAT: return parse_u64(value, 100, &u) || u < 1 ? -1 : (cli->repeats = (int)u, 0);
-  case O_DEVICE: return parse_u64(value, 1023, &u) ? -1 : (cli->device = (int)u, 0);
-  case O_MINS: return parse_u64(value, 4096, &u) || u < 3 ? -1 : (cli->time.min_samples = (int)u, 0);
-  case O_TIMEOUT: return parse_pos(value, 86400, &cli->timeout_s);
-  case O_MAXS: return parse_pos(value, 3600, &cli->time.max_seconds);
-  case O_NOISE: return parse_pos(value, 100, &d) ? -1 : (cli->time.max_noise = d / 100, 0);
+  case O_PERF: return set_sizes(&g->plan, id == O_PERF, value, err, errlen, sizes_err);
+  case O_SEED: return parse_u64(value, ~0ull, &u) ? -1 : (g->seed = u, 0);
+  case O_REPEAT: return parse_u64(value, 100, &u) || u < 1 ? -1 : (g->repeats = (int)u, 0);
+  case O_DEVICE: return parse_u64(value, 1023, &u) ? -1 : (g->device = (int)u, 0);
+  case O_MINS: return parse_u64(value, 4096, &u) || u < 3 ? -1 : (g->time.min_samples = (int)u, 0);
+  case O_TIMEOUT: return parse_pos(value, 86400, &g->timeout_s);
+  case O_MAXS: return parse_pos(value, 3600, &g->time.max_seconds);
+  case O_NOISE: return parse_pos(value, 100, &d) ? -1 : (g->time.max_noise = d / 100, 0);
   case O_TOL: return parse_pos(value, 1000, &cli->tolerance_pct);
   }
   return -1;
@@ -375,10 +382,12 @@ static int option_value(const opt_row *op, const char *eq, int argc, char **argv
 }
 
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
-  *cli = (kg_cli){.cmd = KG_CMD_HELP, .seed = 1, .repeats = 3, .timeout_s = 60, .baseline_dir = "baselines",
-                  .output = ".", .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
-                  .pair = {.copies = 4, .quads = 32, .max_seconds = 0.1}, .rounds = 2, .max_rounds = 6,
-                  .pair_budget_s = 10};
+  *cli = (kg_cli){.cmd = KG_CMD_HELP,
+                  .gate = {.seed = 1, .repeats = 3, .timeout_s = 60,
+                           .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
+                           .paired = {.pair = {.copies = 4, .quads = 32, .max_seconds = 0.1}, .rounds = 2,
+                                      .max_rounds = 6, .budget_s = 10}},
+                  .baseline_dir = "baselines", .output = "."};
   if (argc < 2) { /* `kgate $CMD` with an empty $CMD must not pass as a help request */
     snprintf(err, errlen, "no command given (usage: kgate <command> [options]; try --help)");
     return KG_EXIT_USAGE;
@@ -447,29 +456,58 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
 }
 
 void kg_cli_free(kg_cli *cli) {
-  free(cli->sizes);
-  free(cli->perf_sizes);
-  cli->sizes = cli->perf_sizes = NULL;
+  free((size_t *)cli->gate.plan.sizes);
+  free((size_t *)cli->gate.plan.perf_sizes);
+  cli->gate.plan.sizes = cli->gate.plan.perf_sizes = NULL;
+}
+
+kg_gate_opts kg_cli_gate(const kg_cli *cli) {
+  kg_gate_opts go = cli->gate;
+  go.timing = cli->cmd == KG_CMD_RUN;
+  go.tolerance_pct = cli->tolerance_pct;
+  go.baseline_dir = cli->baseline_dir;
+  memcpy(go.reports, cli->reports, sizeof go.reports);
+  go.plots = cli->plots;
+  return go;
+}
+
+kg_compare_opts kg_cli_compare(const kg_cli *cli) {
+  kg_compare_opts co = {cli->args[0], cli->args[1], cli->tolerance_pct, {0}, cli->plots};
+  memcpy(co.reports, cli->reports, sizeof co.reports);
+  return co;
+}
+
+kg_selftest_opts kg_cli_selftest(const kg_cli *cli) {
+  const kg_gate_opts *g = &cli->gate;
+  return (kg_selftest_opts){g->device, g->timeout_s, g->quiet, cli->only, cli->huge, g->mods, g->paired};
+}
+
+kg_publish_opts kg_cli_publish(const kg_cli *cli) {
+  return (kg_publish_opts){cli->args[0], cli->output, cli->baseline, cli->baseline_dir,
+                           cli->history, cli->file,   cli->html,     cli->tolerance_pct};
 }
 
 int kg_cli_run(const kg_cli *cli) {
-  /* the drawing commands get their own options, not the whole command line */
-  const kg_publish_opts po = {cli->args[0], cli->output, cli->baseline, cli->baseline_dir,
-                              cli->history, cli->file,   cli->html,     cli->tolerance_pct};
+  const kg_publish_opts po = kg_cli_publish(cli);
+  const kg_gate_opts go = kg_cli_gate(cli);
+  const kg_compare_opts co = kg_cli_compare(cli);
+  const kg_selftest_opts so = kg_cli_selftest(cli);
+  const kg_baseline_opts bo = {cli->args[0], cli->baseline_dir};
+  const kg_merge_opts mo = {cli->args, cli->nargs, cli->merge_out};
   switch (cli->cmd) {
   case KG_CMD_HELP: kg_cli_usage(stdout); return KG_EXIT_OK;
   case KG_CMD_VERSION: printf("kgate %s (%s)\n", KG_VERSION, KG_GIT); return KG_EXIT_OK;
-  case KG_CMD_LIST: return kg_gate_list(cli);
+  case KG_CMD_LIST: return kg_gate_list(&cli->gate.mods);
   case KG_CMD_CHECK:
-  case KG_CMD_RUN: return kg_gate_run(cli);
-  case KG_CMD_COMPARE: return kg_gate_compare(cli);
-  case KG_CMD_BASELINE: return kg_gate_baseline_update(cli);
+  case KG_CMD_RUN: return kg_gate_run(&go);
+  case KG_CMD_COMPARE: return kg_gate_compare(&co);
+  case KG_CMD_BASELINE: return kg_gate_baseline_update(&bo);
   case KG_CMD_PLOT: return kg_publish_plot(&po);
   case KG_CMD_HISTORY_ADD: return kg_publish_history_add(&po);
   case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(&po);
   case KG_CMD_REPORT: return kg_publish_report(&po);
-  case KG_CMD_SELFTEST: return kg_gate_selftest(cli);
-  case KG_CMD_MERGE: return kg_gate_merge(cli);
+  case KG_CMD_SELFTEST: return kg_gate_selftest(&so);
+  case KG_CMD_MERGE: return kg_gate_merge(&mo);
   default: return KG_EXIT_USAGE;
   }
 }

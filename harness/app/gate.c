@@ -44,11 +44,11 @@ static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c
 
 /* The reports asked for on the command line; GITHUB_STEP_SUMMARY gets the
  * Markdown too. 0, or -1 after printing what failed. */
-static int write_reports(const kg_cli *cli, const kg_run *run, const kg_comparison *cmp) {
+static int write_reports(const char *const *reports, const kg_run *run, const kg_comparison *cmp) {
   char err[512];
   int rc = 0;
   for (int f = 0; f < KG_NFORMATS; f++)
-    if (cli->reports[f] && kg_formats[f].write(cli->reports[f], run, cmp, err, sizeof err))
+    if (reports[f] && kg_formats[f].write(reports[f], run, cmp, err, sizeof err))
       rc = -1, fprintf(stderr, "kgate: %s\n", err);
   const char *summary = getenv("GITHUB_STEP_SUMMARY");
   if (summary && *summary) {
@@ -64,7 +64,7 @@ static int write_reports(const kg_cli *cli, const kg_run *run, const kg_comparis
   return rc;
 }
 
-static void fill_meta(const kg_cli *cli, const kg_device_info *dev, double wall, kg_run_meta *m) {
+static void fill_meta(const kg_gate_opts *go, const kg_device_info *dev, double wall, kg_run_meta *m) {
   memset(m, 0, sizeof *m);
   time_t t = time(NULL);
   struct tm tm;
@@ -73,12 +73,12 @@ static void fill_meta(const kg_cli *cli, const kg_device_info *dev, double wall,
   snprintf(m->version, sizeof m->version, "%s", KG_VERSION);
   snprintf(m->commit, sizeof m->commit, "%s", KG_GIT);
   m->dev = *dev;
-  m->seed = cli->seed;
-  m->repeats = cli->repeats;
-  m->time = cli->time;
-  m->tolerance = cli->tolerance_pct;
+  m->seed = go->seed;
+  m->repeats = go->repeats;
+  m->time = go->time;
+  m->tolerance = go->tolerance_pct;
   m->wall_s = wall;
-  if (cli->shard_n) snprintf(m->shard, sizeof m->shard, "%u/%u", cli->shard_i, cli->shard_n);
+  if (go->shard_n) snprintf(m->shard, sizeof m->shard, "%u/%u", go->shard_i, go->shard_n);
 }
 
 /* Keeps the baseline entries this run could have timed: a --variant, --dtype
@@ -103,10 +103,10 @@ static void restrict_to_run(kg_baseline *b, const kg_run *run) {
 
 /* Compares the run with DIR/<slug>.json. 0 with *have set when a comparison
  * was made; -1 (input error, printed) when the baseline is unusable. */
-static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_comparison *cmp, int *have) {
+static int compare_with_baseline(const kg_gate_opts *go, const kg_run *run, kg_comparison *cmp, int *have) {
   char path[PATH_MAX], err[512];
   *have = 0;
-  kg_baseline_path(cli->baseline_dir, run->meta.dev.name, path, sizeof path);
+  kg_baseline_path(go->baseline_dir, run->meta.dev.name, path, sizeof path);
   kg_baseline base, now;
   int rc = kg_baseline_load(path, &base, err, sizeof err);
   if (rc == 1) {
@@ -124,7 +124,7 @@ static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_compar
     fprintf(stderr, "kgate: out of memory\n");
     return -1;
   }
-  rc = kg_compare(&base, &now, cli->tolerance_pct, cmp, err, sizeof err);
+  rc = kg_compare(&base, &now, go->tolerance_pct, cmp, err, sizeof err);
   kg_baseline_free(&base);
   kg_baseline_free(&now);
   if (rc) {
@@ -136,8 +136,8 @@ static int compare_with_baseline(const kg_cli *cli, const kg_run *run, kg_compar
 }
 
 /* The worker program: --worker, or this executable. NULL after printing why. */
-static const char *worker_path(const kg_cli *cli, char *buf, size_t len) {
-  if (cli->worker) return cli->worker;
+static const char *worker_path(const kg_modules *mods, char *buf, size_t len) {
+  if (mods->worker) return mods->worker;
   ssize_t got = readlink("/proc/self/exe", buf, len - 1);
   if (got <= 0) {
     fprintf(stderr, "kgate: cannot find its own executable to start workers\n");
@@ -147,23 +147,35 @@ static const char *worker_path(const kg_cli *cli, char *buf, size_t len) {
   return buf;
 }
 
+/* Appends --kernels PATH for each module to a worker's argv at *a, and
+ * --base-kernels PATH for each base module when with_base. */
+static void add_modules(char **argv, int *a, const kg_modules *mods, int with_base) {
+  for (int k = 0; k < mods->nkernels; k++) argv[(*a)++] = "--kernels", argv[(*a)++] = (char *)mods->kernels[k];
+  for (int k = 0; with_base && k < mods->nbase; k++)
+    argv[(*a)++] = "--base-kernels", argv[(*a)++] = (char *)mods->base_kernels[k];
+}
+
+/* --max-rounds below --rounds: the rounds every cell gets are the most. */
+static int max_rounds(const kg_paired_opts *p) {
+  return p->max_rounds > p->rounds ? p->max_rounds : p->rounds;
+}
+
 /* --kernels and --base-kernels: one worker, started with --describe (no
  * GPU), loads every module and says what it holds; a module that cannot be
  * loaded, or a variant name defined twice, is its one-line reason (exit 2).
  * The --kernels modules' variants join the registry here, as they do in each
  * worker. *base (when not NULL) gets the union of the base modules, for
  * pairing by name. 0, or -1 after printing why. */
-static int load_modules(const kg_cli *cli, const char *worker, kg_modinfo *base) {
+static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *base) {
   char err[1024];
   if (base) memset(base, 0, sizeof *base);
-  if (!cli->nkernels && !(base && cli->nbase)) return 0;
-  char *argv[4 + 4 * KG_CLI_MAXMODULES + 2];
+  if (!m->nkernels && !(base && m->nbase)) return 0;
+  char *argv[4 + 4 * KG_MODULES_MAX + 2];
   int a = 0;
   argv[a++] = (char *)worker, argv[a++] = "worker";
-  for (int k = 0; k < cli->nkernels; k++) argv[a++] = "--kernels", argv[a++] = (char *)cli->kernels[k];
-  for (int k = 0; base && k < cli->nbase; k++) argv[a++] = "--base-kernels", argv[a++] = (char *)cli->base_kernels[k];
+  add_modules(argv, &a, m, base != NULL);
   argv[a++] = "--describe", argv[a] = NULL;
-  kg_modinfo mods[1 + 2 * KG_CLI_MAXMODULES];
+  kg_modinfo mods[1 + 2 * KG_MODULES_MAX];
   int n = kg_module_query(argv, mods, sizeof mods / sizeof mods[0], err, sizeof err);
   if (n < 0) {
     fprintf(stderr, "kgate: %s\n", err);
@@ -197,19 +209,15 @@ static int load_modules(const kg_cli *cli, const char *worker, kg_modinfo *base)
   return rc;
 }
 
-int kg_gate_list(const kg_cli *cli) {
+int kg_gate_list(const kg_modules *mods) {
   char self[PATH_MAX];
-  const char *worker = cli->nkernels ? worker_path(cli, self, sizeof self) : "";
+  const char *worker = mods->nkernels ? worker_path(mods, self, sizeof self) : "";
   if (!worker) return KG_EXIT_ENV;
-  if (load_modules(cli, worker, NULL)) return KG_EXIT_USAGE;
+  if (load_modules(mods, worker, NULL)) return KG_EXIT_USAGE;
   kg_report_list(stdout);
   return KG_EXIT_OK;
 }
 
-/* Appends --kernels PATH for each module to a worker's argv at *a. */
-static void add_kernels(char **argv, int *a, const kg_cli *cli) {
-  for (int k = 0; k < cli->nkernels; k++) argv[(*a)++] = "--kernels", argv[(*a)++] = (char *)cli->kernels[k];
-}
 
 int kg_gate_san_cell(const kg_case *cases, const kg_result *res, size_t n, int variant, char *out, size_t len) {
   const kg_result *bad = NULL;
@@ -234,14 +242,14 @@ int kg_gate_san_cell(const kg_case *cases, const kg_result *res, size_t n, int v
 
 /* check --sanitize: the whole plan once per tool under compute-sanitizer,
  * then one line per variant and tool: clean, or the first error. */
-static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so, const kg_run_params *rp) {
+static int run_sanitized(const kg_gate_opts *go, kg_run *run, const kg_super_opts *so, const kg_run_params *rp) {
   char san[PATH_MAX], err[512];
   unsigned mask = 0;
   if (kg_san_find(san, sizeof san, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_ENV;
   }
-  kg_san_parse_tools(cli->sanitize, &mask, err, sizeof err);
+  kg_san_parse_tools(go->sanitize, &mask, err, sizeof err);
   kg_result *res[KG_NSAN] = {0};
   int code = KG_EXIT_OK;
   for (int t = 0; t < KG_NSAN && code != KG_EXIT_ENV && !kg_super_interrupted(); t++) {
@@ -265,7 +273,7 @@ static int run_sanitized(const kg_cli *cli, kg_run *run, const kg_super_opts *so
     double t0 = kg_now_s();
     printf("== compute-sanitizer --tool %s ==\n", kg_san_tool_name((kg_san_tool)t));
     int env = kg_supervise_san(run->cases, run->n, rp, &o, &ss, res[t], &dev, err, sizeof err);
-    kg_report_check(stdout, run->cases, res[t], run->n, &dev, kg_now_s() - t0, cli->verbose);
+    kg_report_check(stdout, run->cases, res[t], run->n, &dev, kg_now_s() - t0, go->verbose);
     kg_counts c = kg_count_results(res[t], run->n);
     if (env == KG_SUPER_INTERRUPTED)
       fprintf(stderr, "kgate: %s: the summary below says what ran\n", err), code = KG_EXIT_SIGNAL + kg_super_interrupted();
@@ -298,9 +306,9 @@ static kg_device_info first_hello(const kg_device_info *devs, int ndev) {
  * and every report asked for, marked incomplete (run.incomplete, cases not
  * reached "pending"); no baseline comparison or charts, which would read the
  * missing cases as regressions. Returns 128 + the signal. */
-static int write_interrupted(const kg_cli *cli, kg_run *run, const kg_device_info *devs, int ndev, double wall) {
+static int write_interrupted(const kg_gate_opts *go, kg_run *run, const kg_device_info *devs, int ndev, double wall) {
   int sig = kg_super_interrupted();
-  if (!cli->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr); /* the progress line */
+  if (!go->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr); /* the progress line */
   kg_device_info dev = first_hello(devs, ndev);
   if (!dev.name[0]) { /* no worker said hello: no device to name, nothing ran */
     fprintf(stderr, "kgate: interrupted by %s before any worker started: no results to write\n",
@@ -308,36 +316,35 @@ static int write_interrupted(const kg_cli *cli, kg_run *run, const kg_device_inf
     kg_run_free(run);
     return KG_EXIT_SIGNAL + sig;
   }
-  fill_meta(cli, &dev, wall, &run->meta);
+  fill_meta(go, &dev, wall, &run->meta);
   snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(sig));
   kg_counts c = kg_count_results(run->results, run->n);
-  kg_report_check(stdout, run->cases, run->results, run->n, &dev, wall, cli->verbose);
-  write_reports(cli, run, NULL);
+  kg_report_check(stdout, run->cases, run->results, run->n, &dev, wall, go->verbose);
+  write_reports(go->reports, run, NULL);
   fprintf(stderr, "kgate: interrupted by %s: %zu of %zu cases not run; the reports asked for are written, marked incomplete\n",
           kg_super_signal_name(sig), c.pending, run->n);
   kg_run_free(run);
   return KG_EXIT_SIGNAL + sig;
 }
 
-static int gate_selftest(const kg_cli *cli) {
+static int gate_selftest(const kg_selftest_opts *so) {
   char self[PATH_MAX], san[PATH_MAX], err[512], device[16];
-  const char *worker = worker_path(cli, self, sizeof self);
+  const char *worker = worker_path(&so->mods, self, sizeof self);
   if (!worker) return KG_EXIT_ENV;
-  snprintf(device, sizeof device, "%d", cli->device);
+  snprintf(device, sizeof device, "%d", so->device);
   /* --kernels: the controls run with the modules loaded beside kgate's own */
-  if (load_modules(cli, worker, NULL)) return KG_EXIT_USAGE;
-  char *argv[5 + 2 * KG_CLI_MAXMODULES] = {(char *)worker, "worker", "--device", device};
+  if (load_modules(&so->mods, worker, NULL)) return KG_EXIT_USAGE;
+  char *argv[5 + 2 * KG_MODULES_MAX] = {(char *)worker, "worker", "--device", device};
   int a = 4;
-  add_kernels(argv, &a, cli);
+  add_modules(argv, &a, &so->mods, 0);
   argv[a] = NULL;
   char why[512] = "";
   int have_san = kg_san_find(san, sizeof san, why, sizeof why) == 0;
   if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
   /* --timeout keeps its meaning; its default (60 s) is long for the hanging mutant. */
-  kg_st_opts o = {argv,          have_san ? san : NULL, cli->only,          cli->huge,
-                  cli->timeout_s == 60 ? 20 : cli->timeout_s, cli->quiet, cli->pair, cli->rounds,
-                  cli->max_rounds > cli->rounds ? cli->max_rounds : cli->rounds, cli->pair_budget_s,
-                  cli->min_effect_pct};
+  const kg_paired_opts *p = &so->paired;
+  kg_st_opts o = {argv,      have_san ? san : NULL, so->only,  so->huge, so->timeout_s == 60 ? 20 : so->timeout_s,
+                  so->quiet, p->pair,               p->rounds, max_rounds(p), p->budget_s, p->min_effect_pct};
   kg_st_row *rows = calloc(kg_nmutants ? kg_nmutants : 1, sizeof *rows);
   size_t n = 0;
   if (!rows) return KG_EXIT_ENV;
@@ -352,7 +359,7 @@ static int gate_selftest(const kg_cli *cli) {
  * of fresh workers on the run's devices (pairrun.h). Fills run->pair and
  * run->pairs. 0, or -1 (printed) when no worker could start; after a signal,
  * 0 with the run marked incomplete. */
-static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, const kg_run_params *rp,
+static int run_paired(const kg_gate_opts *go, kg_run *run, const kg_modinfo *base, const kg_run_params *rp,
                       const kg_super_opts *so, char *const *const *argvs, const int *devices, int ndev) {
   char err[512];
   kg_pair_job *jobs = NULL;
@@ -364,20 +371,20 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
   snprintf(pm->base_name, sizeof pm->base_name, "%s", base->name);
   snprintf(pm->base_version, sizeof pm->base_version, "%s", base->version);
   pm->confidence = KG_PAIR_CONFIDENCE;
-  pm->min_effect_pct = cli->min_effect_pct;
-  pm->copies = cli->pair.copies, pm->quads = cli->pair.quads;
-  pm->rounds = cli->rounds, pm->max_rounds = cli->max_rounds > cli->rounds ? cli->max_rounds : cli->rounds;
-  pm->budget_s = cli->pair_budget_s;
-  if (kg_pair_plan(run, base, cli->variants == NULL, &run->pairs, &run->npairs, &jobs, &njobs)) {
+  pm->min_effect_pct = go->paired.min_effect_pct;
+  pm->copies = go->paired.pair.copies, pm->quads = go->paired.pair.quads;
+  pm->rounds = go->paired.rounds, pm->max_rounds = max_rounds(&go->paired);
+  pm->budget_s = go->paired.budget_s;
+  if (kg_pair_plan(run, base, go->plan.variants == NULL, &run->pairs, &run->npairs, &jobs, &njobs)) {
     fprintf(stderr, "kgate: out of memory\n");
     return -1;
   }
-  kg_super_dev sdev[KG_CLI_MAXDEVICES];
-  kg_device_info devs[KG_CLI_MAXDEVICES];
+  kg_super_dev sdev[KG_GATE_MAXDEVICES];
+  kg_device_info devs[KG_GATE_MAXDEVICES];
   memset(devs, 0, sizeof devs);
   for (int k = 0; k < ndev; k++) sdev[k] = (kg_super_dev){argvs[k], devices[k]};
-  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, cli->min_effect_pct, pm->rounds, pm->max_rounds, pm->budget_s,
-                         cli->quiet ? NULL : stderr};
+  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, go->paired.min_effect_pct, pm->rounds, pm->max_rounds, pm->budget_s,
+                         go->quiet ? NULL : stderr};
   kg_super_opts o = *so;
   o.one_model = 0; /* the hellos were checked by the run itself */
   int rc = kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, err, sizeof err);
@@ -395,20 +402,20 @@ static int run_paired(const kg_cli *cli, kg_run *run, const kg_modinfo *base, co
 /* --devices: the device numbers to run on, one worker each (-d's device
  * alone by default; all: as many as the worker sees). 0, or -1 after
  * printing why. */
-static int device_list(const kg_cli *cli, const char *worker, int *list, int *ndev) {
+static int device_list(const kg_gate_opts *go, const char *worker, int *list, int *ndev) {
   char err[512];
-  *ndev = 1, list[0] = cli->device;
-  if (cli->ndevices) {
-    *ndev = cli->ndevices;
-    memcpy(list, cli->devices, (size_t)*ndev * sizeof *list);
-  } else if (cli->devices_all) {
+  *ndev = 1, list[0] = go->device;
+  if (go->ndevices) {
+    *ndev = go->ndevices;
+    memcpy(list, go->devices, (size_t)*ndev * sizeof *list);
+  } else if (go->devices_all) {
     char *probe[] = {(char *)worker, "worker", "--device", "0", NULL};
     kg_device_info d0 = {0};
-    if (kg_supervise_probe(probe, cli->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
+    if (kg_supervise_probe(probe, go->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
       fprintf(stderr, "kgate: %s\n", err);
       return -1;
     }
-    *ndev = d0.count > 0 ? (d0.count < KG_CLI_MAXDEVICES ? d0.count : KG_CLI_MAXDEVICES) : 1;
+    *ndev = d0.count > 0 ? (d0.count < KG_GATE_MAXDEVICES ? d0.count : KG_GATE_MAXDEVICES) : 1;
     for (int k = 0; k < *ndev; k++) list[k] = k;
   }
   return 0;
@@ -416,22 +423,22 @@ static int device_list(const kg_cli *cli, const char *worker, int *list, int *nd
 
 /* The end of check and run, once the cases ran: the baseline comparison,
  * the reports, the charts, and the exit code from all that was found. */
-static int gate_finish(const kg_cli *cli, kg_run *run, kg_counts c, int env, int pair_env, const char *err) {
-  int timing = cli->cmd == KG_CMD_RUN, measured = c.passed + c.failed + c.errored > 0;
+static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env, int pair_env, const char *err) {
+  int timing = go->timing, measured = c.passed + c.failed + c.errored > 0;
   kg_comparison cmp = {0};
   int have_cmp = 0, bad_baseline = 0;
   if (timing && measured) {
-    bad_baseline = compare_with_baseline(cli, run, &cmp, &have_cmp) != 0;
+    bad_baseline = compare_with_baseline(go, run, &cmp, &have_cmp) != 0;
     kg_report_perf(stdout, run, have_cmp ? &cmp : NULL);
     if (run->pair.on) kg_report_pairs(stdout, run);
   }
-  int bad_reports = measured && write_reports(cli, run, have_cmp ? &cmp : NULL) != 0;
+  int bad_reports = measured && write_reports(go->reports, run, have_cmp ? &cmp : NULL) != 0;
   /* Charts come last: without gnuplot every other output is already written. */
   int plots = KG_EXIT_OK;
-  if (timing && measured && cli->plots) {
+  if (timing && measured && go->plots) {
     char base[PATH_MAX];
-    kg_baseline_path(cli->baseline_dir, run->meta.dev.name, base, sizeof base);
-    plots = kg_publish_charts(cli->plots, run, 1, have_cmp ? &cmp : NULL, base);
+    kg_baseline_path(go->baseline_dir, run->meta.dev.name, base, sizeof base);
+    plots = kg_publish_charts(go->plots, run, 1, have_cmp ? &cmp : NULL, base);
   }
   if (env) fprintf(stderr, "kgate: %s\n", err);
   /* A chart that could not be drawn never hides what the gate found: it
@@ -451,19 +458,19 @@ static int gate_finish(const kg_cli *cli, kg_run *run, kg_counts c, int env, int
   return code;
 }
 
-enum { ARGV_MAX = 6 + 4 * KG_CLI_MAXMODULES };
+enum { ARGV_MAX = 6 + 4 * KG_MODULES_MAX };
 
 /* The workers of a run, one per device: argv for the run itself (argv with
  * the device's number), and for the paired rounds: the same worker with the
  * base modules, no roofline. */
 typedef struct workers {
-  char devnum[KG_CLI_MAXDEVICES][16];
-  char *argvs[KG_CLI_MAXDEVICES][ARGV_MAX], *pargvs[KG_CLI_MAXDEVICES][ARGV_MAX];
-  char *const *pargv[KG_CLI_MAXDEVICES];
-  kg_super_dev sdev[KG_CLI_MAXDEVICES];
+  char devnum[KG_GATE_MAXDEVICES][16];
+  char *argvs[KG_GATE_MAXDEVICES][ARGV_MAX], *pargvs[KG_GATE_MAXDEVICES][ARGV_MAX];
+  char *const *pargv[KG_GATE_MAXDEVICES];
+  kg_super_dev sdev[KG_GATE_MAXDEVICES];
 } workers;
 
-static void worker_argvs(const kg_cli *cli, const char *worker, char *const *argv, const int *list, int ndev,
+static void worker_argvs(const kg_gate_opts *go, const char *worker, char *const *argv, const int *list, int ndev,
                          workers *w) {
   for (int k = 0; k < ndev; k++) {
     snprintf(w->devnum[k], sizeof w->devnum[k], "%d", list[k]);
@@ -473,8 +480,7 @@ static void worker_argvs(const kg_cli *cli, const char *worker, char *const *arg
     char **p = w->pargvs[k];
     int pa = 0;
     p[pa++] = (char *)worker, p[pa++] = "worker", p[pa++] = "--device", p[pa++] = w->devnum[k];
-    add_kernels(p, &pa, cli);
-    for (int b = 0; b < cli->nbase; b++) p[pa++] = "--base-kernels", p[pa++] = (char *)cli->base_kernels[b];
+    add_modules(p, &pa, &go->mods, 1);
     p[pa] = NULL;
     w->pargv[k] = w->pargvs[k];
   }
@@ -482,54 +488,54 @@ static void worker_argvs(const kg_cli *cli, const char *worker, char *const *arg
 
 /* The cases of check or run: the selection, the size policy (plan.h) and
  * --shard. 0, or the exit code after printing why. */
-static int plan_run(const kg_cli *cli, int timing, kg_run *run) {
+static int plan_run(const kg_gate_opts *go, int timing, kg_run *run) {
   char err[512];
-  kg_plan_opts po = {cli->variants, cli->dtypes, cli->patterns, cli->sizes, cli->nsizes, cli->perf_sizes, cli->nperf};
+  kg_plan_opts po = go->plan; /* the policy fills in its defaults */
   size_t *huge; /* the sizes with the huge tier's, when --tier huge */
-  if (kg_plan_policy(&po, cli->sanitize != NULL, timing, cli->tier_huge, &huge))
+  if (kg_plan_policy(&po, go->sanitize != NULL, timing, go->tier_huge, &huge))
     return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
   int planned = kg_plan_build(&po, &run->cases, &run->n, err, sizeof err);
   free(huge);
   if (planned) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
-  if (!cli->shard_n) return 0;
+  if (!go->shard_n) return 0;
   size_t groups = kg_plan_groups(run->cases, run->n, NULL);
-  run->n = kg_plan_shard(run->cases, run->n, cli->shard_i, cli->shard_n);
+  run->n = kg_plan_shard(run->cases, run->n, go->shard_i, go->shard_n);
   if (run->n) return 0;
-  fprintf(stderr, "kgate: shard %u/%u is empty: the plan has only %zu input groups\n", cli->shard_i, cli->shard_n,
+  fprintf(stderr, "kgate: shard %u/%u is empty: the plan has only %zu input groups\n", go->shard_i, go->shard_n,
           groups);
   kg_run_free(run);
   return KG_EXIT_USAGE;
 }
 
-static int gate_run(const kg_cli *cli) {
-  int timing = cli->cmd == KG_CMD_RUN;
+static int gate_run(const kg_gate_opts *go) {
+  int timing = go->timing;
   char err[512], self[PATH_MAX];
-  const char *worker = worker_path(cli, self, sizeof self);
+  const char *worker = worker_path(&go->mods, self, sizeof self);
   if (!worker) return KG_EXIT_ENV;
   /* --kernels and --base-kernels: a module that cannot be loaded is an input
    * error, found before the matrix runs (the describe touches no GPU); the
    * modules' variants must be in the registry before the plan names them. */
-  int paired = timing && cli->nbase;
+  int paired = timing && go->mods.nbase;
   kg_modinfo basemods;
-  if (load_modules(cli, worker, paired ? &basemods : NULL)) return KG_EXIT_USAGE;
+  if (load_modules(&go->mods, worker, paired ? &basemods : NULL)) return KG_EXIT_USAGE;
   if (!paired) memset(&basemods, 0, sizeof basemods);
   kg_run run = {0};
-  int planned = plan_run(cli, timing, &run);
+  int planned = plan_run(go, timing, &run);
   if (planned) {
     kg_modinfo_free(&basemods);
     return planned;
   }
   char device[16];
-  snprintf(device, sizeof device, "%d", cli->device);
+  snprintf(device, sizeof device, "%d", go->device);
   char *argv[ARGV_MAX] = {(char *)worker, "worker", "--device", device};
   int argc = 4;
   if (timing) argv[argc++] = "--roofline";
-  add_kernels(argv, &argc, cli);
+  add_modules(argv, &argc, &go->mods, 0);
   argv[argc] = NULL;
-  progress prog = {.tty = !cli->quiet && isatty(STDERR_FILENO), .t0 = kg_now_s()};
+  progress prog = {.tty = !go->quiet && isatty(STDERR_FILENO), .t0 = kg_now_s()};
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
-  kg_super_opts so = {argv, cli->timeout_s, cli->timeout_s, show_progress, &prog, timing};
-  kg_run_params rp = {cli->seed, cli->repeats, cli->time, cli->pair};
+  kg_super_opts so = {argv, go->timeout_s, go->timeout_s, show_progress, &prog, timing};
+  kg_run_params rp = {go->seed, go->repeats, go->time, go->paired.pair};
   rp.pair.on = 0, rp.pair.module = 1, rp.pair.base_variant = -1; /* paired rounds: the same name in the base module */
   run.results = calloc(run.n, sizeof *run.results);
   if (!run.results) {
@@ -538,27 +544,27 @@ static int gate_run(const kg_cli *cli) {
     kg_modinfo_free(&basemods);
     return KG_EXIT_ENV;
   }
-  if (cli->sanitize) {
+  if (go->sanitize) {
     rp.repeats = 1; /* determinism is not what a sanitizer run checks */
-    int code = run_sanitized(cli, &run, &so, &rp);
+    int code = run_sanitized(go, &run, &so, &rp);
     kg_run_free(&run);
     kg_modinfo_free(&basemods);
     return code;
   }
   /* --devices: one worker per device, the same argv but for the device. */
-  int ndev = 1, list[KG_CLI_MAXDEVICES] = {cli->device};
-  if (device_list(cli, worker, list, &ndev)) {
+  int ndev = 1, list[KG_GATE_MAXDEVICES] = {go->device};
+  if (device_list(go, worker, list, &ndev)) {
     kg_run_free(&run);
     kg_modinfo_free(&basemods);
     return KG_EXIT_ENV;
   }
   static workers w; /* argv arrays of 64 devices: not on the stack */
-  worker_argvs(cli, worker, argv, list, ndev, &w);
-  kg_device_info devs[KG_CLI_MAXDEVICES] = {0};
+  worker_argvs(go, worker, argv, list, ndev, &w);
+  kg_device_info devs[KG_GATE_MAXDEVICES] = {0};
   int env = kg_supervise_devices(run.cases, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
-    return write_interrupted(cli, &run, devs, ndev, kg_now_s() - prog.t0);
+    return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0);
   }
   if (env == -2) { /* run: devices of different models */
     fprintf(stderr, "kgate: %s\n", err);
@@ -567,53 +573,53 @@ static int gate_run(const kg_cli *cli) {
     return KG_EXIT_USAGE;
   }
   kg_device_info dev = first_hello(devs, ndev);
-  fill_meta(cli, &dev, kg_now_s() - prog.t0, &run.meta);
+  fill_meta(go, &dev, kg_now_s() - prog.t0, &run.meta);
   kg_counts c = kg_count_results(run.results, run.n);
   int measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */
-  if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, cli->verbose);
+  if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, go->verbose);
   int pair_env = 0;
   if (paired && measured && !env) {
-    pair_env = run_paired(cli, &run, &basemods, &rp, &so, w.pargv, list, ndev) != 0;
+    pair_env = run_paired(go, &run, &basemods, &rp, &so, w.pargv, list, ndev) != 0;
     run.meta.wall_s = kg_now_s() - prog.t0;
   }
   kg_modinfo_free(&basemods);
-  return gate_finish(cli, &run, c, env, pair_env, err);
+  return gate_finish(go, &run, c, env, pair_env, err);
 }
 
-int kg_gate_selftest(const kg_cli *cli) {
+int kg_gate_selftest(const kg_selftest_opts *so) {
   kg_super_trap(1);
-  int code = gate_selftest(cli);
+  int code = gate_selftest(so);
   if (kg_super_interrupted()) code = KG_EXIT_SIGNAL + kg_super_interrupted();
   kg_super_trap(0);
   return code;
 }
 
-int kg_gate_run(const kg_cli *cli) {
+int kg_gate_run(const kg_gate_opts *go) {
   kg_super_trap(1); /* held until the reports are written: a signal meanwhile is recorded, not fatal */
-  int code = gate_run(cli);
+  int code = gate_run(go);
   if (kg_super_interrupted()) code = KG_EXIT_SIGNAL + kg_super_interrupted();
   kg_super_trap(0);
   return code;
 }
 
-int kg_gate_compare(const kg_cli *cli) {
+int kg_gate_compare(const kg_compare_opts *co) {
   char err[512];
   kg_baseline old, now;
   kg_run run = {0};
-  int rc = kg_baseline_load(cli->args[0], &old, err, sizeof err);
+  int rc = kg_baseline_load(co->old_path, &old, err, sizeof err);
   if (rc) {
     fprintf(stderr, "kgate: %s\n", err); /* names the file, also when it does not exist */
     return KG_EXIT_USAGE;
   }
-  if (kg_results_read(cli->args[1], &run, err, sizeof err) || kg_baseline_from_run(&run, &now)) {
+  if (kg_results_read(co->new_path, &run, err, sizeof err) || kg_baseline_from_run(&run, &now)) {
     fprintf(stderr, "kgate: %s\n", err);
     kg_baseline_free(&old);
     kg_run_free(&run);
     return KG_EXIT_USAGE;
   }
   kg_comparison cmp = {0};
-  rc = kg_compare(&old, &now, cli->tolerance_pct, &cmp, err, sizeof err);
+  rc = kg_compare(&old, &now, co->tolerance_pct, &cmp, err, sizeof err);
   kg_baseline_free(&old);
   kg_baseline_free(&now);
   int code = KG_EXIT_USAGE;
@@ -621,8 +627,8 @@ int kg_gate_compare(const kg_cli *cli) {
     fprintf(stderr, "kgate: %s\n", err);
   } else {
     kg_report_compare(stdout, &cmp);
-    int bad_reports = write_reports(cli, &run, &cmp) != 0;
-    int plots = cli->plots ? kg_publish_charts(cli->plots, &run, 0, &cmp, cli->args[0]) : KG_EXIT_OK;
+    int bad_reports = write_reports(co->reports, &run, &cmp) != 0;
+    int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;
     code = bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE : cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF : plots;
   }
   kg_comparison_free(&cmp);
@@ -630,32 +636,32 @@ int kg_gate_compare(const kg_cli *cli) {
   return code;
 }
 
-int kg_gate_baseline_update(const kg_cli *cli) {
+int kg_gate_baseline_update(const kg_baseline_opts *bo) {
   char err[512], path[PATH_MAX];
   kg_run run = {0};
-  if (kg_results_read(cli->args[0], &run, err, sizeof err)) {
+  if (kg_results_read(bo->results, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  kg_baseline_path(cli->baseline_dir, run.meta.dev.name, path, sizeof path);
+  kg_baseline_path(bo->baseline_dir, run.meta.dev.name, path, sizeof path);
   int rc = kg_baseline_update(path, &run, err, sizeof err);
   if (rc) fprintf(stderr, "kgate: %s\n", err);
-  else printf("kgate: wrote %s from %s\n", path, cli->args[0]);
+  else printf("kgate: wrote %s from %s\n", path, bo->results);
   kg_run_free(&run);
   return rc ? KG_EXIT_USAGE : KG_EXIT_OK;
 }
 
-int kg_gate_merge(const kg_cli *cli) {
+int kg_gate_merge(const kg_merge_opts *mo) {
   char err[1024];
   kg_run run;
-  if (kg_merge_runs(cli->args, (size_t)cli->nargs, &run, err, sizeof err)) {
+  if (kg_merge_runs(mo->inputs, (size_t)mo->ninputs, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  int rc = kg_results_write(cli->merge_out, &run, err, sizeof err);
+  int rc = kg_results_write(mo->out, &run, err, sizeof err);
   if (rc) fprintf(stderr, "kgate: %s\n", err);
-  else if (strcmp(cli->merge_out, "-"))
-    printf("kgate: merged %zu cases from %d files into %s\n", run.n, cli->nargs, cli->merge_out);
+  else if (strcmp(mo->out, "-"))
+    printf("kgate: merged %zu cases from %d files into %s\n", run.n, mo->ninputs, mo->out);
   kg_run_free(&run);
   return rc ? KG_EXIT_USAGE : KG_EXIT_OK;
 }

@@ -1,25 +1,106 @@
-/* The commands built on the library: check/run (the gate), compare, baseline update. */
+/* The commands built on the library: check/run (the gate), list, compare,
+ * selftest, baseline update, merge. Each takes its own options (cli.c fills
+ * them), never the whole command line. */
 #ifndef KG_GATE_H
 #define KG_GATE_H
 
-#include "cli.h"
-#include "plan.h"
+#include <stdint.h>
+
+#include "export.h"
 #include "model.h"
+#include "module.h"
+#include "plan.h"
+
+enum { KG_GATE_MAXDEVICES = 64 };
+
+/* The kernel modules a command loads: list, check, run, selftest. */
+typedef struct kg_modules {
+  const char *worker;                   /* worker program (hidden --worker); NULL: this executable */
+  const char *kernels[KG_MODULES_MAX];  /* --kernels, repeatable: modules whose variants join kgate's own */
+  int nkernels;
+  const char *base_kernels[KG_MODULES_MAX]; /* run: --base-kernels, repeatable: the base builds; */
+  int nbase;                                /* each cell is paired with the base variant of its name */
+} kg_modules;
+
+/* The paired gate's rounds: run --base-kernels, and selftest's paired mutants. */
+typedef struct kg_paired_opts {
+  kg_pair_opts pair;      /* copies, quads per block, seconds per cell */
+  int rounds, max_rounds; /* fresh-worker rounds for every cell, and at most for undecided ones */
+  double budget_s;        /* wall time the rounds past --rounds may use */
+  double min_effect_pct;  /* --min-effect, 0 = per size class */
+} kg_paired_opts;
+
+/* check and run. */
+typedef struct kg_gate_opts {
+  int timing;        /* run: time the perf sizes and compare; 0: check */
+  kg_plan_opts plan; /* --variant, --dtype, --pattern, --sizes, --perf-sizes */
+  uint64_t seed;
+  int repeats;
+  double timeout_s;
+  int device;
+  int devices[KG_GATE_MAXDEVICES]; /* --devices 0,2,... */
+  int ndevices;                    /* 0: -d's device alone */
+  int devices_all;                 /* --devices all: every device the worker sees */
+  int quiet, verbose;
+  kg_time_opts time;
+  const char *sanitize;      /* check: compute-sanitizer tools, comma-separated */
+  unsigned shard_i, shard_n; /* --shard i/N (shard_n 0: the whole plan) */
+  int tier_huge;             /* --tier huge adds 2^31+1 and 2^32+3 */
+  kg_modules mods;
+  kg_paired_opts paired;
+  /* the options run shares with compare and the drawing commands */
+  double tolerance_pct; /* 0: per size class */
+  const char *baseline_dir;
+  const char *reports[KG_NFORMATS]; /* --json, --csv, ... (export.h): report files, "-" for stdout */
+  const char *plots;                /* run: --plots DIR */
+} kg_gate_opts;
+
+/* compare OLD NEW. */
+typedef struct kg_compare_opts {
+  const char *old_path, *new_path;
+  double tolerance_pct;
+  const char *reports[KG_NFORMATS]; /* the formats whose kg_formats row says compare */
+  const char *plots;                /* --plots DIR: the comparison chart */
+} kg_compare_opts;
+
+/* selftest. */
+typedef struct kg_selftest_opts {
+  int device;
+  double timeout_s; /* 60 (check's default) means the selftest's own, 20 */
+  int quiet;
+  const char *only; /* --only: mutant names */
+  int huge;         /* --huge: also the mutant that needs n > 2^31 */
+  kg_modules mods;
+  kg_paired_opts paired;
+} kg_selftest_opts;
+
+/* baseline update RESULTS. */
+typedef struct kg_baseline_opts {
+  const char *results;
+  const char *baseline_dir;
+} kg_baseline_opts;
+
+/* merge A B ... -o ALL. */
+typedef struct kg_merge_opts {
+  const char *const *inputs;
+  int ninputs;
+  const char *out;
+} kg_merge_opts;
 
 /* check, and run (check + timing + baseline comparison + reports). Returns the exit code;
  * after SIGINT/SIGTERM, 128 + the signal, with the results so far written, marked incomplete. */
-int kg_gate_run(const kg_cli *cli);
+int kg_gate_run(const kg_gate_opts *go);
 /* list: kgate's own variants and those of the --kernels modules. */
-int kg_gate_list(const kg_cli *cli);
+int kg_gate_list(const kg_modules *mods);
 /* compare OLD NEW: verdicts offline; 4 when a case is SLOWER. */
-int kg_gate_compare(const kg_cli *cli);
+int kg_gate_compare(const kg_compare_opts *co);
 /* selftest: every mutant through the check that must catch it. */
-int kg_gate_selftest(const kg_cli *cli);
+int kg_gate_selftest(const kg_selftest_opts *so);
 /* baseline update RESULTS: merge a fully correct run into DIR/<gpu-slug>.json. */
-int kg_gate_baseline_update(const kg_cli *cli);
+int kg_gate_baseline_update(const kg_baseline_opts *bo);
 
 /* merge A B ... -o ALL: one results file from several (merge.h). */
-int kg_gate_merge(const kg_cli *cli);
+int kg_gate_merge(const kg_merge_opts *mo);
 
 /* One cell of the check --sanitize summary, for a variant's supported cases
  * under one tool: "clean" (all ran, none failed), "FAIL (k of r cases; first:

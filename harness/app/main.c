@@ -25,10 +25,11 @@ int main(int argc, char **argv) {
   }
   int code = kg_cli_run(&cli);
 #else
-  kg_worker_opts wo = {.device = cli.device, .roofline = cli.roofline, .own_kernels = cli.own_kernels,
-                       .nkernels = cli.nkernels, .nbase = cli.nbase, .describe = cli.describe};
-  memcpy(wo.kernels, cli.kernels, sizeof wo.kernels);
-  memcpy(wo.base_kernels, cli.base_kernels, sizeof wo.base_kernels);
+  const kg_modules *m = &cli.gate.mods;
+  kg_worker_opts wo = {.device = cli.gate.device, .roofline = cli.roofline, .own_kernels = cli.own_kernels,
+                       .nkernels = m->nkernels, .nbase = m->nbase, .describe = cli.describe};
+  memcpy(wo.kernels, m->kernels, sizeof wo.kernels);
+  memcpy(wo.base_kernels, m->base_kernels, sizeof wo.base_kernels);
   int code = cli.cmd == KG_CMD_WORKER ? kg_worker_main(&wo) : kg_cli_run(&cli);
 #endif
   kg_cli_free(&cli);
