@@ -94,16 +94,14 @@ enum {
 };
 enum { SOLO = 0, VALUE = 1 };
 
+/* The options' ids and rows, from options.def; O_FORMAT: an output format's. */
 typedef enum opt_id {
-  O_HELP, O_VERBOSE, O_QUIET, O_VARIANT, O_DTYPE, O_PATTERN, O_SIZES, O_SEED, O_REPEAT, O_TIMEOUT, O_DEVICE,
-  O_WORKER, O_PERF, O_HOT, O_NOISE, O_MINS, O_MAXS, O_TOL, O_BASEDIR, O_FORMAT, O_ROOF,
-  O_OUTPUT, O_PLOTS, O_BASELINE, O_HISTORY, O_FILE, O_HTML, O_SANITIZE, O_ONLY, O_HUGE,
-  O_SHARD, O_DEVICES, O_TIER, O_KERNELS, O_BASEK, O_DESCRIBE, O_MINEFF, O_ROUNDS, O_MAXROUNDS, O_PAIRSEC,
-  O_COPIES, O_CELLSEC, O_OWNK
+#define KG_OPTION(id, name, alias, value, commands) id,
+#include "options.def"
+#undef KG_OPTION
+  O_FORMAT
 } opt_id;
 
-/* Every option: names, whether it takes a value, the commands that accept it.
- * The output formats' options come from kg_formats (export.h). */
 typedef struct opt_row {
   const char *name, *alias;
   int value;
@@ -111,48 +109,9 @@ typedef struct opt_row {
   opt_id id;
 } opt_row;
 static const opt_row k_opts[] = {
-    {"--help", "-h", SOLO, C_ALL, O_HELP},
-    {"--verbose", "-v", SOLO, C_CHECK | C_RUN, O_VERBOSE},
-    {"--quiet", "-q", SOLO, C_CHECK | C_RUN | C_SELFTEST, O_QUIET},
-    {"--variant", NULL, VALUE, C_CHECK | C_RUN, O_VARIANT},
-    {"--dtype", NULL, VALUE, C_CHECK | C_RUN, O_DTYPE},
-    {"--pattern", NULL, VALUE, C_CHECK | C_RUN, O_PATTERN},
-    {"--sizes", NULL, VALUE, C_CHECK | C_RUN, O_SIZES},
-    {"--seed", NULL, VALUE, C_CHECK | C_RUN, O_SEED},
-    {"--repeat", NULL, VALUE, C_CHECK | C_RUN, O_REPEAT},
-    {"--timeout", NULL, VALUE, C_CHECK | C_RUN | C_SELFTEST, O_TIMEOUT},
-    {"--device", "-d", VALUE, C_CHECK | C_RUN | C_WORKER | C_SELFTEST, O_DEVICE},
-    {"--worker", NULL, VALUE, C_LIST | C_CHECK | C_RUN | C_SELFTEST, O_WORKER},
-    {"--sanitize", NULL, VALUE, C_CHECK, O_SANITIZE},
-    {"--only", NULL, VALUE, C_SELFTEST, O_ONLY},
-    {"--huge", NULL, SOLO, C_SELFTEST, O_HUGE},
-    {"--perf-sizes", NULL, VALUE, C_RUN, O_PERF},
-    {"--hot", NULL, SOLO, C_RUN, O_HOT},
-    {"--max-noise", NULL, VALUE, C_RUN, O_NOISE},
-    {"--min-samples", NULL, VALUE, C_RUN, O_MINS},
-    {"--max-seconds", NULL, VALUE, C_RUN, O_MAXS},
-    {"--tolerance", NULL, VALUE, C_RUN | C_COMPARE | C_PLOT | C_HPLOT | C_REPORT, O_TOL},
-    {"--baseline-dir", NULL, VALUE, C_RUN | C_BASELINE | C_HPLOT, O_BASEDIR},
-    {"--roofline", NULL, SOLO, C_WORKER, O_ROOF},
-    {"--kernels", NULL, VALUE, C_LIST | C_CHECK | C_RUN | C_SELFTEST | C_WORKER, O_KERNELS},
-    {"--own-kernels", NULL, VALUE, C_WORKER, O_OWNK},
-    {"--describe", NULL, SOLO, C_WORKER, O_DESCRIBE},
-    {"--base-kernels", NULL, VALUE, C_RUN | C_WORKER, O_BASEK},
-    {"--min-effect", NULL, VALUE, C_RUN | C_SELFTEST, O_MINEFF},
-    {"--rounds", NULL, VALUE, C_RUN | C_SELFTEST, O_ROUNDS},
-    {"--max-rounds", NULL, VALUE, C_RUN | C_SELFTEST, O_MAXROUNDS},
-    {"--pair-seconds", NULL, VALUE, C_RUN | C_SELFTEST, O_PAIRSEC},
-    {"--copies", NULL, VALUE, C_RUN | C_SELFTEST, O_COPIES},
-    {"--cell-seconds", NULL, VALUE, C_RUN | C_SELFTEST, O_CELLSEC},
-    {"--output", "-o", VALUE, C_PLOT | C_HPLOT | C_MERGE, O_OUTPUT},
-    {"--shard", NULL, VALUE, C_CHECK | C_RUN, O_SHARD},
-    {"--devices", NULL, VALUE, C_CHECK | C_RUN, O_DEVICES},
-    {"--tier", NULL, VALUE, C_CHECK | C_RUN, O_TIER},
-    {"--plots", NULL, VALUE, C_RUN | C_COMPARE, O_PLOTS},
-    {"--baseline", NULL, VALUE, C_PLOT | C_HPLOT | C_REPORT, O_BASELINE},
-    {"--history", NULL, VALUE, C_REPORT, O_HISTORY},
-    {"--file", NULL, VALUE, C_HADD, O_FILE},
-    {"--html", NULL, VALUE, C_REPORT, O_HTML},
+#define KG_OPTION(id, name, alias, value, commands) {name, alias, value, commands, id},
+#include "options.def"
+#undef KG_OPTION
 };
 
 /* Every command: its word and sub-command word, the option bit, the

@@ -210,7 +210,11 @@ typedef struct kg__pair {
 } kg__pair;
 
 /* Opens <dir>/<kind>-<dtype>.dat and .vars and claims a slot in out. */
-static int pair_open(kg__pair *p, const kg__job *j, const char *dtype) {
+/* Opens the chart's .dat and .vars; the .dat starts with the header fmt
+ * (a comment that says what the rows are). */
+static int pair_open(kg__pair *p, const kg__job *j, const char *dtype, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int pair_open(kg__pair *p, const kg__job *j, const char *dtype, const char *fmt, ...) {
   kg_charts *out = j->out;
   char *err = j->err;
   size_t errlen = j->errlen;
@@ -234,6 +238,10 @@ static int pair_open(kg__pair *p, const kg__job *j, const char *dtype) {
   fprintf(p->vars.f, "# kgate: settings for plots/%s.gp (kgate writes this file)\n", j->name);
   /* Relative: gnuplot runs in the output folder, which can move as a whole. */
   gp_str(p->vars.f, "data", "%s.dat", c->name);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(p->dat.f, fmt, ap);
+  va_end(ap);
   return 0;
 }
 
@@ -377,11 +385,13 @@ static int bandwidth_one(const kg__job *job, kg_dtype dt) {
   size_t nsizes = timed_sizes(run, dt, sizes, KG__MAXSIZES);
   if (!count || !nsizes) return 0;
   kg__pair p;
-  if (pair_open(&p, job, di->name)) return -1;
+  if (pair_open(&p, job, di->name,
+                "# kgate bandwidth, %s: one block per variant in ladder order (two blank lines apart)\n"
+                "# columns: n gbps pct_peak median_us\n",
+                di->name))
+    return -1;
   const kg_device_info *d = &run->meta.dev;
   FILE *f = p.dat.f, *g = p.vars.f;
-  fprintf(f, "# kgate bandwidth, %s: one block per variant in ladder order (two blank lines apart)\n"
-             "# columns: n gbps pct_peak median_us\n", di->name);
   double ymax = d->peak_gbps > 0 ? d->peak_gbps : 0;
   for (size_t s = 0; s < count; s++) {
     fprintf(f, "# %s\n", kg_variants[sel[s]].name);
@@ -450,7 +460,8 @@ static int ladder_one(const kg__job *job, kg_dtype dt) {
   }
   if (!count || run->meta.dev.peak_gbps <= 0) return 0;
   kg__pair p;
-  if (pair_open(&p, job, di->name)) return -1;
+  if (pair_open(&p, job, di->name, "# kgate ladder, %s: %% of theoretical peak per variant in ladder order\n# columns: row variant", di->name))
+    return -1;
   /* Between rows of different families: the ladder reads in groups. */
   fputs("separators = '", p.vars.f);
   for (size_t s = 1; s < count; s++)
@@ -458,7 +469,6 @@ static int ladder_one(const kg__job *job, kg_dtype dt) {
       fprintf(p.vars.f, "%s%.1f", s > 1 ? " " : "", (double)s - 0.5);
   fputs("'\n", p.vars.f);
   FILE *f = p.dat.f, *g = p.vars.f;
-  fprintf(f, "# kgate ladder, %s: %% of theoretical peak per variant in ladder order\n# columns: row variant", di->name);
   for (size_t k = 0; k < ns; k++) fprintf(f, " pct_%zu", sizes[k]);
   fputc('\n', f);
   double xmax = 0;
@@ -653,6 +663,11 @@ static void verdict_colors(FILE *g) {
   }
 }
 
+/* The .dat headers (macros, so that the compiler checks them as formats). */
+#define COMPARE_HEAD                                                                                 \
+  "# kgate comparison, %s: one row per case, time new / baseline\n"                                   \
+  "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x verdict label\n"         \
+  "# (ratio ? when either side has no timing; label_x: the right edge, where the labels stand)\n"
 static int compare_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
   const kg_comparison *cmp = job->src->cmp;
@@ -664,12 +679,8 @@ static int compare_one(const kg__job *job, kg_dtype dt) {
   sort_sizes(sizes, ns);
   double dev = compare_dev(cmp, idx, k);
   kg__pair p;
-  if (pair_open(&p, job, di->name)) return -1;
+  if (pair_open(&p, job, di->name, COMPARE_HEAD, di->name)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
-  fprintf(f, "# kgate comparison, %s: one row per case, time new / baseline\n"
-             "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x verdict label\n"
-             "# (ratio ? when either side has no timing; label_x: the right edge, where the labels stand)\n",
-          di->name);
   size_t count[KG_NVERDICTS] = {0};
   size_t rows = compare_data(f, g, cmp, idx, k, sizes, ns, dev, count);
   char verdicts[200];
@@ -792,6 +803,11 @@ static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, con
 /* The paired gate's cells (run->pairs): per dtype with at least one cell
  * that has numbers, a row per (variant, n) in ladder order; NEW, MISSING
  * and UNKNOWN cells are rows of text, no point. */
+#define PAIRED_HEAD                                                                                  \
+  "# kgate paired gate, %s: one row per cell (variant, n), change head / base - 1 in %%\n"               \
+  "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n" \
+  "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"   \
+  "#  ? where a cell has none: NEW, MISSING and UNKNOWN rows are text only)\n"
 static int paired_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
   const kg_dtype_info *di = kg_dtype_get(dt);
@@ -800,13 +816,8 @@ static int paired_one(const kg__job *job, kg_dtype dt) {
     return 0; /* only NEW/MISSING/UNKNOWN: the reports list them, a chart would show no point */
   double half = pair_half(run, idx, k);
   kg__pair p;
-  if (pair_open(&p, job, di->name)) return -1;
+  if (pair_open(&p, job, di->name, PAIRED_HEAD, di->name)) return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
-  fprintf(f, "# kgate paired gate, %s: one row per cell (variant, n), change head / base - 1 in %%\n"
-             "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n"
-             "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"
-             "#  ? where a cell has none: NEW, MISSING and UNKNOWN rows are text only)\n",
-          di->name);
   size_t count[KG_NPVERDICTS] = {0};
   kg__tics ytics = {g, "y", 0};
   for (size_t j = 0; j < k; j++) {
@@ -1038,11 +1049,12 @@ static int trend_draw(const kg__job *job, const kg__trend *t, kg_dtype dt) {
   size_t count = trend_names(t, dt, n, names, 512);
   if (!count) return 0;
   kg__pair p;
-  if (pair_open(&p, job, di->name)) return -1;
+  if (pair_open(&p, job, di->name,
+                "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
+                "# columns: run pct_peak pct_at_q3 pct_at_q1 step (-1 slower, 1 faster than the run before)\n",
+                di->name, n))
+    return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
-  fprintf(f, "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
-             "# columns: run pct_peak pct_at_q3 pct_at_q1 step (-1 slower, 1 faster than the run before)\n",
-          di->name, n);
   kg__lists l;
   if (lists_open(&l)) {
     kg_out_abort(&p.dat);

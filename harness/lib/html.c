@@ -368,22 +368,21 @@ static void paired(FILE *f, const kg_run *run) {
   fputs("</table>\n", f);
 }
 
+/* A failed case: its cells in order, each after its opening markup; got,
+ * expected and the error ratio only for a wrong result. */
 static void failed_row(FILE *f, const kg_case *c, const kg_result *r) {
-  char label[160];
+  static const char *const open[] = {"<tr class=\"slower\"><td class=\"l\">", "</td><td class=\"l\">", "</td><td>",
+                                     "</td><td>", "</td><td>", "</td><td class=\"l\">"};
+  char label[160], ratio[32] = "";
   kg_case_label(c, label, sizeof label);
-  fputs("<tr class=\"slower\"><td class=\"l\">", f);
-  esc(f, label);
-  fprintf(f, "</td><td class=\"l\">%s</td><td>", kg_status_name(r->status));
-  if (r->status == KG_ST_FAIL) {
-    esc(f, r->got);
-    fputs("</td><td>", f);
-    esc(f, r->expected);
-    fprintf(f, "</td><td>%.3g", r->ratio);
-  } else {
-    fputs("</td><td></td><td>", f);
+  int wrong = r->status == KG_ST_FAIL;
+  if (wrong) snprintf(ratio, sizeof ratio, "%.3g", r->ratio);
+  const char *cell[] = {label, kg_status_name(r->status), wrong ? r->got : "", wrong ? r->expected : "", ratio,
+                        r->message};
+  for (size_t k = 0; k < sizeof cell / sizeof cell[0]; k++) {
+    fputs(open[k], f);
+    esc(f, cell[k]);
   }
-  fputs("</td><td class=\"l\">", f);
-  esc(f, r->message);
   fputs("</td></tr>\n", f);
 }
 
@@ -682,31 +681,26 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
   fputs("</table>\n</body>\n</html>\n", f);
 }
 
-typedef struct page_ctx {
-  void (*fn)(FILE *, const char *, const kg_html_page *);
+/* Where the page goes and what it shows: the context of its file writers. */
+typedef struct page_at {
   const char *dir;
   const kg_html_page *page;
-} page_ctx;
+} page_at;
 
-static void page_fill(FILE *f, const void *ctx) {
-  const page_ctx *x = ctx;
-  x->fn(f, x->dir, x->page);
+static void index_fill(FILE *f, const void *at) {
+  write_page(f, ((const page_at *)at)->dir, ((const page_at *)at)->page);
 }
 
-static int write_file(const char *dir, const char *name, void (*fn)(FILE *, const char *, const kg_html_page *),
-                      const kg_html_page *page, char *err, size_t errlen) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  page_ctx x = {fn, dir, page};
-  return kg_out_write(path, page_fill, &x, err, errlen);
-}
-
-static void archive_page(FILE *f, const char *dir, const kg_html_page *p) {
-  write_archive(f, dir, p);
+static void archive_fill(FILE *f, const void *at) {
+  write_archive(f, ((const page_at *)at)->dir, ((const page_at *)at)->page);
 }
 
 int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen) {
+  page_at at = {dir, page};
+  char path[4096];
   /* The archive first: index.html links to it. */
-  if (page->history && write_file(dir, "archive.html", archive_page, page, err, errlen)) return -1;
-  return write_file(dir, "index.html", write_page, page, err, errlen);
+  snprintf(path, sizeof path, "%s/archive.html", dir);
+  if (page->history && kg_out_write(path, archive_fill, &at, err, errlen)) return -1;
+  snprintf(path, sizeof path, "%s/index.html", dir);
+  return kg_out_write(path, index_fill, &at, err, errlen);
 }
