@@ -139,6 +139,11 @@ static const kg_field k_result[] = {
     {"message", 's', TEXT(kg_result, message), 0, 0, 0},
 };
 #define NFIELDS(t) (sizeof t / sizeof t[0])
+/* The rows every result has had; a row added after them is optional when
+ * read in either form (absent: 0), as results files and lines written
+ * before its check lack it. Both forms always write every row. */
+#define RESULT_ALWAYS 10
+_Static_assert(RESULT_ALWAYS <= NFIELDS(k_result), "the rows every result has are rows of k_result");
 
 #define FIELD(obj, f, T) ((T *)((char *)(obj) + (f)->off))
 #define CFIELD(obj, f, T) (*(const T *)((const char *)(obj) + (f)->off))
@@ -315,7 +320,9 @@ void kg_result_read(kg_jrd *r, json_t *o, kg_result *res, const char *label) {
   if (r->failed) return;
   size_t len = strlen(r->where);
   snprintf(r->where + len, sizeof r->where - len, "%s", label);
-  kg_fields_from_json(r, o, res, k_result, NULL, NFIELDS(k_result));
+  kg_fields_from_json(r, o, res, k_result, NULL, RESULT_ALWAYS);
+  for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
+    if (json_object_get(o, k_result[k].key)) kg_fields_from_json(r, o, res, &k_result[k], NULL, 1);
   json_t *t = kg_jrd_obj(r, o, "timing", 1);
   json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
   res->device = device ? (int)kg_jrd_range(r, o, "device", 0, 4095) : 0;
@@ -332,7 +339,9 @@ static int result_from_wire(json_t *o, kg_result *r, char *err, size_t errlen) {
   if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
   const char *status = wire_str(o, "status", err, errlen);
   json_t *device = json_object_get(o, "device"), *t = json_object_get(o, "timing"); /* both optional */
-  if (!status || get_wire(o, r, k_result, NULL, NFIELDS(k_result), err, errlen)) return -1;
+  if (!status || get_wire(o, r, k_result, NULL, RESULT_ALWAYS, err, errlen)) return -1;
+  for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
+    if (json_object_get(o, k_result[k].key) && get_wire(o, r, &k_result[k], NULL, 1, err, errlen)) return -1;
   if (device && !json_is_integer(device)) return snprintf(err, errlen, "Expected integer, got %s", type_name(device)), -1;
   r->device = (int)json_integer_value(device);
   if (t && kg_timing_from_json(t, &r->timing, KG_FORM_WIRE, err, errlen)) return -1;

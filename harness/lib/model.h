@@ -133,6 +133,8 @@ int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t
  * framing (proto.c) are the callers'. FILE writes every field ("timing" null
  * when not timed); WIRE leaves out a zero device and an untimed timing. Both
  * write a non-finite abs_err, bound or ratio as null, read back as +Inf.
+ * A field a new check adds is its member here and one row of the table;
+ * both forms write it, and read it as 0 where an older file or line lacks it.
  * NULL when out of memory or, on the wire, for a non-finite depth. */
 json_t *kg_result_to_json(const kg_result *r, kg_form form);
 /* 0, or -1 with the problem in err. FILE: strict, as kg_result_read;
