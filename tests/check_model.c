@@ -194,6 +194,123 @@ START_TEST(test_model_timing_rejects) {
 }
 END_TEST
 
+static kg_result judged(void) {
+  kg_result r;
+  memset(&r, 0, sizeof r);
+  r.status = KG_ST_PASS, r.abs_err = 1.5e-7, r.bound = 2e-6, r.ratio = 0.075, r.depth = 22.5, r.repeats = 3;
+  r.nondeterministic = 1, r.input_modified = 1, r.device = 3;
+  snprintf(r.got, sizeof r.got, "12.5");
+  snprintf(r.expected, sizeof r.expected, "12.500001");
+  snprintf(r.message, sizeof r.message, "a \"quoted\"\tmessage");
+  r.timing = (kg_timing){12, 10.5, 10, 11, 9.5, 0.004, 0.25, 1980, 1, 0};
+  return r;
+}
+
+/* Loop index: the form. Every field of the result comes back, the timing and device too. */
+START_TEST(test_model_result_round_trip) {
+  kg_form form = (kg_form)_i;
+  kg_result r = judged(), e;
+  json_t *o = kg_result_to_json(&r, form);
+  ck_assert_ptr_nonnull(o);
+  char err[200] = "";
+  ck_assert_msg(kg_result_from_json(o, &e, form, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(memcmp(&r, &e, sizeof r), 0);
+  json_decref(o);
+  /* untimed, device 0: the file writes "timing":null and "device":0, the wire neither */
+  r.timing.samples = 0, r.device = 0;
+  o = kg_result_to_json(&r, form);
+  ck_assert_int_eq(json_object_get(o, "timing") != NULL, form == KG_FORM_FILE);
+  ck_assert_int_eq(json_object_get(o, "device") != NULL, form == KG_FORM_FILE);
+  ck_assert_msg(kg_result_from_json(o, &e, form, err, sizeof err) == 0, "%s", err);
+  ck_assert(e.timing.samples == 0 && e.device == 0 && e.status == KG_ST_PASS);
+  json_decref(o);
+}
+END_TEST
+
+/* The results file's order of a case's result fields (docs/results-schema.md):
+ * a field a check adds comes after "message"; the wire sends the device first. */
+START_TEST(test_model_result_field_order) {
+  static const char head[] = "status,got,expected,abs_err,bound,ratio,depth,repeats,nondeterministic,input_modified,message,";
+  static const char *const tail[2] = {",timing,device", ",device,timing"};
+  kg_result r = judged();
+  char keys[600];
+  for (int f = 0; f < 2; f++) {
+    json_t *o = kg_result_to_json(&r, (kg_form)f);
+    keys_of(o, keys, sizeof keys);
+    size_t len = strlen(keys), tl = strlen(tail[f]);
+    ck_assert_msg(strncmp(keys, head, strlen(head)) == 0, "%s", keys);
+    ck_assert_msg(len > tl && strcmp(keys + len - tl, tail[f]) == 0, "%s", keys);
+    json_decref(o);
+  }
+}
+END_TEST
+
+/* Loop index: the form. A non-finite error, bound or ratio is null in both
+ * forms and reads back as +Inf; a non-finite depth only the file can write. */
+START_TEST(test_model_result_nonfinite) {
+  kg_form form = (kg_form)_i;
+  kg_result r = judged(), e;
+  r.abs_err = NAN, r.bound = 0, r.ratio = -INFINITY;
+  json_t *o = kg_result_to_json(&r, form);
+  ck_assert_ptr_nonnull(o);
+  ck_assert(json_is_null(json_object_get(o, "abs_err")) && json_is_null(json_object_get(o, "ratio")));
+  char err[200] = "";
+  ck_assert_msg(kg_result_from_json(o, &e, form, err, sizeof err) == 0, "%s", err);
+  ck_assert(e.abs_err == INFINITY && e.ratio == INFINITY && e.bound == 0);
+  json_decref(o);
+  r.depth = INFINITY;
+  o = kg_result_to_json(&r, form);
+  ck_assert_int_eq(o != NULL, form == KG_FORM_FILE);
+  json_decref(o);
+}
+END_TEST
+
+/* The file is strict and words its errors as fileio does; the wire checks
+ * types, words them as jansson does, and reads a missing abs_err as +Inf. */
+#define RESULT_OK "\"got\":\"1\",\"expected\":\"1\",\"abs_err\":0,\"bound\":1,\"ratio\":0,\"depth\":1,\"repeats\":1,\"nondeterministic\":false,\"input_modified\":false"
+static const struct {
+  kg_form form;
+  const char *json, *message;
+} k_bad_results[] = {
+    {KG_FORM_FILE, "{\"got\":\"1\"}", "missing field 'status'"},
+    {KG_FORM_FILE, "{\"status\":\"passed\"}", "unknown status 'passed'"},
+    {KG_FORM_FILE, "{\"status\":\"pass\",\"expected\":\"1\"}", "missing field 'got'"},
+    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":7}", "field 'message' should be a string"},
+    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":{}}", "timing: missing field 'samples'"},
+    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":null,\"device\":-1}", "device is -1"},
+    {KG_FORM_WIRE, "[]", "Expected object, got array"},
+    {KG_FORM_WIRE, "{\"got\":\"1\"}", "Object item not found: status"},
+    {KG_FORM_WIRE, "{\"status\":\"pass\",\"got\":1}", "Expected string, got integer"},
+    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK "}", "Object item not found: message"},
+    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"device\":\"0\"}", "Expected integer, got string"},
+    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":null}", "Expected object, got null"},
+    {KG_FORM_WIRE, "{\"status\":\"passed\"," RESULT_OK ",\"message\":\"\"}", "unknown status 'passed'"},
+};
+
+START_TEST(test_model_result_rejects) {
+  json_t *o = json_loads(k_bad_results[_i].json, JSON_DECODE_ANY, NULL);
+  ck_assert_ptr_nonnull(o);
+  kg_result r;
+  char err[200] = "";
+  ck_assert_int_eq(kg_result_from_json(o, &r, k_bad_results[_i].form, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_results[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_results[_i].message);
+  json_decref(o);
+}
+END_TEST
+
+START_TEST(test_model_result_wire_missing_reals) {
+  json_t *o = json_loads("{\"status\":\"fail\",\"got\":\"1\",\"expected\":\"2\",\"depth\":1,\"repeats\":1,"
+                         "\"nondeterministic\":false,\"input_modified\":false,\"message\":\"\"}", 0, NULL);
+  kg_result r;
+  char err[200] = "";
+  ck_assert_msg(kg_result_from_json(o, &r, KG_FORM_WIRE, err, sizeof err) == 0, "%s", err);
+  ck_assert(r.abs_err == INFINITY && r.bound == INFINITY && r.ratio == INFINITY && r.status == KG_ST_FAIL);
+  ck_assert_int_eq(kg_result_from_json(o, &r, KG_FORM_FILE, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "missing field 'abs_err'") != NULL, "%s", err);
+  json_decref(o);
+}
+END_TEST
+
 Suite *make_model_suite(void) {
   Suite *s = suite_create("model");
   TCase *core = tcase_create("Core");
@@ -202,13 +319,18 @@ Suite *make_model_suite(void) {
   tcase_add_loop_test(core, test_model_timing_round_trip, 0, 2);
   tcase_add_loop_test(core, test_model_find_duplicate, 0, N(k_dups));
   tcase_add_test(core, test_model_status_parse);
+  tcase_add_loop_test(core, test_model_result_round_trip, 0, 2);
+  tcase_add_test(core, test_model_result_field_order);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_test(limits, test_model_nonfinite_forms);
+  tcase_add_loop_test(limits, test_model_result_nonfinite, 0, 2);
+  tcase_add_test(limits, test_model_result_wire_missing_reals);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_model_device_rejects, 0, N(k_bad_devices));
   tcase_add_loop_test(errors, test_model_timing_rejects, 0, N(k_bad_timings));
+  tcase_add_loop_test(errors, test_model_result_rejects, 0, N(k_bad_results));
   suite_add_tcase(s, errors);
   return s;
 }

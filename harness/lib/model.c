@@ -2,6 +2,7 @@
  * its objects, one encoder and decoder each for the wire and the file. */
 #include "model.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "fileio.h"
 #include "registry.h"
 #include "validate.h"
@@ -119,6 +121,30 @@ static const kg_field k_timing[] = {
     {"throttled", 'b', AT(kg_timing, throttled), 0, 0, 0, 0, 0},
 };
 
+/* The result's own fields, in the order both forms write them: after
+ * "status" (its name, a special case) and before "timing" and "device".
+ * A field a new check adds is one row here (and its member in model.h). */
+#define TEXT(s, m) AT(s, m), 0, sizeof((s *)0)->m
+static const kg_field k_result[] = {
+    {"got", 's', TEXT(kg_result, got), 0, 0, 0},
+    {"expected", 's', TEXT(kg_result, expected), 0, 0, 0},
+    /* null: an infinite error or ratio (a bound of 0) */
+    {"abs_err", 'R', AT(kg_result, abs_err), 0, 0, 0, DBL_MAX, INFINITY},
+    {"bound", 'R', AT(kg_result, bound), 0, 0, 0, DBL_MAX, INFINITY},
+    {"ratio", 'R', AT(kg_result, ratio), 0, 0, 0, DBL_MAX, INFINITY},
+    {"depth", 'r', AT(kg_result, depth), 0, 0, 0, DBL_MAX, INFINITY},
+    {"repeats", 'i', AT(kg_result, repeats), 0, 1000000, 0, 0, 0},
+    {"nondeterministic", 'b', AT(kg_result, nondeterministic), 0, 0, 0, 0, 0},
+    {"input_modified", 'b', AT(kg_result, input_modified), 0, 0, 0, 0, 0},
+    {"message", 's', TEXT(kg_result, message), 0, 0, 0},
+};
+#define NFIELDS(t) (sizeof t / sizeof t[0])
+/* The rows every result has had; a row added after them is optional when
+ * read in either form (absent: 0), as results files and lines written
+ * before its check lack it. Both forms always write every row. */
+#define RESULT_ALWAYS 10
+_Static_assert(RESULT_ALWAYS <= NFIELDS(k_result), "the rows every result has are rows of k_result");
+
 #define FIELD(obj, f, T) ((T *)((char *)(obj) + (f)->off))
 #define CFIELD(obj, f, T) (*(const T *)((const char *)(obj) + (f)->off))
 
@@ -132,6 +158,8 @@ int kg_fields_to_json(json_t *o, const void *obj, const kg_field *tab, const uns
     case 'I': v = json_integer(CFIELD(obj, f, int)); break;
     case 'L': v = json_integer((json_int_t)CFIELD(obj, f, long long)); break;
     case 'b': v = json_boolean(CFIELD(obj, f, int)); break;
+    case 's': v = json_string((const char *)obj + f->off); break;
+    case 'R': v = kg_json_real(CFIELD(obj, f, double)); break;
     default: /* JSON has no Inf or NaN: the file writes null, the wire cannot */
       v = form == KG_FORM_FILE ? kg_json_real(CFIELD(obj, f, double)) : json_real(CFIELD(obj, f, double));
     }
@@ -152,9 +180,13 @@ static int get_wire(json_t *o, void *obj, const kg_field *tab, const unsigned ch
   for (size_t k = 0; k < n; k++) {
     const kg_field *f = &tab[order ? order[k] : k];
     json_t *v = json_object_get(o, f->key);
-    int integer = f->type == 'i' || f->type == 'I' || f->type == 'L';
-    const char *want = f->type == 'b' ? "true or false" : integer ? "integer" : "real or integer";
-    int ok = f->type == 'b' ? json_is_boolean(v) : integer ? json_is_integer(v) : json_is_number(v);
+    if (f->type == 'R') { /* anything but a number (null, or left out) is the non-finite value */
+      *FIELD(obj, f, double) = json_is_number(v) ? json_number_value(v) : f->null_value;
+      continue;
+    }
+    int flag = f->type == 'b', text = f->type == 's', integer = f->type == 'i' || f->type == 'I' || f->type == 'L';
+    const char *want = flag ? "true or false" : text ? "string" : integer ? "integer" : "real or integer";
+    int ok = flag ? json_is_boolean(v) : text ? json_is_string(v) : integer ? json_is_integer(v) : json_is_number(v);
     if (!v) return snprintf(err, errlen, "Object item not found: %s", f->key), -1;
     if (!ok) return snprintf(err, errlen, "Expected %s, got %s", want, type_name(v)), -1;
     switch (f->type) {
@@ -162,6 +194,7 @@ static int get_wire(json_t *o, void *obj, const kg_field *tab, const unsigned ch
     case 'I': *FIELD(obj, f, int) = (int)json_integer_value(v); break;
     case 'L': *FIELD(obj, f, long long) = json_integer_value(v); break;
     case 'b': *FIELD(obj, f, int) = json_is_true(v); break;
+    case 's': kg_copy_text((char *)obj + f->off, (size_t)f->hi, json_string_value(v)); break;
     default: *FIELD(obj, f, double) = json_number_value(v);
     }
   }
@@ -178,6 +211,7 @@ void kg_fields_from_json(kg_jrd *r, json_t *o, void *obj, const kg_field *tab, c
     case 'L': *FIELD(obj, f, long long) = kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
     case 'b': *FIELD(obj, f, int) = kg_jrd_bool(r, o, f->key); break;
     case 't': *FIELD(obj, f, double) = kg_jrd_time(r, o, f->key); break;
+    case 's': kg_jrd_text(r, o, f->key, (char *)obj + f->off, (size_t)f->hi, NULL); break;
     default: *FIELD(obj, f, double) = kg_jrd_real(r, o, f->key, f->rlo, f->rhi, f->null_value);
     }
   }
@@ -196,15 +230,21 @@ json_t *kg_device_to_json(const kg_device_info *d, kg_form form) {
   return o;
 }
 
+/* The string under key on the wire, or NULL with the problem in err. */
+static const char *wire_str(json_t *o, const char *key, char *err, size_t errlen) {
+  json_t *v = json_object_get(o, key);
+  if (!v) snprintf(err, errlen, "Object item not found: %s", key);
+  else if (!json_is_string(v)) snprintf(err, errlen, "Expected string, got %s", type_name(v));
+  return json_string_value(v);
+}
+
 /* The wire's device: a worker's own facts, so types only; the card's
  * identity, when sent, must be well formed (kg_why_bad_uuid/pci). */
 static int device_from_wire(json_t *o, kg_device_info *d, char *err, size_t errlen) {
   if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
-  json_t *name = json_object_get(o, "name");
-  if (!name) return snprintf(err, errlen, "Object item not found: name"), -1;
-  if (!json_is_string(name)) return snprintf(err, errlen, "Expected string, got %s", type_name(name)), -1;
-  if (get_wire(o, d, k_dev, k_dev_order[KG_FORM_WIRE], 11, err, errlen)) return -1;
-  kg_copy_text(d->name, sizeof d->name, json_string_value(name));
+  const char *name = wire_str(o, "name", err, errlen);
+  if (!name || get_wire(o, d, k_dev, k_dev_order[KG_FORM_WIRE], 11, err, errlen)) return -1;
+  kg_copy_text(d->name, sizeof d->name, name);
   json_t *count = json_object_get(o, "count");
   d->count = json_is_integer(count) ? (int)json_integer_value(count) : 0;
   const char *uuid = json_string_value(json_object_get(o, "uuid"));
@@ -252,4 +292,67 @@ int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t
   char why[200];
   if (!r.failed && kg_timing_check(t, 1, why, sizeof why)) kg_jrd_fail(&r, "%s", why);
   return r.failed ? -1 : 0;
+}
+
+json_t *kg_result_to_json(const kg_result *r, kg_form form) {
+  json_t *o = json_object();
+  int bad = !o || json_object_set_new(o, "status", json_string(kg_status_name(r->status))) ||
+            kg_fields_to_json(o, r, k_result, NULL, NFIELDS(k_result), form);
+  if (!bad && form == KG_FORM_FILE) /* every case has both; "timing" is null when not timed */
+    bad = json_object_set_new(o, "timing", r->timing.samples ? kg_timing_to_json(&r->timing, form) : json_null()) ||
+          json_object_set_new(o, "device", json_integer(r->device));
+  else if (!bad) {
+    bad = r->device && json_object_set_new(o, "device", json_integer(r->device));
+    /* A timing the wire cannot carry (a non-finite number) is left out, as
+     * the line always did: the case then reads as not timed. */
+    if (!bad && r->timing.samples) json_object_set_new(o, "timing", kg_timing_to_json(&r->timing, form));
+  }
+  if (bad) json_decref(o);
+  return bad ? NULL : o;
+}
+
+void kg_result_read(kg_jrd *r, json_t *o, kg_result *res, const char *label) {
+  memset(res, 0, sizeof *res);
+  const char *status = kg_jrd_str(r, o, "status");
+  char shown[72];
+  if (!r->failed && kg_status_parse(status, &res->status))
+    kg_jrd_fail(r, "unknown status '%s'", kg_esc_term(status, shown, sizeof shown));
+  if (r->failed) return;
+  size_t len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, "%s", label);
+  kg_fields_from_json(r, o, res, k_result, NULL, RESULT_ALWAYS);
+  for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
+    if (json_object_get(o, k_result[k].key)) kg_fields_from_json(r, o, res, &k_result[k], NULL, 1);
+  json_t *t = kg_jrd_obj(r, o, "timing", 1);
+  json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
+  res->device = device ? (int)kg_jrd_range(r, o, "device", 0, 4095) : 0;
+  if (!t || r->failed) return;
+  len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, "%s", len ? ".timing" : "timing");
+  char e[300];
+  if (kg_timing_from_json(t, &res->timing, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
+  r->where[len] = '\0';
+}
+
+/* The wire's result: a worker's own answer, so types only. */
+static int result_from_wire(json_t *o, kg_result *r, char *err, size_t errlen) {
+  if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
+  const char *status = wire_str(o, "status", err, errlen);
+  json_t *device = json_object_get(o, "device"), *t = json_object_get(o, "timing"); /* both optional */
+  if (!status || get_wire(o, r, k_result, NULL, RESULT_ALWAYS, err, errlen)) return -1;
+  for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
+    if (json_object_get(o, k_result[k].key) && get_wire(o, r, &k_result[k], NULL, 1, err, errlen)) return -1;
+  if (device && !json_is_integer(device)) return snprintf(err, errlen, "Expected integer, got %s", type_name(device)), -1;
+  r->device = (int)json_integer_value(device);
+  if (t && kg_timing_from_json(t, &r->timing, KG_FORM_WIRE, err, errlen)) return -1;
+  if (kg_status_parse(status, &r->status)) return snprintf(err, errlen, "unknown status '%s'", status), -1;
+  return 0;
+}
+
+int kg_result_from_json(json_t *o, kg_result *r, kg_form form, char *err, size_t errlen) {
+  memset(r, 0, sizeof *r);
+  if (form == KG_FORM_WIRE) return result_from_wire(o, r, err, errlen);
+  kg_jrd rd = {.err = err, .errlen = errlen};
+  kg_result_read(&rd, o, r, "");
+  return rd.failed ? -1 : 0;
 }

@@ -128,10 +128,31 @@ json_t *kg_timing_to_json(const kg_timing *t, kg_form form);
 /* 0, or -1 with the problem in err (FILE: also kg_timing_check's). */
 int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t errlen);
 
-/* One numeric field of an object, for a table that both writes and reads
- * it: type 'i' int in lo..hi, 'I' int, 'L' long long in lo..hi, 'b' a flag
- * (int), 'r' double in rlo..rhi (null reads as null_value), 'n' double (null
- * reads as +Inf), 't' a time (kg_jrd_time); off: offsetof the member. */
+/* A case's result: "status", the judged fields (one table in model.c),
+ * "timing" and "device"; the case's identity (results.c) and the line's
+ * framing (proto.c) are the callers'. FILE writes every field ("timing" null
+ * when not timed); WIRE leaves out a zero device and an untimed timing. Both
+ * write a non-finite abs_err, bound or ratio as null, read back as +Inf.
+ * A field a new check adds is its member here and one row of the table;
+ * both forms write it, and read it as 0 where an older file or line lacks it.
+ * NULL when out of memory or, on the wire, for a non-finite depth. */
+json_t *kg_result_to_json(const kg_result *r, kg_form form);
+/* 0, or -1 with the problem in err. FILE: strict, as kg_result_read;
+ * WIRE: types only, worded as jansson words them, and a missing abs_err,
+ * bound or ratio reads as +Inf. */
+int kg_result_from_json(json_t *o, kg_result *r, kg_form form, char *err, size_t errlen);
+/* The file form through r (fileio.h): the status first, then label is
+ * appended to r->where (and stays) so that a message about any other field
+ * names the case; the timing's messages name "<where>.timing". */
+void kg_result_read(struct kg_jrd *r, json_t *o, kg_result *res, const char *label);
+
+/* One field of an object, for a table that both writes and reads it: type
+ * 'i' int in lo..hi, 'I' int, 'L' long long in lo..hi, 'b' a flag (int),
+ * 's' a text of a char[hi] (the file refuses a longer one, the wire cuts
+ * it), 'r' double in rlo..rhi (null reads as null_value), 'R' the same but
+ * non-finite is null in both forms and the wire reads anything but a
+ * number as null_value, 'n' double (null reads as +Inf), 't' a time
+ * (kg_jrd_time); off: offsetof the member. */
 typedef struct kg_field {
   const char *key;
   char type;

@@ -10,13 +10,6 @@
 #include "registry.h"
 #include "validate.h"
 
-/* JSON has no Inf or NaN: non-finite numbers travel as null (kg_json_real)
- * and come back as +Inf. */
-static double get_real(json_t *o, const char *key) {
-  json_t *v = json_object_get(o, key);
-  return json_is_number(v) ? json_number_value(v) : INFINITY;
-}
-
 static char *dump(json_t *o) {
   char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
   json_decref(o);
@@ -115,15 +108,12 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
   return rc;
 }
 
+/* The framing ("case", "restart", a paired case's blocks) around the
+ * result's own fields (model.h). */
 char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
-  json_t *o = json_pack("{sI ss ss ss so so so sf si sb sb ss}", "case", (json_int_t)index, "status",
-                        kg_status_name(r->status), "got", r->got, "expected", r->expected, "abs_err",
-                        kg_json_real(r->abs_err), "bound", kg_json_real(r->bound), "ratio", kg_json_real(r->ratio), "depth", r->depth,
-                        "repeats", r->repeats, "nondeterministic", r->nondeterministic, "input_modified",
-                        r->input_modified, "message", r->message);
+  json_t *o = json_pack("{sI}", "case", (json_int_t)index);
   if (o && restart) json_object_set_new(o, "restart", json_true());
-  if (o && r->device) json_object_set_new(o, "device", json_integer(r->device));
-  if (o && r->timing.samples) json_object_set_new(o, "timing", kg_timing_to_json(&r->timing, KG_FORM_WIRE));
+  if (o && json_object_update_new(o, kg_result_to_json(r, KG_FORM_WIRE))) json_decref(o), o = NULL;
   if (o && r->nblocks > 0) {
     json_t *bl = json_array();
     for (int k = 0; bl && k < r->nblocks && k < KG_PAIR_MAX_COPIES; k++)
@@ -163,19 +153,15 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   json_t *o = parse(line, err, errlen);
   if (!o) return -1;
   json_int_t idx;
-  const char *status, *got, *expected, *message;
-  int rc = -1, restart_flag = 0;
+  int rc = -1, restart_flag = 0, set_aside = 0;
   json_error_t e;
-  memset(r, 0, sizeof *r);
-  json_t *timing = NULL, *blocks = NULL;
+  json_t *blocks = NULL;
   char why[200];
-  int bad = json_unpack_ex(o, &e, 0, "{sI ss ss ss sF si sb sb ss s?b s?o s?i s?o s?i}", "case", &idx, "status", &status,
-                     "got", &got, "expected", &expected, "depth", &r->depth, "repeats", &r->repeats,
-                     "nondeterministic", &r->nondeterministic, "input_modified", &r->input_modified, "message",
-                     &message, "restart", &restart_flag, "timing", &timing, "device", &r->device, "blocks", &blocks,
-                     "set_aside", &r->pair_set_aside);
+  memset(r, 0, sizeof *r);
+  int bad = json_unpack_ex(o, &e, 0, "{sI s?b s?o s?i}", "case", &idx, "restart", &restart_flag, "blocks", &blocks,
+                           "set_aside", &set_aside);
   if (bad) snprintf(why, sizeof why, "%s", e.text);
-  else bad = timing && kg_timing_from_json(timing, &r->timing, KG_FORM_WIRE, why, sizeof why);
+  else bad = kg_result_from_json(o, r, KG_FORM_WIRE, why, sizeof why);
   if (bad) {
     snprintf(err, errlen, "bad result line: %s", why);
   } else if (blocks && decode_blocks(blocks, r)) {
@@ -183,19 +169,10 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   } else if (idx < 0) {
     snprintf(err, errlen, "bad result line: negative case index");
   } else {
-    if (kg_status_parse(status, &r->status)) {
-      snprintf(err, errlen, "bad result line: unknown status '%s'", status);
-    } else {
-      *index = (size_t)idx;
-      kg_copy_text(r->got, sizeof r->got, got);
-      kg_copy_text(r->expected, sizeof r->expected, expected);
-      kg_copy_text(r->message, sizeof r->message, message);
-      r->abs_err = get_real(o, "abs_err");
-      r->bound = get_real(o, "bound");
-      r->ratio = get_real(o, "ratio");
-      *restart = restart_flag;
-      rc = 0;
-    }
+    *index = (size_t)idx;
+    *restart = restart_flag;
+    r->pair_set_aside = set_aside;
+    rc = 0;
   }
   json_decref(o);
   return rc;

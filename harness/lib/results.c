@@ -4,7 +4,6 @@
  * since a results file may come from another machine or another kgate. */
 #include "results.h"
 
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -42,29 +41,23 @@ kg_perf kg_perf_of(const kg_run *run, size_t i) {
   return p;
 }
 
-/* The timing and the numbers derived from it (kg_perf). */
-static json_t *timing_json(const kg_timing *t, kg_perf p) {
-  if (t->samples == 0) return json_null();
-  json_t *o = kg_timing_to_json(t, KG_FORM_FILE);
-  if (o && json_object_update_new(o, json_pack("{so so so so}", "gbps", R(p.gbps), "pct_peak", R(p.pct_peak),
-                                               "pct_roofline", R(p.pct_roofline), "vs_cub", R(p.vs_cub)))) {
-    json_decref(o);
-    o = NULL;
-  }
-  return o;
-}
-
+/* The case's identity, then its result (model.h) with the numbers derived
+ * from its timing (kg_perf) added to the timing object. */
 static json_t *case_json(const kg_run *run, size_t i) {
   const kg_case *c = &run->cases[i];
-  const kg_result *r = &run->results[i];
   const char *variant = c->variant >= 0 && (size_t)c->variant < kg_nvariants ? kg_variants[c->variant].name : "?";
-  return json_pack("{ss ss sI ss sb sb ss ss ss so so so so si sb sb ss so si}", "variant", variant, "dtype",
-                   kg_dtype_get(c->dtype)->name, "n", (json_int_t)c->n, "pattern", kg_pattern_name(c->pattern),
-                   "supported", c->supported, "timed", c->timed, "status", kg_status_name(r->status), "got", r->got,
-                   "expected", r->expected, "abs_err", R(r->abs_err), "bound", R(r->bound), "ratio", R(r->ratio),
-                   "depth", R(r->depth), "repeats", r->repeats, "nondeterministic", r->nondeterministic,
-                   "input_modified", r->input_modified, "message", r->message, "timing",
-                   timing_json(&r->timing, kg_perf_of(run, i)), "device", r->device);
+  json_t *o = json_pack("{ss ss sI ss sb sb}", "variant", variant, "dtype", kg_dtype_get(c->dtype)->name, "n",
+                        (json_int_t)c->n, "pattern", kg_pattern_name(c->pattern), "supported", c->supported, "timed",
+                        c->timed);
+  if (o && json_object_update_new(o, kg_result_to_json(&run->results[i], KG_FORM_FILE))) json_decref(o), o = NULL;
+  json_t *t = json_object_get(o, "timing");
+  if (json_is_object(t)) {
+    kg_perf p = kg_perf_of(run, i);
+    if (json_object_update_new(t, json_pack("{so so so so}", "gbps", R(p.gbps), "pct_peak", R(p.pct_peak),
+                                            "pct_roofline", R(p.pct_roofline), "vs_cub", R(p.vs_cub))))
+      json_decref(o), o = NULL;
+  }
+  return o;
 }
 
 static json_t *run_json(const kg_run_meta *m) {
@@ -310,7 +303,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   const char *variant = kg_jrd_str(r, o, "variant"), *dtype = kg_jrd_str(r, o, "dtype");
   long long n = kg_jrd_range(r, o, "n", 0, (long long)KG_SIZE_MAX);
-  const char *pattern = kg_jrd_str(r, o, "pattern"), *status = kg_jrd_str(r, o, "status");
+  const char *pattern = kg_jrd_str(r, o, "pattern");
   char shown[72];
   if (r->failed) return;
   char why[200];
@@ -320,35 +313,14 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
   else if (kg_pattern_parse(pattern, &c->pattern))
     kg_jrd_fail(r, "unknown pattern '%s'", kg_esc_term(pattern, shown, sizeof shown));
-  if (!r->failed && kg_status_parse(status, &res->status))
-    kg_jrd_fail(r, "unknown status '%s'", kg_esc_term(status, shown, sizeof shown));
   if (r->failed) return;
   c->n = (size_t)n;
-  /* From here on a message names the case, not only its index. */
-  size_t len = strlen(r->where);
-  snprintf(r->where + len, sizeof r->where - len, " (%s %s %zu %s)", variant, dtype, c->n, pattern);
+  /* Past its status a message names the case, not only its index. */
+  char label[sizeof r->where];
+  snprintf(label, sizeof label, " (%s %s %zu %s)", variant, dtype, c->n, pattern);
+  kg_result_read(r, o, res, label);
   c->supported = kg_jrd_bool(r, o, "supported");
   c->timed = kg_jrd_bool(r, o, "timed");
-  kg_jrd_text(r, o, "got", res->got, sizeof res->got, NULL);
-  kg_jrd_text(r, o, "expected", res->expected, sizeof res->expected, NULL);
-  /* null: an infinite error or ratio (a bound of 0). */
-  res->abs_err = kg_jrd_real(r, o, "abs_err", 0, DBL_MAX, INFINITY);
-  res->bound = kg_jrd_real(r, o, "bound", 0, DBL_MAX, INFINITY);
-  res->ratio = kg_jrd_real(r, o, "ratio", 0, DBL_MAX, INFINITY);
-  res->depth = kg_jrd_real(r, o, "depth", 0, DBL_MAX, INFINITY);
-  res->repeats = (int)kg_jrd_range(r, o, "repeats", 0, 1000000);
-  res->nondeterministic = kg_jrd_bool(r, o, "nondeterministic");
-  res->input_modified = kg_jrd_bool(r, o, "input_modified");
-  kg_jrd_text(r, o, "message", res->message, sizeof res->message, NULL);
-  json_t *t = kg_jrd_obj(r, o, "timing", 1);
-  json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
-  res->device = device ? (int)kg_jrd_range(r, o, "device", 0, 4095) : 0;
-  if (t && !r->failed) {
-    len = strlen(r->where);
-    snprintf(r->where + len, sizeof r->where - len, ".timing");
-    char e[300];
-    if (kg_timing_from_json(t, &res->timing, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
-  }
 }
 
 /* Cases in (variant, dtype, n, pattern) order. */
