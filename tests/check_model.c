@@ -135,12 +135,40 @@ START_TEST(test_model_nonfinite_forms) {
 }
 END_TEST
 
-/* The file is strict (bounds, the GPU name), the wire checks types and words its errors as jansson does. */
-static const struct {
+/* A JSON text one of the model's decoders must refuse: the return code
+ * and a part of the message it must give. */
+typedef struct bad_json {
   kg_form form;
   const char *json, *message;
   int rc;
-} k_bad_devices[] = {
+} bad_json;
+
+/* Each decoder, over an object of its own. */
+static int decode_device(json_t *o, kg_form form, char *err, size_t errlen) {
+  kg_device_info d;
+  return kg_device_from_json(o, &d, form, err, errlen);
+}
+static int decode_timing(json_t *o, kg_form form, char *err, size_t errlen) {
+  kg_timing t;
+  memset(&t, 0, sizeof t);
+  return kg_timing_from_json(o, &t, form, err, errlen);
+}
+static int decode_result(json_t *o, kg_form form, char *err, size_t errlen) {
+  kg_result r;
+  return kg_result_from_json(o, &r, form, err, errlen);
+}
+
+static void expect_refused(const bad_json *b, int (*decode)(json_t *, kg_form, char *, size_t)) {
+  json_t *o = json_loads(b->json, JSON_DECODE_ANY, NULL);
+  ck_assert_ptr_nonnull(o);
+  char err[200] = "";
+  ck_assert_int_eq(decode(o, b->form, err, sizeof err), b->rc);
+  ck_assert_msg(strstr(err, b->message) != NULL, "'%s' lacks '%s'", err, b->message);
+  json_decref(o);
+}
+
+/* The file is strict (bounds, the GPU name), the wire checks types and words its errors as jansson does. */
+static const bad_json k_bad_devices[] = {
     {KG_FORM_FILE, "{\"name\":\"G\",\"cc_major\":9}", "missing field 'cc_minor'", -1},
     {KG_FORM_FILE, "{\"name\":\"G\",\"cc_major\":100}", "cc_major", -1},
     {KG_FORM_FILE, "{\"name\":\"G\\u001b[2J\"}", "name", -1},
@@ -158,40 +186,20 @@ static const struct {
      "uuid: ", -2},
 };
 
-START_TEST(test_model_device_rejects) {
-  json_t *o = json_loads(k_bad_devices[_i].json, JSON_DECODE_ANY, NULL);
-  ck_assert_ptr_nonnull(o);
-  kg_device_info d;
-  char err[200] = "";
-  ck_assert_int_eq(kg_device_from_json(o, &d, k_bad_devices[_i].form, err, sizeof err), k_bad_devices[_i].rc);
-  ck_assert_msg(strstr(err, k_bad_devices[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_devices[_i].message);
-  json_decref(o);
-}
+START_TEST(test_model_device_rejects) { expect_refused(&k_bad_devices[_i], decode_device); }
 END_TEST
 
 #define TIMING_OK "\"samples\":3,\"median_us\":2,\"q1_us\":1,\"q3_us\":3,\"min_us\":1,\"noise\":0,\"graph_us\":0,\"sm_clock_mhz\":0"
-static const struct {
-  kg_form form;
-  const char *json, *message;
-} k_bad_timings[] = {
-    {KG_FORM_FILE, "{" TIMING_OK "}", "missing field 'throttled'"},
-    {KG_FORM_FILE, "{\"samples\":0}", "samples"},
-    {KG_FORM_FILE, "{" TIMING_OK ",\"throttled\":false,\"q1_us\":5}", "q1"},
-    {KG_FORM_WIRE, "null", "Expected object, got null"},
-    {KG_FORM_WIRE, "{" TIMING_OK ",\"throttled\":1}", "Expected true or false, got integer"},
-    {KG_FORM_WIRE, "{\"samples\":\"3\"}", "Expected integer, got string"},
+static const bad_json k_bad_timings[] = {
+    {KG_FORM_FILE, "{" TIMING_OK "}", "missing field 'throttled'", -1},
+    {KG_FORM_FILE, "{\"samples\":0}", "samples", -1},
+    {KG_FORM_FILE, "{" TIMING_OK ",\"throttled\":false,\"q1_us\":5}", "q1", -1},
+    {KG_FORM_WIRE, "null", "Expected object, got null", -1},
+    {KG_FORM_WIRE, "{" TIMING_OK ",\"throttled\":1}", "Expected true or false, got integer", -1},
+    {KG_FORM_WIRE, "{\"samples\":\"3\"}", "Expected integer, got string", -1},
 };
 
-START_TEST(test_model_timing_rejects) {
-  json_t *o = json_loads(k_bad_timings[_i].json, JSON_DECODE_ANY, NULL);
-  ck_assert_ptr_nonnull(o);
-  kg_timing t;
-  memset(&t, 0, sizeof t);
-  char err[200] = "";
-  ck_assert_int_eq(kg_timing_from_json(o, &t, k_bad_timings[_i].form, err, sizeof err), -1);
-  ck_assert_msg(strstr(err, k_bad_timings[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_timings[_i].message);
-  json_decref(o);
-}
+START_TEST(test_model_timing_rejects) { expect_refused(&k_bad_timings[_i], decode_timing); }
 END_TEST
 
 static kg_result judged(void) {
@@ -206,22 +214,26 @@ static kg_result judged(void) {
   return r;
 }
 
+/* r written in the form and read back into e; the JSON, for a look at it. */
+static json_t *result_back(const kg_result *r, kg_form form, kg_result *e) {
+  json_t *o = kg_result_to_json(r, form);
+  ck_assert_ptr_nonnull(o);
+  char err[200] = "";
+  ck_assert_msg(kg_result_from_json(o, e, form, err, sizeof err) == 0, "%s", err);
+  return o;
+}
+
 /* Loop index: the form. Every field of the result comes back, the timing and device too. */
 START_TEST(test_model_result_round_trip) {
   kg_form form = (kg_form)_i;
   kg_result r = judged(), e;
-  json_t *o = kg_result_to_json(&r, form);
-  ck_assert_ptr_nonnull(o);
-  char err[200] = "";
-  ck_assert_msg(kg_result_from_json(o, &e, form, err, sizeof err) == 0, "%s", err);
+  json_decref(result_back(&r, form, &e));
   ck_assert_int_eq(memcmp(&r, &e, sizeof r), 0);
-  json_decref(o);
   /* untimed, device 0: the file writes "timing":null and "device":0, the wire neither */
   r.timing.samples = 0, r.device = 0;
-  o = kg_result_to_json(&r, form);
+  json_t *o = result_back(&r, form, &e);
   ck_assert_int_eq(json_object_get(o, "timing") != NULL, form == KG_FORM_FILE);
   ck_assert_int_eq(json_object_get(o, "device") != NULL, form == KG_FORM_FILE);
-  ck_assert_msg(kg_result_from_json(o, &e, form, err, sizeof err) == 0, "%s", err);
   ck_assert(e.timing.samples == 0 && e.device == 0 && e.status == KG_ST_PASS);
   json_decref(o);
 }
@@ -268,34 +280,23 @@ END_TEST
 /* The file is strict and words its errors as fileio does; the wire checks
  * types, words them as jansson does, and reads a missing abs_err as +Inf. */
 #define RESULT_OK "\"got\":\"1\",\"expected\":\"1\",\"abs_err\":0,\"bound\":1,\"ratio\":0,\"depth\":1,\"repeats\":1,\"nondeterministic\":false,\"input_modified\":false"
-static const struct {
-  kg_form form;
-  const char *json, *message;
-} k_bad_results[] = {
-    {KG_FORM_FILE, "{\"got\":\"1\"}", "missing field 'status'"},
-    {KG_FORM_FILE, "{\"status\":\"passed\"}", "unknown status 'passed'"},
-    {KG_FORM_FILE, "{\"status\":\"pass\",\"expected\":\"1\"}", "missing field 'got'"},
-    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":7}", "field 'message' should be a string"},
-    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":{}}", "timing: missing field 'samples'"},
-    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":null,\"device\":-1}", "device is -1"},
-    {KG_FORM_WIRE, "[]", "Expected object, got array"},
-    {KG_FORM_WIRE, "{\"got\":\"1\"}", "Object item not found: status"},
-    {KG_FORM_WIRE, "{\"status\":\"pass\",\"got\":1}", "Expected string, got integer"},
-    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK "}", "Object item not found: message"},
-    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"device\":\"0\"}", "Expected integer, got string"},
-    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":null}", "Expected object, got null"},
-    {KG_FORM_WIRE, "{\"status\":\"passed\"," RESULT_OK ",\"message\":\"\"}", "unknown status 'passed'"},
+static const bad_json k_bad_results[] = {
+    {KG_FORM_FILE, "{\"got\":\"1\"}", "missing field 'status'", -1},
+    {KG_FORM_FILE, "{\"status\":\"passed\"}", "unknown status 'passed'", -1},
+    {KG_FORM_FILE, "{\"status\":\"pass\",\"expected\":\"1\"}", "missing field 'got'", -1},
+    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":7}", "field 'message' should be a string", -1},
+    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":{}}", "timing: missing field 'samples'", -1},
+    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":null,\"device\":-1}", "device is -1", -1},
+    {KG_FORM_WIRE, "[]", "Expected object, got array", -1},
+    {KG_FORM_WIRE, "{\"got\":\"1\"}", "Object item not found: status", -1},
+    {KG_FORM_WIRE, "{\"status\":\"pass\",\"got\":1}", "Expected string, got integer", -1},
+    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK "}", "Object item not found: message", -1},
+    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"device\":\"0\"}", "Expected integer, got string", -1},
+    {KG_FORM_WIRE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":null}", "Expected object, got null", -1},
+    {KG_FORM_WIRE, "{\"status\":\"passed\"," RESULT_OK ",\"message\":\"\"}", "unknown status 'passed'", -1},
 };
 
-START_TEST(test_model_result_rejects) {
-  json_t *o = json_loads(k_bad_results[_i].json, JSON_DECODE_ANY, NULL);
-  ck_assert_ptr_nonnull(o);
-  kg_result r;
-  char err[200] = "";
-  ck_assert_int_eq(kg_result_from_json(o, &r, k_bad_results[_i].form, err, sizeof err), -1);
-  ck_assert_msg(strstr(err, k_bad_results[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_results[_i].message);
-  json_decref(o);
-}
+START_TEST(test_model_result_rejects) { expect_refused(&k_bad_results[_i], decode_result); }
 END_TEST
 
 START_TEST(test_model_result_wire_missing_reals) {
