@@ -488,11 +488,11 @@ static void worker_argvs(const kg_gate_opts *go, const char *worker, char *const
 
 /* The cases of check or run: the selection, the size policy (plan.h) and
  * --shard. 0, or the exit code after printing why. */
-static int plan_run(const kg_gate_opts *go, int timing, kg_run *run) {
+static int plan_run(const kg_gate_opts *go, kg_run *run) {
   char err[512];
   kg_plan_opts po = go->plan; /* the policy fills in its defaults */
   size_t *huge; /* the sizes with the huge tier's, when --tier huge */
-  if (kg_plan_policy(&po, go->sanitize != NULL, timing, go->tier_huge, &huge))
+  if (kg_plan_policy(&po, go->sanitize != NULL, go->timing, go->tier_huge, &huge))
     return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
   int planned = kg_plan_build(&po, &run->cases, &run->n, err, sizeof err);
   free(huge);
@@ -520,7 +520,7 @@ static int gate_run(const kg_gate_opts *go) {
   if (load_modules(&go->mods, worker, paired ? &basemods : NULL)) return KG_EXIT_USAGE;
   if (!paired) memset(&basemods, 0, sizeof basemods);
   kg_run run = {0};
-  int planned = plan_run(go, timing, &run);
+  int planned = plan_run(go, &run);
   if (planned) {
     kg_modinfo_free(&basemods);
     return planned;
