@@ -345,7 +345,9 @@ static int result_from_wire(json_t *o, kg_result *r, char *err, size_t errlen) {
   if (device && !json_is_integer(device)) return snprintf(err, errlen, "Expected integer, got %s", type_name(device)), -1;
   r->device = (int)json_integer_value(device);
   if (t && kg_timing_from_json(t, &r->timing, KG_FORM_WIRE, err, errlen)) return -1;
-  if (kg_status_parse(status, &r->status)) return snprintf(err, errlen, "unknown status '%s'", status), -1;
+  char shown[72];
+  if (kg_status_parse(status, &r->status))
+    return snprintf(err, errlen, "unknown status '%s'", kg_esc_term(status, shown, sizeof shown)), -1;
   return 0;
 }
 
