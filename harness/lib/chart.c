@@ -209,9 +209,8 @@ typedef struct kg__pair {
   kg_chart *chart;
 } kg__pair;
 
-/* Opens <dir>/<kind>-<dtype>.dat and .vars and claims a slot in out. */
-/* Opens the chart's .dat and .vars; the .dat starts with the header fmt
- * (a comment that says what the rows are). */
+/* Opens <dir>/<kind>-<dtype>.dat and .vars and claims a slot in out; the
+ * .dat starts with the header fmt (a comment that says what the rows are). */
 static int pair_open(kg__pair *p, const kg__job *j, const char *dtype, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int pair_open(kg__pair *p, const kg__job *j, const char *dtype, const char *fmt, ...) {
@@ -460,7 +459,9 @@ static int ladder_one(const kg__job *job, kg_dtype dt) {
   }
   if (!count || run->meta.dev.peak_gbps <= 0) return 0;
   kg__pair p;
-  if (pair_open(&p, job, di->name, "# kgate ladder, %s: %% of theoretical peak per variant in ladder order\n# columns: row variant", di->name))
+  if (pair_open(&p, job, di->name,
+                "# kgate ladder, %s: %% of theoretical peak per variant in ladder order\n# columns: row variant",
+                di->name))
     return -1;
   /* Between rows of different families: the ladder reads in groups. */
   fputs("separators = '", p.vars.f);
