@@ -20,6 +20,26 @@ typedef struct kg_hist_entry {
   kg_timing t; /* samples, median, q1, q3 (the rest 0) */
 } kg_hist_entry;
 
+/* One cell of a night paired against the pinned reference. */
+typedef struct kg_hist_pcell {
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  double ratio, lo, hi;    /* tonight / reference, and its interval at the run's confidence */
+  double head_us, base_us; /* medians: tonight's build, the reference (runner health) */
+} kg_hist_pcell;
+
+/* A night's paired section (absent from older lines: has == 0). */
+typedef struct kg_hist_paired {
+  int has;
+  char ref_name[64], ref_version[32], ref_sha256[72], ref_commit[48];
+  double confidence;
+  int rounds;
+  size_t n, ncontrol;
+  kg_hist_pcell *cells;   /* sorted by (variant, dtype, n) */
+  kg_hist_pcell *control; /* the reference against a second load of itself */
+} kg_hist_paired;
+
 typedef struct kg_hist_run {
   char date[32], commit[64], version[32];
   kg_device_info dev;
@@ -27,6 +47,7 @@ typedef struct kg_hist_run {
   kg_counts checks; /* the run's case counts (a failing run is kept too) */
   size_t n;
   kg_hist_entry *entries; /* sorted by (variant, dtype, n) */
+  kg_hist_paired paired;
 } kg_hist_run;
 
 typedef struct kg_history {

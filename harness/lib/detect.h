@@ -1,0 +1,98 @@
+/* The nightly's detector: each paired cell's series of ratios to the pinned
+ * reference (history.h, kg_hist_paired), read by a clipped one-sided CUSUM on
+ * the log ratio in both directions. Only regressions fail; improvements are
+ * recorded. The false-alarm rate and the delay are measured by replaying
+ * recorded nights (docs/nightly.md); the defaults come from there. */
+#ifndef KG_DETECT_H
+#define KG_DETECT_H
+
+#include <stddef.h>
+
+#include "history.h"
+
+typedef struct kg_detect_opts {
+  double arl0;       /* nights between false alarms per cell at no change (sets h) */
+  double delta;      /* the step the CUSUM is tuned for, in sigma units (k = delta / 2) */
+  double clip;       /* standardised scores are clipped to [-clip, clip] */
+  int warmup;        /* nights that set a series' level before it is watched */
+  double env_share;  /* this share of a night's watched cells moving one way: the environment */
+  double health_pct; /* the reference's own time this much slower than its card's median: runner health */
+} kg_detect_opts;
+
+/* The calibrated defaults (docs/nightly.md). */
+kg_detect_opts kg_detect_defaults(void);
+
+/* The CUSUM threshold h for an average run length arl0 at no change, by
+ * Siegmund's approximation with k = delta / 2 (solved by bisection). */
+double kg_cusum_threshold(double arl0, double delta);
+
+typedef enum kg_find_kind {
+  KG_FIND_REGRESSION,  /* cells slower than their accepted level: fails (exit 4) while open */
+  KG_FIND_ENVIRONMENT, /* many cells, or the control, moved on one night: the machine, not a commit */
+  KG_FIND_HEALTH,      /* the reference itself slower on its card than that card's history */
+  KG_FIND_IMPROVEMENT, /* cells faster: recorded, never fails */
+  KG_NFIND_KINDS
+} kg_find_kind;
+
+const char *kg_find_kind_name(kg_find_kind k); /* "regression", "environment", "health", "improvement" */
+
+typedef struct kg_find_cell {
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  double before, after; /* the cell's accepted ratio level, and its median since the change */
+} kg_find_cell;
+
+typedef struct kg_finding {
+  kg_find_kind kind;
+  size_t first_bad; /* history run index of the estimated change night */
+  size_t last_good; /* the run before it (== first_bad when there is none) */
+  size_t alarm;     /* the run at which the detector crossed its threshold */
+  int acknowledged; /* closed by an acknowledgement in the repository */
+  size_t ncells;
+  kg_find_cell *cells;
+  char note[256]; /* health and environment: what moved, in words */
+} kg_finding;
+
+/* An acknowledgement: the level from night `from` on is accepted for these
+ * cells (all cells when ncells == 0). Lives in the repository, one JSON file
+ * (nightly/acknowledged.json, kg_acks_read). */
+typedef struct kg_ack {
+  char from[64]; /* the first bad night's kgate_commit (7-40 hex) or date */
+  char reason[200];
+  size_t ncells;
+  kg_find_cell *cells; /* variant, dtype, n only */
+} kg_ack;
+
+typedef struct kg_acks {
+  size_t n;
+  kg_ack *acks;
+} kg_acks;
+
+int kg_acks_read(const char *path, kg_acks *a, char *err, size_t errlen); /* -1 with a one-line reason */
+void kg_acks_free(kg_acks *a);
+
+/* One cell's watched series, for charts: per history run, the ratio and its
+ * interval (NaN where the run lacks the cell) and the CUSUM statistics. */
+typedef struct kg_series {
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  double sigma, level; /* the robust night-to-night sigma (log scale) and the accepted level (ratio) */
+  double *ratio, *lo, *hi, *up, *down; /* h->n each; up/down: the CUSUM sums */
+} kg_series;
+
+typedef struct kg_detection {
+  double h, k; /* the threshold and the allowance used */
+  size_t nfind;
+  kg_finding *find; /* open regressions first, then the rest, newest first */
+  size_t nseries;
+  kg_series *series; /* every paired cell of the history, sorted by (variant, dtype, n) */
+  size_t open_regressions;
+} kg_detection;
+
+/* Runs the detector over the whole history. acks may be NULL. 0, or -1 out of memory. */
+int kg_detect(const kg_history *h, const kg_acks *acks, const kg_detect_opts *o, kg_detection *out);
+void kg_detection_free(kg_detection *d);
+
+#endif
