@@ -29,77 +29,66 @@ fresh() {
   : > "$tmp/r/gitconfig"
   if [[ ${#as[@]} -gt 0 ]]; then chown -R "$user" "$tmp/r/home" "$tmp/r/ws" "$tmp/r/gitconfig"; fi
 }
+# run_hook [KGATE_RUNNER_ROOT]: the hook with the runner's environment; $code its exit.
 run_hook() {
-  env -i PATH=/usr/bin:/bin HOME="$tmp/r/home" GITHUB_WORKSPACE="$tmp/r/ws" KGATE_RUNNER_ROOT="$tmp/r/runner" \
+  env -i PATH=/usr/bin:/bin HOME="$tmp/r/home" GITHUB_WORKSPACE="$tmp/r/ws" KGATE_RUNNER_ROOT="${1-$tmp/r/runner}" \
     GIT_CONFIG_GLOBAL="$tmp/r/gitconfig" GIT_CONFIG_SYSTEM=/dev/null \
     "${as[@]}" bash "$tmp/r/hook.sh" > "$tmp/log" 2>&1
+  code=$?
 }
-expect_refused() { # NAME PATTERN
-  if [[ $code == 1 ]] && grep -q "$2" "$tmp/log" && [[ -e $tmp/r/ws/file ]]; then
+verdict() { # NAME CONDITION...
+  local name=$1
+  shift
+  if "$@"; then
     passed=$((passed + 1))
   else
     failed=$((failed + 1))
-    echo "FAIL: $1 (exit $code):" >&2
+    echo "FAIL: $name (exit $code):" >&2
     cat "$tmp/log" >&2
   fi
 }
+# refused: exit 1, the finding named, and the workspace left alone.
+refused() { [[ $code == 1 ]] && grep -q "$1" "$tmp/log" && [[ -e $tmp/r/ws/file ]]; }
+wiped() { [[ $code == 0 && -d $tmp/r/ws && -z $(ls -A "$tmp/r/ws") ]]; }
 
 fresh
 run_hook
-code=$?
-if [[ $code == 0 && -d $tmp/r/ws && -z $(ls -A "$tmp/r/ws") ]]; then
-  passed=$((passed + 1))
-else
-  failed=$((failed + 1))
-  echo "FAIL: a clean runner: exit 0 and an empty workspace (exit $code):" >&2
-  cat "$tmp/log" >&2
-fi
+verdict "a clean runner: exit 0 and an empty workspace, .git included" wiped
 
 fresh
 git config --file "$tmp/r/gitconfig" core.fsmonitor "touch /tmp/pwned"
 run_hook
-code=$?
-expect_refused "core.fsmonitor in the global git config" "git config --global sets core.fsmonitor"
+verdict "core.fsmonitor in the global git config" refused "git config --global sets core.fsmonitor"
 
 fresh
 git config --file "$tmp/r/gitconfig" core.hooksPath /tmp/hooks
 run_hook
-code=$?
-expect_refused "core.hooksPath" "sets core.hookspath"
+verdict "core.hooksPath" refused "sets core.hookspath"
 
 fresh
 git config --file "$tmp/r/gitconfig" url.https://evil.example/.insteadOf https://github.com/
 run_hook
-code=$?
-expect_refused "a rewritten URL" "sets url\."
+verdict "a rewritten URL" refused "sets url\."
 
 fresh
 touch "$tmp/r/home/.local/bin/git"
 run_hook
-code=$?
-expect_refused "a program in ~/.local/bin" "local/bin is not empty"
+verdict "a program in ~/.local/bin" refused "local/bin is not empty"
 
 fresh
 # shellcheck disable=SC2016 # the text a job would plant, unexpanded
 echo 'export PATH=/tmp:$PATH' > "$tmp/r/home/.bashrc"
 run_hook
-code=$?
-expect_refused "a changed ~/.bashrc" ".bashrc differs from /etc/skel"
+verdict "a changed ~/.bashrc" refused ".bashrc differs from /etc/skel"
 
 fresh
 chmod a+w "$tmp/r/runner/.env"
 run_hook
-code=$?
-expect_refused "a writable .env" "runner/.env is writable"
+verdict "a writable .env" refused "runner/.env is writable"
 
 fresh
-run_hook_noroot() {
-  env -i PATH=/usr/bin:/bin HOME="$tmp/r/home" GITHUB_WORKSPACE="$tmp/r/ws" GIT_CONFIG_GLOBAL="$tmp/r/gitconfig" \
-    GIT_CONFIG_SYSTEM=/dev/null "${as[@]}" bash "$tmp/r/hook.sh" > "$tmp/log" 2>&1
-}
-run_hook_noroot
-code=$?
-expect_refused "no KGATE_RUNNER_ROOT" "KGATE_RUNNER_ROOT is not set"
+run_hook ""
+verdict "no KGATE_RUNNER_ROOT" refused "KGATE_RUNNER_ROOT is not set"
 
 echo "runner hook: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
