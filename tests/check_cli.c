@@ -632,6 +632,72 @@ START_TEST(test_cli_kernels_refused) {
 }
 END_TEST
 
+/* A module whose seed, idea or version breaks the text rule (validate.h) is
+ * refused before anything runs, in one line naming the file, the variant and
+ * the field, exit 2: never dropped from the gate while it passes. */
+static const struct {
+  const char *cmd, *kind, *want;
+} k_text_bad[] = {
+    {"list", "badutf8", "variant first: seed 'caf?': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"check", "badutf8", "variant first: seed 'caf?': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"run", "esc", "variant first: idea '?[2J?[31mall clear': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"check", "longseed", "variant first: seed 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': too long "
+                          "(seed and version: at most 63 bytes, idea: 159)"},
+    {"list", "badversion", "version 'v1?::error::forged': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"run", "badversion", "version 'v1?::error::forged': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+};
+
+START_TEST(test_cli_module_text_refused) {
+  char mod[1024], want[2048], out[4096];
+  char *args[] = {(char *)k_text_bad[_i].cmd, "--worker", FAKE_WORKER, "--kernels",
+                  testmod(k_text_bad[_i].kind, mod, sizeof mod), "--sizes", "1", NULL};
+  if (!strcmp(k_text_bad[_i].cmd, "list")) args[5] = NULL;
+  snprintf(want, sizeof want, "kgate: kernel module %s: %s\n", mod, k_text_bad[_i].want);
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_USAGE);
+  ck_assert_str_eq(out, want); /* the one line, and nothing else */
+  kg_registry_reset();
+}
+END_TEST
+
+/* Text a module may hold (spaces, quotes, commas, UTF-8, "::error::")
+ * passes end to end: the check writes results that kgate reads back with the
+ * text intact, the CSV quotes it per RFC 4180, and no line of the terminal
+ * output or the CSV starts with what the runner would take for a workflow
+ * command. */
+START_TEST(test_cli_module_text_round_trip) {
+  static const char seed[] = "Harris 2007, \"\xc3\x9cnal\"",
+                    idea[] = "::error::a sum, with \"quotes\", commas and \xc3\x9cnal's name";
+  char dir[64], json[128], csv[128], mod[1024], out[16384], err[512];
+  kgt_mkscratch(dir, sizeof dir, "text");
+  snprintf(json, sizeof json, "%s/r.json", dir);
+  snprintf(csv, sizeof csv, "%s/r.csv", dir);
+  char *check[] = {"check", "--worker", FAKE_WORKER, "--kernels", testmod("text", mod, sizeof mod), "--variant",
+                   "first,cub_sum", "--dtype", "i32", "--sizes", "1,2", "-q", "--json", json, "--csv", csv, NULL};
+  ck_assert_int_eq(run_capture(check, out, sizeof out), KG_EXIT_OK);
+  ck_assert_msg(strstr(out, "\nfirst                    Harris 2007, \"\xc3\x9cnal\"       4       4") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "\n::") == NULL && strncmp(out, "::", 2), "%s", out);
+  kg_registry_reset(); /* another kgate, without the module, reads the file */
+  kg_run run;
+  ck_assert_msg(kg_results_read(json, &run, err, sizeof err) == 0, "%s", err);
+  int v = kg_variant_find("first");
+  ck_assert_int_ge(v, 0);
+  ck_assert_str_eq(kg_variants[v].seed, seed);
+  ck_assert_str_eq(kg_variants[v].idea, idea);
+  kg_run_free(&run);
+  char *text = kgt_slurp(csv);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_msg(strstr(text, "\nfirst,\"Harris 2007, \"\"\xc3\x9cnal\"\"\",i32,1,") != NULL, "%s", text);
+  free(text);
+  kg_registry_reset();
+  char *list[] = {"list", "--worker", FAKE_WORKER, "--kernels", mod, NULL};
+  ck_assert_int_eq(run_capture(list, out, sizeof out), KG_EXIT_OK);
+  ck_assert_msg(strstr(out, "Harris 2007, \"\xc3\x9cnal\"") && strstr(out, idea), "%s", out);
+  ck_assert_msg(strstr(out, "\n::") == NULL, "%s", out);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
 /* Every results reader takes a variant name it has never seen (issue: `sed
  * s/kgate_single_pass/my_team_kernel/ h200-run2.json > x.json; kgate plot
  * x.json` exited 2): kept, compared, stored, charted and reported. */
@@ -755,6 +821,8 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_kernels_options);
   tcase_add_test(core, test_cli_kernels_check);
   tcase_add_test(core, test_cli_list_kernels);
+  tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));
+  tcase_add_test(core, test_cli_module_text_round_trip);
   tcase_add_loop_test(core, test_cli_readers_unknown_variant, 0, RD_N);
   suite_add_tcase(s, core);
   tcase_add_loop_test(core, test_gate_san_cell, 0, N(k_cells));

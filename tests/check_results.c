@@ -468,7 +468,14 @@ static const struct {
     {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\",\"flags\":[],\"dtypes\":[\"i8\"],\"op\":\"max\"}}",
      "variants.team_max: dtypes[0] is not a dtype name"},
     {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\\u001b[2J\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
-     "variants.team_max: idea is '?[2J': not printable ASCII"},
+     "variants.team_max: idea is '?[2J': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"{\"team_max\":{\"seed\":\"a\\u0085b\",\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.team_max: seed is 'a?b': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"a\\nb\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.team_max: idea is 'a?b': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"{\"team_max\":{\"seed\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\",\"idea\":\"\","
+     "\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.team_max: seed is 64 bytes long: at most 63"},
     {"{\"team_max\":{\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}", "variants.team_max: missing field 'seed'"},
     {"[1]", "variants: not an object"},
 };

@@ -160,6 +160,14 @@ static int max_rounds(const kg_paired_opts *p) {
   return p->max_rounds > p->rounds ? p->max_rounds : p->rounds;
 }
 
+/* Appends sep (when buf is not empty) and s to buf, cut at a character
+ * boundary: a version cut inside a UTF-8 sequence could not be written. */
+static void join(char *buf, size_t len, const char *sep, const char *s) {
+  char t[2200];
+  snprintf(t, sizeof t, "%s%s%s", buf, *buf ? sep : "", s);
+  kg_copy_text(buf, len, t);
+}
+
 /* --kernels and --base-kernels: one worker, started with --describe (no
  * GPU), loads every module and says what it holds; a module that cannot be
  * loaded, or a variant name defined twice, is its one-line reason (exit 2).
@@ -188,10 +196,9 @@ static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *bas
   for (int k = 0; !rc && k < n; k++) {
     const kg_modinfo *mi = &mods[k];
     if (mi->role == KG_MOD_BASE && base) { /* the worker refused a name two base modules define */
-      size_t used = strlen(base->path), nu = strlen(base->name), vu = strlen(base->version);
-      snprintf(base->path + used, sizeof base->path - used, "%s%s", used ? "," : "", mi->path);
-      snprintf(base->name + nu, sizeof base->name - nu, "%s%s", nu ? "+" : "", mi->name);
-      snprintf(base->version + vu, sizeof base->version - vu, "%s%s", vu ? "+" : "", mi->version);
+      join(base->path, sizeof base->path, ",", mi->path);
+      join(base->name, sizeof base->name, "+", mi->name);
+      join(base->version, sizeof base->version, "+", mi->version);
       memcpy(base->v + base->n, mi->v, mi->n * sizeof *mi->v);
       base->n += mi->n;
     }
