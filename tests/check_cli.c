@@ -745,7 +745,8 @@ START_TEST(test_cli_readers_unknown_variant) {
   switch (_i) {
   case RD_COMPARE:
     snprintf(out, sizeof out, "%s/c.csv", dir);
-    code = kgt_run_cli((char *[]){"compare", old, x, "--csv", out, NULL});
+    /* kgate_single_pass is my_team_kernel in x: its old cells are missing there */
+    code = kgt_run_cli((char *[]){"compare", old, x, "--csv", out, "--missing", "allow", NULL});
     snprintf(what, sizeof what, "%s", out);
     break;
   case RD_BASELINE:
@@ -781,6 +782,84 @@ START_TEST(test_cli_readers_unknown_variant) {
 END_TEST
 
 #define N(a) (int)(sizeof a / sizeof a[0])
+
+/* compare's exit code says what NEW shows (README, exit codes): 1 for a
+ * failed or errored case in NEW and for cells of OLD that NEW lacks (unless
+ * --missing allow), 4 for a SLOWER only, 0 otherwise; the missing count is
+ * always printed. NEW is h200-run1 changed as each row says. */
+enum { NEW_SAME, NEW_FAILED, NEW_ERRORED, NEW_EMPTY, NEW_SHORT, NEW_SLOWER, NEW_SLOWER_SHORT };
+static const struct {
+  int change;
+  const char *missing; /* --missing's value, or NULL */
+  int code;
+  const char *says;
+} k_compare_codes[] = {
+    {NEW_SAME, NULL, KG_EXIT_OK, "\nmissing: 0 of the cells in "},
+    {NEW_FAILED, NULL, KG_EXIT_FAIL, "/new.json has 1 failed and 0 errored cases\n"},
+    {NEW_ERRORED, "allow", KG_EXIT_FAIL, "/new.json has 0 failed and 1 errored cases\n"},
+    {NEW_EMPTY, NULL, KG_EXIT_FAIL, "\nmissing: 240 of the cells in "},
+    {NEW_EMPTY, "fail", KG_EXIT_FAIL, "/new.json (a failure; --missing allow accepts them)\n"},
+    {NEW_EMPTY, "allow", KG_EXIT_OK, "/new.json (--missing allow: not a failure)\n"},
+    {NEW_SHORT, NULL, KG_EXIT_FAIL, "\nmissing: 40 of the cells in "},
+    {NEW_SHORT, "allow", KG_EXIT_OK, "\nmissing: 40 of the cells in "},
+    {NEW_SLOWER, NULL, KG_EXIT_PERF, "\nmissing: 0 of the cells in "},
+    {NEW_SLOWER_SHORT, NULL, KG_EXIT_FAIL, "\nmissing: 40 of the cells in "},
+    {NEW_SLOWER_SHORT, "allow", KG_EXIT_PERF, "\nmissing: 40 of the cells in "},
+};
+
+START_TEST(test_cli_missing_option) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"compare", "a", "b", "--missing", "allow", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kg_cli_compare(&cli).allow_missing, 1);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"compare", "a", "b", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kg_cli_compare(&cli).allow_missing, 0);
+  kg_cli_free(&cli);
+  kgt_assert_rejected((char *[]){"compare", "a", "b", "--missing", "ok", NULL},
+                      "bad value 'ok' for --missing (expected allow or fail)");
+  kgt_assert_rejected((char *[]){"check", "--missing", "allow", NULL}, "unrecognized argument '--missing'");
+}
+END_TEST
+
+START_TEST(test_cli_compare_exit_codes) {
+  char dir[64], old[1024], new[256], err[512], out[65536];
+  kgt_mkscratch(dir, sizeof dir, "compare");
+  data_path("h200-run1.json", old, sizeof old);
+  snprintf(new, sizeof new, "%s/new.json", dir);
+  kg_run run;
+  ck_assert_msg(kg_results_read(old, &run, err, sizeof err) == 0, "%s", err);
+  size_t n = run.n;
+  switch (k_compare_codes[_i].change) {
+  case NEW_FAILED:
+  case NEW_ERRORED:
+    run.results[3].status = k_compare_codes[_i].change == NEW_FAILED ? KG_ST_FAIL : KG_ST_ERROR;
+    run.results[3].timing.samples = 0; /* a failed case is not timed */
+    snprintf(run.results[3].message, sizeof run.results[3].message, "wrong result");
+    break;
+  case NEW_EMPTY: run.n = 0; break;
+  case NEW_SHORT: run.n -= 40; break;
+  case NEW_SLOWER_SHORT: run.n -= 40; /* fall through */
+  case NEW_SLOWER:
+    for (size_t i = 0; i < run.n; i++) {
+      kg_timing *t = &run.results[i].timing;
+      t->min_us *= 2, t->q1_us *= 2, t->median_us *= 2, t->q3_us *= 2;
+    }
+    break;
+  }
+  ck_assert_msg(kg_results_write(new, &run, err, sizeof err) == 0, "%s", err);
+  run.n = n;
+  kg_run_free(&run);
+  kg_registry_reset();
+  char *args[] = {"compare", old, new, "--missing", (char *)k_compare_codes[_i].missing, NULL};
+  if (!k_compare_codes[_i].missing) args[3] = NULL;
+  ck_assert_int_eq(run_capture(args, out, sizeof out), k_compare_codes[_i].code);
+  ck_assert_msg(strstr(out, k_compare_codes[_i].says) != NULL, "'%s' lacks '%s'", out, k_compare_codes[_i].says);
+  ck_assert_msg(strstr(out, "\nmissing: "), "the missing count is always printed: %s", out);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
 
 /* The output formats' table feeds the CLI: each format's option sets its
  * report path for check and run, for compare only where the table says so,
@@ -823,6 +902,8 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_list_kernels);
   tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));
   tcase_add_test(core, test_cli_module_text_round_trip);
+  tcase_add_test(core, test_cli_missing_option);
+  tcase_add_loop_test(core, test_cli_compare_exit_codes, 0, N(k_compare_codes));
   tcase_add_loop_test(core, test_cli_readers_unknown_variant, 0, RD_N);
   suite_add_tcase(s, core);
   tcase_add_loop_test(core, test_gate_san_cell, 0, N(k_cells));

@@ -634,9 +634,20 @@ int kg_gate_compare(const kg_compare_opts *co) {
     fprintf(stderr, "kgate: %s\n", err);
   } else {
     kg_report_compare(stdout, &cmp);
+    /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
+     * shard, a narrower run): a correctness failure unless --missing allow. */
+    size_t missing = cmp.count[KG_V_MISSING];
+    kg_counts k = kg_count_results(run.results, run.n);
+    printf("missing: %zu of the cells in %s are not in %s%s\n", missing, co->old_path, co->new_path,
+           !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
+    if (k.failed || k.errored)
+      printf("failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
     int bad_reports = write_reports(co->reports, &run, &cmp) != 0;
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;
-    code = bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE : cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF : plots;
+    code = bad_reports || plots == KG_EXIT_USAGE              ? KG_EXIT_USAGE
+           : k.failed || k.errored || (missing && !co->allow_missing) ? KG_EXIT_FAIL
+           : cmp.count[KG_V_SLOWER]                            ? KG_EXIT_PERF
+                                                               : plots;
   }
   kg_comparison_free(&cmp);
   kg_run_free(&run);
