@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -822,6 +824,93 @@ START_TEST(test_cli_missing_option) {
 }
 END_TEST
 
+/* report --html renders beside DIR and renames the folder into place: a
+ * write that fails (a full disk, here the file size limit) exits 2 with the
+ * old page as it was and no temp folder left; a folder that is neither empty
+ * nor a kgate page, or a file, is refused before anything is written; a link
+ * to the folder stays a link. */
+static int report_limited(char *results, char *site, rlim_t limit, const char *path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    struct rlimit r = {limit, limit};
+    signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG, as on a full disk */
+    setrlimit(RLIMIT_FSIZE, &r);
+    if (path) setenv("PATH", path, 1);
+    _exit(kgt_run_cli((char *[]){"report", results, "--html", site, NULL}));
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(test_cli_report_site_atomic) {
+  char dir[64], results[1024], site[128], index[160], link[128], mine[128], path[192], out[8192];
+  kgt_mkscratch(dir, sizeof dir, "site");
+  data_path("h200-run1.json", results, sizeof results);
+  snprintf(site, sizeof site, "%s/site", dir);
+  snprintf(index, sizeof index, "%s/index.html", site);
+  int code = kgt_run_cli((char *[]){"report", results, "--html", site, NULL});
+  ck_assert_msg(code == KG_EXIT_OK || code == KG_EXIT_ENV, "report exited %d", code); /* 3: no gnuplot here */
+  char *before = kgt_slurp(index);
+  ck_assert_ptr_nonnull(before);
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 0);
+  int files = kgt_count_files(site, NULL);
+  /* the disk fills while the new page is written: the old one stays whole */
+  ck_assert_int_eq(report_limited(results, site, 4096, NULL), KG_EXIT_USAGE);
+  char *after = kgt_slurp(index);
+  ck_assert_ptr_nonnull(after);
+  ck_assert_str_eq(after, before);
+  ck_assert_int_eq(kgt_count_files(site, NULL), files);
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 0); /* no site.tmp.* left */
+  free(after);
+  /* killed while it draws, after the result files of another run were
+   * written: not one of them reached the old page */
+  char bin[128], fake[160], json[160], other[1024];
+  snprintf(bin, sizeof bin, "%s/bin", dir);
+  snprintf(fake, sizeof fake, "%s/gnuplot", bin);
+  ck_assert_int_eq(mkdir(bin, 0755), 0);
+  kgt_spit(fake, "#!/bin/sh\nkill -9 $PPID\nsleep 5\n");
+  ck_assert_int_eq(chmod(fake, 0755), 0);
+  snprintf(json, sizeof json, "%s/results.json", site);
+  char *json_before = kgt_slurp(json);
+  data_path("h200-run2.json", other, sizeof other);
+  ck_assert_int_eq(report_limited(other, site, RLIM_INFINITY, bin), -1); /* killed */
+  char *json_after = kgt_slurp(json);
+  ck_assert_str_eq(json_after, json_before);
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 2); /* bin, and the killed report's temp folder */
+  free(json_before), free(json_after);
+  kgt_rmtree(bin);
+  /* the same again undisturbed: the page is replaced, the killed one's temp folder swept */
+  code = report_limited(results, site, RLIM_INFINITY, NULL);
+  ck_assert_msg(code == KG_EXIT_OK || code == KG_EXIT_ENV, "report exited %d", code);
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 0);
+  /* through a link: the folder it names is replaced, the link stays */
+  snprintf(link, sizeof link, "%s/link", dir);
+  ck_assert_int_eq(symlink("site", link), 0);
+  code = kgt_run_cli((char *[]){"report", results, "--html", link, NULL});
+  ck_assert_msg(code == KG_EXIT_OK || code == KG_EXIT_ENV, "report exited %d", code);
+  struct stat st;
+  ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 1); /* the link, and no temp folder */
+  /* a folder of other files is never replaced, nor is a file */
+  snprintf(mine, sizeof mine, "%s/mine", dir);
+  snprintf(path, sizeof path, "%s/notes.txt", mine);
+  ck_assert_int_eq(mkdir(mine, 0755), 0);
+  kgt_spit(path, "mine\n");
+  char *args[] = {"report", results, "--html", mine, NULL};
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(out, " holds files and no kgate page (index.html): refusing to replace it"), "%s", out);
+  char *kept = kgt_slurp(path);
+  ck_assert_str_eq(kept, "mine\n");
+  args[3] = path;
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(out, "/notes.txt: not a folder"), "%s", out);
+  free(kept), free(before);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
 START_TEST(test_cli_compare_exit_codes) {
   char dir[64], old[1024], new[256], err[512], out[65536];
   kgt_mkscratch(dir, sizeof dir, "compare");
@@ -903,6 +992,7 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));
   tcase_add_test(core, test_cli_module_text_round_trip);
   tcase_add_test(core, test_cli_missing_option);
+  tcase_add_test(core, test_cli_report_site_atomic);
   tcase_add_loop_test(core, test_cli_compare_exit_codes, 0, N(k_compare_codes));
   tcase_add_loop_test(core, test_cli_readers_unknown_variant, 0, RD_N);
   suite_add_tcase(s, core);
