@@ -79,6 +79,7 @@ static void fill_meta(const kg_gate_opts *go, const kg_device_info *dev, double 
   m->tolerance = go->tolerance_pct;
   m->wall_s = wall;
   if (go->shard_n) snprintf(m->shard, sizeof m->shard, "%u/%u", go->shard_i, go->shard_n);
+  kg_provenance_from_env(&m->prov); /* the CI run and runner, for merge's cross-check and the reader's trust */
 }
 
 /* Keeps the baseline entries this run could have timed: a --variant, --dtype

@@ -67,6 +67,8 @@ static json_t *run_json(const kg_run_meta *m) {
                    m->time.min_samples, "max_seconds", R(m->time.max_seconds), "tolerance_pct", R(m->tolerance),
                    "device", kg_device_to_json(&m->dev, KG_FORM_FILE));
   if (o && m->shard[0]) json_object_set_new(json_object_get(o, "options"), "shard", json_string(m->shard));
+  if (o && kg_provenance_known(&m->prov) && json_object_set_new(o, "provenance", kg_provenance_to_json(&m->prov)))
+    json_decref(o), o = NULL;
   if (o && m->incomplete[0]) { /* interrupted: cases not reached are "pending" */
     json_object_set_new(o, "incomplete", json_true());
     json_object_set_new(o, "signal", json_string(m->incomplete));
@@ -292,6 +294,9 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   else if (json_is_true(inc) && strcmp(signame, "SIGINT") && strcmp(signame, "SIGTERM"))
     kg_jrd_fail(r, "field 'signal' should be \"SIGINT\" or \"SIGTERM\" in an incomplete run");
   else if (json_is_true(inc)) snprintf(m->incomplete, sizeof m->incomplete, "%s", signame);
+  json_t *prov = json_object_get(o, "provenance"); /* optional: runs outside CI, and files before it */
+  snprintf(r->where, sizeof r->where, "run.provenance");
+  if (prov && !r->failed) kg_provenance_read(r, prov, &m->prov);
   snprintf(r->where, sizeof r->where, "run.device");
   char e[300];
   if (!r->failed && kg_device_from_json(dev, &m->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
