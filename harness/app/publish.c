@@ -248,7 +248,7 @@ static const kg_html_link k_history_file = {"history.jsonl", "the history this p
 /* The output formats' files and history.jsonl into dir; links gets the page's list. */
 static int report_files(const kg_publish_opts *po, const char *dir, const kg_run *run, const kg_comparison *cmp,
                         kg_html_link *links) {
-  char err[1024], path[PATH_MAX];
+  char err[1024], path[PATH_MAX + 64];
   for (int f = 0; f < KG_NFORMATS; f++) {
     links[f] = (kg_html_link){kg_formats[f].file, kg_formats[f].about};
     snprintf(path, sizeof path, "%s/%s", dir, kg_formats[f].file);

@@ -732,7 +732,7 @@ static int replaceable(const char *dir) {
   for (struct dirent *e; empty && (e = readdir(d));) empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
   closedir(d);
   if (empty) return 1;
-  char path[PATH_MAX], head[512] = "";
+  char path[PATH_MAX + 16], head[512] = "";
   snprintf(path, sizeof path, "%s/index.html", dir);
   FILE *f = fopen(path, "r");
   if (!f) return 0;
