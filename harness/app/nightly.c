@@ -45,8 +45,8 @@ static void print_terminal(const kg_history *h, const kg_detection *d) {
       printf("  %s\n", shown);
     }
   }
-  printf("kgate: history check: %zu nights, %zu cells watched (h = %.2f, k = %.2f): %zu open regression finding(s)\n",
-         h->n, d->nseries, d->h, d->k, d->open_regressions);
+  printf("kgate: history check: %zu nights, %zu cells watched: %zu open regression finding(s)\n", h->n, d->nseries,
+         d->open_regressions);
 }
 
 static void md_range(FILE *f, const char *repo, const char *good, const char *bad) {
@@ -85,8 +85,7 @@ static void write_markdown(FILE *f, const void *ctx) {
       kg_esc_md(f, last->paired.ref_commit[0] ? last->paired.ref_commit : last->paired.ref_version);
       fputc('`', f);
     }
-    fprintf(f, ". %zu nights, %zu cells watched; CUSUM h = %.2f, k = %.2f (docs/nightly.md).\n\n", h->n,
-            d->nseries, d->h, d->k);
+    fprintf(f, ". %zu nights, %zu cells watched by a CUSUM each (docs/nightly.md).\n\n", h->n, d->nseries);
   }
   if (!d->nfind) fputs("No finding: every watched cell is at its accepted level.\n", f);
   for (size_t i = 0; i < d->nfind; i++) {

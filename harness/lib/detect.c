@@ -5,11 +5,12 @@
  * then on each night is scored
  *   z_t = clip((x_t - mu0) / sigma, -clip, clip)
  *   up_t = max(0, up_{t-1} + z_t - k),  down_t = max(0, down_{t-1} - z_t - k)
- * with k = delta / 2, and up_t > h is an alarm (down_t > h an improvement).
- * sigma is robust, from first differences: 1.4826 median|x_t - x_{t-1}| / sqrt 2,
- * floored by the median sigma of the cells of the same size (a quiet cell's few
- * nights cannot make it hair-triggered). With the clip one night adds at most
- * clip - k to up, so a single wild night never alarms when h > clip - k. */
+ * with k and the clip tuned per cell (kg_cusum_tune), and up_t > h is an
+ * alarm (down_t > h an improvement). sigma is robust, from first
+ * differences: 1.4826 median|x_t - x_{t-1}| / sqrt 2, floored by the median
+ * sigma of the cells of the same size (a quiet cell's few nights cannot make
+ * it hair-triggered). With the clip one night adds at most clip - k to up,
+ * and h > clip - k: a single wild night never alarms. */
 #include "detect.h"
 
 #include <ctype.h>
@@ -23,14 +24,15 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fileio.h"
+#include "paired.h"
 #include "sizes.h"
 #include "stats.h"
 #include "validate.h"
 
 kg_detect_opts kg_detect_defaults(void) {
   /* docs/nightly.md: chosen on the recorded nights of tests/data/nightly. */
-  return (kg_detect_opts){.arl0 = 50000, .delta = 3.0, .clip = 3.0, .warmup = 4, .env_share = 0.25,
-                          .health_pct = 3.0};
+  return (kg_detect_opts){.arl0 = 50000, .design = 1.0, .delta_min = 2, .delta_max = 5, .warmup = 4,
+                          .env_share = 0.25, .health_pct = 3.0};
 }
 
 /* Siegmund: ARL(0) ~ (exp(2 k b) - 2 k b - 1) / (2 k^2), b = h + 1.166, for
@@ -48,6 +50,15 @@ double kg_cusum_threshold(double arl0, double delta) {
     else hi = mid;
   }
   return hi;
+}
+
+double kg_cusum_step(const kg_detect_opts *o, size_t bytes) { return log(1 + o->design * kg_pair_min_effect(bytes, 0)); }
+
+void kg_cusum_tune(const kg_detect_opts *o, double sigma, size_t bytes, double *k, double *clip, double *h) {
+  double delta = kg_cusum_step(o, bytes) / sigma;
+  delta = delta < o->delta_min ? o->delta_min : delta > o->delta_max ? o->delta_max : delta;
+  *k = delta / 2, *clip = delta + 1;
+  *h = fmax(kg_cusum_threshold(o->arl0, delta), *clip - *k + 0.5);
 }
 
 const char *kg_find_kind_name(kg_find_kind k) {
@@ -245,7 +256,6 @@ typedef struct scan_ctx {
   const kg_history *h;
   const kg_acks *acks;
   const kg_detect_opts *o;
-  double h_thr, k;
   const double *floor_by_series; /* sigma floor per series */
 } scan_ctx;
 
@@ -271,48 +281,69 @@ static int acknowledged(const scan_ctx *c, const kg_series *s, size_t last_good,
   return 0;
 }
 
+/* The first night in [lo, hi] on a card the series had not run on since
+ * `from` (hi + 1 when none): a runner that joined, whose own offsets of a
+ * few tenths of a percent in some cells (measured: docs/nightly.md) would
+ * otherwise read as a step. */
+static size_t new_card_night(const scan_ctx *c, const kg_series *s, size_t from, size_t lo, size_t hi) {
+  for (size_t u = lo; u <= hi; u++) {
+    if (isnan(s->ratio[u])) continue;
+    const char *card = c->h->runs[u].dev.uuid;
+    int seen = 0;
+    for (size_t v = from; v < u && !seen; v++) seen = !isnan(s->ratio[v]) && !strcmp(c->h->runs[v].dev.uuid, card);
+    if (!seen) return u;
+  }
+  return hi + 1;
+}
+
 /* Scores one segment [from, to) of series si; alarms (at most one each way)
  * go to out. An acknowledged alarm ends the segment: *restart is its change
  * night, where the cell is watched again with a new level (else to). */
 static int scan_segment(const scan_ctx *c, kg_series *s, size_t si, size_t from, size_t to, alarms *out,
                         size_t *restart) {
   *restart = to;
-  size_t seen = 0, watch = to;
+  size_t seen = 0, watch = to, wu = c->o->warmup < 1 ? 1 : c->o->warmup > 64 ? 64 : (size_t)c->o->warmup;
   double warm[64];
-  for (size_t t = from; t < to && seen < (size_t)c->o->warmup; t++)
+  for (size_t t = from; t < to && seen < wu; t++)
     if (!isnan(s->ratio[t])) {
       warm[seen++] = log(s->ratio[t]);
-      if (seen == (size_t)c->o->warmup) watch = t + 1;
+      if (seen == wu) watch = t + 1;
     }
-  if (seen < (size_t)c->o->warmup) return 0; /* too young to watch */
+  if (seen < wu) return 0; /* too young to watch */
   double mu0 = median_of(warm, seen), sigma = robust_sigma(s->ratio, from, to);
-  double fl = c->floor_by_series[si];
+  /* floored by the cells of its size: a few quiet nights must not make a hair trigger */
+  /* and by the step over delta_max: a spread below that (one card's nights)
+   * would make a runner's own offsets of a few tenths of a percent a step */
+  size_t bytes = s->n * kg_dtype_get(s->dtype)->size;
+  double fl = fmax(c->floor_by_series[si], kg_cusum_step(c->o, bytes) / c->o->delta_max), k, clip, hh;
   if (!(sigma >= fl)) sigma = fl;
   if (!(sigma > 0)) return 0;
-  s->sigma = sigma, s->level = exp(mu0);
+  kg_cusum_tune(c->o, sigma, bytes, &k, &clip, &hh);
+  s->sigma = sigma, s->level = exp(mu0), s->k = k, s->h = hh;
   double up = 0, down = 0;
   size_t up0 = watch, down0 = watch; /* the first night after the last zero */
   int fired_up = 0, fired_down = 0;
   for (size_t t = watch; t < to; t++) {
     if (isnan(s->ratio[t])) continue;
     double z = (log(s->ratio[t]) - mu0) / sigma;
-    z = z > c->o->clip ? c->o->clip : z < -c->o->clip ? -c->o->clip : z;
+    z = z > clip ? clip : z < -clip ? -clip : z;
     if (up == 0) up0 = t;
     if (down == 0) down0 = t;
-    up = fmax(0, up + z - c->k), down = fmax(0, down - z - c->k);
+    up = fmax(0, up + z - k), down = fmax(0, down - z - k);
     s->up[t] = up, s->down[t] = down, s->z[t] = z;
     for (int dir = 0; dir < 2; dir++) {
       int *fired = dir ? &fired_down : &fired_up;
       size_t fb = dir ? down0 : up0;
-      if (*fired || (dir ? down : up) <= c->h_thr) continue;
+      if (*fired || (dir ? down : up) <= hh) continue;
       *fired = 1;
-      size_t lg = prev_night(s, fb);
+      size_t lg = prev_night(s, fb), card = new_card_night(c, s, from, fb, t);
       int ack = acknowledged(c, s, lg, t);
       alarm a = {si, fb, lg, t, dir ? KG_FIND_IMPROVEMENT : KG_FIND_REGRESSION, ack, exp(mu0), NAN};
-      a.after = median_ratio(s, fb, ack ? t + 1 : to);
+      if (card <= t) a.kind = KG_FIND_ENVIRONMENT, a.first_bad = card, a.last_good = prev_night(s, card);
+      a.after = median_ratio(s, a.first_bad, ack || card <= t ? t + 1 : to);
       if (push_alarm(out, a)) return -1;
-      if (ack) {
-        *restart = fb;
+      if (ack || card <= t) { /* watched again from there, with a new level */
+        *restart = card <= t ? card : fb;
         return 0;
       }
     }
@@ -468,8 +499,8 @@ static int group(kg_detection *d, alarms *al) {
       if (al->a[k].last_good < f->last_good) f->last_good = al->a[k].last_good;
     }
     if (f->kind == KG_FIND_ENVIRONMENT)
-      snprintf(f->note, sizeof f->note, "%zu cell(s) moved on a night when the control or a quarter of the cells "
-               "moved too: the environment, not a commit", f->ncells);
+      snprintf(f->note, sizeof f->note, "%zu cell(s) moved when the runner changed card, the control moved, or a "
+               "quarter of the cells moved together: the environment, not a commit", f->ncells);
     if (f->kind == KG_FIND_REGRESSION && !f->acknowledged) d->open_regressions++;
     i = j;
   }
@@ -499,9 +530,7 @@ static int detect_cells(const kg_history *h, int control, const scan_ctx *base, 
 
 int kg_detect(const kg_history *h, const kg_acks *acks, const kg_detect_opts *o, kg_detection *d) {
   memset(d, 0, sizeof *d);
-  d->k = o->delta / 2;
-  d->h = kg_cusum_threshold(o->arl0, o->delta);
-  scan_ctx c = {h, acks, o, d->h, d->k, NULL};
+  scan_ctx c = {h, acks, o, NULL};
   alarms al = {0}, ctl = {0};
   kg_series *cs = NULL;
   size_t ncs = 0;

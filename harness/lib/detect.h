@@ -10,11 +10,15 @@
 
 #include "history.h"
 
+/* Each cell's CUSUM is tuned to one step: `design` times the PR gate's
+ * minimum effect for the cell's input size (paired.h), delta = that step in
+ * the cell's sigmas (kept within [delta_min, delta_max]); k = delta / 2,
+ * scores clipped to delta + 1, h from arl0 and at least clip - k + 0.5. */
 typedef struct kg_detect_opts {
-  double arl0;       /* nights between false alarms per cell at no change (sets h) */
-  double delta;      /* the step the CUSUM is tuned for, in sigma units (k = delta / 2) */
-  double clip;       /* standardised scores are clipped to [-clip, clip] */
-  int warmup;        /* nights that set a series' level before it is watched */
+  double arl0;       /* nights between false alarms per cell at no change (Siegmund; sets h) */
+  double design;     /* the step to catch, as a share of the gate's minimum effect */
+  double delta_min, delta_max;
+  int warmup;        /* nights that set a series' level before it is watched (at most 64) */
   double env_share;  /* this share of a night's watched cells moving one way: the environment */
   double health_pct; /* the reference's own time this much slower than its card's median: runner health */
 } kg_detect_opts;
@@ -25,6 +29,11 @@ kg_detect_opts kg_detect_defaults(void);
 /* The CUSUM threshold h for an average run length arl0 at no change, by
  * Siegmund's approximation with k = delta / 2 (solved by bisection). */
 double kg_cusum_threshold(double arl0, double delta);
+
+/* A cell's tuning: k, the clip and h for a night-to-night sigma (log scale)
+ * and the cell's input bytes. */
+double kg_cusum_step(const kg_detect_opts *o, size_t bytes); /* the step to catch (log scale) */
+void kg_cusum_tune(const kg_detect_opts *o, double sigma, size_t bytes, double *k, double *clip, double *h);
 
 typedef enum kg_find_kind {
   KG_FIND_REGRESSION,  /* cells slower than their accepted level: fails (exit 4) while open */
@@ -81,12 +90,12 @@ typedef struct kg_series {
   kg_dtype dtype;
   size_t n;
   double sigma, level; /* the robust night-to-night sigma (log scale) and the accepted level (ratio) */
+  double k, h;         /* its CUSUM's allowance and threshold (kg_cusum_tune) */
   double *ratio, *lo, *hi, *up, *down; /* h->n each; up/down: the CUSUM sums (NaN: not watched) */
   double *z;                           /* the clipped score of each watched night */
 } kg_series;
 
 typedef struct kg_detection {
-  double h, k; /* the threshold and the allowance used */
   size_t nfind;
   kg_finding *find; /* open regressions first, then the rest, newest first */
   size_t nseries;

@@ -293,9 +293,6 @@ int kg_replay(const kg_history *pool, const kg_replay_opts *o, kg_replay_result 
     for (size_t u = 0; u < t; u++) same += !strcmp(pool->runs[u].dev.uuid, pool->runs[t].dev.uuid);
     r->cards += same == 0;
   }
-  kg_detection probe = {0};
-  r->k = o->detect.delta / 2, r->h = kg_cusum_threshold(o->detect.arl0, o->detect.delta);
-  (void)probe;
   size_t sizes[KG_REPLAY_SIZES], ns = 0;
   for (size_t k = 0; k < c.ncells; k++) {
     size_t j = 0;
@@ -318,9 +315,10 @@ static void pct(FILE *f, int k, int of) {
 }
 
 void kg_replay_markdown(FILE *f, const kg_replay_opts *o, const kg_replay_result *r) {
-  fprintf(f, "Replay of %zu recorded nights (%zu cells a night, %zu card(s)); seed %llu; CUSUM h = %.3f, k = %.2f, "
-             "clip %.1f, warm-up %d nights.\n\n",
-          r->pool, r->cells, r->cards, (unsigned long long)o->seed, r->h, r->k, o->detect.clip, o->detect.warmup);
+  fprintf(f, "Replay of %zu recorded nights (%zu cells a night, %zu card(s)); seed %llu; ARL0 %.0f nights a cell, "
+             "the step tuned for %.2f of the gate's minimum effect (delta %.0f-%.0f sigma), warm-up %d nights.\n\n",
+          r->pool, r->cells, r->cards, (unsigned long long)o->seed, o->detect.arl0, o->detect.design,
+          o->detect.delta_min, o->detect.delta_max, o->detect.warmup);
   fprintf(f, "False alarms (A/A, %d series of %d nights): %.3f regression alarms per %d nights across all cells "
              "(%d series with any); the old consecutive-run rule: %.1f.\n\n",
           o->series, o->nights, r->fa_per_series, o->nights, r->fa_series_with_any, r->old_fa_per_series);

@@ -41,7 +41,6 @@ typedef struct kg_replay_row {
 
 typedef struct kg_replay_result {
   size_t pool, cells, cards; /* nights resampled, cells per night, distinct cards among them */
-  double h, k;
   /* false alarms: regression alarms (cells) per `nights` nights across all cells */
   double fa_per_series, old_fa_per_series;
   int fa_series_with_any; /* A/A series with at least one alarm */
