@@ -689,7 +689,7 @@ static int compare_one(const kg__job *job, kg_dtype dt) {
   compare_vars(g, run, di, verdicts, rows, ns, dev);
   compare_notes(g, job->src->base_label, sizes, ns);
   verdict_colors(g);
-  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%s)",
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%.100s)",
            di->name, verdicts);
   return pair_commit(&p, job);
 }
