@@ -156,7 +156,7 @@ START_TEST(test_html_tables) {
   kg_html_page p = full_page();
   char *html = write_page(&p);
   /* The regression, the failed case (escaped), the ladders in ladder order with speedups. */
-  ck_assert_msg(strstr(html, "<tr class=\"slower\"><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
+  ck_assert_msg(strstr(html, "<tr class=\"regression\"><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
                              "<td>33554432</td><td class=\"l\">SLOWER</td><td>180</td><td>200</td><td>+11.1 %</td>"),
                 "%s", html);
   ck_assert_ptr_nonnull(strstr(html, "<td class=\"l\">error &lt;&amp;&gt; exceeds the bound</td>"));
@@ -170,7 +170,7 @@ START_TEST(test_html_tables) {
   ck_assert_msg(strstr(r7, "<td>40.0</td><td>3355</td><td>69.7</td><td>5.00&times;</td><td>5.00&times;</td>"
                            "<td>0.800&times;</td><td class=\"l\"></td>"),
                 "%s", r7);
-  ck_assert_ptr_nonnull(strstr(l25, "<tr class=\"slower\"><td class=\"l\">reduce0_divergent</td>"));
+  ck_assert_ptr_nonnull(strstr(l25, "<tr class=\"regression\"><td class=\"l\">reduce0_divergent</td>"));
   free(html);
 }
 END_TEST
@@ -184,9 +184,9 @@ START_TEST(test_html_history_and_note) {
   kg_html_page p = full_page();
   p.history = &h, p.steps = steps, p.nsteps = 1, p.note = "No charts: gnuplot <missing>";
   char *html = write_page(&p);
-  ck_assert_ptr_nonnull(strstr(html, "<p class=\"note\">No charts: gnuplot &lt;missing&gt;</p>"));
+  ck_assert_ptr_nonnull(strstr(html, "<p class=\"box notice\">No charts: gnuplot &lt;missing&gt;</p>"));
   ck_assert_ptr_nonnull(strstr(html, "<li>History: 2 runs, 1 step change</li>"));
-  ck_assert_msg(strstr(html, "<tr class=\"slower\"><td class=\"l\">2 (2026-11-21 02:00 UTC)</td><td class=\"l\">b&lt;b&gt;"
+  ck_assert_msg(strstr(html, "<tr class=\"regression\"><td class=\"l\">2 (2026-11-21 02:00 UTC)</td><td class=\"l\">b&lt;b&gt;"
                              "</td><td class=\"l\">cub_sum</td><td class=\"l\">f32</td><td>33554432</td>"
                              "<td class=\"l\">SLOWER</td><td>30.0</td><td>33.0</td><td>+10.0 %</td></tr>"),
                 "%s", html);
@@ -323,15 +323,15 @@ static void make_pairs(void) {
 }
 
 static const char *const k_pair_order[] = {
-    "<tr class=\"slower\"><td class=\"l\">SLOWER</td><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
+    "<tr class=\"regression\"><td class=\"l\">SLOWER</td><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
     "<td>33554432</td><td>220</td><td>200</td><td>+10.00 %</td><td>[+9.00 %, +11.00 %]</td><td>0.5 %</td><td>8</td>"
     "<td>2</td><td class=\"l\"></td></tr>",
-    "<tr class=\"undecided\"><td class=\"l\">UNKNOWN</td><td class=\"l\">two_pass</td><td class=\"l\">f32</td>"
+    "<tr class=\"notice\"><td class=\"l\">UNKNOWN</td><td class=\"l\">two_pass</td><td class=\"l\">f32</td>"
     "<td>33554432</td><td></td><td></td><td></td><td></td><td></td><td></td><td>0</td><td class=\"l\">its check "
     "failed</td></tr>",
     ">UNDECIDED</td><td class=\"l\">reduce2_sequential</td>",
     ">MISSING</td><td class=\"l\">reduce1_strided</td>",
-    "<tr class=\"faster\"><td class=\"l\">FASTER</td><td class=\"l\">reduce7_shuffle</td>",
+    "<tr class=\"good\"><td class=\"l\">FASTER</td><td class=\"l\">reduce7_shuffle</td>",
     ">NEW</td><td class=\"l\">reduce9_new</td>",
     "<tr><td class=\"l\">SAME</td><td class=\"l\">cub_sum</td>",
 };
@@ -420,14 +420,14 @@ START_TEST(test_html_verdict_headline) {
     int fail, slower, baseline, paired_slower;
     const char *want;
   } rows[] = {
-      {1, 1, 1, 0, "<p class=\"verdict fail\" id=\"verdict\">FAIL: 1 of 6 cases failed or errored</p>"},
-      {0, 1, 1, 0, "<p class=\"verdict regress\" id=\"verdict\">REGRESSION: 1 case(s) slower than "
+      {1, 1, 1, 0, "<p class=\"verdict failure\" id=\"verdict\">FAIL: 1 of 6 cases failed or errored</p>"},
+      {0, 1, 1, 0, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 case(s) slower than "
                    "baselines/nvidia-h200.json</p>"},
-      {0, 0, 1, 0, "<p class=\"verdict pass\" id=\"verdict\">PASS: 6 cases checked, none failed; none slower than "
+      {0, 0, 1, 0, "<p class=\"verdict good\" id=\"verdict\">PASS: 6 cases checked, none failed; none slower than "
                    "baselines/nvidia-h200.json</p>"},
-      {0, 0, 0, 0, "<p class=\"verdict pass\" id=\"verdict\">PASS: 6 cases checked, none failed (correctness only: "
+      {0, 0, 0, 0, "<p class=\"verdict good\" id=\"verdict\">PASS: 6 cases checked, none failed (correctness only: "
                    "no baseline to compare with)</p>"},
-      {0, 1, 1, 1, "<p class=\"verdict regress\" id=\"verdict\">REGRESSION: 1 cell(s) slower than the base build "
+      {0, 1, 1, 1, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 cell(s) slower than the base build "
                    "(paired)</p>"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

@@ -99,7 +99,7 @@ check_charts "$out/compare-cmd" 6
 paired=$data/h200-paired.json
 run "$kgate" plot "$paired" -o "$out/paired"
 check_charts "$out/paired" 6
-grep -q '^1 3.1 2.5 3.7 3.1 2.5 3.7 0.5 .* 0xd62728 [0-9.]* SLOWER "SLOWER +3.10 % \[+2.50, +3.70\]"$' \
+grep -q '^1 3.1 2.5 3.7 3.1 2.5 3.7 0.5 .* 0xe07000 [0-9.]* SLOWER "SLOWER +3.10 % \[+2.50, +3.70\]"$' \
   "$out/paired/paired-f32.dat" || fail "paired-f32: the SLOWER cell is not drawn red with its interval"
 grep -q ' 0x000000 [0-9.]* SAME "SAME ' "$out/paired/paired-f32.dat" || fail "paired-f32: no SAME cell in black"
 grep -q ' NEW "NEW: only in head"$' "$out/paired/paired-f32.dat" || fail "paired-f32: the NEW cell is not listed"

@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "label.h"
 #include "registry.h"
+#include "severity.h"
 
 /* Line colours by variant family (the registry's seed): one hue per family,
  * lighter to darker along the ladder within it, so a family reads as a group
@@ -38,19 +39,6 @@ static const struct {
 /* Point types that pngcairo and svg both draw distinctly, in the order the
  * members of one family get them. */
 static const int k_points[] = {7, 5, 9, 11, 13, 6, 4, 8, 10, 12, 1, 2, 3};
-
-/* Verdict colours and how a comparison chart labels them. */
-static const struct {
-  unsigned rgb;
-  const char *legend;
-} k_verdict_style[KG_NVERDICTS] = {
-    [KG_V_SAME] = {0x9e9e9e, "SAME"},
-    [KG_V_SLOWER] = {0xd62728, "SLOWER"},
-    [KG_V_FASTER] = {0x2ca02c, "FASTER"},
-    [KG_V_NEW] = {0x7f7f7f, "NEW"},
-    [KG_V_MISSING] = {0x7f7f7f, "MISSING"},
-    [KG_V_UNKNOWN] = {0x7f7f7f, "UNKNOWN"},
-};
 
 /* The two perf sizes the design card asks for. */
 static const size_t k_ladder_sizes[] = {(size_t)1 << 22, (size_t)1 << 25};
@@ -237,6 +225,12 @@ static int pair_open(kg__pair *p, const kg__job *j, const char *dtype, const cha
   fprintf(p->vars.f, "# kgate: settings for plots/%s.gp (kgate writes this file)\n", j->name);
   /* Relative: gnuplot runs in the output folder, which can move as a whole. */
   gp_str(p->vars.f, "data", "%s.dat", c->name);
+  /* The page's severity scale (severity.h), for the scripts' markers: sev_regression = '#e07000', ... */
+  for (int v = 0; v < KG_NSEVERITIES; v++) {
+    char key[32];
+    snprintf(key, sizeof key, "sev_%s", kg_severity_get((kg_severity)v)->name);
+    gp_str(p->vars.f, key, "#%06x", kg_severity_get((kg_severity)v)->ink);
+  }
   va_list ap;
   va_start(ap, fmt);
   vfprintf(p->dat.f, fmt, ap);
@@ -544,73 +538,62 @@ static void ladder_sort(size_t *idx, size_t k, const void *items, size_t size, s
     }
 }
 
-/* Rows of this dtype in ladder order, then by n, into idx; returns how many. */
-static size_t compare_rows(const kg_comparison *cmp, kg_dtype dt, size_t *idx, size_t max) {
+/* Rows of this dtype in ladder order, then by n, into idx (room for every row); returns how many. */
+static size_t compare_rows(const kg_comparison *cmp, kg_dtype dt, size_t *idx) {
   size_t k = 0;
-  for (size_t r = 0; r < cmp->n && k < max; r++)
+  for (size_t r = 0; r < cmp->n; r++)
     if (cmp->rows[r].dtype == dt) idx[k++] = r;
   ladder_sort(idx, k, cmp->rows, sizeof *cmp->rows, offsetof(kg_cmp_row, variant), offsetof(kg_cmp_row, n));
   return k;
 }
 
-/* Half-width of the x range around 1: the largest deviation or tolerance,
- * capped at 1 so the axis never goes below 0 (longer bars are clipped and
- * keep their true value in the label). */
+static int cmp_has_ratio(const kg_cmp_row *r) { return r->base_us > 0 && r->now_us > 0; }
+
+/* Half-width of the x range around 1: the largest deviation or tolerance
+ * with room for the label beside the bar, capped at 1 so the axis never
+ * goes below 0 (longer bars are clipped and keep their true value in the
+ * label). */
 static double compare_dev(const kg_comparison *cmp, const size_t *idx, size_t k) {
   double dev = 0.05;
   for (size_t j = 0; j < k; j++) {
     const kg_cmp_row *r = &cmp->rows[idx[j]];
     dev = fmax(dev, r->tol * 1.4);
-    if (r->base_us > 0 && r->now_us > 0) dev = fmax(dev, fabs(r->now_us / r->base_us - 1) * 1.45);
+    if (cmp_has_ratio(r)) dev = fmax(dev, fabs(r->now_us / r->base_us - 1) * 1.8);
   }
   return fmin(dev, 1.0);
 }
 
-/* One case's line of the comparison's .dat: its bar at y, of height h. */
-static void compare_row(FILE *f, const kg_cmp_row *r, double y, double h, double dev) {
-  int have = r->base_us > 0 && r->now_us > 0;
+/* A verdict's colour: the severity scale's for SLOWER and FASTER, greys for the rest. */
+static unsigned verdict_rgb(kg_verdict v) {
+  if (v == KG_V_SLOWER) return kg_severity_get(KG_SEV_REGRESSION)->ink;
+  if (v == KG_V_FASTER) return kg_severity_get(KG_SEV_GOOD)->ink;
+  return v == KG_V_SAME ? 0x9e9e9e : 0x7f7f7f;
+}
+
+/* One case's line of the comparison's .dat: its bar at row y. Only what a
+ * reader looks for is labelled, beside its bar's end (side 1 right of it,
+ * -1 left of it): the change of a SLOWER or FASTER case, and the verdict of
+ * a case with no ratio (side 0, at 1). A SAME bar says its change itself:
+ * at ten sizes, a label on every bar is a smear. */
+static void compare_row(FILE *f, const kg_cmp_row *r, double y, double dev) {
+  int have = cmp_has_ratio(r);
   double ratio = have ? r->now_us / r->base_us : NAN, shown = have ? fmin(fmax(ratio, 1 - dev), 1 + dev) : 1;
-  char label[64];
+  char label[64] = "";
+  int side = 0;
   if (!have) snprintf(label, sizeof label, "%s", kg_verdict_name(r->verdict));
   else if (r->verdict == KG_V_SLOWER || r->verdict == KG_V_FASTER)
     snprintf(label, sizeof label, "%s %+.1f %%", kg_verdict_name(r->verdict), (ratio - 1) * 100);
-  else if (fabs(ratio - 1) < 0.0005) snprintf(label, sizeof label, "0.0 %%");
-  else snprintf(label, sizeof label, "%+.1f %%", (ratio - 1) * 100);
+  if (have) side = ratio >= 1 ? 1 : -1;
   fprintf(f, "%.4f", y);
   dat_num(f, ratio);
   dat_num(f, have ? fmin(1, shown) : NAN);
   dat_num(f, have ? fmax(1, shown) : NAN);
-  fprintf(f, " %.4f %.4f", y - h * 0.42, y + h * 0.42);
-  fprintf(f, " %.4f %.4f 0x%06x", 1 - r->tol, 1 + r->tol, k_verdict_style[r->verdict].rgb);
-  /* Every label in one column at the right edge, where it covers nothing
-   * and reads as a table; also one labels plot that always has points
-   * (gnuplot 5.4 crashes on a labels plot with none). */
-  dat_num(f, 1 + dev);
-  fprintf(f, " %s \"%s\"\n", kg_verdict_name(r->verdict), label);
-}
-
-/* The .dat rows (a bar per size, grouped by variant) and the y tics (one
- * per variant); counts the verdicts. Returns the number of variants. */
-static size_t compare_data(FILE *f, FILE *g, const kg_comparison *cmp, const size_t *idx, size_t k,
-                           const size_t *sizes, size_t ns, double dev, size_t *count) {
-  size_t rows = 0;
-  double h = 0.8 / (double)ns;
-  char prev[64] = "";
-  kg__tics ytics = {g, "y", 0};
-  for (size_t j = 0; j < k; j++) {
-    const kg_cmp_row *r = &cmp->rows[idx[j]];
-    if (strcmp(prev, r->variant)) {
-      tic_add(&ytics, r->variant, "", (double)rows);
-      snprintf(prev, sizeof prev, "%s", r->variant);
-      rows++;
-    }
-    size_t s = 0;
-    while (sizes[s] != r->n) s++;
-    compare_row(f, r, (double)(rows - 1) + ((double)s - (double)(ns - 1) / 2) * h, h, dev);
-    count[r->verdict]++;
-  }
-  tics_end(&ytics);
-  return rows;
+  fprintf(f, " %.4f %.4f", y - 0.36, y + 0.36);
+  fprintf(f, " %.4f %.4f 0x%06x", 1 - r->tol, 1 + r->tol, verdict_rgb(r->verdict));
+  /* Every row has a label, empty or not: a labels plot is never without
+   * points (gnuplot 5.4 crashes on one with none). */
+  dat_num(f, have ? shown : 1);
+  fprintf(f, " %d %s \"%s\"\n", side, kg_verdict_name(r->verdict), label);
 }
 
 /* Appends "N NAME" to a list of counts ("2 SLOWER, 5 SAME") unless N is 0. */
@@ -627,71 +610,177 @@ static void compare_counts(const size_t *count, char *out, size_t len) {
     count_item(out, len, &used, count[order[o]], kg_verdict_name(order[o]));
 }
 
-/* The third title line: what the run is compared with, and which bar is which size. */
-static void compare_notes(FILE *g, const char *base_label, const size_t *sizes, size_t ns) {
-  char note[200], slabel[32];
-  size_t used = 0;
-  gp_str(g, "note", "vs %s", base_label ? base_label : "the baseline");
-  for (size_t s = 0; s < ns && used < sizeof note; s++) {
-    kg_size_label(sizes[s], slabel, sizeof slabel);
-    used += (size_t)snprintf(note + used, sizeof note - used, "%s%s", s ? ", " : ns > 1 ? "bars top to bottom: n = " : "n = ",
-                             slabel);
-  }
-  gp_str(g, "sizes_note", "variant (%s)", note);
-}
-
-static void compare_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, const char *verdicts, size_t rows,
-                         size_t ns, double dev) {
-  char sub[400];
-  run_subtitle(&run->meta, sub, sizeof sub);
-  gp_str(g, "title", "%s sum: time new / baseline per case (%s)", di->name, verdicts);
-  gp_str(g, "subtitle", "%s", sub);
-  gp_num(g, "width", 1300);
-  gp_num(g, "nrows", (double)rows);
-  gp_num(g, "nsizes", (double)ns);
-  gp_num(g, "xmin", 1 - dev);
-  gp_num(g, "xmax", 1 + dev);
-  gp_num(g, "height", 150 + (double)rows * (ns > 1 ? 40 : 28));
-}
-
 static void verdict_colors(FILE *g) {
   for (int v = 0; v < KG_NVERDICTS; v++) {
     char key[24];
     snprintf(key, sizeof key, "color_%s", kg_verdict_name((kg_verdict)v));
-    gp_str(g, key, "#%06x", k_verdict_style[v].rgb);
-    snprintf(key, sizeof key, "legend_%s", kg_verdict_name((kg_verdict)v));
-    gp_str(g, key, "%s", k_verdict_style[v].legend);
+    gp_str(g, key, "#%06x", verdict_rgb((kg_verdict)v));
   }
+}
+
+/* A comparison of one dtype, as small multiples: a panel per size that has
+ * a case timed on both sides (the largest KG__COMPARE_PANELS of them), a row
+ * per variant in every panel, one bar a row. */
+typedef struct kg__cmpchart {
+  const kg_comparison *cmp;
+  const size_t *idx; /* the dtype's rows, ladder order then n */
+  size_t k;
+  size_t *sizes, ns;  /* the panels' sizes, ascending */
+  size_t *left, nleft; /* sizes not drawn: no ratio, or beyond the panels */
+  const char **names; /* the variants with a row in a panel, ladder order */
+  size_t nnames;
+} kg__cmpchart;
+
+enum { KG__COMPARE_PANELS = 12 }; /* 3 rows of 4 at 1500 px: a smaller panel is no longer read */
+
+static int in_sizes(const size_t *v, size_t k, size_t n) {
+  for (size_t i = 0; i < k; i++)
+    if (v[i] == n) return 1;
+  return 0;
+}
+
+/* Splits the dtype's sizes into panels and those left out; lists the variants. */
+static void compare_layout(kg__cmpchart *c) {
+  size_t nall = 0, *all = c->left; /* every size with a ratio first, then trimmed */
+  for (size_t j = 0; j < c->k; j++) {
+    const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+    if (cmp_has_ratio(r) && !in_sizes(all, nall, r->n)) all[nall++] = r->n;
+  }
+  sort_sizes(all, nall);
+  size_t drop = nall > KG__COMPARE_PANELS ? nall - KG__COMPARE_PANELS : 0;
+  c->ns = nall - drop;
+  memcpy(c->sizes, all + drop, c->ns * sizeof *c->sizes);
+  c->nleft = 0;
+  for (size_t j = 0; j < c->k; j++) {
+    size_t n = c->cmp->rows[c->idx[j]].n;
+    if (!in_sizes(c->sizes, c->ns, n) && !in_sizes(c->left, c->nleft, n)) c->left[c->nleft++] = n;
+  }
+  sort_sizes(c->left, c->nleft);
+  c->nnames = 0;
+  for (size_t j = 0; j < c->k; j++) {
+    const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+    if (in_sizes(c->sizes, c->ns, r->n) && (!c->nnames || strcmp(c->names[c->nnames - 1], r->variant)))
+      c->names[c->nnames++] = r->variant;
+  }
+}
+
+/* The row of a variant in every panel. */
+static size_t name_row(const kg__cmpchart *c, const char *variant) {
+  size_t i = 0;
+  while (i < c->nnames && strcmp(c->names[i], variant)) i++;
+  return i;
+}
+
+/* The .dat: a block per panel (two blank lines apart), a row per case;
+ * counts the verdicts of every case of the dtype, drawn or not. */
+static void compare_data(FILE *f, FILE *g, const kg__cmpchart *c, double dev, size_t *count) {
+  for (size_t p = 0; p < c->ns; p++) {
+    char label[32], bytes[32], title[96];
+    kg_size_label(c->sizes[p], label, sizeof label);
+    kg_bytes_label((double)c->sizes[p] * (double)kg_dtype_get(c->cmp->rows[c->idx[0]].dtype)->size, bytes,
+                   sizeof bytes);
+    snprintf(title, sizeof title, "n = %s (%s)", label, bytes);
+    gp_item(g, "panel_title", p + 1, title);
+    fprintf(f, "# n = %zu\n", c->sizes[p]);
+    for (size_t j = 0; j < c->k; j++) {
+      const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+      if (r->n == c->sizes[p]) compare_row(f, r, (double)name_row(c, r->variant), dev);
+    }
+    fputs("\n\n", f);
+  }
+  for (size_t j = 0; j < c->k; j++) count[c->cmp->rows[c->idx[j]].verdict]++;
+  kg__tics ytics = {g, "y", 0};
+  for (size_t i = 0; i < c->nnames; i++) tic_add(&ytics, c->names[i], "", (double)i);
+  tics_end(&ytics);
+}
+
+/* The line under the title that says which sizes have no panel and why. */
+static void compare_left(FILE *g, const kg__cmpchart *c) {
+  char list[160] = "";
+  size_t used = 0, shown = 0, noratio = 0;
+  for (size_t i = 0; i < c->nleft; i++) {
+    char label[32];
+    kg_size_label(c->left[i], label, sizeof label);
+    int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", label);
+    if (w < 0 || (size_t)w >= sizeof list - used - 8) break;
+    used += (size_t)w, shown++;
+  }
+  for (size_t j = 0; j < c->k; j++) {
+    const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+    noratio += in_sizes(c->left, c->nleft, r->n) && !cmp_has_ratio(r);
+  }
+  size_t capped = 0; /* cases with a ratio at a size past the panels */
+  for (size_t j = 0; j < c->k; j++) {
+    const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+    capped += in_sizes(c->left, c->nleft, r->n) && cmp_has_ratio(r);
+  }
+  char why[160];
+  if (noratio && capped)
+    snprintf(why, sizeof why, "%zu case%s timed on one side only; %zu beyond the %d panels a chart holds", noratio,
+             noratio == 1 ? "" : "s", capped, KG__COMPARE_PANELS);
+  else if (capped) snprintf(why, sizeof why, "%zu case%s beyond the %d panels a chart holds", capped, capped == 1 ? "" : "s",
+                            KG__COMPARE_PANELS);
+  else snprintf(why, sizeof why, "%zu case%s timed on one side only", noratio, noratio == 1 ? "" : "s");
+  if (!c->nleft) gp_str(g, "left", "%s", "");
+  else gp_str(g, "left", "no panel for n = %s%s: %s (all in results.csv)", list, shown < c->nleft ? ", ..." : "", why);
+}
+
+static void compare_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, const char *verdicts,
+                         const kg__cmpchart *c, double dev, const char *base_label) {
+  char sub[400];
+  run_subtitle(&run->meta, sub, sizeof sub);
+  size_t cols = c->ns < 4 ? c->ns : 4, rows = (c->ns + cols - 1) / cols;
+  gp_str(g, "title", "%s sum: time new / baseline per case (%s)", di->name, verdicts);
+  gp_str(g, "subtitle", "%s", sub);
+  gp_str(g, "note", "vs %s", base_label ? base_label : "the baseline");
+  gp_num(g, "npanels", (double)c->ns);
+  gp_num(g, "cols", (double)cols);
+  gp_num(g, "rows", (double)rows);
+  gp_num(g, "nrows", (double)c->nnames);
+  gp_num(g, "xmin", 1 - dev);
+  gp_num(g, "xmax", 1 + dev);
+  gp_num(g, "width", fmax(1100, 240 + 330 * (double)cols));
+  gp_num(g, "height", 190 + (double)rows * (60 + (double)c->nnames * 17));
 }
 
 /* The .dat headers (macros, so that the compiler checks them as formats). */
 #define COMPARE_HEAD                                                                                 \
-  "# kgate comparison, %s: one row per case, time new / baseline\n"                                   \
-  "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x verdict label\n"         \
-  "# (ratio ? when either side has no timing; label_x: the right edge, where the labels stand)\n"
+  "# kgate comparison, %s: a block per size (a panel), one row per case, time new / baseline\n"       \
+  "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x side verdict label\n"    \
+  "# (ratio ? when either side has no timing; side: the label right of the bar (1), left (-1), at 1 (0))\n"
 static int compare_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
   const kg_comparison *cmp = job->src->cmp;
   const kg_dtype_info *di = kg_dtype_get(dt);
-  size_t idx[1024], k = compare_rows(cmp, dt, idx, 1024);
-  if (!k) return 0;
-  size_t sizes[KG__MAXSIZES], ns = 0;
-  for (size_t j = 0; j < k; j++) size_add(sizes, &ns, KG__MAXSIZES, cmp->rows[idx[j]].n);
-  sort_sizes(sizes, ns);
-  double dev = compare_dev(cmp, idx, k);
+  size_t *idx = malloc((cmp->n + 1) * sizeof *idx), *sizes = malloc((cmp->n + 1) * sizeof *sizes),
+         *left = malloc((cmp->n + 1) * sizeof *left);
+  const char **names = malloc((cmp->n + 1) * sizeof *names);
+  int rc = -1;
+  if (!idx || !sizes || !left || !names) {
+    snprintf(job->err, job->errlen, "out of memory");
+    goto out;
+  }
+  kg__cmpchart c = {cmp, idx, compare_rows(cmp, dt, idx), sizes, 0, left, 0, names, 0};
+  compare_layout(&c);
+  rc = 0;
+  if (!c.ns) goto out; /* no case of this dtype timed on both sides: the tables list them */
+  double dev = compare_dev(cmp, idx, c.k);
   kg__pair p;
-  if (pair_open(&p, job, di->name, COMPARE_HEAD, di->name)) return -1;
+  if ((rc = pair_open(&p, job, di->name, COMPARE_HEAD, di->name))) goto out;
   FILE *f = p.dat.f, *g = p.vars.f;
   size_t count[KG_NVERDICTS] = {0};
-  size_t rows = compare_data(f, g, cmp, idx, k, sizes, ns, dev, count);
+  compare_data(f, g, &c, dev, count);
   char verdicts[200];
   compare_counts(count, verdicts, sizeof verdicts);
-  compare_vars(g, run, di, verdicts, rows, ns, dev);
-  compare_notes(g, job->src->base_label, sizes, ns);
+  compare_vars(g, run, di, verdicts, &c, dev, job->src->base_label);
+  compare_left(g, &c);
   verdict_colors(g);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%.100s)",
            di->name, verdicts);
-  return pair_commit(&p, job);
+  rc = pair_commit(&p, job);
+out:
+  free(idx), free(sizes), free(left), free(names);
+  return rc;
 }
 
 /* ---- 5: the paired gate ----------------------------------------------------------- */
@@ -699,10 +788,11 @@ static int compare_one(const kg__job *job, kg_dtype dt) {
 /* Paired verdict colours: the gate's outcome at a glance (SLOWER fails a
  * merge). SAME is black here, not grey as in the comparison: a decided
  * "no change" is a result, an UNDECIDED cell is the absence of one. */
-static const unsigned k_pverdict_rgb[KG_NPVERDICTS] = {
-    [KG_PV_SAME] = 0x000000,    [KG_PV_SLOWER] = 0xd62728,  [KG_PV_FASTER] = 0x2ca02c, [KG_PV_UNDECIDED] = 0x9e9e9e,
-    [KG_PV_NEW] = 0x7f7f7f,     [KG_PV_MISSING] = 0x7f7f7f, [KG_PV_UNKNOWN] = 0x7f7f7f,
-};
+static unsigned pverdict_rgb(kg_pverdict v) {
+  if (v == KG_PV_SLOWER) return kg_severity_get(KG_SEV_REGRESSION)->ink;
+  if (v == KG_PV_FASTER) return kg_severity_get(KG_SEV_GOOD)->ink;
+  return v == KG_PV_SAME ? 0x000000 : v == KG_PV_UNDECIDED ? 0x9e9e9e : 0x7f7f7f;
+}
 
 /* A cell with an interval to draw: decided or undecided from at least one
  * block. NEW, MISSING and UNKNOWN carry no numbers (results-schema.md). */
@@ -770,7 +860,7 @@ static void paired_row(FILE *f, kg__tics *ytics, const kg_pair_cell *c, size_t j
   dat_num(f, have ? fmin(fmax(lo, -half), half) : NAN);
   dat_num(f, have ? fmin(fmax(hi, -half), half) : NAN);
   dat_num(f, have ? band : NAN);
-  fprintf(f, " %.2f %.2f 0x%06x", (double)j - 0.42, (double)j + 0.42, k_pverdict_rgb[st->verdict]);
+  fprintf(f, " %.2f %.2f 0x%06x", (double)j - 0.42, (double)j + 0.42, pverdict_rgb(st->verdict));
   /* Every row has a label at the right edge: the labels plot is never empty
    * (gnuplot 5.4 crashes on a labels plot with no point). */
   dat_num(f, half);
@@ -797,7 +887,7 @@ static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, con
   for (int v = 0; v < KG_NPVERDICTS; v++) {
     char key[24];
     snprintf(key, sizeof key, "color_%s", kg_pverdict_name((kg_pverdict)v));
-    gp_str(g, key, "#%06x", k_pverdict_rgb[v]);
+    gp_str(g, key, "#%06x", pverdict_rgb((kg_pverdict)v));
   }
 }
 

@@ -18,24 +18,23 @@
 #include "label.h"
 #include "pairrun.h"
 #include "registry.h"
+#include "severity.h"
 
 enum { KG_HTML_MAX_FAILED = 50 };
 
+/* Layout only: the colours of severity are written from severity.h (style()). */
 static const char k_style[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;max-width:1540px;margin:1.5em auto;"
     "padding:0 1em;line-height:1.4}\n"
-    "h1{margin-bottom:0.2em}h2{margin-top:1.8em;border-bottom:1px solid #ccc}\n"
-    ".meta{color:#555;margin-top:0}.note{background:#fff3cd;border:1px solid #e0c36b;padding:0.5em 1em}\n"
-    ".warn{background:#fde0dd;border:1px solid #e08080;padding:0.5em 1em}\n"
+    "h1{margin:0 0 0.2em}h2{margin-top:1.8em;border-bottom:1px solid #ccc}\n"
+    ".meta{color:#555;margin-top:0}.box{padding:0.5em 1em;margin:0.5em 0}\n"
     "table{border-collapse:collapse;margin:0.4em 0 1.4em;font-variant-numeric:tabular-nums}\n"
     "th,td{padding:0.15em 0.7em;border-bottom:1px solid #e2e2e2;text-align:right}\n"
     "th{background:#f4f4f4}th.l,td.l{text-align:left}\n"
-    "tr.slower td{background:#fde0dd}tr.faster td{background:#e5f5e0}tr.undecided td{background:#fff3cd}\n"
     ".chart{margin:0.6em 0 2em}.chart img{max-width:100%;height:auto;border:1px solid #eee}\n"
     ".caption{color:#555;margin:0.2em 0}.toc a{margin-right:1em}\n"
     ".verdict{font-size:1.3em;font-weight:bold;padding:0.5em 0.8em;border-radius:4px;margin:0.4em 0}\n"
-    ".pass{background:#e5f5e0;border:1px solid #74c476}.fail{background:#fde0dd;border:1px solid #e08080}\n"
-    ".regress{background:#fff3cd;border:1px solid #e0c36b}td.c{text-align:center}\n";
+    "td.c{text-align:center}\n";
 
 /* ---- text ------------------------------------------------------------------- */
 
@@ -149,6 +148,28 @@ static void compare_range(FILE *f, const kg_html_page *p) {
 
 /* ---- sections ----------------------------------------------------------------- */
 
+/* The layout, then a class per level of severity.h: .failure, .regression, ...
+ * for a box and tr.<level> for a table row, so every colour of the page comes
+ * from the one scale. .muted: an acknowledged finding, kept but quiet. */
+static void style(FILE *f) {
+  fprintf(f, "<style>\n%s", k_style);
+  for (int i = 0; i < KG_NSEVERITIES; i++) {
+    const kg_severity_info *v = kg_severity_get((kg_severity)i);
+    fprintf(f, ".%s{background:#%06x;border:1px solid #%06x}tr.%s td{background:#%06x}.%s .tag{color:#%06x}\n",
+            v->name, v->fill, v->edge, v->name, v->fill, v->name, v->ink);
+  }
+  fputs(".muted{opacity:0.6}\n</style>\n", f);
+}
+
+/* The class of a level: "regression". */
+static const char *sev(kg_severity s) { return kg_severity_get(s)->name; }
+
+/* A table row coloured by its level (KG_NSEVERITIES: plain), up to its first cell's text. */
+static void row_open(FILE *f, kg_severity s) {
+  if (s < KG_NSEVERITIES) fprintf(f, "<tr class=\"%s\"><td class=\"l\">", sev(s));
+  else fputs("<tr><td class=\"l\">", f);
+}
+
 static void head(FILE *f, const kg_run *run) {
   char date[48];
   kg_date_label(run->meta.date, date, sizeof date);
@@ -158,7 +179,9 @@ static void head(FILE *f, const kg_run *run) {
   esc(f, run->meta.dev.name[0] ? run->meta.dev.name : "unknown GPU");
   fputs(", ", f);
   esc(f, date);
-  fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", k_style);
+  fputs("</title>\n", f);
+  style(f);
+  fputs("</head>\n<body>\n", f);
 }
 
 /* The paired verdicts in kg_pair_sort's order: the ones that block or need a look first. */
@@ -184,7 +207,7 @@ static void verdict(FILE *f, const kg_html_page *p) {
   }
   for (size_t i = 0; p->history && i < p->nsteps; i++)
     night_steps += p->steps[i].run + 1 == p->history->n && p->steps[i].verdict == KG_V_SLOWER;
-  const char *cls = bad ? "fail" : slower ? "regress" : "pass";
+  const char *cls = sev(bad ? KG_SEV_FAILURE : slower ? KG_SEV_REGRESSION : KG_SEV_GOOD);
   fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">", cls);
   if (bad) fprintf(f, "FAIL: %zu of %zu cases failed or errored", bad, k.cases);
   else if (slower) fprintf(f, "REGRESSION: %zu %s slower than ", slower, p->run->pair.on ? "cell(s)" : "case(s)");
@@ -224,7 +247,7 @@ static void summary(FILE *f, const kg_html_page *p) {
   if (p->history) fputs(" &middot; <a href=\"archive.html\">every night</a>", f);
   fputs("</p>\n", f);
   if (p->note) {
-    fputs("<p class=\"note\">", f);
+    fprintf(f, "<p class=\"box %s\">", sev(KG_SEV_NOTICE));
     esc(f, p->note);
     fputs("</p>\n", f);
   }
@@ -263,7 +286,7 @@ static void summary(FILE *f, const kg_html_page *p) {
                           p->history->n == 1 ? "" : "s", p->nsteps, p->nsteps == 1 ? "" : "s");
   fputs("</ul>\n", f);
   if (p->cmp && p->cmp->warning[0]) {
-    fputs("<p class=\"warn\">", f);
+    fprintf(f, "<p class=\"box %s\">", sev(KG_SEV_NOTICE)); /* another card, driver: routine */
     esc(f, p->cmp->warning);
     fputs("</p>\n", f);
   }
@@ -302,7 +325,7 @@ static void regressions(FILE *f, const kg_comparison *cmp, int paired) {
             "<th>change</th><th>tolerance</th></tr>\n",
             f);
     }
-    fprintf(f, "<tr%s><td class=\"l\">", r->verdict == KG_V_SLOWER ? " class=\"slower\"" : "");
+    row_open(f, r->verdict == KG_V_SLOWER ? KG_SEV_REGRESSION : KG_NSEVERITIES);
     esc(f, r->variant);
     fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td class=\"l\">%s</td><td>", kg_dtype_get(r->dtype)->name,
             r->n, kg_verdict_name(r->verdict));
@@ -317,13 +340,13 @@ static void regressions(FILE *f, const kg_comparison *cmp, int paired) {
 }
 
 static void pair_row(FILE *f, const kg_pair_cell *c) {
-  static const char *const row_class[KG_NPVERDICTS] = {
-      [KG_PV_SLOWER] = " class=\"slower\"", [KG_PV_FASTER] = " class=\"faster\"",
-      [KG_PV_UNDECIDED] = " class=\"undecided\"", [KG_PV_UNKNOWN] = " class=\"undecided\"",
-      [KG_PV_MISSING] = " class=\"undecided\""};
+  static const kg_severity row_sev[KG_NPVERDICTS] = {
+      [KG_PV_SAME] = KG_NSEVERITIES,       [KG_PV_SLOWER] = KG_SEV_REGRESSION, [KG_PV_FASTER] = KG_SEV_GOOD,
+      [KG_PV_UNDECIDED] = KG_SEV_NOTICE,   [KG_PV_UNKNOWN] = KG_SEV_NOTICE,    [KG_PV_MISSING] = KG_SEV_NOTICE,
+      [KG_PV_NEW] = KG_NSEVERITIES};
   const kg_pair_stat *s = &c->stat;
-  const char *cls = (unsigned)s->verdict < KG_NPVERDICTS && row_class[s->verdict] ? row_class[s->verdict] : "";
-  fprintf(f, "<tr%s><td class=\"l\">%s</td><td class=\"l\">", cls, kg_pverdict_name(s->verdict));
+  row_open(f, (unsigned)s->verdict < KG_NPVERDICTS ? row_sev[s->verdict] : KG_NSEVERITIES);
+  fprintf(f, "%s</td><td class=\"l\">", kg_pverdict_name(s->verdict));
   esc(f, c->variant); /* from the results file */
   fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td>", kg_dtype_get(c->dtype)->name, c->n);
   if (s->blocks > 0) {
@@ -371,7 +394,7 @@ static void paired(FILE *f, const kg_run *run) {
 /* A failed case: its cells in order, each after its opening markup; got,
  * expected and the error ratio only for a wrong result. */
 static void failed_row(FILE *f, const kg_case *c, const kg_result *r) {
-  static const char *const open[] = {"<tr class=\"slower\"><td class=\"l\">", "</td><td class=\"l\">", "</td><td>",
+  static const char *const open[] = {"<tr class=\"failure\"><td class=\"l\">", "</td><td class=\"l\">", "</td><td>",
                                      "</td><td>", "</td><td>", "</td><td class=\"l\">"};
   char label[160], ratio[32] = "";
   kg_case_label(c, label, sizeof label);
@@ -499,8 +522,7 @@ static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, k
     const kg_result *r = &run->results[i];
     const kg_cmp_row *row = row_of(cmp, kg_variants[v].name, dt, n);
     kg_verdict vd = row ? row->verdict : KG_NVERDICTS;
-    fprintf(f, "<tr%s><td class=\"l\">",
-            vd == KG_V_SLOWER ? " class=\"slower\"" : vd == KG_V_FASTER ? " class=\"faster\"" : "");
+    row_open(f, vd == KG_V_SLOWER ? KG_SEV_REGRESSION : vd == KG_V_FASTER ? KG_SEV_GOOD : KG_NSEVERITIES);
     esc(f, kg_variants[v].name);
     fputs("</td>", f);
     if (r->timing.samples <= 0) {
@@ -565,7 +587,8 @@ static void steps(FILE *f, const kg_html_page *p) {
     const kg_hist_run *r = &p->history->runs[s->run];
     char date[48];
     kg_date_label(r->date, date, sizeof date);
-    fprintf(f, "<tr class=\"%s\"><td class=\"l\">%zu (", s->verdict == KG_V_SLOWER ? "slower" : "faster", s->run + 1);
+    row_open(f, s->verdict == KG_V_SLOWER ? KG_SEV_REGRESSION : KG_SEV_GOOD);
+    fprintf(f, "%zu (", s->run + 1);
     esc(f, date);
     fputs(")</td><td class=\"l\">", f);
     esc(f, r->commit);
@@ -645,7 +668,9 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate nightly archive: ",
         f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
-  fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>kgate nightly archive: ", k_style);
+  fputs("</title>\n", f);
+  style(f);
+  fputs("</head>\n<body>\n<h1>kgate nightly archive: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
   fprintf(f, "</h1>\n<p class=\"meta\">%zu night%s, newest first &middot; <a href=\"index.html\">the latest night</a>",
           h->n, h->n == 1 ? "" : "s");
@@ -667,7 +692,7 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
     kg_date_label(r->date, date, sizeof date);
     kg_cuda_version_label(r->dev.driver_version, drv, sizeof drv);
     kg_cuda_version_label(r->dev.runtime_version, rt, sizeof rt);
-    fprintf(f, "<tr%s><td class=\"l\">", bad || slower ? " class=\"slower\"" : "");
+    row_open(f, bad ? KG_SEV_FAILURE : slower ? KG_SEV_REGRESSION : KG_NSEVERITIES);
     esc(f, date);
     fputs("</td><td class=\"l\">", f);
     commit_link(f, p->repo_url, r->commit);
