@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -632,6 +634,72 @@ START_TEST(test_cli_kernels_refused) {
 }
 END_TEST
 
+/* A module whose seed, idea or version breaks the text rule (validate.h) is
+ * refused before anything runs, in one line naming the file, the variant and
+ * the field, exit 2: never dropped from the gate while it passes. */
+static const struct {
+  const char *cmd, *kind, *want;
+} k_text_bad[] = {
+    {"list", "badutf8", "variant first: seed 'caf?': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"check", "badutf8", "variant first: seed 'caf?': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"run", "esc", "variant first: idea '?[2J?[31mall clear': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"check", "longseed", "variant first: seed 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': too long "
+                          "(seed and version: at most 63 bytes, idea: 159)"},
+    {"list", "badversion", "version 'v1?::error::forged': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"run", "badversion", "version 'v1?::error::forged': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+};
+
+START_TEST(test_cli_module_text_refused) {
+  char mod[1024], want[2048], out[4096];
+  char *args[] = {(char *)k_text_bad[_i].cmd, "--worker", FAKE_WORKER, "--kernels",
+                  testmod(k_text_bad[_i].kind, mod, sizeof mod), "--sizes", "1", NULL};
+  if (!strcmp(k_text_bad[_i].cmd, "list")) args[5] = NULL;
+  snprintf(want, sizeof want, "kgate: kernel module %s: %s\n", mod, k_text_bad[_i].want);
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_USAGE);
+  ck_assert_str_eq(out, want); /* the one line, and nothing else */
+  kg_registry_reset();
+}
+END_TEST
+
+/* Text a module may hold (spaces, quotes, commas, UTF-8, "::error::")
+ * passes end to end: the check writes results that kgate reads back with the
+ * text intact, the CSV quotes it per RFC 4180, and no line of the terminal
+ * output or the CSV starts with what the runner would take for a workflow
+ * command. */
+START_TEST(test_cli_module_text_round_trip) {
+  static const char seed[] = "Harris 2007, \"\xc3\x9cnal\"",
+                    idea[] = "::error::a sum, with \"quotes\", commas and \xc3\x9cnal's name";
+  char dir[64], json[128], csv[128], mod[1024], out[16384], err[512];
+  kgt_mkscratch(dir, sizeof dir, "text");
+  snprintf(json, sizeof json, "%s/r.json", dir);
+  snprintf(csv, sizeof csv, "%s/r.csv", dir);
+  char *check[] = {"check", "--worker", FAKE_WORKER, "--kernels", testmod("text", mod, sizeof mod), "--variant",
+                   "first,cub_sum", "--dtype", "i32", "--sizes", "1,2", "-q", "--json", json, "--csv", csv, NULL};
+  ck_assert_int_eq(run_capture(check, out, sizeof out), KG_EXIT_OK);
+  ck_assert_msg(strstr(out, "\nfirst                    Harris 2007, \"\xc3\x9cnal\"       4       4") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "\n::") == NULL && strncmp(out, "::", 2), "%s", out);
+  kg_registry_reset(); /* another kgate, without the module, reads the file */
+  kg_run run;
+  ck_assert_msg(kg_results_read(json, &run, err, sizeof err) == 0, "%s", err);
+  int v = kg_variant_find("first");
+  ck_assert_int_ge(v, 0);
+  ck_assert_str_eq(kg_variants[v].seed, seed);
+  ck_assert_str_eq(kg_variants[v].idea, idea);
+  kg_run_free(&run);
+  char *text = kgt_slurp(csv);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_msg(strstr(text, "\nfirst,\"Harris 2007, \"\"\xc3\x9cnal\"\"\",i32,1,") != NULL, "%s", text);
+  free(text);
+  kg_registry_reset();
+  char *list[] = {"list", "--worker", FAKE_WORKER, "--kernels", mod, NULL};
+  ck_assert_int_eq(run_capture(list, out, sizeof out), KG_EXIT_OK);
+  ck_assert_msg(strstr(out, "Harris 2007, \"\xc3\x9cnal\"") && strstr(out, idea), "%s", out);
+  ck_assert_msg(strstr(out, "\n::") == NULL, "%s", out);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
 /* Every results reader takes a variant name it has never seen (issue: `sed
  * s/kgate_single_pass/my_team_kernel/ h200-run2.json > x.json; kgate plot
  * x.json` exited 2): kept, compared, stored, charted and reported. */
@@ -679,7 +747,8 @@ START_TEST(test_cli_readers_unknown_variant) {
   switch (_i) {
   case RD_COMPARE:
     snprintf(out, sizeof out, "%s/c.csv", dir);
-    code = kgt_run_cli((char *[]){"compare", old, x, "--csv", out, NULL});
+    /* kgate_single_pass is my_team_kernel in x: its old cells are missing there */
+    code = kgt_run_cli((char *[]){"compare", old, x, "--csv", out, "--missing", "allow", NULL});
     snprintf(what, sizeof what, "%s", out);
     break;
   case RD_BASELINE:
@@ -715,6 +784,171 @@ START_TEST(test_cli_readers_unknown_variant) {
 END_TEST
 
 #define N(a) (int)(sizeof a / sizeof a[0])
+
+/* compare's exit code says what NEW shows (README, exit codes): 1 for a
+ * failed or errored case in NEW and for cells of OLD that NEW lacks (unless
+ * --missing allow), 4 for a SLOWER only, 0 otherwise; the missing count is
+ * always printed. NEW is h200-run1 changed as each row says. */
+enum { NEW_SAME, NEW_FAILED, NEW_ERRORED, NEW_EMPTY, NEW_SHORT, NEW_SLOWER, NEW_SLOWER_SHORT };
+static const struct {
+  int change;
+  const char *missing; /* --missing's value, or NULL */
+  int code;
+  const char *says;
+} k_compare_codes[] = {
+    {NEW_SAME, NULL, KG_EXIT_OK, "\nmissing: 0 of the cells in "},
+    {NEW_FAILED, NULL, KG_EXIT_FAIL, "/new.json has 1 failed and 0 errored cases\n"},
+    {NEW_ERRORED, "allow", KG_EXIT_FAIL, "/new.json has 0 failed and 1 errored cases\n"},
+    {NEW_EMPTY, NULL, KG_EXIT_FAIL, "\nmissing: 240 of the cells in "},
+    {NEW_EMPTY, "fail", KG_EXIT_FAIL, "/new.json (a failure; --missing allow accepts them)\n"},
+    {NEW_EMPTY, "allow", KG_EXIT_OK, "/new.json (--missing allow: not a failure)\n"},
+    {NEW_SHORT, NULL, KG_EXIT_FAIL, "\nmissing: 40 of the cells in "},
+    {NEW_SHORT, "allow", KG_EXIT_OK, "\nmissing: 40 of the cells in "},
+    {NEW_SLOWER, NULL, KG_EXIT_PERF, "\nmissing: 0 of the cells in "},
+    {NEW_SLOWER_SHORT, NULL, KG_EXIT_FAIL, "\nmissing: 40 of the cells in "},
+    {NEW_SLOWER_SHORT, "allow", KG_EXIT_PERF, "\nmissing: 40 of the cells in "},
+};
+
+START_TEST(test_cli_missing_option) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"compare", "a", "b", "--missing", "allow", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kg_cli_compare(&cli).allow_missing, 1);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"compare", "a", "b", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kg_cli_compare(&cli).allow_missing, 0);
+  kg_cli_free(&cli);
+  kgt_assert_rejected((char *[]){"compare", "a", "b", "--missing", "ok", NULL},
+                      "bad value 'ok' for --missing (expected allow or fail)");
+  kgt_assert_rejected((char *[]){"check", "--missing", "allow", NULL}, "unrecognized argument '--missing'");
+}
+END_TEST
+
+/* report --html renders beside DIR and renames the folder into place: a
+ * write that fails (a full disk, here the file size limit) exits 2 with the
+ * old page as it was and no temp folder left; a folder that is neither empty
+ * nor a kgate page, or a file, is refused before anything is written; a link
+ * to the folder stays a link. */
+static int report_limited(char *results, char *site, rlim_t limit, const char *path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    struct rlimit r = {limit, limit};
+    signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG, as on a full disk */
+    setrlimit(RLIMIT_FSIZE, &r);
+    if (path) setenv("PATH", path, 1);
+    _exit(kgt_run_cli((char *[]){"report", results, "--html", site, NULL}));
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(test_cli_report_site_atomic) {
+  char dir[64], results[1024], site[128], index[160], link[128], mine[128], path[192], out[8192];
+  kgt_mkscratch(dir, sizeof dir, "site");
+  data_path("h200-run1.json", results, sizeof results);
+  snprintf(site, sizeof site, "%s/site", dir);
+  snprintf(index, sizeof index, "%s/index.html", site);
+  int code = kgt_run_cli((char *[]){"report", results, "--html", site, NULL});
+  ck_assert_msg(code == KG_EXIT_OK || code == KG_EXIT_ENV, "report exited %d", code); /* 3: no gnuplot here */
+  char *before = kgt_slurp(index);
+  ck_assert_ptr_nonnull(before);
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 0);
+  int files = kgt_count_files(site, NULL);
+  /* the disk fills while the new page is written: the old one stays whole */
+  ck_assert_int_eq(report_limited(results, site, 4096, NULL), KG_EXIT_USAGE);
+  char *after = kgt_slurp(index);
+  ck_assert_ptr_nonnull(after);
+  ck_assert_str_eq(after, before);
+  ck_assert_int_eq(kgt_count_files(site, NULL), files);
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 0); /* no site.tmp.* left */
+  free(after);
+  /* killed while it draws, after the result files of another run were
+   * written: not one of them reached the old page */
+  char bin[128], fake[160], json[160], other[1024];
+  snprintf(bin, sizeof bin, "%s/bin", dir);
+  snprintf(fake, sizeof fake, "%s/gnuplot", bin);
+  ck_assert_int_eq(mkdir(bin, 0755), 0);
+  kgt_spit(fake, "#!/bin/sh\nkill -9 $PPID\nsleep 5\n");
+  ck_assert_int_eq(chmod(fake, 0755), 0);
+  snprintf(json, sizeof json, "%s/results.json", site);
+  char *json_before = kgt_slurp(json);
+  data_path("h200-run2.json", other, sizeof other);
+  ck_assert_int_eq(report_limited(other, site, RLIM_INFINITY, bin), -1); /* killed */
+  char *json_after = kgt_slurp(json);
+  ck_assert_str_eq(json_after, json_before);
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 2); /* bin, and the killed report's temp folder */
+  free(json_before), free(json_after);
+  kgt_rmtree(bin);
+  /* the same again undisturbed: the page is replaced, the killed one's temp folder swept */
+  code = report_limited(results, site, RLIM_INFINITY, NULL);
+  ck_assert_msg(code == KG_EXIT_OK || code == KG_EXIT_ENV, "report exited %d", code);
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 0);
+  /* through a link: the folder it names is replaced, the link stays */
+  snprintf(link, sizeof link, "%s/link", dir);
+  ck_assert_int_eq(symlink("site", link), 0);
+  code = kgt_run_cli((char *[]){"report", results, "--html", link, NULL});
+  ck_assert_msg(code == KG_EXIT_OK || code == KG_EXIT_ENV, "report exited %d", code);
+  struct stat st;
+  ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+  ck_assert_int_eq(kgt_count_files(dir, "site"), 1); /* the link, and no temp folder */
+  /* a folder of other files is never replaced, nor is a file */
+  snprintf(mine, sizeof mine, "%s/mine", dir);
+  snprintf(path, sizeof path, "%s/notes.txt", mine);
+  ck_assert_int_eq(mkdir(mine, 0755), 0);
+  kgt_spit(path, "mine\n");
+  char *args[] = {"report", results, "--html", mine, NULL};
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(out, " holds files and no kgate page (index.html): refusing to replace it"), "%s", out);
+  char *kept = kgt_slurp(path);
+  ck_assert_str_eq(kept, "mine\n");
+  args[3] = path;
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(out, "/notes.txt: not a folder"), "%s", out);
+  free(kept), free(before);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
+START_TEST(test_cli_compare_exit_codes) {
+  char dir[64], old[1024], new[256], err[512], out[65536];
+  kgt_mkscratch(dir, sizeof dir, "compare");
+  data_path("h200-run1.json", old, sizeof old);
+  snprintf(new, sizeof new, "%s/new.json", dir);
+  kg_run run;
+  ck_assert_msg(kg_results_read(old, &run, err, sizeof err) == 0, "%s", err);
+  size_t n = run.n;
+  switch (k_compare_codes[_i].change) {
+  case NEW_FAILED:
+  case NEW_ERRORED:
+    run.results[3].status = k_compare_codes[_i].change == NEW_FAILED ? KG_ST_FAIL : KG_ST_ERROR;
+    run.results[3].timing.samples = 0; /* a failed case is not timed */
+    snprintf(run.results[3].message, sizeof run.results[3].message, "wrong result");
+    break;
+  case NEW_EMPTY: run.n = 0; break;
+  case NEW_SHORT: run.n -= 40; break;
+  case NEW_SLOWER_SHORT: run.n -= 40; /* fall through */
+  case NEW_SLOWER:
+    for (size_t i = 0; i < run.n; i++) {
+      kg_timing *t = &run.results[i].timing;
+      t->min_us *= 2, t->q1_us *= 2, t->median_us *= 2, t->q3_us *= 2;
+    }
+    break;
+  }
+  ck_assert_msg(kg_results_write(new, &run, err, sizeof err) == 0, "%s", err);
+  run.n = n;
+  kg_run_free(&run);
+  kg_registry_reset();
+  char *args[] = {"compare", old, new, "--missing", (char *)k_compare_codes[_i].missing, NULL};
+  if (!k_compare_codes[_i].missing) args[3] = NULL;
+  ck_assert_int_eq(run_capture(args, out, sizeof out), k_compare_codes[_i].code);
+  ck_assert_msg(strstr(out, k_compare_codes[_i].says) != NULL, "'%s' lacks '%s'", out, k_compare_codes[_i].says);
+  ck_assert_msg(strstr(out, "\nmissing: "), "the missing count is always printed: %s", out);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
 
 /* The output formats' table feeds the CLI: each format's option sets its
  * report path for check and run, for compare only where the table says so,
@@ -755,6 +989,11 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_kernels_options);
   tcase_add_test(core, test_cli_kernels_check);
   tcase_add_test(core, test_cli_list_kernels);
+  tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));
+  tcase_add_test(core, test_cli_module_text_round_trip);
+  tcase_add_test(core, test_cli_missing_option);
+  tcase_add_test(core, test_cli_report_site_atomic);
+  tcase_add_loop_test(core, test_cli_compare_exit_codes, 0, N(k_compare_codes));
   tcase_add_loop_test(core, test_cli_readers_unknown_variant, 0, RD_N);
   suite_add_tcase(s, core);
   tcase_add_loop_test(core, test_gate_san_cell, 0, N(k_cells));

@@ -166,6 +166,35 @@ START_TEST(test_merge_refuses_mismatch) {
 }
 END_TEST
 
+/* Shards of one gate come from one CI run: another run id, or one shard
+ * with an id and one without, is refused naming both files and both ids;
+ * shards of one run merge, every runner named once. */
+START_TEST(test_merge_provenance) {
+  kg_run whole, out;
+  whole_run(&whole);
+  whole.meta.prov = (kg_provenance){.run_id = 1234, .run_attempt = 1, .runner = "gpu-a", .repository = "acme/kgate"};
+  write_shard(&whole, 1, 2, "a.json", 1);
+  snprintf(whole.meta.prov.runner, sizeof whole.meta.prov.runner, "gpu-b");
+  write_shard(&whole, 2, 2, "b.json", 1);
+  char err[1024] = "", want[1400];
+  ck_assert_msg(merge("a.json", "b.json", &out, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(out.meta.prov.run_id, 1234);
+  ck_assert_str_eq(out.meta.prov.runner, "gpu-a,gpu-b");
+  ck_assert_str_eq(out.meta.prov.repository, "acme/kgate");
+  kg_run_free(&out);
+  static const long long other[] = {1235, 0};
+  for (size_t k = 0; k < 2; k++) {
+    whole.meta.prov.run_id = other[k];
+    write_shard(&whole, 2, 2, "c.json", 1);
+    ck_assert_int_eq(merge("a.json", "c.json", &out, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s/a.json and %s/c.json come from different CI runs (run_id 1234 and %lld; 0: none "
+             "recorded): refusing to merge", g_dir, g_dir, other[k]);
+    ck_assert_str_eq(err, want);
+  }
+  kg_run_free(&whole);
+}
+END_TEST
+
 /* The command: exit 2 with one line on a refusal, 0 and an ordinary results file otherwise. */
 /* A paired run's shards: each carries its cells; the merge joins them and
  * refuses a paired file beside an unpaired one, and a cell twice. */
@@ -250,6 +279,7 @@ Suite *make_merge_suite(void) {
   tcase_add_test(errors, test_merge_refuses_duplicate);
   tcase_add_test(errors, test_merge_refuses_duplicate_within_file);
   tcase_add_loop_test(errors, test_merge_refuses_mismatch, 0, sizeof k_mismatch / sizeof k_mismatch[0]);
+  tcase_add_test(errors, test_merge_provenance);
   suite_add_tcase(s, errors);
   return s;
 }

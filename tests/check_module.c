@@ -171,6 +171,11 @@ static const struct {
     {"dup", "variant first: listed twice"},
     {"short", "variant record of 48 bytes, this kgate reads 56 to 64"},
     {"long", "variant record of 72 bytes, this kgate reads 56 to 64"},
+    {"badutf8", ": variant first: seed 'caf?': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"esc", ": variant first: idea '?[2J?[31mall clear': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"longseed", ": variant first: seed 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': too long (seed and "
+                 "version: at most 63 bytes, idea: 159)"},
+    {"badversion", ": version 'v1?::error::forged': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
 };
 
 START_TEST(test_module_open_refuses) {
@@ -181,6 +186,42 @@ START_TEST(test_module_open_refuses) {
   ck_assert_ptr_nonnull(strstr(err, k_bad[_i].want));
   ck_assert_ptr_nonnull(strstr(err, path));
   ck_assert_ptr_null(m.handle);
+}
+END_TEST
+
+/* Text kgate must take (spaces, quotes, commas, UTF-8, "::error::" in the
+ * middle of a line) loads and survives the describe line unchanged. */
+START_TEST(test_module_text_edge_cases) {
+  char path[1024], err[512] = "";
+  kg_loaded_module m;
+  ck_assert_msg(kg_module_open(mod_path("text", path, sizeof path), &m, err, sizeof err) == 0, "%s", err);
+  char *line = kg_module_describe(&m, NULL, 1);
+  ck_assert_ptr_nonnull(line);
+  kg_modinfo mi;
+  ck_assert_int_eq(kg_module_parse_describe(line, &mi, 1, err, sizeof err), 1);
+  ck_assert_str_eq(mi.v[0].seed, "Harris 2007, \"\xc3\x9cnal\"");
+  ck_assert_str_eq(mi.v[0].idea, "::error::a sum, with \"quotes\", commas and \xc3\x9cnal's name");
+  kg_modinfo_free(&mi);
+  free(line);
+  kg_module_close(&m);
+}
+END_TEST
+
+/* A describe line is read by the same rule: a seed, idea or version that
+ * breaks it makes the whole line malformed, never a dropped variant. */
+START_TEST(test_module_parse_describe_bad_text) {
+  static const char *const k_lines[] = {
+      "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"variants\":[[\"ok\",0,1,0,0,\"\\u001b[2J\",\"i\"]]}]}",
+      "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"variants\":[[\"ok\",0,1,0,0,\"s\",\"a\\nb\"]]}]}",
+      "{\"modules\":[{\"path\":\"p\",\"name\":\"n\",\"version\":\"\\u0085\",\"variants\":[]}]}",
+  };
+  char err[256];
+  kg_modinfo mi[1];
+  for (size_t i = 0; i < sizeof k_lines / sizeof k_lines[0]; i++) {
+    err[0] = '\0';
+    ck_assert_int_eq(kg_module_parse_describe(k_lines[i], mi, 1, err, sizeof err), -1);
+    ck_assert_str_eq(err, "the worker's module description is malformed");
+  }
 }
 END_TEST
 
@@ -262,12 +303,14 @@ Suite *make_module_suite(void) {
   tcase_add_test(core, test_module_open_old_record);
   tcase_add_test(core, test_module_minmax_describe);
   tcase_add_test(core, test_module_set_union);
+  tcase_add_test(core, test_module_text_edge_cases);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_module_open_refuses, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
   tcase_add_test(errors, test_module_open_not_a_module);
   tcase_add_loop_test(errors, test_module_validate_defects, 0, NBAD);
   tcase_add_test(errors, test_module_parse_describe_malformed);
+  tcase_add_test(errors, test_module_parse_describe_bad_text);
   tcase_add_loop_test(errors, test_module_set_clash, 0, (int)(sizeof k_set_clash / sizeof k_set_clash[0]));
   suite_add_tcase(s, errors);
   return s;

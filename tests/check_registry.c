@@ -124,6 +124,37 @@ START_TEST(test_registry_intern) {
 }
 END_TEST
 
+/* The registry takes a seed and an idea by the loader's rule (validate.h),
+ * from a module and from a file alike: nothing is added when one breaks it. */
+static const struct {
+  const char *seed, *idea, *want;
+} k_bad_text[] = {
+    {"caf\xe9", "", "variant team_x: seed 'caf?': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"team", "\x1b]0;title\x07", "variant team_x: idea '?]0;title?': not UTF-8, or holds control characters (C0, ESC, "
+                                  "DEL, C1)"},
+    {"team", "two\nlines", "variant team_x: idea 'two?lines': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"\xc2\x9b" "31m", "", "variant team_x: seed '?31m': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+};
+
+START_TEST(test_registry_bad_text) {
+  char err[256] = "";
+  size_t before = kg_nvariants;
+  int mod = kg_registry_add_module("/a/libteam.so");
+  kg_variant_info v = {"team_x", k_bad_text[_i].seed, k_bad_text[_i].idea, 0, KG_DT_ALL, KG_OP_SUM, 0, mod, 1};
+  ck_assert_int_eq(kg_registry_add(&v, err, sizeof err), -1);
+  ck_assert_str_eq(err, k_bad_text[_i].want);
+  err[0] = '\0';
+  ck_assert_int_eq(kg_variant_intern("team_x", &v, err, sizeof err), -1);
+  ck_assert_str_eq(err, k_bad_text[_i].want);
+  ck_assert_uint_eq(kg_nvariants, before);
+  /* the same variant with a seed of spaces, digits and UTF-8 is welcome */
+  v.seed = "\xc3\x9cnal 2007", v.idea = "a sum, \"quoted\"";
+  ck_assert_msg(kg_registry_add(&v, err, sizeof err) >= 0, "%s", err);
+  ck_assert_str_eq(kg_variants[kg_variant_find("team_x")].seed, "\xc3\x9cnal 2007");
+  kg_registry_reset();
+}
+END_TEST
+
 /* The registry holds KG_REGISTRY_MAX variants; one more is refused. */
 START_TEST(test_registry_full) {
   char err[256] = "", name[32];
@@ -255,6 +286,7 @@ Suite *make_registry_suite(void) {
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_variant_find_unknown, 0, sizeof k_unknown / sizeof k_unknown[0]);
   tcase_add_test(errors, test_variant_supports_out_of_range);
+  tcase_add_loop_test(errors, test_registry_bad_text, 0, (int)(sizeof k_bad_text / sizeof k_bad_text[0]));
   tcase_add_loop_test(errors, test_registry_clash, 0, (int)(sizeof k_clashes / sizeof k_clashes[0]));
   suite_add_tcase(s, errors);
   return s;

@@ -340,6 +340,73 @@ START_TEST(test_results_paired_rejects) {
 }
 END_TEST
 
+/* The CI run and runner: written when known, read back, absent (an older
+ * file, a run outside CI) reads as unknown; from the environment only what
+ * is well formed. */
+START_TEST(test_results_provenance_round_trip) {
+  kg_run a = sample_run(), b;
+  char err[512] = "";
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  ck_assert_ptr_null(strstr(text, "provenance"));
+  free(text);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert(!kg_provenance_known(&b.meta.prov));
+  kg_run_free(&b);
+  setenv("GITHUB_RUN_ID", "16000123456", 1), setenv("GITHUB_RUN_ATTEMPT", "2", 1);
+  setenv("RUNNER_NAME", "gpu h200 #3 \xc3\x9cnal", 1), setenv("GITHUB_REPOSITORY", "acme/kgate.c", 1);
+  setenv("GITHUB_SHA", "0123456789abcdef0123456789abcdef01234567", 1);
+  kg_provenance_from_env(&a.meta.prov);
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  text = kgt_slurp(g_path);
+  ck_assert_msg(strstr(text, "\"provenance\":{\"run_id\":16000123456,\"run_attempt\":2,\"runner\":\"gpu h200 #3 "
+                             "\xc3\x9cnal\",\"repository\":\"acme/kgate.c\",\"sha\":\"0123456789abcdef0123456789abcdef01234567\"}"),
+                "%.700s", text);
+  free(text);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert(b.meta.prov.run_id == 16000123456LL && b.meta.prov.run_attempt == 2);
+  ck_assert_str_eq(b.meta.prov.runner, "gpu h200 #3 \xc3\x9cnal");
+  ck_assert_str_eq(b.meta.prov.sha, "0123456789abcdef0123456789abcdef01234567");
+  kg_run_free(&b);
+  /* malformed variables are left out, never written where the reader would refuse them */
+  setenv("GITHUB_RUN_ID", "12x", 1), setenv("GITHUB_RUN_ATTEMPT", "0", 1), setenv("RUNNER_NAME", "a\x1b[2Jb", 1);
+  setenv("GITHUB_REPOSITORY", "acme", 1), setenv("GITHUB_SHA", "HEAD", 1);
+  kg_provenance_from_env(&a.meta.prov);
+  ck_assert(!kg_provenance_known(&a.meta.prov));
+  unsetenv("GITHUB_RUN_ID"), unsetenv("GITHUB_RUN_ATTEMPT"), unsetenv("RUNNER_NAME");
+  unsetenv("GITHUB_REPOSITORY"), unsetenv("GITHUB_SHA");
+}
+END_TEST
+
+/* A provenance that cannot be true is refused, naming the field. */
+static const struct {
+  const char *prov, *message;
+} k_bad_prov[] = {
+    {"{\"run_id\":0}", "run.provenance: run_id is 0: outside [1, "},
+    {"{\"run_id\":\"12\"}", "run.provenance: field 'run_id' should be an integer"},
+    {"{\"run_attempt\":-1}", "run.provenance: run_attempt is -1: outside [1, "},
+    {"{\"runner\":\"a\\u001b[2Jb\"}", "run.provenance: runner is 'a?[2Jb': not UTF-8, or holds control characters"},
+    {"{\"runner\":\"\"}", "run.provenance: runner is '': empty"},
+    {"{\"repository\":\"a/b/c\"}", "run.provenance: repository is 'a/b/c': not owner/name"},
+    {"{\"sha\":\"0123ABCD\"}", "run.provenance: sha is '0123ABCD': not a commit (40 or 64 lowercase hex digits)"},
+    {"[]", "run.provenance: provenance is not an object"},
+};
+
+START_TEST(test_results_provenance_rejects) {
+  kg_run a = sample_run(), b;
+  char err[512] = "", bad[160], insert[256];
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  snprintf(insert, sizeof insert, "\"provenance\":%s,\"device\":", k_bad_prov[_i].prov);
+  char *edited = replace_first(text, "\"device\":", insert);
+  snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
+  kgt_spit(bad, edited);
+  ck_assert_int_eq(kg_results_read(bad, &b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_prov[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad_prov[_i].message);
+  free(text), free(edited);
+}
+END_TEST
+
 START_TEST(test_results_read_rejects) {
   kg_run a = sample_run(), b;
   char err[512] = "", bad[160];
@@ -468,7 +535,14 @@ static const struct {
     {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\",\"flags\":[],\"dtypes\":[\"i8\"],\"op\":\"max\"}}",
      "variants.team_max: dtypes[0] is not a dtype name"},
     {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"\\u001b[2J\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
-     "variants.team_max: idea is '?[2J': not printable ASCII"},
+     "variants.team_max: idea is '?[2J': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"{\"team_max\":{\"seed\":\"a\\u0085b\",\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.team_max: seed is 'a?b': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"{\"team_max\":{\"seed\":\"t\",\"idea\":\"a\\nb\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.team_max: idea is 'a?b': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"{\"team_max\":{\"seed\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\",\"idea\":\"\","
+     "\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}",
+     "variants.team_max: seed is 64 bytes long: at most 63"},
     {"{\"team_max\":{\"idea\":\"\",\"flags\":[],\"dtypes\":[],\"op\":\"max\"}}", "variants.team_max: missing field 'seed'"},
     {"[1]", "variants: not an object"},
 };
@@ -585,6 +659,8 @@ Suite *make_results_suite(void) {
   tcase_add_loop_test(errors, test_results_paired_rejects, 0, N(k_bad_paired));
   tcase_add_test(errors, test_fileio_open_fails);
   tcase_add_loop_test(errors, test_results_variant_facts_rejects, 0, N(k_bad_facts));
+  tcase_add_test(errors, test_results_provenance_round_trip);
+  tcase_add_loop_test(errors, test_results_provenance_rejects, 0, N(k_bad_prov));
   suite_add_tcase(s, errors);
   TCase *atomic = tcase_create("Atomic");
   tcase_add_checked_fixture(atomic, scratch_setup, scratch_teardown);

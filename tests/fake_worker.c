@@ -107,8 +107,10 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (describe) {
-      emit(kg_module_describe(set.mod, set.role, (size_t)set.nmods));
-      return 0;
+      char *line = kg_module_describe(set.mod, set.role, (size_t)set.nmods);
+      int described = line != NULL;
+      emit(described ? line : kg_proto_encode_fatal("cannot describe the kernel modules"));
+      return described ? 0 : 2;
     }
   }
   if (!strcmp(mode, "mute")) return 3;

@@ -58,6 +58,7 @@ void kg_cli_usage(FILE *f) {
         "  --tolerance PCT      slowdown tolerance for all sizes (default 20/15/3 % by size; also compare)\n"
         "  --baseline-dir DIR   where <gpu-slug>.json baselines live (default baselines; also baseline update)\n"
         "  --plots DIR          draw the run's charts into DIR (also compare: the comparison chart)\n"
+        "  --missing allow|fail compare: whether cells of OLD that NEW lacks fail (exit 1, the default) or not\n"
         "  --base-kernels PATH  the paired gate: time each timed cell against the variant of its name in this\n"
         "                       base build's kernel module (repeatable: kgate's base and each --kernels' base)\n"
         "  --min-effect PCT     paired: smallest change worth a verdict (default 5/1/0.5 % by input size)\n"
@@ -82,7 +83,8 @@ void kg_cli_usage(FILE *f) {
         "  -h, --help           this text\n"
         "  --version            version and commit\n"
         "\n"
-        "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error),\n"
+        "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error; compare: a failed\n"
+        "            or errored case in NEW, or a cell of OLD missing from NEW),\n"
         "            2 usage or input error (no command too), 3 environment (no GPU, no gnuplot),\n"
         "            4 performance regression only, 130/143 stopped by SIGINT/SIGTERM (results so far written)\n",
         f);
@@ -288,6 +290,14 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_HISTORY: cli->history = value; return 0;
   case O_FILE: cli->file = value; return 0;
   case O_HTML: cli->html = value; return 0;
+  case O_MISSING:
+    if (strcmp(value, "allow") && strcmp(value, "fail")) {
+      snprintf(err, errlen, "bad value '%s' for --missing (expected allow or fail)", value);
+      *sizes_err = 1;
+      return -1;
+    }
+    cli->allow_missing = !strcmp(value, "allow");
+    return 0;
   case O_SIZES:
   case O_PERF: return set_sizes(&g->plan, id == O_PERF, value, err, errlen, sizes_err);
   case O_SEED: return parse_u64(value, ~0ull, &u) ? -1 : (g->seed = u, 0);
@@ -431,7 +441,7 @@ kg_gate_opts kg_cli_gate(const kg_cli *cli) {
 }
 
 kg_compare_opts kg_cli_compare(const kg_cli *cli) {
-  kg_compare_opts co = {cli->args[0], cli->args[1], cli->tolerance_pct, {0}, cli->plots};
+  kg_compare_opts co = {cli->args[0], cli->args[1], cli->tolerance_pct, {0}, cli->plots, cli->allow_missing};
   memcpy(co.reports, cli->reports, sizeof co.reports);
   return co;
 }

@@ -55,6 +55,7 @@ typedef struct kg_cli {
   const char *only;     /* selftest: mutant names */
   int huge;             /* selftest: also the mutant that needs n > 2^31 */
   const char *merge_out; /* merge: -o ALL.json */
+  int allow_missing;     /* compare: --missing allow */
   /* the worker's hidden options */
   int roofline;            /* measure the roofline before the hello */
   const char *own_kernels; /* kgate's own module (default beside the executable) */

@@ -79,6 +79,7 @@ static void fill_meta(const kg_gate_opts *go, const kg_device_info *dev, double 
   m->tolerance = go->tolerance_pct;
   m->wall_s = wall;
   if (go->shard_n) snprintf(m->shard, sizeof m->shard, "%u/%u", go->shard_i, go->shard_n);
+  kg_provenance_from_env(&m->prov); /* the CI run and runner, for merge's cross-check and the reader's trust */
 }
 
 /* Keeps the baseline entries this run could have timed: a --variant, --dtype
@@ -160,6 +161,14 @@ static int max_rounds(const kg_paired_opts *p) {
   return p->max_rounds > p->rounds ? p->max_rounds : p->rounds;
 }
 
+/* Appends sep (when buf is not empty) and s to buf, cut at a character
+ * boundary: a version cut inside a UTF-8 sequence could not be written. */
+static void join(char *buf, size_t len, const char *sep, const char *s) {
+  char t[2200];
+  snprintf(t, sizeof t, "%s%s%s", buf, *buf ? sep : "", s);
+  kg_copy_text(buf, len, t);
+}
+
 /* --kernels and --base-kernels: one worker, started with --describe (no
  * GPU), loads every module and says what it holds; a module that cannot be
  * loaded, or a variant name defined twice, is its one-line reason (exit 2).
@@ -188,10 +197,9 @@ static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *bas
   for (int k = 0; !rc && k < n; k++) {
     const kg_modinfo *mi = &mods[k];
     if (mi->role == KG_MOD_BASE && base) { /* the worker refused a name two base modules define */
-      size_t used = strlen(base->path), nu = strlen(base->name), vu = strlen(base->version);
-      snprintf(base->path + used, sizeof base->path - used, "%s%s", used ? "," : "", mi->path);
-      snprintf(base->name + nu, sizeof base->name - nu, "%s%s", nu ? "+" : "", mi->name);
-      snprintf(base->version + vu, sizeof base->version - vu, "%s%s", vu ? "+" : "", mi->version);
+      join(base->path, sizeof base->path, ",", mi->path);
+      join(base->name, sizeof base->name, "+", mi->name);
+      join(base->version, sizeof base->version, "+", mi->version);
       memcpy(base->v + base->n, mi->v, mi->n * sizeof *mi->v);
       base->n += mi->n;
     }
@@ -627,9 +635,20 @@ int kg_gate_compare(const kg_compare_opts *co) {
     fprintf(stderr, "kgate: %s\n", err);
   } else {
     kg_report_compare(stdout, &cmp);
+    /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
+     * shard, a narrower run): a correctness failure unless --missing allow. */
+    size_t missing = cmp.count[KG_V_MISSING];
+    kg_counts k = kg_count_results(run.results, run.n);
+    printf("missing: %zu of the cells in %s are not in %s%s\n", missing, co->old_path, co->new_path,
+           !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
+    if (k.failed || k.errored)
+      printf("failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
     int bad_reports = write_reports(co->reports, &run, &cmp) != 0;
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;
-    code = bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE : cmp.count[KG_V_SLOWER] ? KG_EXIT_PERF : plots;
+    code = bad_reports || plots == KG_EXIT_USAGE              ? KG_EXIT_USAGE
+           : k.failed || k.errored || (missing && !co->allow_missing) ? KG_EXIT_FAIL
+           : cmp.count[KG_V_SLOWER]                            ? KG_EXIT_PERF
+                                                               : plots;
   }
   kg_comparison_free(&cmp);
   kg_run_free(&run);

@@ -61,6 +61,7 @@ typedef struct kg_compare_opts {
   double tolerance_pct;
   const char *reports[KG_NFORMATS]; /* the formats whose kg_formats row says compare */
   const char *plots;                /* --plots DIR: the comparison chart */
+  int allow_missing;                /* --missing allow: cells of OLD that NEW lacks do not fail */
 } kg_compare_opts;
 
 /* selftest. */
@@ -92,7 +93,8 @@ typedef struct kg_merge_opts {
 int kg_gate_run(const kg_gate_opts *go);
 /* list: kgate's own variants and those of the --kernels modules. */
 int kg_gate_list(const kg_modules *mods);
-/* compare OLD NEW: verdicts offline; 4 when a case is SLOWER. */
+/* compare OLD NEW: verdicts offline; 1 when NEW has failed or errored cases
+ * or lacks cells of OLD (unless allow_missing), else 4 when a case is SLOWER. */
 int kg_gate_compare(const kg_compare_opts *co);
 /* selftest: every mutant through the check that must catch it. */
 int kg_gate_selftest(const kg_selftest_opts *so);

@@ -246,18 +246,19 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
 static const kg_html_link k_history_file = {"history.jsonl", "the history this page's trends come from, one run per line"};
 
 /* The output formats' files and history.jsonl into dir; links gets the page's list. */
-static int report_files(const kg_publish_opts *po, const kg_run *run, const kg_comparison *cmp, kg_html_link *links) {
-  char err[1024], path[PATH_MAX];
+static int report_files(const kg_publish_opts *po, const char *dir, const kg_run *run, const kg_comparison *cmp,
+                        kg_html_link *links) {
+  char err[1024], path[PATH_MAX + 64];
   for (int f = 0; f < KG_NFORMATS; f++) {
     links[f] = (kg_html_link){kg_formats[f].file, kg_formats[f].about};
-    snprintf(path, sizeof path, "%s/%s", po->html, kg_formats[f].file);
+    snprintf(path, sizeof path, "%s/%s", dir, kg_formats[f].file);
     if (kg_formats[f].write(path, run, cmp, err, sizeof err)) {
       fprintf(stderr, "kgate: %s\n", err);
       return -1;
     }
   }
   links[KG_NFORMATS] = k_history_file;
-  snprintf(path, sizeof path, "%s/%s", po->html, k_history_file.href);
+  snprintf(path, sizeof path, "%s/%s", dir, k_history_file.href);
   if (po->history && copy_file(po->history, path, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return -1;
@@ -291,6 +292,7 @@ int kg_publish_report(const kg_publish_opts *po) {
   int code = KG_EXIT_USAGE, have_base = 0;
   static kg_charts charts;
   charts.n = 0;
+  kg_site site = {.tmp = ""};
   if (kg_results_read(po->input, &run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
@@ -309,22 +311,25 @@ int kg_publish_report(const kg_publish_opts *po) {
     have_base = po->baseline && kg_baseline_load(po->baseline, &base, err, sizeof err) == 0 && h.n &&
                 kg_same_gpu(&base.dev, &h.runs[h.n - 1].dev);
   }
-  if (kg_mkdirs(po->html, err, sizeof err)) {
+  /* Rendered into a fresh folder beside DIR and renamed into place: a full
+   * disk or a crash keeps the old site and leaves no partial DIR. */
+  if (kg_site_begin(&site, po->html, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  if (report_files(po, &run, po->baseline ? &cmp : NULL, links)) goto out;
+  const char *dir = site.tmp;
+  if (report_files(po, dir, &run, po->baseline ? &cmp : NULL, links)) goto out;
   code = KG_EXIT_OK;
   kg_chart_src src = {.run = &run, .with_run = 1, .cmp = po->baseline ? &cmp : NULL, .base_label = label,
                       .history = po->history ? &h : NULL, .band = have_base ? &base : NULL,
                       .tol_pct = po->tolerance_pct, .steps = steps, .nsteps = nsteps};
   if (has_timed(&run)) {
-    if (kg_chart_write(po->html, &src, NULL, &charts, err, sizeof err)) {
+    if (kg_chart_write(dir, &src, NULL, &charts, err, sizeof err)) {
       fprintf(stderr, "kgate: %s\n", err);
       code = KG_EXIT_USAGE;
       goto out;
     }
-    code = draw(po->html, &charts, note, sizeof note);
+    code = draw(dir, &charts, note, sizeof note);
   } else {
     snprintf(note, sizeof note, "No charts: the run timed no case (kgate run times the perf sizes).");
   }
@@ -341,13 +346,16 @@ int kg_publish_report(const kg_publish_opts *po) {
                        .links = links,
                        .nlinks = KG_NFORMATS + 1,
                        .repo_url = repo[0] ? repo : NULL};
-  if (kg_html_write(po->html, &page, err, sizeof err)) {
-    fprintf(stderr, "kgate: %s\n", err);
+  /* Without gnuplot (exit 3) the page is whole but for its images: it goes
+   * in place; a file that could not be written (exit 2) keeps the old one. */
+  if (code == KG_EXIT_USAGE || kg_html_write(dir, &page, err, sizeof err) || kg_site_commit(&site, err, sizeof err)) {
+    if (code != KG_EXIT_USAGE) fprintf(stderr, "kgate: %s\n", err);
     code = KG_EXIT_USAGE;
   } else {
     printf("kgate: wrote %s/index.html%s\n", po->html, po->history ? " and archive.html" : "");
   }
 out:
+  kg_site_abort(&site);
   free(steps);
   kg_history_free(&h);
   if (have_base || base.entries) kg_baseline_free(&base);

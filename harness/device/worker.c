@@ -459,9 +459,11 @@ int kg_worker_main(const kg_worker_opts *o) {
     return 2;
   }
   if (o->describe) { /* no CUDA call: works on a machine without a GPU */
-    emit(kg_module_describe(mods.set.mod, mods.set.role, (size_t)mods.set.nmods));
+    char *line = kg_module_describe(mods.set.mod, mods.set.role, (size_t)mods.set.nmods);
+    int described = line != NULL;
+    emit(described ? line : kg_proto_encode_fatal("cannot describe the kernel modules (a path that is not UTF-8, or out of memory)"));
     unload_modules(&mods);
-    return 0;
+    return described ? 0 : 2;
   }
   int device = o->device, roofline = o->roofline;
   state st = {.mods = &mods};

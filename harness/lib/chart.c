@@ -775,7 +775,7 @@ static int compare_one(const kg__job *job, kg_dtype dt) {
   compare_vars(g, run, di, verdicts, &c, dev, job->src->base_label);
   compare_left(g, &c);
   verdict_colors(g);
-  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%.100s)",
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%.140s)",
            di->name, verdicts);
   rc = pair_commit(&p, job);
 out:

@@ -174,8 +174,14 @@ static void csv_row(FILE *f, const kg_run *run, size_t i, const kg_comparison *c
   const kg_case *c = &run->cases[i];
   const kg_result *r = &run->results[i];
   int num = has_numbers(r->status);
-  fprintf(f, "%s,%s,%s,%zu,%s,%s", kg_variants[c->variant].name, kg_variants[c->variant].seed,
-          kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern), kg_status_name(r->status));
+  /* Every text column is quoted per RFC 4180 when it needs it: a module's
+   * seed is free text ("Harris, 2007"), and the names cost nothing to pass. */
+  kg_esc_csv(f, kg_variants[c->variant].name);
+  csv_str(f, kg_variants[c->variant].seed);
+  csv_str(f, kg_dtype_get(c->dtype)->name);
+  fprintf(f, ",%zu", c->n);
+  csv_str(f, kg_pattern_name(c->pattern));
+  csv_str(f, kg_status_name(r->status));
   csv_str(f, num ? r->got : "");
   csv_str(f, num ? r->expected : "");
   csv_num(f, num, r->abs_err);

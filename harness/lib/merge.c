@@ -38,6 +38,18 @@ static const char *mismatch(const kg_run_meta *a, const kg_run_meta *b) {
   return NULL;
 }
 
+/* Shards run side by side on several runners: the merged run names each
+ * once, comma-separated (cut at a character boundary when too many). */
+static void add_runner(char *runners, size_t len, const char *runner) {
+  if (!runner[0]) return;
+  size_t n = strlen(runner);
+  for (const char *p = runners; (p = strstr(p, runner)); p += n)
+    if ((p == runners || p[-1] == ',') && (p[n] == ',' || !p[n])) return;
+  char all[512];
+  snprintf(all, sizeof all, "%s%s%s", runners, runners[0] ? "," : "", runner);
+  kg_copy_text(runners, len, all);
+}
+
 /* The paired cells of several runs (shards of one paired run): all paired
  * against the same base module, each cell once. 0, or -1 with err. */
 static int merge_pairs(const char *const *paths, const kg_run *runs, size_t nruns, kg_run *out, char *err,
@@ -90,8 +102,13 @@ int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *er
       break;
     }
     const char *what = loaded ? mismatch(&runs[0].meta, &runs[loaded].meta) : NULL;
+    long long id0 = runs[0].meta.prov.run_id, id = runs[loaded].meta.prov.run_id;
     if (what) {
       snprintf(err, errlen, "%s and %s have different %s: refusing to merge", paths[0], paths[loaded], what);
+      rc = -1;
+    } else if (id != id0) { /* shards of one gate come from one CI run; 0: none recorded */
+      snprintf(err, errlen, "%s and %s come from different CI runs (run_id %lld and %lld; 0: none recorded): "
+               "refusing to merge", paths[0], paths[loaded], id0, id);
       rc = -1;
     }
     total += runs[loaded].n;
@@ -119,8 +136,10 @@ int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *er
   if (!rc) {
     out->meta = runs[0].meta;
     out->meta.shard[0] = '\0';
-    for (size_t f = 1; f < npaths; f++)
+    for (size_t f = 1; f < npaths; f++) {
       if (runs[f].meta.wall_s > out->meta.wall_s) out->meta.wall_s = runs[f].meta.wall_s;
+      add_runner(out->meta.prov.runner, sizeof out->meta.prov.runner, runs[f].meta.prov.runner);
+    }
     out->cases = malloc((total ? total : 1) * sizeof *out->cases);
     out->results = malloc((total ? total : 1) * sizeof *out->results);
     if (!out->cases || !out->results) {

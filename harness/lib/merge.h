@@ -13,7 +13,9 @@
  * side) and shard (cleared). Refuses, with one line in err: a file that does
  * not read, a case present twice (variant, dtype, n, pattern), another
  * kgate_version or kgate_commit, another GPU model (device.name), another
- * seed, repeats or L2 mode. 0, or -1. */
+ * seed, repeats or L2 mode, and another CI run (run.provenance.run_id, one
+ * recorded and one not included): the message says which. The merged run's
+ * provenance is the first file's, its runner every file's runner once. 0, or -1. */
 int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *err, size_t errlen);
 
 #endif

@@ -358,3 +358,87 @@ int kg_result_from_json(json_t *o, kg_result *r, kg_form form, char *err, size_t
   kg_result_read(&rd, o, r, "");
   return rd.failed ? -1 : 0;
 }
+
+/* ---- provenance: where the run was made ---------------------------------- */
+
+#define PV(m) offsetof(kg_provenance, m)
+static const kg_field k_provenance[] = {
+    {"run_id", 'L', PV(run_id), 1, LLONG_MAX, 0, 0, 0},
+    {"run_attempt", 'i', PV(run_attempt), 1, INT_MAX, 0, 0, 0},
+    {"runner", 's', PV(runner), 0, sizeof((kg_provenance *)0)->runner, 0, 0, 0},
+    {"repository", 's', PV(repository), 0, sizeof((kg_provenance *)0)->repository, 0, 0, 0},
+    {"sha", 's', PV(sha), 0, sizeof((kg_provenance *)0)->sha, 0, 0, 0},
+};
+
+static const char *why_bad_repository(const char *s) {
+  const char *slash = strchr(s, '/');
+  int ok = slash && slash > s && slash[1] && !strchr(slash + 1, '/');
+  for (const char *c = s; ok && *c; c++)
+    ok = *c == '/' || *c == '-' || *c == '_' || *c == '.' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') ||
+         (*c >= 'A' && *c <= 'Z');
+  return ok ? NULL : "not owner/name (letters, digits, - _ .)";
+}
+
+static const char *why_bad_sha(const char *s) {
+  size_t n = strspn(s, "0123456789abcdef");
+  return s[n] == '\0' && (n == 40 || n == 64) ? NULL : "not a commit (40 or 64 lowercase hex digits)";
+}
+
+static const char *why_bad_runner(const char *s) {
+  return *s ? kg_why_bad_module_text(s, sizeof((kg_provenance *)0)->runner - 1) : "empty";
+}
+
+/* The checks of the text rows, in k_provenance's order from "runner". */
+static const char *(*const k_provenance_why[])(const char *) = {why_bad_runner, why_bad_repository, why_bad_sha};
+
+/* Whether row k of k_provenance is known in p. */
+static int provenance_has(const kg_provenance *p, size_t k) {
+  const kg_field *f = &k_provenance[k];
+  if (f->type == 'L') return CFIELD(p, f, long long) != 0;
+  if (f->type == 'i') return CFIELD(p, f, int) != 0;
+  return ((const char *)p + f->off)[0] != '\0';
+}
+
+void kg_provenance_from_env(kg_provenance *p) {
+  memset(p, 0, sizeof *p);
+  const char *id = getenv("GITHUB_RUN_ID"), *attempt = getenv("GITHUB_RUN_ATTEMPT");
+  char *end;
+  long long v = id && *id ? strtoll(id, &end, 10) : 0;
+  if (v > 0 && !*end) p->run_id = v;
+  v = attempt && *attempt ? strtoll(attempt, &end, 10) : 0;
+  if (v > 0 && v <= INT_MAX && !*end) p->run_attempt = (int)v;
+  static const char *const vars[] = {"RUNNER_NAME", "GITHUB_REPOSITORY", "GITHUB_SHA"};
+  for (size_t k = 0; k < 3; k++) {
+    const kg_field *f = &k_provenance[2 + k];
+    const char *s = getenv(vars[k]);
+    if (s && strlen(s) < (size_t)f->hi && !k_provenance_why[k](s)) snprintf((char *)p + f->off, (size_t)f->hi, "%s", s);
+  }
+}
+
+int kg_provenance_known(const kg_provenance *p) {
+  for (size_t k = 0; k < NFIELDS(k_provenance); k++)
+    if (provenance_has(p, k)) return 1;
+  return 0;
+}
+
+json_t *kg_provenance_to_json(const kg_provenance *p) {
+  json_t *o = json_object();
+  for (size_t k = 0; o && k < NFIELDS(k_provenance); k++)
+    if (provenance_has(p, k) && kg_fields_to_json(o, p, &k_provenance[k], NULL, 1, KG_FORM_FILE))
+      json_decref(o), o = NULL;
+  return o;
+}
+
+void kg_provenance_read(kg_jrd *r, json_t *o, kg_provenance *p) {
+  memset(p, 0, sizeof *p);
+  if (!json_is_object(o)) {
+    kg_jrd_fail(r, "provenance is not an object");
+    return;
+  }
+  for (size_t k = 0; k < NFIELDS(k_provenance) && !r->failed; k++) {
+    const kg_field *f = &k_provenance[k];
+    if (!json_object_get(o, f->key)) continue; /* each is optional: set only where the CI said */
+    if (f->type == 's') kg_jrd_text(r, o, f->key, (char *)p + f->off, (size_t)f->hi, k_provenance_why[k - 2]);
+    else kg_fields_from_json(r, o, p, f, NULL, 1);
+  }
+}

@@ -180,6 +180,28 @@ void kg_copy_text(char *dst, size_t len, const char *src);
 int kg_find_duplicate(struct kg_jrd *r, const void *items, size_t n, size_t size,
                       int (*cmp)(const void *, const void *), size_t *first, size_t *again);
 
+/* Where a run was made ("run.provenance" in results files): the CI run and
+ * the runner, from GitHub Actions' environment. 0 and "": not known. */
+typedef struct kg_provenance {
+  long long run_id; /* GITHUB_RUN_ID */
+  int run_attempt;  /* GITHUB_RUN_ATTEMPT */
+  char runner[128]; /* RUNNER_NAME */
+  char repository[128]; /* GITHUB_REPOSITORY: owner/name */
+  char sha[72];     /* GITHUB_SHA: 40 (or 64) lowercase hex digits */
+} kg_provenance;
+
+/* From the environment: each variable that is set and well formed (one that
+ * is not is left out, so a file kgate writes is one it reads). */
+void kg_provenance_from_env(kg_provenance *p);
+/* Whether anything is known. */
+int kg_provenance_known(const kg_provenance *p);
+/* The known fields as an object (NULL when out of memory). */
+json_t *kg_provenance_to_json(const kg_provenance *p);
+/* Reads the object through r (fileio.h): every field optional, each that is
+ * there checked (a run id and attempt >= 1, owner/name, hex, the runner's
+ * name by the module text rule). */
+void kg_provenance_read(struct kg_jrd *r, json_t *o, kg_provenance *p);
+
 /* One case in one line: "reduce0_divergent f32 n=257 uniform". */
 void kg_case_label(const kg_case *c, char *buf, size_t len);
 

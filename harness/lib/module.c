@@ -14,6 +14,7 @@
 #include "kernels.h"
 #include "proc.h"
 #include "registry.h"
+#include "validate.h"
 
 /* More variants than any registry will hold: a count past it is garbage. */
 #define KG_MODULE_MAX_VARIANTS 4096
@@ -46,12 +47,16 @@ int kg_module_validate(const kg_module *m, char *err, size_t errlen) {
                     (size_t)KG_MODULE_VARIANT_MIN, sizeof(kg_module_variant)),
            -1;
   if (!m->name || !name_ok(m->name)) return snprintf(err, errlen, "module name missing or not [a-z0-9_]"), -1;
+  /* Free text reaches terminals, CI logs and results files: one rule
+   * (validate.h) with the registry and the results reader. */
+  if (kg_module_text_check("version", m->version, KG_VERSION_MAX, err, errlen)) return -1;
   if (m->nvariants == 0 || m->nvariants > KG_MODULE_MAX_VARIANTS || !m->variants)
     return snprintf(err, errlen, "%zu variants (1..%d expected)", m->nvariants, KG_MODULE_MAX_VARIANTS), -1;
   for (size_t i = 0; i < m->nvariants; i++) {
     kg_module_variant v = kg_module_variant_at(m, i);
     if (!v.name || !name_ok(v.name))
       return snprintf(err, errlen, "variant %zu: name missing or not [a-z0-9_], 1..63 characters", i), -1;
+    if (kg_variant_text_check(v.name, v.seed, v.idea, err, errlen)) return -1;
     if (v.flags & ~(unsigned)(KG_CLOBBERS | KG_FLOAT_ATOMICS))
       return snprintf(err, errlen, "variant %s: unknown flags 0x%x", v.name, v.flags), -1;
     if (!v.dtypes || (v.dtypes & ~(unsigned)KG_DT_ALL))
@@ -160,20 +165,27 @@ int kg_modinfo_find(const kg_modinfo *mi, const char *name) {
 static const char *const k_roles[] = {[KG_MOD_OWN] = "own", [KG_MOD_KERNELS] = "kernels", [KG_MOD_BASE] = "base"};
 
 char *kg_module_describe(const kg_loaded_module *mods, const kg_modrole *roles, size_t n) {
+  /* Every module and variant or nothing: a record left out would drop its
+   * variants from the gate without a word (fail-open). */
   json_t *arr = json_array();
-  for (size_t k = 0; arr && k < n; k++) {
+  int bad = !arr;
+  for (size_t k = 0; !bad && k < n; k++) {
     const kg_module *m = mods[k].m;
     json_t *vs = json_array();
-    for (size_t i = 0; vs && i < m->nvariants; i++) {
+    bad = !vs;
+    for (size_t i = 0; !bad && i < m->nvariants; i++) {
       kg_module_variant v = kg_module_variant_at(m, i);
-      json_array_append_new(vs, json_pack("[s,i,i,i,i,s,s]", v.name, (json_int_t)v.flags, (json_int_t)v.dtypes,
-                                          (json_int_t)v.op, (json_int_t)v.nan, v.seed ? v.seed : "",
-                                          v.idea ? v.idea : ""));
+      bad = json_array_append_new(vs, json_pack("[s,i,i,i,i,s,s]", v.name, (json_int_t)v.flags, (json_int_t)v.dtypes,
+                                                (json_int_t)v.op, (json_int_t)v.nan, v.seed ? v.seed : "",
+                                                v.idea ? v.idea : "")) != 0;
     }
-    json_array_append_new(arr, json_pack("{s:s,s:s,s:s?,s:s,s:o}", "path", mods[k].path, "name", m->name, "version",
-                                         m->version, "role", k_roles[roles ? roles[k] : KG_MOD_OWN],
-                                         "variants", vs ? vs : json_null()));
+    if (bad) json_decref(vs);
+    else
+      bad = json_array_append_new(arr, json_pack("{s:s,s:s,s:s?,s:s,s:o}", "path", mods[k].path, "name", m->name,
+                                                 "version", m->version, "role",
+                                                 k_roles[roles ? roles[k] : KG_MOD_OWN], "variants", vs)) != 0;
   }
+  if (bad) json_decref(arr), arr = NULL;
   json_t *doc = arr ? json_pack("{s:o}", "modules", arr) : NULL;
   char *line = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
   json_decref(doc);
@@ -195,7 +207,8 @@ int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char
     int r = role ? -1 : KG_MOD_OWN;
     for (int i = 0; role && i < 3; i++)
       if (!strcmp(role, k_roles[i])) r = i;
-    if (!path || !name || r < 0 || !json_is_array(vs) || json_array_size(vs) > KG_MODULE_MAX_VARIANTS) {
+    if (!path || !name || r < 0 || !json_is_array(vs) || json_array_size(vs) > KG_MODULE_MAX_VARIANTS ||
+        kg_why_bad_module_text(ver, KG_VERSION_MAX)) {
       bad = 1;
       break;
     }
@@ -216,7 +229,8 @@ int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char
       if (!vn || !name_ok(vn) || !json_is_integer(fl) || !json_is_integer(dt) || (len != 3 && len != 7) ||
           (len == 7 && (!json_is_integer(op) || !json_is_integer(nan) || !seed || !idea ||
                         json_integer_value(op) < 0 || json_integer_value(op) > KG_OP_MAX ||
-                        json_integer_value(nan) < 0 || json_integer_value(nan) > KG_NAN_IGNORE))) {
+                        json_integer_value(nan) < 0 || json_integer_value(nan) > KG_NAN_IGNORE ||
+                        kg_why_bad_module_text(seed, KG_SEED_MAX) || kg_why_bad_module_text(idea, KG_IDEA_MAX)))) {
         bad = 1;
         break;
       }

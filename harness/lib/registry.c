@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "validate.h"
 
 /* kgate's own variants, then the mutants: the table as built (kept for
  * kg_registry_reset; k_tab below starts as the same list). */
@@ -149,6 +150,7 @@ static int append(const kg_variant_info *v, char *err, size_t errlen) {
 int kg_registry_add(const kg_variant_info *v, char *err, size_t errlen) {
   if (!kg_variant_name_ok(v->name))
     return snprintf(err, errlen, "variant name '%.63s' is not [a-z0-9_], 1..63 characters", v->name ? v->name : ""), -1;
+  if (kg_variant_text_check(v->name, v->seed, v->idea, err, errlen)) return -1;
   int old = kg_variant_find_any(v->name); /* a mutant's name is kgate's too */
   if (old >= 0) {
     char a[1040], b[1040];
@@ -165,6 +167,7 @@ int kg_variant_intern(const char *name, const kg_variant_info *facts, char *err,
   if (!kg_variant_name_ok(name)) return snprintf(err, errlen, "variant name is not [a-z0-9_], 1..63 characters"), -1;
   kg_variant_info u = {name, "unknown", "", 0, 0, KG_OP_UNKNOWN, 0, -1, 0};
   if (facts) u = *facts, u.name = name, u.module = -1, u.known = 1;
+  if (kg_variant_text_check(name, u.seed, u.idea, err, errlen)) return -1;
   return append(&u, err, errlen);
 }
 

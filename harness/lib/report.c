@@ -36,7 +36,10 @@ void kg_report_list(FILE *f) {
              (i->flags & KG_CLOBBERS) && (i->flags & KG_FLOAT_ATOMICS) ? "," : "",
              i->flags & KG_FLOAT_ATOMICS ? "float-atomics" : "");
     dtype_list(i->dtypes, dts, sizeof dts);
-    fprintf(f, "%-24s %-5s %-17s %-14s %-24s %s\n", i->name, i->seed, op, flags[0] ? flags : "-", dts, i->idea);
+    /* A module's seed and idea are its own text: escaped like a file's. */
+    char seed[64], idea[160];
+    fprintf(f, "%-24s %-5s %-17s %-14s %-24s %s\n", i->name, kg_esc_term(i->seed, seed, sizeof seed), op,
+            flags[0] ? flags : "-", dts, kg_esc_term(i->idea, idea, sizeof idea));
   }
 }
 
@@ -72,8 +75,9 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
       if (results[i].status == KG_ST_PASS && results[i].bound > 0 && results[i].ratio > worst) worst = results[i].ratio;
     }
     if (!c.cases) continue;
-    char label[96];
-    fprintf(f, "%-24s %-5s %7zu %7zu %6zu %6zu %6zu %7zu %14.3g\n", vlabel((int)v, label, sizeof label), kg_variants[v].seed, c.cases,
+    char label[96], seed[64];
+    fprintf(f, "%-24s %-5s %7zu %7zu %6zu %6zu %6zu %7zu %14.3g\n", vlabel((int)v, label, sizeof label),
+            kg_esc_term(kg_variants[v].seed, seed, sizeof seed), c.cases,
             c.passed, c.failed, c.errored, c.unsupported, c.nondeterministic, worst);
   }
   int header = 0;

@@ -67,6 +67,8 @@ static json_t *run_json(const kg_run_meta *m) {
                    m->time.min_samples, "max_seconds", R(m->time.max_seconds), "tolerance_pct", R(m->tolerance),
                    "device", kg_device_to_json(&m->dev, KG_FORM_FILE));
   if (o && m->shard[0]) json_object_set_new(json_object_get(o, "options"), "shard", json_string(m->shard));
+  if (o && kg_provenance_known(&m->prov) && json_object_set_new(o, "provenance", kg_provenance_to_json(&m->prov)))
+    json_decref(o), o = NULL;
   if (o && m->incomplete[0]) { /* interrupted: cases not reached are "pending" */
     json_object_set_new(o, "incomplete", json_true());
     json_object_set_new(o, "signal", json_string(m->incomplete));
@@ -113,13 +115,17 @@ static json_t *paired_json(const kg_run *run) {
   return o;
 }
 
+/* A module's text (a seed, an idea, a version) by the loader's rule
+ * (validate.h); kg_jrd_text's buffer bounds its length. */
+static const char *why_bad_text(const char *s) { return kg_why_bad_module_text(s, SIZE_MAX); }
+
 static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_pair_meta *m = &run->pair;
   snprintf(r->where, sizeof r->where, "paired");
   m->on = 1;
   kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, NULL);
-  kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, NULL);
-  kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, NULL);
+  kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, why_bad_text);
+  kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, why_bad_text);
   kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
   json_t *cells = kg_jrd_arr(r, o, "cells");
   size_t n = json_array_size(cells);
@@ -190,13 +196,6 @@ static json_t *variants_json(const kg_run *run) {
   return o;
 }
 
-/* Printable ASCII: a seed or an idea reaches terminals and reports. */
-static const char *why_bad_text(const char *s) {
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) return "not printable ASCII";
-  return NULL;
-}
-
 /* Reads "variants" (optional) into the registry: names kgate does not know
  * get the file's facts, so their op decides how they are reported. */
 static void read_variants(kg_jrd *r, json_t *doc) {
@@ -220,7 +219,7 @@ static void read_variants(kg_jrd *r, json_t *doc) {
       kg_jrd_fail(r, "not an object");
       return;
     }
-    kg_jrd_text(r, o, "seed", seed, sizeof seed, kg_why_bad_commit);
+    kg_jrd_text(r, o, "seed", seed, sizeof seed, why_bad_text);
     kg_jrd_text(r, o, "idea", idea, sizeof idea, why_bad_text);
     json_t *flags = kg_jrd_arr(r, o, "flags"), *dtypes = kg_jrd_arr(r, o, "dtypes");
     const char *op = kg_jrd_str(r, o, "op");
@@ -295,6 +294,9 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   else if (json_is_true(inc) && strcmp(signame, "SIGINT") && strcmp(signame, "SIGTERM"))
     kg_jrd_fail(r, "field 'signal' should be \"SIGINT\" or \"SIGTERM\" in an incomplete run");
   else if (json_is_true(inc)) snprintf(m->incomplete, sizeof m->incomplete, "%s", signame);
+  json_t *prov = json_object_get(o, "provenance"); /* optional: runs outside CI, and files before it */
+  snprintf(r->where, sizeof r->where, "run.provenance");
+  if (prov && !r->failed) kg_provenance_read(r, prov, &m->prov);
   snprintf(r->where, sizeof r->where, "run.device");
   char e[300];
   if (!r->failed && kg_device_from_json(dev, &m->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);

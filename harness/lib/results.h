@@ -23,6 +23,7 @@ typedef struct kg_run_meta {
   double wall_s;
   char shard[24]; /* --shard "i/N" ("shard" in run.options); empty for a whole plan */
   char incomplete[16]; /* the signal that stopped the run ("SIGINT", "SIGTERM"); empty when it ran to its end */
+  kg_provenance prov;  /* the CI run and runner ("provenance"; absent: not known) */
 } kg_run_meta;
 
 /* One cell of a paired run: a (variant, dtype, n) against the base. */

@@ -91,6 +91,32 @@ const char *kg_why_bad_gpu_name(const char *s) {
   return NULL;
 }
 
+const char *kg_why_bad_module_text(const char *s, size_t max) {
+  if (!s) return NULL;
+  /* A line break or an ESC would let a module write its own lines into a
+   * terminal or a CI log; a byte that is not UTF-8 cannot go into JSON. */
+  if (kg_has_control(s)) return "not UTF-8, or holds control characters (C0, ESC, DEL, C1)";
+  if (strlen(s) > max) return "too long (seed and version: at most 63 bytes, idea: 159)";
+  return NULL;
+}
+
+int kg_module_text_check(const char *field, const char *s, size_t max, char *why, size_t len) {
+  const char *bad = kg_why_bad_module_text(s, max);
+  if (!bad) return 0;
+  char shown[56];
+  snprintf(why, len, "%s '%s': %s", field, kg_esc_term(s, shown, sizeof shown), bad);
+  return -1;
+}
+
+int kg_variant_text_check(const char *name, const char *seed, const char *idea, char *why, size_t len) {
+  char bad[160];
+  if (!kg_module_text_check("seed", seed, KG_SEED_MAX, bad, sizeof bad) &&
+      !kg_module_text_check("idea", idea, KG_IDEA_MAX, bad, sizeof bad))
+    return 0;
+  snprintf(why, len, "variant %s: %s", name, bad);
+  return -1;
+}
+
 /* ---- timings ------------------------------------------------------------ */
 
 static const char *why_bad_time(double v) {

@@ -25,6 +25,24 @@ const char *kg_why_bad_variant(const char *s);  /* [A-Za-z0-9_.+-], 1-63 bytes *
 const char *kg_why_bad_uuid(const char *s);     /* GPU-8-4-4-4-12 lowercase hex, as the worker writes */
 const char *kg_why_bad_pci(const char *s);      /* dddd:bb:dd.f lowercase hex */
 
+/* A kernel module's free text: a variant's seed and idea, the module's
+ * version. One rule for the module loader, the registry and the results
+ * reader, so a module kgate loads always gives a results file kgate reads:
+ * UTF-8 (no stray, overlong or surrogate bytes), no control character (C0
+ * with ESC and line breaks, DEL, C1), at most max bytes (the field's limit
+ * below). Spaces, punctuation and any other character are text ("Harris
+ * 2007", "Ünal"). NULL counts as "" (a module that leaves a field out). */
+#define KG_SEED_MAX 63
+#define KG_IDEA_MAX 159
+#define KG_VERSION_MAX 63
+const char *kg_why_bad_module_text(const char *s, size_t max);
+/* The same, worded for a message: 0, or -1 with "seed '<s escaped>': why"
+ * (field first) in why. */
+int kg_module_text_check(const char *field, const char *s, size_t max, char *why, size_t len);
+/* A variant's seed and idea: 0, or -1 with "variant NAME: seed '...': why"
+ * in why (NAME must be a well-formed variant name). */
+int kg_variant_text_check(const char *name, const char *seed, const char *idea, char *why, size_t len);
+
 /* A timing that was measured: samples >= 1, times finite with
  * 0 < q1 <= median <= q3 <= KG_MAX_TIME_US, and min <= q1 when has_min.
  * 0, or -1 with "q1_us 5 is above median_us 4"-like text in why. */

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # kgate action: `kgate run --kernels HEAD.so [--base-kernels BASE.so]`, its
-# reports in KA_WORK/out, a line on top of the job summary (kgate appends its
-# own Markdown report to $GITHUB_STEP_SUMMARY), and the comment's body. Never
-# fails itself: the verdict step turns the exit code into the job's result.
+# reports in KA_WORK/out and a line on top of the job summary (kgate appends
+# its own Markdown report to $GITHUB_STEP_SUMMARY). The pull-request comment is
+# rendered from the uploaded results by comment/action.yml, in a job that runs
+# no pull-request code. Never fails itself: the verdict step turns the exit code into the job's result.
 set -uo pipefail
 # shellcheck source=scripts/action/lib.sh
 . "$(dirname "$0")/lib.sh"
-here=$(cd "$(dirname "$0")" && pwd)
 outdir="${KA_WORK:?}/out"
 kgate="${KA_PREFIX:?}/bin/kgate"
 head_so="$KA_WORK/head/module.so"
@@ -78,11 +78,4 @@ out code "$code"
 out verdict "$verdict"
 echo "kgate action: exit $code ($verdict)"
 
-if python3 "$here/../kgate_comment.py" render "$results" --exit-code "$code" --marker "${KA_MARKER:-kgate}" \
-     --reference cub_sum \
-     --url "${KA_RUN_URL:-}" -o "$outdir/comment.md"; then
-  out comment 1
-else
-  echo "::warning::kgate action: no pull-request comment (kgate_comment.py said why, above)"
-fi
 exit 0

@@ -78,7 +78,7 @@ fresh() {
   export KA_KGATE_PREFIX="$prefix" KA_ARCH=90 KA_EVENT=pull_request KA_PR_BASE=main
   export KA_BUILD="sh build.sh" KA_MODULE=build/libteam.so KA_BASE_REF='' KA_BASE_BUILD='' KA_BASE_MODULE=''
   export KA_PREFIX="$prefix" KA_PAIRED=1 KA_PLOTS=false KA_MARKER=kgate KA_ARGS='' KA_PERF_SIZES=''
-  export KA_MIN_EFFECT='' KA_TOLERANCE='' KA_DEVICES='' KA_RUN_URL=''
+  export KA_MIN_EFFECT='' KA_TOLERANCE='' KA_DEVICES=''
   unset FAKE_CODE
 }
 
@@ -107,7 +107,7 @@ expect "base: ok=1 (cache it)" test "$(output ok)" = 1
 expect "base worktree removed" test ! -d "$RUNNER_TEMP/kgate-action/base-src"
 expect "the checkout is untouched" test "$(git status --porcelain --untracked-files=no)" = ""
 
-# 3. the gate: arguments, outputs, summary, comment.
+# 3. the gate: arguments, outputs, summary.
 export KA_WORK="$work" KA_BASE_SHA=$base_sha KA_PERF_SIZES='2^22,2^25' KA_ARGS='--rounds 3  --sizes *'
 FAKE_CODE=4 "$here/gate.sh" > "$tmp/log" 2>&1
 expect "gate exits 0 whatever kgate said" test $? -eq 0
@@ -121,9 +121,7 @@ expect "gate: verdict" test "$(output verdict)" = slower
 expect "gate: paired" test "$(output paired)" = true
 expect "gate: results" test "$(output results)" = "$work/out/results.json"
 expect "gate: summary names the base" grep -q "paired gate against the base \`${base_sha:0:12}\`" "$GITHUB_STEP_SUMMARY"
-expect "gate: comment written" test "$(output comment)" = 1
-expect "gate: comment has its marker" test "$(head -n1 "$work/out/comment.md")" = "<!-- kgate-action:kgate -->"
-expect "gate: comment lists the SLOWER cells" grep -q '| \*\*SLOWER\*\* |' "$work/out/comment.md"
+expect "gate: no comment in the job that ran the pull request's code" test ! -e "$work/out/comment.md"
 expect "gate: the log is kept" grep -q "kgate (fake): done" "$work/out/kgate.log"
 
 KA_ARGS='--variant team_warp_sum' "$here/gate.sh" > "$tmp/log" 2>&1
@@ -131,6 +129,26 @@ expect "gate: a --variant of the caller's replaces the module's list" \
   test "$(grep -c -- --variant "$tmp/kgate.args")" = 1
 KA_VARIANTS=all "$here/gate.sh" > "$tmp/log" 2>&1
 expect "gate: variants all gates every variant" test "$(grep -c -- --variant "$tmp/kgate.args")" = 0
+
+# 3b. the comment action, on the uploaded results: rendered here, and no
+# pull request in the event means no call to GitHub (a notice).
+dl="$RUNNER_TEMP/kgate-comment/results"
+mkdir -p "$dl"
+cp "$work/out/results.json" "$dl/"
+echo '{}' > "$tmp/event.json"
+KA_DIR=$dl KA_CODE=4 KA_MARKER=leg1 GITHUB_EVENT_PATH="$tmp/event.json" GITHUB_TOKEN=t \
+  "$here/comment.sh" > "$tmp/log" 2>&1
+expect "comment: exits 0" test $? -eq 0
+body="$RUNNER_TEMP/kgate-comment/comment.md"
+expect "comment: has its marker" test "$(head -n1 "$body")" = "<!-- kgate-action:leg1 -->"
+expect "comment: lists the SLOWER cells" grep -q '| \*\*SLOWER\*\* |' "$body"
+expect "comment: not a pull request, nothing posted" grep -q "not a pull request" "$tmp/log"
+KA_DIR="$tmp/none" KA_CODE=3 GITHUB_EVENT_PATH="$tmp/event.json" "$here/comment.sh" > "$tmp/log" 2>&1
+expect "comment: no results (the gate stopped early) still renders" grep -q "kgate-action:kgate" "$body"
+KA_DIR=$dl KA_CODE='1; rm -rf /' "$here/comment.sh" > "$tmp/log" 2>&1
+expect "comment: an exit code that is not a number is refused (exit 2)" test $? -eq 2
+KA_DIR=$dl KA_CODE='' "$here/comment.sh" > "$tmp/log" 2>&1
+expect "comment: no exit code, no comment" grep -q "gave no exit code" "$tmp/log"
 
 # 4. the verdict step: kgate's exit code is the job's, SLOWER optionally not.
 for row in "0 true 0" "1 true 1" "2 true 2" "3 true 3" "4 true 4" "4 false 0" "1 false 1" " true 3"; do

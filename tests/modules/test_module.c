@@ -4,7 +4,12 @@
  *   TEST_SECOND      its second variant's name (a clash or a duplicate)
  *   TEST_MINMAX      a team's module: a sum, a min (NaN propagate), a max (NaN ignore)
  *   TEST_OLD_RECORD  records as built before ops existed (they end before `op`)
- *   TEST_RECORD_SIZE a variant_size to claim (too short, too long) */
+ *   TEST_RECORD_SIZE a variant_size to claim (too short, too long)
+ *   TEST_TEXT        the first variant's seed and idea, the module's version:
+ *                    1 edge cases kgate must take (spaces, quotes, commas,
+ *                    UTF-8, "::error::"), 2 a seed that is not UTF-8, 3 an
+ *                    idea with an ESC sequence, 4 a seed of 64 bytes, 5 a
+ *                    version with a line break and a workflow command */
 #include <stddef.h>
 
 #include "kgate/module.h"
@@ -14,6 +19,9 @@
 #endif
 #ifndef TEST_SECOND
 #define TEST_SECOND "second"
+#endif
+#ifndef TEST_TEXT
+#define TEST_TEXT 0
 #endif
 
 static int run(int dt, void *in, size_t n, void *out, void *scratch, void *stream) {
@@ -46,8 +54,26 @@ static const kg_module_variant k_variants[] = {
 };
 #define TEST_NAME "teammod"
 #else
+#if TEST_TEXT == 1
+#define TEST_SEED "Harris 2007, \"\xc3\x9cnal\""
+#define TEST_IDEA "::error::a sum, with \"quotes\", commas and \xc3\x9cnal's name"
+#elif TEST_TEXT == 2
+#define TEST_SEED "caf\xe9"
+#elif TEST_TEXT == 3
+#define TEST_IDEA "\x1b[2J\x1b[31mall clear"
+#elif TEST_TEXT == 4
+#define TEST_SEED "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#elif TEST_TEXT == 5
+#define TEST_VERSION "v1\n::error::forged"
+#endif
+#ifndef TEST_SEED
+#define TEST_SEED "test"
+#endif
+#ifndef TEST_IDEA
+#define TEST_IDEA "one"
+#endif
 static const kg_module_variant k_variants[] = {
-    {"first", "test", "one", 0, 0x3f, run, scratch, depth, KG_OP_SUM, 0},
+    {"first", TEST_SEED, TEST_IDEA, 0, 0x3f, run, scratch, depth, KG_OP_SUM, 0},
     {TEST_SECOND, "test", "two", 1, 0x0f, run, scratch, depth, KG_OP_SUM, 0},
 };
 #define TEST_NAME "testmod"
@@ -60,7 +86,10 @@ static const kg_module_variant k_variants[] = {
 #define TEST_RECORD_SIZE TEST_RECORD
 #endif
 
-static const kg_module k_module = {TEST_ABI, (unsigned)(TEST_RECORD_SIZE), TEST_NAME, "v1",
+#ifndef TEST_VERSION
+#define TEST_VERSION "v1"
+#endif
+static const kg_module k_module = {TEST_ABI, (unsigned)(TEST_RECORD_SIZE), TEST_NAME, TEST_VERSION,
                                    sizeof k_variants / sizeof k_variants[0], (const kg_module_variant *)k_variants};
 
 #ifndef TEST_NO_SYMBOLS
