@@ -322,6 +322,45 @@ END_TEST
 
 /* More sizes than a chart has panels: the largest sizes get panels, and the
  * line under the title names every size left out and why; none is silent. */
+/* The ratio to the reference: eight panels of ten cells, the finding's cell
+ * first with its change point, the selection and what it left out said in
+ * the legend; drawn by real gnuplot where it is installed. */
+START_TEST(test_chart_ratio) {
+  kg_history *h;
+  kg_detection *d;
+  kgt_nightly(&h, &d);
+  char err[512] = "";
+  kg_chart_src s = {.history = h, .detect = d};
+  ck_assert_msg(kg_chart_write(g_dir, &s, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(g_charts.n, 1); /* the trend of % of peak has nothing: the nights timed no absolute case */
+  ck_assert_str_eq(g_charts.c[0].name, "ratio-f32");
+  char *vars = file_in("ratio-f32.vars"), *dat = file_in("ratio-f32.dat");
+  ck_assert_msg(strstr(vars, "npanels = 8\ncols = 4\nrows = 2\nnruns = 6\n"), "%s", vars);
+  ck_assert_msg(strstr(vars, "legend = '8 of 10 cells: 2 in findings, then the nearest to an alarm (CUSUM over its "
+                             "threshold); 2 not shown"),
+                "%s", vars);
+  ck_assert_msg(strstr(vars, "name1 = 'reduce0_divergent  2\u00b2\u2075'\n"), "%s", vars);
+  ck_assert_msg(strstr(vars, "mark_panel1 = 1\nmark_x1 = 3.5\nmark_color1 = '#e07000'\n"), "%s", vars);
+  ck_assert_msg(strstr(vars, "mark_color2 = '#757575'\n"), "%s", vars); /* the acknowledged improvement: muted */
+  ck_assert_ptr_nonnull(strstr(vars, "nmarks = 2\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "level1 = 0\n"));
+  /* Night 4 of the first cell: +2 % with its interval. */
+  ck_assert_msg(strstr(dat, "# reduce0_divergent f32 33554432\n1 -0.05 -0.25 0.15\n2 0 -0.2 0.2\n3 0.05 -0.15 0.25\n"
+                            "4 1.95 1.75 2.15\n"),
+                "%s", dat);
+  free(vars);
+  free(dat);
+  char gp[4096];
+  if (kg_gnuplot_find(gp, sizeof gp) == 0) {
+    g_charts.n = 1;
+    ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
+    char png[128];
+    snprintf(png, sizeof png, "%s/ratio-f32.png", g_dir);
+    ck_assert(is_png(png));
+  }
+}
+END_TEST
+
 START_TEST(test_chart_compare_many_sizes) {
   enum { NS = 15 };
   kg_cmp_row rows[NS];
@@ -547,7 +586,7 @@ START_TEST(test_chart_table) {
     }
     ck_assert_msg(!strcmp(names, cases[c].names), "case %zu: %s", c, names);
   }
-  ck_assert_int_eq(kg_chart_nkinds(), 5);
+  ck_assert_int_eq(kg_chart_nkinds(), 6);
   for (int k = 0; k < kg_chart_nkinds(); k++) ck_assert_int_eq(kg_chart_kind_find(kg_chart_kind_get(k)->name), k);
   ck_assert_int_eq(kg_chart_kind_find("no-such-chart"), -1);
   ck_assert_ptr_null(kg_chart_kind_get(kg_chart_nkinds()));
@@ -1071,6 +1110,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_ladder);
   tcase_add_test(core, test_chart_compare);
   tcase_add_test(core, test_chart_compare_many_sizes);
+  tcase_add_test(core, test_chart_ratio);
   tcase_add_test(core, test_chart_paired);
   tcase_add_test(core, test_chart_trend);
   tcase_add_test(core, test_chart_trend_tick_precision);
