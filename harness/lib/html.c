@@ -43,7 +43,9 @@ static const char k_style[] =
     ".chart{margin:0.6em 0 2em}.chart img{max-width:100%;height:auto;border:1px solid #eee}\n"
     ".caption{color:#555;margin:0.2em 0}.toc a{margin-right:1em}\n"
     ".verdict{font-size:1.3em;font-weight:bold;padding:0.5em 0.8em;border-radius:4px;margin:0.4em 0}\n"
-    "td.c{text-align:center}\n";
+    "td.c{text-align:center}\n"
+    ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 49.5%}\n"
+    ".shot img{width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n";
 
 /* ---- text ------------------------------------------------------------------- */
 
@@ -130,17 +132,11 @@ static const kg_hist_run *previous_night(const kg_html_page *p) {
   return NULL;
 }
 
-/* "changes since the night of DATE: <a>old...new</a>" when both commits can be linked. */
-static void compare_range(FILE *f, const kg_html_page *p) {
-  const kg_hist_run *prev = previous_night(p);
-  char a[48], b[48], href[400], date[48];
-  if (!prev) return;
-  kg_date_label(prev->date, date, sizeof date);
-  fputs(" &middot; since the night of ", f);
-  esc(f, date);
-  fputs(": ", f);
-  if (p->repo_url && commit_hex(prev->commit, a, sizeof a) && commit_hex(p->run->meta.commit, b, sizeof b)) {
-    snprintf(href, sizeof href, "%s/compare/%s...%s", p->repo_url, a, b);
+/* "<a>old...new</a>": the commits from one night to another, a compare link when both can be linked. */
+static void range_link(FILE *f, const char *repo, const char *from, const char *to) {
+  char a[48], b[48], href[400];
+  if (repo && commit_hex(from, a, sizeof a) && commit_hex(to, b, sizeof b)) {
+    snprintf(href, sizeof href, "%s/compare/%s...%s", repo, a, b);
     fputs("<a", f);
     attr(f, "href", href);
     fputc('>', f);
@@ -149,10 +145,22 @@ static void compare_range(FILE *f, const kg_html_page *p) {
     esc(f, b);
     fputs("</a>", f);
   } else {
-    esc(f, prev->commit);
+    esc(f, from[0] ? from : "unknown");
     fputs("...", f);
-    esc(f, p->run->meta.commit);
+    esc(f, to[0] ? to : "unknown");
   }
+}
+
+/* "changes since the night of DATE: <a>old...new</a>" when both commits can be linked. */
+static void compare_range(FILE *f, const kg_html_page *p) {
+  const kg_hist_run *prev = previous_night(p);
+  char date[48];
+  if (!prev) return;
+  kg_date_label(prev->date, date, sizeof date);
+  fputs(" &middot; since the night of ", f);
+  esc(f, date);
+  fputs(": ", f);
+  range_link(f, p->repo_url, prev->commit, p->run->meta.commit);
 }
 
 /* ---- sections ----------------------------------------------------------------- */
@@ -216,9 +224,15 @@ static void verdict(FILE *f, const kg_html_page *p) {
   }
   for (size_t i = 0; p->history && i < p->nsteps; i++)
     night_steps += p->steps[i].run + 1 == p->history->n && p->steps[i].verdict == KG_V_SLOWER;
-  const char *cls = sev(bad ? KG_SEV_FAILURE : slower ? KG_SEV_REGRESSION : KG_SEV_GOOD);
+  size_t open = p->detect ? p->detect->open_regressions : 0;
+  const char *cls = sev(bad ? KG_SEV_FAILURE : slower || open ? KG_SEV_REGRESSION : KG_SEV_GOOD);
   fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">", cls);
   if (bad) fprintf(f, "FAIL: %zu of %zu cases failed or errored", bad, k.cases);
+  else if (open && !slower) {
+    fprintf(f, "REGRESSION: %zu open nightly finding%s against the pinned reference</p>\n", open,
+            open == 1 ? "" : "s");
+    return;
+  }
   else if (slower) fprintf(f, "REGRESSION: %zu %s slower than ", slower, p->run->pair.on ? "cell(s)" : "case(s)");
   else fprintf(f, "PASS: %zu cases checked, none failed", k.cases);
   if (!bad && slower) esc(f, against);
@@ -232,7 +246,10 @@ static void verdict(FILE *f, const kg_html_page *p) {
   fputs("</p>\n", f);
 }
 
-static void summary(FILE *f, const kg_html_page *p) {
+static void findings(FILE *f, const kg_html_page *p);
+static void headline(FILE *f, const char *dir, const kg_html_page *p);
+
+static void summary(FILE *f, const char *dir, const kg_html_page *p) {
   const kg_run_meta *m = &p->run->meta;
   const kg_device_info *d = &m->dev;
   char date[48], l2[32], drv[16], rt[16];
@@ -260,6 +277,9 @@ static void summary(FILE *f, const kg_html_page *p) {
     esc(f, p->note);
     fputs("</p>\n", f);
   }
+  /* The first screen: the open findings and the charts themselves; the details after them. */
+  findings(f, p);
+  headline(f, dir, p);
   fprintf(f, "<ul>\n<li>GPU: compute capability %d.%d, %d SMs, L2 %s", d->cc_major, d->cc_minor, d->sms, l2);
   if (d->peak_gbps > 0) fprintf(f, ", theoretical peak %.0f GB/s", d->peak_gbps);
   if (d->roofline_gbps > 0) fprintf(f, ", measured roofline %.0f GB/s", d->roofline_gbps);
@@ -298,6 +318,193 @@ static void summary(FILE *f, const kg_html_page *p) {
     fprintf(f, "<p class=\"box %s\">", sev(KG_SEV_NOTICE)); /* another card, driver: routine */
     esc(f, p->cmp->warning);
     fputs("</p>\n", f);
+  }
+}
+
+/* ---- the nightly's findings (detect.h) ---------------------------------------- */
+
+enum { KG_HTML_FINDING_CELLS = 6 }; /* cells named in a finding's box; the table of findings has them all */
+
+static const char *const k_find_tag[KG_NFIND_KINDS] = {
+    [KG_FIND_REGRESSION] = "REGRESSION", [KG_FIND_ENVIRONMENT] = "ENVIRONMENT",
+    [KG_FIND_HEALTH] = "RUNNER HEALTH", [KG_FIND_IMPROVEMENT] = "IMPROVEMENT"};
+
+/* A finding's level of severity.h; acknowledged ones keep it, drawn muted. */
+static kg_severity find_sev(const kg_finding *fd) {
+  switch (fd->kind) {
+  case KG_FIND_REGRESSION: return KG_SEV_REGRESSION;
+  case KG_FIND_ENVIRONMENT:
+  case KG_FIND_HEALTH: return KG_SEV_ENVIRONMENT;
+  default: return KG_SEV_GOOD;
+  }
+}
+
+static const char *find_tag(const kg_finding *fd) {
+  return (unsigned)fd->kind < KG_NFIND_KINDS ? k_find_tag[fd->kind] : "FINDING";
+}
+
+/* The date of history run i, or "unknown". */
+static void night_label(const kg_history *h, size_t i, char *buf, size_t len) {
+  if (h && i < h->n) kg_date_label(h->runs[i].date, buf, len);
+  else snprintf(buf, len, "unknown");
+}
+
+/* "reduce7_shuffle f32 2²⁵ +0.61 %" */
+static void find_cell(FILE *f, const kg_find_cell *c) {
+  char label[32];
+  kg_size_label(c->n, label, sizeof label);
+  esc(f, c->variant);
+  fprintf(f, " %s %s", kg_dtype_get(c->dtype)->name, label);
+  if (c->before > 0 && isfinite(c->before) && isfinite(c->after)) fprintf(f, " %+.2f %%", (c->after / c->before - 1) * 100);
+}
+
+/* One finding's box: what moved, since which night, the commit range, the cells. */
+static void finding(FILE *f, const kg_html_page *p, const kg_finding *fd) {
+  const kg_history *h = p->history;
+  char first[48], alarm[48];
+  night_label(h, fd->first_bad, first, sizeof first);
+  night_label(h, fd->alarm, alarm, sizeof alarm);
+  fprintf(f, "<p class=\"box %s%s\"><span class=\"tag\"><strong>%s</strong>%s</span> ", sev(find_sev(fd)),
+          fd->acknowledged ? " muted" : "", find_tag(fd), fd->acknowledged ? " (acknowledged)" : "");
+  if (fd->ncells) fprintf(f, "%zu cell%s ", fd->ncells, fd->ncells == 1 ? "" : "s");
+  if (fd->kind == KG_FIND_REGRESSION) fputs("slower than the reference's accepted level ", f);
+  else if (fd->kind == KG_FIND_IMPROVEMENT) fputs("faster than the accepted level ", f);
+  fputs("from the night of ", f);
+  esc(f, first);
+  if (fd->alarm != fd->first_bad) {
+    fputs(" (flagged on ", f);
+    esc(f, alarm);
+    fputc(')', f);
+  }
+  if (h && fd->last_good < h->n && fd->first_bad < h->n && fd->last_good != fd->first_bad) {
+    fputs("; commits ", f);
+    range_link(f, p->repo_url, h->runs[fd->last_good].commit, h->runs[fd->first_bad].commit);
+    fputs(" (last good...first bad)", f);
+  }
+  if (fd->note[0]) {
+    fputs(": ", f);
+    esc(f, fd->note);
+  }
+  size_t shown = fd->ncells < KG_HTML_FINDING_CELLS ? fd->ncells : KG_HTML_FINDING_CELLS;
+  for (size_t i = 0; i < shown; i++) {
+    fputs(i ? ", " : "<br>", f);
+    find_cell(f, &fd->cells[i]);
+  }
+  if (shown < fd->ncells)
+    fprintf(f, " and %zu more (<a href=\"#findings-cells\">every cell</a>)", fd->ncells - shown);
+  fputs("</p>\n", f);
+}
+
+/* The first thing on the page after the verdict: what the detector found,
+ * open regressions first (detect.h's order), then the environment and
+ * health notices, then improvements; acknowledged findings muted. */
+static void findings(FILE *f, const kg_html_page *p) {
+  const kg_detection *d = p->detect;
+  if (!d) return;
+  size_t nights = 0;
+  for (size_t i = 0; p->history && i < p->history->n; i++) nights += p->history->runs[i].paired.has != 0;
+  fputs("<div id=\"findings\">\n", f);
+  if (!d->nfind)
+    fprintf(f, "<p class=\"box %s\"><strong>No findings</strong> across %zu paired night%s and %zu cell%s: every cell within its "
+               "accepted level against the pinned reference.</p>\n",
+            sev(KG_SEV_GOOD), nights, nights == 1 ? "" : "s", d->nseries, d->nseries == 1 ? "" : "s");
+  for (size_t i = 0; i < d->nfind; i++) finding(f, p, &d->find[i]);
+  fputs("</div>\n", f);
+}
+
+/* Every cell of every finding, when a box could not name them all. */
+static void findings_cells(FILE *f, const kg_html_page *p) {
+  const kg_detection *d = p->detect;
+  int any = 0;
+  for (size_t i = 0; d && i < d->nfind; i++) any |= d->find[i].ncells > KG_HTML_FINDING_CELLS;
+  if (!any) return;
+  fputs("<h2 id=\"findings-cells\">Findings: every cell</h2>\n<table>\n<tr><th class=\"l\">finding</th>"
+        "<th class=\"l\">first bad night</th><th class=\"l\">variant</th><th class=\"l\">dtype</th><th>n</th>"
+        "<th>level before</th><th>since</th><th>change</th></tr>\n",
+        f);
+  for (size_t i = 0; i < d->nfind; i++) {
+    const kg_finding *fd = &d->find[i];
+    char first[48];
+    night_label(p->history, fd->first_bad, first, sizeof first);
+    for (size_t c = 0; c < fd->ncells; c++) {
+      const kg_find_cell *cl = &fd->cells[c];
+      row_open(f, fd->acknowledged ? KG_SEV_NOTICE : find_sev(fd));
+      fprintf(f, "%s</td><td class=\"l\">", find_tag(fd));
+      esc(f, first);
+      fputs("</td><td class=\"l\">", f);
+      esc(f, cl->variant);
+      fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%.4f</td><td>%.4f</td><td>%+.2f %%</td></tr>\n",
+              kg_dtype_get(cl->dtype)->name, cl->n, cl->before, cl->after, (cl->after / cl->before - 1) * 100);
+    }
+  }
+  fputs("</table>\n", f);
+}
+
+/* The chart of kind k for dtype d, drawn (its PNG is in dir), or NULL. */
+static const kg_chart *chart_of(const char *dir, const kg_charts *c, int k, int d);
+
+/* 1 when a finding that is not acknowledged names a cell of dtype dt. */
+static int open_in_dtype(const kg_detection *d, int dt) {
+  for (size_t i = 0; d && i < d->nfind; i++)
+    for (size_t c = 0; !d->find[i].acknowledged && c < d->find[i].ncells; c++)
+      if ((int)d->find[i].cells[c].dtype == dt) return 1;
+  return 0;
+}
+
+/* Under a ratio chart: the change points it marks, each with its commit range. */
+static void chart_findings(FILE *f, const kg_html_page *p, int dt) {
+  const kg_detection *d = p->detect;
+  int shown = 0;
+  for (size_t i = 0; d && i < d->nfind; i++) {
+    const kg_finding *fd = &d->find[i];
+    int has = 0;
+    for (size_t c = 0; c < fd->ncells && !has; c++) has = (int)fd->cells[c].dtype == dt;
+    if (!has) continue;
+    char first[48];
+    night_label(p->history, fd->first_bad, first, sizeof first);
+    fputs(shown++ ? "; " : "<br>Change points: ", f);
+    fprintf(f, "<span class=\"%s%s\">%s</span> from ", sev(find_sev(fd)), fd->acknowledged ? " muted" : "",
+            find_tag(fd));
+    esc(f, first);
+    if (p->history && fd->last_good < p->history->n && fd->first_bad < p->history->n &&
+        fd->last_good != fd->first_bad) {
+      fputs(", ", f);
+      range_link(f, p->repo_url, p->history->runs[fd->last_good].commit, p->history->runs[fd->first_bad].commit);
+    }
+  }
+}
+
+/* The first screen's charts, as images: the ratio to the reference when
+ * there is a paired history (dtypes with open findings first), else the
+ * paired gate, else the comparison, else the ladder; each image links to
+ * its full size. Every chart stays one click away in the table below. */
+static void headline(FILE *f, const char *dir, const kg_html_page *p) {
+  static const char *const order[] = {"ratio", "paired", "compare", "ladder"};
+  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
+    int k = kg_chart_kind_find(order[o]), any = 0;
+    for (int d = 0; d < KG_NDTYPES && k >= 0 && !any; d++) any = chart_of(dir, p->charts, k, d) != NULL;
+    if (!any) continue;
+    fputs("<h2 id=\"headline\">", f);
+    esc(f, kg_chart_kind_get(k)->heading);
+    fputs("</h2>\n<div class=\"shots\">\n", f);
+    for (int pass = 0; pass < 2; pass++)
+      for (int d = 0; d < KG_NDTYPES; d++) {
+        const kg_chart *ch = chart_of(dir, p->charts, k, d);
+        if (!ch || open_in_dtype(p->detect, d) != !pass) continue;
+        char png[80];
+        snprintf(png, sizeof png, "%s.png", ch->name);
+        fputs("<div class=\"shot\"><a", f);
+        attr(f, "href", png);
+        fputs("><img", f);
+        attr(f, "src", png);
+        attr(f, "alt", ch->caption);
+        fputs("></a><p class=\"caption\">", f);
+        esc(f, ch->caption);
+        if (!strcmp(order[o], "ratio")) chart_findings(f, p, d);
+        fputs("</p></div>\n", f);
+      }
+    fputs("</div>\n", f);
+    return;
   }
 }
 
@@ -652,8 +859,9 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p) {
 
 static void write_page(FILE *f, const char *dir, const kg_html_page *p) {
   head(f, p->run);
-  summary(f, p);
+  summary(f, dir, p);
   toc(f, dir, p);
+  findings_cells(f, p);
   paired(f, p->run);
   regressions(f, p->cmp, p->run->pair.on);
   failed(f, p->run);
