@@ -361,6 +361,53 @@ START_TEST(test_chart_ratio) {
 }
 END_TEST
 
+/* Style 20, no silent caps: more sizes and cells than the old fixed arrays
+ * held (256 sizes, 1024 paired cells) are all drawn, and the ladder's sizes
+ * are picked from all of them. */
+static size_t dat_rows(const char *dat) {
+  size_t rows = 0;
+  for (const char *l = dat; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+    rows += *l >= '0' && *l <= '9';
+  return rows;
+}
+
+START_TEST(test_chart_no_silent_caps) {
+  enum { NSIZES = 300, NCELLS = 1100 };
+  size_t sizes[NSIZES * 2], picked[2];
+  for (size_t i = 0; i < NSIZES; i++) sizes[i] = sizes[NSIZES + i] = 1000 + (i * 7) % NSIZES; /* shuffled, twice */
+  ck_assert_uint_eq(kg_chart_pick_sizes(sizes, NSIZES * 2, picked, 2), 2);
+  ck_assert_uint_eq(picked[0], 1000 + NSIZES - 2);
+  ck_assert_uint_eq(picked[1], 1000 + NSIZES - 1);
+  kg_case *cases = calloc(NSIZES, sizeof *cases);
+  kg_result *results = calloc(NSIZES, sizeof *results);
+  kg_pair_cell *cells = calloc(NCELLS, sizeof *cells);
+  ck_assert(cases && results && cells);
+  for (size_t i = 0; i < NSIZES; i++) {
+    cases[i] = (kg_case){kg_variant_find("cub_sum"), KG_F32, 1000 + i, KG_PAT_UNIFORM, 1, 1};
+    results[i] = (kg_result){.status = KG_ST_PASS, .timing = kgt_timing(10 + (double)i)};
+  }
+  for (size_t i = 0; i < NCELLS; i++) {
+    cells[i] = (kg_pair_cell){.dtype = KG_F32, .n = 1000 + i, .min_effect = 0.01, .rounds = 2};
+    snprintf(cells[i].variant, sizeof cells[i].variant, "cub_sum");
+    cells[i].stat = (kg_pair_stat){.blocks = 8, .pairs = 64, .ratio = 1.001, .lo = 1.0, .hi = 1.002,
+                                   .head_us = 100.1, .base_us = 100, .verdict = KG_PV_SAME};
+  }
+  kg_run run = g_run;
+  run.n = NSIZES, run.cases = cases, run.results = results;
+  run.pair = (kg_pair_meta){.on = 1, .confidence = 0.99};
+  run.npairs = NCELLS, run.pairs = cells;
+  char err[512] = "";
+  kg_chart_src src = {.run = &run, .with_run = 1};
+  ck_assert_msg(kg_chart_write(g_dir, &src, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
+  char *bw = file_in("bandwidth-f32.dat"), *pd = file_in("paired-f32.dat"), *lv = file_in("ladder-f32.vars");
+  ck_assert_uint_eq(dat_rows(bw), NSIZES);
+  ck_assert_uint_eq(dat_rows(pd), NCELLS);
+  ck_assert_msg(strstr(lv, "size1 = 'n = 1298 "), "%s", lv); /* the two largest of all 300 */
+  free(bw), free(pd), free(lv);
+  free(cases), free(results), free(cells);
+}
+END_TEST
+
 START_TEST(test_chart_compare_many_sizes) {
   enum { NS = 15 };
   kg_cmp_row rows[NS];
@@ -1111,6 +1158,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_compare);
   tcase_add_test(core, test_chart_compare_many_sizes);
   tcase_add_test(core, test_chart_ratio);
+  tcase_add_test(core, test_chart_no_silent_caps);
   tcase_add_test(core, test_chart_paired);
   tcase_add_test(core, test_chart_trend);
   tcase_add_test(core, test_chart_trend_tick_precision);

@@ -261,11 +261,11 @@ static long timed_case(const kg_run *run, int v, kg_dtype dt, size_t n) {
   return -1;
 }
 
-/* Adds n to the set of sizes set[0..*k) unless there or full (max). */
-static void size_add(size_t *set, size_t *k, size_t max, size_t n) {
+/* Adds n to the set of sizes set[0..*k) unless there; the caller made room for every candidate. */
+static void size_add(size_t *set, size_t *k, size_t n) {
   size_t j = 0;
   while (j < *k && set[j] != n) j++;
-  if (j == *k && *k < max) set[(*k)++] = n;
+  if (j == *k) set[(*k)++] = n;
 }
 
 /* Ascending; insertion sort: a handful of sizes. */
@@ -277,13 +277,15 @@ static void sort_sizes(size_t *a, size_t k) {
     }
 }
 
-/* Distinct timed sizes of dt, ascending; returns the count (at most max). */
-static size_t timed_sizes(const kg_run *run, kg_dtype dt, size_t *ns, size_t max) {
+/* Distinct timed sizes of dt, ascending, malloc'ed (a sweep may time any
+ * number: none is dropped) into *ns; returns the count. -1: out of memory. */
+static long timed_sizes(const kg_run *run, kg_dtype dt, size_t **ns) {
   size_t k = 0;
+  if (!(*ns = malloc((run->n + 1) * sizeof **ns))) return -1;
   for (size_t i = 0; i < run->n; i++)
-    if (run->cases[i].dtype == dt && timed(run, i)) size_add(ns, &k, max, run->cases[i].n);
-  sort_sizes(ns, k);
-  return k;
+    if (run->cases[i].dtype == dt && timed(run, i)) size_add(*ns, &k, run->cases[i].n);
+  sort_sizes(*ns, k);
+  return (long)k;
 }
 
 size_t kg_chart_pick_sizes(const size_t *timed_n, size_t count, size_t *picked, size_t max) {
@@ -295,16 +297,22 @@ size_t kg_chart_pick_sizes(const size_t *timed_n, size_t count, size_t *picked, 
         break;
       }
   if (k) return k;
-  /* Neither: the largest ones, which are the bandwidth-bound ones. */
-  size_t sorted[256], m = count < 256 ? count : 256;
-  memcpy(sorted, timed_n, m * sizeof *sorted);
-  sort_sizes(sorted, m);
-  size_t take = m < max ? m : max;
-  memcpy(picked, sorted + (m - take), take * sizeof *picked);
-  return take;
+  /* Neither: the largest ones, which are the bandwidth-bound ones, found
+   * by selection (no copy, so no limit on count; repeats count once). */
+  for (size_t below = (size_t)-1, first = 1; k < max; first = 0) {
+    int found = 0;
+    size_t best = 0;
+    for (size_t i = 0; i < count; i++)
+      if ((first || timed_n[i] < below) && (!found || timed_n[i] > best)) best = timed_n[i], found = 1;
+    if (!found) break;
+    picked[k++] = below = best;
+  }
+  for (size_t i = 0; i < k / 2; i++) { /* ascending */
+    size_t t = picked[i];
+    picked[i] = picked[k - 1 - i], picked[k - 1 - i] = t;
+  }
+  return k;
 }
-
-enum { KG__MAXSIZES = 256 };
 
 /* ---- 1: bandwidth against size --------------------------------------------- */
 
@@ -363,19 +371,35 @@ static void bandwidth_panel_colors(FILE *g, const int *sel, size_t count) {
   fputs("'\n", g);
 }
 
+static int bandwidth_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                          size_t nsizes);
 static int bandwidth_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
-  const kg_dtype_info *di = kg_dtype_get(dt);
-  int sel[256];
-  size_t count = 0;
-  for (size_t v = 0; v < kg_nvariants && count < 256; v++) {
+  int *sel = malloc((kg_nvariants + 1) * sizeof *sel);
+  size_t *sizes = NULL, count = 0;
+  long ns = sel ? timed_sizes(run, dt, &sizes) : -1;
+  if (ns < 0) {
+    free(sel), free(sizes);
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  size_t nsizes = (size_t)ns;
+  for (size_t v = 0; v < kg_nvariants; v++) {
     int any = 0;
     for (size_t i = 0; i < run->n && !any; i++)
       any = run->cases[i].variant == (int)v && run->cases[i].dtype == dt && timed(run, i);
     if (any) sel[count++] = (int)v;
   }
-  size_t sizes[KG__MAXSIZES];
-  size_t nsizes = timed_sizes(run, dt, sizes, KG__MAXSIZES);
+  int rc = bandwidth_draw(job, dt, sel, count, sizes, nsizes);
+  free(sel), free(sizes);
+  return rc;
+}
+
+/* The bandwidth chart of the variants sel[0..count) at sizes[0..nsizes). */
+static int bandwidth_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                          size_t nsizes) {
+  const kg_run *run = job->src->run;
+  const kg_dtype_info *di = kg_dtype_get(dt);
   if (!count || !nsizes) return 0;
   kg__pair p;
   if (pair_open(&p, job, di->name,
@@ -438,20 +462,35 @@ static int bandwidth_one(const kg__job *job, kg_dtype dt) {
 /* Size colours for the bars: light for the smaller, dark for the larger. */
 static const char *const k_size_colors[] = {"#9ecae1", "#2171b5", "#08306b", "#6baed6"};
 
+static int ladder_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                       size_t ns);
 static int ladder_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
-  const kg_dtype_info *di = kg_dtype_get(dt);
-  size_t all[KG__MAXSIZES], sizes[2];
-  size_t nall = timed_sizes(run, dt, all, KG__MAXSIZES);
-  size_t ns = kg_chart_pick_sizes(all, nall, sizes, 2);
-  int sel[256];
-  size_t count = 0;
-  for (size_t v = 0; v < kg_nvariants && count < 256; v++) {
+  size_t *all = NULL, sizes[2], count = 0;
+  long nall = timed_sizes(run, dt, &all);
+  int *sel = nall >= 0 ? malloc((kg_nvariants + 1) * sizeof *sel) : NULL;
+  if (!sel) {
+    free(all);
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  size_t ns = kg_chart_pick_sizes(all, (size_t)nall, sizes, 2);
+  free(all);
+  for (size_t v = 0; v < kg_nvariants; v++) {
     int any = 0;
     for (size_t k = 0; k < ns; k++) any |= timed_case(run, (int)v, dt, sizes[k]) >= 0;
     if (any) sel[count++] = (int)v;
   }
-  if (!count || run->meta.dev.peak_gbps <= 0) return 0;
+  int rc = count && run->meta.dev.peak_gbps > 0 ? ladder_draw(job, dt, sel, count, sizes, ns) : 0;
+  free(sel);
+  return rc;
+}
+
+/* The ladder of the variants sel[0..count) at sizes[0..ns). */
+static int ladder_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                       size_t ns) {
+  const kg_run *run = job->src->run;
+  const kg_dtype_info *di = kg_dtype_get(dt);
   kg__pair p;
   if (pair_open(&p, job, di->name,
                 "# kgate ladder, %s: %% of theoretical peak per variant in ladder order\n# columns: row variant",
@@ -491,7 +530,7 @@ static int ladder_one(const kg__job *job, kg_dtype dt) {
   gp_num(g, "nrows", (double)count);
   gp_num(g, "nsizes", (double)ns);
   for (size_t k = 0; k < ns; k++) {
-    char key[16];
+    char key[32];
     kg_size_label(sizes[k], label, sizeof label);
     kg_bytes_label((double)sizes[k] * (double)di->size, bytes, sizeof bytes);
     snprintf(key, sizeof key, "size%zu", k + 1);
@@ -827,10 +866,10 @@ static void pair_counts(const size_t *count, char *out, size_t len) {
 
 /* Cells of this dtype in ladder order, then by n, into idx (*k of them);
  * returns how many of them have an interval to draw. */
-static size_t paired_cells(const kg_run *run, kg_dtype dt, size_t *idx, size_t max, size_t *k) {
+static size_t paired_cells(const kg_run *run, kg_dtype dt, size_t *idx, size_t *k) {
   size_t drawn = 0;
   *k = 0;
-  for (size_t i = 0; i < run->npairs && *k < max; i++)
+  for (size_t i = 0; i < run->npairs; i++)
     if (run->pairs[i].dtype == dt) idx[(*k)++] = i, drawn += pair_drawn(&run->pairs[i]);
   ladder_sort(idx, *k, run->pairs, sizeof *run->pairs, offsetof(kg_pair_cell, variant), offsetof(kg_pair_cell, n));
   return drawn;
@@ -899,12 +938,24 @@ static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, con
   "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n" \
   "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"   \
   "#  ? where a cell has none: NEW, MISSING and UNKNOWN rows are text only)\n"
+static int paired_draw(const kg__job *job, kg_dtype dt, const size_t *idx, size_t k);
 static int paired_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
+  size_t *idx = malloc((run->npairs + 1) * sizeof *idx), k;
+  if (!idx) {
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  int rc = paired_cells(run, dt, idx, &k) ? paired_draw(job, dt, idx, k) : 0;
+  /* (no cell with numbers: only NEW/MISSING/UNKNOWN, which the reports list; a chart would show no point) */
+  free(idx);
+  return rc;
+}
+
+/* The paired chart of the cells idx[0..k). */
+static int paired_draw(const kg__job *job, kg_dtype dt, const size_t *idx, size_t k) {
+  const kg_run *run = job->src->run;
   const kg_dtype_info *di = kg_dtype_get(dt);
-  size_t idx[1024], k;
-  if (!paired_cells(run, dt, idx, 1024, &k))
-    return 0; /* only NEW/MISSING/UNKNOWN: the reports list them, a chart would show no point */
   double half = pair_half(run, idx, k);
   kg__pair p;
   if (pair_open(&p, job, di->name, PAIRED_HEAD, di->name)) return -1;
@@ -976,27 +1027,36 @@ typedef struct kg__trend {
   size_t nsteps;
 } kg__trend;
 
+/* Entries of every run drawn: room enough for any list built from them. */
+static size_t trend_entries(const kg__trend *t) {
+  size_t total = 0;
+  for (size_t j = 0; j < t->nruns; j++) total += t->h->runs[t->runs[j]].n;
+  return total;
+}
+
 /* The size a trend shows: 2^25 if any run timed it, else the largest timed.
- * 0 when no run timed dt. */
+ * 0 when no run timed dt, -1 out of memory. */
 static int trend_size(const kg__trend *t, kg_dtype dt, size_t *n) {
-  size_t all[KG__MAXSIZES], nall = 0, picked[2];
+  size_t *all = malloc((trend_entries(t) + 1) * sizeof *all), nall = 0, picked[2];
+  if (!all) return -1;
   for (size_t j = 0; j < t->nruns; j++) {
     const kg_hist_run *r = &t->h->runs[t->runs[j]];
     for (size_t i = 0; i < r->n; i++)
-      if (r->entries[i].dtype == dt) size_add(all, &nall, KG__MAXSIZES, r->entries[i].n);
+      if (r->entries[i].dtype == dt) all[nall++] = r->entries[i].n; /* repeats: kg_chart_pick_sizes counts them once */
   }
   size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
+  free(all);
   if (np) *n = picked[np - 1];
   return np != 0;
 }
 
 /* Variants: every name timed at n in some run (one pass: a year of nightly
  * runs is ~10^6 entries), in registry order, unknown names last. */
-static size_t trend_names(const kg__trend *t, kg_dtype dt, size_t n, const char **names, size_t max) {
+static size_t trend_names(const kg__trend *t, kg_dtype dt, size_t n, const char **names) {
   size_t count = 0;
   for (size_t j = 0; j < t->nruns; j++) {
     const kg_hist_run *r = &t->h->runs[t->runs[j]];
-    for (size_t i = 0; i < r->n && count < max; i++) {
+    for (size_t i = 0; i < r->n; i++) {
       const kg_hist_entry *e = &r->entries[i];
       if (e->dtype != dt || e->n != n) continue;
       size_t c = 0;
@@ -1132,13 +1192,26 @@ static void trend_vars(FILE *g, const kg__trend *t, const kg_dtype_info *di, siz
                                    : "no baseline given: no band");
 }
 
+static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt, size_t n, const char **names,
+                            size_t count);
 static int trend_draw(const kg__job *job, const kg__trend *t, kg_dtype dt) {
-  const kg_dtype_info *di = kg_dtype_get(dt);
   size_t n;
-  const char *names[512];
-  if (!trend_size(t, dt, &n)) return 0;
-  size_t count = trend_names(t, dt, n, names, 512);
-  if (!count) return 0;
+  int have = trend_size(t, dt, &n);
+  const char **names = have > 0 ? malloc((trend_entries(t) + 1) * sizeof *names) : NULL;
+  if (have < 0 || (have && !names)) {
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  size_t count = have ? trend_names(t, dt, n, names) : 0;
+  int rc = count ? trend_names_draw(job, t, dt, n, names, count) : 0;
+  free(names);
+  return rc;
+}
+
+/* The trend of the variants names[0..count) at n. */
+static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt, size_t n, const char **names,
+                            size_t count) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
   kg__pair p;
   if (pair_open(&p, job, di->name,
                 "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"

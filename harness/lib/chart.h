@@ -67,7 +67,8 @@ int kg_chart_write(const char *dir, const kg_chart_src *src, const char *only, k
 
 /* The sizes the ladder and the trend show for a dtype: 2^22 and 2^25 where
  * timed, otherwise the largest timed sizes (at most max). Returns the count,
- * sizes ascending. timed_n: the timed sizes of the dtype, any order. */
+ * sizes ascending. timed_n: the timed sizes of the dtype, any order, any
+ * count, repeats allowed. */
 size_t kg_chart_pick_sizes(const size_t *timed_n, size_t count, size_t *picked, size_t max);
 
 /* "2²²" for a power of two, "1000003" otherwise (UTF-8 superscripts: the

@@ -771,19 +771,20 @@ static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, k
 
 static void ladders(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   int any = 0;
+  size_t *all = malloc((run->n + 1) * sizeof *all);
+  if (!all) {
+    fputs("<p>Ladder tables left out: out of memory.</p>\n", f);
+    return;
+  }
   for (int d = 0; d < KG_NDTYPES; d++) {
-    size_t all[256], nall = 0, picked[2];
-    for (size_t i = 0; i < run->n; i++) {
-      const kg_case *c = &run->cases[i];
-      if (c->dtype != (kg_dtype)d || !c->timed) continue;
-      size_t s = 0;
-      while (s < nall && all[s] != c->n) s++;
-      if (s == nall && nall < 256) all[nall++] = c->n;
-    }
+    size_t nall = 0, picked[2];
+    for (size_t i = 0; i < run->n; i++) /* repeats: kg_chart_pick_sizes counts each size once */
+      if (run->cases[i].dtype == (kg_dtype)d && run->cases[i].timed) all[nall++] = run->cases[i].n;
     size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
     if (np && !any++) fputs("<h2 id=\"ladder\">Ladder tables</h2>\n", f);
     for (size_t k = 0; k < np; k++) ladder_table(f, run, cmp, (kg_dtype)d, picked[k]);
   }
+  free(all);
 }
 
 static void steps(FILE *f, const kg_html_page *p) {
