@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "nightly.h"
 #include "plan.h"
 #include "publish.h"
 #include "report.h"
@@ -25,6 +26,8 @@ void kg_cli_usage(FILE *f) {
         "  plot RESULTS.json          charts: bandwidth against size, the ladder (compare with --baseline)\n"
         "  history add RESULTS.json --file HISTORY.jsonl   append the run to a history, one line\n"
         "  history plot HISTORY.jsonl  trend charts, and the step changes between runs\n"
+        "  history check HISTORY.jsonl  the nightly's findings against the pinned reference (exit 4: a regression open)\n"
+        "  history calibrate NIGHTS.jsonl  the detector's false alarms and power, replaying unchanged nights (--seed)\n"
         "  report RESULTS.json --html DIR   a static page: charts, ladder tables, the result files\n"
         "  selftest                   run the planted-bug mutants through the checks that must catch them\n"
         "  merge A.json B.json ... -o ALL.json   one results file from several (shards, GPUs, machines)\n"
@@ -65,6 +68,9 @@ void kg_cli_usage(FILE *f) {
         "  --rounds N, --max-rounds N   paired: rounds for every cell (2), at most for undecided ones (6)\n"
         "  --pair-seconds S     paired: time the extra rounds may take (10); --copies K input copies (4)\n"
         "  --cell-seconds S     paired: sampling time of one cell in one round, all copies (0.1)\n"
+        "  --reference PINS.json  nightly: each --base-kernels module must be a pinned reference (its SHA-256)\n"
+        "  --own-kernels PATH   kgate's own module (default: beside kgate; the nightly's control pairs a copy\n"
+        "                       of the reference with the reference)\n"
         "\n"
         "selftest options:\n"
         "  --only LIST          these mutants only (default: all but the huge-tier one)\n"
@@ -76,6 +82,9 @@ void kg_cli_usage(FILE *f) {
         "  --baseline FILE      compare with a baseline or results file (plot, report; history plot: the band,\n"
         "                       default <baseline-dir>/<gpu-slug>.json)\n"
         "  --file FILE          the history file to append to (history add)\n"
+        "  --control FILE       history add: the control run (the reference paired with a second load of itself)\n"
+        "  --ack FILE           history check: acknowledged findings (default: none)\n"
+        "  --summary FILE       history check: the findings as Markdown (- for stdout)\n"
         "  --html DIR           the folder of the page (report)\n"
         "  --history FILE       add the trend charts and step changes of a history (report)\n"
         "  charts need gnuplot (scripts: $KGATE_PLOTS, <prefix>/share/kgate/plots, or the source tree's plots/)\n"
@@ -92,7 +101,8 @@ void kg_cli_usage(FILE *f) {
 
 enum {
   C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_PLOT = 32, C_HADD = 64, C_HPLOT = 128,
-  C_REPORT = 256, C_SELFTEST = 512, C_MERGE = 1024, C_LIST = 2048, C_ALL = 4095
+  C_REPORT = 256, C_SELFTEST = 512, C_MERGE = 1024, C_LIST = 2048, C_HCHECK = 4096,
+  C_HCAL = 8192, C_ALL = 16383
 };
 enum { SOLO = 0, VALUE = 1 };
 
@@ -141,6 +151,10 @@ static const struct {
      offsetof(kg_cli, file), "--file HISTORY.jsonl", "history add RESULTS.json --file HISTORY.jsonl"},
     {"history", "plot", KG_CMD_HISTORY_PLOT, C_HPLOT, 1, "history plot", "a history file", 0, NULL,
      "history plot HISTORY.jsonl -o DIR"},
+    {"history", "check", KG_CMD_HISTORY_CHECK, C_HCHECK, 1, "history check", "a history file", 0, NULL,
+     "history check HISTORY.jsonl [--ack FILE]"},
+    {"history", "calibrate", KG_CMD_HISTORY_CALIBRATE, C_HCAL, 1, "history calibrate", "a history file", 0, NULL,
+     "history calibrate NIGHTS.jsonl [--seed N]"},
     {"report", NULL, KG_CMD_REPORT, C_REPORT, 1, "report", "a results file", offsetof(kg_cli, html), "--html DIR",
      NULL},
     {"selftest", NULL, KG_CMD_SELFTEST, C_SELFTEST, 0, NULL, NULL, 0, NULL, NULL},
@@ -243,7 +257,11 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_HOT: g->time.hot = 1; return 0;
   case O_ROOF: cli->roofline = 1; return 0;
   case O_DESCRIBE: cli->describe = 1; return 0;
-  case O_OWNK: cli->own_kernels = value; return 0;
+  case O_OWNK: cli->own_kernels = g->mods.own = value; return 0;
+  case O_REFERENCE: g->mods.pins = value; return 0;
+  case O_CONTROL: cli->control = value; return 0;
+  case O_ACK: cli->ack = value; return 0;
+  case O_SUMMARY: cli->summary = value; return 0;
   case O_KERNELS:
   case O_BASEK: return add_module(&g->mods, id == O_KERNELS, value, err, errlen, sizes_err);
   case O_MINEFF: return parse_pos(value, 100, &p->min_effect_pct);
@@ -452,8 +470,8 @@ kg_selftest_opts kg_cli_selftest(const kg_cli *cli) {
 }
 
 kg_publish_opts kg_cli_publish(const kg_cli *cli) {
-  return (kg_publish_opts){cli->args[0], cli->output, cli->baseline, cli->baseline_dir,
-                           cli->history, cli->file,   cli->html,     cli->tolerance_pct};
+  return (kg_publish_opts){cli->args[0], cli->output, cli->baseline,      cli->baseline_dir, cli->history,
+                           cli->file,    cli->html,   cli->tolerance_pct, cli->control};
 }
 
 int kg_cli_run(const kg_cli *cli) {
@@ -474,6 +492,8 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_PLOT: return kg_publish_plot(&po);
   case KG_CMD_HISTORY_ADD: return kg_publish_history_add(&po);
   case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(&po);
+  case KG_CMD_HISTORY_CHECK: return kg_nightly_check(&(kg_nightly_opts){cli->args[0], cli->ack, cli->summary});
+  case KG_CMD_HISTORY_CALIBRATE: return kg_nightly_calibrate(cli->args[0], cli->gate.seed);
   case KG_CMD_REPORT: return kg_publish_report(&po);
   case KG_CMD_SELFTEST: return kg_gate_selftest(&so);
   case KG_CMD_MERGE: return kg_gate_merge(&mo);

@@ -23,6 +23,8 @@ typedef enum kg_command {
   KG_CMD_PLOT,     /* plot RESULTS.json [-o DIR] [--baseline OLD.json] */
   KG_CMD_HISTORY_ADD,  /* history add RESULTS.json --file HISTORY.jsonl */
   KG_CMD_HISTORY_PLOT, /* history plot HISTORY.jsonl [-o DIR] */
+  KG_CMD_HISTORY_CHECK, /* history check HISTORY.jsonl [--ack FILE] [--summary FILE] */
+  KG_CMD_HISTORY_CALIBRATE, /* history calibrate NIGHTS.jsonl [--seed N] */
   KG_CMD_REPORT,   /* report RESULTS.json --html DIR */
   KG_CMD_SELFTEST, /* selftest [--only LIST] [--huge] */
   KG_CMD_MERGE,    /* merge A.json B.json ... -o ALL.json */
@@ -51,6 +53,9 @@ typedef struct kg_cli {
   const char *baseline; /* plot, report, history plot: --baseline FILE (a baseline or a results file) */
   const char *history;  /* report: --history FILE, the trend charts and step changes */
   const char *file;     /* history add: --file HISTORY.jsonl */
+  const char *control;  /* history add: --control CONTROL.json, the reference against itself */
+  const char *ack;      /* history check: --ack FILE, the acknowledged findings */
+  const char *summary;  /* history check: --summary FILE, Markdown ("-" for stdout) */
   const char *html;     /* report: --html DIR */
   const char *only;     /* selftest: mutant names */
   int huge;             /* selftest: also the mutant that needs n > 2^31 */

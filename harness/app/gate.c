@@ -15,6 +15,7 @@
 #include "module.h"
 #include "pairrun.h"
 #include "plan.h"
+#include "refpin.h"
 #include "publish.h"
 #include "registry.h"
 #include "report.h"
@@ -151,6 +152,7 @@ static const char *worker_path(const kg_modules *mods, char *buf, size_t len) {
 /* Appends --kernels PATH for each module to a worker's argv at *a, and
  * --base-kernels PATH for each base module when with_base. */
 static void add_modules(char **argv, int *a, const kg_modules *mods, int with_base) {
+  if (mods->own) argv[(*a)++] = "--own-kernels", argv[(*a)++] = (char *)mods->own;
   for (int k = 0; k < mods->nkernels; k++) argv[(*a)++] = "--kernels", argv[(*a)++] = (char *)mods->kernels[k];
   for (int k = 0; with_base && k < mods->nbase; k++)
     argv[(*a)++] = "--base-kernels", argv[(*a)++] = (char *)mods->base_kernels[k];
@@ -175,11 +177,33 @@ static void join(char *buf, size_t len, const char *sep, const char *s) {
  * The --kernels modules' variants join the registry here, as they do in each
  * worker. *base (when not NULL) gets the union of the base modules, for
  * pairing by name. 0, or -1 after printing why. */
-static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *base) {
+/* A base module's identity in pm: its SHA-256 and, with pins (--reference),
+ * the commit of its pin; a module that is not a pinned reference is refused
+ * (refpin.h). 0, or -1 printed. */
+static int identify_base(const kg_modinfo *mi, const kg_pins *pins, const char *pins_path, kg_pair_meta *pm) {
+  char err[512], sha[65];
+  const kg_pin *pin = NULL;
+  if (kg_sha256_file(mi->path, sha, err, sizeof err) ||
+      (pins && !(pin = kg_pin_match(pins, mi->name, sha, err, sizeof err)))) {
+    fprintf(stderr, "kgate: %s%s%s\n", pins ? pins_path : "", pins ? ": " : "", err);
+    return -1;
+  }
+  size_t s = strlen(pm->base_sha256), c = strlen(pm->base_commit);
+  snprintf(pm->base_sha256 + s, sizeof pm->base_sha256 - s, "%s%s", s ? "+" : "", sha);
+  if (pin) snprintf(pm->base_commit + c, sizeof pm->base_commit - c, "%s%s", c ? "+" : "", pin->commit);
+  return 0;
+}
+
+static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *base, kg_pair_meta *ident) {
   char err[1024];
   if (base) memset(base, 0, sizeof *base);
   if (!m->nkernels && !(base && m->nbase)) return 0;
-  char *argv[4 + 4 * KG_MODULES_MAX + 2];
+  kg_pins pins;
+  if (ident && m->pins && kg_pins_read(m->pins, &pins, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  char *argv[6 + 4 * KG_MODULES_MAX + 2]; /* +2: --own-kernels PATH */
   int a = 0;
   argv[a++] = (char *)worker, argv[a++] = "worker";
   add_modules(argv, &a, m, base != NULL);
@@ -202,6 +226,7 @@ static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *bas
       join(base->version, sizeof base->version, "+", mi->version);
       memcpy(base->v + base->n, mi->v, mi->n * sizeof *mi->v);
       base->n += mi->n;
+      if (ident && identify_base(mi, m->pins ? &pins : NULL, m->pins, ident)) rc = -1;
     }
     if (mi->role != KG_MOD_KERNELS) continue;
     int num = kg_registry_add_module(mi->path);
@@ -221,7 +246,7 @@ int kg_gate_list(const kg_modules *mods) {
   char self[PATH_MAX];
   const char *worker = mods->nkernels ? worker_path(mods, self, sizeof self) : "";
   if (!worker) return KG_EXIT_ENV;
-  if (load_modules(mods, worker, NULL)) return KG_EXIT_USAGE;
+  if (load_modules(mods, worker, NULL, NULL)) return KG_EXIT_USAGE;
   kg_report_list(stdout);
   return KG_EXIT_OK;
 }
@@ -341,8 +366,8 @@ static int gate_selftest(const kg_selftest_opts *so) {
   if (!worker) return KG_EXIT_ENV;
   snprintf(device, sizeof device, "%d", so->device);
   /* --kernels: the controls run with the modules loaded beside kgate's own */
-  if (load_modules(&so->mods, worker, NULL)) return KG_EXIT_USAGE;
-  char *argv[5 + 2 * KG_MODULES_MAX] = {(char *)worker, "worker", "--device", device};
+  if (load_modules(&so->mods, worker, NULL, NULL)) return KG_EXIT_USAGE;
+  char *argv[7 + 2 * KG_MODULES_MAX] = {(char *)worker, "worker", "--device", device};
   int a = 4;
   add_modules(argv, &a, &so->mods, 0);
   argv[a] = NULL;
@@ -466,7 +491,7 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   return code;
 }
 
-enum { ARGV_MAX = 6 + 4 * KG_MODULES_MAX };
+enum { ARGV_MAX = 8 + 4 * KG_MODULES_MAX }; /* with --own-kernels PATH */
 
 /* The workers of a run, one per device: argv for the run itself (argv with
  * the device's number), and for the paired rounds: the same worker with the
@@ -524,10 +549,14 @@ static int gate_run(const kg_gate_opts *go) {
    * error, found before the matrix runs (the describe touches no GPU); the
    * modules' variants must be in the registry before the plan names them. */
   int paired = timing && go->mods.nbase;
+  if (go->mods.pins && !paired) {
+    fprintf(stderr, "kgate: --reference needs --base-kernels: the modules it pins\n");
+    return KG_EXIT_USAGE;
+  }
   kg_modinfo basemods;
-  if (load_modules(&go->mods, worker, paired ? &basemods : NULL)) return KG_EXIT_USAGE;
-  if (!paired) memset(&basemods, 0, sizeof basemods);
   kg_run run = {0};
+  if (load_modules(&go->mods, worker, paired ? &basemods : NULL, &run.pair)) return KG_EXIT_USAGE;
+  if (!paired) memset(&basemods, 0, sizeof basemods);
   int planned = plan_run(go, &run);
   if (planned) {
     kg_modinfo_free(&basemods);

@@ -120,9 +120,15 @@ int kg_publish_history_add(const kg_publish_opts *po) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
+  kg_run control = {0};
+  if (po->control && kg_results_read(po->control, &control, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    kg_run_free(&run);
+    return KG_EXIT_USAGE;
+  }
   char date[48];
   kg_date_label(run.meta.date, date, sizeof date);
-  int rc = kg_history_add(po->file, &run, err, sizeof err);
+  int rc = kg_history_add(po->file, &run, po->control ? &control : NULL, err, sizeof err);
   if (rc < 0) fprintf(stderr, "kgate: %s\n", err);
   else if (rc == 1)
     printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", po->file, date,
@@ -131,6 +137,7 @@ int kg_publish_history_add(const kg_publish_opts *po) {
     printf("kgate: appended the run of %s (%s, commit %s) to %s\n", date, run.meta.dev.name, run.meta.commit,
            po->file);
   kg_run_free(&run);
+  kg_run_free(&control);
   return rc < 0 ? KG_EXIT_USAGE : KG_EXIT_OK;
 }
 
@@ -269,7 +276,7 @@ static int report_files(const kg_publish_opts *po, const char *dir, const kg_run
 /* Commits become links when the repository is known: $KGATE_REPO_URL, or
  * what GitHub Actions sets. A URL that is not plainly safe is not used:
  * repo is left empty. */
-static void repo_url(char *repo, size_t len) {
+void kg_publish_repo_url(char *repo, size_t len) {
   const char *ru = getenv("KGATE_REPO_URL"), *gs = getenv("GITHUB_SERVER_URL"), *gr = getenv("GITHUB_REPOSITORY");
   repo[0] = 0;
   if (ru && ru[0]) snprintf(repo, len, "%s", ru);
@@ -334,7 +341,7 @@ int kg_publish_report(const kg_publish_opts *po) {
     snprintf(note, sizeof note, "No charts: the run timed no case (kgate run times the perf sizes).");
   }
   char repo[256];
-  repo_url(repo, sizeof repo);
+  kg_publish_repo_url(repo, sizeof repo);
   kg_html_page page = {.run = &run,
                        .cmp = po->baseline ? &cmp : NULL,
                        .baseline = po->baseline ? label : NULL,

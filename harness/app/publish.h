@@ -17,6 +17,7 @@ typedef struct kg_publish_opts {
   const char *file;         /* history add: --file HISTORY.jsonl */
   const char *html;         /* report: --html DIR */
   double tolerance_pct;     /* 0: per size class */
+  const char *control;      /* history add: --control CONTROL.json (the reference paired with itself) */
 } kg_publish_opts;
 
 /* plot RESULTS [-o DIR] [--baseline OLD]: charts 1 and 2 (and 4). */
@@ -27,6 +28,10 @@ int kg_publish_history_add(const kg_publish_opts *po);
 int kg_publish_history_plot(const kg_publish_opts *po);
 /* report RESULTS --html DIR: the files, the charts and index.html. */
 int kg_publish_report(const kg_publish_opts *po);
+
+/* The repository's URL for commit links ($KGATE_REPO_URL, or GitHub Actions'
+ * server and repository), "" when unknown or not a plain http(s) URL (warned). */
+void kg_publish_repo_url(char *repo, size_t len);
 
 /* The charts of a run into dir (made if missing): bandwidth and ladder when
  * with_run, the comparison when cmp is not NULL. Prints what it drew, or

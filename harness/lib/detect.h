@@ -55,7 +55,9 @@ typedef struct kg_finding {
 } kg_finding;
 
 /* An acknowledgement: the level from night `from` on is accepted for these
- * cells (all cells when ncells == 0). Lives in the repository, one JSON file
+ * cells (all cells when ncells == 0): a finding whose change night is `from`
+ * (or lies between its last good night and its alarm) is closed, and the
+ * cell is watched again from that night with a new level. Lives in the repository, one JSON file
  * (nightly/acknowledged.json, kg_acks_read). */
 typedef struct kg_ack {
   char from[64]; /* the first bad night's kgate_commit (7-40 hex) or date */
@@ -79,7 +81,8 @@ typedef struct kg_series {
   kg_dtype dtype;
   size_t n;
   double sigma, level; /* the robust night-to-night sigma (log scale) and the accepted level (ratio) */
-  double *ratio, *lo, *hi, *up, *down; /* h->n each; up/down: the CUSUM sums */
+  double *ratio, *lo, *hi, *up, *down; /* h->n each; up/down: the CUSUM sums (NaN: not watched) */
+  double *z;                           /* the clipped score of each watched night */
 } kg_series;
 
 typedef struct kg_detection {

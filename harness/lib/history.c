@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,35 @@ static json_t *perf_json(const kg_run *run) {
   return a;
 }
 
-char *kg_history_line(const kg_run *run) {
+/* A run's measured paired cells (an interval from two blocks or more):
+ * [variant, dtype, n, ratio, lo, hi, head_us, base_us]. */
+static json_t *pcells_json(const kg_run *run) {
+  json_t *a = json_array();
+  for (size_t i = 0; a && i < run->npairs; i++) {
+    const kg_pair_cell *c = &run->pairs[i];
+    const kg_pair_stat *s = &c->stat;
+    if (s->blocks < 2 || !(s->lo > 0 && isfinite(s->hi) && s->head_us > 0 && s->base_us > 0)) continue;
+    json_t *e = json_pack("[ss I o o o o o]", c->variant, kg_dtype_get(c->dtype)->name, (json_int_t)c->n,
+                          real6(s->ratio), real6(s->lo), real6(s->hi), real6(s->head_us), real6(s->base_us));
+    if (json_array_append_new(a, e)) json_decref(a), a = NULL;
+  }
+  return a;
+}
+
+/* The night against the pinned reference: who the reference is, and every
+ * measured cell's ratio and interval; NULL when the run was not paired. */
+static json_t *paired_json(const kg_run *run, const kg_run *control) {
+  const kg_pair_meta *m = &run->pair;
+  if (!m->on) return NULL;
+  json_t *o = json_pack("{s{ss ss ss ss} so si so}", "reference", "name", m->base_name, "version", m->base_version,
+                        "sha256", m->base_sha256, "commit", m->base_commit, "confidence", kg_json_real(m->confidence),
+                        "rounds", m->rounds, "cells", pcells_json(run));
+  if (o && control && control->pair.on && json_object_set_new(o, "control", pcells_json(control)))
+    json_decref(o), o = NULL;
+  return o;
+}
+
+char *kg_history_line(const kg_run *run, const kg_run *control) {
   const kg_run_meta *m = &run->meta;
   kg_counts k = kg_count_results(run->results, run->n);
   json_t *doc = json_pack("{ss si ss ss ss so sb s{sI sI sI sI sI sI} so}", "kind", "kgate-history", "schema_version",
@@ -50,6 +79,8 @@ char *kg_history_line(const kg_run *run) {
                           (json_int_t)k.cases, "passed", (json_int_t)k.passed, "failed", (json_int_t)k.failed,
                           "errors", (json_int_t)k.errored, "unsupported", (json_int_t)k.unsupported, "pending",
                           (json_int_t)k.pending, "perf", perf_json(run));
+  json_t *paired = doc ? paired_json(run, control) : NULL;
+  if (paired && json_object_set_new(doc, "paired", paired)) json_decref(doc), doc = NULL;
   char *line = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
   json_decref(doc);
   return line;
@@ -149,6 +180,103 @@ static void refuse_duplicates(kg_jrd *r, const kg_hist_run *run, size_t where_le
   kg_jrd_fail(r, "the same case as perf[%zu]: a case appears once in a run", i);
 }
 
+/* One paired cell, [variant, dtype, n, ratio, lo, hi, head_us, base_us]. */
+static void read_pcell(kg_jrd *r, json_t *a, kg_hist_pcell *c) {
+  const char *variant = json_string_value(json_array_get(a, 0)), *dtype = json_string_value(json_array_get(a, 1));
+  json_t *n = json_array_get(a, 2);
+  char shown[72];
+  if (json_array_size(a) != 8 || !variant || !dtype || !json_is_integer(n)) {
+    kg_jrd_fail(r, "expected [variant, dtype, n, ratio, lo, hi, head_us, base_us]");
+    return;
+  }
+  const char *why = kg_why_bad_variant(variant);
+  if (why) {
+    kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(variant, shown, sizeof shown), why);
+    return;
+  }
+  if (kg_dtype_parse(dtype, &c->dtype)) {
+    kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
+    return;
+  }
+  json_int_t nv = json_integer_value(n);
+  if (nv < 0 || (unsigned long long)nv > (unsigned long long)KG_SIZE_MAX) {
+    kg_jrd_fail(r, "n is %lld: outside [0, %zu]", (long long)nv, KG_SIZE_MAX);
+    return;
+  }
+  snprintf(c->variant, sizeof c->variant, "%s", variant);
+  c->n = (size_t)nv;
+  double *v[5] = {&c->ratio, &c->lo, &c->hi, &c->head_us, &c->base_us};
+  for (int k = 0; k < 5; k++) {
+    json_t *x = json_array_get(a, (size_t)(3 + k));
+    *v[k] = json_is_number(x) ? json_number_value(x) : NAN;
+  }
+  /* What kgate's paired statistics can produce: a positive ratio inside its
+   * interval, and real times (validate.h: no value that cannot be true). */
+  if (!(c->lo > 0 && c->lo <= c->ratio && c->ratio <= c->hi && isfinite(c->hi) && c->head_us > 0 &&
+        isfinite(c->head_us) && c->base_us > 0 && isfinite(c->base_us) && c->hi / c->lo < 1e3))
+    kg_jrd_fail(r, "ratio, lo, hi and the times must be finite with 0 < lo <= ratio <= hi, times > 0");
+}
+
+static int pcell_cmp(const void *pa, const void *pb) {
+  const kg_hist_pcell *a = pa, *b = pb;
+  int c = strcmp(a->variant, b->variant);
+  if (c) return c;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  return a->n < b->n ? -1 : a->n > b->n;
+}
+
+const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz) {
+  kg_hist_pcell key = {.dtype = dt, .n = sz};
+  snprintf(key.variant, sizeof key.variant, "%s", variant);
+  return bsearch(&key, cells, n, sizeof key, pcell_cmp);
+}
+
+/* A list of paired cells (key: "cells" or "control") into *out, sorted; a cell twice is refused. */
+static void read_pcells(kg_jrd *r, json_t *o, const char *key, kg_hist_pcell **out, size_t *nout) {
+  json_t *a = kg_jrd_arr(r, o, key);
+  size_t n = json_array_size(a), len = strlen(r->where);
+  if (r->failed || !(*out = calloc(n ? n : 1, sizeof **out))) {
+    if (!r->failed) kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < n && !r->failed; i++, (*nout)++) {
+    snprintf(r->where + len, sizeof r->where - len, ": paired.%s[%zu]", key, i);
+    read_pcell(r, json_array_get(a, i), &(*out)[i]);
+  }
+  if (r->failed) return;
+  size_t i, j;
+  r->where[len] = '\0';
+  if (kg_find_duplicate(r, *out, *nout, sizeof **out, pcell_cmp, &i, &j))
+    kg_jrd_fail(r, "paired.%s[%zu] is the same cell as paired.%s[%zu]", key, j, key, i);
+  qsort(*out, *nout, sizeof **out, pcell_cmp);
+}
+
+/* The reference's name and version: a module's text (validate.h). */
+static const char *why_bad_ref_text(const char *s) { return kg_why_bad_module_text(s, SIZE_MAX); }
+
+/* "paired": optional (older lines, unpaired nights). */
+static void read_paired(kg_jrd *r, json_t *doc, kg_hist_paired *p) {
+  json_t *o = json_object_get(doc, "paired");
+  if (!o) return;
+  size_t len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, ": paired");
+  json_t *ref = kg_jrd_obj(r, o, "reference", 0);
+  if (!r->failed && !json_is_object(o)) kg_jrd_fail(r, "not an object");
+  if (r->failed) return;
+  p->has = 1;
+  kg_jrd_text(r, ref, "name", p->ref_name, sizeof p->ref_name, why_bad_ref_text);
+  kg_jrd_text(r, ref, "version", p->ref_version, sizeof p->ref_version, why_bad_ref_text);
+  kg_jrd_text(r, ref, "sha256", p->ref_sha256, sizeof p->ref_sha256, kg_why_bad_hex_list);
+  kg_jrd_text(r, ref, "commit", p->ref_commit, sizeof p->ref_commit, kg_why_bad_hex_list);
+  p->confidence = kg_jrd_num(r, o, "confidence");
+  p->rounds = (int)kg_jrd_range(r, o, "rounds", 0, 1 << 20);
+  if (!r->failed && !(p->confidence > 0 && p->confidence < 1)) kg_jrd_fail(r, "confidence must lie in (0, 1)");
+  r->where[len] = '\0';
+  read_pcells(r, o, "cells", &p->cells, &p->n);
+  if (json_object_get(o, "control")) read_pcells(r, o, "control", &p->control, &p->ncontrol);
+  r->where[len] = '\0';
+}
+
 /* One parsed line into *run. */
 static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   const char *kind = kg_jrd_str(r, doc, "kind");
@@ -182,6 +310,14 @@ static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   }
   if (!r->failed) refuse_duplicates(r, run, len);
   qsort(run->entries, run->n, sizeof *run->entries, entry_cmp);
+  r->where[len] = '\0';
+  if (!r->failed) read_paired(r, doc, &run->paired);
+}
+
+static void hist_paired_free(kg_hist_paired *p) {
+  free(p->cells);
+  free(p->control);
+  memset(p, 0, sizeof *p);
 }
 
 /* Parses the history line by line from l (memory: the longest line and the
@@ -227,6 +363,7 @@ static int parse_history(const char *path, kg_lines *l, FILE *copy, int keep, kg
       free(run->entries);
       run->entries = NULL;
       run->n = 0;
+      hist_paired_free(&run->paired);
     }
     snprintf(r.where, sizeof r.where, "line %zu", line);
     if (!r.failed && h->n > 1 && !kg_same_gpu(&h->runs[0].dev, &run->dev))
@@ -250,7 +387,7 @@ int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen) {
 }
 
 void kg_history_free(kg_history *h) {
-  for (size_t i = 0; i < h->n; i++) free(h->runs[i].entries);
+  for (size_t i = 0; i < h->n; i++) free(h->runs[i].entries), hist_paired_free(&h->runs[i].paired);
   free(h->runs);
   memset(h, 0, sizeof *h);
 }
@@ -264,10 +401,10 @@ static int has_timed(const kg_run *run) {
 }
 
 /* kg_history_add under the writers' lock. */
-static int add_locked(const char *path, const kg_run *run, char *err, size_t errlen) {
+static int add_locked(const char *path, const kg_run *run, const kg_run *control, char *err, size_t errlen) {
   int fd, rc = kg_in_open(path, KG_HISTORY_MAX, &fd, err, errlen);
   if (rc < 0) return -1;
-  char *line = kg_history_line(run);
+  char *line = kg_history_line(run, control);
   kg_outfile o;
   kg_history h = {0};
   if (!line) {
@@ -306,7 +443,7 @@ static int add_locked(const char *path, const kg_run *run, char *err, size_t err
   return rc;
 }
 
-int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen) {
+int kg_history_add(const char *path, const kg_run *run, const kg_run *control, char *err, size_t errlen) {
   /* A line no reader accepts would wedge every later add, plot and report:
    * an invalid run is refused before anything is written. */
   char bad[400];
@@ -322,7 +459,7 @@ int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen
    * copy the old lines and the second rename would drop the first's line. */
   kg_lock lk;
   if (kg_lock_take(&lk, path, err, errlen)) return -1;
-  int rc = add_locked(path, run, err, errlen);
+  int rc = add_locked(path, run, control, err, errlen);
   kg_lock_drop(&lk);
   return rc;
 }

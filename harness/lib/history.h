@@ -55,10 +55,12 @@ typedef struct kg_history {
   kg_hist_run *runs; /* in file order: oldest first */
 } kg_history;
 
-/* The history line of a run (no newline), malloc'ed; NULL when out of memory. */
-char *kg_history_line(const kg_run *run);
+/* The history line of a run (no newline), malloc'ed; NULL when out of memory.
+ * A paired run keeps its measured cells and the reference's identity; control
+ * (may be NULL) is the reference paired with a second load of itself that night. */
+char *kg_history_line(const kg_run *run, const kg_run *control);
 
-/* Appends run to path (created when absent), atomically and under the
+/* Appends run (and its night's control, or NULL: history_line) to path (created when absent), atomically and under the
  * writers' lock (fileio.h: one appender at a time, 30 s at most to wait): the
  * old lines are copied byte for byte beside the target as they are checked,
  * the new line added, and the copy renamed over it. Refuses (-1 with err, the
@@ -67,7 +69,7 @@ char *kg_history_line(const kg_run *run);
  * line, or one of another GPU
  * model. Returns 1 and writes nothing when the history already holds this
  * run (same date, commit and GPU): appending twice is harmless. */
-int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen);
+int kg_history_add(const char *path, const kg_run *run, const kg_run *control, char *err, size_t errlen);
 
 /* Reads every line (blank lines are skipped), one at a time: a regular file
  * of at most KG_HISTORY_MAX bytes. A line that is malformed or holds a value
@@ -75,6 +77,9 @@ int kg_history_add(const char *path, const kg_run *run, char *err, size_t errlen
  * with "file: line N: perf[k] (variant dtype n): field ...". */
 int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen);
 void kg_history_free(kg_history *h);
+
+/* The paired cell of (variant, dtype, n) among n sorted cells, or NULL. */
+const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz);
 
 /* The entry of (variant, dtype, n) in a run, or NULL. */
 const kg_hist_entry *kg_hist_find(const kg_hist_run *r, const char *variant, kg_dtype dt, size_t n);

@@ -107,8 +107,8 @@ static json_t *paired_json(const kg_run *run) {
       json_decref(o), o = NULL;
     json_array_append_new(cells, o);
   }
-  json_t *o = json_pack("{ss ss ss}", "base_path", m->base_path, "base_name", m->base_name, "base_version",
-                        m->base_version);
+  json_t *o = json_pack("{ss ss ss ss ss}", "base_path", m->base_path, "base_name", m->base_name, "base_version",
+                        m->base_version, "base_sha256", m->base_sha256, "base_commit", m->base_commit);
   if (o && (kg_fields_to_json(o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta), KG_FORM_FILE) ||
             json_object_set_new(o, "cells", cells ? cells : json_array())))
     json_decref(o), o = NULL;
@@ -126,6 +126,11 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, NULL);
   kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, why_bad_text);
   kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, why_bad_text);
+  /* absent before the nightly's pins: unknown, read as "" */
+  if (json_object_get(o, "base_sha256"))
+    kg_jrd_text(r, o, "base_sha256", m->base_sha256, sizeof m->base_sha256, kg_why_bad_hex_list);
+  if (json_object_get(o, "base_commit"))
+    kg_jrd_text(r, o, "base_commit", m->base_commit, sizeof m->base_commit, kg_why_bad_hex_list);
   kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
   json_t *cells = kg_jrd_arr(r, o, "cells");
   size_t n = json_array_size(cells);

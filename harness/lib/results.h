@@ -38,10 +38,14 @@ typedef struct kg_pair_cell {
   char message[160];  /* UNKNOWN: why (its check failed, its timing errored) */
 } kg_pair_cell;
 
+enum { KG_PIN_SHAS = 4 * 65, KG_PIN_COMMITS = 4 * 41 }; /* up to four base modules' identities */
+
 /* How the run was paired ("paired" in the results JSON; absent: not paired). */
 typedef struct kg_pair_meta {
   int on;
   char base_path[1024], base_name[64], base_version[64];
+  /* the base modules' SHA-256s, and with --reference their pinned commits ("+" between modules) */
+  char base_sha256[KG_PIN_SHAS], base_commit[KG_PIN_COMMITS];
   double confidence, min_effect_pct; /* min_effect_pct 0: per size class */
   int copies, quads, rounds, max_rounds;
   double budget_s, wall_s;

@@ -63,6 +63,13 @@ const char *kg_why_bad_variant(const char *s) {
   return word_like(s, "_.+-", "not a variant name (letters, digits, _ . + -)");
 }
 
+const char *kg_why_bad_hex_list(const char *s) {
+  for (const char *p = s; *p; p++)
+    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p == '+' && p > s && p[1] && p[1] != '+')))
+      return "not lowercase hex words joined by '+'";
+  return NULL;
+}
+
 /* s matches pattern, where 'x' is a lowercase hex digit and any other byte itself. */
 static int shaped(const char *s, const char *pattern) {
   for (; *pattern; s++, pattern++) {

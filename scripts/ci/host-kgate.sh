@@ -5,6 +5,6 @@
 set -euo pipefail
 sudo apt-get update -qq
 sudo apt-get install -y -qq --no-install-recommends cmake gcc pkg-config check libsubunit-dev \
-  libjansson-dev gnuplot-nox fonts-dejavu-core jq >/dev/null
+  libjansson-dev nettle-dev gnuplot-nox fonts-dejavu-core jq >/dev/null
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKG_HOST_ONLY=ON
 cmake --build build -j"$(nproc)" --target kgate

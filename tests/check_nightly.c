@@ -1,0 +1,480 @@
+/* The nightly against a pinned reference: the pin file and module hashes
+ * (refpin.h), the history's paired section, the detector (detect.h), its
+ * acknowledgements, and `kgate history check`. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "detect.h"
+#include "exitcode.h"
+#include "history.h"
+#include "refpin.h"
+#include "registry.h"
+#include "replay.h"
+#include "testutil.h"
+
+#define M22 ((size_t)1 << 22)
+#define M25 ((size_t)1 << 25)
+
+static char g_dir[64];
+
+static void setup(void) { kgt_mkscratch(g_dir, sizeof g_dir, "nightly"); }
+static void teardown(void) { ck_assert_int_eq(kgt_rmtree(g_dir), 0); }
+
+static void path_in(char *buf, size_t len, const char *name) { snprintf(buf, len, "%s/%s", g_dir, name); }
+
+/* ---- pins -------------------------------------------------------------------------- */
+
+START_TEST(test_sha256_known_value) {
+  char p[128], hex[65], err[256];
+  path_in(p, sizeof p, "abc");
+  kgt_spit(p, "abc");
+  ck_assert_int_eq(kg_sha256_file(p, hex, err, sizeof err), 0);
+  /* FIPS 180-2, appendix B.1 */
+  ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  path_in(p, sizeof p, "missing");
+  ck_assert_int_eq(kg_sha256_file(p, hex, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "missing"));
+}
+END_TEST
+
+static const char k_pin[] = "{\"module\":\"kgate\",\"sha256\":"
+                            "\"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\","
+                            "\"commit\":\"79c9a97eb8f4\",\"nvcc\":\"13.0.88\",\"architectures\":\"%s\","
+                            "\"pinned\":\"2026-11-25\"}";
+
+static int read_pins(const char *archs, kg_pins *p, char *err, size_t errlen) {
+  char path[128], pin[512], doc[700];
+  snprintf(pin, sizeof pin, k_pin, archs);
+  snprintf(doc, sizeof doc, "{\"kind\":\"kgate-reference-pins\",\"schema_version\":1,\"pins\":[%s]}", pin);
+  path_in(path, sizeof path, "pins.json");
+  kgt_spit(path, doc);
+  return kg_pins_read(path, p, err, errlen);
+}
+
+START_TEST(test_pins_match_and_refuse) {
+  kg_pins p;
+  char err[512];
+  ck_assert_msg(read_pins("80-real;90-real", &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(p.n, 1);
+  const char *abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+  ck_assert_ptr_nonnull(kg_pin_match(&p, "kgate", abc, err, sizeof err));
+  /* the wrong hash: refused, naming both */
+  const char *other = "0000000000000000000000000000000000000000000000000000000000000000";
+  ck_assert_ptr_null(kg_pin_match(&p, "kgate", other, err, sizeof err));
+  ck_assert_ptr_nonnull(strstr(err, "not a pinned one"));
+  ck_assert_ptr_nonnull(strstr(err, "ba7816bf8f01"));
+  ck_assert_ptr_null(kg_pin_match(&p, "team", abc, err, sizeof err));
+  ck_assert_ptr_nonnull(strstr(err, "no pinned reference for module 'team'"));
+}
+END_TEST
+
+START_TEST(test_pins_refuse_ptx) {
+  kg_pins p;
+  char err[512];
+  /* "90" embeds PTX: a newer driver would JIT the reference */
+  ck_assert_int_eq(read_pins("90", &p, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "pins[0]"));
+  ck_assert_ptr_nonnull(strstr(err, "architectures"));
+  ck_assert_int_eq(read_pins("90-real;", &p, err, sizeof err), -1);
+}
+END_TEST
+
+/* ---- a synthetic history ---------------------------------------------------------------- */
+
+enum { NCELLS = 24, MAXNIGHTS = 40 };
+
+static const char *const k_variants[4] = {"cub_sum", "reduce7_shuffle", "two_pass", "kgate_single_pass"};
+
+/* Deterministic small noise: about +-0.05 % (2^25) or +-0.15 % (2^22). */
+static double noise(unsigned night, unsigned cell, size_t n) {
+  unsigned h = (night * 2654435761u) ^ (cell * 40503u + 17u);
+  h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
+  double u = (double)(h % 2001) / 1000.0 - 1.0; /* [-1, 1] */
+  return (n == M25 ? 0.0005 : 0.0015) * u;
+}
+
+typedef struct synth {
+  kg_history h;
+  kg_hist_run runs[MAXNIGHTS];
+  kg_hist_pcell cells[MAXNIGHTS][NCELLS];
+  kg_hist_pcell control[MAXNIGHTS][1];
+} synth;
+
+static void cell_key(int i, kg_hist_pcell *c) {
+  snprintf(c->variant, sizeof c->variant, "%s", k_variants[i % 4]);
+  c->dtype = (kg_dtype)((i / 4) % 3 == 0 ? KG_I32 : (i / 4) % 3 == 1 ? KG_F32 : KG_F64);
+  c->n = i < NCELLS / 2 ? M22 : M25;
+}
+
+static int pcell_sort(const void *pa, const void *pb) {
+  const kg_hist_pcell *a = pa, *b = pb;
+  int c = strcmp(a->variant, b->variant);
+  if (c) return c;
+  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
+  return a->n < b->n ? -1 : a->n > b->n;
+}
+
+/* nights nights of NCELLS cells at ratio 1 (plus noise), a control cell too. */
+static void make_synth(synth *s, int nights) {
+  memset(s, 0, sizeof *s);
+  for (int t = 0; t < nights; t++) {
+    kg_hist_run *r = &s->runs[t];
+    snprintf(r->date, sizeof r->date, "2026-11-%02dT03:17:00Z", 1 + t % 28);
+    snprintf(r->commit, sizeof r->commit, "%07x", 0xabc0000 + t);
+    r->dev = kgt_h200();
+    r->paired.has = 1, r->paired.confidence = 0.99, r->paired.rounds = 4;
+    snprintf(r->paired.ref_sha256, sizeof r->paired.ref_sha256, "%064d", 1);
+    for (int i = 0; i < NCELLS; i++) {
+      kg_hist_pcell *c = &s->cells[t][i];
+      cell_key(i, c);
+      c->ratio = 1 + noise((unsigned)t, (unsigned)i, c->n);
+      c->lo = c->ratio * 0.998, c->hi = c->ratio * 1.002, c->head_us = 40 * c->ratio, c->base_us = 40;
+    }
+    qsort(s->cells[t], NCELLS, sizeof s->cells[t][0], pcell_sort);
+    r->paired.cells = s->cells[t], r->paired.n = NCELLS;
+    kg_hist_pcell *k = &s->control[t][0];
+    cell_key(0, k);
+    k->ratio = 1 + noise((unsigned)t, 99, k->n), k->lo = k->ratio * 0.998, k->hi = k->ratio * 1.002;
+    k->head_us = k->base_us = 40;
+    r->paired.control = s->control[t], r->paired.ncontrol = 1;
+  }
+  s->h.runs = s->runs, s->h.n = (size_t)nights;
+}
+
+static kg_hist_pcell *find_cell(synth *s, int t, const char *variant, kg_dtype dt, size_t n) {
+  return (kg_hist_pcell *)kg_hist_pfind(s->cells[t], NCELLS, variant, dt, n);
+}
+
+static void step(synth *s, int from, int to, const char *variant, kg_dtype dt, size_t n, double f) {
+  for (int t = from; t < to; t++) {
+    kg_hist_pcell *c = find_cell(s, t, variant, dt, n);
+    ck_assert_ptr_nonnull(c);
+    c->ratio *= f, c->lo *= f, c->hi *= f, c->head_us *= f;
+  }
+}
+
+static synth g_s;
+
+START_TEST(test_detect_quiet_history_has_no_finding) {
+  make_synth(&g_s, 30);
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.nseries, NCELLS);
+  ck_assert_uint_eq(d.open_regressions, 0);
+  for (size_t i = 0; i < d.nfind; i++) ck_assert_int_ne(d.find[i].kind, KG_FIND_REGRESSION);
+  kg_detection_free(&d);
+}
+END_TEST
+
+START_TEST(test_detect_step_names_cell_and_night) {
+  make_synth(&g_s, 20);
+  step(&g_s, 10, 20, "two_pass", KG_F32, M25, 1.005); /* +0.5 % at 2^25 from night 10 */
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 1);
+  const kg_finding *f = &d.find[0];
+  ck_assert_int_eq(f->kind, KG_FIND_REGRESSION);
+  ck_assert_uint_eq(f->ncells, 1);
+  ck_assert_str_eq(f->cells[0].variant, "two_pass");
+  ck_assert_uint_eq(f->cells[0].n, M25);
+  ck_assert_uint_eq(f->first_bad, 10);
+  ck_assert_uint_eq(f->last_good, 9);
+  ck_assert_uint_le(f->alarm, 12); /* within 3 nights */
+  ck_assert(f->cells[0].after / f->cells[0].before > 1.004);
+  kg_detection_free(&d);
+}
+END_TEST
+
+START_TEST(test_detect_one_night_blip_never_alarms) {
+  make_synth(&g_s, 20);
+  step(&g_s, 10, 11, "cub_sum", KG_I32, M22, 1.10); /* one wild night */
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 0);
+  kg_detection_free(&d);
+}
+END_TEST
+
+START_TEST(test_detect_improvement_recorded_not_failing) {
+  make_synth(&g_s, 20);
+  step(&g_s, 10, 20, "cub_sum", KG_I32, M25, 0.99);
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 0);
+  ck_assert_uint_ge(d.nfind, 1);
+  ck_assert_int_eq(d.find[0].kind, KG_FIND_IMPROVEMENT);
+  kg_detection_free(&d);
+}
+END_TEST
+
+/* Every cell slower on the same night: the machine, not a commit. */
+START_TEST(test_detect_many_cells_is_environment) {
+  make_synth(&g_s, 20);
+  for (int i = 0; i < NCELLS; i++) {
+    kg_hist_pcell k;
+    cell_key(i, &k);
+    step(&g_s, 10, 20, k.variant, k.dtype, k.n, 1.01);
+  }
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 0);
+  ck_assert_uint_ge(d.nfind, 1);
+  ck_assert_int_eq(d.find[0].kind, KG_FIND_ENVIRONMENT);
+  kg_detection_free(&d);
+}
+END_TEST
+
+/* The control (the reference against itself) moving marks its night too. */
+START_TEST(test_detect_control_move_is_environment) {
+  make_synth(&g_s, 20);
+  step(&g_s, 10, 20, "two_pass", KG_F32, M25, 1.01);
+  for (int t = 10; t < 20; t++) g_s.control[t][0].ratio *= 1.01, g_s.control[t][0].hi *= 1.01, g_s.control[t][0].lo *= 1.01;
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 0);
+  ck_assert_int_eq(d.find[0].kind, KG_FIND_ENVIRONMENT);
+  kg_detection_free(&d);
+}
+END_TEST
+
+/* A night that lacks some cells (a shard lost, a variant renamed) is read
+ * and the other cells are watched as before. */
+START_TEST(test_detect_night_with_missing_cells) {
+  make_synth(&g_s, 20);
+  step(&g_s, 10, 20, "two_pass", KG_F32, M25, 1.005);
+  g_s.runs[12].paired.n = NCELLS / 2; /* night 12: half its cells */
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 1);
+  ck_assert_str_eq(d.find[0].cells[0].variant, "two_pass");
+  kg_detection_free(&d);
+}
+END_TEST
+
+static void write_ack(const char *path, const char *from, const char *cell) {
+  char doc[512];
+  snprintf(doc, sizeof doc,
+           "{\"kind\":\"kgate-acknowledged\",\"schema_version\":1,\"acknowledged\":[{\"from\":\"%s\","
+           "\"reason\":\"the new combine, reviewed\",\"cells\":[\"%s\"]}]}",
+           from, cell);
+  kgt_spit(path, doc);
+}
+
+/* Acknowledged: closed, and the new level is the accepted one; a second step re-opens. */
+START_TEST(test_detect_ack_closes_then_reopens) {
+  char ack[128], err[512];
+  path_in(ack, sizeof ack, "ack.json");
+  make_synth(&g_s, 30);
+  step(&g_s, 10, 30, "two_pass", KG_F32, M25, 1.005);
+  write_ack(ack, g_s.runs[10].commit, "two_pass f32 33554432");
+  kg_acks a;
+  ck_assert_msg(kg_acks_read(ack, &a, err, sizeof err) == 0, "%s", err);
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, &a, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 0);
+  ck_assert_uint_ge(d.nfind, 1);
+  ck_assert_int_eq(d.find[0].kind, KG_FIND_REGRESSION);
+  ck_assert_int_eq(d.find[0].acknowledged, 1);
+  kg_detection_free(&d);
+  /* the same cell slows again from night 20: open again */
+  step(&g_s, 20, 30, "two_pass", KG_F32, M25, 1.005);
+  ck_assert_int_eq(kg_detect(&g_s.h, &a, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 1);
+  ck_assert_int_eq(d.find[0].acknowledged, 0);
+  ck_assert_uint_eq(d.find[0].first_bad, 20);
+  kg_detection_free(&d);
+  kg_acks_free(&a);
+}
+END_TEST
+
+START_TEST(test_acks_refuse_bad_cell) {
+  char ack[128], err[512];
+  kg_acks a;
+  path_in(ack, sizeof ack, "ack.json");
+  write_ack(ack, "abc1234", "two_pass f33 33554432");
+  ck_assert_int_eq(kg_acks_read(ack, &a, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "acknowledged[0]"));
+  write_ack(ack, "not a night!", "two_pass f32 33554432");
+  ck_assert_int_eq(kg_acks_read(ack, &a, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "from"));
+  path_in(ack, sizeof ack, "none.json");
+  ck_assert_int_eq(kg_acks_read(ack, &a, err, sizeof err), 0); /* no file: nothing acknowledged */
+  ck_assert_uint_eq(a.n, 0);
+}
+END_TEST
+
+/* A re-pin (another reference hash) starts the series again: the new
+ * reference's level is not a step. */
+START_TEST(test_detect_repin_is_not_a_step) {
+  make_synth(&g_s, 30);
+  for (int t = 15; t < 30; t++) snprintf(g_s.runs[t].paired.ref_sha256, sizeof g_s.runs[t].paired.ref_sha256, "%064d", 2);
+  step(&g_s, 15, 30, "two_pass", KG_F32, M25, 1.02);
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.open_regressions, 0);
+  kg_detection_free(&d);
+}
+END_TEST
+
+START_TEST(test_cusum_threshold_grows_with_arl) {
+  double a = kg_cusum_threshold(1000, 3), b = kg_cusum_threshold(50000, 3);
+  ck_assert(a > 0 && b > a);
+  /* a single clipped night adds at most clip - k = 1.5: never an alarm alone */
+  ck_assert(b > 1.5);
+}
+END_TEST
+
+/* ---- history lines ------------------------------------------------------------------ */
+
+START_TEST(test_history_old_lines_read) {
+  kg_history h;
+  char err[512];
+  ck_assert_msg(kg_history_read(KG_SOURCE_DIR "/tests/data/h200-history.jsonl", &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_gt(h.n, 0);
+  ck_assert_int_eq(h.runs[0].paired.has, 0);
+  kg_detect_opts o = kg_detect_defaults();
+  kg_detection d;
+  ck_assert_int_eq(kg_detect(&h, NULL, &o, &d), 0);
+  ck_assert_uint_eq(d.nseries, 0);
+  kg_detection_free(&d);
+  kg_history_free(&h);
+}
+END_TEST
+
+/* A paired results file joins the history with its cells, and reads back. */
+START_TEST(test_history_keeps_paired_cells) {
+  char hist[128], err[512];
+  path_in(hist, sizeof hist, "h.jsonl");
+  kg_run run, control;
+  ck_assert_msg(kg_results_read(KG_SOURCE_DIR "/tests/data/h200-paired.json", &run, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_results_read(KG_SOURCE_DIR "/tests/data/h200-paired.json", &control, err, sizeof err) == 0, "%s",
+                err);
+  ck_assert_msg(kg_history_add(hist, &run, &control, err, sizeof err) == 0, "%s", err);
+  kg_history h;
+  ck_assert_msg(kg_history_read(hist, &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(h.n, 1);
+  const kg_hist_paired *p = &h.runs[0].paired;
+  ck_assert_int_eq(p->has, 1);
+  ck_assert_uint_gt(p->n, 0);
+  ck_assert_uint_eq(p->ncontrol, p->n);
+  ck_assert_str_eq(p->ref_name, run.pair.base_name);
+  const kg_pair_cell *c = &run.pairs[0];
+  const kg_hist_pcell *e = kg_hist_pfind(p->cells, p->n, c->variant, c->dtype, c->n);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_double_eq_tol(e->ratio, c->stat.ratio, 1e-5);
+  ck_assert_double_eq_tol(e->base_us, c->stat.base_us, 1e-3);
+  kg_history_free(&h);
+  kg_run_free(&run);
+  kg_run_free(&control);
+}
+END_TEST
+
+/* A forged paired cell (ratio outside its interval) fails the whole read. */
+START_TEST(test_history_refuses_impossible_ratio) {
+  char hist[128], err[512];
+  path_in(hist, sizeof hist, "h.jsonl");
+  char *line = kgt_slurp(KG_SOURCE_DIR "/tests/data/h200-history.jsonl");
+  char *nl = strchr(line, '\n');
+  ck_assert_ptr_nonnull(nl);
+  *nl = '\0';
+  ck_assert(nl > line && nl[-1] == '}');
+  nl[-1] = '\0';
+  char *doc = malloc(strlen(line) + 400);
+  sprintf(doc,
+          "%s,\"paired\":{\"reference\":{\"name\":\"kgate\",\"version\":\"v\",\"sha256\":\"\",\"commit\":\"\"},"
+          "\"confidence\":0.99,\"rounds\":4,\"cells\":[[\"cub_sum\",\"f32\",33554432,1.5,0.9,1.1,40,40]]}}\n",
+          line);
+  kgt_spit(hist, doc);
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(hist, &h, err, sizeof err), -1);
+  ck_assert_ptr_nonnull(strstr(err, "paired.cells[0]"));
+  free(doc);
+  free(line);
+}
+END_TEST
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+/* The recorded nights of the fixture: quiet, so `history check` exits 0;
+ * with a planted step in its last nights it exits 4. */
+START_TEST(test_history_check_exit_codes) {
+  char hist[128];
+  path_in(hist, sizeof hist, "h.jsonl");
+  FILE *f = fopen(hist, "w");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  char *args[] = {"history", "check", hist, NULL};
+  ck_assert_int_eq(kgt_run_cli(args), KG_EXIT_OK); /* an empty history: nothing to find */
+  char *bad[] = {"history", "check", hist, "--ack", KG_SOURCE_DIR "/tests/data/h200-history.jsonl", NULL};
+  ck_assert_int_eq(kgt_run_cli(bad), KG_EXIT_USAGE);
+}
+END_TEST
+
+START_TEST(test_replay_fixture_meets_targets) {
+  kg_history h;
+  char err[512];
+  ck_assert_msg(kg_history_read(KG_SOURCE_DIR "/tests/data/nightly/h100-aa.jsonl", &h, err, sizeof err) == 0, "%s",
+                err);
+  kg_replay_opts o = kg_replay_defaults();
+  o.series = 100, o.plants = 100;
+  static kg_replay_result r;
+  ck_assert_msg(kg_replay(&h, &o, &r, err, sizeof err) == 0, "%s", err);
+  /* the issue's must: < 1 false alarm per 60 nights across all cells; 0.5 % at
+   * 2^25 and 1 % at 2^22 flagged within 3 nights in >= 95 % of plants */
+  ck_assert_msg(r.fa_per_series < 1, "false alarms per 60 nights: %.2f", r.fa_per_series);
+  for (size_t i = 0; i < r.nrows; i++) {
+    const kg_replay_row *w = &r.rows[i];
+    if ((w->n == M25 && w->step == 0.005) || (w->n == M22 && w->step == 0.01))
+      ck_assert_msg(w->flagged >= 0.95 * w->plants, "n %zu step %.3f: %d of %d", w->n, w->step, w->flagged, w->plants);
+  }
+  ck_assert_int_eq(r.blip_alarms, 0);
+  ck_assert_int_eq(r.card_block_alarms, 0);
+  kg_history_free(&h);
+}
+END_TEST
+
+Suite *make_nightly_suite(void) {
+  Suite *s = suite_create("nightly");
+  TCase *core = tcase_create("Core");
+  tcase_add_checked_fixture(core, setup, teardown);
+  tcase_add_test(core, test_sha256_known_value);
+  tcase_add_test(core, test_pins_match_and_refuse);
+  tcase_add_test(core, test_detect_quiet_history_has_no_finding);
+  tcase_add_test(core, test_detect_step_names_cell_and_night);
+  tcase_add_test(core, test_detect_one_night_blip_never_alarms);
+  tcase_add_test(core, test_detect_improvement_recorded_not_failing);
+  tcase_add_test(core, test_detect_many_cells_is_environment);
+  tcase_add_test(core, test_detect_control_move_is_environment);
+  tcase_add_test(core, test_detect_night_with_missing_cells);
+  tcase_add_test(core, test_detect_ack_closes_then_reopens);
+  tcase_add_test(core, test_detect_repin_is_not_a_step);
+  tcase_add_test(core, test_cusum_threshold_grows_with_arl);
+  tcase_add_test(core, test_history_old_lines_read);
+  tcase_add_test(core, test_history_keeps_paired_cells);
+  tcase_add_test(core, test_history_check_exit_codes);
+  suite_add_tcase(s, core);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_checked_fixture(errors, setup, teardown);
+  tcase_add_test(errors, test_pins_refuse_ptx);
+  tcase_add_test(errors, test_acks_refuse_bad_cell);
+  tcase_add_test(errors, test_history_refuses_impossible_ratio);
+  suite_add_tcase(s, errors);
+  TCase *cal = tcase_create("Calibration");
+  tcase_set_timeout(cal, 120);
+  tcase_add_test(cal, test_replay_fixture_meets_targets);
+  suite_add_tcase(s, cal);
+  return s;
+}
