@@ -1285,13 +1285,9 @@ static double alarm_share(const kg_detection *d, const kg_series *s, size_t nrun
   return -1;
 }
 
-/* The severity a finding is drawn in. */
+/* The severity a finding is drawn in: an acknowledged one in the notice's grey. */
 static kg_severity finding_severity(const kg_finding *f) {
-  static const kg_severity sev[KG_NFIND_KINDS] = {[KG_FIND_REGRESSION] = KG_SEV_REGRESSION,
-                                                   [KG_FIND_ENVIRONMENT] = KG_SEV_ENVIRONMENT,
-                                                   [KG_FIND_HEALTH] = KG_SEV_ENVIRONMENT,
-                                                   [KG_FIND_IMPROVEMENT] = KG_SEV_GOOD};
-  return f->acknowledged || (unsigned)f->kind >= KG_NFIND_KINDS ? KG_SEV_NOTICE : sev[f->kind];
+  return f->acknowledged ? KG_SEV_NOTICE : kg_find_severity(f->kind);
 }
 
 typedef struct kg__pick {

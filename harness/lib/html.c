@@ -330,14 +330,7 @@ static const char *const k_find_tag[KG_NFIND_KINDS] = {
     [KG_FIND_HEALTH] = "RUNNER HEALTH", [KG_FIND_IMPROVEMENT] = "IMPROVEMENT"};
 
 /* A finding's level of severity.h; acknowledged ones keep it, drawn muted. */
-static kg_severity find_sev(const kg_finding *fd) {
-  switch (fd->kind) {
-  case KG_FIND_REGRESSION: return KG_SEV_REGRESSION;
-  case KG_FIND_ENVIRONMENT:
-  case KG_FIND_HEALTH: return KG_SEV_ENVIRONMENT;
-  default: return KG_SEV_GOOD;
-  }
-}
+static kg_severity find_sev(const kg_finding *fd) { return kg_find_severity(fd->kind); }
 
 static const char *find_tag(const kg_finding *fd) {
   return (unsigned)fd->kind < KG_NFIND_KINDS ? k_find_tag[fd->kind] : "FINDING";

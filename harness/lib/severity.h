@@ -23,4 +23,8 @@ typedef struct kg_severity_info {
 /* NULL past the table. */
 const kg_severity_info *kg_severity_get(kg_severity s);
 
+/* A nightly finding's level (detect.h's kg_find_kind): regression amber,
+ * environment and runner health blue-grey, improvement green. */
+kg_severity kg_find_severity(int kind);
+
 #endif
