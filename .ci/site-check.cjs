@@ -2,8 +2,11 @@
 // driving the system's chromium): index.html and archive.html must load with
 // no console error, no page error and no failed request; every local link and
 // image on them must load; external links (commits, compare ranges) must be
-// well-formed http(s) URLs. Writes a screenshot of the first screen and of the
-// whole page, and prints the first screen's text. Exit 1 on any failure.
+// well-formed http(s) URLs. The first screen (the viewport at 1400x900) must
+// show at least one chart as an image, and with --findings the findings panel
+// too. Writes a screenshot of the first screen and of the whole page, and
+// prints the first screen's text. Exit 1 on any failure.
+// Usage: node site-check.cjs SITE SHOTS [--findings]
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -11,13 +14,14 @@ const { chromium } = require(path.join(process.env.PLAYWRIGHT_DIR, "playwright-c
 
 const site = path.resolve(process.argv[2]);
 const shots = path.resolve(process.argv[3]);
+const wantFindings = process.argv[4] === "--findings";
 const problems = [];
 
 (async () => {
   // CHROMIUM=playwright: the browser playwright installed; otherwise the system's.
   const exe = process.env.CHROMIUM || "/usr/bin/chromium";
   const browser = await chromium.launch({ ...(exe === "playwright" ? {} : { executablePath: exe }), args: ["--no-sandbox"] });
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on("console", (m) => { if (m.type() === "error") problems.push(`console error on ${page.url()}: ${m.text()}`); });
   page.on("pageerror", (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
   page.on("requestfailed", (r) => problems.push(`failed request ${r.url()}: ${r.failure().errorText}`));
@@ -46,6 +50,13 @@ const problems = [];
         return [...new Set(out)].join("\n");
       });
       fs.writeFileSync(path.join(shots, "first-screen.txt"), text + "\n");
+      // Issue 22: the first screen holds the charts themselves, and the findings when there are any.
+      const first = await page.evaluate(() => {
+        const inView = (el) => el && el.getBoundingClientRect().top < window.innerHeight;
+        return { img: [...document.images].some(inView), findings: inView(document.getElementById("findings")) };
+      });
+      if (!first.img) problems.push("index.html: no chart image on the first screen (1400x900)");
+      if (wantFindings && !first.findings) problems.push("index.html: the findings panel is not on the first screen");
       const images = await page.evaluate(() => [...document.images].filter((i) => !i.complete || !i.naturalWidth).map((i) => i.src));
       for (const i of images) problems.push(`image did not load: ${i}`);
     }

@@ -2,7 +2,8 @@
 # largest size the history timed) over the runs of a history, one panel per
 # variant; the baseline as a band (its median, dashed, and its tolerance),
 # quartiles as error bars, step changes between runs as triangles, a run whose
-# median lies outside the band as an orange ring (a drift no single step shows).
+# median lies outside the band as a ring (a drift no single step shows); the
+# markers in the page's severity colours (sev_regression, sev_good).
 # Data: one block per variant, rows run pct_peak pct_at_q3 pct_at_q1 step.
 load plots.'/common.gp'
 set multiplot layout rows,cols title sprintf("%s\n%s\n%s", title, subtitle, legend) font ',14' \
@@ -30,15 +31,15 @@ do for [i=1:nseries] {
   hi = real(word(base_hi, i))
   if (mid == mid) {
     set object 1 rect from graph 0, first real(word(base_lo, i)) to graph 1, first real(word(base_hi, i)) \
-        fc rgb '#fdd49e' fs solid 0.6 noborder behind
-    set arrow 1 from graph 0, first mid to graph 1, first mid nohead dt 2 lw 1.5 lc rgb '#d7301f'
+        fc rgb '#e8e8e8' fs solid 1.0 noborder behind
+    set arrow 1 from graph 0, first mid to graph 1, first mid nohead dt 2 lw 1.5 lc rgb '#555555'
   }
   plot data index (i-1) using 1:2:3:4 with yerrorbars pt 0 lw 1 lc rgb '#6baed6', \
        data index (i-1) using 1:2 with linespoints lw 2 pt 7 ps (nruns > 60 ? 0.3 : 0.8) lc rgb '#08519c', \
-       data index (i-1) using 1:($5 < 0 ? $2 : NaN) with points pt 11 ps 2.2 lc rgb '#d62728', \
-       data index (i-1) using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 2.2 lc rgb '#2ca02c', \
+       data index (i-1) using 1:($5 < 0 ? $2 : NaN) with points pt 11 ps 2.2 lc rgb sev_regression, \
+       data index (i-1) using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 2.2 lc rgb sev_good, \
        data index (i-1) using 1:(mid == mid && ($2 < lo || $2 > hi) ? $2 : NaN) with points pt 6 ps 2.6 lw 2 \
-            lc rgb '#ff7f00'
+            lc rgb sev_regression
 }
 unset multiplot
 unset output

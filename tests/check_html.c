@@ -134,8 +134,14 @@ END_TEST
 START_TEST(test_html_charts_that_exist) {
   kg_html_page p = full_page();
   char *html = write_page(&p);
-  /* Issue 15: a table of links, not 24 stacked images; the caption is the title. */
-  ck_assert_ptr_null(strstr(html, "<img"));
+  /* Every chart one click away in a table, the caption its title; the first
+   * screen shows the headline kind's drawn charts as images (here the ladder:
+   * no paired history, no paired run, the comparison not drawn). */
+  ck_assert_msg(strstr(html, "<div class=\"shot\"><a href=\"ladder-f32.png\"><img src=\"ladder-f32.png\" "
+                             "alt=\"f32 ladder\"></a><p class=\"caption\">f32 ladder</p></div>"),
+                "%s", html);
+  ck_assert_ptr_null(strstr(html, "<img src=\"bandwidth"));
+  ck_assert(strstr(html, "<img") < strstr(html, "<li>GPU:"));
   ck_assert_msg(strstr(html, "<tr><td class=\"l\">Bandwidth against input size</td><td class=\"c\"><a "
                              "href=\"bandwidth-f32.png\" title=\"f32: GB/s &amp; more\">f32</a> <a "
                              "href=\"bandwidth-f32.svg\">svg</a></td></tr>"),
@@ -144,7 +150,7 @@ START_TEST(test_html_charts_that_exist) {
   ck_assert_ptr_nonnull(strstr(html, "<a href=\"ladder-f32.png\" title=\"f32 ladder\">f32</a></td>"));
   ck_assert_ptr_null(strstr(html, "ladder-f32.svg"));
   ck_assert_ptr_null(strstr(html, "compare-f32"));
-  ck_assert(strstr(html, ">Bandwidth against input size</td>") < strstr(html, ">The ladder"));
+  ck_assert(strstr(html, ">Bandwidth against input size</td>") < strstr(html, "<td class=\"l\">The ladder"));
   /* Only existing files are linked. */
   ck_assert_ptr_nonnull(strstr(html, "<li><a href=\"results.json\">results.json</a>: the results</li>"));
   ck_assert_ptr_null(strstr(html, "results.csv"));
@@ -156,7 +162,7 @@ START_TEST(test_html_tables) {
   kg_html_page p = full_page();
   char *html = write_page(&p);
   /* The regression, the failed case (escaped), the ladders in ladder order with speedups. */
-  ck_assert_msg(strstr(html, "<tr class=\"slower\"><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
+  ck_assert_msg(strstr(html, "<tr class=\"regression\"><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
                              "<td>33554432</td><td class=\"l\">SLOWER</td><td>180</td><td>200</td><td>+11.1 %</td>"),
                 "%s", html);
   ck_assert_ptr_nonnull(strstr(html, "<td class=\"l\">error &lt;&amp;&gt; exceeds the bound</td>"));
@@ -170,7 +176,7 @@ START_TEST(test_html_tables) {
   ck_assert_msg(strstr(r7, "<td>40.0</td><td>3355</td><td>69.7</td><td>5.00&times;</td><td>5.00&times;</td>"
                            "<td>0.800&times;</td><td class=\"l\"></td>"),
                 "%s", r7);
-  ck_assert_ptr_nonnull(strstr(l25, "<tr class=\"slower\"><td class=\"l\">reduce0_divergent</td>"));
+  ck_assert_ptr_nonnull(strstr(l25, "<tr class=\"regression\"><td class=\"l\">reduce0_divergent</td>"));
   free(html);
 }
 END_TEST
@@ -184,9 +190,9 @@ START_TEST(test_html_history_and_note) {
   kg_html_page p = full_page();
   p.history = &h, p.steps = steps, p.nsteps = 1, p.note = "No charts: gnuplot <missing>";
   char *html = write_page(&p);
-  ck_assert_ptr_nonnull(strstr(html, "<p class=\"note\">No charts: gnuplot &lt;missing&gt;</p>"));
+  ck_assert_ptr_nonnull(strstr(html, "<p class=\"box notice\">No charts: gnuplot &lt;missing&gt;</p>"));
   ck_assert_ptr_nonnull(strstr(html, "<li>History: 2 runs, 1 step change</li>"));
-  ck_assert_msg(strstr(html, "<tr class=\"slower\"><td class=\"l\">2 (2026-11-21 02:00 UTC)</td><td class=\"l\">b&lt;b&gt;"
+  ck_assert_msg(strstr(html, "<tr class=\"regression\"><td class=\"l\">2 (2026-11-21 02:00 UTC)</td><td class=\"l\">b&lt;b&gt;"
                              "</td><td class=\"l\">cub_sum</td><td class=\"l\">f32</td><td>33554432</td>"
                              "<td class=\"l\">SLOWER</td><td>30.0</td><td>33.0</td><td>+10.0 %</td></tr>"),
                 "%s", html);
@@ -220,15 +226,81 @@ START_TEST(test_html_bare) {
 }
 END_TEST
 
+/* The nightly's findings open the page, above the charts: the open
+ * regression amber with its cells and its commit range as a compare link,
+ * the environment notice blue-grey, the acknowledged improvement muted; the
+ * ratio chart is an image with its change points linked under it, and the
+ * routine another-card notice is grey below them. */
+START_TEST(test_html_findings) {
+  kg_history *h;
+  kg_detection *d;
+  kgt_nightly(&h, &d);
+  g_results[4].status = KG_ST_PASS; /* no failed case: the verdict is about performance */
+  g_charts.c[g_charts.n++] = (kg_chart){kg_chart_kind_find("ratio"), "ratio-f32", "f32: tonight / reference"};
+  touch("ratio-f32.png", "png");
+  snprintf(g_cmp.warning, sizeof g_cmp.warning, "another card");
+  kg_html_page p = full_page();
+  p.history = h, p.detect = d, p.repo_url = "https://github.com/o/r";
+  char *html = write_page(&p);
+  ck_assert_msg(strstr(html, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 case(s) slower than "),
+                "%.2000s", html); /* the baseline's SLOWER speaks first; the finding is below */
+  const char *reg = strstr(html, "<p class=\"box regression\"><span class=\"tag\"><strong>REGRESSION</strong></span> 1 "
+                                 "cell slower than the reference's accepted level from the night of 2026-11-23 02:00 "
+                                 "UTC (flagged on 2026-11-24 02:00 UTC); commits <a href=\"https://github.com/o/r/"
+                                 "compare/c0ffee3...c0ffee4\">c0ffee3...c0ffee4</a> (last good...first bad)<br>"
+                                 "reduce0_divergent f32 2\u00b2\u2075 +2.00 %</p>");
+  const char *env = strstr(html, "<p class=\"box environment\"><span class=\"tag\"><strong>ENVIRONMENT</strong>"
+                                 "</span> from the night of 2026-11-21 02:00 UTC; commits ");
+  const char *imp = strstr(html, "<p class=\"box good muted\"><span class=\"tag\"><strong>IMPROVEMENT</strong> "
+                                 "(acknowledged)</span> 1 cell faster");
+  const char *img = strstr(html, "<img src=\"ratio-f32.png\"");
+  const char *card = strstr(html, "<p class=\"box notice\">another card</p>");
+  ck_assert_msg(reg && env && imp && img && card, "%d%d%d%d%d %.3000s", !!reg, !!env, !!imp, !!img, !!card,
+                strstr(html, "<div id=\"findings\">"));
+  ck_assert(reg < env && env < imp && imp < img && img < card);
+  ck_assert_ptr_nonnull(strstr(env, ": the control cell moved +1.2 % &lt;on&gt; another card</p>"));
+  /* Under the chart: its change points with their ranges. */
+  ck_assert_msg(strstr(html, "<br>Change points: <span class=\"regression\">REGRESSION</span> from 2026-11-23 02:00 UTC, "
+                             "<a href=\"https://github.com/o/r/compare/c0ffee3...c0ffee4\">"),
+                "%.2000s", strstr(html, "<p class=\"verdict"));
+  /* The ratio chart heads the first screen, not the ladder. */
+  ck_assert_ptr_null(strstr(html, "<img src=\"ladder"));
+  ck_assert_ptr_nonnull(strstr(html, "<h2 id=\"headline\">Against the pinned reference, per night</h2>"));
+  /* The scale: each level's colours once, in the style sheet. */
+  ck_assert_ptr_nonnull(strstr(html, ".regression{background:#ffefd5;border:1px solid #f0a848}"));
+  ck_assert_ptr_nonnull(strstr(html, ".notice{background:#f3f3f3;"));
+  check_references(html);
+  free(html);
+  /* Without the baseline's SLOWER, the open finding is the verdict. */
+  p.cmp = NULL, p.baseline = NULL;
+  html = write_page(&p);
+  ck_assert_msg(strstr(html, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 open nightly finding against "
+                             "the pinned reference</p>"),
+                "%.2000s", strstr(html, "<p class=\"verdict"));
+  free(html);
+  /* Nothing found: one green line says so. */
+  kg_detection none = {.nseries = 10};
+  p.detect = &none;
+  html = write_page(&p);
+  ck_assert_msg(strstr(html, "<p class=\"box good\"><strong>No findings</strong> across 6 paired nights and 10 cells"),
+                "%.2000s", strstr(html, "<p class=\"verdict"));
+  ck_assert_ptr_nonnull(strstr(html, "<p class=\"verdict good\""));
+  free(html);
+}
+END_TEST
+
 START_TEST(test_html_validates) {
   if (system("command -v xmllint >/dev/null 2>&1") != 0) {
     fprintf(stderr, "check_html: no xmllint, skipping test_html_validates\n");
     return;
   }
-  kg_hist_run runs[1] = {{.date = "2026-11-20T02:00:00Z", .commit = "aaa"}};
-  kg_history h = {.n = 1, .runs = runs};
+  kg_history *h; /* with the findings panel and a ratio chart as an image */
+  kg_detection *d;
+  kgt_nightly(&h, &d);
+  g_charts.c[g_charts.n++] = (kg_chart){kg_chart_kind_find("ratio"), "ratio-f32", "f32: tonight / reference"};
+  touch("ratio-f32.png", "png");
   kg_html_page p = full_page();
-  p.history = &h, p.note = "a note";
+  p.history = h, p.detect = d, p.note = "a note", p.repo_url = "https://github.com/o/r";
   free(write_page(&p));
   char cmd[400];
   snprintf(cmd, sizeof cmd, "xmllint --html --noout '%s/index.html' 2>'%s/lint' && test ! -s '%s/lint'", g_dir, g_dir,
@@ -323,15 +395,15 @@ static void make_pairs(void) {
 }
 
 static const char *const k_pair_order[] = {
-    "<tr class=\"slower\"><td class=\"l\">SLOWER</td><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
+    "<tr class=\"regression\"><td class=\"l\">SLOWER</td><td class=\"l\">reduce0_divergent</td><td class=\"l\">f32</td>"
     "<td>33554432</td><td>220</td><td>200</td><td>+10.00 %</td><td>[+9.00 %, +11.00 %]</td><td>0.5 %</td><td>8</td>"
     "<td>2</td><td class=\"l\"></td></tr>",
-    "<tr class=\"undecided\"><td class=\"l\">UNKNOWN</td><td class=\"l\">two_pass</td><td class=\"l\">f32</td>"
+    "<tr class=\"notice\"><td class=\"l\">UNKNOWN</td><td class=\"l\">two_pass</td><td class=\"l\">f32</td>"
     "<td>33554432</td><td></td><td></td><td></td><td></td><td></td><td></td><td>0</td><td class=\"l\">its check "
     "failed</td></tr>",
     ">UNDECIDED</td><td class=\"l\">reduce2_sequential</td>",
     ">MISSING</td><td class=\"l\">reduce1_strided</td>",
-    "<tr class=\"faster\"><td class=\"l\">FASTER</td><td class=\"l\">reduce7_shuffle</td>",
+    "<tr class=\"good\"><td class=\"l\">FASTER</td><td class=\"l\">reduce7_shuffle</td>",
     ">NEW</td><td class=\"l\">reduce9_new</td>",
     "<tr><td class=\"l\">SAME</td><td class=\"l\">cub_sum</td>",
 };
@@ -420,14 +492,14 @@ START_TEST(test_html_verdict_headline) {
     int fail, slower, baseline, paired_slower;
     const char *want;
   } rows[] = {
-      {1, 1, 1, 0, "<p class=\"verdict fail\" id=\"verdict\">FAIL: 1 of 6 cases failed or errored</p>"},
-      {0, 1, 1, 0, "<p class=\"verdict regress\" id=\"verdict\">REGRESSION: 1 case(s) slower than "
+      {1, 1, 1, 0, "<p class=\"verdict failure\" id=\"verdict\">FAIL: 1 of 6 cases failed or errored</p>"},
+      {0, 1, 1, 0, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 case(s) slower than "
                    "baselines/nvidia-h200.json</p>"},
-      {0, 0, 1, 0, "<p class=\"verdict pass\" id=\"verdict\">PASS: 6 cases checked, none failed; none slower than "
+      {0, 0, 1, 0, "<p class=\"verdict good\" id=\"verdict\">PASS: 6 cases checked, none failed; none slower than "
                    "baselines/nvidia-h200.json</p>"},
-      {0, 0, 0, 0, "<p class=\"verdict pass\" id=\"verdict\">PASS: 6 cases checked, none failed (correctness only: "
+      {0, 0, 0, 0, "<p class=\"verdict good\" id=\"verdict\">PASS: 6 cases checked, none failed (correctness only: "
                    "no baseline to compare with)</p>"},
-      {0, 1, 1, 1, "<p class=\"verdict regress\" id=\"verdict\">REGRESSION: 1 cell(s) slower than the base build "
+      {0, 1, 1, 1, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 cell(s) slower than the base build "
                    "(paired)</p>"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -562,6 +634,7 @@ Suite *make_html_suite(void) {
   tcase_add_test(core, test_html_cuda_version_label);
   tcase_add_test(core, test_html_commit_links);
   tcase_add_test(core, test_html_archive);
+  tcase_add_test(core, test_html_findings);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, setup, teardown);

@@ -293,20 +293,141 @@ START_TEST(test_chart_compare) {
   char *vars = file_in("compare-f32.vars"), *dat = file_in("compare-f32.dat");
   ck_assert_msg(strstr(vars, "(1 SLOWER, 1 FASTER, 2 SAME, 1 MISSING)"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "note = 'vs old.json (2026-11-20)'\n"));
-  ck_assert_ptr_nonnull(strstr(vars, "sizes_note = 'variant (bars top to bottom: n = 2\u00b2\u00b2, 2\u00b2\u2075)'\n"));
+  /* Small multiples: a panel per size, a row per variant in each, nothing left out. */
+  ck_assert_ptr_nonnull(strstr(vars, "npanels = 2\ncols = 2\nrows = 1\nnrows = 4\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "panel_title1 = 'n = 2\u00b2\u00b2 (16 MiB)'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "panel_title2 = 'n = 2\u00b2\u2075 (128 MiB)'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "left = ''\n"));
   ck_assert_msg(strstr(vars, "ytic_label1 = 'reduce0_divergent'\nytic_sub1 = ''\nytic_pos1 = 0\n"
                             "ytic_label2 = 'reduce7_shuffle'\nytic_sub2 = ''\nytic_pos2 = 1\n"
                             "ytic_label3 = 'two_pass'\nytic_sub3 = ''\nytic_pos3 = 2\n"
                             "ytic_label4 = 'cub_sum'\nytic_sub4 = ''\nytic_pos4 = 3\nnytics = 4\n"),
                 "%s", vars);
-  ck_assert_ptr_nonnull(strstr(vars, "color_SLOWER = '#d62728'\n"));
-  ck_assert_msg(strstr(dat, "\n0.2000 1.05263 1 1.05263 0.0320 0.3680 0.9700 1.0300 0xd62728 1.21 SLOWER "
-                            "\"SLOWER +5.3 %\"\n"),
+  /* SLOWER in the severity scale's amber, not red: a regression is not a failure. */
+  ck_assert_ptr_nonnull(strstr(vars, "color_SLOWER = '#e07000'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "sev_failure = '#c62828'\n"));
+  ck_assert_msg(strstr(dat, "# n = 33554432\n0.0000 1.05263 1 1.05263 -0.3600 0.3600 0.9700 1.0300 0xe07000 1.05263 1 "
+                            "SLOWER \"SLOWER +5.3 %\"\n"),
+                "%s", dat); /* the label right of the bar's end */
+  ck_assert_msg(strstr(dat, " 0x2e8b3a 0.88 -1 FASTER \"FASTER -12.0 %\"\n"), "%s", dat); /* left of it */
+  ck_assert_msg(strstr(dat, "\n2.0000 ? ? ? "), "%s", dat); /* MISSING: no ratio, no bar */
+  ck_assert_ptr_nonnull(strstr(dat, " 1 0 MISSING \"MISSING\"\n"));
+  ck_assert_ptr_nonnull(strstr(dat, " SAME \"\"\n")); /* a SAME bar needs no label */
+  /* The 2^22 panel is the first block, holding cub_sum alone on its row. */
+  ck_assert_msg(strstr(dat, "# n = 4194304\n3.0000 1 1 1 "), "%s", dat);
+  free(vars);
+  free(dat);
+}
+END_TEST
+
+/* More sizes than a chart has panels: the largest sizes get panels, and the
+ * line under the title names every size left out and why; none is silent. */
+/* The ratio to the reference: eight panels of ten cells, the finding's cell
+ * first with its change point, the selection and what it left out said in
+ * the legend; drawn by real gnuplot where it is installed. */
+START_TEST(test_chart_ratio) {
+  kg_history *h;
+  kg_detection *d;
+  kgt_nightly(&h, &d);
+  char err[512] = "";
+  kg_chart_src s = {.history = h, .detect = d};
+  ck_assert_msg(kg_chart_write(g_dir, &s, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(g_charts.n, 1); /* the trend of % of peak has nothing: the nights timed no absolute case */
+  ck_assert_str_eq(g_charts.c[0].name, "ratio-f32");
+  char *vars = file_in("ratio-f32.vars"), *dat = file_in("ratio-f32.dat");
+  ck_assert_msg(strstr(vars, "npanels = 8\ncols = 4\nrows = 2\nnruns = 6\n"), "%s", vars);
+  ck_assert_msg(strstr(vars, "legend = '8 of 10 cells: 2 in findings, then the nearest to an alarm (CUSUM over its "
+                             "threshold); 2 not shown"),
+                "%s", vars);
+  ck_assert_msg(strstr(vars, "name1 = 'reduce0_divergent  2\u00b2\u2075'\n"), "%s", vars);
+  ck_assert_msg(strstr(vars, "mark_panel1 = 1\nmark_x1 = 3.5\nmark_color1 = '#e07000'\n"), "%s", vars);
+  ck_assert_msg(strstr(vars, "mark_color2 = '#757575'\n"), "%s", vars); /* the acknowledged improvement: muted */
+  ck_assert_ptr_nonnull(strstr(vars, "nmarks = 2\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "level1 = 0\n"));
+  /* Night 4 of the first cell: +2 % with its interval. */
+  ck_assert_msg(strstr(dat, "# reduce0_divergent f32 33554432\n1 -0.05 -0.25 0.15\n2 0 -0.2 0.2\n3 0.05 -0.15 0.25\n"
+                            "4 1.95 1.75 2.15\n"),
                 "%s", dat);
-  ck_assert_msg(strstr(dat, " 0x2ca02c 1.21 FASTER \"FASTER -12.0 %\"\n"), "%s", dat); /* at the right edge */
-  ck_assert_msg(strstr(dat, "\n2.2000 ? ? ? "), "%s", dat); /* MISSING: no ratio, no bar */
-  ck_assert_ptr_nonnull(strstr(dat, " MISSING \"MISSING\"\n"));
-  ck_assert_ptr_nonnull(strstr(dat, " SAME \"0.0 %\"\n"));
+  free(vars);
+  free(dat);
+  char gp[4096];
+  if (kg_gnuplot_find(gp, sizeof gp) == 0) {
+    g_charts.n = 1;
+    ck_assert_msg(kg_plot_render(g_dir, &g_charts, err, sizeof err) == KG_PLOT_OK, "%s", err);
+    char png[128];
+    snprintf(png, sizeof png, "%s/ratio-f32.png", g_dir);
+    ck_assert(is_png(png));
+  }
+}
+END_TEST
+
+/* Style 20, no silent caps: more sizes and cells than the old fixed arrays
+ * held (256 sizes, 1024 paired cells) are all drawn, and the ladder's sizes
+ * are picked from all of them. */
+static size_t dat_rows(const char *dat) {
+  size_t rows = 0;
+  for (const char *l = dat; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+    rows += *l >= '0' && *l <= '9';
+  return rows;
+}
+
+START_TEST(test_chart_no_silent_caps) {
+  enum { NSIZES = 300, NCELLS = 1100 };
+  size_t sizes[NSIZES * 2], picked[2];
+  for (size_t i = 0; i < NSIZES; i++) sizes[i] = sizes[NSIZES + i] = 1000 + (i * 7) % NSIZES; /* shuffled, twice */
+  ck_assert_uint_eq(kg_chart_pick_sizes(sizes, NSIZES * 2, picked, 2), 2);
+  ck_assert_uint_eq(picked[0], 1000 + NSIZES - 2);
+  ck_assert_uint_eq(picked[1], 1000 + NSIZES - 1);
+  kg_case *cases = calloc(NSIZES, sizeof *cases);
+  kg_result *results = calloc(NSIZES, sizeof *results);
+  kg_pair_cell *cells = calloc(NCELLS, sizeof *cells);
+  ck_assert(cases && results && cells);
+  for (size_t i = 0; i < NSIZES; i++) {
+    cases[i] = (kg_case){kg_variant_find("cub_sum"), KG_F32, 1000 + i, KG_PAT_UNIFORM, 1, 1};
+    results[i] = (kg_result){.status = KG_ST_PASS, .timing = kgt_timing(10 + (double)i)};
+  }
+  for (size_t i = 0; i < NCELLS; i++) {
+    cells[i] = (kg_pair_cell){.dtype = KG_F32, .n = 1000 + i, .min_effect = 0.01, .rounds = 2};
+    snprintf(cells[i].variant, sizeof cells[i].variant, "cub_sum");
+    cells[i].stat = (kg_pair_stat){.blocks = 8, .pairs = 64, .ratio = 1.001, .lo = 1.0, .hi = 1.002,
+                                   .head_us = 100.1, .base_us = 100, .verdict = KG_PV_SAME};
+  }
+  kg_run run = g_run;
+  run.n = NSIZES, run.cases = cases, run.results = results;
+  run.pair = (kg_pair_meta){.on = 1, .confidence = 0.99};
+  run.npairs = NCELLS, run.pairs = cells;
+  char err[512] = "";
+  kg_chart_src src = {.run = &run, .with_run = 1};
+  ck_assert_msg(kg_chart_write(g_dir, &src, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
+  char *bw = file_in("bandwidth-f32.dat"), *pd = file_in("paired-f32.dat"), *lv = file_in("ladder-f32.vars");
+  ck_assert_uint_eq(dat_rows(bw), NSIZES);
+  ck_assert_uint_eq(dat_rows(pd), NCELLS);
+  ck_assert_msg(strstr(lv, "size1 = 'n = 1298 "), "%s", lv); /* the two largest of all 300 */
+  free(bw), free(pd), free(lv);
+  free(cases), free(results), free(cells);
+}
+END_TEST
+
+START_TEST(test_chart_compare_many_sizes) {
+  enum { NS = 15 };
+  kg_cmp_row rows[NS];
+  for (int i = 0; i < NS; i++) {
+    size_t n = (size_t)1 << (10 + i);
+    double base = 10.0 + i;
+    rows[i] = (kg_cmp_row){"cub_sum", KG_F32, n, KG_V_SAME, base, base, 0, 0.03};
+  }
+  rows[NS - 1] = (kg_cmp_row){"cub_sum", KG_F32, (size_t)1 << 9, KG_V_NEW, 0, 5, 0, 0.03}; /* no ratio */
+  kg_comparison cmp = {.n = NS, .rows = rows};
+  char err[512] = "";
+  ck_assert_msg(chart_cmp(&cmp, NULL, err, sizeof err) == 0, "%s", err);
+  char *vars = file_in("compare-f32.vars"), *dat = file_in("compare-f32.dat");
+  ck_assert_msg(strstr(vars, "npanels = 12\ncols = 4\nrows = 3\n"), "%s", vars);
+  ck_assert_msg(strstr(vars, "left = 'no panel for n = 2\u2079, 2\u00b9\u2070, 2\u00b9\u00b9: 1 case timed on one side "
+                             "only; 2 beyond the 12 panels a chart holds (all in results.csv)'\n"),
+                "%s", vars);
+  ck_assert_ptr_nonnull(strstr(vars, "panel_title1 = 'n = 2\u00b9\u00b2 (16 KiB)'\n"));
+  ck_assert_ptr_null(strstr(dat, "# n = 2048\n"));
+  ck_assert_ptr_nonnull(strstr(dat, "# n = 8388608\n"));
   free(vars);
   free(dat);
 }
@@ -340,11 +461,11 @@ START_TEST(test_chart_paired) {
                 "%s", vars);
   /* The widest interval (-12 %) with 15 % margin sets the range. */
   ck_assert_msg(strstr(vars, "nrows = 5\nxmin = -13.8\nxmax = 13.8\n"), "%s", vars);
-  ck_assert_ptr_nonnull(strstr(vars, "color_SLOWER = '#d62728'\n"));
-  ck_assert_ptr_nonnull(strstr(vars, "color_FASTER = '#2ca02c'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "color_SLOWER = '#e07000'\n"));
+  ck_assert_ptr_nonnull(strstr(vars, "color_FASTER = '#2e8b3a'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "color_SAME = '#000000'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "color_UNDECIDED = '#9e9e9e'\n"));
-  ck_assert_msg(strstr(dat, "\n0 5 3 7 5 3 7 0.5 -0.42 0.42 0xd62728 13.8 SLOWER \"SLOWER +5.00 % [+3.00, +7.00]\"\n"),
+  ck_assert_msg(strstr(dat, "\n0 5 3 7 5 3 7 0.5 -0.42 0.42 0xe07000 13.8 SLOWER \"SLOWER +5.00 % [+3.00, +7.00]\"\n"),
                 "%s", dat);
   ck_assert_msg(strstr(dat, "\n1 0.4 -1 1.8 0.4 -1 1.8 0.5 0.58 1.42 0x9e9e9e 13.8 UNDECIDED "
                             "\"UNDECIDED +0.40 % [-1.00, +1.80]\"\n"),
@@ -353,7 +474,7 @@ START_TEST(test_chart_paired) {
   ck_assert_msg(strstr(dat, "\n3 0.1 -0.3 0.5 0.1 -0.3 0.5 1 2.58 3.42 0x000000 13.8 SAME "
                             "\"SAME +0.10 % [-0.30, +0.50]\"\n"),
                 "%s", dat);
-  ck_assert_msg(strstr(dat, "\n4 -10 -12 -8 -10 -12 -8 0.5 3.58 4.42 0x2ca02c 13.8 FASTER "
+  ck_assert_msg(strstr(dat, "\n4 -10 -12 -8 -10 -12 -8 0.5 3.58 4.42 0x2e8b3a 13.8 FASTER "
                             "\"FASTER -10.00 % [-12.00, -8.00]\"\n"),
                 "%s", dat);
   ck_assert_ptr_null(strstr(dat, "\n5 ")); /* five rows: the i32 cell is not in the f32 chart */
@@ -512,7 +633,7 @@ START_TEST(test_chart_table) {
     }
     ck_assert_msg(!strcmp(names, cases[c].names), "case %zu: %s", c, names);
   }
-  ck_assert_int_eq(kg_chart_nkinds(), 5);
+  ck_assert_int_eq(kg_chart_nkinds(), 6);
   for (int k = 0; k < kg_chart_nkinds(); k++) ck_assert_int_eq(kg_chart_kind_find(kg_chart_kind_get(k)->name), k);
   ck_assert_int_eq(kg_chart_kind_find("no-such-chart"), -1);
   ck_assert_ptr_null(kg_chart_kind_get(kg_chart_nkinds()));
@@ -725,8 +846,10 @@ START_TEST(test_plot_real_gnuplot_edges) {
   add_case("two_pass", KG_BF16, 1000003, 1, 12.5);
   g_run.meta.dev.roofline_gbps = 0;
   g_run.meta.dev.l2_bytes = 0;
-  kg_cmp_row rows[] = {{"gone_variant", KG_BF16, 1000003, KG_V_MISSING, 10, 0, 0, 0.15}};
-  kg_comparison cmp = {.n = 1, .rows = rows};
+  /* A panel whose one row with a ratio sits beside a row of text only. */
+  kg_cmp_row rows[] = {{"gone_variant", KG_BF16, 1000003, KG_V_MISSING, 10, 0, 0, 0.15},
+                       {"two_pass", KG_BF16, 1000003, KG_V_SAME, 12.5, 12.5, 0, 0.15}};
+  kg_comparison cmp = {.n = 2, .rows = rows};
   char hist[128];
   snprintf(hist, sizeof hist, "%s/h.jsonl", g_dir);
   ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, err, sizeof err), 0);
@@ -1033,6 +1156,9 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_bandwidth_panels);
   tcase_add_test(core, test_chart_ladder);
   tcase_add_test(core, test_chart_compare);
+  tcase_add_test(core, test_chart_compare_many_sizes);
+  tcase_add_test(core, test_chart_ratio);
+  tcase_add_test(core, test_chart_no_silent_caps);
   tcase_add_test(core, test_chart_paired);
   tcase_add_test(core, test_chart_trend);
   tcase_add_test(core, test_chart_trend_tick_precision);

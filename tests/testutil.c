@@ -1,5 +1,6 @@
 /* testutil: see testutil.h. */
 #include "testutil.h"
+#include "registry.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -166,4 +167,59 @@ int kgt_read_pids(const char *path, pid_t *a, pid_t *b) {
   if (f) fclose(f);
   *a = (pid_t)x, *b = (pid_t)y;
   return n == 2 && x > 0 && y > 0 ? 0 : -1;
+}
+
+/* ---- a nightly's detection -------------------------------------------------- */
+
+void kgt_nightly(kg_history **h, kg_detection **d) {
+  static kg_hist_run runs[KGT_NIGHTS];
+  static kg_history hist;
+  static kg_series series[KGT_NSERIES];
+  static double num[KGT_NSERIES][5][KGT_NIGHTS];
+  static kg_find_cell reg_cells[1], imp_cells[1];
+  static kg_finding find[3];
+  static kg_detection det;
+  memset(runs, 0, sizeof runs);
+  for (int j = 0; j < KGT_NIGHTS; j++) {
+    kg_hist_run *r = &runs[j];
+    snprintf(r->date, sizeof r->date, "2026-11-%02dT02:00:00Z", 20 + j);
+    snprintf(r->commit, sizeof r->commit, "c0ffee%d", j + 1);
+    snprintf(r->version, sizeof r->version, "0.1.0");
+    r->dev = kgt_h200();
+    r->paired.has = 1;
+    snprintf(r->paired.ref_name, sizeof r->paired.ref_name, "kgate");
+    snprintf(r->paired.ref_version, sizeof r->paired.ref_version, "v0.1.0");
+    r->paired.confidence = 0.99;
+  }
+  hist = (kg_history){KGT_NIGHTS, runs};
+  for (int i = 0; i < KGT_NSERIES; i++) {
+    kg_series *s = &series[i];
+    memset(s, 0, sizeof *s);
+    snprintf(s->variant, sizeof s->variant, "%s", kg_variants[i].name);
+    s->dtype = KG_F32;
+    s->n = (size_t)1 << 25;
+    s->sigma = 0.001;
+    s->level = 1.0;
+    double *v[5] = {num[i][0], num[i][1], num[i][2], num[i][3], num[i][4]};
+    s->ratio = v[0], s->lo = v[1], s->hi = v[2], s->up = v[3], s->down = v[4];
+    for (int j = 0; j < KGT_NIGHTS; j++) {
+      double r = 1 + 0.0005 * ((j + i) % 3 - 1) + (i == 0 && j >= 3 ? 0.02 : 0);
+      s->ratio[j] = r, s->lo[j] = r - 0.002, s->hi[j] = r + 0.002;
+      s->up[j] = i == 0 && j >= 3 ? 4.0 * (j - 2) : 0.1 * i, s->down[j] = 0;
+    }
+  }
+  reg_cells[0] = (kg_find_cell){"", KG_F32, (size_t)1 << 25, 1.0, 1.02};
+  snprintf(reg_cells[0].variant, sizeof reg_cells[0].variant, "%s", series[0].variant);
+  imp_cells[0] = (kg_find_cell){"", KG_F32, (size_t)1 << 25, 1.0, 0.99};
+  snprintf(imp_cells[0].variant, sizeof imp_cells[0].variant, "%s", series[1].variant);
+  find[0] = (kg_finding){.kind = KG_FIND_REGRESSION, .first_bad = 3, .last_good = 2, .alarm = 4, .ncells = 1,
+                         .cells = reg_cells};
+  find[1] = (kg_finding){.kind = KG_FIND_ENVIRONMENT, .first_bad = 1, .last_good = 0, .alarm = 1};
+  snprintf(find[1].note, sizeof find[1].note, "the control cell moved +1.2 %% <on> another card");
+  find[2] = (kg_finding){.kind = KG_FIND_IMPROVEMENT, .first_bad = 4, .last_good = 3, .alarm = 5, .acknowledged = 1,
+                         .ncells = 1, .cells = imp_cells};
+  det = (kg_detection){.h = 5, .k = 0.5, .nfind = 3, .find = find, .nseries = KGT_NSERIES, .series = series,
+                       .open_regressions = 1};
+  *h = &hist;
+  *d = &det;
 }

@@ -83,7 +83,7 @@ void kg_cli_usage(FILE *f) {
         "                       default <baseline-dir>/<gpu-slug>.json)\n"
         "  --file FILE          the history file to append to (history add)\n"
         "  --control FILE       history add: the control run (the reference paired with a second load of itself)\n"
-        "  --ack FILE           history check: acknowledged findings (default: none)\n"
+        "  --ack FILE           history check, report: acknowledged findings (default: none)\n"
         "  --summary FILE       history check: the findings as Markdown (- for stdout)\n"
         "  --html DIR           the folder of the page (report)\n"
         "  --history FILE       add the trend charts and step changes of a history (report)\n"
@@ -471,7 +471,7 @@ kg_selftest_opts kg_cli_selftest(const kg_cli *cli) {
 
 kg_publish_opts kg_cli_publish(const kg_cli *cli) {
   return (kg_publish_opts){cli->args[0], cli->output, cli->baseline,      cli->baseline_dir, cli->history,
-                           cli->file,    cli->html,   cli->tolerance_pct, cli->control};
+                           cli->file,    cli->html,   cli->tolerance_pct, cli->control, cli->ack};
 }
 
 int kg_cli_run(const kg_cli *cli) {

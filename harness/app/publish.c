@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "label.h"
 #include "history.h"
+#include "detect.h"
 #include "html.h"
 #include "plot.h"
 
@@ -287,6 +288,28 @@ void kg_publish_repo_url(char *repo, size_t len) {
   }
 }
 
+/* The detector over the history's paired nights, as `history check` runs
+ * it (the calibrated defaults, the acknowledgements of --ack): the page's
+ * findings and ratio charts. *have stays 0 when no night is paired. 0, or
+ * -1 after printing why. */
+static int report_detect(const kg_publish_opts *po, const kg_history *h, kg_acks *acks, kg_detection *d, int *have) {
+  char err[1024];
+  int paired = 0;
+  for (size_t i = 0; i < h->n && !paired; i++) paired = h->runs[i].paired.has;
+  if (!paired) return 0;
+  if (po->ack && kg_acks_read(po->ack, acks, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  kg_detect_opts opts = kg_detect_defaults();
+  if (kg_detect(h, po->ack ? acks : NULL, &opts, d)) {
+    fprintf(stderr, "kgate: out of memory\n");
+    return -1;
+  }
+  *have = 1;
+  return 0;
+}
+
 int kg_publish_report(const kg_publish_opts *po) {
   char err[1024], label[600] = "", note[1200] = "";
   kg_html_link links[KG_NFORMATS + 1];
@@ -296,7 +319,9 @@ int kg_publish_report(const kg_publish_opts *po) {
   kg_baseline base = {0};
   kg_step *steps = NULL;
   size_t nsteps = 0;
-  int code = KG_EXIT_USAGE, have_base = 0;
+  int code = KG_EXIT_USAGE, have_base = 0, have_detect = 0;
+  kg_acks acks = {0};
+  kg_detection det = {0};
   static kg_charts charts;
   charts.n = 0;
   kg_site site = {.tmp = ""};
@@ -314,6 +339,7 @@ int kg_publish_report(const kg_publish_opts *po) {
       fprintf(stderr, "kgate: out of memory\n");
       goto out;
     }
+    if (report_detect(po, &h, &acks, &det, &have_detect)) goto out;
     /* The band of the trends: the baseline the run is compared with. */
     have_base = po->baseline && kg_baseline_load(po->baseline, &base, err, sizeof err) == 0 && h.n &&
                 kg_same_gpu(&base.dev, &h.runs[h.n - 1].dev);
@@ -329,7 +355,8 @@ int kg_publish_report(const kg_publish_opts *po) {
   code = KG_EXIT_OK;
   kg_chart_src src = {.run = &run, .with_run = 1, .cmp = po->baseline ? &cmp : NULL, .base_label = label,
                       .history = po->history ? &h : NULL, .band = have_base ? &base : NULL,
-                      .tol_pct = po->tolerance_pct, .steps = steps, .nsteps = nsteps};
+                      .tol_pct = po->tolerance_pct, .steps = steps, .nsteps = nsteps,
+                      .detect = have_detect ? &det : NULL};
   if (has_timed(&run)) {
     if (kg_chart_write(dir, &src, NULL, &charts, err, sizeof err)) {
       fprintf(stderr, "kgate: %s\n", err);
@@ -352,7 +379,8 @@ int kg_publish_report(const kg_publish_opts *po) {
                        .note = note[0] ? note : NULL,
                        .links = links,
                        .nlinks = KG_NFORMATS + 1,
-                       .repo_url = repo[0] ? repo : NULL};
+                       .repo_url = repo[0] ? repo : NULL,
+                       .detect = have_detect ? &det : NULL};
   /* Without gnuplot (exit 3) the page is whole but for its images: it goes
    * in place; a file that could not be written (exit 2) keeps the old one. */
   if (code == KG_EXIT_USAGE || kg_html_write(dir, &page, err, sizeof err) || kg_site_commit(&site, err, sizeof err)) {
@@ -363,6 +391,8 @@ int kg_publish_report(const kg_publish_opts *po) {
   }
 out:
   kg_site_abort(&site);
+  if (have_detect) kg_detection_free(&det);
+  kg_acks_free(&acks);
   free(steps);
   kg_history_free(&h);
   if (have_base || base.entries) kg_baseline_free(&base);

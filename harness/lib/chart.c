@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "label.h"
 #include "registry.h"
+#include "severity.h"
 
 /* Line colours by variant family (the registry's seed): one hue per family,
  * lighter to darker along the ladder within it, so a family reads as a group
@@ -38,19 +39,6 @@ static const struct {
 /* Point types that pngcairo and svg both draw distinctly, in the order the
  * members of one family get them. */
 static const int k_points[] = {7, 5, 9, 11, 13, 6, 4, 8, 10, 12, 1, 2, 3};
-
-/* Verdict colours and how a comparison chart labels them. */
-static const struct {
-  unsigned rgb;
-  const char *legend;
-} k_verdict_style[KG_NVERDICTS] = {
-    [KG_V_SAME] = {0x9e9e9e, "SAME"},
-    [KG_V_SLOWER] = {0xd62728, "SLOWER"},
-    [KG_V_FASTER] = {0x2ca02c, "FASTER"},
-    [KG_V_NEW] = {0x7f7f7f, "NEW"},
-    [KG_V_MISSING] = {0x7f7f7f, "MISSING"},
-    [KG_V_UNKNOWN] = {0x7f7f7f, "UNKNOWN"},
-};
 
 /* The two perf sizes the design card asks for. */
 static const size_t k_ladder_sizes[] = {(size_t)1 << 22, (size_t)1 << 25};
@@ -237,6 +225,12 @@ static int pair_open(kg__pair *p, const kg__job *j, const char *dtype, const cha
   fprintf(p->vars.f, "# kgate: settings for plots/%s.gp (kgate writes this file)\n", j->name);
   /* Relative: gnuplot runs in the output folder, which can move as a whole. */
   gp_str(p->vars.f, "data", "%s.dat", c->name);
+  /* The page's severity scale (severity.h), for the scripts' markers: sev_regression = '#e07000', ... */
+  for (int v = 0; v < KG_NSEVERITIES; v++) {
+    char key[32];
+    snprintf(key, sizeof key, "sev_%s", kg_severity_get((kg_severity)v)->name);
+    gp_str(p->vars.f, key, "#%06x", kg_severity_get((kg_severity)v)->ink);
+  }
   va_list ap;
   va_start(ap, fmt);
   vfprintf(p->dat.f, fmt, ap);
@@ -267,11 +261,11 @@ static long timed_case(const kg_run *run, int v, kg_dtype dt, size_t n) {
   return -1;
 }
 
-/* Adds n to the set of sizes set[0..*k) unless there or full (max). */
-static void size_add(size_t *set, size_t *k, size_t max, size_t n) {
+/* Adds n to the set of sizes set[0..*k) unless there; the caller made room for every candidate. */
+static void size_add(size_t *set, size_t *k, size_t n) {
   size_t j = 0;
   while (j < *k && set[j] != n) j++;
-  if (j == *k && *k < max) set[(*k)++] = n;
+  if (j == *k) set[(*k)++] = n;
 }
 
 /* Ascending; insertion sort: a handful of sizes. */
@@ -283,13 +277,15 @@ static void sort_sizes(size_t *a, size_t k) {
     }
 }
 
-/* Distinct timed sizes of dt, ascending; returns the count (at most max). */
-static size_t timed_sizes(const kg_run *run, kg_dtype dt, size_t *ns, size_t max) {
+/* Distinct timed sizes of dt, ascending, malloc'ed (a sweep may time any
+ * number: none is dropped) into *ns; returns the count. -1: out of memory. */
+static long timed_sizes(const kg_run *run, kg_dtype dt, size_t **ns) {
   size_t k = 0;
+  if (!(*ns = malloc((run->n + 1) * sizeof **ns))) return -1;
   for (size_t i = 0; i < run->n; i++)
-    if (run->cases[i].dtype == dt && timed(run, i)) size_add(ns, &k, max, run->cases[i].n);
-  sort_sizes(ns, k);
-  return k;
+    if (run->cases[i].dtype == dt && timed(run, i)) size_add(*ns, &k, run->cases[i].n);
+  sort_sizes(*ns, k);
+  return (long)k;
 }
 
 size_t kg_chart_pick_sizes(const size_t *timed_n, size_t count, size_t *picked, size_t max) {
@@ -301,16 +297,22 @@ size_t kg_chart_pick_sizes(const size_t *timed_n, size_t count, size_t *picked, 
         break;
       }
   if (k) return k;
-  /* Neither: the largest ones, which are the bandwidth-bound ones. */
-  size_t sorted[256], m = count < 256 ? count : 256;
-  memcpy(sorted, timed_n, m * sizeof *sorted);
-  sort_sizes(sorted, m);
-  size_t take = m < max ? m : max;
-  memcpy(picked, sorted + (m - take), take * sizeof *picked);
-  return take;
+  /* Neither: the largest ones, which are the bandwidth-bound ones, found
+   * by selection (no copy, so no limit on count; repeats count once). */
+  for (size_t below = (size_t)-1, first = 1; k < max; first = 0) {
+    int found = 0;
+    size_t best = 0;
+    for (size_t i = 0; i < count; i++)
+      if ((first || timed_n[i] < below) && (!found || timed_n[i] > best)) best = timed_n[i], found = 1;
+    if (!found) break;
+    picked[k++] = below = best;
+  }
+  for (size_t i = 0; i < k / 2; i++) { /* ascending */
+    size_t t = picked[i];
+    picked[i] = picked[k - 1 - i], picked[k - 1 - i] = t;
+  }
+  return k;
 }
-
-enum { KG__MAXSIZES = 256 };
 
 /* ---- 1: bandwidth against size --------------------------------------------- */
 
@@ -369,19 +371,35 @@ static void bandwidth_panel_colors(FILE *g, const int *sel, size_t count) {
   fputs("'\n", g);
 }
 
+static int bandwidth_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                          size_t nsizes);
 static int bandwidth_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
-  const kg_dtype_info *di = kg_dtype_get(dt);
-  int sel[256];
-  size_t count = 0;
-  for (size_t v = 0; v < kg_nvariants && count < 256; v++) {
+  int *sel = malloc((kg_nvariants + 1) * sizeof *sel);
+  size_t *sizes = NULL, count = 0;
+  long ns = sel ? timed_sizes(run, dt, &sizes) : -1;
+  if (ns < 0) {
+    free(sel), free(sizes);
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  size_t nsizes = (size_t)ns;
+  for (size_t v = 0; v < kg_nvariants; v++) {
     int any = 0;
     for (size_t i = 0; i < run->n && !any; i++)
       any = run->cases[i].variant == (int)v && run->cases[i].dtype == dt && timed(run, i);
     if (any) sel[count++] = (int)v;
   }
-  size_t sizes[KG__MAXSIZES];
-  size_t nsizes = timed_sizes(run, dt, sizes, KG__MAXSIZES);
+  int rc = bandwidth_draw(job, dt, sel, count, sizes, nsizes);
+  free(sel), free(sizes);
+  return rc;
+}
+
+/* The bandwidth chart of the variants sel[0..count) at sizes[0..nsizes). */
+static int bandwidth_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                          size_t nsizes) {
+  const kg_run *run = job->src->run;
+  const kg_dtype_info *di = kg_dtype_get(dt);
   if (!count || !nsizes) return 0;
   kg__pair p;
   if (pair_open(&p, job, di->name,
@@ -444,20 +462,35 @@ static int bandwidth_one(const kg__job *job, kg_dtype dt) {
 /* Size colours for the bars: light for the smaller, dark for the larger. */
 static const char *const k_size_colors[] = {"#9ecae1", "#2171b5", "#08306b", "#6baed6"};
 
+static int ladder_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                       size_t ns);
 static int ladder_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
-  const kg_dtype_info *di = kg_dtype_get(dt);
-  size_t all[KG__MAXSIZES], sizes[2];
-  size_t nall = timed_sizes(run, dt, all, KG__MAXSIZES);
-  size_t ns = kg_chart_pick_sizes(all, nall, sizes, 2);
-  int sel[256];
-  size_t count = 0;
-  for (size_t v = 0; v < kg_nvariants && count < 256; v++) {
+  size_t *all = NULL, sizes[2], count = 0;
+  long nall = timed_sizes(run, dt, &all);
+  int *sel = nall >= 0 ? malloc((kg_nvariants + 1) * sizeof *sel) : NULL;
+  if (!sel) {
+    free(all);
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  size_t ns = kg_chart_pick_sizes(all, (size_t)nall, sizes, 2);
+  free(all);
+  for (size_t v = 0; v < kg_nvariants; v++) {
     int any = 0;
     for (size_t k = 0; k < ns; k++) any |= timed_case(run, (int)v, dt, sizes[k]) >= 0;
     if (any) sel[count++] = (int)v;
   }
-  if (!count || run->meta.dev.peak_gbps <= 0) return 0;
+  int rc = count && run->meta.dev.peak_gbps > 0 ? ladder_draw(job, dt, sel, count, sizes, ns) : 0;
+  free(sel);
+  return rc;
+}
+
+/* The ladder of the variants sel[0..count) at sizes[0..ns). */
+static int ladder_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                       size_t ns) {
+  const kg_run *run = job->src->run;
+  const kg_dtype_info *di = kg_dtype_get(dt);
   kg__pair p;
   if (pair_open(&p, job, di->name,
                 "# kgate ladder, %s: %% of theoretical peak per variant in ladder order\n# columns: row variant",
@@ -497,7 +530,7 @@ static int ladder_one(const kg__job *job, kg_dtype dt) {
   gp_num(g, "nrows", (double)count);
   gp_num(g, "nsizes", (double)ns);
   for (size_t k = 0; k < ns; k++) {
-    char key[16];
+    char key[32];
     kg_size_label(sizes[k], label, sizeof label);
     kg_bytes_label((double)sizes[k] * (double)di->size, bytes, sizeof bytes);
     snprintf(key, sizeof key, "size%zu", k + 1);
@@ -544,73 +577,62 @@ static void ladder_sort(size_t *idx, size_t k, const void *items, size_t size, s
     }
 }
 
-/* Rows of this dtype in ladder order, then by n, into idx; returns how many. */
-static size_t compare_rows(const kg_comparison *cmp, kg_dtype dt, size_t *idx, size_t max) {
+/* Rows of this dtype in ladder order, then by n, into idx (room for every row); returns how many. */
+static size_t compare_rows(const kg_comparison *cmp, kg_dtype dt, size_t *idx) {
   size_t k = 0;
-  for (size_t r = 0; r < cmp->n && k < max; r++)
+  for (size_t r = 0; r < cmp->n; r++)
     if (cmp->rows[r].dtype == dt) idx[k++] = r;
   ladder_sort(idx, k, cmp->rows, sizeof *cmp->rows, offsetof(kg_cmp_row, variant), offsetof(kg_cmp_row, n));
   return k;
 }
 
-/* Half-width of the x range around 1: the largest deviation or tolerance,
- * capped at 1 so the axis never goes below 0 (longer bars are clipped and
- * keep their true value in the label). */
+static int cmp_has_ratio(const kg_cmp_row *r) { return r->base_us > 0 && r->now_us > 0; }
+
+/* Half-width of the x range around 1: the largest deviation or tolerance
+ * with room for the label beside the bar, capped at 1 so the axis never
+ * goes below 0 (longer bars are clipped and keep their true value in the
+ * label). */
 static double compare_dev(const kg_comparison *cmp, const size_t *idx, size_t k) {
   double dev = 0.05;
   for (size_t j = 0; j < k; j++) {
     const kg_cmp_row *r = &cmp->rows[idx[j]];
     dev = fmax(dev, r->tol * 1.4);
-    if (r->base_us > 0 && r->now_us > 0) dev = fmax(dev, fabs(r->now_us / r->base_us - 1) * 1.45);
+    if (cmp_has_ratio(r)) dev = fmax(dev, fabs(r->now_us / r->base_us - 1) * 1.8);
   }
   return fmin(dev, 1.0);
 }
 
-/* One case's line of the comparison's .dat: its bar at y, of height h. */
-static void compare_row(FILE *f, const kg_cmp_row *r, double y, double h, double dev) {
-  int have = r->base_us > 0 && r->now_us > 0;
+/* A verdict's colour: the severity scale's for SLOWER and FASTER, greys for the rest. */
+static unsigned verdict_rgb(kg_verdict v) {
+  if (v == KG_V_SLOWER) return kg_severity_get(KG_SEV_REGRESSION)->ink;
+  if (v == KG_V_FASTER) return kg_severity_get(KG_SEV_GOOD)->ink;
+  return v == KG_V_SAME ? 0x9e9e9e : 0x7f7f7f;
+}
+
+/* One case's line of the comparison's .dat: its bar at row y. Only what a
+ * reader looks for is labelled, beside its bar's end (side 1 right of it,
+ * -1 left of it): the change of a SLOWER or FASTER case, and the verdict of
+ * a case with no ratio (side 0, at 1). A SAME bar says its change itself:
+ * at ten sizes, a label on every bar is a smear. */
+static void compare_row(FILE *f, const kg_cmp_row *r, double y, double dev) {
+  int have = cmp_has_ratio(r);
   double ratio = have ? r->now_us / r->base_us : NAN, shown = have ? fmin(fmax(ratio, 1 - dev), 1 + dev) : 1;
-  char label[64];
+  char label[64] = "";
+  int side = 0;
   if (!have) snprintf(label, sizeof label, "%s", kg_verdict_name(r->verdict));
   else if (r->verdict == KG_V_SLOWER || r->verdict == KG_V_FASTER)
     snprintf(label, sizeof label, "%s %+.1f %%", kg_verdict_name(r->verdict), (ratio - 1) * 100);
-  else if (fabs(ratio - 1) < 0.0005) snprintf(label, sizeof label, "0.0 %%");
-  else snprintf(label, sizeof label, "%+.1f %%", (ratio - 1) * 100);
+  if (have) side = ratio >= 1 ? 1 : -1;
   fprintf(f, "%.4f", y);
   dat_num(f, ratio);
   dat_num(f, have ? fmin(1, shown) : NAN);
   dat_num(f, have ? fmax(1, shown) : NAN);
-  fprintf(f, " %.4f %.4f", y - h * 0.42, y + h * 0.42);
-  fprintf(f, " %.4f %.4f 0x%06x", 1 - r->tol, 1 + r->tol, k_verdict_style[r->verdict].rgb);
-  /* Every label in one column at the right edge, where it covers nothing
-   * and reads as a table; also one labels plot that always has points
-   * (gnuplot 5.4 crashes on a labels plot with none). */
-  dat_num(f, 1 + dev);
-  fprintf(f, " %s \"%s\"\n", kg_verdict_name(r->verdict), label);
-}
-
-/* The .dat rows (a bar per size, grouped by variant) and the y tics (one
- * per variant); counts the verdicts. Returns the number of variants. */
-static size_t compare_data(FILE *f, FILE *g, const kg_comparison *cmp, const size_t *idx, size_t k,
-                           const size_t *sizes, size_t ns, double dev, size_t *count) {
-  size_t rows = 0;
-  double h = 0.8 / (double)ns;
-  char prev[64] = "";
-  kg__tics ytics = {g, "y", 0};
-  for (size_t j = 0; j < k; j++) {
-    const kg_cmp_row *r = &cmp->rows[idx[j]];
-    if (strcmp(prev, r->variant)) {
-      tic_add(&ytics, r->variant, "", (double)rows);
-      snprintf(prev, sizeof prev, "%s", r->variant);
-      rows++;
-    }
-    size_t s = 0;
-    while (sizes[s] != r->n) s++;
-    compare_row(f, r, (double)(rows - 1) + ((double)s - (double)(ns - 1) / 2) * h, h, dev);
-    count[r->verdict]++;
-  }
-  tics_end(&ytics);
-  return rows;
+  fprintf(f, " %.4f %.4f", y - 0.36, y + 0.36);
+  fprintf(f, " %.4f %.4f 0x%06x", 1 - r->tol, 1 + r->tol, verdict_rgb(r->verdict));
+  /* Every row has a label, empty or not: a labels plot is never without
+   * points (gnuplot 5.4 crashes on one with none). */
+  dat_num(f, have ? shown : 1);
+  fprintf(f, " %d %s \"%s\"\n", side, kg_verdict_name(r->verdict), label);
 }
 
 /* Appends "N NAME" to a list of counts ("2 SLOWER, 5 SAME") unless N is 0. */
@@ -627,71 +649,177 @@ static void compare_counts(const size_t *count, char *out, size_t len) {
     count_item(out, len, &used, count[order[o]], kg_verdict_name(order[o]));
 }
 
-/* The third title line: what the run is compared with, and which bar is which size. */
-static void compare_notes(FILE *g, const char *base_label, const size_t *sizes, size_t ns) {
-  char note[200], slabel[32];
-  size_t used = 0;
-  gp_str(g, "note", "vs %s", base_label ? base_label : "the baseline");
-  for (size_t s = 0; s < ns && used < sizeof note; s++) {
-    kg_size_label(sizes[s], slabel, sizeof slabel);
-    used += (size_t)snprintf(note + used, sizeof note - used, "%s%s", s ? ", " : ns > 1 ? "bars top to bottom: n = " : "n = ",
-                             slabel);
-  }
-  gp_str(g, "sizes_note", "variant (%s)", note);
-}
-
-static void compare_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, const char *verdicts, size_t rows,
-                         size_t ns, double dev) {
-  char sub[400];
-  run_subtitle(&run->meta, sub, sizeof sub);
-  gp_str(g, "title", "%s sum: time new / baseline per case (%s)", di->name, verdicts);
-  gp_str(g, "subtitle", "%s", sub);
-  gp_num(g, "width", 1300);
-  gp_num(g, "nrows", (double)rows);
-  gp_num(g, "nsizes", (double)ns);
-  gp_num(g, "xmin", 1 - dev);
-  gp_num(g, "xmax", 1 + dev);
-  gp_num(g, "height", 150 + (double)rows * (ns > 1 ? 40 : 28));
-}
-
 static void verdict_colors(FILE *g) {
   for (int v = 0; v < KG_NVERDICTS; v++) {
     char key[24];
     snprintf(key, sizeof key, "color_%s", kg_verdict_name((kg_verdict)v));
-    gp_str(g, key, "#%06x", k_verdict_style[v].rgb);
-    snprintf(key, sizeof key, "legend_%s", kg_verdict_name((kg_verdict)v));
-    gp_str(g, key, "%s", k_verdict_style[v].legend);
+    gp_str(g, key, "#%06x", verdict_rgb((kg_verdict)v));
   }
+}
+
+/* A comparison of one dtype, as small multiples: a panel per size that has
+ * a case timed on both sides (the largest KG__COMPARE_PANELS of them), a row
+ * per variant in every panel, one bar a row. */
+typedef struct kg__cmpchart {
+  const kg_comparison *cmp;
+  const size_t *idx; /* the dtype's rows, ladder order then n */
+  size_t k;
+  size_t *sizes, ns;  /* the panels' sizes, ascending */
+  size_t *left, nleft; /* sizes not drawn: no ratio, or beyond the panels */
+  const char **names; /* the variants with a row in a panel, ladder order */
+  size_t nnames;
+} kg__cmpchart;
+
+enum { KG__COMPARE_PANELS = 12 }; /* 3 rows of 4 at 1500 px: a smaller panel is no longer read */
+
+static int in_sizes(const size_t *v, size_t k, size_t n) {
+  for (size_t i = 0; i < k; i++)
+    if (v[i] == n) return 1;
+  return 0;
+}
+
+/* Splits the dtype's sizes into panels and those left out; lists the variants. */
+static void compare_layout(kg__cmpchart *c) {
+  size_t nall = 0, *all = c->left; /* every size with a ratio first, then trimmed */
+  for (size_t j = 0; j < c->k; j++) {
+    const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+    if (cmp_has_ratio(r) && !in_sizes(all, nall, r->n)) all[nall++] = r->n;
+  }
+  sort_sizes(all, nall);
+  size_t drop = nall > KG__COMPARE_PANELS ? nall - KG__COMPARE_PANELS : 0;
+  c->ns = nall - drop;
+  memcpy(c->sizes, all + drop, c->ns * sizeof *c->sizes);
+  c->nleft = 0;
+  for (size_t j = 0; j < c->k; j++) {
+    size_t n = c->cmp->rows[c->idx[j]].n;
+    if (!in_sizes(c->sizes, c->ns, n) && !in_sizes(c->left, c->nleft, n)) c->left[c->nleft++] = n;
+  }
+  sort_sizes(c->left, c->nleft);
+  c->nnames = 0;
+  for (size_t j = 0; j < c->k; j++) {
+    const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+    if (in_sizes(c->sizes, c->ns, r->n) && (!c->nnames || strcmp(c->names[c->nnames - 1], r->variant)))
+      c->names[c->nnames++] = r->variant;
+  }
+}
+
+/* The row of a variant in every panel. */
+static size_t name_row(const kg__cmpchart *c, const char *variant) {
+  size_t i = 0;
+  while (i < c->nnames && strcmp(c->names[i], variant)) i++;
+  return i;
+}
+
+/* The .dat: a block per panel (two blank lines apart), a row per case;
+ * counts the verdicts of every case of the dtype, drawn or not. */
+static void compare_data(FILE *f, FILE *g, const kg__cmpchart *c, double dev, size_t *count) {
+  for (size_t p = 0; p < c->ns; p++) {
+    char label[32], bytes[32], title[96];
+    kg_size_label(c->sizes[p], label, sizeof label);
+    kg_bytes_label((double)c->sizes[p] * (double)kg_dtype_get(c->cmp->rows[c->idx[0]].dtype)->size, bytes,
+                   sizeof bytes);
+    snprintf(title, sizeof title, "n = %s (%s)", label, bytes);
+    gp_item(g, "panel_title", p + 1, title);
+    fprintf(f, "# n = %zu\n", c->sizes[p]);
+    for (size_t j = 0; j < c->k; j++) {
+      const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+      if (r->n == c->sizes[p]) compare_row(f, r, (double)name_row(c, r->variant), dev);
+    }
+    fputs("\n\n", f);
+  }
+  for (size_t j = 0; j < c->k; j++) count[c->cmp->rows[c->idx[j]].verdict]++;
+  kg__tics ytics = {g, "y", 0};
+  for (size_t i = 0; i < c->nnames; i++) tic_add(&ytics, c->names[i], "", (double)i);
+  tics_end(&ytics);
+}
+
+/* The line under the title that says which sizes have no panel and why. */
+static void compare_left(FILE *g, const kg__cmpchart *c) {
+  char list[160] = "";
+  size_t used = 0, shown = 0, noratio = 0;
+  for (size_t i = 0; i < c->nleft; i++) {
+    char label[32];
+    kg_size_label(c->left[i], label, sizeof label);
+    int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", label);
+    if (w < 0 || (size_t)w >= sizeof list - used - 8) break;
+    used += (size_t)w, shown++;
+  }
+  for (size_t j = 0; j < c->k; j++) {
+    const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+    noratio += in_sizes(c->left, c->nleft, r->n) && !cmp_has_ratio(r);
+  }
+  size_t capped = 0; /* cases with a ratio at a size past the panels */
+  for (size_t j = 0; j < c->k; j++) {
+    const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
+    capped += in_sizes(c->left, c->nleft, r->n) && cmp_has_ratio(r);
+  }
+  char why[160];
+  if (noratio && capped)
+    snprintf(why, sizeof why, "%zu case%s timed on one side only; %zu beyond the %d panels a chart holds", noratio,
+             noratio == 1 ? "" : "s", capped, KG__COMPARE_PANELS);
+  else if (capped) snprintf(why, sizeof why, "%zu case%s beyond the %d panels a chart holds", capped, capped == 1 ? "" : "s",
+                            KG__COMPARE_PANELS);
+  else snprintf(why, sizeof why, "%zu case%s timed on one side only", noratio, noratio == 1 ? "" : "s");
+  if (!c->nleft) gp_str(g, "left", "%s", "");
+  else gp_str(g, "left", "no panel for n = %s%s: %s (all in results.csv)", list, shown < c->nleft ? ", ..." : "", why);
+}
+
+static void compare_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, const char *verdicts,
+                         const kg__cmpchart *c, double dev, const char *base_label) {
+  char sub[400];
+  run_subtitle(&run->meta, sub, sizeof sub);
+  size_t cols = c->ns < 4 ? c->ns : 4, rows = (c->ns + cols - 1) / cols;
+  gp_str(g, "title", "%s sum: time new / baseline per case (%s)", di->name, verdicts);
+  gp_str(g, "subtitle", "%s", sub);
+  gp_str(g, "note", "vs %s", base_label ? base_label : "the baseline");
+  gp_num(g, "npanels", (double)c->ns);
+  gp_num(g, "cols", (double)cols);
+  gp_num(g, "rows", (double)rows);
+  gp_num(g, "nrows", (double)c->nnames);
+  gp_num(g, "xmin", 1 - dev);
+  gp_num(g, "xmax", 1 + dev);
+  gp_num(g, "width", fmax(1100, 240 + 330 * (double)cols));
+  gp_num(g, "height", 190 + (double)rows * (60 + (double)c->nnames * 17));
 }
 
 /* The .dat headers (macros, so that the compiler checks them as formats). */
 #define COMPARE_HEAD                                                                                 \
-  "# kgate comparison, %s: one row per case, time new / baseline\n"                                   \
-  "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x verdict label\n"         \
-  "# (ratio ? when either side has no timing; label_x: the right edge, where the labels stand)\n"
+  "# kgate comparison, %s: a block per size (a panel), one row per case, time new / baseline\n"       \
+  "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x side verdict label\n"    \
+  "# (ratio ? when either side has no timing; side: the label right of the bar (1), left (-1), at 1 (0))\n"
 static int compare_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
   const kg_comparison *cmp = job->src->cmp;
   const kg_dtype_info *di = kg_dtype_get(dt);
-  size_t idx[1024], k = compare_rows(cmp, dt, idx, 1024);
-  if (!k) return 0;
-  size_t sizes[KG__MAXSIZES], ns = 0;
-  for (size_t j = 0; j < k; j++) size_add(sizes, &ns, KG__MAXSIZES, cmp->rows[idx[j]].n);
-  sort_sizes(sizes, ns);
-  double dev = compare_dev(cmp, idx, k);
+  size_t *idx = malloc((cmp->n + 1) * sizeof *idx), *sizes = malloc((cmp->n + 1) * sizeof *sizes),
+         *left = malloc((cmp->n + 1) * sizeof *left);
+  const char **names = malloc((cmp->n + 1) * sizeof *names);
+  int rc = -1;
+  if (!idx || !sizes || !left || !names) {
+    snprintf(job->err, job->errlen, "out of memory");
+    goto out;
+  }
+  kg__cmpchart c = {cmp, idx, compare_rows(cmp, dt, idx), sizes, 0, left, 0, names, 0};
+  compare_layout(&c);
+  rc = 0;
+  if (!c.ns) goto out; /* no case of this dtype timed on both sides: the tables list them */
+  double dev = compare_dev(cmp, idx, c.k);
   kg__pair p;
-  if (pair_open(&p, job, di->name, COMPARE_HEAD, di->name)) return -1;
+  if ((rc = pair_open(&p, job, di->name, COMPARE_HEAD, di->name))) goto out;
   FILE *f = p.dat.f, *g = p.vars.f;
   size_t count[KG_NVERDICTS] = {0};
-  size_t rows = compare_data(f, g, cmp, idx, k, sizes, ns, dev, count);
+  compare_data(f, g, &c, dev, count);
   char verdicts[200];
   compare_counts(count, verdicts, sizeof verdicts);
-  compare_vars(g, run, di, verdicts, rows, ns, dev);
-  compare_notes(g, job->src->base_label, sizes, ns);
+  compare_vars(g, run, di, verdicts, &c, dev, job->src->base_label);
+  compare_left(g, &c);
   verdict_colors(g);
   snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%.140s)",
            di->name, verdicts);
-  return pair_commit(&p, job);
+  rc = pair_commit(&p, job);
+out:
+  free(idx), free(sizes), free(left), free(names);
+  return rc;
 }
 
 /* ---- 5: the paired gate ----------------------------------------------------------- */
@@ -699,10 +827,11 @@ static int compare_one(const kg__job *job, kg_dtype dt) {
 /* Paired verdict colours: the gate's outcome at a glance (SLOWER fails a
  * merge). SAME is black here, not grey as in the comparison: a decided
  * "no change" is a result, an UNDECIDED cell is the absence of one. */
-static const unsigned k_pverdict_rgb[KG_NPVERDICTS] = {
-    [KG_PV_SAME] = 0x000000,    [KG_PV_SLOWER] = 0xd62728,  [KG_PV_FASTER] = 0x2ca02c, [KG_PV_UNDECIDED] = 0x9e9e9e,
-    [KG_PV_NEW] = 0x7f7f7f,     [KG_PV_MISSING] = 0x7f7f7f, [KG_PV_UNKNOWN] = 0x7f7f7f,
-};
+static unsigned pverdict_rgb(kg_pverdict v) {
+  if (v == KG_PV_SLOWER) return kg_severity_get(KG_SEV_REGRESSION)->ink;
+  if (v == KG_PV_FASTER) return kg_severity_get(KG_SEV_GOOD)->ink;
+  return v == KG_PV_SAME ? 0x000000 : v == KG_PV_UNDECIDED ? 0x9e9e9e : 0x7f7f7f;
+}
 
 /* A cell with an interval to draw: decided or undecided from at least one
  * block. NEW, MISSING and UNKNOWN carry no numbers (results-schema.md). */
@@ -737,10 +866,10 @@ static void pair_counts(const size_t *count, char *out, size_t len) {
 
 /* Cells of this dtype in ladder order, then by n, into idx (*k of them);
  * returns how many of them have an interval to draw. */
-static size_t paired_cells(const kg_run *run, kg_dtype dt, size_t *idx, size_t max, size_t *k) {
+static size_t paired_cells(const kg_run *run, kg_dtype dt, size_t *idx, size_t *k) {
   size_t drawn = 0;
   *k = 0;
-  for (size_t i = 0; i < run->npairs && *k < max; i++)
+  for (size_t i = 0; i < run->npairs; i++)
     if (run->pairs[i].dtype == dt) idx[(*k)++] = i, drawn += pair_drawn(&run->pairs[i]);
   ladder_sort(idx, *k, run->pairs, sizeof *run->pairs, offsetof(kg_pair_cell, variant), offsetof(kg_pair_cell, n));
   return drawn;
@@ -770,7 +899,7 @@ static void paired_row(FILE *f, kg__tics *ytics, const kg_pair_cell *c, size_t j
   dat_num(f, have ? fmin(fmax(lo, -half), half) : NAN);
   dat_num(f, have ? fmin(fmax(hi, -half), half) : NAN);
   dat_num(f, have ? band : NAN);
-  fprintf(f, " %.2f %.2f 0x%06x", (double)j - 0.42, (double)j + 0.42, k_pverdict_rgb[st->verdict]);
+  fprintf(f, " %.2f %.2f 0x%06x", (double)j - 0.42, (double)j + 0.42, pverdict_rgb(st->verdict));
   /* Every row has a label at the right edge: the labels plot is never empty
    * (gnuplot 5.4 crashes on a labels plot with no point). */
   dat_num(f, half);
@@ -797,7 +926,7 @@ static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, con
   for (int v = 0; v < KG_NPVERDICTS; v++) {
     char key[24];
     snprintf(key, sizeof key, "color_%s", kg_pverdict_name((kg_pverdict)v));
-    gp_str(g, key, "#%06x", k_pverdict_rgb[v]);
+    gp_str(g, key, "#%06x", pverdict_rgb((kg_pverdict)v));
   }
 }
 
@@ -809,12 +938,24 @@ static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, con
   "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n" \
   "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"   \
   "#  ? where a cell has none: NEW, MISSING and UNKNOWN rows are text only)\n"
+static int paired_draw(const kg__job *job, kg_dtype dt, const size_t *idx, size_t k);
 static int paired_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
+  size_t *idx = malloc((run->npairs + 1) * sizeof *idx), k;
+  if (!idx) {
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  int rc = paired_cells(run, dt, idx, &k) ? paired_draw(job, dt, idx, k) : 0;
+  /* (no cell with numbers: only NEW/MISSING/UNKNOWN, which the reports list; a chart would show no point) */
+  free(idx);
+  return rc;
+}
+
+/* The paired chart of the cells idx[0..k). */
+static int paired_draw(const kg__job *job, kg_dtype dt, const size_t *idx, size_t k) {
+  const kg_run *run = job->src->run;
   const kg_dtype_info *di = kg_dtype_get(dt);
-  size_t idx[1024], k;
-  if (!paired_cells(run, dt, idx, 1024, &k))
-    return 0; /* only NEW/MISSING/UNKNOWN: the reports list them, a chart would show no point */
   double half = pair_half(run, idx, k);
   kg__pair p;
   if (pair_open(&p, job, di->name, PAIRED_HEAD, di->name)) return -1;
@@ -886,27 +1027,36 @@ typedef struct kg__trend {
   size_t nsteps;
 } kg__trend;
 
+/* Entries of every run drawn: room enough for any list built from them. */
+static size_t trend_entries(const kg__trend *t) {
+  size_t total = 0;
+  for (size_t j = 0; j < t->nruns; j++) total += t->h->runs[t->runs[j]].n;
+  return total;
+}
+
 /* The size a trend shows: 2^25 if any run timed it, else the largest timed.
- * 0 when no run timed dt. */
+ * 0 when no run timed dt, -1 out of memory. */
 static int trend_size(const kg__trend *t, kg_dtype dt, size_t *n) {
-  size_t all[KG__MAXSIZES], nall = 0, picked[2];
+  size_t *all = malloc((trend_entries(t) + 1) * sizeof *all), nall = 0, picked[2];
+  if (!all) return -1;
   for (size_t j = 0; j < t->nruns; j++) {
     const kg_hist_run *r = &t->h->runs[t->runs[j]];
     for (size_t i = 0; i < r->n; i++)
-      if (r->entries[i].dtype == dt) size_add(all, &nall, KG__MAXSIZES, r->entries[i].n);
+      if (r->entries[i].dtype == dt) all[nall++] = r->entries[i].n; /* repeats: kg_chart_pick_sizes counts them once */
   }
   size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
+  free(all);
   if (np) *n = picked[np - 1];
   return np != 0;
 }
 
 /* Variants: every name timed at n in some run (one pass: a year of nightly
  * runs is ~10^6 entries), in registry order, unknown names last. */
-static size_t trend_names(const kg__trend *t, kg_dtype dt, size_t n, const char **names, size_t max) {
+static size_t trend_names(const kg__trend *t, kg_dtype dt, size_t n, const char **names) {
   size_t count = 0;
   for (size_t j = 0; j < t->nruns; j++) {
     const kg_hist_run *r = &t->h->runs[t->runs[j]];
-    for (size_t i = 0; i < r->n && count < max; i++) {
+    for (size_t i = 0; i < r->n; i++) {
       const kg_hist_entry *e = &r->entries[i];
       if (e->dtype != dt || e->n != n) continue;
       size_t c = 0;
@@ -1042,13 +1192,26 @@ static void trend_vars(FILE *g, const kg__trend *t, const kg_dtype_info *di, siz
                                    : "no baseline given: no band");
 }
 
+static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt, size_t n, const char **names,
+                            size_t count);
 static int trend_draw(const kg__job *job, const kg__trend *t, kg_dtype dt) {
-  const kg_dtype_info *di = kg_dtype_get(dt);
   size_t n;
-  const char *names[512];
-  if (!trend_size(t, dt, &n)) return 0;
-  size_t count = trend_names(t, dt, n, names, 512);
-  if (!count) return 0;
+  int have = trend_size(t, dt, &n);
+  const char **names = have > 0 ? malloc((trend_entries(t) + 1) * sizeof *names) : NULL;
+  if (have < 0 || (have && !names)) {
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  size_t count = have ? trend_names(t, dt, n, names) : 0;
+  int rc = count ? trend_names_draw(job, t, dt, n, names, count) : 0;
+  free(names);
+  return rc;
+}
+
+/* The trend of the variants names[0..count) at n. */
+static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt, size_t n, const char **names,
+                            size_t count) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
   kg__pair p;
   if (pair_open(&p, job, di->name,
                 "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
@@ -1097,6 +1260,203 @@ static int trend_one(const kg__job *job, kg_dtype dt) {
   return rc;
 }
 
+/* ---- 6: the ratio to the pinned reference, per night ------------------------------------- */
+
+/* The finding f holds (variant, dtype, n). */
+static int finding_has(const kg_finding *f, const char *variant, kg_dtype dt, size_t n) {
+  for (size_t i = 0; i < f->ncells; i++)
+    if (f->cells[i].dtype == dt && f->cells[i].n == n && !strcmp(f->cells[i].variant, variant)) return 1;
+  return 0;
+}
+
+static int series_in_findings(const kg_detection *d, const kg_series *s) {
+  for (size_t i = 0; i < d->nfind; i++)
+    if (finding_has(&d->find[i], s->variant, s->dtype, s->n)) return 1;
+  return 0;
+}
+
+/* How near a series is to an alarm at its latest night: its larger CUSUM sum over the threshold. */
+static double alarm_share(const kg_detection *d, const kg_series *s, size_t nruns) {
+  for (size_t j = nruns; j-- > 0;)
+    if (isfinite(s->ratio[j])) {
+      double m = fmax(isfinite(s->up[j]) ? s->up[j] : 0, isfinite(s->down[j]) ? s->down[j] : 0);
+      return d->h > 0 ? m / d->h : m;
+    }
+  return -1;
+}
+
+/* The severity a finding is drawn in: an acknowledged one in the notice's grey. */
+static kg_severity finding_severity(const kg_finding *f) {
+  return f->acknowledged ? KG_SEV_NOTICE : kg_find_severity(f->kind);
+}
+
+typedef struct kg__pick {
+  const kg_series *s;
+  int found;    /* in a finding */
+  double share; /* alarm_share */
+} kg__pick;
+
+/* Findings' cells first, then the nearest to an alarm, then ladder order. */
+static int pick_cmp(const void *pa, const void *pb) {
+  const kg__pick *a = pa, *b = pb;
+  if (a->found != b->found) return b->found - a->found;
+  if (a->share != b->share) return a->share > b->share ? -1 : 1;
+  size_t ra = rank_of(a->s->variant), rb = rank_of(b->s->variant);
+  return ra != rb ? (ra < rb ? -1 : 1) : a->s->n < b->s->n ? -1 : a->s->n > b->s->n;
+}
+
+/* Chart room: 2 rows of 4 panels stay readable at half a page's width. */
+enum { KG__RATIO_PANELS = 8 };
+
+/* The runs with a paired section (the chart's x), history indices; malloc'ed. */
+static size_t *paired_runs(const kg_history *h, size_t *n) {
+  size_t *r = malloc((h->n + 1) * sizeof *r);
+  *n = 0;
+  for (size_t j = 0; r && j < h->n; j++)
+    if (h->runs[j].paired.has) r[(*n)++] = j;
+  return r;
+}
+
+/* The .dat block of one panel: a row per paired night, (ratio - 1) in %. */
+static void ratio_block(FILE *f, const kg__trend *t, const kg_series *s) {
+  fprintf(f, "# %s %s %zu\n", s->variant, kg_dtype_get(s->dtype)->name, s->n);
+  for (size_t j = 0; j < t->nruns; j++) {
+    size_t r = t->runs[j];
+    fprintf(f, "%zu", j + 1);
+    dat_num(f, (s->ratio[r] - 1) * 100);
+    dat_num(f, (s->lo[r] - 1) * 100);
+    dat_num(f, (s->hi[r] - 1) * 100);
+    fputc('\n', f);
+  }
+  fputs("\n\n", f);
+}
+
+/* A panel's y range: its points, intervals and level, at least +-0.5 %. */
+static void ratio_range(FILE *g, const kg__trend *t, const kg_series *s, size_t i) {
+  double lo = (s->level - 1) * 100, hi = lo;
+  for (size_t j = 0; j < t->nruns; j++) {
+    size_t r = t->runs[j];
+    if (isfinite(s->lo[r])) lo = fmin(lo, (s->lo[r] - 1) * 100);
+    if (isfinite(s->hi[r])) hi = fmax(hi, (s->hi[r] - 1) * 100);
+  }
+  double mid = (lo + hi) / 2, half = fmax((hi - lo) / 2 * 1.15, 0.5);
+  char key[24];
+  snprintf(key, sizeof key, "ylo%zu", i);
+  gp_num(g, key, mid - half);
+  snprintf(key, sizeof key, "yhi%zu", i);
+  gp_num(g, key, mid + half);
+  snprintf(key, sizeof key, "level%zu", i);
+  gp_num(g, key, isfinite(s->level) ? (s->level - 1) * 100 : NAN);
+}
+
+/* The change points of panel i: each finding's first bad night that names
+ * its cell, as mark_panel<k>, mark_x<k>, mark_color<k>. */
+static size_t ratio_marks(FILE *g, const kg__trend *t, const kg_detection *d, const kg_series *s, size_t i,
+                          size_t nmarks) {
+  for (size_t k = 0; k < d->nfind; k++) {
+    const kg_finding *fd = &d->find[k];
+    if (!finding_has(fd, s->variant, s->dtype, s->n)) continue;
+    size_t x = 0;
+    for (size_t j = 0; j < t->nruns; j++)
+      if (t->runs[j] == fd->first_bad) x = j + 1;
+    if (!x) continue;
+    char key[24], rgb[16];
+    nmarks++;
+    snprintf(key, sizeof key, "mark_panel%zu", nmarks);
+    gp_num(g, key, (double)i);
+    snprintf(key, sizeof key, "mark_x%zu", nmarks);
+    gp_num(g, key, (double)x - 0.5); /* between the last good night and the first bad */
+    snprintf(rgb, sizeof rgb, "#%06x", kg_severity_get(finding_severity(fd))->ink);
+    gp_item(g, "mark_color", nmarks, rgb);
+  }
+  return nmarks;
+}
+
+static void ratio_vars(FILE *g, const kg__trend *t, const kg_dtype_info *di, size_t shown, size_t found,
+                       size_t total) {
+  const kg_hist_run *last = &t->h->runs[t->runs[t->nruns - 1]];
+  size_t cols = shown < 4 ? shown : 4, rows = (shown + cols - 1) / cols;
+  char first[48], lastd[48];
+  kg_date_label(t->h->runs[t->runs[0]].date, first, sizeof first);
+  kg_date_label(last->date, lastd, sizeof lastd);
+  gp_num(g, "npanels", (double)shown);
+  gp_num(g, "cols", (double)cols);
+  gp_num(g, "rows", (double)rows);
+  gp_num(g, "nruns", (double)t->nruns);
+  gp_num(g, "width", cols < 4 ? 420 * (double)cols + 80 : 1500);
+  gp_num(g, "height", 200 + 260 * (double)rows);
+  gp_str(g, "title", "%s sum: time against the pinned reference, per night (tonight / reference \u2212 1)", di->name);
+  gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 reference %s %s", last->dev.name, first, lastd,
+         last->paired.ref_name[0] ? last->paired.ref_name : "(unnamed)", last->paired.ref_version);
+  if (shown < total)
+    gp_str(g, "legend", "%zu of %zu cells: %zu in findings, then the nearest to an alarm (CUSUM over its threshold); "
+           "%zu not shown \u00b7 bars: interval \u00b7 dashed: accepted level \u00b7 vertical: first bad night",
+           shown, total, found < shown ? found : shown, total - shown);
+  else
+    gp_str(g, "legend", "all %zu cells \u00b7 bars: interval \u00b7 dashed: accepted level \u00b7 vertical: first bad "
+           "night", total);
+}
+
+static int ratio_draw(const kg__job *job, const kg__trend *t, const kg_detection *d, kg_dtype dt) {
+  const kg_dtype_info *di = kg_dtype_get(dt);
+  kg__pick *pick = malloc((d->nseries + 1) * sizeof *pick);
+  size_t total = 0, found = 0;
+  if (!pick) {
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < d->nseries; i++) {
+    const kg_series *s = &d->series[i];
+    if (s->dtype != dt || alarm_share(d, s, t->h->n) < 0) continue; /* no night has the cell */
+    pick[total] = (kg__pick){s, series_in_findings(d, s), alarm_share(d, s, t->h->n)};
+    found += pick[total++].found;
+  }
+  qsort(pick, total, sizeof *pick, pick_cmp);
+  size_t shown = total < KG__RATIO_PANELS ? total : KG__RATIO_PANELS;
+  int rc = 0;
+  kg__pair p;
+  if (shown && !(rc = pair_open(&p, job, di->name,
+                                "# kgate ratio to the pinned reference, %s: a block per cell (a panel), a row per "
+                                "paired night\n# columns: night change lo hi (tonight / reference - 1, %%)\n",
+                                di->name))) {
+    size_t nmarks = 0;
+    for (size_t i = 0; i < shown; i++) {
+      const kg_series *s = pick[i].s;
+      char name[128], label[32];
+      kg_size_label(s->n, label, sizeof label);
+      snprintf(name, sizeof name, "%s  %s", s->variant, label);
+      gp_item(p.vars.f, "name", i + 1, name);
+      ratio_block(p.dat.f, t, s);
+      ratio_range(p.vars.f, t, s, i + 1);
+      nmarks = ratio_marks(p.vars.f, t, d, s, i + 1, nmarks);
+    }
+    gp_num(p.vars.f, "nmarks", (double)nmarks);
+    trend_xtics(p.vars.f, t);
+    ratio_vars(p.vars.f, t, di, shown, found, total);
+    snprintf(p.chart->caption, sizeof p.chart->caption,
+             "%s: tonight / reference per night for %zu of %zu cells (those in findings first, then the nearest to an "
+             "alarm), with intervals, the accepted level and the change points",
+             di->name, shown, total);
+    rc = pair_commit(&p, job);
+  }
+  free(pick);
+  return rc;
+}
+
+static int ratio_one(const kg__job *job, kg_dtype dt) {
+  const kg_chart_src *s = job->src;
+  size_t nruns;
+  size_t *runs = paired_runs(s->history, &nruns);
+  if (!runs) {
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  kg__trend t = {s->history, runs, nruns, NULL, 0, NULL, 0};
+  int rc = nruns ? ratio_draw(job, &t, s->detect, dt) : 0;
+  free(runs);
+  return rc;
+}
+
 /* ---- the charts of a run: one table ------------------------------------------------ */
 
 /* What a chart is drawn from. */
@@ -1105,6 +1465,7 @@ typedef enum kg__when {
   KG__WITH_PAIRED,  /* the same, when the run is paired */
   KG__WITH_CMP,     /* a comparison with a baseline */
   KG__WITH_HISTORY, /* a history (history plot, report --history) */
+  KG__WITH_DETECT,  /* a history with paired nights, read by the detector */
 } kg__when;
 
 /* Every chart kgate draws, in the order the page lists them: a new chart is
@@ -1114,6 +1475,7 @@ static const struct {
   kg__when when;
   int (*one)(const kg__job *job, kg_dtype dt);
 } k_charts[] = {
+    {{"ratio", "Against the pinned reference, per night"}, KG__WITH_DETECT, ratio_one},
     {{"bandwidth", "Bandwidth against input size"}, KG__WITH_RUN, bandwidth_one},
     {{"ladder", "The ladder: % of theoretical peak"}, KG__WITH_RUN, ladder_one},
     {{"trend", "Trend: % of peak over the history"}, KG__WITH_HISTORY, trend_one},
@@ -1140,6 +1502,7 @@ static int applies(kg__when w, const kg_chart_src *s) {
   case KG__WITH_PAIRED: return s->run && s->with_run && s->run->pair.on;
   case KG__WITH_CMP: return s->run && s->cmp;
   case KG__WITH_HISTORY: return s->history && s->history->n;
+  case KG__WITH_DETECT: return s->history && s->history->n && s->detect && s->detect->nseries;
   }
   return 0;
 }

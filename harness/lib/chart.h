@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "baseline.h"
+#include "detect.h"
 #include "history.h"
 #include "results.h"
 #include "verdict.h"
@@ -42,7 +43,8 @@ typedef struct kg_charts {
 
 /* What charts are drawn from. A kind applies when its part is there: the
  * run's own charts (bandwidth, ladder; paired when the run is paired) when
- * with_run, the comparison when cmp, the trend when history. */
+ * with_run, the comparison when cmp, the trend when history, the ratio to
+ * the reference when history and detect. */
 typedef struct kg_chart_src {
   const kg_run *run; /* needed by every kind but the trend */
   int with_run;
@@ -53,6 +55,7 @@ typedef struct kg_chart_src {
   double tol_pct;            /* the tolerance override for the band */
   const kg_step *steps;      /* the history's step changes (kg_history_steps) */
   size_t nsteps;
+  const kg_detection *detect; /* the detector over history's paired nights (ratio charts), or NULL */
 } kg_chart_src;
 
 /* The charts of src: each kind that applies, in table order, one chart per
@@ -64,7 +67,8 @@ int kg_chart_write(const char *dir, const kg_chart_src *src, const char *only, k
 
 /* The sizes the ladder and the trend show for a dtype: 2^22 and 2^25 where
  * timed, otherwise the largest timed sizes (at most max). Returns the count,
- * sizes ascending. timed_n: the timed sizes of the dtype, any order. */
+ * sizes ascending. timed_n: the timed sizes of the dtype, any order, any
+ * count, repeats allowed. */
 size_t kg_chart_pick_sizes(const size_t *timed_n, size_t count, size_t *picked, size_t max);
 
 /* "2²²" for a power of two, "1000003" otherwise (UTF-8 superscripts: the

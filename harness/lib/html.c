@@ -27,24 +27,25 @@
 #include "pairrun.h"
 #include "plot.h"
 #include "registry.h"
+#include "severity.h"
 
 enum { KG_HTML_MAX_FAILED = 50 };
 
+/* Layout only: the colours of severity are written from severity.h (style()). */
 static const char k_style[] =
     "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;max-width:1540px;margin:1.5em auto;"
     "padding:0 1em;line-height:1.4}\n"
-    "h1{margin-bottom:0.2em}h2{margin-top:1.8em;border-bottom:1px solid #ccc}\n"
-    ".meta{color:#555;margin-top:0}.note{background:#fff3cd;border:1px solid #e0c36b;padding:0.5em 1em}\n"
-    ".warn{background:#fde0dd;border:1px solid #e08080;padding:0.5em 1em}\n"
+    "h1{margin:0 0 0.2em}h2{margin-top:1.8em;border-bottom:1px solid #ccc}\n"
+    ".meta{color:#555;margin-top:0}.box{padding:0.5em 1em;margin:0.5em 0}\n"
     "table{border-collapse:collapse;margin:0.4em 0 1.4em;font-variant-numeric:tabular-nums}\n"
     "th,td{padding:0.15em 0.7em;border-bottom:1px solid #e2e2e2;text-align:right}\n"
     "th{background:#f4f4f4}th.l,td.l{text-align:left}\n"
-    "tr.slower td{background:#fde0dd}tr.faster td{background:#e5f5e0}tr.undecided td{background:#fff3cd}\n"
     ".chart{margin:0.6em 0 2em}.chart img{max-width:100%;height:auto;border:1px solid #eee}\n"
     ".caption{color:#555;margin:0.2em 0}.toc a{margin-right:1em}\n"
     ".verdict{font-size:1.3em;font-weight:bold;padding:0.5em 0.8em;border-radius:4px;margin:0.4em 0}\n"
-    ".pass{background:#e5f5e0;border:1px solid #74c476}.fail{background:#fde0dd;border:1px solid #e08080}\n"
-    ".regress{background:#fff3cd;border:1px solid #e0c36b}td.c{text-align:center}\n";
+    "td.c{text-align:center}\n"
+    ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 49.5%}\n"
+    ".shot img{width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n";
 
 /* ---- text ------------------------------------------------------------------- */
 
@@ -131,17 +132,11 @@ static const kg_hist_run *previous_night(const kg_html_page *p) {
   return NULL;
 }
 
-/* "changes since the night of DATE: <a>old...new</a>" when both commits can be linked. */
-static void compare_range(FILE *f, const kg_html_page *p) {
-  const kg_hist_run *prev = previous_night(p);
-  char a[48], b[48], href[400], date[48];
-  if (!prev) return;
-  kg_date_label(prev->date, date, sizeof date);
-  fputs(" &middot; since the night of ", f);
-  esc(f, date);
-  fputs(": ", f);
-  if (p->repo_url && commit_hex(prev->commit, a, sizeof a) && commit_hex(p->run->meta.commit, b, sizeof b)) {
-    snprintf(href, sizeof href, "%s/compare/%s...%s", p->repo_url, a, b);
+/* "<a>old...new</a>": the commits from one night to another, a compare link when both can be linked. */
+static void range_link(FILE *f, const char *repo, const char *from, const char *to) {
+  char a[48], b[48], href[400];
+  if (repo && commit_hex(from, a, sizeof a) && commit_hex(to, b, sizeof b)) {
+    snprintf(href, sizeof href, "%s/compare/%s...%s", repo, a, b);
     fputs("<a", f);
     attr(f, "href", href);
     fputc('>', f);
@@ -150,13 +145,47 @@ static void compare_range(FILE *f, const kg_html_page *p) {
     esc(f, b);
     fputs("</a>", f);
   } else {
-    esc(f, prev->commit);
+    esc(f, from[0] ? from : "unknown");
     fputs("...", f);
-    esc(f, p->run->meta.commit);
+    esc(f, to[0] ? to : "unknown");
   }
 }
 
+/* "changes since the night of DATE: <a>old...new</a>" when both commits can be linked. */
+static void compare_range(FILE *f, const kg_html_page *p) {
+  const kg_hist_run *prev = previous_night(p);
+  char date[48];
+  if (!prev) return;
+  kg_date_label(prev->date, date, sizeof date);
+  fputs(" &middot; since the night of ", f);
+  esc(f, date);
+  fputs(": ", f);
+  range_link(f, p->repo_url, prev->commit, p->run->meta.commit);
+}
+
 /* ---- sections ----------------------------------------------------------------- */
+
+/* The layout, then a class per level of severity.h: .failure, .regression, ...
+ * for a box and tr.<level> for a table row, so every colour of the page comes
+ * from the one scale. .muted: an acknowledged finding, kept but quiet. */
+static void style(FILE *f) {
+  fprintf(f, "<style>\n%s", k_style);
+  for (int i = 0; i < KG_NSEVERITIES; i++) {
+    const kg_severity_info *v = kg_severity_get((kg_severity)i);
+    fprintf(f, ".%s{background:#%06x;border:1px solid #%06x}tr.%s td{background:#%06x}.%s .tag{color:#%06x}\n",
+            v->name, v->fill, v->edge, v->name, v->fill, v->name, v->ink);
+  }
+  fputs(".muted{opacity:0.6}\n</style>\n", f);
+}
+
+/* The class of a level: "regression". */
+static const char *sev(kg_severity s) { return kg_severity_get(s)->name; }
+
+/* A table row coloured by its level (KG_NSEVERITIES: plain), up to its first cell's text. */
+static void row_open(FILE *f, kg_severity s) {
+  if (s < KG_NSEVERITIES) fprintf(f, "<tr class=\"%s\"><td class=\"l\">", sev(s));
+  else fputs("<tr><td class=\"l\">", f);
+}
 
 static void head(FILE *f, const kg_run *run) {
   char date[48];
@@ -167,7 +196,9 @@ static void head(FILE *f, const kg_run *run) {
   esc(f, run->meta.dev.name[0] ? run->meta.dev.name : "unknown GPU");
   fputs(", ", f);
   esc(f, date);
-  fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", k_style);
+  fputs("</title>\n", f);
+  style(f);
+  fputs("</head>\n<body>\n", f);
 }
 
 /* The paired verdicts in kg_pair_sort's order: the ones that block or need a look first. */
@@ -193,9 +224,15 @@ static void verdict(FILE *f, const kg_html_page *p) {
   }
   for (size_t i = 0; p->history && i < p->nsteps; i++)
     night_steps += p->steps[i].run + 1 == p->history->n && p->steps[i].verdict == KG_V_SLOWER;
-  const char *cls = bad ? "fail" : slower ? "regress" : "pass";
+  size_t open = p->detect ? p->detect->open_regressions : 0;
+  const char *cls = sev(bad ? KG_SEV_FAILURE : slower || open ? KG_SEV_REGRESSION : KG_SEV_GOOD);
   fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">", cls);
   if (bad) fprintf(f, "FAIL: %zu of %zu cases failed or errored", bad, k.cases);
+  else if (open && !slower) {
+    fprintf(f, "REGRESSION: %zu open nightly finding%s against the pinned reference</p>\n", open,
+            open == 1 ? "" : "s");
+    return;
+  }
   else if (slower) fprintf(f, "REGRESSION: %zu %s slower than ", slower, p->run->pair.on ? "cell(s)" : "case(s)");
   else fprintf(f, "PASS: %zu cases checked, none failed", k.cases);
   if (!bad && slower) esc(f, against);
@@ -209,7 +246,10 @@ static void verdict(FILE *f, const kg_html_page *p) {
   fputs("</p>\n", f);
 }
 
-static void summary(FILE *f, const kg_html_page *p) {
+static void findings(FILE *f, const kg_html_page *p);
+static void headline(FILE *f, const char *dir, const kg_html_page *p);
+
+static void summary(FILE *f, const char *dir, const kg_html_page *p) {
   const kg_run_meta *m = &p->run->meta;
   const kg_device_info *d = &m->dev;
   char date[48], l2[32], drv[16], rt[16];
@@ -233,10 +273,13 @@ static void summary(FILE *f, const kg_html_page *p) {
   if (p->history) fputs(" &middot; <a href=\"archive.html\">every night</a>", f);
   fputs("</p>\n", f);
   if (p->note) {
-    fputs("<p class=\"note\">", f);
+    fprintf(f, "<p class=\"box %s\">", sev(KG_SEV_NOTICE));
     esc(f, p->note);
     fputs("</p>\n", f);
   }
+  /* The first screen: the open findings and the charts themselves; the details after them. */
+  findings(f, p);
+  headline(f, dir, p);
   fprintf(f, "<ul>\n<li>GPU: compute capability %d.%d, %d SMs, L2 %s", d->cc_major, d->cc_minor, d->sms, l2);
   if (d->peak_gbps > 0) fprintf(f, ", theoretical peak %.0f GB/s", d->peak_gbps);
   if (d->roofline_gbps > 0) fprintf(f, ", measured roofline %.0f GB/s", d->roofline_gbps);
@@ -272,9 +315,189 @@ static void summary(FILE *f, const kg_html_page *p) {
                           p->history->n == 1 ? "" : "s", p->nsteps, p->nsteps == 1 ? "" : "s");
   fputs("</ul>\n", f);
   if (p->cmp && p->cmp->warning[0]) {
-    fputs("<p class=\"warn\">", f);
+    fprintf(f, "<p class=\"box %s\">", sev(KG_SEV_NOTICE)); /* another card, driver: routine */
     esc(f, p->cmp->warning);
     fputs("</p>\n", f);
+  }
+}
+
+/* ---- the nightly's findings (detect.h) ---------------------------------------- */
+
+enum { KG_HTML_FINDING_CELLS = 6 }; /* cells named in a finding's box; the table of findings has them all */
+
+static const char *const k_find_tag[KG_NFIND_KINDS] = {
+    [KG_FIND_REGRESSION] = "REGRESSION", [KG_FIND_ENVIRONMENT] = "ENVIRONMENT",
+    [KG_FIND_HEALTH] = "RUNNER HEALTH", [KG_FIND_IMPROVEMENT] = "IMPROVEMENT"};
+
+/* A finding's level of severity.h; acknowledged ones keep it, drawn muted. */
+static kg_severity find_sev(const kg_finding *fd) { return kg_find_severity(fd->kind); }
+
+static const char *find_tag(const kg_finding *fd) {
+  return (unsigned)fd->kind < KG_NFIND_KINDS ? k_find_tag[fd->kind] : "FINDING";
+}
+
+/* The date of history run i, or "unknown". */
+static void night_label(const kg_history *h, size_t i, char *buf, size_t len) {
+  if (h && i < h->n) kg_date_label(h->runs[i].date, buf, len);
+  else snprintf(buf, len, "unknown");
+}
+
+/* "reduce7_shuffle f32 2²⁵ +0.61 %" */
+static void find_cell(FILE *f, const kg_find_cell *c) {
+  char label[32];
+  kg_size_label(c->n, label, sizeof label);
+  esc(f, c->variant);
+  fprintf(f, " %s %s", kg_dtype_get(c->dtype)->name, label);
+  if (c->before > 0 && isfinite(c->before) && isfinite(c->after)) fprintf(f, " %+.2f %%", (c->after / c->before - 1) * 100);
+}
+
+/* One finding's box: what moved, since which night, the commit range, the cells. */
+static void finding(FILE *f, const kg_html_page *p, const kg_finding *fd) {
+  const kg_history *h = p->history;
+  char first[48], alarm[48];
+  night_label(h, fd->first_bad, first, sizeof first);
+  night_label(h, fd->alarm, alarm, sizeof alarm);
+  fprintf(f, "<p class=\"box %s%s\"><span class=\"tag\"><strong>%s</strong>%s</span> ", sev(find_sev(fd)),
+          fd->acknowledged ? " muted" : "", find_tag(fd), fd->acknowledged ? " (acknowledged)" : "");
+  if (fd->ncells) fprintf(f, "%zu cell%s ", fd->ncells, fd->ncells == 1 ? "" : "s");
+  if (fd->kind == KG_FIND_REGRESSION) fputs("slower than the reference's accepted level ", f);
+  else if (fd->kind == KG_FIND_IMPROVEMENT) fputs("faster than the accepted level ", f);
+  fputs("from the night of ", f);
+  esc(f, first);
+  if (fd->alarm != fd->first_bad) {
+    fputs(" (flagged on ", f);
+    esc(f, alarm);
+    fputc(')', f);
+  }
+  if (h && fd->last_good < h->n && fd->first_bad < h->n && fd->last_good != fd->first_bad) {
+    fputs("; commits ", f);
+    range_link(f, p->repo_url, h->runs[fd->last_good].commit, h->runs[fd->first_bad].commit);
+    fputs(" (last good...first bad)", f);
+  }
+  if (fd->note[0]) {
+    fputs(": ", f);
+    esc(f, fd->note);
+  }
+  size_t shown = fd->ncells < KG_HTML_FINDING_CELLS ? fd->ncells : KG_HTML_FINDING_CELLS;
+  for (size_t i = 0; i < shown; i++) {
+    fputs(i ? ", " : "<br>", f);
+    find_cell(f, &fd->cells[i]);
+  }
+  if (shown < fd->ncells)
+    fprintf(f, " and %zu more (<a href=\"#findings-cells\">every cell</a>)", fd->ncells - shown);
+  fputs("</p>\n", f);
+}
+
+/* The first thing on the page after the verdict: what the detector found,
+ * open regressions first (detect.h's order), then the environment and
+ * health notices, then improvements; acknowledged findings muted. */
+static void findings(FILE *f, const kg_html_page *p) {
+  const kg_detection *d = p->detect;
+  if (!d) return;
+  size_t nights = 0;
+  for (size_t i = 0; p->history && i < p->history->n; i++) nights += p->history->runs[i].paired.has != 0;
+  fputs("<div id=\"findings\">\n", f);
+  if (!d->nfind)
+    fprintf(f, "<p class=\"box %s\"><strong>No findings</strong> across %zu paired night%s and %zu cell%s: every cell within its "
+               "accepted level against the pinned reference.</p>\n",
+            sev(KG_SEV_GOOD), nights, nights == 1 ? "" : "s", d->nseries, d->nseries == 1 ? "" : "s");
+  for (size_t i = 0; i < d->nfind; i++) finding(f, p, &d->find[i]);
+  fputs("</div>\n", f);
+}
+
+/* Every cell of every finding, when a box could not name them all. */
+static void findings_cells(FILE *f, const kg_html_page *p) {
+  const kg_detection *d = p->detect;
+  int any = 0;
+  for (size_t i = 0; d && i < d->nfind; i++) any |= d->find[i].ncells > KG_HTML_FINDING_CELLS;
+  if (!any) return;
+  fputs("<h2 id=\"findings-cells\">Findings: every cell</h2>\n<table>\n<tr><th class=\"l\">finding</th>"
+        "<th class=\"l\">first bad night</th><th class=\"l\">variant</th><th class=\"l\">dtype</th><th>n</th>"
+        "<th>level before</th><th>since</th><th>change</th></tr>\n",
+        f);
+  for (size_t i = 0; i < d->nfind; i++) {
+    const kg_finding *fd = &d->find[i];
+    char first[48];
+    night_label(p->history, fd->first_bad, first, sizeof first);
+    for (size_t c = 0; c < fd->ncells; c++) {
+      const kg_find_cell *cl = &fd->cells[c];
+      row_open(f, fd->acknowledged ? KG_SEV_NOTICE : find_sev(fd));
+      fprintf(f, "%s</td><td class=\"l\">", find_tag(fd));
+      esc(f, first);
+      fputs("</td><td class=\"l\">", f);
+      esc(f, cl->variant);
+      fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%.4f</td><td>%.4f</td><td>%+.2f %%</td></tr>\n",
+              kg_dtype_get(cl->dtype)->name, cl->n, cl->before, cl->after, (cl->after / cl->before - 1) * 100);
+    }
+  }
+  fputs("</table>\n", f);
+}
+
+/* The chart of kind k for dtype d, drawn (its PNG is in dir), or NULL. */
+static const kg_chart *chart_of(const char *dir, const kg_charts *c, int k, int d);
+
+/* 1 when a finding that is not acknowledged names a cell of dtype dt. */
+static int open_in_dtype(const kg_detection *d, int dt) {
+  for (size_t i = 0; d && i < d->nfind; i++)
+    for (size_t c = 0; !d->find[i].acknowledged && c < d->find[i].ncells; c++)
+      if ((int)d->find[i].cells[c].dtype == dt) return 1;
+  return 0;
+}
+
+/* Under a ratio chart: the change points it marks, each with its commit range. */
+static void chart_findings(FILE *f, const kg_html_page *p, int dt) {
+  const kg_detection *d = p->detect;
+  int shown = 0;
+  for (size_t i = 0; d && i < d->nfind; i++) {
+    const kg_finding *fd = &d->find[i];
+    int has = 0;
+    for (size_t c = 0; c < fd->ncells && !has; c++) has = (int)fd->cells[c].dtype == dt;
+    if (!has) continue;
+    char first[48];
+    night_label(p->history, fd->first_bad, first, sizeof first);
+    fputs(shown++ ? "; " : "<br>Change points: ", f);
+    fprintf(f, "<span class=\"%s%s\">%s</span> from ", sev(find_sev(fd)), fd->acknowledged ? " muted" : "",
+            find_tag(fd));
+    esc(f, first);
+    if (p->history && fd->last_good < p->history->n && fd->first_bad < p->history->n &&
+        fd->last_good != fd->first_bad) {
+      fputs(", ", f);
+      range_link(f, p->repo_url, p->history->runs[fd->last_good].commit, p->history->runs[fd->first_bad].commit);
+    }
+  }
+}
+
+/* The first screen's charts, as images: the ratio to the reference when
+ * there is a paired history (dtypes with open findings first), else the
+ * paired gate, else the comparison, else the ladder; each image links to
+ * its full size. Every chart stays one click away in the table below. */
+static void headline(FILE *f, const char *dir, const kg_html_page *p) {
+  static const char *const order[] = {"ratio", "paired", "compare", "ladder"};
+  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
+    int k = kg_chart_kind_find(order[o]), any = 0;
+    for (int d = 0; d < KG_NDTYPES && k >= 0 && !any; d++) any = chart_of(dir, p->charts, k, d) != NULL;
+    if (!any) continue;
+    fputs("<h2 id=\"headline\">", f);
+    esc(f, kg_chart_kind_get(k)->heading);
+    fputs("</h2>\n<div class=\"shots\">\n", f);
+    for (int pass = 0; pass < 2; pass++)
+      for (int d = 0; d < KG_NDTYPES; d++) {
+        const kg_chart *ch = chart_of(dir, p->charts, k, d);
+        if (!ch || open_in_dtype(p->detect, d) != !pass) continue;
+        char png[80];
+        snprintf(png, sizeof png, "%s.png", ch->name);
+        fputs("<div class=\"shot\"><a", f);
+        attr(f, "href", png);
+        fputs("><img", f);
+        attr(f, "src", png);
+        attr(f, "alt", ch->caption);
+        fputs("></a><p class=\"caption\">", f);
+        esc(f, ch->caption);
+        if (!strcmp(order[o], "ratio")) chart_findings(f, p, d);
+        fputs("</p></div>\n", f);
+      }
+    fputs("</div>\n", f);
+    return;
   }
 }
 
@@ -311,7 +534,7 @@ static void regressions(FILE *f, const kg_comparison *cmp, int paired) {
             "<th>change</th><th>tolerance</th></tr>\n",
             f);
     }
-    fprintf(f, "<tr%s><td class=\"l\">", r->verdict == KG_V_SLOWER ? " class=\"slower\"" : "");
+    row_open(f, r->verdict == KG_V_SLOWER ? KG_SEV_REGRESSION : KG_NSEVERITIES);
     esc(f, r->variant);
     fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td class=\"l\">%s</td><td>", kg_dtype_get(r->dtype)->name,
             r->n, kg_verdict_name(r->verdict));
@@ -326,13 +549,13 @@ static void regressions(FILE *f, const kg_comparison *cmp, int paired) {
 }
 
 static void pair_row(FILE *f, const kg_pair_cell *c) {
-  static const char *const row_class[KG_NPVERDICTS] = {
-      [KG_PV_SLOWER] = " class=\"slower\"", [KG_PV_FASTER] = " class=\"faster\"",
-      [KG_PV_UNDECIDED] = " class=\"undecided\"", [KG_PV_UNKNOWN] = " class=\"undecided\"",
-      [KG_PV_MISSING] = " class=\"undecided\""};
+  static const kg_severity row_sev[KG_NPVERDICTS] = {
+      [KG_PV_SAME] = KG_NSEVERITIES,       [KG_PV_SLOWER] = KG_SEV_REGRESSION, [KG_PV_FASTER] = KG_SEV_GOOD,
+      [KG_PV_UNDECIDED] = KG_SEV_NOTICE,   [KG_PV_UNKNOWN] = KG_SEV_NOTICE,    [KG_PV_MISSING] = KG_SEV_NOTICE,
+      [KG_PV_NEW] = KG_NSEVERITIES};
   const kg_pair_stat *s = &c->stat;
-  const char *cls = (unsigned)s->verdict < KG_NPVERDICTS && row_class[s->verdict] ? row_class[s->verdict] : "";
-  fprintf(f, "<tr%s><td class=\"l\">%s</td><td class=\"l\">", cls, kg_pverdict_name(s->verdict));
+  row_open(f, (unsigned)s->verdict < KG_NPVERDICTS ? row_sev[s->verdict] : KG_NSEVERITIES);
+  fprintf(f, "%s</td><td class=\"l\">", kg_pverdict_name(s->verdict));
   esc(f, c->variant); /* from the results file */
   fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td>", kg_dtype_get(c->dtype)->name, c->n);
   if (s->blocks > 0) {
@@ -380,7 +603,7 @@ static void paired(FILE *f, const kg_run *run) {
 /* A failed case: its cells in order, each after its opening markup; got,
  * expected and the error ratio only for a wrong result. */
 static void failed_row(FILE *f, const kg_case *c, const kg_result *r) {
-  static const char *const open[] = {"<tr class=\"slower\"><td class=\"l\">", "</td><td class=\"l\">", "</td><td>",
+  static const char *const open[] = {"<tr class=\"failure\"><td class=\"l\">", "</td><td class=\"l\">", "</td><td>",
                                      "</td><td>", "</td><td>", "</td><td class=\"l\">"};
   char label[160], ratio[32] = "";
   kg_case_label(c, label, sizeof label);
@@ -508,8 +731,7 @@ static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, k
     const kg_result *r = &run->results[i];
     const kg_cmp_row *row = row_of(cmp, kg_variants[v].name, dt, n);
     kg_verdict vd = row ? row->verdict : KG_NVERDICTS;
-    fprintf(f, "<tr%s><td class=\"l\">",
-            vd == KG_V_SLOWER ? " class=\"slower\"" : vd == KG_V_FASTER ? " class=\"faster\"" : "");
+    row_open(f, vd == KG_V_SLOWER ? KG_SEV_REGRESSION : vd == KG_V_FASTER ? KG_SEV_GOOD : KG_NSEVERITIES);
     esc(f, kg_variants[v].name);
     fputs("</td>", f);
     if (r->timing.samples <= 0) {
@@ -542,19 +764,20 @@ static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, k
 
 static void ladders(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   int any = 0;
+  size_t *all = malloc((run->n + 1) * sizeof *all);
+  if (!all) {
+    fputs("<p>Ladder tables left out: out of memory.</p>\n", f);
+    return;
+  }
   for (int d = 0; d < KG_NDTYPES; d++) {
-    size_t all[256], nall = 0, picked[2];
-    for (size_t i = 0; i < run->n; i++) {
-      const kg_case *c = &run->cases[i];
-      if (c->dtype != (kg_dtype)d || !c->timed) continue;
-      size_t s = 0;
-      while (s < nall && all[s] != c->n) s++;
-      if (s == nall && nall < 256) all[nall++] = c->n;
-    }
+    size_t nall = 0, picked[2];
+    for (size_t i = 0; i < run->n; i++) /* repeats: kg_chart_pick_sizes counts each size once */
+      if (run->cases[i].dtype == (kg_dtype)d && run->cases[i].timed) all[nall++] = run->cases[i].n;
     size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
     if (np && !any++) fputs("<h2 id=\"ladder\">Ladder tables</h2>\n", f);
     for (size_t k = 0; k < np; k++) ladder_table(f, run, cmp, (kg_dtype)d, picked[k]);
   }
+  free(all);
 }
 
 static void steps(FILE *f, const kg_html_page *p) {
@@ -574,7 +797,8 @@ static void steps(FILE *f, const kg_html_page *p) {
     const kg_hist_run *r = &p->history->runs[s->run];
     char date[48];
     kg_date_label(r->date, date, sizeof date);
-    fprintf(f, "<tr class=\"%s\"><td class=\"l\">%zu (", s->verdict == KG_V_SLOWER ? "slower" : "faster", s->run + 1);
+    row_open(f, s->verdict == KG_V_SLOWER ? KG_SEV_REGRESSION : KG_SEV_GOOD);
+    fprintf(f, "%zu (", s->run + 1);
     esc(f, date);
     fputs(")</td><td class=\"l\">", f);
     esc(f, r->commit);
@@ -629,8 +853,9 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p) {
 
 static void write_page(FILE *f, const char *dir, const kg_html_page *p) {
   head(f, p->run);
-  summary(f, p);
+  summary(f, dir, p);
   toc(f, dir, p);
+  findings_cells(f, p);
   paired(f, p->run);
   regressions(f, p->cmp, p->run->pair.on);
   failed(f, p->run);
@@ -654,7 +879,9 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>kgate nightly archive: ",
         f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
-  fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>kgate nightly archive: ", k_style);
+  fputs("</title>\n", f);
+  style(f);
+  fputs("</head>\n<body>\n<h1>kgate nightly archive: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
   fprintf(f, "</h1>\n<p class=\"meta\">%zu night%s, newest first &middot; <a href=\"index.html\">the latest night</a>",
           h->n, h->n == 1 ? "" : "s");
@@ -676,7 +903,7 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
     kg_date_label(r->date, date, sizeof date);
     kg_cuda_version_label(r->dev.driver_version, drv, sizeof drv);
     kg_cuda_version_label(r->dev.runtime_version, rt, sizeof rt);
-    fprintf(f, "<tr%s><td class=\"l\">", bad || slower ? " class=\"slower\"" : "");
+    row_open(f, bad ? KG_SEV_FAILURE : slower ? KG_SEV_REGRESSION : KG_NSEVERITIES);
     esc(f, date);
     fputs("</td><td class=\"l\">", f);
     commit_link(f, p->repo_url, r->commit);

@@ -1,6 +1,8 @@
 /* The static pages `kgate report --html DIR` writes: DIR/index.html (the
- * verdict first, then regressions, the charts one click away, the ladder
- * tables and links to the machine-readable files) and, with a history,
+ * verdict first, the open findings of the nightly detector, the headline
+ * charts as images, then the details: the paired gate, regressions, every
+ * chart one click away, the ladder tables and links to the machine-readable
+ * files) and, with a history,
  * DIR/archive.html (every night with its verdict). */
 #ifndef KG_HTML_H
 #define KG_HTML_H
@@ -8,6 +10,7 @@
 #include <stddef.h>
 
 #include "chart.h"
+#include "detect.h"
 #include "history.h"
 #include "results.h"
 #include "verdict.h"
@@ -29,6 +32,7 @@ typedef struct kg_html_page {
   const kg_html_link *links;
   size_t nlinks; /* a link whose file is not in the folder is left out */
   const char *repo_url; /* "https://github.com/o/r": commits and compare ranges become links; NULL: text */
+  const kg_detection *detect; /* the detector over history's paired nights; NULL: no paired history */
 } kg_html_page;
 
 /* "13.0" for the 13000 that cudaDriverGetVersion gives (major*1000 + minor*10);
