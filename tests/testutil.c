@@ -200,6 +200,7 @@ void kgt_nightly(kg_history **h, kg_detection **d) {
     s->n = (size_t)1 << 25;
     s->sigma = 0.001;
     s->level = 1.0;
+    s->h = 5, s->k = 0.5;
     double *v[5] = {num[i][0], num[i][1], num[i][2], num[i][3], num[i][4]};
     s->ratio = v[0], s->lo = v[1], s->hi = v[2], s->up = v[3], s->down = v[4];
     for (int j = 0; j < KGT_NIGHTS; j++) {
@@ -218,7 +219,7 @@ void kgt_nightly(kg_history **h, kg_detection **d) {
   snprintf(find[1].note, sizeof find[1].note, "the control cell moved +1.2 %% <on> another card");
   find[2] = (kg_finding){.kind = KG_FIND_IMPROVEMENT, .first_bad = 4, .last_good = 3, .alarm = 5, .acknowledged = 1,
                          .ncells = 1, .cells = imp_cells};
-  det = (kg_detection){.h = 5, .k = 0.5, .nfind = 3, .find = find, .nseries = KGT_NSERIES, .series = series,
+  det = (kg_detection){.nfind = 3, .find = find, .nseries = KGT_NSERIES, .series = series,
                        .open_regressions = 1};
   *h = &hist;
   *d = &det;

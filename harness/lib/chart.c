@@ -1276,11 +1276,11 @@ static int series_in_findings(const kg_detection *d, const kg_series *s) {
 }
 
 /* How near a series is to an alarm at its latest night: its larger CUSUM sum over the threshold. */
-static double alarm_share(const kg_detection *d, const kg_series *s, size_t nruns) {
+static double alarm_share(const kg_series *s, size_t nruns) {
   for (size_t j = nruns; j-- > 0;)
     if (isfinite(s->ratio[j])) {
       double m = fmax(isfinite(s->up[j]) ? s->up[j] : 0, isfinite(s->down[j]) ? s->down[j] : 0);
-      return d->h > 0 ? m / d->h : m;
+      return s->h > 0 ? m / s->h : m;
     }
   return -1;
 }
@@ -1407,8 +1407,8 @@ static int ratio_draw(const kg__job *job, const kg__trend *t, const kg_detection
   }
   for (size_t i = 0; i < d->nseries; i++) {
     const kg_series *s = &d->series[i];
-    if (s->dtype != dt || alarm_share(d, s, t->h->n) < 0) continue; /* no night has the cell */
-    pick[total] = (kg__pick){s, series_in_findings(d, s), alarm_share(d, s, t->h->n)};
+    if (s->dtype != dt || alarm_share(s, t->h->n) < 0) continue; /* no night has the cell */
+    pick[total] = (kg__pick){s, series_in_findings(d, s), alarm_share(s, t->h->n)};
     found += pick[total++].found;
   }
   qsort(pick, total, sizeof *pick, pick_cmp);
