@@ -166,9 +166,12 @@ static int max_rounds(const kg_paired_opts *p) {
 /* Appends sep (when buf is not empty) and s to buf, cut at a character
  * boundary: a version cut inside a UTF-8 sequence could not be written. */
 static void join(char *buf, size_t len, const char *sep, const char *s) {
-  char t[2200];
-  snprintf(t, sizeof t, "%s%s%s", buf, *buf ? sep : "", s);
+  size_t n = strlen(buf) + strlen(sep) + strlen(s) + 1;
+  char *t = malloc(n);
+  if (!t) return; /* out of memory: the list stays as it was */
+  snprintf(t, n, "%s%s%s", buf, *buf ? sep : "", s);
   kg_copy_text(buf, len, t);
+  free(t);
 }
 
 /* --kernels and --base-kernels: one worker, started with --describe (no

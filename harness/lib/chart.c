@@ -1037,7 +1037,7 @@ static size_t trend_entries(const kg__trend *t) {
 /* The size a trend shows: 2^25 if any run timed it, else the largest timed.
  * 0 when no run timed dt, -1 out of memory. */
 static int trend_size(const kg__trend *t, kg_dtype dt, size_t *n) {
-  size_t *all = malloc((trend_entries(t) + 1) * sizeof *all), nall = 0, picked[2];
+  size_t *all = calloc(trend_entries(t) + 1, sizeof *all), nall = 0, picked[2];
   if (!all) return -1;
   for (size_t j = 0; j < t->nruns; j++) {
     const kg_hist_run *r = &t->h->runs[t->runs[j]];
