@@ -72,14 +72,17 @@ START_TEST(test_pins_match_and_refuse) {
 }
 END_TEST
 
-START_TEST(test_pins_refuse_ptx) {
+START_TEST(test_pins_architectures) {
   kg_pins p;
   char err[512];
-  /* "90" embeds PTX: a newer driver would JIT the reference */
-  ck_assert_int_eq(read_pins("90", &p, err, sizeof err), -1);
+  ck_assert_msg(read_pins("90", &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kg_pin_has_ptx(&p.pins[0]), 1); /* "90" embeds PTX: a newer driver would JIT it */
+  ck_assert_msg(read_pins("80-real;90a-real", &p, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kg_pin_has_ptx(&p.pins[0]), 0);
+  ck_assert_int_eq(read_pins("90-real;", &p, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "pins[0]"));
   ck_assert_ptr_nonnull(strstr(err, "architectures"));
-  ck_assert_int_eq(read_pins("90-real;", &p, err, sizeof err), -1);
+  ck_assert_int_eq(read_pins("sm_90", &p, err, sizeof err), -1);
 }
 END_TEST
 
@@ -484,7 +487,7 @@ Suite *make_nightly_suite(void) {
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, setup, teardown);
-  tcase_add_test(errors, test_pins_refuse_ptx);
+  tcase_add_test(errors, test_pins_architectures);
   tcase_add_test(errors, test_acks_refuse_bad_cell);
   tcase_add_test(errors, test_history_refuses_impossible_ratio);
   suite_add_tcase(s, errors);

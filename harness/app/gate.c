@@ -194,6 +194,10 @@ static int identify_base(const kg_modinfo *mi, const kg_pins *pins, const char *
   size_t s = strlen(pm->base_sha256), c = strlen(pm->base_commit);
   snprintf(pm->base_sha256 + s, sizeof pm->base_sha256 - s, "%s%s", s ? "+" : "", sha);
   if (pin) snprintf(pm->base_commit + c, sizeof pm->base_commit - c, "%s%s", c ? "+" : "", pin->commit);
+  if (pin && kg_pin_has_ptx(pin))
+    fprintf(stderr, "kgate: warning: %s: the pinned reference of '%s' carries PTX (architectures %s): on a newer GPU "
+            "the driver would JIT it; re-pin a build with -real architectures (docs/nightly.md)\n", pins_path, pin->module,
+            pin->architectures);
   return 0;
 }
 

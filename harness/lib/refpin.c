@@ -59,17 +59,17 @@ static const char *why_bad_day(const char *s) {
   return strlen(s) == 10 && strspn(s, "0123456789-") == 10 && s[4] == '-' && s[7] == '-' ? NULL
                                                                                            : "not a date like 2026-11-25";
 }
-/* "90-real" or "80-real;90-real": native machine code only, no PTX to JIT. */
+/* CMAKE_CUDA_ARCHITECTURES as built: "80-real;90-real" (native code only,
+ * what a reference should be), or "90" (native code and PTX; kg_pin_has_ptx). */
 static const char *why_bad_archs(const char *s) {
-  static const char why[] = "not a list of native architectures like 80-real;90-real (no PTX)";
+  static const char why[] = "not a list of CUDA architectures like 80-real;90-real";
   if (!*s) return why;
   for (const char *p = s; *p;) {
     size_t d = strspn(p, "0123456789");
     if (d < 2 || d > 3) return why;
     p += d;
     if (*p == 'a' || *p == 'f') p++;
-    if (strncmp(p, "-real", 5)) return why;
-    p += 5;
+    if (!strncmp(p, "-real", 5)) p += 5;
     if (*p == ';' && p[1]) p++;
     else if (*p) return why;
   }
@@ -113,6 +113,16 @@ int kg_pins_read(const char *path, kg_pins *p, char *err, size_t errlen) {
   }
   json_decref(doc);
   return r.failed ? -1 : 0;
+}
+
+int kg_pin_has_ptx(const kg_pin *p) {
+  for (const char *s = p->architectures; *s;) {
+    s += strspn(s, "0123456789af");
+    if (strncmp(s, "-real", 5)) return 1;
+    s += 5;
+    if (*s == ';') s++;
+  }
+  return 0;
 }
 
 const kg_pin *kg_pin_match(const kg_pins *p, const char *module, const char *sha256, char *err, size_t errlen) {

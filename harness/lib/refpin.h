@@ -16,7 +16,7 @@ typedef struct kg_pin {
   char sha256[65];        /* lowercase hex of the .so file */
   char commit[48];        /* the commit it was built from (7-40 hex) */
   char nvcc[32];          /* the toolchain that built it, e.g. "13.0.88" */
-  char architectures[64]; /* CMAKE_CUDA_ARCHITECTURES, native code only: "90-real" */
+  char architectures[64]; /* CMAKE_CUDA_ARCHITECTURES it was built with: "90-real" (native code only) */
   char pinned[32];        /* the date of the pin (ISO 8601) */
 } kg_pin;
 
@@ -30,9 +30,12 @@ int kg_sha256_file(const char *path, char hex[65], char *err, size_t errlen);
 
 /* Reads a pin file: kind "kgate-reference-pins", its schema_version, and
  * "pins": [{module, sha256, commit, nvcc, architectures, pinned}]. Every value is
- * validated (architectures must be native "-real" codes: PTX would let a newer
- * driver JIT the reference differently). -1 with a one-line reason. */
+ * validated. -1 with a one-line reason. */
 int kg_pins_read(const char *path, kg_pins *p, char *err, size_t errlen);
+
+/* Whether the pinned module carries PTX (an architecture without -real): a
+ * newer GPU's driver would JIT it, so its timings would be the JIT's. */
+int kg_pin_has_ptx(const kg_pin *p);
 
 /* The pin of module whose hash is sha256, or NULL with err saying why (no pin
  * for the module, or another hash: "pinned a1b2c3d4e5f6, given 0a1b2c3d4e5f"). */
