@@ -465,6 +465,56 @@ START_TEST(test_fixture_in_order) {
 }
 END_TEST
 
+/* The live nights (a fourth card): two of tonight's build, then two with
+ * reduce7_shuffle streaming 0.6 % more bytes, after the recorded A/A nights.
+ * Flagged on the second slow night, naming that variant and the commits
+ * between the last good night's build and the first bad one's; nothing else. */
+START_TEST(test_live_nights_flag_the_planted_slowdown) {
+  char both[128], err[512];
+  path_in(both, sizeof both, "h.jsonl");
+  char *aa = kgt_slurp(KG_SOURCE_DIR "/tests/data/nightly/h100-aa.jsonl");
+  char *live = kgt_slurp(KG_SOURCE_DIR "/tests/data/nightly/h100-live.jsonl");
+  ck_assert(aa && live);
+  size_t na = strlen(aa);
+  for (int nights = 3; nights <= 4; nights++) {
+    char *end = live; /* the first `nights` live lines */
+    for (int k = 0; k < nights; k++) end = strchr(end, '\n') + 1;
+    char *doc = malloc(na + (size_t)(end - live) + 1);
+    memcpy(doc, aa, na);
+    memcpy(doc + na, live, (size_t)(end - live));
+    doc[na + (size_t)(end - live)] = '\0';
+    kgt_spit(both, doc);
+    free(doc);
+    kg_history h;
+    ck_assert_msg(kg_history_read(both, &h, err, sizeof err) == 0, "%s", err);
+    kg_detect_opts o = kg_detect_defaults();
+    kg_detection d;
+    ck_assert_int_eq(kg_detect(&h, NULL, &o, &d), 0);
+    size_t regressions = 0;
+    for (size_t i = 0; i < d.nfind; i++) regressions += d.find[i].kind == KG_FIND_REGRESSION;
+    if (nights == 3) {
+      ck_assert_uint_eq(regressions, 0); /* one slow night is not yet a step */
+    } else {
+      ck_assert_uint_eq(regressions, 1);
+      ck_assert_uint_eq(d.open_regressions, 1);
+      const kg_finding *f = &d.find[0];
+      ck_assert_uint_ge(f->ncells, 1);
+      for (size_t k = 0; k < f->ncells; k++) {
+        ck_assert_str_eq(f->cells[k].variant, "reduce7_shuffle");
+        ck_assert_uint_eq(f->cells[k].n, M25);
+      }
+      ck_assert_uint_eq(f->first_bad, 10);
+      ck_assert_str_eq(h.runs[f->last_good].commit, "fedc545a631f");
+      ck_assert_str_eq(h.runs[f->first_bad].commit, "c6086ec42a69");
+    }
+    kg_detection_free(&d);
+    kg_history_free(&h);
+  }
+  free(aa);
+  free(live);
+}
+END_TEST
+
 Suite *make_nightly_suite(void) {
   Suite *s = suite_create("nightly");
   TCase *core = tcase_create("Core");
@@ -495,6 +545,7 @@ Suite *make_nightly_suite(void) {
   tcase_set_timeout(cal, 120);
   tcase_add_test(cal, test_replay_fixture_meets_targets);
   tcase_add_test(cal, test_fixture_in_order);
+  tcase_add_test(cal, test_live_nights_flag_the_planted_slowdown);
   suite_add_tcase(s, cal);
   return s;
 }
