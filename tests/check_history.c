@@ -60,13 +60,13 @@ static size_t count_lines(const char *s) {
 static void add_ok(const char *date, double r0_us) {
   char err[512] = "";
   make_run(date, r0_us);
-  ck_assert_msg(kg_history_add(g_path, &g_run, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err) == 0, "%s", err);
 }
 
 /* ---- Core ------------------------------------------------------------------ */
 
 START_TEST(test_history_line_compact) {
-  char *line = kg_history_line(&g_run, NULL);
+  char *line = kg_history_line(&g_run, NULL, NULL);
   ck_assert_ptr_nonnull(line);
   ck_assert_ptr_null(strchr(line, '\n'));
   ck_assert_msg(strncmp(line, "{\"kind\":\"kgate-history\",\"schema_version\":1,\"date\":\"2026-11-21T08:30:00Z\"", 72) == 0,
@@ -104,7 +104,7 @@ START_TEST(test_history_add_twice_is_harmless) {
   char err[512] = "";
   add_ok("2026-11-21T08:30:00Z", 200);
   char *before = kgt_slurp(g_path);
-  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, err, sizeof err), 1);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), 1);
   char *after = kgt_slurp(g_path);
   ck_assert_str_eq(before, after);
   free(before);
@@ -168,7 +168,7 @@ START_TEST(test_history_steps) {
   make_run("2026-11-24T08:30:00Z", 100);
   g_run.meta.time.hot = 1;
   char err[512] = "";
-  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), 0);
   add_ok("2026-11-25T08:30:00Z", 231);
   kg_history h;
   ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
@@ -271,7 +271,7 @@ START_TEST(test_history_add_refuses_untouched) {
   char bad[4096];
   snprintf(bad, sizeof bad, "%s{oops\n", k_line_ok);
   kgt_spit(g_path, bad);
-  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, err, sizeof err), -1);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "line 2: malformed JSON"), "%s", err);
   char *now = kgt_slurp(g_path);
   ck_assert_str_eq(now, bad);
@@ -279,7 +279,7 @@ START_TEST(test_history_add_refuses_untouched) {
   /* Another GPU model: refused, untouched. */
   kgt_spit(g_path, k_line_ok);
   snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "NVIDIA H100 80GB HBM3");
-  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, err, sizeof err), -1);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "holds runs of NVIDIA H200, this run is of NVIDIA H100 80GB HBM3"), "%s", err);
   now = kgt_slurp(g_path);
   ck_assert_str_eq(now, k_line_ok);
@@ -290,7 +290,7 @@ END_TEST
 START_TEST(test_history_add_refuses_untimed_run) {
   char err[512] = "";
   for (int i = 0; i < NCASES; i++) g_results[i].timing.samples = 0;
-  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, err, sizeof err), -1);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "timed no case"), "%s", err);
   ck_assert_int_eq(access(g_path, F_OK), -1);
 }
@@ -298,7 +298,7 @@ END_TEST
 
 START_TEST(test_history_add_unwritable) {
   char err[512] = "";
-  ck_assert_int_eq(kg_history_add("/nonexistent-kgate-dir/h.jsonl", &g_run, NULL, err, sizeof err), -1);
+  ck_assert_int_eq(kg_history_add("/nonexistent-kgate-dir/h.jsonl", &g_run, NULL, NULL, err, sizeof err), -1);
   ck_assert(err[0] != '\0');
 }
 END_TEST
@@ -320,7 +320,7 @@ static int add_side_by_side(int round, int n) {
       if (read(go[0], &c, 1) != 0) _exit(9); /* returns 0 when the parent closes it: all start */
       snprintf(date, sizeof date, "2026-%02d-%02dT%02d:00:00Z", 1 + round / 28 % 12, 1 + round % 28, k);
       make_run(date, 200 + k);
-      _exit(kg_history_add(g_path, &g_run, NULL, err, sizeof err) == 0 ? 0 : 1);
+      _exit(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err) == 0 ? 0 : 1);
     }
   }
   close(go[0]);
@@ -394,7 +394,7 @@ END_TEST
 START_TEST(test_history_add_refuses_fifo) {
   ck_assert_int_eq(mkfifo(g_path, 0600), 0);
   char err[512] = "", want[256];
-  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, err, sizeof err), -1);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), -1);
   snprintf(want, sizeof want, "cannot read %s: it is a FIFO, not a regular file", g_path);
   ck_assert_str_eq(err, want);
   struct stat st;

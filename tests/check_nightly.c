@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "detect.h"
@@ -365,7 +366,7 @@ START_TEST(test_history_keeps_paired_cells) {
   ck_assert_msg(kg_results_read(KG_SOURCE_DIR "/tests/data/h200-paired.json", &run, err, sizeof err) == 0, "%s", err);
   ck_assert_msg(kg_results_read(KG_SOURCE_DIR "/tests/data/h200-paired.json", &control, err, sizeof err) == 0, "%s",
                 err);
-  ck_assert_msg(kg_history_add(hist, &run, &control, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_history_add(hist, &run, NULL, &control, err, sizeof err) == 0, "%s", err);
   kg_history h;
   ck_assert_msg(kg_history_read(hist, &h, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(h.n, 1);
@@ -382,6 +383,36 @@ START_TEST(test_history_keeps_paired_cells) {
   kg_history_free(&h);
   kg_run_free(&run);
   kg_run_free(&control);
+}
+END_TEST
+
+/* The night's sweep and its paired run in one line (--paired); a paired run
+ * of another night is refused and nothing is written. */
+START_TEST(test_history_add_paired_beside_sweep) {
+  char hist[128], bad[128], err[512];
+  path_in(hist, sizeof hist, "h.jsonl");
+  char *args[] = {"history", "add", KG_SOURCE_DIR "/tests/data/h200-sweep.json", "--paired",
+                  KG_SOURCE_DIR "/tests/data/h200-paired.json", "--file", hist, NULL};
+  ck_assert_int_eq(kgt_run_cli(args), KG_EXIT_OK);
+  kg_history h;
+  ck_assert_msg(kg_history_read(hist, &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(h.n, 1);
+  ck_assert_int_eq(h.runs[0].paired.has, 1);
+  ck_assert_uint_gt(h.runs[0].n, h.runs[0].paired.n); /* the sweep's timings, the paired run's cells */
+  kg_history_free(&h);
+  /* another commit: refused */
+  path_in(bad, sizeof bad, "other.json");
+  char *doc = kgt_slurp(KG_SOURCE_DIR "/tests/data/h200-paired.json");
+  char *at = strstr(doc, "90386bbe7606-dirty");
+  ck_assert_ptr_nonnull(at);
+  memcpy(at, "90386bbe7607", 12);
+  kgt_spit(bad, doc);
+  free(doc);
+  char other[128];
+  path_in(other, sizeof other, "h2.jsonl");
+  char *refuse[] = {"history", "add", KG_SOURCE_DIR "/tests/data/h200-sweep.json", "--paired", bad, "--file", other, NULL};
+  ck_assert_int_eq(kgt_run_cli(refuse), KG_EXIT_USAGE);
+  ck_assert_int_eq(access(other, F_OK), -1);
 }
 END_TEST
 
@@ -534,6 +565,7 @@ Suite *make_nightly_suite(void) {
   tcase_add_test(core, test_history_old_lines_read);
   tcase_add_test(core, test_history_keeps_paired_cells);
   tcase_add_test(core, test_history_check_exit_codes);
+  tcase_add_test(core, test_history_add_paired_beside_sweep);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_checked_fixture(errors, setup, teardown);

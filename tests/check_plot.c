@@ -531,7 +531,7 @@ START_TEST(test_chart_trend) {
   for (int k = 0; k < 3; k++) {
     snprintf(g_run.meta.date, sizeof g_run.meta.date, "%s", dates[k]);
     g_results[2].timing = kgt_timing(r0[k]);
-    ck_assert_msg(kg_history_add(path, &g_run, NULL, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(kg_history_add(path, &g_run, NULL, NULL, err, sizeof err) == 0, "%s", err);
   }
   kg_history h;
   ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), 0);
@@ -583,7 +583,7 @@ START_TEST(test_chart_trend_tick_precision) {
   const char *dates[] = {"2026-11-21T08:52:25Z", "2026-11-21T08:52:50Z", "2026-11-21T09:10:00Z"};
   for (int k = 0; k < 3; k++) {
     snprintf(g_run.meta.date, sizeof g_run.meta.date, "%s", dates[k]);
-    ck_assert_int_eq(kg_history_add(path, &g_run, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(kg_history_add(path, &g_run, NULL, NULL, err, sizeof err), 0);
   }
   kg_history h;
   ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), 0);
@@ -606,7 +606,7 @@ START_TEST(test_chart_table) {
   kg_cmp_row rows[] = {{"cub_sum", KG_F32, M25, KG_V_SAME, 36, 36.2, 0.005, 0.05}};
   kg_comparison cmp = {.n = 1, .rows = rows};
   snprintf(hist, sizeof hist, "%s/h.jsonl", g_dir);
-  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err), 0);
   kg_history h;
   ck_assert_int_eq(kg_history_read(hist, &h, err, sizeof err), 0);
   const struct {
@@ -852,7 +852,7 @@ START_TEST(test_plot_real_gnuplot_edges) {
   kg_comparison cmp = {.n = 2, .rows = rows};
   char hist[128];
   snprintf(hist, sizeof hist, "%s/h.jsonl", g_dir);
-  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err), 0);
   kg_history h;
   ck_assert_int_eq(kg_history_read(hist, &h, err, sizeof err), 0);
   ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);

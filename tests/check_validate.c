@@ -265,11 +265,11 @@ START_TEST(test_validate_history_add_zero_median) {
   char hist[128], bad[128], err[512] = "";
   in_dir(hist, sizeof hist, "h.jsonl");
   in_dir(bad, sizeof bad, "zero.json");
-  ck_assert_msg(kg_history_add(hist, &g_run, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err) == 0, "%s", err);
   char *before = kgt_slurp(hist);
   g_results[1].timing.median_us = 0;
   snprintf(g_run.meta.date, sizeof g_run.meta.date, "2026-11-22T08:30:00Z");
-  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, err, sizeof err), -1);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "cases[1] (reduce7_shuffle f32 33554432 uniform): timing: median_us is 0"), "%s", err);
   char *after = kgt_slurp(hist);
   ck_assert_str_eq(after, before);
@@ -282,7 +282,7 @@ START_TEST(test_validate_history_add_zero_median) {
   free(after);
   /* And the history still takes a good run. */
   g_results[1].timing = kgt_timing(100);
-  ck_assert_msg(kg_history_add(hist, &g_run, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err) == 0, "%s", err);
   free(before);
 }
 END_TEST
@@ -295,9 +295,9 @@ START_TEST(test_validate_history_bad_line) {
   in_dir(hist, sizeof hist, "h.jsonl");
   in_dir(res, sizeof res, "r.json");
   in_dir(out, sizeof out, "out");
-  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err), 0);
   snprintf(g_run.meta.date, sizeof g_run.meta.date, "2026-11-22T08:30:00Z");
-  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err), 0);
   /* Line 2's cub_sum median: 10 -> -1. */
   char *text = kgt_slurp(hist), *second = strchr(text, '\n') + 1;
   const char *key = "[\"cub_sum\",\"f32\",33554432,10.0,";
@@ -314,7 +314,7 @@ START_TEST(test_validate_history_bad_line) {
   write_results(res);
   ck_assert_int_eq(kgt_run_cli((char *[]){"report", res, "--html", out, "--history", hist, NULL}), 2);
   snprintf(g_run.meta.date, sizeof g_run.meta.date, "2026-11-23T08:30:00Z");
-  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, err, sizeof err), -1);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "line 2: perf[2] (cub_sum f32 33554432): median_us is -1"), "%s", err);
   char *now = kgt_slurp(hist);
   ck_assert_str_eq(now, text);
@@ -356,7 +356,7 @@ START_TEST(test_validate_injection_date) {
   ck_assert_msg(strstr(err, "run: date is '`id>pwned`': not an ISO 8601 UTC time"), "%s", err);
   ck_assert_int_eq(kgt_run_cli((char *[]){"history", "add", res, "--file", hist, NULL}), 2);
   ck_assert_int_eq(access(hist, F_OK), -1);
-  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, err, sizeof err), -1);
+  ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err), -1);
   ck_assert_int_eq(access(hist, F_OK), -1);
 }
 END_TEST
@@ -382,7 +382,7 @@ START_TEST(test_validate_duplicates) {
   free(text);
   /* A history line: its first perf row again. */
   unlink(path);
-  ck_assert_int_eq(kg_history_add(path, &g_run, NULL, err, sizeof err), 0);
+  ck_assert_int_eq(kg_history_add(path, &g_run, NULL, NULL, err, sizeof err), 0);
   text = kgt_slurp(path);
   char *perf = strstr(text, "\"perf\":[") + strlen("\"perf\":[");
   len = strcspn(perf, "]") + 1;
@@ -635,7 +635,7 @@ static void make_targets(targets *t) {
   write_results(t->other);
   g_run = keep;
   make_run();
-  ck_assert_msg(kg_history_add(t->hist, &g_run, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_history_add(t->hist, &g_run, NULL, NULL, err, sizeof err) == 0, "%s", err);
   ck_assert_msg(kg_baseline_update(t->base, &g_run, err, sizeof err) == 0, "%s", err);
   kgt_spit(t->merged, "a merge from before\n");
 }
@@ -657,9 +657,9 @@ START_TEST(test_validate_malformed_inputs) {
     kg_baseline_free(&b);
   } else {
     snprintf(g_run.meta.date, sizeof g_run.meta.date, "2026-11-19T08:30:00Z");
-    ck_assert_int_eq(kg_history_add(seed, &g_run, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(kg_history_add(seed, &g_run, NULL, NULL, err, sizeof err), 0);
     snprintf(g_run.meta.date, sizeof g_run.meta.date, "2026-11-20T08:30:00Z");
-    ck_assert_int_eq(kg_history_add(seed, &g_run, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(kg_history_add(seed, &g_run, NULL, NULL, err, sizeof err), 0);
   }
   char *text = kgt_slurp(seed);
   try_input(l, text, &t, &k);

@@ -83,6 +83,7 @@ void kg_cli_usage(FILE *f) {
         "                       default <baseline-dir>/<gpu-slug>.json)\n"
         "  --file FILE          the history file to append to (history add)\n"
         "  --control FILE       history add: the control run (the reference paired with a second load of itself)\n"
+        "  --paired FILE        history add: the night's run against the reference, when it is not RESULTS.json's\n"
         "  --ack FILE           history check, report: acknowledged findings (default: none)\n"
         "  --summary FILE       history check: the findings as Markdown (- for stdout)\n"
         "  --html DIR           the folder of the page (report)\n"
@@ -260,6 +261,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_OWNK: cli->own_kernels = g->mods.own = value; return 0;
   case O_REFERENCE: g->mods.pins = value; return 0;
   case O_CONTROL: cli->control = value; return 0;
+  case O_PAIRED: cli->paired = value; return 0;
   case O_ACK: cli->ack = value; return 0;
   case O_SUMMARY: cli->summary = value; return 0;
   case O_KERNELS:
@@ -471,7 +473,8 @@ kg_selftest_opts kg_cli_selftest(const kg_cli *cli) {
 
 kg_publish_opts kg_cli_publish(const kg_cli *cli) {
   return (kg_publish_opts){cli->args[0], cli->output, cli->baseline,      cli->baseline_dir, cli->history,
-                           cli->file,    cli->html,   cli->tolerance_pct, cli->control, cli->ack};
+                           cli->file,    cli->html,   cli->tolerance_pct, cli->control, cli->paired,
+                           cli->ack};
 }
 
 int kg_cli_run(const kg_cli *cli) {

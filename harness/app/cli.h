@@ -54,6 +54,7 @@ typedef struct kg_cli {
   const char *history;  /* report: --history FILE, the trend charts and step changes */
   const char *file;     /* history add: --file HISTORY.jsonl */
   const char *control;  /* history add: --control CONTROL.json, the reference against itself */
+  const char *paired;   /* history add: --paired PAIRED.json, the night against the reference */
   const char *ack;      /* history check: --ack FILE, the acknowledged findings */
   const char *summary;  /* history check: --summary FILE, Markdown ("-" for stdout) */
   const char *html;     /* report: --html DIR */

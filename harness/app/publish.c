@@ -121,15 +121,18 @@ int kg_publish_history_add(const kg_publish_opts *po) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  kg_run control = {0};
-  if (po->control && kg_results_read(po->control, &control, err, sizeof err)) {
-    fprintf(stderr, "kgate: %s\n", err);
-    kg_run_free(&run);
-    return KG_EXIT_USAGE;
-  }
+  kg_run control = {0}, paired = {0};
+  int rc = 0;
+  if ((po->control && kg_results_read(po->control, &control, err, sizeof err)) ||
+      (po->paired && kg_results_read(po->paired, &paired, err, sizeof err)))
+    rc = -1;
+  else if (po->paired && (!paired.pair.on || strcmp(paired.meta.commit, run.meta.commit) ||
+                          !kg_same_gpu(&paired.meta.dev, &run.meta.dev)))
+    rc = -1, snprintf(err, sizeof err, "%s: not the same night as %s: a paired run of the same commit and GPU model "
+                      "is expected", po->paired, po->input);
   char date[48];
   kg_date_label(run.meta.date, date, sizeof date);
-  int rc = kg_history_add(po->file, &run, po->control ? &control : NULL, err, sizeof err);
+  if (!rc) rc = kg_history_add(po->file, &run, po->paired ? &paired : NULL, po->control ? &control : NULL, err, sizeof err);
   if (rc < 0) fprintf(stderr, "kgate: %s\n", err);
   else if (rc == 1)
     printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", po->file, date,
@@ -139,6 +142,7 @@ int kg_publish_history_add(const kg_publish_opts *po) {
            po->file);
   kg_run_free(&run);
   kg_run_free(&control);
+  kg_run_free(&paired);
   return rc < 0 ? KG_EXIT_USAGE : KG_EXIT_OK;
 }
 

@@ -18,6 +18,7 @@ typedef struct kg_publish_opts {
   const char *html;         /* report: --html DIR */
   double tolerance_pct;     /* 0: per size class */
   const char *control;      /* history add: --control CONTROL.json (the reference paired with itself) */
+  const char *paired;       /* history add: --paired PAIRED.json (the night against the reference, when apart) */
   const char *ack;          /* report: --ack FILE, the findings acknowledged in the repository (NULL: none) */
 } kg_publish_opts;
 

@@ -288,9 +288,9 @@ static int acknowledged(const scan_ctx *c, const kg_series *s, size_t last_good,
 static size_t new_card_night(const scan_ctx *c, const kg_series *s, size_t from, size_t lo, size_t hi) {
   for (size_t u = lo; u <= hi; u++) {
     if (isnan(s->ratio[u])) continue;
-    const char *card = c->h->runs[u].dev.uuid;
+    const char *card = kg_hist_card(&c->h->runs[u]);
     int seen = 0;
-    for (size_t v = from; v < u && !seen; v++) seen = !isnan(s->ratio[v]) && !strcmp(c->h->runs[v].dev.uuid, card);
+    for (size_t v = from; v < u && !seen; v++) seen = !isnan(s->ratio[v]) && !strcmp(kg_hist_card(&c->h->runs[v]), card);
     if (!seen) return u;
   }
   return hi + 1;
@@ -436,17 +436,18 @@ static int health_finding(const kg_history *h, double pct, kg_finding *f) {
   if (!h->n) return 0;
   size_t last = h->n - 1;
   const kg_hist_run *now = &h->runs[last];
-  if (!now->paired.has || !now->dev.uuid[0]) return 0;
+  const char *card = kg_hist_card(now);
+  if (!now->paired.has || !card[0]) return 0;
   size_t nc = now->paired.n, m = 0, nights = 0;
   double *rel = malloc((nc ? nc : 1) * sizeof *rel), *past = malloc((h->n ? h->n : 1) * sizeof *past);
   if (!rel || !past) return free(rel), free(past), -1;
-  for (size_t t = 0; t < last; t++) nights += !strcmp(h->runs[t].dev.uuid, now->dev.uuid) && h->runs[t].paired.has;
+  for (size_t t = 0; t < last; t++) nights += !strcmp(kg_hist_card(&h->runs[t]), card) && h->runs[t].paired.has;
   for (size_t i = 0; nights >= 3 && i < nc; i++) {
     const kg_hist_pcell *c = &now->paired.cells[i];
     size_t k = 0;
     for (size_t t = 0; t < last; t++) {
       const kg_hist_run *r = &h->runs[t];
-      if (strcmp(r->dev.uuid, now->dev.uuid) || strcmp(r->paired.ref_sha256, now->paired.ref_sha256)) continue;
+      if (strcmp(kg_hist_card(r), card) || strcmp(r->paired.ref_sha256, now->paired.ref_sha256)) continue;
       const kg_hist_pcell *e = kg_hist_pfind(r->paired.cells, r->paired.n, c->variant, c->dtype, c->n);
       if (e) past[k++] = e->base_us;
     }
@@ -460,7 +461,7 @@ static int health_finding(const kg_history *h, double pct, kg_finding *f) {
   snprintf(f->note, sizeof f->note,
            "the reference ran %.1f %% slower on card %s than on its %zu earlier nights (median of %zu cells): the "
            "machine changed, not the code",
-           100 * (r - 1), now->dev.uuid, nights, m);
+           100 * (r - 1), card, nights, m);
   return 1;
 }
 

@@ -62,15 +62,15 @@ static json_t *pcells_json(const kg_run *run) {
 static json_t *paired_json(const kg_run *run, const kg_run *control) {
   const kg_pair_meta *m = &run->pair;
   if (!m->on) return NULL;
-  json_t *o = json_pack("{s{ss ss ss ss} so si so}", "reference", "name", m->base_name, "version", m->base_version,
-                        "sha256", m->base_sha256, "commit", m->base_commit, "confidence", kg_json_real(m->confidence),
-                        "rounds", m->rounds, "cells", pcells_json(run));
+  json_t *o = json_pack("{s{ss ss ss ss} ss so si so}", "reference", "name", m->base_name, "version", m->base_version,
+                        "sha256", m->base_sha256, "commit", m->base_commit, "card", run->meta.dev.uuid, "confidence",
+                        kg_json_real(m->confidence), "rounds", m->rounds, "cells", pcells_json(run));
   if (o && control && control->pair.on && json_object_set_new(o, "control", pcells_json(control)))
     json_decref(o), o = NULL;
   return o;
 }
 
-char *kg_history_line(const kg_run *run, const kg_run *control) {
+char *kg_history_line(const kg_run *run, const kg_run *paired, const kg_run *control) {
   const kg_run_meta *m = &run->meta;
   kg_counts k = kg_count_results(run->results, run->n);
   json_t *doc = json_pack("{ss si ss ss ss so sb s{sI sI sI sI sI sI} so}", "kind", "kgate-history", "schema_version",
@@ -79,8 +79,8 @@ char *kg_history_line(const kg_run *run, const kg_run *control) {
                           (json_int_t)k.cases, "passed", (json_int_t)k.passed, "failed", (json_int_t)k.failed,
                           "errors", (json_int_t)k.errored, "unsupported", (json_int_t)k.unsupported, "pending",
                           (json_int_t)k.pending, "perf", perf_json(run));
-  json_t *paired = doc ? paired_json(run, control) : NULL;
-  if (paired && json_object_set_new(doc, "paired", paired)) json_decref(doc), doc = NULL;
+  json_t *p = doc ? paired_json(paired ? paired : run, control) : NULL;
+  if (p && json_object_set_new(doc, "paired", p)) json_decref(doc), doc = NULL;
   char *line = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
   json_decref(doc);
   return line;
@@ -225,6 +225,8 @@ static int pcell_cmp(const void *pa, const void *pb) {
   return a->n < b->n ? -1 : a->n > b->n;
 }
 
+const char *kg_hist_card(const kg_hist_run *r) { return r->paired.card[0] ? r->paired.card : r->dev.uuid; }
+
 const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz) {
   kg_hist_pcell key = {.dtype = dt, .n = sz};
   snprintf(key.variant, sizeof key.variant, "%s", variant);
@@ -254,6 +256,9 @@ static void read_pcells(kg_jrd *r, json_t *o, const char *key, kg_hist_pcell **o
 /* The reference's name and version: a module's text (validate.h). */
 static const char *why_bad_ref_text(const char *s) { return kg_why_bad_module_text(s, SIZE_MAX); }
 
+/* A card's UUID as the worker writes it; "" when the run did not know it. */
+static const char *why_bad_card(const char *s) { return *s ? kg_why_bad_uuid(s) : NULL; }
+
 /* "paired": optional (older lines, unpaired nights). */
 static void read_paired(kg_jrd *r, json_t *doc, kg_hist_paired *p) {
   json_t *o = json_object_get(doc, "paired");
@@ -268,6 +273,7 @@ static void read_paired(kg_jrd *r, json_t *doc, kg_hist_paired *p) {
   kg_jrd_text(r, ref, "version", p->ref_version, sizeof p->ref_version, why_bad_ref_text);
   kg_jrd_text(r, ref, "sha256", p->ref_sha256, sizeof p->ref_sha256, kg_why_bad_hex_list);
   kg_jrd_text(r, ref, "commit", p->ref_commit, sizeof p->ref_commit, kg_why_bad_hex_list);
+  if (json_object_get(o, "card")) kg_jrd_text(r, o, "card", p->card, sizeof p->card, why_bad_card);
   p->confidence = kg_jrd_num(r, o, "confidence");
   p->rounds = (int)kg_jrd_range(r, o, "rounds", 0, 1 << 20);
   if (!r->failed && !(p->confidence > 0 && p->confidence < 1)) kg_jrd_fail(r, "confidence must lie in (0, 1)");
@@ -401,10 +407,11 @@ static int has_timed(const kg_run *run) {
 }
 
 /* kg_history_add under the writers' lock. */
-static int add_locked(const char *path, const kg_run *run, const kg_run *control, char *err, size_t errlen) {
+static int add_locked(const char *path, const kg_run *run, const kg_run *paired, const kg_run *control, char *err,
+                      size_t errlen) {
   int fd, rc = kg_in_open(path, KG_HISTORY_MAX, &fd, err, errlen);
   if (rc < 0) return -1;
-  char *line = kg_history_line(run, control);
+  char *line = kg_history_line(run, paired, control);
   kg_outfile o;
   kg_history h = {0};
   if (!line) {
@@ -443,7 +450,8 @@ static int add_locked(const char *path, const kg_run *run, const kg_run *control
   return rc;
 }
 
-int kg_history_add(const char *path, const kg_run *run, const kg_run *control, char *err, size_t errlen) {
+int kg_history_add(const char *path, const kg_run *run, const kg_run *paired, const kg_run *control, char *err,
+                   size_t errlen) {
   /* A line no reader accepts would wedge every later add, plot and report:
    * an invalid run is refused before anything is written. */
   char bad[400];
@@ -459,7 +467,7 @@ int kg_history_add(const char *path, const kg_run *run, const kg_run *control, c
    * copy the old lines and the second rename would drop the first's line. */
   kg_lock lk;
   if (kg_lock_take(&lk, path, err, errlen)) return -1;
-  int rc = add_locked(path, run, control, err, errlen);
+  int rc = add_locked(path, run, paired, control, err, errlen);
   kg_lock_drop(&lk);
   return rc;
 }

@@ -33,6 +33,7 @@ typedef struct kg_hist_pcell {
 typedef struct kg_hist_paired {
   int has;
   char ref_name[64], ref_version[32], ref_sha256[72], ref_commit[48];
+  char card[48]; /* the UUID of the card it ran on ("" in lines before it was kept: the run's device) */
   double confidence;
   int rounds;
   size_t n, ncontrol;
@@ -56,9 +57,10 @@ typedef struct kg_history {
 } kg_history;
 
 /* The history line of a run (no newline), malloc'ed; NULL when out of memory.
- * A paired run keeps its measured cells and the reference's identity; control
- * (may be NULL) is the reference paired with a second load of itself that night. */
-char *kg_history_line(const kg_run *run, const kg_run *control);
+ * The night against the reference is paired (NULL: run itself, when it was
+ * paired): its measured cells, the reference's identity and the card;
+ * control (may be NULL) is the reference paired with a second load of itself. */
+char *kg_history_line(const kg_run *run, const kg_run *paired, const kg_run *control);
 
 /* Appends run (and its night's control, or NULL: history_line) to path (created when absent), atomically and under the
  * writers' lock (fileio.h: one appender at a time, 30 s at most to wait): the
@@ -69,7 +71,8 @@ char *kg_history_line(const kg_run *run, const kg_run *control);
  * line, or one of another GPU
  * model. Returns 1 and writes nothing when the history already holds this
  * run (same date, commit and GPU): appending twice is harmless. */
-int kg_history_add(const char *path, const kg_run *run, const kg_run *control, char *err, size_t errlen);
+int kg_history_add(const char *path, const kg_run *run, const kg_run *paired, const kg_run *control, char *err,
+                   size_t errlen);
 
 /* Reads every line (blank lines are skipped), one at a time: a regular file
  * of at most KG_HISTORY_MAX bytes. A line that is malformed or holds a value
@@ -77,6 +80,9 @@ int kg_history_add(const char *path, const kg_run *run, const kg_run *control, c
  * with "file: line N: perf[k] (variant dtype n): field ...". */
 int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen);
 void kg_history_free(kg_history *h);
+
+/* The card a run's paired night ran on: its own record, else the run's device. */
+const char *kg_hist_card(const kg_hist_run *r);
 
 /* The paired cell of (variant, dtype, n) among n sorted cells, or NULL. */
 const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz);

@@ -259,8 +259,8 @@ static int card_swaps(ctx *c, kg_replay_result *r) {
   for (int i = 0; i < c->o->series; i++) {
     size_t a = pick(&c->rng, p->n), b = pick(&c->rng, p->n), na = 0, nb = 0;
     for (size_t t = 0; t < p->n; t++) {
-      if (!strcmp(p->runs[t].dev.uuid, p->runs[a].dev.uuid)) first[na++] = t;
-      else if (!strcmp(p->runs[t].dev.uuid, p->runs[b].dev.uuid)) second[nb++] = t;
+      if (!strcmp(kg_hist_card(&p->runs[t]), kg_hist_card(&p->runs[a]))) first[na++] = t;
+      else if (!strcmp(kg_hist_card(&p->runs[t]), kg_hist_card(&p->runs[b]))) second[nb++] = t;
     }
     if (!nb) continue; /* the same card twice */
     size_t half = PLANT_NIGHTS / 2, idx[PLANT_NIGHTS];
@@ -290,7 +290,7 @@ int kg_replay(const kg_history *pool, const kg_replay_opts *o, kg_replay_result 
   r->pool = pool->n, r->cells = c.ncells;
   for (size_t t = 0; t < pool->n; t++) {
     size_t same = 0;
-    for (size_t u = 0; u < t; u++) same += !strcmp(pool->runs[u].dev.uuid, pool->runs[t].dev.uuid);
+    for (size_t u = 0; u < t; u++) same += !strcmp(kg_hist_card(&pool->runs[u]), kg_hist_card(&pool->runs[t]));
     r->cards += same == 0;
   }
   size_t sizes[KG_REPLAY_SIZES], ns = 0;
