@@ -28,6 +28,7 @@ void kg_cli_usage(FILE *f) {
         "  history plot HISTORY.jsonl  trend charts, and the step changes between runs\n"
         "  history check HISTORY.jsonl  the nightly's findings against the pinned reference (exit 4: a regression open)\n"
         "  history calibrate NIGHTS.jsonl  the detector's false alarms and power, replaying unchanged nights (--seed)\n"
+        "  reference verify PINS.json MODULE.so   whether the module is a pinned reference (its SHA-256; exit 2: no)\n"
         "  report RESULTS.json --html DIR   a static page: charts, ladder tables, the result files\n"
         "  selftest                   run the planted-bug mutants through the checks that must catch them\n"
         "  merge A.json B.json ... -o ALL.json   one results file from several (shards, GPUs, machines)\n"
@@ -103,7 +104,7 @@ void kg_cli_usage(FILE *f) {
 enum {
   C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_PLOT = 32, C_HADD = 64, C_HPLOT = 128,
   C_REPORT = 256, C_SELFTEST = 512, C_MERGE = 1024, C_LIST = 2048, C_HCHECK = 4096,
-  C_HCAL = 8192, C_ALL = 16383
+  C_HCAL = 8192, C_REFV = 16384, C_ALL = 32767
 };
 enum { SOLO = 0, VALUE = 1 };
 
@@ -154,6 +155,8 @@ static const struct {
      "history plot HISTORY.jsonl -o DIR"},
     {"history", "check", KG_CMD_HISTORY_CHECK, C_HCHECK, 1, "history check", "a history file", 0, NULL,
      "history check HISTORY.jsonl [--ack FILE]"},
+    {"reference", "verify", KG_CMD_REFERENCE_VERIFY, C_REFV, 2, "reference verify", "a pin file and a module",
+     0, NULL, "reference verify PINS.json MODULE.so"},
     {"history", "calibrate", KG_CMD_HISTORY_CALIBRATE, C_HCAL, 1, "history calibrate", "a history file", 0, NULL,
      "history calibrate NIGHTS.jsonl [--seed N]"},
     {"report", NULL, KG_CMD_REPORT, C_REPORT, 1, "report", "a results file", offsetof(kg_cli, html), "--html DIR",
@@ -497,6 +500,7 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_HISTORY_PLOT: return kg_publish_history_plot(&po);
   case KG_CMD_HISTORY_CHECK: return kg_nightly_check(&(kg_nightly_opts){cli->args[0], cli->ack, cli->summary});
   case KG_CMD_HISTORY_CALIBRATE: return kg_nightly_calibrate(cli->args[0], cli->gate.seed);
+  case KG_CMD_REFERENCE_VERIFY: return kg_nightly_verify(cli->args[0], cli->args[1]);
   case KG_CMD_REPORT: return kg_publish_report(&po);
   case KG_CMD_SELFTEST: return kg_gate_selftest(&so);
   case KG_CMD_MERGE: return kg_gate_merge(&mo);

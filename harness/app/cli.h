@@ -25,6 +25,7 @@ typedef enum kg_command {
   KG_CMD_HISTORY_PLOT, /* history plot HISTORY.jsonl [-o DIR] */
   KG_CMD_HISTORY_CHECK, /* history check HISTORY.jsonl [--ack FILE] [--summary FILE] */
   KG_CMD_HISTORY_CALIBRATE, /* history calibrate NIGHTS.jsonl [--seed N] */
+  KG_CMD_REFERENCE_VERIFY,  /* reference verify PINS.json MODULE.so */
   KG_CMD_REPORT,   /* report RESULTS.json --html DIR */
   KG_CMD_SELFTEST, /* selftest [--only LIST] [--huge] */
   KG_CMD_MERGE,    /* merge A.json B.json ... -o ALL.json */

@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "label.h"
 #include "publish.h"
+#include "refpin.h"
 #include "replay.h"
 #include "validate.h"
 
@@ -170,4 +171,21 @@ int kg_nightly_calibrate(const char *nights, unsigned long long seed) {
   }
   kg_history_free(&h);
   return code;
+}
+
+int kg_nightly_verify(const char *pins, const char *module) {
+  char err[1024], sha[65];
+  kg_pins p;
+  if (kg_pins_read(pins, &p, err, sizeof err) || kg_sha256_file(module, sha, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  for (size_t i = 0; i < p.n; i++)
+    if (!strcmp(p.pins[i].sha256, sha)) {
+      printf("kgate: %s is the pinned reference of module '%s' (commit %s, nvcc %s, %s, pinned %s)\n", module,
+             p.pins[i].module, p.pins[i].commit, p.pins[i].nvcc, p.pins[i].architectures, p.pins[i].pinned);
+      return KG_EXIT_OK;
+    }
+  fprintf(stderr, "kgate: %s: sha256 %.12s is not pinned in %s\n", module, sha, pins);
+  return KG_EXIT_USAGE;
 }

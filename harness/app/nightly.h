@@ -18,4 +18,8 @@ int kg_nightly_check(const kg_nightly_opts *o);
  * its table as Markdown on stdout. KG_EXIT_USAGE for a history it refuses. */
 int kg_nightly_calibrate(const char *nights, unsigned long long seed);
 
+/* reference verify: KG_EXIT_OK when module's SHA-256 is one of the pins
+ * (the pin printed), KG_EXIT_USAGE when not or when the pin file is refused. */
+int kg_nightly_verify(const char *pins, const char *module);
+
 #endif
