@@ -114,14 +114,6 @@ static void cell_key(int i, kg_hist_pcell *c) {
   c->n = i < NCELLS / 2 ? M22 : M25;
 }
 
-static int pcell_sort(const void *pa, const void *pb) {
-  const kg_hist_pcell *a = pa, *b = pb;
-  int c = strcmp(a->variant, b->variant);
-  if (c) return c;
-  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
-  return a->n < b->n ? -1 : a->n > b->n;
-}
-
 /* nights nights of NCELLS cells at ratio 1 (plus noise), a control cell too. */
 static void make_synth(synth *s, int nights) {
   memset(s, 0, sizeof *s);
@@ -138,7 +130,7 @@ static void make_synth(synth *s, int nights) {
       c->ratio = 1 + noise((unsigned)t, (unsigned)i, c->n);
       c->lo = c->ratio * 0.998, c->hi = c->ratio * 1.002, c->head_us = 40 * c->ratio, c->base_us = 40;
     }
-    qsort(s->cells[t], NCELLS, sizeof s->cells[t][0], pcell_sort);
+    qsort(s->cells[t], NCELLS, sizeof s->cells[t][0], kg_hist_pcell_cmp);
     r->paired.cells = s->cells[t], r->paired.n = NCELLS;
     kg_hist_pcell *k = &s->control[t][0];
     cell_key(0, k);
@@ -163,11 +155,15 @@ static void step(synth *s, int from, int to, const char *variant, kg_dtype dt, s
 
 static synth g_s;
 
+static void detect_synth(kg_detection *d) {
+  kg_detect_opts o = kg_detect_defaults();
+  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, d), 0);
+}
+
 START_TEST(test_detect_quiet_history_has_no_finding) {
   make_synth(&g_s, 30);
-  kg_detect_opts o = kg_detect_defaults();
   kg_detection d;
-  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  detect_synth(&d);
   ck_assert_uint_eq(d.nseries, NCELLS);
   ck_assert_uint_eq(d.open_regressions, 0);
   for (size_t i = 0; i < d.nfind; i++) ck_assert_int_ne(d.find[i].kind, KG_FIND_REGRESSION);
@@ -178,9 +174,8 @@ END_TEST
 START_TEST(test_detect_step_names_cell_and_night) {
   make_synth(&g_s, 20);
   step(&g_s, 10, 20, "two_pass", KG_F32, M25, 1.005); /* +0.5 % at 2^25 from night 10 */
-  kg_detect_opts o = kg_detect_defaults();
   kg_detection d;
-  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  detect_synth(&d);
   ck_assert_uint_eq(d.open_regressions, 1);
   const kg_finding *f = &d.find[0];
   ck_assert_int_eq(f->kind, KG_FIND_REGRESSION);
@@ -198,9 +193,8 @@ END_TEST
 START_TEST(test_detect_one_night_blip_never_alarms) {
   make_synth(&g_s, 20);
   step(&g_s, 10, 11, "cub_sum", KG_I32, M22, 1.10); /* one wild night */
-  kg_detect_opts o = kg_detect_defaults();
   kg_detection d;
-  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  detect_synth(&d);
   ck_assert_uint_eq(d.open_regressions, 0);
   kg_detection_free(&d);
 }
@@ -209,9 +203,8 @@ END_TEST
 START_TEST(test_detect_improvement_recorded_not_failing) {
   make_synth(&g_s, 20);
   step(&g_s, 10, 20, "cub_sum", KG_I32, M25, 0.99);
-  kg_detect_opts o = kg_detect_defaults();
   kg_detection d;
-  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  detect_synth(&d);
   ck_assert_uint_eq(d.open_regressions, 0);
   ck_assert_uint_ge(d.nfind, 1);
   ck_assert_int_eq(d.find[0].kind, KG_FIND_IMPROVEMENT);
@@ -227,9 +220,8 @@ START_TEST(test_detect_many_cells_is_environment) {
     cell_key(i, &k);
     step(&g_s, 10, 20, k.variant, k.dtype, k.n, 1.01);
   }
-  kg_detect_opts o = kg_detect_defaults();
   kg_detection d;
-  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  detect_synth(&d);
   ck_assert_uint_eq(d.open_regressions, 0);
   ck_assert_uint_ge(d.nfind, 1);
   ck_assert_int_eq(d.find[0].kind, KG_FIND_ENVIRONMENT);
@@ -242,9 +234,8 @@ START_TEST(test_detect_control_move_is_environment) {
   make_synth(&g_s, 20);
   step(&g_s, 10, 20, "two_pass", KG_F32, M25, 1.01);
   for (int t = 10; t < 20; t++) g_s.control[t][0].ratio *= 1.01, g_s.control[t][0].hi *= 1.01, g_s.control[t][0].lo *= 1.01;
-  kg_detect_opts o = kg_detect_defaults();
   kg_detection d;
-  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  detect_synth(&d);
   ck_assert_uint_eq(d.open_regressions, 0);
   ck_assert_int_eq(d.find[0].kind, KG_FIND_ENVIRONMENT);
   kg_detection_free(&d);
@@ -257,9 +248,8 @@ START_TEST(test_detect_night_with_missing_cells) {
   make_synth(&g_s, 20);
   step(&g_s, 10, 20, "two_pass", KG_F32, M25, 1.005);
   g_s.runs[12].paired.n = NCELLS / 2; /* night 12: half its cells */
-  kg_detect_opts o = kg_detect_defaults();
   kg_detection d;
-  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  detect_synth(&d);
   ck_assert_uint_eq(d.open_regressions, 1);
   ck_assert_str_eq(d.find[0].cells[0].variant, "two_pass");
   kg_detection_free(&d);
@@ -325,9 +315,8 @@ START_TEST(test_detect_repin_is_not_a_step) {
   make_synth(&g_s, 30);
   for (int t = 15; t < 30; t++) snprintf(g_s.runs[t].paired.ref_sha256, sizeof g_s.runs[t].paired.ref_sha256, "%064d", 2);
   step(&g_s, 15, 30, "two_pass", KG_F32, M25, 1.02);
-  kg_detect_opts o = kg_detect_defaults();
   kg_detection d;
-  ck_assert_int_eq(kg_detect(&g_s.h, NULL, &o, &d), 0);
+  detect_synth(&d);
   ck_assert_uint_eq(d.open_regressions, 0);
   kg_detection_free(&d);
 }

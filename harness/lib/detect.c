@@ -105,12 +105,7 @@ int kg_acks_read(const char *path, kg_acks *a, char *err, size_t errlen) {
   if (rc == 1) return 0; /* no file: nothing acknowledged */
   if (rc) return -1;
   kg_jrd r = {.file = path, .err = err, .errlen = errlen};
-  char shown[72];
-  const char *kind = kg_jrd_str(&r, doc, "kind");
-  if (!r.failed && strcmp(kind, "kgate-acknowledged"))
-    kg_jrd_fail(&r, "not a kgate acknowledgement file (kind '%s')", kg_esc_term(kind, shown, sizeof shown));
-  long long version = kg_jrd_int(&r, doc, "schema_version");
-  if (!r.failed && version != 1) kg_jrd_fail(&r, "schema_version %lld is not supported (this kgate reads 1)", version);
+  kg_jrd_kind(&r, doc, "kgate-acknowledged", "a kgate acknowledgement file", 1);
   json_t *list = kg_jrd_arr(&r, doc, "acknowledged");
   size_t n = json_array_size(list);
   if (!r.failed && !(a->acks = calloc(n ? n : 1, sizeof *a->acks))) kg_jrd_fail(&r, "out of memory");
@@ -155,14 +150,6 @@ static int ack_covers(const kg_ack *k, const kg_series *s) {
 
 /* ---- series -------------------------------------------------------------------- */
 
-static int pcell_key_cmp(const void *pa, const void *pb) {
-  const kg_hist_pcell *a = pa, *b = pb;
-  int c = strcmp(a->variant, b->variant);
-  if (c) return c;
-  if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
-  return a->n < b->n ? -1 : a->n > b->n;
-}
-
 /* The distinct cells of every night (cells, or control when control), sorted. */
 static kg_hist_pcell *all_cells(const kg_history *h, int control, size_t *count) {
   size_t total = 0;
@@ -175,10 +162,10 @@ static kg_hist_pcell *all_cells(const kg_history *h, int control, size_t *count)
     memcpy(all + k, control ? p->control : p->cells, (control ? p->ncontrol : p->n) * sizeof *all);
     k += control ? p->ncontrol : p->n;
   }
-  qsort(all, total, sizeof *all, pcell_key_cmp);
+  qsort(all, total, sizeof *all, kg_hist_pcell_cmp);
   size_t u = 0;
   for (size_t i = 0; i < total; i++)
-    if (!u || pcell_key_cmp(&all[u - 1], &all[i])) all[u++] = all[i];
+    if (!u || kg_hist_pcell_cmp(&all[u - 1], &all[i])) all[u++] = all[i];
   *count = u;
   return all;
 }

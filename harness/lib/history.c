@@ -102,40 +102,54 @@ const kg_hist_entry *kg_hist_find(const kg_hist_run *r, const char *variant, kg_
   return bsearch(&key, r->entries, r->n, sizeof key, entry_cmp);
 }
 
-/* One perf entry, [variant, dtype, n, median_us, q1_us, q3_us, samples]. */
-static void read_entry(kg_jrd *r, json_t *a, kg_hist_entry *e) {
-  const char *variant = json_string_value(json_array_get(a, 0)), *dtype = json_string_value(json_array_get(a, 1));
-  json_t *n = json_array_get(a, 2), *samples = json_array_get(a, 6);
-  if (json_array_size(a) != 7 || !variant || !dtype || !json_is_integer(n) || !json_is_integer(samples)) {
-    kg_jrd_fail(r, "expected [variant, dtype, n, median_us, q1_us, q3_us, samples]");
-    return;
+/* A row's key, [variant, dtype, n, ...] with `size` items, into variant,
+ * *dt and *n; the row named in r->where from there on. 0, or -1 (failed). */
+static int read_key(kg_jrd *r, json_t *a, size_t size, const char *shape, char variant[64], kg_dtype *dt, size_t *n) {
+  const char *v = json_string_value(json_array_get(a, 0)), *dtype = json_string_value(json_array_get(a, 1));
+  json_t *nj = json_array_get(a, 2);
+  if (json_array_size(a) != size || !v || !dtype || !json_is_integer(nj)) {
+    kg_jrd_fail(r, "expected %s", shape);
+    return -1;
   }
   /* A variant the registry no longer knows stays: its past is still
    * history. Its name reaches charts and pages, so it must be a name. */
-  const char *why = kg_why_bad_variant(variant);
+  const char *why = kg_why_bad_variant(v);
   char shown[72];
   if (why) {
-    kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(variant, shown, sizeof shown), why);
-    return;
+    kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(v, shown, sizeof shown), why);
+    return -1;
   }
-  if (kg_dtype_parse(dtype, &e->dtype)) {
+  if (kg_dtype_parse(dtype, dt)) {
     kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
-    return;
+    return -1;
   }
-  json_int_t nv = json_integer_value(n), sv = json_integer_value(samples);
-  kg_entry_label(variant, dtype, (long long)nv, shown, sizeof shown);
+  json_int_t nv = json_integer_value(nj);
+  kg_entry_label(v, dtype, (long long)nv, shown, sizeof shown);
   size_t len = strlen(r->where);
   snprintf(r->where + len, sizeof r->where - len, " (%s)", shown);
   if (nv < 0 || (unsigned long long)nv > (unsigned long long)KG_SIZE_MAX) {
     kg_jrd_fail(r, "n is %lld: outside [0, %zu]", (long long)nv, KG_SIZE_MAX);
+    return -1;
+  }
+  snprintf(variant, 64, "%s", v);
+  *n = (size_t)nv;
+  return 0;
+}
+
+/* One perf entry, [variant, dtype, n, median_us, q1_us, q3_us, samples]. */
+static void read_entry(kg_jrd *r, json_t *a, kg_hist_entry *e) {
+  json_t *samples = json_array_get(a, 6);
+  if (read_key(r, a, 7, "[variant, dtype, n, median_us, q1_us, q3_us, samples]", e->variant, &e->dtype, &e->n))
+    return;
+  if (!json_is_integer(samples)) {
+    kg_jrd_fail(r, "samples should be an integer");
     return;
   }
+  json_int_t sv = json_integer_value(samples);
   if (sv < 1 || sv > INT_MAX) {
     kg_jrd_fail(r, "samples is %lld: a timing has at least 1", (long long)sv);
     return;
   }
-  snprintf(e->variant, sizeof e->variant, "%s", variant);
-  e->n = (size_t)nv;
   e->t = (kg_timing){.samples = (int)sv};
   static const char *const names[3] = {"median_us", "q1_us", "q3_us"};
   double *v[3] = {&e->t.median_us, &e->t.q1_us, &e->t.q3_us};
@@ -182,29 +196,7 @@ static void refuse_duplicates(kg_jrd *r, const kg_hist_run *run, size_t where_le
 
 /* One paired cell, [variant, dtype, n, ratio, lo, hi, head_us, base_us]. */
 static void read_pcell(kg_jrd *r, json_t *a, kg_hist_pcell *c) {
-  const char *variant = json_string_value(json_array_get(a, 0)), *dtype = json_string_value(json_array_get(a, 1));
-  json_t *n = json_array_get(a, 2);
-  char shown[72];
-  if (json_array_size(a) != 8 || !variant || !dtype || !json_is_integer(n)) {
-    kg_jrd_fail(r, "expected [variant, dtype, n, ratio, lo, hi, head_us, base_us]");
-    return;
-  }
-  const char *why = kg_why_bad_variant(variant);
-  if (why) {
-    kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(variant, shown, sizeof shown), why);
-    return;
-  }
-  if (kg_dtype_parse(dtype, &c->dtype)) {
-    kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
-    return;
-  }
-  json_int_t nv = json_integer_value(n);
-  if (nv < 0 || (unsigned long long)nv > (unsigned long long)KG_SIZE_MAX) {
-    kg_jrd_fail(r, "n is %lld: outside [0, %zu]", (long long)nv, KG_SIZE_MAX);
-    return;
-  }
-  snprintf(c->variant, sizeof c->variant, "%s", variant);
-  c->n = (size_t)nv;
+  if (read_key(r, a, 8, "[variant, dtype, n, ratio, lo, hi, head_us, base_us]", c->variant, &c->dtype, &c->n)) return;
   double *v[5] = {&c->ratio, &c->lo, &c->hi, &c->head_us, &c->base_us};
   for (int k = 0; k < 5; k++) {
     json_t *x = json_array_get(a, (size_t)(3 + k));
@@ -217,7 +209,7 @@ static void read_pcell(kg_jrd *r, json_t *a, kg_hist_pcell *c) {
     kg_jrd_fail(r, "ratio, lo, hi and the times must be finite with 0 < lo <= ratio <= hi, times > 0");
 }
 
-static int pcell_cmp(const void *pa, const void *pb) {
+int kg_hist_pcell_cmp(const void *pa, const void *pb) {
   const kg_hist_pcell *a = pa, *b = pb;
   int c = strcmp(a->variant, b->variant);
   if (c) return c;
@@ -230,7 +222,7 @@ const char *kg_hist_card(const kg_hist_run *r) { return r->paired.card[0] ? r->p
 const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz) {
   kg_hist_pcell key = {.dtype = dt, .n = sz};
   snprintf(key.variant, sizeof key.variant, "%s", variant);
-  return bsearch(&key, cells, n, sizeof key, pcell_cmp);
+  return bsearch(&key, cells, n, sizeof key, kg_hist_pcell_cmp);
 }
 
 /* A list of paired cells (key: "cells" or "control") into *out, sorted; a cell twice is refused. */
@@ -248,9 +240,9 @@ static void read_pcells(kg_jrd *r, json_t *o, const char *key, kg_hist_pcell **o
   if (r->failed) return;
   size_t i, j;
   r->where[len] = '\0';
-  if (kg_find_duplicate(r, *out, *nout, sizeof **out, pcell_cmp, &i, &j))
+  if (kg_find_duplicate(r, *out, *nout, sizeof **out, kg_hist_pcell_cmp, &i, &j))
     kg_jrd_fail(r, "paired.%s[%zu] is the same cell as paired.%s[%zu]", key, j, key, i);
-  qsort(*out, *nout, sizeof **out, pcell_cmp);
+  qsort(*out, *nout, sizeof **out, kg_hist_pcell_cmp);
 }
 
 /* The reference's name and version: a module's text (validate.h). */

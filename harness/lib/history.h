@@ -84,6 +84,9 @@ void kg_history_free(kg_history *h);
 /* The card a run's paired night ran on: its own record, else the run's device. */
 const char *kg_hist_card(const kg_hist_run *r);
 
+/* The order of paired cells: by variant, dtype, n (qsort and bsearch). */
+int kg_hist_pcell_cmp(const void *a, const void *b);
+
 /* The paired cell of (variant, dtype, n) among n sorted cells, or NULL. */
 const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz);
 

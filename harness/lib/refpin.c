@@ -83,13 +83,7 @@ int kg_pins_read(const char *path, kg_pins *p, char *err, size_t errlen) {
   if (rc == 1) snprintf(err, errlen, "%s: no such file", path);
   if (rc) return -1;
   kg_jrd r = {.file = path, .err = err, .errlen = errlen};
-  char shown[72];
-  const char *kind = kg_jrd_str(&r, doc, "kind");
-  if (!r.failed && strcmp(kind, "kgate-reference-pins"))
-    kg_jrd_fail(&r, "not a kgate reference pin file (kind '%s')", kg_esc_term(kind, shown, sizeof shown));
-  long long version = kg_jrd_int(&r, doc, "schema_version");
-  if (!r.failed && version != KG_PINS_SCHEMA)
-    kg_jrd_fail(&r, "schema_version %lld is not supported (this kgate reads %d)", version, KG_PINS_SCHEMA);
+  kg_jrd_kind(&r, doc, "kgate-reference-pins", "a kgate reference pin file", KG_PINS_SCHEMA);
   json_t *pins = kg_jrd_arr(&r, doc, "pins");
   size_t n = json_array_size(pins);
   if (!r.failed && (n == 0 || n > KG_PINS_MAX)) kg_jrd_fail(&r, "pins: %zu records, expected 1 to %d", n, KG_PINS_MAX);

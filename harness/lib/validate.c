@@ -270,3 +270,12 @@ void kg_jrd_text(kg_jrd *r, json_t *o, const char *key, char *buf, size_t size, 
   if (why) kg_jrd_fail(r, "%s is '%s': %s", key, kg_esc_term(s, shown, sizeof shown), why);
   else memcpy(buf, s, n + 1);
 }
+
+void kg_jrd_kind(kg_jrd *r, json_t *doc, const char *kind, const char *what, long long schema) {
+  char shown[72];
+  const char *k = kg_jrd_str(r, doc, "kind");
+  if (!r->failed && strcmp(k, kind)) kg_jrd_fail(r, "not %s (kind '%s')", what, kg_esc_term(k, shown, sizeof shown));
+  long long version = kg_jrd_int(r, doc, "schema_version");
+  if (!r->failed && version != schema)
+    kg_jrd_fail(r, "schema_version %lld is not supported (this kgate reads %lld)", version, schema);
+}
