@@ -298,9 +298,10 @@ static int scan_segment(const scan_ctx *c, kg_series *s, size_t si, size_t from,
     }
   if (seen < wu) return 0; /* too young to watch */
   double mu0 = median_of(warm, seen), sigma = robust_sigma(s->ratio, from, to);
-  /* floored by the cells of its size: a few quiet nights must not make a hair trigger */
-  /* and by the step over delta_max: a spread below that (one card's nights)
-   * would make a runner's own offsets of a few tenths of a percent a step */
+  /* sigma floored by the cells of its size (a few quiet nights must not make a
+   * hair trigger) and by the step over delta_max (a spread below that, one
+   * card's nights, would make a runner's own offsets of a few tenths of a
+   * percent a step) */
   size_t bytes = s->n * kg_dtype_get(s->dtype)->size;
   double fl = fmax(c->floor_by_series[si], kg_cusum_step(c->o, bytes) / c->o->delta_max), k, clip, hh;
   if (!(sigma >= fl)) sigma = fl;
