@@ -159,10 +159,11 @@ static kg_hist_pcell *all_cells(const kg_history *h, int control, size_t *count)
   size_t k = 0;
   for (size_t t = 0; t < h->n; t++) {
     const kg_hist_paired *p = &h->runs[t].paired;
-    memcpy(all + k, control ? p->control : p->cells, (control ? p->ncontrol : p->n) * sizeof *all);
-    k += control ? p->ncontrol : p->n;
+    size_t m = control ? p->ncontrol : p->n;
+    if (m) memcpy(all + k, control ? p->control : p->cells, m * sizeof *all);
+    k += m;
   }
-  qsort(all, total, sizeof *all, kg_hist_pcell_cmp);
+  if (total) qsort(all, total, sizeof *all, kg_hist_pcell_cmp);
   size_t u = 0;
   for (size_t i = 0; i < total; i++)
     if (!u || kg_hist_pcell_cmp(&all[u - 1], &all[i])) all[u++] = all[i];
@@ -465,7 +466,7 @@ static int alarm_order(const void *pa, const void *pb) {
 
 /* Alarms of one kind, acknowledgement and change night become one finding. */
 static int group(kg_detection *d, alarms *al) {
-  qsort(al->a, al->n, sizeof *al->a, alarm_order);
+  if (al->n) qsort(al->a, al->n, sizeof *al->a, alarm_order);
   for (size_t i = 0; i < al->n;) {
     size_t j = i;
     while (j < al->n && al->a[j].kind == al->a[i].kind && al->a[j].acknowledged == al->a[i].acknowledged &&

@@ -220,6 +220,7 @@ int kg_hist_pcell_cmp(const void *pa, const void *pb) {
 const char *kg_hist_card(const kg_hist_run *r) { return r->paired.card[0] ? r->paired.card : r->dev.uuid; }
 
 const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz) {
+  if (!n) return NULL; /* a night without paired cells has no array at all */
   kg_hist_pcell key = {.dtype = dt, .n = sz};
   snprintf(key.variant, sizeof key.variant, "%s", variant);
   return bsearch(&key, cells, n, sizeof key, kg_hist_pcell_cmp);

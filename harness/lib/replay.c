@@ -47,7 +47,7 @@ static int synth(const kg_history *pool, const size_t *idx, size_t len, kg_histo
     snprintf(r->commit, sizeof r->commit, "%07zx", 0x1000000 + t);
     size_t bytes = src->paired.n * sizeof *r->paired.cells;
     if (!(r->paired.cells = malloc(bytes ? bytes : 1))) return synth_free(h), -1;
-    memcpy(r->paired.cells, src->paired.cells, bytes);
+    if (bytes) memcpy(r->paired.cells, src->paired.cells, bytes);
   }
   return 0;
 }
