@@ -972,6 +972,23 @@ START_TEST(test_cli_formats_from_table) {
 }
 END_TEST
 
+/* Not a terminal (a CI log): the phase lines and the phase's done line with
+ * its counts; -q: none of them. The line rate and the ETA: check_progress.c. */
+START_TEST(test_cli_progress_in_a_log) {
+  char out[8192];
+  char *args[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1,13,2", NULL};
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_FAIL);
+  ck_assert_msg(strstr(out, "kgate: check: ") != NULL && strstr(out, " cases on 1 device\n"), "%s", out);
+  ck_assert_msg(strstr(out, "kgate: check: done, ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "cases, 0 failed") == NULL, "a failed case not counted: %s", out);
+  ck_assert_msg(strstr(out, "kgate: reports\n") != NULL, "%s", out);
+  ck_assert_ptr_null(strchr(out, '\r'));
+  char *quiet[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1,13,2", "-q", NULL};
+  ck_assert_int_eq(run_capture(quiet, out, sizeof out), KG_EXIT_FAIL);
+  ck_assert_msg(strstr(out, "kgate: check") == NULL && strstr(out, "kgate: reports") == NULL, "%s", out);
+}
+END_TEST
+
 Suite *make_cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *core = tcase_create("Core");
@@ -988,6 +1005,7 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   tcase_add_test(core, test_cli_kernels_options);
   tcase_add_test(core, test_cli_kernels_check);
+  tcase_add_test(core, test_cli_progress_in_a_log);
   tcase_add_test(core, test_cli_list_kernels);
   tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));
   tcase_add_test(core, test_cli_module_text_round_trip);
