@@ -1010,9 +1010,12 @@ START_TEST(test_cli_team_control_is_a_copy) {
   kgt_spit(pins, doc);
   char *args[] = {"run", "--worker", FAKE_WORKER, "--kernels", ctl, "--base-kernels", ref, "--reference", pins,
                   "--variant", "team_sum,team_max", "--dtype", "f32", "--sizes", "1", "--perf-sizes", "2",
-                  "--rounds", "2", "-q", "--json", json, NULL};
+                  "--rounds", "2", "--json", json, NULL};
   int code = run_capture(args, out, sizeof out);
   ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
+  /* In a log: the phase's line, then pairrun's line per round, no count lines of their passes. */
+  ck_assert_msg(strstr(out, "kgate: paired rounds: against teammod ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "kgate: paired rounds: done") == NULL, "%s", out);
   char *text = kgt_slurp(json);
   ck_assert_msg(strstr(text, sha) != NULL, "the control does not record the pinned hash: %.600s", text);
   ck_assert_msg(strstr(text, "\"base_commit\":\"abcdef1\"") != NULL, "%.600s", text);

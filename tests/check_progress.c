@@ -121,6 +121,30 @@ START_TEST(test_progress_tty_live_line) {
 }
 END_TEST
 
+/* A phase that logs itself (the paired rounds: a line per round): no count or
+ * done lines from the passes inside it; the terminal still gets its live line. */
+START_TEST(test_progress_phase_logs_itself) {
+  for (int tty = 0; tty < 2; tty++) {
+    FILE *f = tmpfile();
+    kg_progress p;
+    g_now = 0;
+    kg_progress_init(&p, f, tty, fake_now);
+    kg_progress_phase(&p, "paired rounds", NULL);
+    p.counts = 0;
+    for (int round = 0; round < 3; round++)
+      for (size_t i = 1; i <= 4; i++) {
+        g_now += 10;
+        kg_progress_case(&p, i, 4, "c", 0);
+      }
+    char *text = contents(f);
+    if (tty) ck_assert_msg(strstr(text, "\r\033[K[4/4 120 s] c") != NULL, "%s", text);
+    else ck_assert_str_eq(text, "kgate: paired rounds\n");
+    free(text);
+    fclose(f);
+  }
+}
+END_TEST
+
 /* -q: nothing at all. */
 START_TEST(test_progress_quiet) {
   kg_progress p;
@@ -142,6 +166,7 @@ Suite *make_progress_suite(void) {
   tcase_add_test(core, test_progress_phases);
   tcase_add_test(core, test_progress_eta_unknown);
   tcase_add_test(core, test_progress_tty_live_line);
+  tcase_add_test(core, test_progress_phase_logs_itself);
   tcase_add_test(core, test_progress_quiet);
   suite_add_tcase(s, core);
   return s;

@@ -630,9 +630,9 @@ static int gate_run(const kg_gate_opts *go) {
   if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, go->verbose);
   int pair_env = 0;
   if (paired && measured && !env) {
-    /* pairrun logs a line per round itself */
     snprintf(detail, sizeof detail, "against %s %s", basemods.name, basemods.version);
     kg_progress_phase(&prog, "paired rounds", detail);
+    prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
     pair_env = run_paired(go, &run, &basemods, &rp, &so, w.pargv, list, ndev) != 0;
     run.meta.wall_s = kg_now_s() - prog.t0;
   }

@@ -3,7 +3,7 @@
 #include "label.h"
 
 void kg_progress_init(kg_progress *p, FILE *out, int tty, double (*now)(void)) {
-  *p = (kg_progress){out, tty, KG_PROGRESS_INTERVAL_S, now ? now : kg_now_s, 0, 0, -1, "run", 0};
+  *p = (kg_progress){out, tty, KG_PROGRESS_INTERVAL_S, now ? now : kg_now_s, 0, 0, -1, "run", 0, 1};
   p->t0 = p->phase_t0 = p->now();
 }
 
@@ -12,6 +12,7 @@ void kg_progress_phase(kg_progress *p, const char *phase, const char *detail) {
   p->phase_t0 = p->now();
   p->last = p->phase_t0 - 1; /* no count line yet */
   p->failed = 0;
+  p->counts = 1;
   if (!p->out || p->tty) return;
   fprintf(p->out, "kgate: %s%s%s\n", phase, detail ? ": " : "", detail ? detail : "");
   fflush(p->out);
@@ -24,6 +25,8 @@ void kg_progress_case(kg_progress *p, size_t done, size_t total, const char *lab
   if (p->tty) {
     fprintf(p->out, "\r\033[K[%zu/%zu %.0f s] %s", done, total, t - p->t0, label);
     if (done == total) fputs("\r\033[K", p->out);
+  } else if (!p->counts) {
+    return;
   } else if (done == total) {
     fprintf(p->out, "kgate: %s: done, %zu cases, %zu failed, in %.0f s\n", p->phase, total, p->failed,
             t - p->phase_t0);

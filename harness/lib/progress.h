@@ -22,6 +22,8 @@ typedef struct kg_progress {
   double last;         /* when the last count line was printed; < phase_t0: none yet */
   char phase[48];      /* "check", "paired rounds", ... */
   size_t failed;       /* failed or errored cases in this phase */
+  int counts;          /* not a terminal: the count and done lines (a phase sets 1; 0 where the
+                        * phase logs itself, as the paired rounds do a line per round) */
 } kg_progress;
 
 /* out NULL: silent; tty: whether out is a terminal; now NULL: kg_now_s. */
