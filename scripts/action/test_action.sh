@@ -329,11 +329,21 @@ for bad in "KP_BRANCH=--force" "KP_HISTORY=../x.jsonl" "KP_HISTORY=history.json"
   expect "publish: $bad refused (exit 2)" test $? -eq 2
 done
 unset KP_KGATE KP_DIR KP_PAGES KP_HAVE_BRANCH KP_BRANCH KP_HISTORY KP_ACK KP_SITE_MODE KP_SITE KP_RUN_ID
-KP_DIR="$tmp/none" KP_WORKFLOW_REF="o/r/.github/workflows/kgate-nightly.yml@refs/heads/main" \
+KP_VERIFY=true KP_DIR="$tmp/none" KP_WORKFLOW_REF="o/r/.github/workflows/kgate-nightly.yml@refs/heads/main" \
   "$here/nightly-verify.sh" > "$tmp/log" 2>&1
-expect "publish: no files from the GPU job refused before any token use" grep -q "handed over no paired.json" "$tmp/log"
-KP_DIR="$pub/in" KP_WORKFLOW_REF="o/r/.github/workflows/a b.yml@refs/heads/main" "$here/nightly-verify.sh" > "$tmp/log" 2>&1
-expect "publish: an odd workflow file name refused" grep -q "cannot tell this workflow's file" "$tmp/log"
+expect "verify: no files from the GPU job refused before any token use" grep -q "handed over no paired.json" "$tmp/log"
+KP_VERIFY=true KP_DIR="$pub/in" KP_WORKFLOW_REF="o/r/.github/workflows/a b.yml@refs/heads/main" \
+  "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "verify: an odd workflow file name refused" grep -q "cannot tell this workflow's file" "$tmp/log"
+manifest=$("$root/scripts/ci/manifest.sh" "$pub/in")
+fresh manifest
+KP_DIR="$pub/in" KP_MANIFEST=$manifest "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "publish: the files verified are read" test $? -eq 0
+KP_DIR="$pub/in" KP_MANIFEST='' "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "publish: no manifest refused (exit 2)" test $? -eq 2
+echo '{"x":1}' > "$pub/in/control.json"
+KP_DIR="$pub/in" KP_MANIFEST=$manifest "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "publish: a file changed since the verify job refused" grep -q "differ from the ones whose attestations were verified" "$tmp/log"
 
 fresh badmode
 KA_MODE=bogus "$here/setup.sh" > "$tmp/log" 2>&1
