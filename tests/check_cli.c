@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "gate.h"
+#include "refpin.h"
 #include "registry.h"
 #include "results.h"
 #include "testutil.h"
@@ -972,6 +973,75 @@ START_TEST(test_cli_formats_from_table) {
 }
 END_TEST
 
+/* The nightly's control for a team's module (the action's nightly mode):
+ * --kernels CTL.so --base-kernels REF.so, where CTL.so is a byte-for-byte copy
+ * of the pinned REF.so at another path. The copy's names are the base's
+ * names, as head and base always are; kgate's own variants do not collide
+ * with them, so no --own-kernels is needed; the pin check passes for the
+ * base, and the results are a paired run against the pinned hash. */
+static int copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+  char buf[8192];
+  size_t n;
+  int rc = in && out ? 0 : -1;
+  while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0) rc = fwrite(buf, 1, n, out) == n ? 0 : -1;
+  if (in) fclose(in);
+  if (out && fclose(out)) rc = -1;
+  return rc;
+}
+
+START_TEST(test_cli_team_control_is_a_copy) {
+  char dir[64], ref[128], ctl[160], pins[128], json[128], mod[1024], sha[65], err[256], out[8192];
+  kgt_mkscratch(dir, sizeof dir, "control");
+  snprintf(ref, sizeof ref, "%s/ref.so", dir);
+  snprintf(ctl, sizeof ctl, "%s/ctl", dir);
+  ck_assert_int_eq(mkdir(ctl, 0755), 0);
+  snprintf(ctl, sizeof ctl, "%s/ctl/ref.so", dir);
+  snprintf(pins, sizeof pins, "%s/pins.json", dir);
+  snprintf(json, sizeof json, "%s/control.json", dir);
+  testmod("minmax", mod, sizeof mod);
+  ck_assert_int_eq(copy_file(mod, ref), 0);
+  ck_assert_int_eq(copy_file(mod, ctl), 0);
+  ck_assert_int_eq(kg_sha256_file(ref, sha, err, sizeof err), 0);
+  char doc[512];
+  snprintf(doc, sizeof doc,
+           "{\"kind\":\"kgate-reference-pins\",\"schema_version\":1,\"pins\":[{\"module\":\"teammod\",\"sha256\":\"%s\","
+           "\"commit\":\"abcdef1\",\"nvcc\":\"12.8\",\"architectures\":\"90-real\",\"pinned\":\"2026-11-25\"}]}\n", sha);
+  kgt_spit(pins, doc);
+  char *args[] = {"run", "--worker", FAKE_WORKER, "--kernels", ctl, "--base-kernels", ref, "--reference", pins,
+                  "--variant", "team_sum,team_max", "--dtype", "f32", "--sizes", "1", "--perf-sizes", "2",
+                  "--rounds", "2", "--json", json, NULL};
+  int code = run_capture(args, out, sizeof out);
+  ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
+  /* In a log: the phase's line, then pairrun's line per round, no count lines of their passes. */
+  ck_assert_msg(strstr(out, "kgate: paired rounds: against teammod ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "kgate: paired rounds: done") == NULL, "%s", out);
+  char *text = kgt_slurp(json);
+  ck_assert_msg(strstr(text, sha) != NULL, "the control does not record the pinned hash: %.600s", text);
+  ck_assert_msg(strstr(text, "\"base_commit\":\"abcdef1\"") != NULL, "%.600s", text);
+  free(text);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
+/* Not a terminal (a CI log): the phase lines and the phase's done line with
+ * its counts; -q: none of them. The line rate and the ETA: check_progress.c. */
+START_TEST(test_cli_progress_in_a_log) {
+  char out[8192];
+  char *args[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1,13,2", NULL};
+  ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_FAIL);
+  ck_assert_msg(strstr(out, "kgate: check: ") != NULL && strstr(out, " cases on 1 device\n"), "%s", out);
+  ck_assert_msg(strstr(out, "kgate: check: done, ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "cases, 0 failed") == NULL, "a failed case not counted: %s", out);
+  ck_assert_msg(strstr(out, "kgate: reports\n") != NULL, "%s", out);
+  ck_assert_ptr_null(strchr(out, '\r'));
+  char *quiet[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1,13,2", "-q", NULL};
+  ck_assert_int_eq(run_capture(quiet, out, sizeof out), KG_EXIT_FAIL);
+  ck_assert_msg(strstr(out, "kgate: check") == NULL && strstr(out, "kgate: reports") == NULL, "%s", out);
+}
+END_TEST
+
 Suite *make_cli_suite(void) {
   Suite *s = suite_create("cli");
   TCase *core = tcase_create("Core");
@@ -988,6 +1058,8 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   tcase_add_test(core, test_cli_kernels_options);
   tcase_add_test(core, test_cli_kernels_check);
+  tcase_add_test(core, test_cli_progress_in_a_log);
+  tcase_add_test(core, test_cli_team_control_is_a_copy);
   tcase_add_test(core, test_cli_list_kernels);
   tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));
   tcase_add_test(core, test_cli_module_text_round_trip);

@@ -15,6 +15,7 @@
 #include "module.h"
 #include "pairrun.h"
 #include "plan.h"
+#include "progress.h"
 #include "refpin.h"
 #include "publish.h"
 #include "registry.h"
@@ -27,20 +28,11 @@
 #include "verdict.h"
 
 
-typedef struct progress {
-  int tty;
-  double t0;
-} progress;
-
+/* The supervisor's progress callback: progress.h draws it, on a terminal or in a log. */
 static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r) {
-  progress *p = ctx;
-  (void)r;
-  if (!p->tty) return;
   char label[160];
   kg_case_label(c, label, sizeof label);
-  fprintf(stderr, "\r\033[K[%zu/%zu %.0f s] %s", done, total, kg_now_s() - p->t0, label);
-  if (done == total) fputs("\r\033[K", stderr);
-  fflush(stderr);
+  kg_progress_case(ctx, done, total, label, r->status == KG_ST_FAIL || r->status == KG_ST_ERROR);
 }
 
 /* The reports asked for on the command line; GITHUB_STEP_SUMMARY gets the
@@ -312,6 +304,10 @@ static int run_sanitized(const kg_gate_opts *go, kg_run *run, const kg_super_opt
     kg_device_info dev = {0};
     double t0 = kg_now_s();
     printf("== compute-sanitizer --tool %s ==\n", kg_san_tool_name((kg_san_tool)t));
+    char phase[48], detail[64];
+    snprintf(phase, sizeof phase, "compute-sanitizer %s", kg_san_tool_name((kg_san_tool)t));
+    snprintf(detail, sizeof detail, "%zu cases", run->n);
+    kg_progress_phase(so->progress_ctx, phase, detail);
     int env = kg_supervise_san(run->cases, run->n, rp, &o, &ss, res[t], &dev, err, sizeof err);
     kg_report_check(stdout, run->cases, res[t], run->n, &dev, kg_now_s() - t0, go->verbose);
     kg_counts c = kg_count_results(res[t], run->n);
@@ -346,9 +342,10 @@ static kg_device_info first_hello(const kg_device_info *devs, int ndev) {
  * and every report asked for, marked incomplete (run.incomplete, cases not
  * reached "pending"); no baseline comparison or charts, which would read the
  * missing cases as regressions. Returns 128 + the signal. */
-static int write_interrupted(const kg_gate_opts *go, kg_run *run, const kg_device_info *devs, int ndev, double wall) {
+static int write_interrupted(const kg_gate_opts *go, kg_run *run, const kg_device_info *devs, int ndev, double wall,
+                             const kg_progress *prog) {
   int sig = kg_super_interrupted();
-  if (!go->quiet && isatty(STDERR_FILENO)) fputs("\r\033[K", stderr); /* the progress line */
+  kg_progress_clear(prog);
   kg_device_info dev = first_hello(devs, ndev);
   if (!dev.name[0]) { /* no worker said hello: no device to name, nothing ran */
     fprintf(stderr, "kgate: interrupted by %s before any worker started: no results to write\n",
@@ -576,7 +573,8 @@ static int gate_run(const kg_gate_opts *go) {
   if (timing) argv[argc++] = "--roofline";
   add_modules(argv, &argc, &go->mods, 0);
   argv[argc] = NULL;
-  progress prog = {.tty = !go->quiet && isatty(STDERR_FILENO), .t0 = kg_now_s()};
+  kg_progress prog;
+  kg_progress_init(&prog, go->quiet ? NULL : stderr, isatty(STDERR_FILENO), NULL);
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
   kg_super_opts so = {argv, go->timeout_s, go->timeout_s, show_progress, &prog, timing};
   kg_run_params rp = {go->seed, go->repeats, go->time, go->paired.pair};
@@ -605,10 +603,18 @@ static int gate_run(const kg_gate_opts *go) {
   static workers w; /* argv arrays of 64 devices: not on the stack */
   worker_argvs(go, worker, argv, list, ndev, &w);
   kg_device_info devs[KG_GATE_MAXDEVICES] = {0};
+  char detail[160];
+  size_t ntimed = 0;
+  for (size_t i = 0; i < run.n; i++) ntimed += run.cases[i].timed && run.cases[i].supported;
+  /* One pass: each timed case is checked, then timed once it passes. */
+  if (ntimed) snprintf(detail, sizeof detail, "%zu cases, %zu of them timed, on %d device%s", run.n, ntimed, ndev,
+                       ndev == 1 ? "" : "s");
+  else snprintf(detail, sizeof detail, "%zu cases on %d device%s", run.n, ndev, ndev == 1 ? "" : "s");
+  kg_progress_phase(&prog, ntimed ? "check and timing" : "check", detail);
   int env = kg_supervise_devices(run.cases, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
-    return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0);
+    return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0, &prog);
   }
   if (env == -2) { /* run: devices of different models */
     fprintf(stderr, "kgate: %s\n", err);
@@ -624,10 +630,14 @@ static int gate_run(const kg_gate_opts *go) {
   if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, go->verbose);
   int pair_env = 0;
   if (paired && measured && !env) {
+    snprintf(detail, sizeof detail, "against %s %s", basemods.name, basemods.version);
+    kg_progress_phase(&prog, "paired rounds", detail);
+    prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
     pair_env = run_paired(go, &run, &basemods, &rp, &so, w.pargv, list, ndev) != 0;
     run.meta.wall_s = kg_now_s() - prog.t0;
   }
   kg_modinfo_free(&basemods);
+  kg_progress_phase(&prog, "reports", NULL);
   return gate_finish(go, &run, c, env, pair_env, err);
 }
 

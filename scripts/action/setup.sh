@@ -66,7 +66,14 @@ if [[ -z ${KA_KGATE_PREFIX:-} ]]; then
 fi
 echo "kgate: sm_$arch, nvcc $cuda"
 
-# --- the base commit ---------------------------------------------------------
+# --- the base commit (the gate; the nightly pairs against its pinned reference) ---
+case ${KA_MODE:-gate} in
+  gate) ;;
+  nightly)
+    out paired 0
+    exit 0 ;;
+  *) die "input mode: '$KA_MODE' is not gate or nightly" 2 ;;
+esac
 nopair() {
   echo "$1; the run is not paired (correctness and timings only)"
   out paired 0

@@ -29,7 +29,11 @@ mkdir -p "$prefix/bin"
 cat > "$prefix/bin/kgate" <<EOF
 #!/usr/bin/env bash
 printf '%s\n' "\$@" > "$tmp/kgate.args"
+echo "\$*" >> "$tmp/kgate.calls"
 case "\$1" in
+  reference)
+    if grep -q UNPINNED "\$4"; then echo "kgate: \$4: not a pinned reference" >&2; exit 2; fi
+    exit 0 ;;
   list)
     printf '%-24s %s\n' variant idea reduce0_divergent "interleaved" cub_sum "CUB"
     if [[ \$# -ge 3 ]]; then
@@ -44,6 +48,15 @@ case "\$1" in
     done
     echo "kgate (fake): done"
     exit "\${FAKE_CODE:-0}" ;;
+  history)
+    if [[ \$2 == add ]]; then
+      while [[ \$# -gt 0 ]]; do [[ \$1 != --file ]] || echo night >> "\$2"; shift; done
+      exit 0
+    fi
+    exit "\${FAKE_FINDINGS:-0}" ;;
+  report)
+    while [[ \$# -gt 0 ]]; do [[ \$1 != --html ]] || { mkdir -p "\$2"; echo page > "\$2/index.html"; }; shift; done
+    exit 0 ;;
   --version) echo "kgate 0.1.0 (fake)" ;;
 esac
 EOF
@@ -231,6 +244,111 @@ fresh nothing
 KA_BUILD=true KA_OUT="$tmp/y.so" "$here/build-module.sh" head > "$tmp/log" 2>&1
 expect "a build that makes no module fails (exit 3)" test $? -eq 3
 expect "... naming the module input" grep -q "made no build/libteam.so (input module)" "$tmp/log"
+
+# 8. nightly mode: no base; the reference verified against the pins and copied
+# for the control; tonight's module and the control paired against it.
+fresh nightly
+KA_MODE=nightly "$here/setup.sh" > "$tmp/log" 2>&1
+expect "nightly: setup exits 0" test $? -eq 0
+expect "nightly: setup pairs with no base commit" test "$(output paired)" = 0 -a -z "$(output base-sha)"
+work=$(output work)
+echo ref > "$tmp/ref.so"
+echo '{}' > "$tmp/pins.json"
+export KA_WORK=$work KA_PINS=$tmp/pins.json KA_REF_RELEASE='' KA_REF_ASSET=''
+KA_REF_MODULE=$tmp/ref.so "$here/nightly-reference.sh" > "$tmp/log" 2>&1
+expect "nightly: reference step exits 0" test $? -eq 0
+expect "nightly: reference verified against the pins" \
+  test "$(tail -n1 "$tmp/kgate.calls")" = "reference verify $tmp/pins.json $work/ref/module.so"
+expect "nightly: the reference and its copy" cmp -s "$work/ref/module.so" "$work/ctl/module.so"
+echo UNPINNED > "$tmp/bad.so"
+KA_REF_MODULE=$tmp/bad.so "$here/nightly-reference.sh" > "$tmp/log" 2>&1
+expect "nightly: an unpinned reference is refused (exit 2)" test $? -eq 2
+expect "nightly: ... with one ::error:: line" grep -q "^::error::kgate action: the reference module is not pinned" "$tmp/log"
+KA_REF_MODULE='' "$here/nightly-reference.sh" > "$tmp/log" 2>&1
+expect "nightly: no reference input refused (exit 2)" test $? -eq 2
+KA_REF_MODULE=$tmp/ref.so KA_REF_RELEASE=v1 "$here/nightly-reference.sh" > "$tmp/log" 2>&1
+expect "nightly: both reference inputs refused (exit 2)" test $? -eq 2
+KA_REF_MODULE='' KA_REF_RELEASE='--repo=x' "$here/nightly-reference.sh" > "$tmp/log" 2>&1
+expect "nightly: a release name that is an option refused (exit 2)" test $? -eq 2
+KA_REF_MODULE=$tmp/ref.so KA_PINS=$tmp/none.json "$here/nightly-reference.sh" > "$tmp/log" 2>&1
+expect "nightly: no pin file refused (exit 2)" test $? -eq 2
+KA_REF_MODULE=$tmp/ref.so "$here/nightly-reference.sh" > /dev/null 2>&1
+KA_OUT="$work/head/module.so" "$here/build-module.sh" head > /dev/null 2>&1
+: > "$tmp/kgate.calls"
+KA_ROUNDS=6 KA_VARIANTS='' FAKE_CODE=4 "$here/nightly-run.sh" > "$tmp/log" 2>&1
+expect "nightly: run exits 0 whatever kgate said" test $? -eq 0
+mapfile -t runs < <(grep '^run ' "$tmp/kgate.calls")
+expect "nightly: two runs, tonight's and the control" test "${#runs[@]}" = 2
+common="run --sizes 1 --rounds 6 --reference $tmp/pins.json --base-kernels $work/ref/module.so"
+expect "nightly: tonight's module against the reference, the module's variants" \
+  test "${runs[0]}" = "$common --kernels $work/head/module.so --variant team_warp_sum,team_block_max --json $work/out/paired.json"
+expect "nightly: the control, the copy against the reference" \
+  test "${runs[1]}" = "$common --kernels $work/ctl/module.so --variant team_warp_sum,team_block_max --json $work/out/control.json"
+expect "nightly: a SLOWER night is recorded (code 4, slower)" test "$(output code)/$(output verdict)" = 4/slower
+expect "nightly: both files, complete (to attest)" test "$(output complete)" = 1
+expect "nightly: results is the paired file" test "$(output results)" = "$work/out/paired.json"
+rm -f "$work/out/"*.json
+: > "$GITHUB_OUTPUT"
+: > "$tmp/kgate.calls"
+KA_ROUNDS=6 FAKE_CODE=3 "$here/nightly-run.sh" > "$tmp/log" 2>&1
+expect "nightly: a failed run stops the night (no control)" test "$(grep -c '^run ' "$tmp/kgate.calls")" = 1
+expect "nightly: ... code 3, nothing to attest" test "$(output code)/$(output complete)" = 3/
+KA_ROUNDS='6; x' "$here/nightly-run.sh" > "$tmp/log" 2>&1
+expect "nightly: rounds not a number refused (exit 2)" test $? -eq 2
+# 8b. the publish half (publish/action.yml): a new branch, the history and the
+# page, the findings; refusals of bad inputs.
+fresh publish
+pub="$tmp/publish"
+mkdir -p "$pub/in"
+echo '{}' > "$pub/in/paired.json"
+echo '{}' > "$pub/in/control.json"
+echo '{}' > "$tmp/ack.json"
+export KP_KGATE="$prefix/bin/kgate" KP_DIR="$pub/in" KP_PAGES="$pub/branch" KP_HAVE_BRANCH=failure KP_BRANCH=gh-pages
+export KP_HISTORY=history.jsonl KP_ACK="$tmp/ack.json" KP_SITE_MODE=pages KP_SITE="$pub/site" KP_RUN_ID=42
+: > "$tmp/kgate.calls"
+FAKE_FINDINGS=4 "$here/nightly-publish.sh" > "$tmp/log" 2>&1
+expect "publish: exits 0 with a finding open" test $? -eq 0
+expect "publish: findings 4" test "$(output findings)" = 4
+expect "publish: the night added with its control" \
+  grep -qx "history add $pub/in/paired.json --control $pub/in/control.json --file $pub/branch/history.jsonl" "$tmp/kgate.calls"
+expect "publish: the page from the history, acknowledgements read" \
+  grep -qx "report $pub/in/paired.json --html $pub/site --history $pub/branch/history.jsonl --ack $tmp/ack.json" "$tmp/kgate.calls"
+expect "publish: the findings in the step summary" \
+  grep -qx "history check $pub/branch/history.jsonl --ack $tmp/ack.json --summary $GITHUB_STEP_SUMMARY" "$tmp/kgate.calls"
+expect "publish: a new branch, one commit of the history" \
+  test "$(git -C "$pub/branch" branch --show-current) $(git -C "$pub/branch" ls-files)" = "gh-pages history.jsonl"
+KP_HAVE_BRANCH=success KP_SITE_MODE=branch "$here/nightly-publish.sh" > "$tmp/log" 2>&1
+expect "publish: the next night on the branch, the page beside it" \
+  test "$(git -C "$pub/branch" rev-list --count HEAD) $(git -C "$pub/branch" ls-files | tr '\n' ' ')" = \
+       "2 .nojekyll history.jsonl index.html "
+expect "publish: the history grows" test "$(wc -l < "$pub/branch/history.jsonl")" = 2
+FAKE_FINDINGS=2 "$here/nightly-publish.sh" > "$tmp/log" 2>&1
+expect "publish: history check refusing the file stops it (exit 2)" test $? -eq 2
+for bad in "KP_BRANCH=--force" "KP_HISTORY=../x.jsonl" "KP_HISTORY=history.json" "KP_SITE_MODE=web"; do
+  env "$bad" "$here/nightly-publish.sh" > "$tmp/log" 2>&1
+  expect "publish: $bad refused (exit 2)" test $? -eq 2
+done
+unset KP_KGATE KP_DIR KP_PAGES KP_HAVE_BRANCH KP_BRANCH KP_HISTORY KP_ACK KP_SITE_MODE KP_SITE KP_RUN_ID
+KP_VERIFY=true KP_DIR="$tmp/none" KP_WORKFLOW_REF="o/r/.github/workflows/kgate-nightly.yml@refs/heads/main" \
+  "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "verify: no files from the GPU job refused before any token use" grep -q "handed over no paired.json" "$tmp/log"
+KP_VERIFY=true KP_DIR="$pub/in" KP_WORKFLOW_REF="o/r/.github/workflows/a b.yml@refs/heads/main" \
+  "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "verify: an odd workflow file name refused" grep -q "cannot tell this workflow's file" "$tmp/log"
+manifest=$("$root/scripts/ci/manifest.sh" "$pub/in")
+fresh manifest
+KP_DIR="$pub/in" KP_MANIFEST=$manifest "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "publish: the files verified are read" test $? -eq 0
+KP_DIR="$pub/in" KP_MANIFEST='' "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "publish: no manifest refused (exit 2)" test $? -eq 2
+echo '{"x":1}' > "$pub/in/control.json"
+KP_DIR="$pub/in" KP_MANIFEST=$manifest "$here/nightly-verify.sh" > "$tmp/log" 2>&1
+expect "publish: a file changed since the verify job refused" grep -q "differ from the ones whose attestations were verified" "$tmp/log"
+
+fresh badmode
+KA_MODE=bogus "$here/setup.sh" > "$tmp/log" 2>&1
+expect "mode other than gate or nightly refused (exit 2)" test $? -eq 2
+unset KA_WORK KA_PINS KA_REF_RELEASE KA_REF_ASSET
 
 echo "action scripts: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
