@@ -15,6 +15,18 @@
 # NAME ([a-z0-9_], 1..63) defaults to the target's name made lower case,
 # VERSION to `git describe` of the calling source folder, else the project's
 # version. The calling project must enable CUDA (project(... LANGUAGES CUDA)).
+#
+# kgate_add_tests(<target> [CHECK_ARGS <kgate check options>...])
+#
+# Adds two ctest tests of a module that kgate_add_kernels built (call it after
+# include(CTest) or enable_testing()):
+#   <target>_load   kgate loads the module (ABI, registry, every function) and
+#                   lists each variant of its .def file (lines that start with
+#                   KGATE_VARIANT(); no GPU needed;
+#   <target>_check  kgate check --kernels on those variants, the correctness
+#                   matrix, with CHECK_ARGS (e.g. --sizes, --dtype); skipped
+#                   (exit 77) on a host with no GPU.
+# A host-only kgate loads no module: then it adds no test and says so.
 cmake_minimum_required(VERSION 3.18)
 
 # Module flags shared with kgate's own module (kgate's CMakeLists.txt).
@@ -108,6 +120,7 @@ function(kgate_add_kernels target)
     find_package(CUDAToolkit REQUIRED)
   endif()
   add_library(${target} MODULE ${KG_SOURCES} "${gen}")
+  set_target_properties(${target} PROPERTIES KGATE_REGISTRY "${registry}")
   target_link_libraries(${target} PRIVATE kgate::headers)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:--pre-include=${protos}>")
   _kgate_module_flags(${target})
@@ -117,4 +130,38 @@ function(kgate_add_kernels target)
                     "built with CUDA ${KGATE_CUDA_VERSION_MAJOR}: the worker would hold two CUDA runtimes; "
                     "build the module with CUDA ${KGATE_CUDA_VERSION_MAJOR}")
   endif()
+endfunction()
+
+function(kgate_add_tests target)
+  cmake_parse_arguments(PARSE_ARGV 1 KG "" "" "CHECK_ARGS")
+  if(KG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "kgate_add_tests(${target}): unknown arguments: ${KG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "kgate_add_tests(${target}): no such target (call kgate_add_kernels first)")
+  endif()
+  get_target_property(registry ${target} KGATE_REGISTRY)
+  if(NOT registry)
+    message(FATAL_ERROR "kgate_add_tests(${target}): not a module of kgate_add_kernels")
+  endif()
+  if(KGATE_HOST_ONLY)
+    message(WARNING "kgate_add_tests(${target}): this kgate is host-only and loads no module: no tests added")
+    return()
+  endif()
+  # The names the module must have: the .def file's, read again when it changes.
+  file(STRINGS "${registry}" lines REGEX "^[ \t]*KGATE_VARIANT\\([ \t]*[a-z0-9_]+")
+  set(names)
+  foreach(line IN LISTS lines)
+    string(REGEX MATCH "KGATE_VARIANT\\([ \t]*([a-z0-9_]+)" _ "${line}")
+    list(APPEND names "${CMAKE_MATCH_1}")
+  endforeach()
+  if(NOT names)
+    message(FATAL_ERROR "kgate_add_tests(${target}): no line of ${registry} starts with KGATE_VARIANT(")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${registry}")
+  set(script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/kgate_test.sh")
+  add_test(NAME ${target}_load COMMAND sh "${script}" load "${KGATE_EXECUTABLE}" $<TARGET_FILE:${target}> ${names})
+  add_test(NAME ${target}_check COMMAND sh "${script}" check "${KGATE_EXECUTABLE}" $<TARGET_FILE:${target}> ${names}
+                                        -- ${KG_CHECK_ARGS})
+  set_tests_properties(${target}_check PROPERTIES SKIP_RETURN_CODE 77)
 endfunction()

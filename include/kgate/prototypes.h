@@ -15,21 +15,29 @@
 
 #include <stddef.h>
 
+#include "kgate/module.h"
+
 #ifndef KGATE_REGISTRY
 #error "define KGATE_REGISTRY as the registry file (\"variants.def\") before including kgate/prototypes.h"
 #endif
 
+/* In C++, also kgate_dtypes_<name>: the line's dtypes mask, for
+ * KGATE_DEFINE_VARIANT (kgate/dispatch.cuh) to dispatch over. */
 #ifdef __cplusplus
 #define KGATE__PROTO extern "C"
+#define KGATE__DTYPES(name, dtypes) constexpr unsigned kgate_dtypes_##name = (dtypes);
 #else
 #define KGATE__PROTO
+#define KGATE__DTYPES(name, dtypes)
 #endif
 #define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)                                             \
   KGATE__PROTO int kg_run_##name(int dtype, void *in, size_t n, void *out, void *scratch, void *stream); \
   KGATE__PROTO size_t kg_scratch_##name(int dtype, size_t n);                                           \
-  KGATE__PROTO double kg_depth_##name(size_t n);
+  KGATE__PROTO double kg_depth_##name(size_t n);                                                        \
+  KGATE__DTYPES(name, dtypes)
 #include KGATE_REGISTRY
 #undef KGATE_VARIANT
 #undef KGATE__PROTO
+#undef KGATE__DTYPES
 
 #endif
