@@ -123,6 +123,8 @@ function(kgate_add_kernels target)
   set_target_properties(${target} PROPERTIES KGATE_REGISTRY "${registry}")
   target_link_libraries(${target} PRIVATE kgate::headers)
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:--pre-include=${protos}>")
+  # kgate/dispatch.cuh uses if constexpr.
+  target_compile_features(${target} PRIVATE cuda_std_17)
   _kgate_module_flags(${target})
   # kgate's worker and the module must share one CUDA runtime (libcudart.so.<major>).
   if(KGATE_CUDA_VERSION_MAJOR AND NOT CUDAToolkit_VERSION_MAJOR STREQUAL KGATE_CUDA_VERSION_MAJOR)
