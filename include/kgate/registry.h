@@ -67,12 +67,7 @@
 #define KGATE__EXPORT KGATE__EXTERN_C __attribute__((visibility("default")))
 
 #ifndef KGATE_REGISTRY_NO_PROTOTYPES
-#define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)                                    \
-  KGATE__EXTERN_C int kg_run_##name(int dtype, void *in, size_t n, void *out, void *scratch, void *stream); \
-  KGATE__EXTERN_C size_t kg_scratch_##name(int dtype, size_t n);                                  \
-  KGATE__EXTERN_C double kg_depth_##name(size_t n);
-#include KGATE_REGISTRY
-#undef KGATE_VARIANT
+#include "kgate/prototypes.h"
 #endif
 
 static const kg_module_variant kgate__variants[] = {

@@ -39,7 +39,7 @@ template <typename T, typename A> __global__ void __launch_bounds__(kBlock) max_
   unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   A v = lowest<A>();
   for (size_t i = (size_t)blockIdx.x * kBlock + threadIdx.x; i < n; i += (size_t)kBlock * gridDim.x)
-    v = combine(v, team::to_acc<A>(in[i]));
+    v = combine(v, kgate::to_acc<A>(in[i]));
   v = warp_max(v);
   if (lane == 0) warps[warp] = v;
   __syncthreads();
@@ -49,8 +49,8 @@ template <typename T, typename A> __global__ void __launch_bounds__(kBlock) max_
   }
 }
 
-template <typename T> int run(const T *in, size_t n, void *out, void *scratch, cudaStream_t st) {
-  using A = team::acc_t<T>;
+template <typename T> int launch(const T *in, size_t n, void *out, void *scratch, cudaStream_t st) {
+  using A = kgate::acc_t<T>;
   size_t g = team::grid_for(n);
   size_t read = n;
 #ifdef TEAM_PLANT_MAX_BUG
@@ -65,23 +65,6 @@ template <typename T> int run(const T *in, size_t n, void *out, void *scratch, c
 
 }  // namespace
 
-extern "C" int kg_run_team_block_max(int dtype, void *in, size_t n, void *out, void *scratch, void *stream) {
-  return team::dispatch(dtype, [&](auto tag) {
-    using T = std::remove_const_t<std::remove_pointer_t<decltype(tag)>>;
-    return run<T>((const T *)in, n, out, scratch, (cudaStream_t)stream);
-  });
-}
-
-extern "C" size_t kg_scratch_team_block_max(int dtype, size_t n) {
-  size_t g = team::grid_for(n);
-  return g > 1 ? g * team::acc_size(dtype) : 0;
-}
-
 // A max is exact: kgate compares it bit for bit (no error bound), so the
 // depth only describes the tree, as team_warp_sum's does.
-extern "C" double kg_depth_team_block_max(size_t n) {
-  size_t g = team::grid_for(n);
-  double h = (double)team::ceil_div(n, (size_t)kBlock * g) + 8;
-  if (g > 1) h += (double)team::ceil_div(g, kBlock) + 8;
-  return h;
-}
+KGATE_DEFINE_VARIANT(team_block_max, launch, team::scratch, team::depth)

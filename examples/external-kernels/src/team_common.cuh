@@ -1,35 +1,16 @@
-// What both of the team's variants share: the dtype dispatch, the accumulator
-// type of each input type (as kgate/module.h says: int32, int64, double for
-// f64, float for f32, f16 and bf16), and the launch shape. The grid has a
-// fixed cap rather than a multiple of the SM count, so that kg_depth_*, which
-// kgate calls without a device, knows exactly how many additions an element
-// goes through.
+// The launch shape both of the team's variants share (kgate/dispatch.cuh has
+// the dtype dispatch and accumulator types). The grid has a fixed cap rather
+// than a multiple of the SM count, so that kg_depth_*, which kgate calls
+// without a device, knows exactly how many additions an element goes through.
 #pragma once
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-
-#include <cstddef>
-#include <cstdint>
-#include <type_traits>
-
-#include <kgate/module.h>
+#include <kgate/dispatch.cuh>
 
 namespace team {
 
 constexpr unsigned kBlock = 256;     // threads per block: 8 warps
 constexpr size_t kMaxGrid = 1024;    // blocks at most: about 2 waves of an H100
 constexpr unsigned kFull = 0xffffffffu;
-
-template <typename T> struct acc { using type = T; };
-template <> struct acc<__half> { using type = float; };
-template <> struct acc<__nv_bfloat16> { using type = float; };
-template <typename T> using acc_t = typename acc<T>::type;
-
-template <typename A, typename T> __device__ inline A to_acc(T x) { return static_cast<A>(x); }
-template <> __device__ inline float to_acc<float, __half>(__half x) { return __half2float(x); }
-template <> __device__ inline float to_acc<float, __nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
 
 inline size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 
@@ -40,25 +21,20 @@ inline size_t grid_for(size_t n) {
   return g < 1 ? 1 : (g < kMaxGrid ? g : kMaxGrid);
 }
 
-inline size_t acc_size(int dtype) {
-  switch (dtype) {
-  case KG_I32: return sizeof(int32_t);
-  case KG_I64: case KG_F64: return 8;
-  default: return sizeof(float);
-  }
+// One accumulator per block when there is more than one block.
+inline size_t scratch(int dtype, size_t n) {
+  size_t g = grid_for(n);
+  return g > 1 ? g * kgate::acc_size(dtype) : 0;
 }
 
-// Calls f with a null pointer of the input type: f((const T *)0).
-template <typename F> int dispatch(int dtype, F f) {
-  switch (dtype) {
-  case KG_I32: return f(static_cast<const int32_t *>(nullptr));
-  case KG_I64: return f(static_cast<const int64_t *>(nullptr));
-  case KG_F32: return f(static_cast<const float *>(nullptr));
-  case KG_F64: return f(static_cast<const double *>(nullptr));
-  case KG_F16: return f(static_cast<const __half *>(nullptr));
-  case KG_BF16: return f(static_cast<const __nv_bfloat16 *>(nullptr));
-  default: return KG_ERR_UNSUPPORTED;
-  }
+// The longest chain of combines: a thread's own elements (one each, from the
+// identity), then 5 shuffle steps and 3 over the warps (log2 of 256), and the
+// same again over the partials in the second launch.
+inline double depth(size_t n) {
+  size_t g = grid_for(n);
+  double h = (double)ceil_div(n, (size_t)kBlock * g) + 8;
+  if (g > 1) h += (double)ceil_div(g, kBlock) + 8;
+  return h;
 }
 
 }  // namespace team
