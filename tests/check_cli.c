@@ -128,8 +128,8 @@ static const struct {
     {{"check", "--bogus"}, "unrecognized argument '--bogus' (try --help)"},
     {{"check", "--bogus=1"}, "unrecognized argument '--bogus=1' (try --help)"},
     {{"check", "-d=1"}, "unrecognized argument '-d=1'"},
-    {{"list", "--variant", "cub_sum"}, "unrecognized argument '--variant'"},
-    {{"list", "-v"}, "unrecognized argument '-v'"},
+    {{"list", "--variant", "cub_sum"}, "'--variant' is an option of check, run, not of list (try kgate help list)"},
+    {{"list", "-v"}, "'-v' is an option of check, run, not of list"},
     {{"worker", "--sizes", "1"}, "unrecognized argument '--sizes'"},
     {{"check", "--variant"}, "option '--variant' needs a value"},
     {{"check", "--seed="}, "option '--seed' needs a value"},
@@ -150,15 +150,15 @@ static const struct {
     {{"check", "-d", "-1"}, "bad value '-1' for -d"},
     {{"check", "--sizes", "abc"}, "bad size 'abc'"},
     {{"check", "--sizes=1,,2"}, "bad size ''"},
-    {{"check", "--hot"}, "unrecognized argument '--hot'"},
-    {{"check", "--perf-sizes", "1"}, "unrecognized argument '--perf-sizes'"},
+    {{"check", "--hot"}, "'--hot' is an option of run, not of check"},
+    {{"check", "--perf-sizes", "1"}, "'--perf-sizes' is an option of run, not of check (try kgate help check)"},
     {{"run", "--perf-sizes", "2^99"}, "bad size '2^99'"},
     {{"run", "--min-samples", "2"}, "bad value '2' for --min-samples"},
     {{"run", "--max-noise", "0"}, "bad value '0' for --max-noise"},
     {{"run", "extra"}, "unrecognized argument 'extra'"},
     {{"compare", "a.json"}, "compare needs two files"},
     {{"compare", "a", "b", "c"}, "unrecognized argument 'c'"},
-    {{"compare", "a", "b", "--json", "x"}, "unrecognized argument '--json'"},
+    {{"compare", "a", "b", "--json", "x"}, "'--json' is an option of check, run, not of compare"},
     {{"baseline"}, "expected 'kgate baseline update RESULTS.json'"},
     {{"baseline", "refresh", "r.json"}, "expected 'kgate baseline update RESULTS.json'"},
     {{"baseline", "update"}, "baseline needs a results file"},
@@ -170,9 +170,21 @@ static const struct {
     {{"check", "--devices", "0,,1"}, "bad value '0,,1' for --devices"},
     {{"check", "--devices", "some"}, "bad value 'some' for --devices"},
     {{"check", "--tier", "big"}, "bad value 'big' for --tier (expected huge)"},
-    {{"compare", "a.json", "b.json", "--shard", "1/2"}, "unrecognized argument '--shard'"},
+    {{"compare", "a.json", "b.json", "--shard", "1/2"}, "'--shard' is an option of check, run, not of compare"},
     {{"merge", "a.json", "-o", "x.json"}, "merge needs two or more results files"},
     {{"merge", "a.json", "b.json"}, "merge needs -o ALL.json"},
+    {{"chek"}, "unrecognized argument 'chek'; did you mean 'check'? (try --help)"},
+    {{"histroy", "add"}, "did you mean 'history'?"},
+    {{"check", "--verbos"}, "unrecognized argument '--verbos'; did you mean '--verbose'? (try --help)"},
+    {{"run", "--perf-size=1"}, "did you mean '--perf-sizes'?"},
+    {{"check", "--jsn", "r.json"}, "did you mean '--json'?"},
+    {{"check", "--zzzzzz"}, "unrecognized argument '--zzzzzz' (try --help)"},
+    {{"help", "chek"}, "unrecognized argument 'chek'; did you mean 'check'?"},
+    {{"help", "frobnicate"}, "unrecognized argument 'frobnicate' (try --help)"},
+    {{"check", "-vx"}, "unrecognized argument '-vx'"},
+    {{"check", "-dv", "1"}, "unrecognized argument '-dv'"},
+    {{"check", "-vo", "x"}, "'-o' is an option of plot, history plot, merge, not of check"},
+    {{"check", "--", "-v"}, "unrecognized argument '-v'"},
 };
 
 /* --shard, --devices, --tier and merge as parsed. */
@@ -270,6 +282,70 @@ START_TEST(test_cli_run_options) {
   ck_assert(cli.nargs == 2 && !strcmp(cli.args[0], "old.json") && !strcmp(cli.args[1], "new.json"));
   ck_assert_str_eq(cli.baseline_dir, "baselines"); /* the default */
   kg_cli_free(&cli);
+}
+END_TEST
+
+/* Bundled short flags and "--": -vq is -v -q; the last flag of a bundle may
+ * take the next argument; after "--" every argument is positional. */
+START_TEST(test_cli_bundles_and_end_of_options) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"check", "-vq", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(cli.gate.verbose && cli.gate.quiet);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"check", "-qd", "5", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(cli.gate.quiet && !cli.gate.verbose && cli.gate.device == 5);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"compare", "--tolerance", "3", "--", "-old.json", "--new.json", NULL}, &cli, err,
+                          sizeof err) == 0, "%s", err);
+  ck_assert(cli.nargs == 2 && !strcmp(cli.args[0], "-old.json") && !strcmp(cli.args[1], "--new.json"));
+  ck_assert_double_eq(cli.tolerance_pct, 3);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+/* The help a command line asks for: kgate help run and kgate run --help print
+ * run's; kgate help history every history form's; kgate --help all. */
+static char *help_text(char **args) {
+  kg_cli cli;
+  char err[256], *text = NULL;
+  size_t len = 0;
+  ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
+  FILE *f = open_memstream(&text, &len);
+  FILE *saved = stdout;
+  stdout = f;
+  ck_assert_int_eq(kg_cli_run(&cli), KG_EXIT_OK);
+  stdout = saved;
+  fclose(f);
+  kg_cli_free(&cli);
+  return text;
+}
+
+START_TEST(test_cli_help_per_command) {
+  char *a = help_text((char *[]){"run", "--help", NULL}), *b = help_text((char *[]){"help", "run", NULL});
+  ck_assert_str_eq(a, b);
+  ck_assert(strstr(a, "usage: kgate run [options]") && strstr(a, "--perf-sizes LIST") && strstr(a, "--json FILE"));
+  ck_assert_msg(!strstr(a, "--only") && !strstr(a, "--html") && !strstr(a, "--roofline"), "run's help has others' options");
+  free(a);
+  free(b);
+  a = help_text((char *[]){"check", "-h", NULL});
+  ck_assert(strstr(a, "usage: kgate check [options]") && strstr(a, "--sanitize TOOLS") && !strstr(a, "--perf-sizes"));
+  free(a);
+  a = help_text((char *[]){"help", "history", NULL});
+  ck_assert(strstr(a, "kgate history add") && strstr(a, "kgate history check") && strstr(a, "--summary FILE"));
+  ck_assert(!strstr(a, "kgate run") && !strstr(a, "--variant"));
+  free(a);
+  a = help_text((char *[]){"help", "history", "check", NULL});
+  ck_assert(strstr(a, "kgate history check") && !strstr(a, "kgate history add"));
+  free(a);
+  a = help_text((char *[]){"compare", "x", "--help", NULL});
+  ck_assert(strstr(a, "kgate compare OLD.json NEW.json") && strstr(a, "--missing allow|fail") && !strstr(a, "--json"));
+  free(a);
+  a = help_text((char *[]){"--help", NULL}); /* everything, each option with its commands */
+  ck_assert(strstr(a, "--perf-sizes LIST") && strstr(a, "[run]") && strstr(a, "--only LIST") && strstr(a, "merge A.json"));
+  ck_assert_msg(!strstr(a, "--roofline") && !strstr(a, "--describe"), "the worker's options are hidden");
+  free(a);
 }
 END_TEST
 
@@ -540,9 +616,9 @@ START_TEST(test_cli_kernels_options) {
     kg_cli_free(&cli);
   }
   kgt_assert_rejected((char *[]){"check", "--kernels", "a.so", "--kernels", "a.so", NULL}, "--kernels a.so given twice");
-  kgt_assert_rejected((char *[]){"compare", "a", "b", "--kernels", "a.so", NULL}, "unrecognized argument '--kernels'");
-  kgt_assert_rejected((char *[]){"check", "--base-kernels", "a.so", NULL}, "unrecognized argument '--base-kernels'");
-  kgt_assert_rejected((char *[]){"check", "--own-kernels", "a.so", NULL}, "unrecognized argument '--own-kernels'");
+  kgt_assert_rejected((char *[]){"compare", "a", "b", "--kernels", "a.so", NULL}, "'--kernels' is an option of list, check, run, selftest, not of compare");
+  kgt_assert_rejected((char *[]){"check", "--base-kernels", "a.so", NULL}, "'--base-kernels' is an option of run, not of check");
+  kgt_assert_rejected((char *[]){"check", "--own-kernels", "a.so", NULL}, "'--own-kernels' is an option of run, not of check");
   char *many[40] = {"check"};
   char names[17][16];
   for (int k = 0; k < 17; k++) snprintf(names[k], sizeof names[k], "m%d.so", k), many[1 + 2 * k] = "--kernels", many[2 + 2 * k] = names[k];
@@ -820,7 +896,7 @@ START_TEST(test_cli_missing_option) {
   kg_cli_free(&cli);
   kgt_assert_rejected((char *[]){"compare", "a", "b", "--missing", "ok", NULL},
                       "bad value 'ok' for --missing (expected allow or fail)");
-  kgt_assert_rejected((char *[]){"check", "--missing", "allow", NULL}, "unrecognized argument '--missing'");
+  kgt_assert_rejected((char *[]){"check", "--missing", "allow", NULL}, "'--missing' is an option of compare, not of check");
 }
 END_TEST
 
@@ -985,6 +1061,8 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_formats_from_table, 0, KG_NFORMATS);
   tcase_add_test(core, test_cli_multi_options);
   tcase_add_test(core, test_cli_usage_text);
+  tcase_add_test(core, test_cli_help_per_command);
+  tcase_add_test(core, test_cli_bundles_and_end_of_options);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   tcase_add_test(core, test_cli_kernels_options);
   tcase_add_test(core, test_cli_kernels_check);

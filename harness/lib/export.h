@@ -39,7 +39,7 @@ void kg_export_base(FILE *f, const kg_pair_meta *m, void (*put)(FILE *f, const c
 /* The output formats, one list: the CLI's --json/--csv/--junit/--markdown,
  * the reports check/run/compare write, and the files of `report --html`
  * all read it. A new format is a writer, a row in kg_formats and a name
- * here (and its line in the usage text). */
+ * here (the help prints the row). */
 typedef enum kg_format_id { KG_FMT_JSON, KG_FMT_CSV, KG_FMT_JUNIT, KG_FMT_MD, KG_NFORMATS } kg_format_id;
 typedef int (*kg_format_writer)(const char *path, const kg_run *run, const kg_comparison *cmp, char *err,
                                 size_t errlen);
