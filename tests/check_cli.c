@@ -349,6 +349,32 @@ START_TEST(test_cli_help_per_command) {
 }
 END_TEST
 
+/* --plan prints the plan and exits 0 without starting a worker: the worker
+ * given does not exist, so any attempt to start it would exit 3. */
+START_TEST(test_cli_plan_needs_no_worker) {
+  kg_cli cli;
+  char err[256], *text = NULL;
+  size_t len = 0;
+  ck_assert_msg(kgt_parse((char *[]){"check", "--plan", "--worker", "/nonexistent/kgate", "--variant", "cub_sum,two_pass",
+                                     "--dtype", "i32", "--pattern", "exact", "--sizes", "1,2^20", "-v", NULL},
+                          &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(cli.gate.plan_only);
+  FILE *f = open_memstream(&text, &len), *saved = stdout;
+  stdout = f;
+  int code = kg_cli_run(&cli);
+  stdout = saved;
+  fclose(f);
+  ck_assert_int_eq(code, KG_EXIT_OK);
+  ck_assert_msg(strstr(text, "plan: 4 cases (0 timed, 0 unsupported: reported, never run), 2 input groups\n"), "%s", text);
+  ck_assert(strstr(text, "variants (2): two_pass cub_sum\n") && strstr(text, "sizes (2): 1 1048576\n"));
+  ck_assert(strstr(text, "patterns: exact\n") && strstr(text, "  cub_sum i32 n=1048576 exact\n"));
+  ck_assert(strstr(text, "estimated time on one GPU: about 2 s"));
+  free(text);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"run", "--plan", "--variant", "nope*", NULL}), KG_EXIT_USAGE);
+}
+END_TEST
+
 START_TEST(test_cli_usage_text) {
   char *text = NULL;
   size_t len = 0;
@@ -1062,6 +1088,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_multi_options);
   tcase_add_test(core, test_cli_usage_text);
   tcase_add_test(core, test_cli_help_per_command);
+  tcase_add_test(core, test_cli_plan_needs_no_worker);
   tcase_add_test(core, test_cli_bundles_and_end_of_options);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   tcase_add_test(core, test_cli_kernels_options);

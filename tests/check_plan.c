@@ -259,6 +259,17 @@ START_TEST(test_plan_variant_globs) {
 }
 END_TEST
 
+/* The estimate adds 0.1 s a timed case (max_seconds at the cap), 2 ms a
+ * checked case, 5 ns an input group's element and 2 s of start. */
+START_TEST(test_plan_estimate_time) {
+  kg_case c[3] = {{0, KG_I32, 1000000, KG_PAT_WRAP, 1, 1}, {1, KG_I32, 1000000, KG_PAT_WRAP, 1, 1},
+                  {1, KG_I32, 1000000, KG_PAT_EXACT, 0, 0}};
+  kg_plan_estimate e = kg_plan_estimate_time(c, 3, 2);
+  ck_assert_double_eq_tol(e.typical_s, 2 + 2 * 5e-3 + 2 * 2e-3 + 0.2, 1e-9);
+  ck_assert_double_eq_tol(e.cap_s, 2 + 2 * 5e-3 + 2 * 2e-3 + 4, 1e-9);
+}
+END_TEST
+
 START_TEST(test_plan_rejects) {
   kg_plan_opts o = {k_bad[_i].variants, k_bad[_i].dtypes, k_bad[_i].patterns, NULL, 0, NULL, 0};
   kg_case *c = (kg_case *)&o;
@@ -383,6 +394,7 @@ Suite *make_plan_suite(void) {
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_plan_rejects, 0, sizeof k_bad / sizeof k_bad[0]);
+  tcase_add_test(core, test_plan_estimate_time);
   tcase_add_loop_test(errors, test_plan_variant_globs, 0, sizeof k_globs / sizeof k_globs[0]);
   tcase_add_test(errors, test_plan_rejects_empty_sizes);
   suite_add_tcase(s, errors);

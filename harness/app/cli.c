@@ -254,6 +254,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_FORMAT: return -1; /* kg_cli_parse sets the report path */
   case O_VERBOSE: g->verbose = 1; return 0;
   case O_QUIET: g->quiet = 1; return 0;
+  case O_PLAN: g->plan_only = 1; return 0;
   case O_HOT: g->time.hot = 1; return 0;
   case O_ROOF: cli->roofline = 1; return 0;
   case O_DESCRIBE: cli->describe = 1; return 0;

@@ -547,6 +547,21 @@ static int plan_run(const kg_gate_opts *go, kg_run *run) {
   return KG_EXIT_USAGE;
 }
 
+/* --plan: the cases and an estimated time. Only a --kernels module needs the
+ * worker, and only for its describe, which touches no GPU. */
+static int gate_plan(const kg_gate_opts *go) {
+  char self[PATH_MAX];
+  const char *worker = go->mods.nkernels ? worker_path(&go->mods, self, sizeof self) : "";
+  if (!worker) return KG_EXIT_ENV;
+  if (load_modules(&go->mods, worker, NULL, NULL)) return KG_EXIT_USAGE;
+  kg_run run = {0};
+  int planned = plan_run(go, &run);
+  if (planned) return planned;
+  kg_report_plan(stdout, run.cases, run.n, kg_plan_estimate_time(run.cases, run.n, go->time.max_seconds), go->verbose);
+  kg_run_free(&run);
+  return KG_EXIT_OK;
+}
+
 static int gate_run(const kg_gate_opts *go) {
   int timing = go->timing;
   char err[512], self[PATH_MAX];
@@ -640,6 +655,7 @@ int kg_gate_selftest(const kg_selftest_opts *so) {
 }
 
 int kg_gate_run(const kg_gate_opts *go) {
+  if (go->plan_only) return gate_plan(go);
   kg_super_trap(1); /* held until the reports are written: a signal meanwhile is recorded, not fatal */
   int code = gate_run(go);
   if (kg_super_interrupted()) code = KG_EXIT_SIGNAL + kg_super_interrupted();

@@ -44,6 +44,7 @@ typedef struct kg_gate_opts {
   int ndevices;                    /* 0: -d's device alone */
   int devices_all;                 /* --devices all: every device the worker sees */
   int quiet, verbose;
+  int plan_only; /* --plan: print the plan and exit, touching no GPU */
   kg_time_opts time;
   const char *sanitize;      /* check: compute-sanitizer tools, comma-separated */
   unsigned shard_i, shard_n; /* --shard i/N (shard_n 0: the whole plan) */
