@@ -1,5 +1,6 @@
 /* cli: argument parsing and the exit codes of the commands. */
 #include <check.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #include "registry.h"
 #include "results.h"
 #include "testutil.h"
+
+static void data_path(const char *name, char *buf, size_t len);
 
 /* `kgate $CMD` with an empty $CMD: a usage error, not a help request that passes CI. */
 START_TEST(test_cli_no_args_exits_2) {
@@ -158,7 +161,6 @@ static const struct {
     {{"run", "extra"}, "unrecognized argument 'extra'"},
     {{"compare", "a.json"}, "compare needs two files"},
     {{"compare", "a", "b", "c"}, "unrecognized argument 'c'"},
-    {{"compare", "a", "b", "--json", "x"}, "'--json' is an option of check, run, not of compare"},
     {{"baseline"}, "expected 'kgate baseline update RESULTS.json'"},
     {{"baseline", "refresh", "r.json"}, "expected 'kgate baseline update RESULTS.json'"},
     {{"baseline", "update"}, "baseline needs a results file"},
@@ -340,7 +342,8 @@ START_TEST(test_cli_help_per_command) {
   ck_assert(strstr(a, "kgate history check") && !strstr(a, "kgate history add"));
   free(a);
   a = help_text((char *[]){"compare", "x", "--help", NULL});
-  ck_assert(strstr(a, "kgate compare OLD.json NEW.json") && strstr(a, "--missing allow|fail") && !strstr(a, "--json"));
+  ck_assert(strstr(a, "kgate compare OLD.json NEW.json") && strstr(a, "--missing allow|fail") && strstr(a, "every cell's verdict"));
+  ck_assert_msg(!strstr(a, "--only") && !strstr(a, "the results: every case"), "compare's help has others' options");
   free(a);
   a = help_text((char *[]){"--help", NULL}); /* everything, each option with its commands */
   ck_assert(strstr(a, "--perf-sizes LIST") && strstr(a, "[run]") && strstr(a, "--only LIST") && strstr(a, "merge A.json"));
@@ -372,6 +375,63 @@ START_TEST(test_cli_plan_needs_no_worker) {
   free(text);
   kg_cli_free(&cli);
   ck_assert_int_eq(kgt_run_cli((char *[]){"run", "--plan", "--variant", "nope*", NULL}), KG_EXIT_USAGE);
+}
+END_TEST
+
+/* --json names three things: check/run's results, list's variants and
+ * compare's verdicts; each command gets its own, another says whose it is. */
+START_TEST(test_cli_json_per_command) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"list", "--json", "l.json", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(!strcmp(cli.json, "l.json") && !cli.reports[KG_FMT_JSON]);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"compare", "a", "b", "--json=-", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(!strcmp(kg_cli_compare(&cli).json, "-") && !cli.reports[KG_FMT_JSON]);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"run", "--json", "r.json", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(!strcmp(cli.reports[KG_FMT_JSON], "r.json") && !cli.json);
+  kg_cli_free(&cli);
+  kgt_assert_rejected((char *[]){"history", "add", "r.json", "--file", "h", "--json", "x", NULL},
+                      "'--json' is an option of list, check, run, compare, not of history add");
+}
+END_TEST
+
+/* list --json: every real variant, with its name and facts; compare --json:
+ * the counts and one cell per (variant, dtype, n) with its verdict. */
+START_TEST(test_cli_list_and_compare_json) {
+  char dir[64], path[128], old[1024], new[1024];
+  kgt_mkscratch(dir, sizeof dir, "json");
+  snprintf(path, sizeof path, "%s/list.json", dir);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"list", "--json", path, NULL}), KG_EXIT_OK);
+  json_error_t je;
+  json_t *doc = json_load_file(path, 0, &je);
+  ck_assert_msg(doc, "%s", je.text);
+  ck_assert_str_eq(json_string_value(json_object_get(doc, "kind")), "kgate-list");
+  json_t *vs = json_object_get(doc, "variants");
+  ck_assert_uint_eq(json_array_size(vs), kg_nvariants);
+  json_t *last = json_array_get(vs, kg_nvariants - 1);
+  ck_assert_str_eq(json_string_value(json_object_get(last, "name")), kg_variants[kg_nvariants - 1].name);
+  ck_assert_str_eq(json_string_value(json_object_get(last, "op")), "sum");
+  ck_assert_uint_eq(json_array_size(json_object_get(last, "dtypes")), 6);
+  json_decref(doc);
+  data_path("h200-run1.json", old, sizeof old);
+  data_path("h200-run2.json", new, sizeof new);
+  snprintf(path, sizeof path, "%s/cmp.json", dir);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"compare", old, new, "--json", path, NULL}), KG_EXIT_OK);
+  doc = json_load_file(path, 0, &je);
+  ck_assert_msg(doc, "%s", je.text);
+  ck_assert_str_eq(json_string_value(json_object_get(doc, "kind")), "kgate-compare");
+  json_t *cells = json_object_get(doc, "cells"), *counts = json_object_get(doc, "counts");
+  ck_assert_uint_eq(json_array_size(cells), 240);
+  ck_assert_int_eq(json_integer_value(json_object_get(counts, "SAME")), 240);
+  json_t *c0 = json_array_get(cells, 0);
+  ck_assert_str_eq(json_string_value(json_object_get(c0, "verdict")), "SAME");
+  ck_assert(json_is_real(json_object_get(c0, "old_us")) && json_is_real(json_object_get(c0, "new_us")));
+  ck_assert(json_is_true(json_object_get(doc, "missing_fail")));
+  json_decref(doc);
+  kg_registry_reset();
+  kgt_rmtree(dir);
 }
 END_TEST
 
@@ -1067,9 +1127,12 @@ START_TEST(test_cli_formats_from_table) {
   for (int k = 0; k < KG_NFORMATS; k++)
     if (k != _i) ck_assert_ptr_null(cli.reports[k]);
   kg_cli_free(&cli);
+  /* compare takes a format's option when the row says so; its --json is its
+   * own (the verdicts, test_cli_json_per_command), never the results format */
   int code = kgt_parse((char *[]){"compare", "a.json", "b.json", (char *)f->option, "out", NULL}, &cli, err, sizeof err);
-  ck_assert_int_eq(code, f->compare ? 0 : KG_EXIT_USAGE);
+  ck_assert_int_eq(code, f->compare || _i == KG_FMT_JSON ? 0 : KG_EXIT_USAGE);
   if (f->compare) ck_assert_str_eq(cli.reports[_i], "out");
+  else ck_assert_ptr_null(cli.reports[_i]);
   kg_cli_free(&cli);
 }
 END_TEST
@@ -1089,6 +1152,8 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_usage_text);
   tcase_add_test(core, test_cli_help_per_command);
   tcase_add_test(core, test_cli_plan_needs_no_worker);
+  tcase_add_test(core, test_cli_json_per_command);
+  tcase_add_test(core, test_cli_list_and_compare_json);
   tcase_add_test(core, test_cli_bundles_and_end_of_options);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   tcase_add_test(core, test_cli_kernels_options);

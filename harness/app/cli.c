@@ -264,6 +264,8 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_PAIRED: cli->paired = value; return 0;
   case O_ACK: cli->ack = value; return 0;
   case O_SUMMARY: cli->summary = value; return 0;
+  case O_LISTJSON:
+  case O_CMPJSON: cli->json = value; return 0;
   case O_KERNELS:
   case O_BASEK: return add_module(&g->mods, id == O_KERNELS, value, err, errlen, sizes_err);
   case O_MINEFF: return parse_pos(value, 100, &p->min_effect_pct);
@@ -334,21 +336,33 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
 
 /* The option named by arg's first len characters: a row of k_opts, or an
  * output format's (check and run; compare too when the format says so), its
- * kg_format_id in *format. */
-static int find_option(const char *arg, size_t len, opt_row *op, int *format) {
-  for (int o = 0; o < NOPTS; o++) {
-    const char *al = k_opts[o].alias;
-    if ((strlen(k_opts[o].name) == len && !strncmp(arg, k_opts[o].name, len)) ||
-        (al && strlen(al) == len && !strncmp(arg, al, len)))
-      return *op = k_opts[o], 0;
-  }
-  for (int f = 0; f < KG_NFORMATS; f++)
-    if (strlen(kg_formats[f].option) == len && !strncmp(arg, kg_formats[f].option, len)) {
-      unsigned commands = C_CHECK | C_RUN | (kg_formats[f].compare ? C_COMPARE : 0);
-      *format = f;
-      return *op = (opt_row){kg_formats[f].option, NULL, VALUE, commands, O_FORMAT, "FILE", kg_formats[f].about}, 0;
+ * kg_format_id in *format. A name with several rows (--json) gives the row
+ * of the command (bit), else the first; *all gets every command that takes
+ * the name, for "is an option of". */
+static int find_option(const char *arg, size_t len, unsigned bit, opt_row *op, int *format, unsigned *all) {
+  int found = 0;
+  *all = 0;
+  for (int o = 0; o < NOPTS + KG_NFORMATS; o++) {
+    opt_row row;
+    if (o < NOPTS) {
+      const char *al = k_opts[o].alias;
+      if ((strlen(k_opts[o].name) != len || strncmp(arg, k_opts[o].name, len)) &&
+          (!al || strlen(al) != len || strncmp(arg, al, len)))
+        continue;
+      row = k_opts[o];
+    } else {
+      const kg_format *f = &kg_formats[o - NOPTS];
+      if (strlen(f->option) != len || strncmp(arg, f->option, len)) continue;
+      unsigned commands = C_CHECK | C_RUN | (f->compare ? C_COMPARE : 0);
+      row = (opt_row){f->option, NULL, VALUE, commands, O_FORMAT, "FILE", f->about};
     }
-  return -1;
+    *all |= row.commands;
+    if (!found || (row.commands & bit && !(op->commands & bit))) {
+      *op = row, found = 1;
+      if (o >= NOPTS) *format = o - NOPTS;
+    }
+  }
+  return found ? 0 : -1;
 }
 
 /* The value of an option: after '=', or the next argument (*i moves past
@@ -389,11 +403,11 @@ static int unrecognized(const char *arg, size_t len, int commands, char *err, si
 
 /* One option and its value (from '=' or the next argument). 0, or
  * KG_EXIT_USAGE with the message in err. */
-static int take_option(kg_cli *cli, int c, const opt_row *op, int format, const char *name, const char *eq, int argc,
-                       char **argv, int *i, char *err, size_t errlen) {
+static int take_option(kg_cli *cli, int c, const opt_row *op, unsigned all, int format, const char *name,
+                       const char *eq, int argc, char **argv, int *i, char *err, size_t errlen) {
   if (!(op->commands & (k_cmds[c].bit ? k_cmds[c].bit : (unsigned)(op->id == O_HELP)))) {
     char names[256];
-    command_names(op->commands & ~(unsigned)C_WORKER, names, sizeof names);
+    command_names(all & ~(unsigned)C_WORKER, names, sizeof names);
     if (!names[0] || k_cmds[c].cmd == KG_CMD_WORKER) return unrecognized(argv[*i], strlen(argv[*i]), 0, err, errlen);
     char self[64];
     snprintf(self, sizeof self, "%s%s%s", k_cmds[c].name, k_cmds[c].sub ? " " : "", k_cmds[c].sub ? k_cmds[c].sub : "");
@@ -464,22 +478,23 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
     }
     opt_row op;
     int format = 0, rc;
+    unsigned all;
     if (arg[1] != '-' && arg[2]) { /* bundled short flags: -vq; only the last may take a value */
       for (const char *p = arg + 1; *p; p++) {
         char name[3] = {'-', *p, '\0'};
-        if (find_option(name, 2, &op, &format) || (op.value == VALUE && p[1]))
+        if (find_option(name, 2, k_cmds[c].bit, &op, &format, &all) || (op.value == VALUE && p[1]))
           return unrecognized(arg, strlen(arg), 0, err, errlen);
-        if ((rc = take_option(cli, c, &op, format, name, NULL, argc, argv, &i, err, errlen))) return rc;
+        if ((rc = take_option(cli, c, &op, all, format, name, NULL, argc, argv, &i, err, errlen))) return rc;
       }
       continue;
     }
     /* --name=value or --name value */
     char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    if (find_option(arg, len, &op, &format)) return unrecognized(arg, len, 0, err, errlen);
+    if (find_option(arg, len, k_cmds[c].bit, &op, &format, &all)) return unrecognized(arg, len, 0, err, errlen);
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)len, arg);
-    if ((rc = take_option(cli, c, &op, format, name, eq, argc, argv, &i, err, errlen))) return rc;
+    if ((rc = take_option(cli, c, &op, all, format, name, eq, argc, argv, &i, err, errlen))) return rc;
   }
   if (cli->cmd == KG_CMD_HELP) {
     cli->help_commands = k_cmds[c].bit; /* kgate run --help: run's; kgate --help: 0, all */
@@ -514,7 +529,7 @@ kg_gate_opts kg_cli_gate(const kg_cli *cli) {
 }
 
 kg_compare_opts kg_cli_compare(const kg_cli *cli) {
-  kg_compare_opts co = {cli->args[0], cli->args[1], cli->tolerance_pct, {0}, cli->plots, cli->allow_missing};
+  kg_compare_opts co = {cli->args[0], cli->args[1], cli->tolerance_pct, {0}, cli->plots, cli->allow_missing, cli->json};
   memcpy(co.reports, cli->reports, sizeof co.reports);
   return co;
 }
@@ -543,7 +558,7 @@ int kg_cli_run(const kg_cli *cli) {
     else kg_cli_usage(stdout);
     return KG_EXIT_OK;
   case KG_CMD_VERSION: printf("kgate %s (%s)\n", KG_VERSION, KG_GIT); return KG_EXIT_OK;
-  case KG_CMD_LIST: return kg_gate_list(&cli->gate.mods);
+  case KG_CMD_LIST: return kg_gate_list(&cli->gate.mods, cli->json);
   case KG_CMD_CHECK:
   case KG_CMD_RUN: return kg_gate_run(&go);
   case KG_CMD_COMPARE: return kg_gate_compare(&co);

@@ -59,6 +59,7 @@ typedef struct kg_cli {
   const char *ack;      /* history check: --ack FILE, the acknowledged findings */
   const char *summary;  /* history check: --summary FILE, Markdown ("-" for stdout) */
   const char *html;     /* report: --html DIR */
+  const char *json;     /* list, compare: --json FILE ("-" for stdout); check and run's is in reports */
   const char *only;     /* selftest: mutant names */
   int huge;             /* selftest: also the mutant that needs n > 2^31 */
   const char *merge_out; /* merge: -o ALL.json */

@@ -249,12 +249,13 @@ static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *bas
   return rc;
 }
 
-int kg_gate_list(const kg_modules *mods) {
-  char self[PATH_MAX];
+int kg_gate_list(const kg_modules *mods, const char *json) {
+  char self[PATH_MAX], err[512];
   const char *worker = mods->nkernels ? worker_path(mods, self, sizeof self) : "";
   if (!worker) return KG_EXIT_ENV;
   if (load_modules(mods, worker, NULL, NULL)) return KG_EXIT_USAGE;
-  kg_report_list(stdout);
+  if (!json || strcmp(json, "-")) kg_report_list(stdout); /* --json -: stdout is the JSON alone */
+  if (json && kg_variants_write(json, err, sizeof err)) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
   return KG_EXIT_OK;
 }
 
@@ -696,6 +697,8 @@ int kg_gate_compare(const kg_compare_opts *co) {
     if (k.failed || k.errored)
       printf("failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
     int bad_reports = write_reports(co->reports, &run, &cmp) != 0;
+    if (co->json && kg_comparison_write(co->json, &cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
+      bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;
     code = bad_reports || plots == KG_EXIT_USAGE              ? KG_EXIT_USAGE
            : k.failed || k.errored || (missing && !co->allow_missing) ? KG_EXIT_FAIL

@@ -36,6 +36,12 @@ size_t kg_export_failed(FILE *f, const kg_run *run, size_t max, const char *head
  * (the format's escaping), as the summary and the page name it. */
 void kg_export_base(FILE *f, const kg_pair_meta *m, void (*put)(FILE *f, const char *s));
 
+/* `kgate compare --json`: the counts and the verdict of every cell
+ * (docs/schema/compare.schema.json); old and new are the files compared,
+ * missing_fail whether missing cells fail. "-" is stdout. 0, or -1 with err. */
+int kg_comparison_write(const char *path, const kg_comparison *cmp, const char *old_path, const char *new_path,
+                        int missing_fail, char *err, size_t errlen);
+
 /* The output formats, one list: the CLI's --json/--csv/--junit/--markdown,
  * the reports check/run/compare write, and the files of `report --html`
  * all read it. A new format is a writer, a row in kg_formats and a name
