@@ -306,22 +306,31 @@ START_TEST(test_cli_bundles_and_end_of_options) {
 }
 END_TEST
 
-/* The help a command line asks for: kgate help run and kgate run --help print
- * run's; kgate help history every history form's; kgate --help all. */
-static char *help_text(char **args) {
+/* What a command line prints on stdout (malloc'ed), asserting it exits 0. */
+static char *stdout_of(char **args) {
   kg_cli cli;
   char err[256], *text = NULL;
   size_t len = 0;
   ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
-  ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
-  FILE *f = open_memstream(&text, &len);
-  FILE *saved = stdout;
+  FILE *f = open_memstream(&text, &len), *saved = stdout;
   stdout = f;
-  ck_assert_int_eq(kg_cli_run(&cli), KG_EXIT_OK);
+  int code = kg_cli_run(&cli);
   stdout = saved;
   fclose(f);
   kg_cli_free(&cli);
+  ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, text);
   return text;
+}
+
+/* The help a command line asks for: kgate help run and kgate run --help print
+ * run's; kgate help history every history form's; kgate --help all. */
+static char *help_text(char **args) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
+  kg_cli_free(&cli);
+  return stdout_of(args);
 }
 
 START_TEST(test_cli_help_per_command) {
@@ -355,25 +364,13 @@ END_TEST
 /* --plan prints the plan and exits 0 without starting a worker: the worker
  * given does not exist, so any attempt to start it would exit 3. */
 START_TEST(test_cli_plan_needs_no_worker) {
-  kg_cli cli;
-  char err[256], *text = NULL;
-  size_t len = 0;
-  ck_assert_msg(kgt_parse((char *[]){"check", "--plan", "--worker", "/nonexistent/kgate", "--variant", "cub_sum,two_pass",
-                                     "--dtype", "i32", "--pattern", "exact", "--sizes", "1,2^20", "-v", NULL},
-                          &cli, err, sizeof err) == 0, "%s", err);
-  ck_assert(cli.gate.plan_only);
-  FILE *f = open_memstream(&text, &len), *saved = stdout;
-  stdout = f;
-  int code = kg_cli_run(&cli);
-  stdout = saved;
-  fclose(f);
-  ck_assert_int_eq(code, KG_EXIT_OK);
+  char *text = stdout_of((char *[]){"check", "--plan", "--worker", "/nonexistent/kgate", "--variant", "cub_sum,two_pass",
+                                    "--dtype", "i32", "--pattern", "exact", "--sizes", "1,2^20", "-v", NULL});
   ck_assert_msg(strstr(text, "plan: 4 cases (0 timed, 0 unsupported: reported, never run), 2 input groups\n"), "%s", text);
   ck_assert(strstr(text, "variants (2): two_pass cub_sum\n") && strstr(text, "sizes (2): 1 1048576\n"));
   ck_assert(strstr(text, "patterns: exact\n") && strstr(text, "  cub_sum i32 n=1048576 exact\n"));
   ck_assert(strstr(text, "estimated time on one GPU: about 2 s"));
   free(text);
-  kg_cli_free(&cli);
   ck_assert_int_eq(kgt_run_cli((char *[]){"run", "--plan", "--variant", "nope*", NULL}), KG_EXIT_USAGE);
 }
 END_TEST
