@@ -306,17 +306,20 @@ START_TEST(test_cli_bundles_and_end_of_options) {
 }
 END_TEST
 
-/* What a command line prints on stdout (malloc'ed), asserting it exits 0. */
+/* What a command line prints on stdout (malloc'ed; stderr dropped, so the
+ * log stays readable), asserting it exits 0. */
 static char *stdout_of(char **args) {
   kg_cli cli;
   char err[256], *text = NULL;
   size_t len = 0;
   ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
-  FILE *f = open_memstream(&text, &len), *saved = stdout;
-  stdout = f;
+  FILE *f = open_memstream(&text, &len), *saved = stdout, *null = fopen("/dev/null", "w"), *saved_err = stderr;
+  ck_assert(f && null);
+  stdout = f, stderr = null;
   int code = kg_cli_run(&cli);
-  stdout = saved;
+  stdout = saved, stderr = saved_err;
   fclose(f);
+  fclose(null);
   kg_cli_free(&cli);
   ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, text);
   return text;
@@ -354,6 +357,10 @@ START_TEST(test_cli_help_per_command) {
   ck_assert(strstr(a, "kgate compare OLD.json NEW.json") && strstr(a, "--missing allow|fail") && strstr(a, "every cell's verdict"));
   ck_assert_msg(!strstr(a, "--only") && !strstr(a, "the results: every case"), "compare's help has others' options");
   free(a);
+  a = help_text((char *[]){"help", "help", NULL}), b = help_text((char *[]){"help", NULL});
+  ck_assert_str_eq(a, b); /* help has no options of its own: the whole usage */
+  free(a);
+  free(b);
   a = help_text((char *[]){"--help", NULL}); /* everything, each option with its commands */
   ck_assert(strstr(a, "--perf-sizes LIST") && strstr(a, "[run]") && strstr(a, "--only LIST") && strstr(a, "merge A.json"));
   ck_assert_msg(!strstr(a, "--roofline") && !strstr(a, "--describe"), "the worker's options are hidden");
@@ -427,6 +434,18 @@ START_TEST(test_cli_list_and_compare_json) {
   ck_assert(json_is_real(json_object_get(c0, "old_us")) && json_is_real(json_object_get(c0, "new_us")));
   ck_assert(json_is_true(json_object_get(doc, "missing_fail")));
   json_decref(doc);
+  /* --json -: stdout is the JSON alone, the table goes to stderr */
+  char *text = stdout_of((char *[]){"compare", old, new, "--json", "-", NULL});
+  doc = json_loads(text, 0, &je);
+  ck_assert_msg(doc, "stdout is not JSON alone: %s", je.text);
+  ck_assert_uint_eq(json_array_size(json_object_get(doc, "cells")), 240);
+  json_decref(doc);
+  free(text);
+  text = stdout_of((char *[]){"list", "--json", "-", NULL});
+  doc = json_loads(text, 0, &je);
+  ck_assert_msg(doc, "stdout is not JSON alone: %s", je.text);
+  json_decref(doc);
+  free(text);
   kg_registry_reset();
   kgt_rmtree(dir);
 }

@@ -428,12 +428,12 @@ static int take_option(kg_cli *cli, int c, const opt_row *op, unsigned all, int 
 /* kgate help [COMMAND [SUB]]: which commands' help to print (0: all). */
 static int help_topic(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
   if (argc < 3) return 0;
+  int found = 0;
   for (int c = 0; c < NCMDS; c++)
     if (k_cmds[c].about && !strcmp(argv[2], k_cmds[c].name) &&
         (argc < 4 || !k_cmds[c].sub || !strcmp(argv[3], k_cmds[c].sub)))
-      cli->help_commands |= k_cmds[c].bit ? k_cmds[c].bit : (unsigned)C_ALL;
-  if (cli->help_commands) return 0;
-  return unrecognized(argv[2], strlen(argv[2]), 1, err, errlen);
+      cli->help_commands |= k_cmds[c].bit, found = 1; /* help, --version: bit 0, the whole usage */
+  return found ? 0 : unrecognized(argv[2], strlen(argv[2]), 1, err, errlen);
 }
 
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {

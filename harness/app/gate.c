@@ -687,15 +687,16 @@ int kg_gate_compare(const kg_compare_opts *co) {
   if (rc) {
     fprintf(stderr, "kgate: %s\n", err);
   } else {
-    kg_report_compare(stdout, &cmp);
+    FILE *out = co->json && !strcmp(co->json, "-") ? stderr : stdout; /* --json -: stdout is the JSON alone */
+    kg_report_compare(out, &cmp);
     /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
      * shard, a narrower run): a correctness failure unless --missing allow. */
     size_t missing = cmp.count[KG_V_MISSING];
     kg_counts k = kg_count_results(run.results, run.n);
-    printf("missing: %zu of the cells in %s are not in %s%s\n", missing, co->old_path, co->new_path,
-           !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
+    fprintf(out, "missing: %zu of the cells in %s are not in %s%s\n", missing, co->old_path, co->new_path,
+            !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
     if (k.failed || k.errored)
-      printf("failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
+      fprintf(out, "failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
     int bad_reports = write_reports(co->reports, &run, &cmp) != 0;
     if (co->json && kg_comparison_write(co->json, &cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
       bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
