@@ -1,5 +1,6 @@
 /* cli: argument parsing and the exit codes of the commands. */
 #include <check.h>
+#include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "registry.h"
 #include "results.h"
 #include "testutil.h"
+
+static void data_path(const char *name, char *buf, size_t len);
 
 /* `kgate $CMD` with an empty $CMD: a usage error, not a help request that passes CI. */
 START_TEST(test_cli_no_args_exits_2) {
@@ -129,8 +132,8 @@ static const struct {
     {{"check", "--bogus"}, "unrecognized argument '--bogus' (try --help)"},
     {{"check", "--bogus=1"}, "unrecognized argument '--bogus=1' (try --help)"},
     {{"check", "-d=1"}, "unrecognized argument '-d=1'"},
-    {{"list", "--variant", "cub_sum"}, "unrecognized argument '--variant'"},
-    {{"list", "-v"}, "unrecognized argument '-v'"},
+    {{"list", "--variant", "cub_sum"}, "'--variant' is an option of check, run, not of list (try kgate help list)"},
+    {{"list", "-v"}, "'-v' is an option of check, run, not of list"},
     {{"worker", "--sizes", "1"}, "unrecognized argument '--sizes'"},
     {{"check", "--variant"}, "option '--variant' needs a value"},
     {{"check", "--seed="}, "option '--seed' needs a value"},
@@ -151,15 +154,14 @@ static const struct {
     {{"check", "-d", "-1"}, "bad value '-1' for -d"},
     {{"check", "--sizes", "abc"}, "bad size 'abc'"},
     {{"check", "--sizes=1,,2"}, "bad size ''"},
-    {{"check", "--hot"}, "unrecognized argument '--hot'"},
-    {{"check", "--perf-sizes", "1"}, "unrecognized argument '--perf-sizes'"},
+    {{"check", "--hot"}, "'--hot' is an option of run, not of check"},
+    {{"check", "--perf-sizes", "1"}, "'--perf-sizes' is an option of run, not of check (try kgate help check)"},
     {{"run", "--perf-sizes", "2^99"}, "bad size '2^99'"},
     {{"run", "--min-samples", "2"}, "bad value '2' for --min-samples"},
     {{"run", "--max-noise", "0"}, "bad value '0' for --max-noise"},
     {{"run", "extra"}, "unrecognized argument 'extra'"},
     {{"compare", "a.json"}, "compare needs two files"},
     {{"compare", "a", "b", "c"}, "unrecognized argument 'c'"},
-    {{"compare", "a", "b", "--json", "x"}, "unrecognized argument '--json'"},
     {{"baseline"}, "expected 'kgate baseline update RESULTS.json'"},
     {{"baseline", "refresh", "r.json"}, "expected 'kgate baseline update RESULTS.json'"},
     {{"baseline", "update"}, "baseline needs a results file"},
@@ -171,9 +173,21 @@ static const struct {
     {{"check", "--devices", "0,,1"}, "bad value '0,,1' for --devices"},
     {{"check", "--devices", "some"}, "bad value 'some' for --devices"},
     {{"check", "--tier", "big"}, "bad value 'big' for --tier (expected huge)"},
-    {{"compare", "a.json", "b.json", "--shard", "1/2"}, "unrecognized argument '--shard'"},
+    {{"compare", "a.json", "b.json", "--shard", "1/2"}, "'--shard' is an option of check, run, not of compare"},
     {{"merge", "a.json", "-o", "x.json"}, "merge needs two or more results files"},
     {{"merge", "a.json", "b.json"}, "merge needs -o ALL.json"},
+    {{"chek"}, "unrecognized argument 'chek'; did you mean 'check'? (try --help)"},
+    {{"histroy", "add"}, "did you mean 'history'?"},
+    {{"check", "--verbos"}, "unrecognized argument '--verbos'; did you mean '--verbose'? (try --help)"},
+    {{"run", "--perf-size=1"}, "did you mean '--perf-sizes'?"},
+    {{"check", "--jsn", "r.json"}, "did you mean '--json'?"},
+    {{"check", "--zzzzzz"}, "unrecognized argument '--zzzzzz' (try --help)"},
+    {{"help", "chek"}, "unrecognized argument 'chek'; did you mean 'check'?"},
+    {{"help", "frobnicate"}, "unrecognized argument 'frobnicate' (try --help)"},
+    {{"check", "-vx"}, "unrecognized argument '-vx'"},
+    {{"check", "-dv", "1"}, "unrecognized argument '-dv'"},
+    {{"check", "-vo", "x"}, "'-o' is an option of plot, history plot, merge, not of check"},
+    {{"check", "--", "-v"}, "unrecognized argument '-v'"},
 };
 
 /* --shard, --devices, --tier and merge as parsed. */
@@ -271,6 +285,170 @@ START_TEST(test_cli_run_options) {
   ck_assert(cli.nargs == 2 && !strcmp(cli.args[0], "old.json") && !strcmp(cli.args[1], "new.json"));
   ck_assert_str_eq(cli.baseline_dir, "baselines"); /* the default */
   kg_cli_free(&cli);
+}
+END_TEST
+
+/* Bundled short flags and "--": -vq is -v -q; the last flag of a bundle may
+ * take the next argument; after "--" every argument is positional. */
+START_TEST(test_cli_bundles_and_end_of_options) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"check", "-vq", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(cli.gate.verbose && cli.gate.quiet);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"check", "-qd", "5", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(cli.gate.quiet && !cli.gate.verbose && cli.gate.device == 5);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"compare", "--tolerance", "3", "--", "-old.json", "--new.json", NULL}, &cli, err,
+                          sizeof err) == 0, "%s", err);
+  ck_assert(cli.nargs == 2 && !strcmp(cli.args[0], "-old.json") && !strcmp(cli.args[1], "--new.json"));
+  ck_assert_double_eq(cli.tolerance_pct, 3);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+/* What a command line prints on stdout (malloc'ed; stderr dropped, so the
+ * log stays readable), asserting it exits 0. */
+static char *stdout_of(char **args) {
+  kg_cli cli;
+  char err[256], *text = NULL;
+  size_t len = 0;
+  ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
+  FILE *f = open_memstream(&text, &len), *saved = stdout, *null = fopen("/dev/null", "w"), *saved_err = stderr;
+  ck_assert(f && null);
+  stdout = f, stderr = null;
+  int code = kg_cli_run(&cli);
+  stdout = saved, stderr = saved_err;
+  fclose(f);
+  fclose(null);
+  kg_cli_free(&cli);
+  ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, text);
+  return text;
+}
+
+/* The help a command line asks for: kgate help run and kgate run --help print
+ * run's; kgate help history every history form's; kgate --help all. */
+static char *help_text(char **args) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse(args, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
+  kg_cli_free(&cli);
+  return stdout_of(args);
+}
+
+START_TEST(test_cli_help_per_command) {
+  char *a = help_text((char *[]){"run", "--help", NULL}), *b = help_text((char *[]){"help", "run", NULL});
+  ck_assert_str_eq(a, b);
+  ck_assert(strstr(a, "usage: kgate run [options]") && strstr(a, "--perf-sizes LIST") && strstr(a, "--json FILE"));
+  ck_assert_msg(!strstr(a, "--only") && !strstr(a, "--html") && !strstr(a, "--roofline"), "run's help has others' options");
+  free(a);
+  free(b);
+  a = help_text((char *[]){"check", "-h", NULL});
+  ck_assert(strstr(a, "usage: kgate check [options]") && strstr(a, "--sanitize TOOLS") && !strstr(a, "--perf-sizes"));
+  free(a);
+  a = help_text((char *[]){"help", "history", NULL});
+  ck_assert(strstr(a, "kgate history add") && strstr(a, "kgate history check") && strstr(a, "--summary FILE"));
+  ck_assert(!strstr(a, "kgate run") && !strstr(a, "--variant"));
+  free(a);
+  a = help_text((char *[]){"help", "history", "check", NULL});
+  ck_assert(strstr(a, "kgate history check") && !strstr(a, "kgate history add"));
+  free(a);
+  a = help_text((char *[]){"compare", "x", "--help", NULL});
+  ck_assert(strstr(a, "kgate compare OLD.json NEW.json") && strstr(a, "--missing allow|fail") && strstr(a, "every cell's verdict"));
+  ck_assert_msg(!strstr(a, "--only") && !strstr(a, "the results: every case"), "compare's help has others' options");
+  free(a);
+  a = help_text((char *[]){"help", "help", NULL}), b = help_text((char *[]){"help", NULL});
+  ck_assert_str_eq(a, b); /* help has no options of its own: the whole usage */
+  free(a);
+  free(b);
+  a = help_text((char *[]){"--help", NULL}); /* everything, each option with its commands */
+  ck_assert(strstr(a, "--perf-sizes LIST") && strstr(a, "[run]") && strstr(a, "--only LIST") && strstr(a, "merge A.json"));
+  ck_assert_msg(!strstr(a, "--roofline") && !strstr(a, "--describe"), "the worker's options are hidden");
+  free(a);
+}
+END_TEST
+
+/* --plan prints the plan and exits 0 without starting a worker: the worker
+ * given does not exist, so any attempt to start it would exit 3. */
+START_TEST(test_cli_plan_needs_no_worker) {
+  char *text = stdout_of((char *[]){"check", "--plan", "--worker", "/nonexistent/kgate", "--variant", "cub_sum,two_pass",
+                                    "--dtype", "i32", "--pattern", "exact", "--sizes", "1,2^20", "-v", NULL});
+  ck_assert_msg(strstr(text, "plan: 4 cases (0 timed, 0 unsupported: reported, never run), 2 input groups\n"), "%s", text);
+  ck_assert(strstr(text, "variants (2): two_pass cub_sum\n") && strstr(text, "sizes (2): 1 1048576\n"));
+  ck_assert(strstr(text, "patterns: exact\n") && strstr(text, "  cub_sum i32 n=1048576 exact\n"));
+  ck_assert(strstr(text, "estimated time on one GPU: about 2 s"));
+  free(text);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"run", "--plan", "--variant", "nope*", NULL}), KG_EXIT_USAGE);
+}
+END_TEST
+
+/* --json names three things: check/run's results, list's variants and
+ * compare's verdicts; each command gets its own, another says whose it is. */
+START_TEST(test_cli_json_per_command) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"list", "--json", "l.json", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(!strcmp(cli.json, "l.json") && !cli.reports[KG_FMT_JSON]);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"compare", "a", "b", "--json=-", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(!strcmp(kg_cli_compare(&cli).json, "-") && !cli.reports[KG_FMT_JSON]);
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"run", "--json", "r.json", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert(!strcmp(cli.reports[KG_FMT_JSON], "r.json") && !cli.json);
+  kg_cli_free(&cli);
+  kgt_assert_rejected((char *[]){"history", "add", "r.json", "--file", "h", "--json", "x", NULL},
+                      "'--json' is an option of list, check, run, compare, not of history add");
+}
+END_TEST
+
+/* list --json: every real variant, with its name and facts; compare --json:
+ * the counts and one cell per (variant, dtype, n) with its verdict. */
+START_TEST(test_cli_list_and_compare_json) {
+  char dir[64], path[128], old[1024], new[1024];
+  kgt_mkscratch(dir, sizeof dir, "json");
+  snprintf(path, sizeof path, "%s/list.json", dir);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"list", "--json", path, NULL}), KG_EXIT_OK);
+  json_error_t je;
+  json_t *doc = json_load_file(path, 0, &je);
+  ck_assert_msg(doc, "%s", je.text);
+  ck_assert_str_eq(json_string_value(json_object_get(doc, "kind")), "kgate-list");
+  json_t *vs = json_object_get(doc, "variants");
+  ck_assert_uint_eq(json_array_size(vs), kg_nvariants);
+  json_t *last = json_array_get(vs, kg_nvariants - 1);
+  ck_assert_str_eq(json_string_value(json_object_get(last, "name")), kg_variants[kg_nvariants - 1].name);
+  ck_assert_str_eq(json_string_value(json_object_get(last, "op")), "sum");
+  ck_assert_uint_eq(json_array_size(json_object_get(last, "dtypes")), 6);
+  json_decref(doc);
+  data_path("h200-run1.json", old, sizeof old);
+  data_path("h200-run2.json", new, sizeof new);
+  snprintf(path, sizeof path, "%s/cmp.json", dir);
+  ck_assert_int_eq(kgt_run_cli((char *[]){"compare", old, new, "--json", path, NULL}), KG_EXIT_OK);
+  doc = json_load_file(path, 0, &je);
+  ck_assert_msg(doc, "%s", je.text);
+  ck_assert_str_eq(json_string_value(json_object_get(doc, "kind")), "kgate-compare");
+  json_t *cells = json_object_get(doc, "cells"), *counts = json_object_get(doc, "counts");
+  ck_assert_uint_eq(json_array_size(cells), 240);
+  ck_assert_int_eq(json_integer_value(json_object_get(counts, "SAME")), 240);
+  json_t *c0 = json_array_get(cells, 0);
+  ck_assert_str_eq(json_string_value(json_object_get(c0, "verdict")), "SAME");
+  ck_assert(json_is_real(json_object_get(c0, "old_us")) && json_is_real(json_object_get(c0, "new_us")));
+  ck_assert(json_is_true(json_object_get(doc, "missing_fail")));
+  json_decref(doc);
+  /* --json -: stdout is the JSON alone, the table goes to stderr */
+  char *text = stdout_of((char *[]){"compare", old, new, "--json", "-", NULL});
+  doc = json_loads(text, 0, &je);
+  ck_assert_msg(doc, "stdout is not JSON alone: %s", je.text);
+  ck_assert_uint_eq(json_array_size(json_object_get(doc, "cells")), 240);
+  json_decref(doc);
+  free(text);
+  text = stdout_of((char *[]){"list", "--json", "-", NULL});
+  doc = json_loads(text, 0, &je);
+  ck_assert_msg(doc, "stdout is not JSON alone: %s", je.text);
+  json_decref(doc);
+  free(text);
+  kg_registry_reset();
+  kgt_rmtree(dir);
 }
 END_TEST
 
@@ -541,9 +719,9 @@ START_TEST(test_cli_kernels_options) {
     kg_cli_free(&cli);
   }
   kgt_assert_rejected((char *[]){"check", "--kernels", "a.so", "--kernels", "a.so", NULL}, "--kernels a.so given twice");
-  kgt_assert_rejected((char *[]){"compare", "a", "b", "--kernels", "a.so", NULL}, "unrecognized argument '--kernels'");
-  kgt_assert_rejected((char *[]){"check", "--base-kernels", "a.so", NULL}, "unrecognized argument '--base-kernels'");
-  kgt_assert_rejected((char *[]){"check", "--own-kernels", "a.so", NULL}, "unrecognized argument '--own-kernels'");
+  kgt_assert_rejected((char *[]){"compare", "a", "b", "--kernels", "a.so", NULL}, "'--kernels' is an option of list, check, run, selftest, not of compare");
+  kgt_assert_rejected((char *[]){"check", "--base-kernels", "a.so", NULL}, "'--base-kernels' is an option of run, not of check");
+  kgt_assert_rejected((char *[]){"check", "--own-kernels", "a.so", NULL}, "'--own-kernels' is an option of run, not of check");
   char *many[40] = {"check"};
   char names[17][16];
   for (int k = 0; k < 17; k++) snprintf(names[k], sizeof names[k], "m%d.so", k), many[1 + 2 * k] = "--kernels", many[2 + 2 * k] = names[k];
@@ -821,7 +999,7 @@ START_TEST(test_cli_missing_option) {
   kg_cli_free(&cli);
   kgt_assert_rejected((char *[]){"compare", "a", "b", "--missing", "ok", NULL},
                       "bad value 'ok' for --missing (expected allow or fail)");
-  kgt_assert_rejected((char *[]){"check", "--missing", "allow", NULL}, "unrecognized argument '--missing'");
+  kgt_assert_rejected((char *[]){"check", "--missing", "allow", NULL}, "'--missing' is an option of compare, not of check");
 }
 END_TEST
 
@@ -966,9 +1144,12 @@ START_TEST(test_cli_formats_from_table) {
   for (int k = 0; k < KG_NFORMATS; k++)
     if (k != _i) ck_assert_ptr_null(cli.reports[k]);
   kg_cli_free(&cli);
+  /* compare takes a format's option when the row says so; its --json is its
+   * own (the verdicts, test_cli_json_per_command), never the results format */
   int code = kgt_parse((char *[]){"compare", "a.json", "b.json", (char *)f->option, "out", NULL}, &cli, err, sizeof err);
-  ck_assert_int_eq(code, f->compare ? 0 : KG_EXIT_USAGE);
+  ck_assert_int_eq(code, f->compare || _i == KG_FMT_JSON ? 0 : KG_EXIT_USAGE);
   if (f->compare) ck_assert_str_eq(cli.reports[_i], "out");
+  else ck_assert_ptr_null(cli.reports[_i]);
   kg_cli_free(&cli);
 }
 END_TEST
@@ -1055,6 +1236,11 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_formats_from_table, 0, KG_NFORMATS);
   tcase_add_test(core, test_cli_multi_options);
   tcase_add_test(core, test_cli_usage_text);
+  tcase_add_test(core, test_cli_help_per_command);
+  tcase_add_test(core, test_cli_plan_needs_no_worker);
+  tcase_add_test(core, test_cli_json_per_command);
+  tcase_add_test(core, test_cli_list_and_compare_json);
+  tcase_add_test(core, test_cli_bundles_and_end_of_options);
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   tcase_add_test(core, test_cli_kernels_options);
   tcase_add_test(core, test_cli_kernels_check);

@@ -459,8 +459,8 @@ static const struct {
     {{"history", "add", "r.json"}, "history add needs --file HISTORY.jsonl"},
     {{"history", "add", "--file", "h.jsonl"}, "history add needs a results file"},
     {{"history", "plot"}, "history plot needs a history file"},
-    {{"history", "add", "r.json", "--file", "h", "-o", "x"}, "unrecognized argument '-o'"},
-    {{"history", "plot", "h.jsonl", "--file", "x"}, "unrecognized argument '--file'"},
+    {{"history", "add", "r.json", "--file", "h", "-o", "x"}, "'-o' is an option of plot, history plot, merge, not of history add (try kgate help history add)"},
+    {{"history", "plot", "h.jsonl", "--file", "x"}, "'--file' is an option of history add, not of history plot"},
 };
 
 START_TEST(test_history_cli_rejects) {

@@ -33,6 +33,7 @@ Suite *make_proc_suite(void);
 Suite *make_label_suite(void);
 Suite *make_nightly_suite(void);
 Suite *make_progress_suite(void);
+Suite *make_suggest_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -66,6 +67,7 @@ int main(void) {
   srunner_add_suite(sr, make_proc_suite());
   srunner_add_suite(sr, make_label_suite());
   srunner_add_suite(sr, make_nightly_suite());
+  srunner_add_suite(sr, make_suggest_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

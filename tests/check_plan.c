@@ -218,12 +218,57 @@ static const struct {
 } k_bad[] = {
     {"cub_sum,nope", NULL, NULL, "unknown variant 'nope'"},
     {"", NULL, NULL, "unknown variant ''"},
+    {"reduce7_shufle", NULL, NULL, "unknown variant 'reduce7_shufle'; did you mean 'reduce7_shuffle'?"},
+    {"cub_sum,zzz*", NULL, NULL, "--variant 'zzz*' matches no variant"},
+    {"[", NULL, NULL, "--variant '[' matches no variant"},
     {NULL, "f128", NULL, "unknown dtype 'f128'"},
     {NULL, "i32,", NULL, "unknown dtype ''"},
     {NULL, NULL, "exact,random", "unknown pattern 'random'"},
     {NULL, "i32", "nan", "leaves no case"},
     {NULL, "i64,i32", "uniform,cancel", "leaves no case"},
 };
+
+/* --variant globs: each selects every real variant whose name it matches,
+ * and mixes with names; the plan holds exactly those variants. */
+static const struct {
+  const char *list;
+  const char *const want[8];
+} k_globs[] = {
+    {"reduce*", {"reduce0_divergent", "reduce1_strided", "reduce2_sequential", "reduce3_first_add",
+                 "reduce4_unroll_warp", "reduce5_complete_unroll", "reduce6_grid_stride", "reduce7_shuffle"}},
+    {"*shuffle*", {"reduce7_shuffle", "shuffle_atomic"}},
+    {"cub_sum,reduce?_strided", {"reduce1_strided", "cub_sum"}},
+    {"unrolling[48]", {"unrolling4", "unrolling8"}},
+};
+
+START_TEST(test_plan_variant_globs) {
+  static const size_t sizes[] = {1};
+  kg_plan_opts o = {.variants = k_globs[_i].list, .dtypes = "i32", .patterns = "exact", .sizes = sizes, .nsizes = 1};
+  kg_case *c;
+  size_t n, nwant = 0;
+  char err[256] = "";
+  ck_assert_msg(kg_plan_build(&o, &c, &n, err, sizeof err) == 0, "%s", err);
+  while (nwant < 8 && k_globs[_i].want[nwant]) nwant++;
+  ck_assert_uint_eq(n, nwant);
+  for (size_t k = 0; k < nwant; k++) {
+    int found = 0;
+    for (size_t j = 0; j < n; j++) found |= !strcmp(kg_variants[c[j].variant].name, k_globs[_i].want[k]);
+    ck_assert_msg(found, "%s: %s not selected", k_globs[_i].list, k_globs[_i].want[k]);
+  }
+  free(c);
+}
+END_TEST
+
+/* The estimate adds 0.1 s a timed case (max_seconds at the cap), 2 ms a
+ * checked case, 5 ns an input group's element and 2 s of start. */
+START_TEST(test_plan_estimate_time) {
+  kg_case c[3] = {{0, KG_I32, 1000000, KG_PAT_WRAP, 1, 1}, {1, KG_I32, 1000000, KG_PAT_WRAP, 1, 1},
+                  {1, KG_I32, 1000000, KG_PAT_EXACT, 0, 0}};
+  kg_plan_estimate e = kg_plan_estimate_time(c, 3, 2);
+  ck_assert_double_eq_tol(e.typical_s, 2 + 2 * 5e-3 + 2 * 2e-3 + 0.2, 1e-9);
+  ck_assert_double_eq_tol(e.cap_s, 2 + 2 * 5e-3 + 2 * 2e-3 + 4, 1e-9);
+}
+END_TEST
 
 START_TEST(test_plan_rejects) {
   kg_plan_opts o = {k_bad[_i].variants, k_bad[_i].dtypes, k_bad[_i].patterns, NULL, 0, NULL, 0};
@@ -349,6 +394,8 @@ Suite *make_plan_suite(void) {
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_plan_rejects, 0, sizeof k_bad / sizeof k_bad[0]);
+  tcase_add_test(core, test_plan_estimate_time);
+  tcase_add_loop_test(errors, test_plan_variant_globs, 0, sizeof k_globs / sizeof k_globs[0]);
   tcase_add_test(errors, test_plan_rejects_empty_sizes);
   suite_add_tcase(s, errors);
   return s;

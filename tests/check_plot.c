@@ -1130,12 +1130,12 @@ static const struct {
     {{"plot"}, "plot needs a results file"},
     {{"plot", "a.json", "b.json"}, "unrecognized argument 'b.json'"},
     {{"plot", "r.json", "-o"}, "option '-o' needs a value"},
-    {{"plot", "r.json", "--html", "x"}, "unrecognized argument '--html'"},
+    {{"plot", "r.json", "--html", "x"}, "'--html' is an option of report, not of plot"},
     {{"report", "r.json"}, "report needs --html DIR"},
     {{"report", "--html", "site"}, "report needs a results file"},
-    {{"report", "r.json", "--html", "s", "-o", "x"}, "unrecognized argument '-o'"},
-    {{"check", "--plots", "x"}, "unrecognized argument '--plots'"},
-    {{"baseline", "update", "r.json", "--baseline", "x"}, "unrecognized argument '--baseline'"},
+    {{"report", "r.json", "--html", "s", "-o", "x"}, "'-o' is an option of plot, history plot, merge, not of report"},
+    {{"check", "--plots", "x"}, "'--plots' is an option of run, compare, not of check"},
+    {{"baseline", "update", "r.json", "--baseline", "x"}, "'--baseline' is an option of plot, history plot, report, not of baseline update"},
 };
 
 START_TEST(test_plot_cli_rejects) {

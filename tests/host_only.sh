@@ -18,6 +18,15 @@ for cmd in check run selftest worker; do
   fi
 done
 
+# --plan needs no GPU, so the host-only kgate prints it: the counts, the
+# globbed variants, the sizes and an estimate, exit 0.
+"$kgate" run --plan --variant 'reduce*' --dtype i32 --sizes 1,33 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" != 0 ] || ! grep -q '^plan: 64 cases (16 timed' "$tmp/out" || ! grep -q '^variants (8): reduce0_divergent' "$tmp/out" ||
+  ! grep -q '^sizes (4): 1 33 4194304 33554432$' "$tmp/out" || ! grep -q '^estimated time on one GPU: about' "$tmp/out"; then
+  echo "FAIL kgate run --plan: exit $rc"; cat "$tmp/out" "$tmp/err"; fail=1
+fi
+
 "$kgate" --version >"$tmp/out" || { echo "FAIL kgate --version"; fail=1; }
 grep -q '^kgate [0-9]' "$tmp/out" || { echo "FAIL kgate --version printed:"; cat "$tmp/out"; fail=1; }
 "$kgate" list >"$tmp/out" || { echo "FAIL kgate list"; fail=1; }
@@ -36,5 +45,5 @@ if command -v gnuplot >/dev/null; then
     { echo "FAIL kgate plot"; cat "$tmp/err"; fail=1; }
   ls "$tmp/plots"/*.png >/dev/null 2>&1 || { echo "FAIL kgate plot drew no PNG"; fail=1; }
 fi
-[ "$fail" = 0 ] && echo "host-only kgate: device commands exit 3, list/compare/plot work"
+[ "$fail" = 0 ] && echo "host-only kgate: device commands exit 3, --plan/list/compare/plot work"
 exit "$fail"

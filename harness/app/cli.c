@@ -13,93 +13,7 @@
 #include "report.h"
 #include "sanitize.h"
 #include "sizes.h"
-
-void kg_cli_usage(FILE *f) {
-  fputs("usage: kgate <command> [options]\n"
-        "\n"
-        "commands:\n"
-        "  list                       the variants: seed, op, flags, dtypes, idea (also --list; --kernels too)\n"
-        "  check                      the correctness matrix: variant x dtype x size x pattern\n"
-        "  run                        the gate: check, time the perf sizes, compare with the baseline\n"
-        "  compare OLD.json NEW.json  compare two results (or a baseline and a result) offline\n"
-        "  baseline update RESULTS.json  write baselines/<gpu>.json from a fully correct run\n"
-        "  plot RESULTS.json          charts: bandwidth against size, the ladder (compare with --baseline)\n"
-        "  history add RESULTS.json --file HISTORY.jsonl   append the run to a history, one line\n"
-        "  history plot HISTORY.jsonl  trend charts, and the step changes between runs\n"
-        "  history check HISTORY.jsonl  the nightly's findings against the pinned reference (exit 4: a regression open)\n"
-        "  history calibrate NIGHTS.jsonl  the detector's false alarms and power, replaying unchanged nights (--seed)\n"
-        "  reference verify PINS.json MODULE.so   whether the module is a pinned reference (its SHA-256; exit 2: no)\n"
-        "  report RESULTS.json --html DIR   a static page: charts, ladder tables, the result files\n"
-        "  selftest                   run the planted-bug mutants through the checks that must catch them\n"
-        "  merge A.json B.json ... -o ALL.json   one results file from several (shards, GPUs, machines)\n"
-        "\n"
-        "check and run options:\n"
-        "  --variant LIST       comma-separated variant names (default: all)\n"
-        "  --dtype LIST         i32,i64,f32,f64,f16,bf16 (default: all)\n"
-        "  --pattern LIST       exact,wrap,uniform,cancel,nan,inf,inf_minus_inf,tiny,huge (default: all that apply)\n"
-        "  --sizes LIST         e.g. 0,1,33,1000003,2^22,2^22-1,32M (default: the edge list)\n"
-        "  --seed N             input seed (default 1)\n"
-        "  --repeat K           runs per float case for the determinism check (default 3)\n"
-        "  --timeout S          watchdog per case in seconds, and for a worker's start (default 60)\n"
-        "  -d, --device N       CUDA device (default 0)\n"
-        "  --devices all|LIST   one worker per device at once, e.g. 0,2 (default: -d's device; run: one GPU model)\n"
-        "  --shard i/N          only input groups g with g % N == i-1 (join the shards with kgate merge)\n"
-        "  --tier huge          also n = 2^31+1 and 2^32+3 where the device has the memory\n"
-        "  -v, --verbose        print every case, not only failures\n"
-        "  -q, --quiet          no progress line\n"
-        "  --json FILE          results JSON (docs/results-schema.md); - for stdout\n"
-        "  --kernels PATH.so    also the variants of this kernel module (repeatable; also list, selftest)\n"
-        "  --sanitize TOOLS     check only: run the workers under compute-sanitizer\n"
-        "                       (memcheck,racecheck,synccheck,initcheck or all; default sizes: short tails)\n"
-        "  --csv FILE, --junit FILE, --markdown FILE   reports (also for compare)\n"
-        "\n"
-        "run options:\n"
-        "  --perf-sizes LIST    sizes to time (default 2^22,2^25; uniform/wrap pattern)\n"
-        "  --hot                back-to-back samples (default: cold L2 before each sample)\n"
-        "  --max-noise PCT      sample until the median's relative error is below (default 0.5)\n"
-        "  --min-samples N      at least N samples (default 10)\n"
-        "  --max-seconds S      sampling cap per case (default 2)\n"
-        "  --tolerance PCT      slowdown tolerance for all sizes (default 20/15/3 % by size; also compare)\n"
-        "  --baseline-dir DIR   where <gpu-slug>.json baselines live (default baselines; also baseline update)\n"
-        "  --plots DIR          draw the run's charts into DIR (also compare: the comparison chart)\n"
-        "  --missing allow|fail compare: whether cells of OLD that NEW lacks fail (exit 1, the default) or not\n"
-        "  --base-kernels PATH  the paired gate: time each timed cell against the variant of its name in this\n"
-        "                       base build's kernel module (repeatable: kgate's base and each --kernels' base)\n"
-        "  --min-effect PCT     paired: smallest change worth a verdict (default 5/1/0.5 % by input size)\n"
-        "  --rounds N, --max-rounds N   paired: rounds for every cell (2), at most for undecided ones (6)\n"
-        "  --pair-seconds S     paired: time the extra rounds may take (10); --copies K input copies (4)\n"
-        "  --cell-seconds S     paired: sampling time of one cell in one round, all copies (0.1)\n"
-        "  --reference PINS.json  nightly: each --base-kernels module must be a pinned reference (its SHA-256)\n"
-        "  --own-kernels PATH   kgate's own module (default: beside kgate; the nightly's control pairs a copy\n"
-        "                       of the reference with the reference)\n"
-        "\n"
-        "selftest options:\n"
-        "  --only LIST          these mutants only (default: all but the huge-tier one)\n"
-        "  --huge               also the mutant that needs n > 2^31 (8 GiB+ of device memory)\n"
-        "  --timeout S, -d N    as for check (the hanging mutant waits --timeout; default 20)\n"
-        "\n"
-        "plot, history and report options:\n"
-        "  -o, --output DIR     where charts go (plot, history plot; default .)\n"
-        "  --baseline FILE      compare with a baseline or results file (plot, report; history plot: the band,\n"
-        "                       default <baseline-dir>/<gpu-slug>.json)\n"
-        "  --file FILE          the history file to append to (history add)\n"
-        "  --control FILE       history add: the control run (the reference paired with a second load of itself)\n"
-        "  --paired FILE        history add: the night's run against the reference, when it is not RESULTS.json's\n"
-        "  --ack FILE           history check, report: acknowledged findings (default: none)\n"
-        "  --summary FILE       history check: the findings as Markdown (- for stdout)\n"
-        "  --html DIR           the folder of the page (report)\n"
-        "  --history FILE       add the trend charts and step changes of a history (report)\n"
-        "  charts need gnuplot (scripts: $KGATE_PLOTS, <prefix>/share/kgate/plots, or the source tree's plots/)\n"
-        "\n"
-        "  -h, --help           this text\n"
-        "  --version            version and commit\n"
-        "\n"
-        "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error; compare: a failed\n"
-        "            or errored case in NEW, or a cell of OLD missing from NEW),\n"
-        "            2 usage or input error (no command too), 3 environment (no GPU, no gnuplot),\n"
-        "            4 performance regression only, 130/143 stopped by SIGINT/SIGTERM (results so far written)\n",
-        f);
-}
+#include "suggest.h"
 
 enum {
   C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_PLOT = 32, C_HADD = 64, C_HPLOT = 128,
@@ -110,7 +24,7 @@ enum { SOLO = 0, VALUE = 1 };
 
 /* The options' ids and rows, from options.def; O_FORMAT: an output format's. */
 typedef enum opt_id {
-#define KG_OPTION(id, name, alias, value, commands) id,
+#define KG_OPTION(id, name, alias, value, commands, meta, help) id,
 #include "options.def"
 #undef KG_OPTION
   O_FORMAT
@@ -121,16 +35,18 @@ typedef struct opt_row {
   int value;
   unsigned commands;
   opt_id id;
+  const char *meta, *help; /* the value's name ("LIST"), NULL for SOLO; one line of help */
 } opt_row;
 static const opt_row k_opts[] = {
-#define KG_OPTION(id, name, alias, value, commands) {name, alias, value, commands, id},
+#define KG_OPTION(id, name, alias, value, commands, meta, help) {name, alias, value, commands, id, meta, help},
 #include "options.def"
 #undef KG_OPTION
 };
 
 /* Every command: its word and sub-command word, the option bit, the
  * positional arguments it needs (what, in errors), the option it cannot do
- * without, and its usage line for errors. */
+ * without, its usage line (errors and help) and what it does (help; NULL: an
+ * alias or the hidden worker, left out of the help). */
 static const struct {
   const char *name, *sub; /* sub: the word that must follow ("update"), NULL for none */
   kg_command cmd;
@@ -139,37 +55,117 @@ static const struct {
   const char *label, *needs; /* "baseline needs a results file" */
   size_t required;           /* offsetof the kg_cli string the command cannot do without; 0: none */
   const char *required_text; /* how to give it: "--file HISTORY.jsonl" */
-  const char *usage;
+  const char *usage, *about;
 } k_cmds[] = {
-    {"list", NULL, KG_CMD_LIST, C_LIST, 0, NULL, NULL, 0, NULL, NULL},
-    {"--list", NULL, KG_CMD_LIST, C_LIST, 0, NULL, NULL, 0, NULL, NULL},
-    {"check", NULL, KG_CMD_CHECK, C_CHECK, 0, NULL, NULL, 0, NULL, NULL},
-    {"run", NULL, KG_CMD_RUN, C_RUN, 0, NULL, NULL, 0, NULL, NULL},
-    {"compare", NULL, KG_CMD_COMPARE, C_COMPARE, 2, "compare", "two files: OLD.json NEW.json", 0, NULL, NULL},
+    {"list", NULL, KG_CMD_LIST, C_LIST, 0, NULL, NULL, 0, NULL, "list",
+     "the variants: seed, op, flags, dtypes, idea (also --list)"},
+    {"--list", NULL, KG_CMD_LIST, C_LIST, 0, NULL, NULL, 0, NULL, NULL, NULL},
+    {"check", NULL, KG_CMD_CHECK, C_CHECK, 0, NULL, NULL, 0, NULL, "check",
+     "the correctness matrix: variant x dtype x size x pattern"},
+    {"run", NULL, KG_CMD_RUN, C_RUN, 0, NULL, NULL, 0, NULL, "run",
+     "the gate: check, time the perf sizes, compare with the baseline"},
+    {"compare", NULL, KG_CMD_COMPARE, C_COMPARE, 2, "compare", "two files: OLD.json NEW.json", 0, NULL,
+     "compare OLD.json NEW.json", "compare two results (or a baseline and a result) offline"},
     {"baseline", "update", KG_CMD_BASELINE, C_BASELINE, 1, "baseline", "a results file", 0, NULL,
-     "baseline update RESULTS.json"},
-    {"plot", NULL, KG_CMD_PLOT, C_PLOT, 1, "plot", "a results file", 0, NULL, NULL},
+     "baseline update RESULTS.json", "write baselines/<gpu>.json from a fully correct run"},
+    {"plot", NULL, KG_CMD_PLOT, C_PLOT, 1, "plot", "a results file", 0, NULL, "plot RESULTS.json",
+     "charts: bandwidth against size, the ladder (compare with --baseline)"},
     {"history", "add", KG_CMD_HISTORY_ADD, C_HADD, 1, "history add", "a results file",
-     offsetof(kg_cli, file), "--file HISTORY.jsonl", "history add RESULTS.json --file HISTORY.jsonl"},
+     offsetof(kg_cli, file), "--file HISTORY.jsonl", "history add RESULTS.json --file HISTORY.jsonl",
+     "append the run to a history, one line"},
     {"history", "plot", KG_CMD_HISTORY_PLOT, C_HPLOT, 1, "history plot", "a history file", 0, NULL,
-     "history plot HISTORY.jsonl -o DIR"},
+     "history plot HISTORY.jsonl -o DIR", "trend charts, and the step changes between runs"},
     {"history", "check", KG_CMD_HISTORY_CHECK, C_HCHECK, 1, "history check", "a history file", 0, NULL,
-     "history check HISTORY.jsonl [--ack FILE]"},
+     "history check HISTORY.jsonl [--ack FILE]",
+     "the nightly's findings against the pinned reference (exit 4: a regression open)"},
     {"reference", "verify", KG_CMD_REFERENCE_VERIFY, C_REFV, 2, "reference verify", "a pin file and a module",
-     0, NULL, "reference verify PINS.json MODULE.so"},
+     0, NULL, "reference verify PINS.json MODULE.so",
+     "whether the module is a pinned reference (its SHA-256; exit 2: no)"},
     {"history", "calibrate", KG_CMD_HISTORY_CALIBRATE, C_HCAL, 1, "history calibrate", "a history file", 0, NULL,
-     "history calibrate NIGHTS.jsonl [--seed N]"},
+     "history calibrate NIGHTS.jsonl [--seed N]",
+     "the detector's false alarms and power, replaying unchanged nights"},
     {"report", NULL, KG_CMD_REPORT, C_REPORT, 1, "report", "a results file", offsetof(kg_cli, html), "--html DIR",
-     NULL},
-    {"selftest", NULL, KG_CMD_SELFTEST, C_SELFTEST, 0, NULL, NULL, 0, NULL, NULL},
+     "report RESULTS.json --html DIR", "a static page: charts, ladder tables, the result files"},
+    {"selftest", NULL, KG_CMD_SELFTEST, C_SELFTEST, 0, NULL, NULL, 0, NULL, "selftest",
+     "run the planted-bug mutants through the checks that must catch them"},
     {"merge", NULL, KG_CMD_MERGE, C_MERGE, KG_CLI_MAXARGS, "merge", "two or more results files", offsetof(kg_cli, merge_out),
-     "-o ALL.json", NULL},
-    {"worker", NULL, KG_CMD_WORKER, C_WORKER, 0, NULL, NULL, 0, NULL, NULL},
-    {"help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
-    {"--help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
-    {"-h", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL},
-    {"--version", NULL, KG_CMD_VERSION, 0, 0, NULL, NULL, 0, NULL, NULL},
+     "-o ALL.json", "merge A.json B.json ... -o ALL.json", "one results file from several (shards, GPUs, machines)"},
+    {"worker", NULL, KG_CMD_WORKER, C_WORKER, 0, NULL, NULL, 0, NULL, NULL, NULL},
+    {"help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, "help [COMMAND]", "this text, or one command's options"},
+    {"--help", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL, NULL},
+    {"-h", NULL, KG_CMD_HELP, 0, 0, NULL, NULL, 0, NULL, NULL, NULL},
+    {"--version", NULL, KG_CMD_VERSION, 0, 0, NULL, NULL, 0, NULL, "--version", "version and commit"},
 };
+enum { NCMDS = (int)(sizeof k_cmds / sizeof k_cmds[0]), NOPTS = (int)(sizeof k_opts / sizeof k_opts[0]) };
+
+static const char k_exit_codes[] =
+    "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error; compare: a failed\n"
+    "            or errored case in NEW, or a cell of OLD missing from NEW),\n"
+    "            2 usage or input error (no command too), 3 environment (no GPU, no gnuplot),\n"
+    "            4 performance regression only, 130/143 stopped by SIGINT/SIGTERM (results so far written)\n";
+
+/* The commands whose bits are in mask, by name ("check, run"), the hidden
+ * worker left out. */
+static void command_names(unsigned mask, char *out, size_t len) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (int c = 0; c < NCMDS && used < len; c++)
+    if (k_cmds[c].about && k_cmds[c].bit & mask)
+      used += (size_t)snprintf(out + used, len - used, "%s%s%s%s", used ? ", " : "", k_cmds[c].name,
+                               k_cmds[c].sub ? " " : "", k_cmds[c].sub ? k_cmds[c].sub : "");
+}
+
+/* One option's help line: "  -d, --device N" padded, then its help. */
+static void print_option(FILE *f, const char *name, const char *alias, const char *meta, const char *help,
+                         const char *commands) {
+  char left[64];
+  snprintf(left, sizeof left, "%s%s%s%s%s", alias ? alias : "", alias ? ", " : "", name, meta ? " " : "",
+           meta ? meta : "");
+  fprintf(f, "  %-22s %s%s%s%s\n", left, help, commands ? " [" : "", commands ? commands : "", commands ? "]" : "");
+}
+
+/* The rows that the commands in mask take, from options.def and kg_formats;
+ * with_commands: each row says which commands take it. */
+static void print_options(FILE *f, unsigned mask, int with_commands) {
+  char names[256];
+  for (int o = 0; o < NOPTS; o++) {
+    unsigned cmds = k_opts[o].commands & ~(unsigned)C_WORKER;
+    if (!(cmds & mask)) continue;
+    command_names(cmds, names, sizeof names);
+    print_option(f, k_opts[o].name, k_opts[o].alias, k_opts[o].meta, k_opts[o].help,
+                 with_commands && k_opts[o].id != O_HELP ? names : NULL);
+  }
+  for (int k = 0; k < KG_NFORMATS; k++) {
+    unsigned cmds = C_CHECK | C_RUN | (kg_formats[k].compare ? C_COMPARE : 0);
+    if (!(cmds & mask)) continue;
+    char help[256];
+    snprintf(help, sizeof help, "%s; - for stdout", kg_formats[k].about);
+    command_names(cmds, names, sizeof names);
+    print_option(f, kg_formats[k].option, NULL, "FILE", help, with_commands ? names : NULL);
+  }
+}
+
+void kg_cli_usage(FILE *f) {
+  fputs("usage: kgate <command> [options]   (kgate help COMMAND, or kgate COMMAND --help: its options)\n\n"
+        "commands:\n", f);
+  for (int c = 0; c < NCMDS; c++)
+    if (k_cmds[c].about) fprintf(f, "  %-47s %s\n", k_cmds[c].usage, k_cmds[c].about);
+  fputs("\noptions [the commands that take each]:\n", f);
+  print_options(f, ~0u, 1);
+  fputs("  charts need gnuplot (scripts: $KGATE_PLOTS, <prefix>/share/kgate/plots, or the source tree's plots/)\n"
+        "  short flags bundle (-vq); -- ends the options\n\n", f);
+  fputs(k_exit_codes, f);
+}
+
+void kg_cli_command_usage(FILE *f, unsigned commands) {
+  for (int c = 0; c < NCMDS; c++) {
+    if (!k_cmds[c].about || !(k_cmds[c].bit & commands)) continue;
+    fprintf(f, "usage: kgate %s [options]\n  %s\n\noptions:\n", k_cmds[c].usage, k_cmds[c].about);
+    print_options(f, k_cmds[c].bit, 0);
+    fputc('\n', f);
+  }
+  fputs(k_exit_codes, f);
+}
 
 static int parse_u64(const char *s, unsigned long long max, unsigned long long *v) {
   if (!s || !*s || *s == '-') return -1;
@@ -258,6 +254,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_FORMAT: return -1; /* kg_cli_parse sets the report path */
   case O_VERBOSE: g->verbose = 1; return 0;
   case O_QUIET: g->quiet = 1; return 0;
+  case O_PLAN: g->plan_only = 1; return 0;
   case O_HOT: g->time.hot = 1; return 0;
   case O_ROOF: cli->roofline = 1; return 0;
   case O_DESCRIBE: cli->describe = 1; return 0;
@@ -267,6 +264,8 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_PAIRED: cli->paired = value; return 0;
   case O_ACK: cli->ack = value; return 0;
   case O_SUMMARY: cli->summary = value; return 0;
+  case O_LISTJSON:
+  case O_CMPJSON: cli->json = value; return 0;
   case O_KERNELS:
   case O_BASEK: return add_module(&g->mods, id == O_KERNELS, value, err, errlen, sizes_err);
   case O_MINEFF: return parse_pos(value, 100, &p->min_effect_pct);
@@ -337,21 +336,33 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
 
 /* The option named by arg's first len characters: a row of k_opts, or an
  * output format's (check and run; compare too when the format says so), its
- * kg_format_id in *format. */
-static int find_option(const char *arg, size_t len, opt_row *op, int *format) {
-  for (size_t o = 0; o < sizeof k_opts / sizeof k_opts[0]; o++) {
-    const char *al = k_opts[o].alias;
-    if ((strlen(k_opts[o].name) == len && !strncmp(arg, k_opts[o].name, len)) ||
-        (al && strlen(al) == len && !strncmp(arg, al, len)))
-      return *op = k_opts[o], 0;
-  }
-  for (int f = 0; f < KG_NFORMATS; f++)
-    if (strlen(kg_formats[f].option) == len && !strncmp(arg, kg_formats[f].option, len)) {
-      unsigned commands = C_CHECK | C_RUN | (kg_formats[f].compare ? C_COMPARE : 0);
-      *format = f;
-      return *op = (opt_row){kg_formats[f].option, NULL, VALUE, commands, O_FORMAT}, 0;
+ * kg_format_id in *format. A name with several rows (--json) gives the row
+ * of the command (bit), else the first; *all gets every command that takes
+ * the name, for "is an option of". */
+static int find_option(const char *arg, size_t len, unsigned bit, opt_row *op, int *format, unsigned *all) {
+  int found = 0;
+  *all = 0;
+  for (int o = 0; o < NOPTS + KG_NFORMATS; o++) {
+    opt_row row;
+    if (o < NOPTS) {
+      const char *al = k_opts[o].alias;
+      if ((strlen(k_opts[o].name) != len || strncmp(arg, k_opts[o].name, len)) &&
+          (!al || strlen(al) != len || strncmp(arg, al, len)))
+        continue;
+      row = k_opts[o];
+    } else {
+      const kg_format *f = &kg_formats[o - NOPTS];
+      if (strlen(f->option) != len || strncmp(arg, f->option, len)) continue;
+      unsigned commands = C_CHECK | C_RUN | (f->compare ? C_COMPARE : 0);
+      row = (opt_row){f->option, NULL, VALUE, commands, O_FORMAT, "FILE", f->about};
     }
-  return -1;
+    *all |= row.commands;
+    if (!found || (row.commands & bit && !(op->commands & bit))) {
+      *op = row, found = 1;
+      if (o >= NOPTS) *format = o - NOPTS;
+    }
+  }
+  return found ? 0 : -1;
 }
 
 /* The value of an option: after '=', or the next argument (*i moves past
@@ -373,6 +384,58 @@ static int option_value(const opt_row *op, const char *eq, int argc, char **argv
   return 0;
 }
 
+/* "unrecognized argument 'X'", with the nearest command or option when it
+ * looks like a typo of one (commands: candidates are the command words). */
+static int unrecognized(const char *arg, size_t len, int commands, char *err, size_t errlen) {
+  char word[64];
+  snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), arg);
+  kg_suggest s;
+  kg_suggest_init(&s, word);
+  for (int c = 0; commands && c < NCMDS; c++) kg_suggest_add(&s, k_cmds[c].about ? k_cmds[c].name : NULL);
+  for (int o = 0; !commands && o < NOPTS; o++)
+    if (k_opts[o].commands & ~(unsigned)C_WORKER) kg_suggest_add(&s, k_opts[o].name);
+  for (int k = 0; !commands && k < KG_NFORMATS; k++) kg_suggest_add(&s, kg_formats[k].option);
+  const char *best = kg_suggest_best(&s);
+  if (best) snprintf(err, errlen, "unrecognized argument '%s'; did you mean '%s'? (try --help)", arg, best);
+  else snprintf(err, errlen, "unrecognized argument '%s' (try --help)", arg);
+  return KG_EXIT_USAGE;
+}
+
+/* One option and its value (from '=' or the next argument). 0, or
+ * KG_EXIT_USAGE with the message in err. */
+static int take_option(kg_cli *cli, int c, const opt_row *op, unsigned all, int format, const char *name,
+                       const char *eq, int argc, char **argv, int *i, char *err, size_t errlen) {
+  if (!(op->commands & (k_cmds[c].bit ? k_cmds[c].bit : (unsigned)(op->id == O_HELP)))) {
+    char names[256];
+    command_names(all & ~(unsigned)C_WORKER, names, sizeof names);
+    if (!names[0] || k_cmds[c].cmd == KG_CMD_WORKER) return unrecognized(argv[*i], strlen(argv[*i]), 0, err, errlen);
+    char self[64];
+    snprintf(self, sizeof self, "%s%s%s", k_cmds[c].name, k_cmds[c].sub ? " " : "", k_cmds[c].sub ? k_cmds[c].sub : "");
+    snprintf(err, errlen, "'%s' is an option of %s, not of %s (try kgate help %s)", name, names, self, self);
+    return KG_EXIT_USAGE;
+  }
+  const char *value = NULL;
+  if (option_value(op, eq, argc, argv, i, name, &value, err, errlen)) return KG_EXIT_USAGE;
+  int sizes_err = 0;
+  if (op->id == O_FORMAT) cli->reports[format] = value;
+  else if (apply(cli, op->id, value, err, errlen, &sizes_err)) {
+    if (!sizes_err) snprintf(err, errlen, "bad value '%s' for %s (see --help)", value, name);
+    return KG_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* kgate help [COMMAND [SUB]]: which commands' help to print (0: all). */
+static int help_topic(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
+  if (argc < 3) return 0;
+  int found = 0;
+  for (int c = 0; c < NCMDS; c++)
+    if (k_cmds[c].about && !strcmp(argv[2], k_cmds[c].name) &&
+        (argc < 4 || !k_cmds[c].sub || !strcmp(argv[3], k_cmds[c].sub)))
+      cli->help_commands |= k_cmds[c].bit, found = 1; /* help, --version: bit 0, the whole usage */
+  return found ? 0 : unrecognized(argv[2], strlen(argv[2]), 1, err, errlen);
+}
+
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
   *cli = (kg_cli){.cmd = KG_CMD_HELP,
                   .gate = {.seed = 1, .repeats = 3, .timeout_s = 60,
@@ -384,57 +447,59 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
     snprintf(err, errlen, "no command given (usage: kgate <command> [options]; try --help)");
     return KG_EXIT_USAGE;
   }
-  int c = 0, ncmds = (int)(sizeof k_cmds / sizeof k_cmds[0]), named = -1;
-  for (; c < ncmds; c++) {
+  int c = 0, named = -1;
+  for (; c < NCMDS; c++) {
     if (strcmp(argv[1], k_cmds[c].name)) continue;
     if (named < 0) named = c;
     if (!k_cmds[c].sub || (argc > 2 && !strcmp(argv[2], k_cmds[c].sub))) break;
   }
-  if (c == ncmds && named < 0) {
-    snprintf(err, errlen, "unrecognized argument '%s' (try --help)", argv[1]);
-    return KG_EXIT_USAGE;
-  }
-  if (c == ncmds) { /* the command exists, its sub-command does not: name every form */
+  if (c == NCMDS && named < 0) return unrecognized(argv[1], strlen(argv[1]), 1, err, errlen);
+  if (c == NCMDS) { /* the command exists, its sub-command does not: name every form */
     size_t used = (size_t)snprintf(err, errlen, "expected");
-    for (int k = named; k < ncmds && used < errlen; k++)
+    for (int k = named; k < NCMDS && used < errlen; k++)
       if (!strcmp(k_cmds[k].name, argv[1]))
         used += (size_t)snprintf(err + used, errlen - used, "%s 'kgate %s'", k == named ? "" : " or", k_cmds[k].usage);
     if (used < errlen) snprintf(err + used, errlen - used, " (try --help)");
     return KG_EXIT_USAGE;
   }
   cli->cmd = k_cmds[c].cmd;
-  int first = k_cmds[c].sub ? 3 : 2;
+  if (!strcmp(argv[1], "help")) return help_topic(argc, argv, cli, err, errlen);
+  int first = k_cmds[c].sub ? 3 : 2, rest = 0; /* rest: after "--", all positional */
   for (int i = first; i < argc; i++) {
     char *arg = argv[i];
-    if (arg[0] != '-' || !arg[1]) { /* a positional argument ("-" alone too) */
-      if (cli->nargs >= k_cmds[c].nargs) {
-        snprintf(err, errlen, "unrecognized argument '%s' (try --help)", arg);
-        return KG_EXIT_USAGE;
-      }
+    if (!rest && !strcmp(arg, "--")) {
+      rest = 1;
+      continue;
+    }
+    if (rest || arg[0] != '-' || !arg[1]) { /* a positional argument ("-" alone too) */
+      if (cli->nargs >= k_cmds[c].nargs) return unrecognized(arg, strlen(arg), 0, err, errlen);
       cli->args[cli->nargs++] = arg;
+      continue;
+    }
+    opt_row op;
+    int format = 0, rc;
+    unsigned all;
+    if (arg[1] != '-' && arg[2]) { /* bundled short flags: -vq; only the last may take a value */
+      for (const char *p = arg + 1; *p; p++) {
+        char name[3] = {'-', *p, '\0'};
+        if (find_option(name, 2, k_cmds[c].bit, &op, &format, &all) || (op.value == VALUE && p[1]))
+          return unrecognized(arg, strlen(arg), 0, err, errlen);
+        if ((rc = take_option(cli, c, &op, all, format, name, NULL, argc, argv, &i, err, errlen))) return rc;
+      }
       continue;
     }
     /* --name=value or --name value */
     char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    opt_row op;
-    int format = 0;
-    if (find_option(arg, len, &op, &format) || !(op.commands & (k_cmds[c].bit ? k_cmds[c].bit : (unsigned)(op.id == O_HELP)))) {
-      snprintf(err, errlen, "unrecognized argument '%s' (try --help)", arg);
-      return KG_EXIT_USAGE;
-    }
+    if (find_option(arg, len, k_cmds[c].bit, &op, &format, &all)) return unrecognized(arg, len, 0, err, errlen);
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)len, arg);
-    const char *value = NULL;
-    if (option_value(&op, eq, argc, argv, &i, name, &value, err, errlen)) return KG_EXIT_USAGE;
-    int sizes_err = 0;
-    if (op.id == O_FORMAT) cli->reports[format] = value;
-    else if (apply(cli, op.id, value, err, errlen, &sizes_err)) {
-      if (!sizes_err) snprintf(err, errlen, "bad value '%s' for %s (see --help)", value, name);
-      return KG_EXIT_USAGE;
-    }
+    if ((rc = take_option(cli, c, &op, all, format, name, eq, argc, argv, &i, err, errlen))) return rc;
   }
-  if (cli->cmd == KG_CMD_HELP) return 0;
+  if (cli->cmd == KG_CMD_HELP) {
+    cli->help_commands = k_cmds[c].bit; /* kgate run --help: run's; kgate --help: 0, all */
+    return 0;
+  }
   /* merge takes any number of files from two up; the others exactly nargs */
   if (cli->nargs < (k_cmds[c].cmd == KG_CMD_MERGE ? 2 : k_cmds[c].nargs)) {
     snprintf(err, errlen, "%s needs %s (try --help)", k_cmds[c].label, k_cmds[c].needs);
@@ -464,7 +529,7 @@ kg_gate_opts kg_cli_gate(const kg_cli *cli) {
 }
 
 kg_compare_opts kg_cli_compare(const kg_cli *cli) {
-  kg_compare_opts co = {cli->args[0], cli->args[1], cli->tolerance_pct, {0}, cli->plots, cli->allow_missing};
+  kg_compare_opts co = {cli->args[0], cli->args[1], cli->tolerance_pct, {0}, cli->plots, cli->allow_missing, cli->json};
   memcpy(co.reports, cli->reports, sizeof co.reports);
   return co;
 }
@@ -488,9 +553,12 @@ int kg_cli_run(const kg_cli *cli) {
   const kg_baseline_opts bo = {cli->args[0], cli->baseline_dir};
   const kg_merge_opts mo = {cli->args, cli->nargs, cli->merge_out};
   switch (cli->cmd) {
-  case KG_CMD_HELP: kg_cli_usage(stdout); return KG_EXIT_OK;
+  case KG_CMD_HELP:
+    if (cli->help_commands) kg_cli_command_usage(stdout, cli->help_commands);
+    else kg_cli_usage(stdout);
+    return KG_EXIT_OK;
   case KG_CMD_VERSION: printf("kgate %s (%s)\n", KG_VERSION, KG_GIT); return KG_EXIT_OK;
-  case KG_CMD_LIST: return kg_gate_list(&cli->gate.mods);
+  case KG_CMD_LIST: return kg_gate_list(&cli->gate.mods, cli->json);
   case KG_CMD_CHECK:
   case KG_CMD_RUN: return kg_gate_run(&go);
   case KG_CMD_COMPARE: return kg_gate_compare(&co);

@@ -59,10 +59,12 @@ typedef struct kg_cli {
   const char *ack;      /* history check: --ack FILE, the acknowledged findings */
   const char *summary;  /* history check: --summary FILE, Markdown ("-" for stdout) */
   const char *html;     /* report: --html DIR */
+  const char *json;     /* list, compare: --json FILE ("-" for stdout); check and run's is in reports */
   const char *only;     /* selftest: mutant names */
   int huge;             /* selftest: also the mutant that needs n > 2^31 */
   const char *merge_out; /* merge: -o ALL.json */
   int allow_missing;     /* compare: --missing allow */
+  unsigned help_commands; /* help: whose options to print (kgate help run, kgate run --help); 0: every command's */
   /* the worker's hidden options */
   int roofline;            /* measure the roofline before the hello */
   const char *own_kernels; /* kgate's own module (default beside the executable) */
@@ -72,7 +74,10 @@ typedef struct kg_cli {
 /* Parses argv. Returns 0, or KG_EXIT_USAGE with a one-line message in err. */
 int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen);
 void kg_cli_free(kg_cli *cli);
+/* The whole usage: every command, every option and the commands that take it. */
 void kg_cli_usage(FILE *f);
+/* The usage of the commands in help_commands (kg_cli's): each one's line and its options only. */
+void kg_cli_command_usage(FILE *f, unsigned help_commands);
 
 /* Each command's options from a parsed command line: what kg_cli_run passes down. */
 kg_gate_opts kg_cli_gate(const kg_cli *cli);

@@ -241,12 +241,13 @@ static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *bas
   return rc;
 }
 
-int kg_gate_list(const kg_modules *mods) {
-  char self[PATH_MAX];
+int kg_gate_list(const kg_modules *mods, const char *json) {
+  char self[PATH_MAX], err[512];
   const char *worker = mods->nkernels ? worker_path(mods, self, sizeof self) : "";
   if (!worker) return KG_EXIT_ENV;
   if (load_modules(mods, worker, NULL, NULL)) return KG_EXIT_USAGE;
-  kg_report_list(stdout);
+  if (!json || strcmp(json, "-")) kg_report_list(stdout); /* --json -: stdout is the JSON alone */
+  if (json && kg_variants_write(json, err, sizeof err)) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
   return KG_EXIT_OK;
 }
 
@@ -544,6 +545,21 @@ static int plan_run(const kg_gate_opts *go, kg_run *run) {
   return KG_EXIT_USAGE;
 }
 
+/* --plan: the cases and an estimated time. Only a --kernels module needs the
+ * worker, and only for its describe, which touches no GPU. */
+static int gate_plan(const kg_gate_opts *go) {
+  char self[PATH_MAX];
+  const char *worker = go->mods.nkernels ? worker_path(&go->mods, self, sizeof self) : "";
+  if (!worker) return KG_EXIT_ENV;
+  if (load_modules(&go->mods, worker, NULL, NULL)) return KG_EXIT_USAGE;
+  kg_run run = {0};
+  int planned = plan_run(go, &run);
+  if (planned) return planned;
+  kg_report_plan(stdout, run.cases, run.n, kg_plan_estimate_time(run.cases, run.n, go->time.max_seconds), go->verbose);
+  kg_run_free(&run);
+  return KG_EXIT_OK;
+}
+
 static int gate_run(const kg_gate_opts *go) {
   int timing = go->timing;
   char err[512], self[PATH_MAX];
@@ -650,6 +666,7 @@ int kg_gate_selftest(const kg_selftest_opts *so) {
 }
 
 int kg_gate_run(const kg_gate_opts *go) {
+  if (go->plan_only) return gate_plan(go);
   kg_super_trap(1); /* held until the reports are written: a signal meanwhile is recorded, not fatal */
   int code = gate_run(go);
   if (kg_super_interrupted()) code = KG_EXIT_SIGNAL + kg_super_interrupted();
@@ -680,16 +697,19 @@ int kg_gate_compare(const kg_compare_opts *co) {
   if (rc) {
     fprintf(stderr, "kgate: %s\n", err);
   } else {
-    kg_report_compare(stdout, &cmp);
+    FILE *out = co->json && !strcmp(co->json, "-") ? stderr : stdout; /* --json -: stdout is the JSON alone */
+    kg_report_compare(out, &cmp);
     /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
      * shard, a narrower run): a correctness failure unless --missing allow. */
     size_t missing = cmp.count[KG_V_MISSING];
     kg_counts k = kg_count_results(run.results, run.n);
-    printf("missing: %zu of the cells in %s are not in %s%s\n", missing, co->old_path, co->new_path,
-           !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
+    fprintf(out, "missing: %zu of the cells in %s are not in %s%s\n", missing, co->old_path, co->new_path,
+            !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
     if (k.failed || k.errored)
-      printf("failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
+      fprintf(out, "failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
     int bad_reports = write_reports(co->reports, &run, &cmp) != 0;
+    if (co->json && kg_comparison_write(co->json, &cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
+      bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;
     code = bad_reports || plots == KG_EXIT_USAGE              ? KG_EXIT_USAGE
            : k.failed || k.errored || (missing && !co->allow_missing) ? KG_EXIT_FAIL

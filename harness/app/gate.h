@@ -44,6 +44,7 @@ typedef struct kg_gate_opts {
   int ndevices;                    /* 0: -d's device alone */
   int devices_all;                 /* --devices all: every device the worker sees */
   int quiet, verbose;
+  int plan_only; /* --plan: print the plan and exit, touching no GPU */
   kg_time_opts time;
   const char *sanitize;      /* check: compute-sanitizer tools, comma-separated */
   unsigned shard_i, shard_n; /* --shard i/N (shard_n 0: the whole plan) */
@@ -64,6 +65,7 @@ typedef struct kg_compare_opts {
   const char *reports[KG_NFORMATS]; /* the formats whose kg_formats row says compare */
   const char *plots;                /* --plots DIR: the comparison chart */
   int allow_missing;                /* --missing allow: cells of OLD that NEW lacks do not fail */
+  const char *json;                 /* --json FILE: the counts and every cell's verdict */
 } kg_compare_opts;
 
 /* selftest. */
@@ -94,7 +96,7 @@ typedef struct kg_merge_opts {
  * after SIGINT/SIGTERM, 128 + the signal, with the results so far written, marked incomplete. */
 int kg_gate_run(const kg_gate_opts *go);
 /* list: kgate's own variants and those of the --kernels modules. */
-int kg_gate_list(const kg_modules *mods);
+int kg_gate_list(const kg_modules *mods, const char *json);
 /* compare OLD NEW: verdicts offline; 1 when NEW has failed or errored cases
  * or lacks cells of OLD (unless allow_missing), else 4 when a case is SLOWER. */
 int kg_gate_compare(const kg_compare_opts *co);

@@ -18,7 +18,8 @@ int main(int argc, char **argv) {
   }
 #ifdef KG_HOST_ONLY
   /* The host-only build has no device layer (README: Install). */
-  if (cli.cmd == KG_CMD_CHECK || cli.cmd == KG_CMD_RUN || cli.cmd == KG_CMD_SELFTEST || cli.cmd == KG_CMD_WORKER) {
+  int plan = (cli.cmd == KG_CMD_CHECK || cli.cmd == KG_CMD_RUN) && cli.gate.plan_only; /* --plan needs no GPU */
+  if (!plan && (cli.cmd == KG_CMD_CHECK || cli.cmd == KG_CMD_RUN || cli.cmd == KG_CMD_SELFTEST || cli.cmd == KG_CMD_WORKER)) {
     fprintf(stderr, "kgate: %s needs a GPU build: this kgate is host-only (built without CUDA)\n", argv[1]);
     kg_cli_free(&cli);
     return KG_EXIT_ENV;

@@ -7,6 +7,7 @@
 #include "worker.h"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -367,11 +368,24 @@ static void card_identity(const struct cudaDeviceProp *prop, kg_device_info *d) 
            (unsigned)prop->pciBusID & 0xffu, (unsigned)prop->pciDeviceID & 0x1fu);
 }
 
+/* With no NVIDIA driver installed at all, the runtime says
+ * cudaErrorInsufficientDriver ("CUDA driver version is insufficient for CUDA
+ * runtime version"), which sends people to upgrade a driver they do not have:
+ * whether the driver's library loads tells the two apart. */
+static int no_driver(cudaError_t e) {
+  if (e != cudaErrorInsufficientDriver) return 0;
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib) dlclose(lib);
+  return !lib;
+}
+
 static int hello(state *st, int device, int roofline) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   char why[200];
-  if (e != cudaSuccess || count == 0) {
+  if (no_driver(e)) {
+    snprintf(why, sizeof why, "no NVIDIA driver (libcuda.so.1 not found)");
+  } else if (e != cudaSuccess || count == 0) {
     snprintf(why, sizeof why, "no CUDA device: %s (%s)", e ? cudaGetErrorName(e) : "count is 0",
              e ? cudaGetErrorString(e) : "no device visible");
   } else if (device >= count) {

@@ -697,6 +697,31 @@ static int write_json(const char *path, const kg_run *run, const kg_comparison *
   return kg_results_write(path, run, err, errlen);
 }
 
+/* A median of 0 is an absent one (NEW, MISSING, UNKNOWN): null. */
+static json_t *median_json(double us) { return us > 0 ? kg_json_real(us) : json_null(); }
+
+int kg_comparison_write(const char *path, const kg_comparison *cmp, const char *old_path, const char *new_path,
+                        int missing_fail, char *err, size_t errlen) {
+  json_t *counts = json_object(), *cells = json_array();
+  for (int v = 0; counts && v < KG_NVERDICTS; v++)
+    json_object_set_new(counts, kg_verdict_name((kg_verdict)v), json_integer((json_int_t)cmp->count[v]));
+  for (size_t i = 0; cells && i < cmp->n; i++) {
+    const kg_cmp_row *r = &cmp->rows[i];
+    int both = r->base_us > 0 && r->now_us > 0;
+    json_t *o = json_pack("{ss ss sI ss so so so so}", "variant", r->variant, "dtype", kg_dtype_get(r->dtype)->name,
+                          "n", (json_int_t)r->n, "verdict", kg_verdict_name(r->verdict), "old_us", median_json(r->base_us),
+                          "new_us", median_json(r->now_us), "change", both ? kg_json_real(r->change) : json_null(),
+                          "tolerance", kg_json_real(r->tol));
+    if (!o || json_array_append_new(cells, o)) json_decref(cells), cells = NULL;
+  }
+  json_t *doc = json_pack("{ss si ss ss sb sb ss so so}", "kind", "kgate-compare", "schema_version", 1, "old", old_path,
+                          "new", new_path, "cross_card", cmp->cross_card, "missing_fail", missing_fail, "warning",
+                          cmp->warning, "counts", counts, "cells", cells);
+  int rc = kg_json_write(path, doc, "cells", err, errlen);
+  json_decref(doc);
+  return rc;
+}
+
 const kg_format kg_formats[KG_NFORMATS] = {
     [KG_FMT_JSON] = {"json", "--json", 0, "results.json",
                      "the results: every case, its check and its timing (docs/results-schema.md)", write_json},

@@ -36,10 +36,16 @@ size_t kg_export_failed(FILE *f, const kg_run *run, size_t max, const char *head
  * (the format's escaping), as the summary and the page name it. */
 void kg_export_base(FILE *f, const kg_pair_meta *m, void (*put)(FILE *f, const char *s));
 
+/* `kgate compare --json`: the counts and the verdict of every cell
+ * (docs/schema/compare.schema.json); old and new are the files compared,
+ * missing_fail whether missing cells fail. "-" is stdout. 0, or -1 with err. */
+int kg_comparison_write(const char *path, const kg_comparison *cmp, const char *old_path, const char *new_path,
+                        int missing_fail, char *err, size_t errlen);
+
 /* The output formats, one list: the CLI's --json/--csv/--junit/--markdown,
  * the reports check/run/compare write, and the files of `report --html`
  * all read it. A new format is a writer, a row in kg_formats and a name
- * here (and its line in the usage text). */
+ * here (the help prints the row). */
 typedef enum kg_format_id { KG_FMT_JSON, KG_FMT_CSV, KG_FMT_JUNIT, KG_FMT_MD, KG_NFORMATS } kg_format_id;
 typedef int (*kg_format_writer)(const char *path, const kg_run *run, const kg_comparison *cmp, char *err,
                                 size_t errlen);

@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "registry.h"
 #include "sanitize.h"
 #include "sizes.h"
+#include "suggest.h"
 
 int kg_plan_select(const char *list, int (*lookup)(const char *), const char *what, uint64_t *mask, char *err,
                    size_t errlen) {
@@ -52,6 +54,30 @@ static int is_perf_size(const kg_plan_opts *o, size_t n) {
   return 0;
 }
 
+/* One --variant item: a name, or a glob (fnmatch: *, ?, [...]) over the real
+ * variants' names. -1 with the message in err when it selects nothing: a
+ * mistyped name gets the nearest variant's name. */
+static int select_variant(const char *item, unsigned char *sel, char *err, size_t errlen) {
+  if (strpbrk(item, "*?[")) {
+    int matched = 0;
+    for (size_t v = 0; v < kg_nvariants; v++)
+      if (!fnmatch(item, kg_variants[v].name, 0)) sel[v] = 1, matched = 1;
+    if (!matched)
+      snprintf(err, errlen, "--variant '%.100s' matches no variant (try kgate list; a module's variants need --kernels)",
+               item);
+    return matched ? 0 : -1;
+  }
+  int v = kg_variant_find(item);
+  if (v >= 0) return sel[v] = 1, 0;
+  kg_suggest s;
+  kg_suggest_init(&s, item);
+  for (size_t k = 0; k < kg_nvariants; k++) kg_suggest_add(&s, kg_variants[k].name);
+  const char *best = kg_suggest_best(&s);
+  snprintf(err, errlen, "unknown variant '%.100s'%s%.100s%s (try kgate list; a module's variants need --kernels)", item,
+           best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+  return -1;
+}
+
 /* --variant: a flag per registry index (the registry outgrows a 64-bit mask
  * once modules are loaded). NULL list: every variant. */
 static int select_variants(const char *list, unsigned char *sel, char *err, size_t errlen) {
@@ -60,19 +86,26 @@ static int select_variants(const char *list, unsigned char *sel, char *err, size
   char *copy = strdup(list);
   if (!copy) return snprintf(err, errlen, "out of memory"), -1;
   int rc = 0;
-  for (char *item = copy, *comma;; item = comma + 1) {
+  for (char *item = copy, *comma; !rc; item = comma + 1) {
     if ((comma = strchr(item, ','))) *comma = '\0';
-    int v = kg_variant_find(item);
-    if (v < 0) {
-      snprintf(err, errlen, "unknown variant '%.100s' (try kgate list; a module's variants need --kernels)", item);
-      rc = -1;
-      break;
-    }
-    sel[v] = 1;
+    rc = select_variant(item, sel, err, errlen);
     if (!comma) break;
   }
   free(copy);
   return rc;
+}
+
+kg_plan_estimate kg_plan_estimate_time(const kg_case *cases, size_t ncases, double max_seconds) {
+  double base = 2, timed = 0;
+  for (size_t i = 0; i < ncases; i++) {
+    const kg_case *c = &cases[i];
+    int first = !i || c->dtype != c[-1].dtype || c->n != c[-1].n || c->pattern != c[-1].pattern;
+    if (first) base += 5e-9 * (double)c->n;
+    if (!c->supported) continue;
+    base += 2e-3;
+    timed += c->timed;
+  }
+  return (kg_plan_estimate){base + 0.1 * timed, base + max_seconds * timed};
 }
 
 int kg_plan_policy(kg_plan_opts *o, int sanitize, int timing, int huge, size_t **owned) {

@@ -53,6 +53,17 @@ int kg_plan_select(const char *list, int (*lookup)(const char *), const char *wh
  * in plan order; returns the number of groups. */
 size_t kg_plan_groups(const kg_case *cases, size_t ncases, size_t *group);
 
+/* A rough wall time for the cases on one GPU, for --plan. typical_s: 2 s of
+ * worker start, 5 ns per element of each input group (generation and the CPU
+ * reference), 2 ms per checked case and 0.1 s per timed case (recorded H200
+ * runs: 25.2 s for 240 timed cases at 2^22 and 2^25, 54 s for 1200 over
+ * 4096..2^28); cap_s: the same with every timed case sampling for
+ * max_seconds (the sampling cap). Paired rounds come on top. */
+typedef struct kg_plan_estimate {
+  double typical_s, cap_s;
+} kg_plan_estimate;
+kg_plan_estimate kg_plan_estimate_time(const kg_case *cases, size_t ncases, double max_seconds);
+
 /* Parses "i/N" (1 <= i <= N <= 4096). 0, or -1 when it is malformed. */
 int kg_shard_parse(const char *text, unsigned *i, unsigned *n);
 

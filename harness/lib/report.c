@@ -1,6 +1,8 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -41,6 +43,57 @@ void kg_report_list(FILE *f) {
     fprintf(f, "%-24s %-5s %-17s %-14s %-24s %s\n", i->name, kg_esc_term(i->seed, seed, sizeof seed), op,
             flags[0] ? flags : "-", dts, kg_esc_term(i->idea, idea, sizeof idea));
   }
+}
+
+void kg_report_plan(FILE *f, const kg_case *cases, size_t n, kg_plan_estimate est, int verbose) {
+  size_t timed = 0, unsupported = 0, groups = kg_plan_groups(cases, n, NULL);
+  unsigned char *vseen = calloc(kg_nvariants_all + 1, 1);
+  unsigned dseen = 0;
+  uint64_t pseen = 0;
+  size_t *sizes = malloc((n + 1) * sizeof *sizes), *tsizes = malloc((n + 1) * sizeof *tsizes), ns = 0, nts = 0;
+  if (!vseen || !sizes || !tsizes) {
+    fprintf(f, "plan: %zu cases (out of memory for the rest)\n", n);
+    free(vseen), free(sizes), free(tsizes);
+    return;
+  }
+  size_t nv = 0;
+  for (size_t i = 0; i < n; i++) {
+    const kg_case *c = &cases[i];
+    timed += c->timed;
+    unsupported += !c->supported;
+    nv += !vseen[c->variant];
+    vseen[c->variant] = 1;
+    dseen |= KG_DT_BIT(c->dtype);
+    pseen |= 1ull << c->pattern;
+    size_t k = 0;
+    while (k < ns && sizes[k] != c->n) k++;
+    if (k == ns) sizes[ns++] = c->n;
+    k = 0;
+    while (c->timed && k < nts && tsizes[k] != c->n) k++;
+    if (c->timed && k == nts) tsizes[nts++] = c->n;
+  }
+  char dts[64];
+  dtype_list(dseen, dts, sizeof dts);
+  fprintf(f, "plan: %zu cases (%zu timed, %zu unsupported: reported, never run), %zu input groups\n", n, timed,
+          unsupported, groups);
+  fprintf(f, "variants (%zu):", nv);
+  for (size_t v = 0; v < kg_nvariants_all; v++)
+    if (vseen[v]) fprintf(f, " %s", kg_variants[v].name);
+  fprintf(f, "\ndtypes: %s\nsizes (%zu):", dts, ns);
+  for (size_t k = 0; k < ns; k++) fprintf(f, " %zu", sizes[k]);
+  fprintf(f, "\ntimed sizes:%s", nts ? "" : " none");
+  for (size_t k = 0; k < nts; k++) fprintf(f, " %zu", tsizes[k]);
+  fprintf(f, "\npatterns:");
+  for (int p = 0; p < KG_NPATTERNS; p++)
+    if (pseen & (1ull << p)) fprintf(f, " %s", kg_pattern_name((kg_pattern)p));
+  fprintf(f, "\nestimated time on one GPU: about %.0f s (at most %.0f s if every timed case samples to the cap)\n",
+          est.typical_s, est.cap_s);
+  for (size_t i = 0; verbose && i < n; i++) {
+    char label[160];
+    kg_case_label(&cases[i], label, sizeof label);
+    fprintf(f, "  %s%s%s\n", label, cases[i].timed ? " timed" : "", cases[i].supported ? "" : " unsupported");
+  }
+  free(vseen), free(sizes), free(tsizes);
 }
 
 /* got, expected and the message may come from a results file (compare,

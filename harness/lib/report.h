@@ -11,6 +11,9 @@
 
 /* `kgate list`: name, seed, flags, dtypes, idea. */
 void kg_report_list(FILE *f);
+/* check/run --plan: the cases' counts, variants, dtypes, sizes, patterns and
+ * the estimated time (est); verbose: every case, one line each. */
+void kg_report_plan(FILE *f, const kg_case *cases, size_t n, kg_plan_estimate est, int verbose);
 
 /* The check table, one row per variant in registry order, then every failed
  * case with its numbers (every case with verbose), then the summary line. */

@@ -255,6 +255,19 @@ static void read_variants(kg_jrd *r, json_t *doc) {
   }
 }
 
+int kg_variants_write(const char *path, char *err, size_t errlen) {
+  json_t *list = json_array();
+  for (size_t v = 0; list && v < kg_nvariants; v++) {
+    json_t *o = facts_json(&kg_variants[v]);
+    if (!o || json_object_set_new(o, "name", json_string(kg_variants[v].name)) || json_array_append_new(list, o))
+      json_decref(list), list = NULL;
+  }
+  json_t *doc = json_pack("{ss si so}", "kind", "kgate-list", "schema_version", 1, "variants", list);
+  int rc = kg_json_write(path, doc, "variants", err, errlen);
+  json_decref(doc);
+  return rc;
+}
+
 int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen) {
   json_t *cases = json_array();
   for (size_t i = 0; cases && i < run->n; i++)

@@ -63,6 +63,10 @@ typedef struct kg_run {
 
 /* Writes the results JSON atomically ("-" for stdout). 0, or -1 with err. */
 int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen);
+/* `kgate list --json`: every real variant in the registry with its facts, as
+ * a results file's "variants" writes them, plus its name (docs/schema/list.schema.json).
+ * "-" is stdout. 0, or -1 with err. */
+int kg_variants_write(const char *path, char *err, size_t errlen);
 /* Reads a results JSON. Rejects malformed JSON, another "kind", another
  * schema_version, missing fields, unknown variant/dtype/pattern names, a
  * value that cannot be true (validate.h: dates, commits, the GPU name,

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# On a host with no NVIDIA driver (no libcuda.so.1 to load), a device command
+# says so in one line and exits 3, instead of passing on the CUDA runtime's
+# "driver version is insufficient", which blames a driver that is not there.
+# Skips with 77 where the driver's library is installed (a GPU host).
+# Usage: no_driver.sh KGATE
+set -u
+kgate=$1
+found=$(ldconfig -p 2>/dev/null | grep -c 'libcuda\.so\.1 ')
+for dir in ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }}; do [ -e "$dir/libcuda.so.1" ] && found=1; done
+if [ "$found" != 0 ]; then
+  echo "skip: libcuda.so.1 is installed here"
+  exit 77
+fi
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
+"$kgate" check --variant cub_sum --dtype i32 --sizes 1 -q >/dev/null 2>"$err"
+rc=$?
+if [ "$rc" != 3 ] || [ "$(cat "$err")" != "kgate: no NVIDIA driver (libcuda.so.1 not found)" ]; then
+  echo "FAIL: exit $rc (want 3), stderr (want the one line 'kgate: no NVIDIA driver (libcuda.so.1 not found)'):"
+  cat "$err"
+  exit 1
+fi
+echo "no driver: exit 3, one line naming libcuda.so.1"
