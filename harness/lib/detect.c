@@ -66,12 +66,6 @@ const char *kg_find_kind_name(kg_find_kind k) {
   return k < KG_NFIND_KINDS ? names[k] : "?";
 }
 
-static double median_of(const double *v, size_t n) {
-  kg_stats s;
-  kg_stats_compute(v, n, &s);
-  return n ? s.median : NAN;
-}
-
 /* ---- acknowledgements -------------------------------------------------------- */
 
 void kg_acks_free(kg_acks *a) {
@@ -196,7 +190,7 @@ static double robust_sigma(const double *ratio, size_t from, size_t to) {
     if (!isnan(prev)) d[m++] = fabs(x - prev);
     prev = x;
   }
-  return m >= 2 ? 1.4826 * median_of(d, m) / sqrt(2.0) : NAN;
+  return m >= 2 ? 1.4826 * kg_median(d, m) / sqrt(2.0) : NAN;
 }
 
 /* ---- findings ------------------------------------------------------------------ */
@@ -237,7 +231,7 @@ static double median_ratio(const kg_series *s, size_t from, size_t to) {
   size_t m = 0;
   for (size_t t = from; t < to; t++)
     if (!isnan(s->ratio[t])) v[m++] = s->ratio[t];
-  return m ? median_of(v, m) : NAN;
+  return m ? kg_median(v, m) : NAN;
 }
 
 typedef struct scan_ctx {
@@ -298,7 +292,7 @@ static int scan_segment(const scan_ctx *c, kg_series *s, size_t si, size_t from,
       if (seen == wu) watch = t + 1;
     }
   if (seen < wu) return 0; /* too young to watch */
-  double mu0 = median_of(warm, seen), sigma = robust_sigma(s->ratio, from, to);
+  double mu0 = kg_median(warm, seen), sigma = robust_sigma(s->ratio, from, to);
   /* sigma floored by the cells of its size (a few quiet nights must not make a
    * hair trigger) and by the step over delta_max (a spread below that, one
    * card's nights, would make a runner's own offsets of a few tenths of a
@@ -341,7 +335,7 @@ static int scan_segment(const scan_ctx *c, kg_series *s, size_t si, size_t from,
 }
 
 /* Fills the series' values and scans every segment. */
-static int scan_series(const scan_ctx *c, kg_series *s, size_t si, int control, alarms *out) {
+static int scan_series(const scan_ctx *c, kg_series *s, size_t si, alarms *out) {
   const kg_history *h = c->h;
   size_t from = h->n;
   for (size_t t = 0; t < h->n; t++) {
@@ -350,7 +344,6 @@ static int scan_series(const scan_ctx *c, kg_series *s, size_t si, int control, 
   while (from < h->n) {
     const char *sha = h->runs[from].paired.ref_sha256;
     size_t to = segment_end(c, s, from, sha), next;
-    (void)control;
     if (scan_segment(c, s, si, from, to, out, &next)) return -1;
     from = next;
     while (from < h->n && isnan(s->ratio[from])) from++;
@@ -386,7 +379,7 @@ static double *sigma_floors(const kg_series *s, size_t n, size_t nruns) {
     size_t m = 0;
     for (size_t j = 0; j < n; j++)
       if (s[j].n == s[i].n && !isnan(own[j])) tmp[m++] = own[j];
-    fl[i] = m ? median_of(tmp, m) : NAN;
+    fl[i] = m ? kg_median(tmp, m) : NAN;
   }
   free(own), free(tmp);
   return fl;
@@ -440,9 +433,9 @@ static int health_finding(const kg_history *h, double pct, kg_finding *f) {
       const kg_hist_pcell *e = kg_hist_pfind(r->paired.cells, r->paired.n, c->variant, c->dtype, c->n);
       if (e) past[k++] = e->base_us;
     }
-    if (k >= 3) rel[m++] = c->base_us / median_of(past, k);
+    if (k >= 3) rel[m++] = c->base_us / kg_median(past, k);
   }
-  double r = m ? median_of(rel, m) : NAN;
+  double r = m ? kg_median(rel, m) : NAN;
   free(rel), free(past);
   if (!(r > 1 + pct / 100)) return 0;
   memset(f, 0, sizeof *f);
@@ -512,7 +505,7 @@ static int detect_cells(const kg_history *h, int control, const scan_ctx *base, 
   if (!fl) rc = -1;
   scan_ctx c = *base;
   c.floor_by_series = fl;
-  for (size_t i = 0; !rc && i < n; i++) rc = scan_series(&c, &s[i], i, control, al);
+  for (size_t i = 0; !rc && i < n; i++) rc = scan_series(&c, &s[i], i, al);
   free(fl);
   *series = s, *nseries = s ? n : 0;
   return rc;

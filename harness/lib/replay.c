@@ -149,12 +149,6 @@ static void plant_noise(kg_history *h, const kg_hist_pcell *key, size_t t0, doub
   }
 }
 
-static double median_of(double *v, size_t n) {
-  kg_stats s;
-  kg_stats_compute(v, n, &s);
-  return s.median;
-}
-
 /* The A/A series: false alarms of the detector and of the old rule. */
 static int aa_series(ctx *c, kg_replay_result *r) {
   size_t alarms = 0, old = 0, len = (size_t)c->o->nights;
@@ -213,7 +207,7 @@ static int step_row(ctx *c, size_t n, double step, kg_replay_row *row) {
     synth_free(&h);
     free(idx);
   }
-  row->delay_median = row->flagged ? median_of(delays, (size_t)row->flagged) : NAN;
+  row->delay_median = row->flagged ? kg_median(delays, (size_t)row->flagged) : NAN;
   return 0;
 }
 
@@ -235,7 +229,7 @@ static int shapes(ctx *c, kg_replay_result *r) {
           const kg_hist_pcell *e = kg_hist_pfind(p->cells, p->n, key->variant, key->dtype, key->n);
           if (e) v[m++] = e->ratio;
         }
-        fn = plant_noise, arg = m ? median_of(v, m) : 1;
+        fn = plant_noise, arg = m ? kg_median(v, m) : 1;
       }
       size_t *idx = draw(&c->rng, c->all, c->pool->n, PLANT_NIGHTS);
       kg_history h;

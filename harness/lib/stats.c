@@ -58,3 +58,9 @@ void kg_stats_compute(const double *samples, size_t n, kg_stats *s) {
 int kg_stats_enough(const kg_stats *s, size_t min_samples, double max_noise) {
   return s->count > 0 && s->count >= min_samples && s->noise <= max_noise;
 }
+
+double kg_median(const double *v, size_t n) {
+  kg_stats s;
+  kg_stats_compute(v, n, &s);
+  return n ? s.median : NAN;
+}

@@ -17,6 +17,9 @@ typedef struct kg_stats {
 /* Statistics of n samples (not modified; n == 0 gives all zeros). */
 void kg_stats_compute(const double *samples, size_t n, kg_stats *s);
 
+/* The median of n values (not modified; NaN for none). */
+double kg_median(const double *v, size_t n);
+
 /* The stopping rule: at least min_samples, and noise <= max_noise. */
 int kg_stats_enough(const kg_stats *s, size_t min_samples, double max_noise);
 
