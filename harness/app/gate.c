@@ -37,6 +37,17 @@ static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c
 
 /* The reports asked for on the command line; GITHUB_STEP_SUMMARY gets the
  * Markdown too. 0, or -1 after printing what failed. */
+/* The workers' own sums of what the cases cost (model.h). */
+static void add_case_phases(kg_run *run) {
+  kg_phases *ph = &run->meta.phases;
+  ph->known = 1;
+  for (size_t i = 0; i < run->n; i++) {
+    ph->inputs_s += run->results[i].input_us * 1e-6;
+    ph->check_s += run->results[i].check_us * 1e-6;
+    ph->timing_s += run->results[i].time_us * 1e-6;
+  }
+}
+
 static int write_reports(const char *const *reports, const kg_run *run, const kg_comparison *cmp) {
   char err[512];
   int rc = 0;
@@ -463,6 +474,7 @@ static int device_list(const kg_gate_opts *go, const char *worker, int *list, in
  * the reports, the charts, and the exit code from all that was found. */
 static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env, int pair_env, const char *err) {
   int timing = go->timing, measured = c.passed + c.failed + c.errored > 0;
+  double t0 = kg_now_s();
   kg_comparison cmp = {0};
   int have_cmp = 0, bad_baseline = 0;
   if (timing && measured) {
@@ -470,6 +482,7 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
     kg_report_perf(stdout, run, have_cmp ? &cmp : NULL);
     if (run->pair.on) kg_report_pairs(stdout, run);
   }
+  run->meta.phases.reports_s = kg_now_s() - t0;
   int bad_reports = measured && write_reports(go->reports, run, have_cmp ? &cmp : NULL) != 0;
   /* Charts come last: without gnuplot every other output is already written. */
   int plots = KG_EXIT_OK;
@@ -592,7 +605,8 @@ static int gate_run(const kg_gate_opts *go) {
   kg_progress prog;
   kg_progress_init(&prog, go->quiet ? NULL : stderr, isatty(STDERR_FILENO), NULL);
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
-  kg_super_opts so = {argv, go->timeout_s, go->timeout_s, show_progress, &prog, timing};
+  double startup_s = 0;
+  kg_super_opts so = {argv, go->timeout_s, go->timeout_s, show_progress, &prog, timing, &startup_s};
   kg_run_params rp = {go->seed, go->repeats, go->time, go->paired.pair};
   rp.pair.on = 0, rp.pair.module = 1, rp.pair.base_variant = -1; /* paired rounds: the same name in the base module */
   run.results = calloc(run.n, sizeof *run.results);
@@ -640,6 +654,8 @@ static int gate_run(const kg_gate_opts *go) {
   }
   kg_device_info dev = first_hello(devs, ndev);
   fill_meta(go, &dev, kg_now_s() - prog.t0, &run.meta);
+  add_case_phases(&run);
+  run.meta.phases.startup_s = startup_s;
   kg_counts c = kg_count_results(run.results, run.n);
   int measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */
@@ -649,8 +665,11 @@ static int gate_run(const kg_gate_opts *go) {
     snprintf(detail, sizeof detail, "against %s %s", basemods.name, basemods.version);
     kg_progress_phase(&prog, "paired rounds", detail);
     prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
+    double before = startup_s;
     pair_env = run_paired(go, &run, &basemods, &rp, &so, w.pargv, list, ndev) != 0;
     run.meta.wall_s = kg_now_s() - prog.t0;
+    run.meta.phases.startup_s = startup_s;
+    run.meta.phases.paired_s = run.pair.wall_s - (startup_s - before);
   }
   kg_modinfo_free(&basemods);
   kg_progress_phase(&prog, "reports", NULL);

@@ -14,6 +14,7 @@
 
 #include "dtype.h"
 #include "input.h"
+#include "label.h"
 #include "module.h"
 #include "proto.h"
 #include "reference.h"
@@ -57,6 +58,7 @@ typedef struct state {
   unsigned long long gen, pcopy_gen;
   void *pcopy[KG_PAIR_MAX_COPIES];
   int npcopy, pcopy_dirty;
+  double input_us; /* what the last prepare_input spent making an input (0: it reused one) */
 } state;
 
 /* One message shape for every CUDA failure: "CUDA error at file:line: name (code) / expr". */
@@ -84,8 +86,10 @@ static int grow_to(state *st, void **p, size_t *cap, size_t want, int exact) {
 
 
 static int prepare_input(state *st, const kg_case *c, const kg_run_params *p, int exact) {
+  st->input_us = 0;
   if (st->valid && st->dt == c->dtype && st->n == c->n && st->pattern == c->pattern && st->seed == p->seed)
     return 0;
+  double t0 = kg_now_s();
   st->valid = 0;
   size_t bytes = c->n * kg_dtype_get(c->dtype)->size;
   if (bytes > st->host_cap || !st->host) {
@@ -111,6 +115,7 @@ static int prepare_input(state *st, const kg_case *c, const kg_run_params *p, in
   st->dt = c->dtype, st->n = c->n, st->pattern = c->pattern, st->seed = p->seed, st->valid = 1;
   st->gen++;
   st->dirty = 0;
+  st->input_us = (kg_now_s() - t0) * 1e6;
   return 0;
 }
 
@@ -177,7 +182,9 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
     snprintf(st->error, sizeof st->error, "%s: this kgate was built without kernels/mutants", kg_variants[c->variant].name);
     return -1;
   }
+  double t0 = kg_now_s();
   if (prepare_input(st, c, p, exact)) return -1;
+  r->input_us = st->input_us;
   if (st->dirty && !(flags & KG_CLOBBERS)) { /* untimed: the last variant reduced in place */
     CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream));
     st->dirty = 0;
@@ -230,8 +237,12 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
   else if (r->nondeterministic && !kg_variant_nondeterministic(c->variant, c->dtype))
     snprintf(r->message, sizeof r->message, "results differ across %d runs but the variant claims determinism", runs);
   else r->status = KG_ST_PASS;
-  if (r->status == KG_ST_PASS && c->timed) return time_case(st, c, &p->time, r);
-  return 0;
+  double t1 = kg_now_s();
+  r->check_us = (t1 - t0) * 1e6 - r->input_us;
+  if (r->status != KG_ST_PASS || !c->timed) return 0;
+  int rc = time_case(st, c, &p->time, r);
+  r->time_us = (kg_now_s() - t1) * 1e6;
+  return rc;
 }
 
 static void free_copies(state *st) {

@@ -435,6 +435,19 @@ static void md_verdicts(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   }
 }
 
+/* Where the wall time went (results.h), the phases that took any. */
+static void md_phases(FILE *f, const kg_phases *p) {
+  if (!p->known) return;
+  const double v[] = {p->startup_s, p->inputs_s, p->check_s, p->timing_s, p->paired_s, p->reports_s};
+  static const char *const names[] = {"start-up", "inputs and references", "check", "timing", "paired rounds",
+                                      "reports"};
+  fputs("- **Time**:", f);
+  size_t shown = 0;
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+    if (v[k] >= 0.05) fprintf(f, "%s %s %.1f s", shown++ ? "," : "", names[k], v[k]);
+  fputs(shown ? "\n" : " every phase under 0.1 s\n", f);
+}
+
 static void md_summary(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   const kg_run_meta *m = &run->meta;
   fputs("# kgate report\n\n", f);
@@ -446,6 +459,7 @@ static void md_summary(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   fputs(", kgate ", f);
   md_put(f, m->version[0] ? m->version : "?");
   fprintf(f, ", seed %llu, %.1f s\n", (unsigned long long)m->seed, m->wall_s);
+  md_phases(f, &m->phases);
   md_counts(f, run);
   md_verdicts(f, run, cmp);
 }

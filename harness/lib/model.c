@@ -137,6 +137,9 @@ static const kg_field k_result[] = {
     {"nondeterministic", 'b', AT(kg_result, nondeterministic), 0, 0, 0, 0, 0},
     {"input_modified", 'b', AT(kg_result, input_modified), 0, 0, 0, 0, 0},
     {"message", 's', TEXT(kg_result, message), 0, 0, 0},
+    {"input_us", 'r', AT(kg_result, input_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"check_us", 'r', AT(kg_result, check_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"time_us", 'r', AT(kg_result, time_us), 0, 0, 0, KG_MAX_TIME_US, 0},
 };
 #define NFIELDS(t) (sizeof t / sizeof t[0])
 /* The rows every result has had; a row added after them is optional when

@@ -57,6 +57,10 @@ typedef struct kg_result {
   int nondeterministic; /* float bits differed between the runs */
   int input_modified;   /* a variant not declared in place wrote its input */
   char message[200];    /* why it failed or errored; empty on pass */
+  /* What the case cost the worker, in wall microseconds: making its input
+   * and reference (0 when the case before it made the same input), its
+   * check, and its timing (0 when not timed). The phase times add them up. */
+  double input_us, check_us, time_us;
   kg_timing timing;
   int device; /* the CUDA device it ran on ("device" in result lines and results files; 0 when absent) */
   /* a paired case: one block per input copy (paired.h), and samples set aside */

@@ -60,6 +60,13 @@ static json_t *case_json(const kg_run *run, size_t i) {
   return o;
 }
 
+#define PH(m) offsetof(kg_phases, m)
+static const kg_field k_phases[] = {
+    {"startup_s", 'r', PH(startup_s), 0, 0, 0, 1e9, 0}, {"inputs_s", 'r', PH(inputs_s), 0, 0, 0, 1e9, 0},
+    {"check_s", 'r', PH(check_s), 0, 0, 0, 1e9, 0},     {"timing_s", 'r', PH(timing_s), 0, 0, 0, 1e9, 0},
+    {"paired_s", 'r', PH(paired_s), 0, 0, 0, 1e9, 0},   {"reports_s", 'r', PH(reports_s), 0, 0, 0, 1e9, 0},
+};
+
 static json_t *run_json(const kg_run_meta *m) {
   json_t *o = json_pack("{ss ss ss so s{sI si sb so si so so} so}", "date", m->date, "kgate_version", m->version,
                    "kgate_commit", m->commit, "wall_s", R(m->wall_s), "options", "seed", (json_int_t)m->seed,
@@ -69,6 +76,10 @@ static json_t *run_json(const kg_run_meta *m) {
   if (o && m->shard[0]) json_object_set_new(json_object_get(o, "options"), "shard", json_string(m->shard));
   if (o && kg_provenance_known(&m->prov) && json_object_set_new(o, "provenance", kg_provenance_to_json(&m->prov)))
     json_decref(o), o = NULL;
+  json_t *ph = o && m->phases.known ? json_object() : NULL;
+  if (ph && kg_fields_to_json(ph, &m->phases, k_phases, NULL, sizeof k_phases / sizeof k_phases[0], KG_FORM_FILE))
+    json_decref(ph), ph = NULL, json_decref(o), o = NULL;
+  if (ph && json_object_set_new(o, "phases", ph)) json_decref(o), o = NULL;
   if (o && m->incomplete[0]) { /* interrupted: cases not reached are "pending" */
     json_object_set_new(o, "incomplete", json_true());
     json_object_set_new(o, "signal", json_string(m->incomplete));
@@ -312,6 +323,13 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   else if (json_is_true(inc) && strcmp(signame, "SIGINT") && strcmp(signame, "SIGTERM"))
     kg_jrd_fail(r, "field 'signal' should be \"SIGINT\" or \"SIGTERM\" in an incomplete run");
   else if (json_is_true(inc)) snprintf(m->incomplete, sizeof m->incomplete, "%s", signame);
+  json_t *ph = json_object_get(o, "phases"); /* optional: files before it */
+  snprintf(r->where, sizeof r->where, "run.phases");
+  if (ph && !r->failed && !json_is_object(ph)) kg_jrd_fail(r, "should be an object");
+  else if (ph && !r->failed) {
+    kg_fields_from_json(r, ph, &m->phases, k_phases, NULL, sizeof k_phases / sizeof k_phases[0]);
+    m->phases.known = 1;
+  }
   json_t *prov = json_object_get(o, "provenance"); /* optional: runs outside CI, and files before it */
   snprintf(r->where, sizeof r->where, "run.provenance");
   if (prov && !r->failed) kg_provenance_read(r, prov, &m->prov);

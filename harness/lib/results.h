@@ -12,6 +12,18 @@
 /* 2: the paired gate's "paired" object; files of schema 1 (no "paired") are read too. */
 #define KG_RESULTS_SCHEMA 2
 
+/* Where a run's wall time went ("phases" in the results JSON; absent: not
+ * recorded). startup: every worker's spawn to hello (CUDA, the modules, the
+ * roofline), those of the paired rounds included; inputs: making inputs and
+ * their references; check: the rest of the check matrix; timing: the
+ * absolute timing of the timed cases; paired: the paired rounds but their
+ * workers' start-up; reports: compare, verdicts, summaries and files up to
+ * the results file. inputs, check and timing are the workers' own sums. */
+typedef struct kg_phases {
+  int known;
+  double startup_s, inputs_s, check_s, timing_s, paired_s, reports_s;
+} kg_phases;
+
 typedef struct kg_run_meta {
   char date[32]; /* UTC, ISO 8601: 2026-11-21T08:30:00Z */
   char version[32], commit[64];
@@ -24,6 +36,7 @@ typedef struct kg_run_meta {
   char shard[24]; /* --shard "i/N" ("shard" in run.options); empty for a whole plan */
   char incomplete[16]; /* the signal that stopped the run ("SIGINT", "SIGTERM"); empty when it ran to its end */
   kg_provenance prov;  /* the CI run and runner ("provenance"; absent: not known) */
+  kg_phases phases;
 } kg_run_meta;
 
 /* One cell of a paired run: a (variant, dtype, n) against the base. */

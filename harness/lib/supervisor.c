@@ -280,6 +280,7 @@ typedef struct slot {
   kg_proc w;
   int state;       /* S_DOWN: no process (one starts when there is work); S_DEAD: never again */
   double deadline; /* S_STARTING: for the hello; S_BUSY: the watchdog */
+  double spawned;  /* when its worker was started */
   size_t cur;      /* S_BUSY: the case it is on */
   size_t prev;     /* the case this worker answered last (NONE: none yet) */
   size_t next, end; /* the rest of its current input group */
@@ -412,7 +413,8 @@ static void hand_out(multi *m, size_t k) {
     }
     s->state = S_STARTING;
     s->prev = NONE;
-    s->deadline = kg_now_s() + m->o->start_timeout_s;
+    s->spawned = kg_now_s();
+    s->deadline = s->spawned + m->o->start_timeout_s;
   }
   if (s->state != S_IDLE) return;
   long i = next_case(m, s, &m->devs[k], m->workers[k].device);
@@ -450,6 +452,7 @@ static void on_hello(multi *m, size_t k, int got, char *line) {
   }
   s->state = S_IDLE;
   s->said_hello = 1;
+  if (m->o->startup_s) *m->o->startup_s += kg_now_s() - s->spawned;
   const kg_device_info *devs = m->devs;
   for (size_t j = 0; j < m->nworkers && m->o->one_model && !m->stop; j++) {
     if (j == k || !m->slots[j].said_hello || !strcmp(devs[j].name, devs[k].name)) continue;

@@ -55,6 +55,9 @@ typedef struct kg_super_opts {
   /* kg_supervise_devices: refuse devices of different GPU models (run: one
    * baseline, one set of reports); return -2 once a second model says hello. */
   int one_model;
+  /* Adds each worker's start-up, its spawn to its hello (CUDA, the modules,
+   * the roofline), in seconds, for the phase times; NULL: not counted. */
+  double *startup_s;
 } kg_super_opts;
 
 /* One device of a multi-GPU run: its worker's argv and its CUDA index. */
