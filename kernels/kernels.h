@@ -39,6 +39,9 @@ extern "C" {
 /* Device utilities for the worker (kernels/devutil.cu). */
 /* Sets *equal to 1 when the two device buffers hold the same bytes. */
 int kg_dev_equal(const void *a, const void *b, size_t bytes, int *equal, void *stream);
+/* Queues the same comparison without waiting: *d_flag (device memory) ends
+ * up 1 when the buffers differ, 0 when they hold the same bytes. */
+int kg_dev_differ_async(const void *a, const void *b, size_t bytes, int *d_flag, void *stream);
 /* Reads every byte of buf (bytes a multiple of 16, buf 16-byte aligned) with
  * wide coalesced loads, writing nothing that matters: the L2 flush before a
  * cold sample, and the measured roofline. */
