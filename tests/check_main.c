@@ -34,6 +34,7 @@ Suite *make_label_suite(void);
 Suite *make_nightly_suite(void);
 Suite *make_progress_suite(void);
 Suite *make_suggest_suite(void);
+Suite *make_refcache_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -41,6 +42,7 @@ int main(void) {
   srunner_add_suite(sr, make_progress_suite());
   srunner_add_suite(sr, make_pattern_suite());
   srunner_add_suite(sr, make_reference_suite());
+  srunner_add_suite(sr, make_refcache_suite());
   srunner_add_suite(sr, make_registry_suite());
   srunner_add_suite(sr, make_plan_suite());
   srunner_add_suite(sr, make_model_suite());

@@ -8,6 +8,12 @@
 
 #include "kernels.h"
 
+/* The generator's version: bump it whenever a pattern's data change (a new
+ * formula, scale or placement), on the CPU or the GPU. A cached reference
+ * (refcache.h) of another version is never used, so a bump makes every
+ * reference be computed afresh from the new data. */
+#define KG_GEN_VERSION 1
+
 typedef enum kg_pattern {
   KG_PAT_EXACT,   /* small mixed-sign integers: every order is exact, compare bits */
   KG_PAT_WRAP,    /* integers over the full range: the sum wraps, still exact */
