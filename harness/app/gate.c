@@ -404,6 +404,27 @@ static int gate_selftest(const kg_selftest_opts *so) {
   return code;
 }
 
+/* One timing pass: a paired cell's head samples are its case's absolute
+ * timing (the check left the cases the base has untimed). */
+static void absolute_from_pairs(kg_run *run, const kg_pair_job *j, const kg_timing *t) {
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (c->timed && c->variant == j->variant && c->dtype == j->dtype && c->n == j->n) run->results[i].timing = *t;
+  }
+}
+
+/* The cases the check is sent: in a paired run, the timed cases that the
+ * base has go untimed, the paired rounds time them (a malloc'ed copy; NULL
+ * out of memory). */
+static kg_case *cases_to_check(const kg_run *run, const kg_modinfo *base, int paired) {
+  kg_case *sent = malloc((run->n + 1) * sizeof *sent);
+  if (!sent) return NULL;
+  memcpy(sent, run->cases, run->n * sizeof *sent);
+  for (size_t i = 0; paired && i < run->n; i++)
+    if (sent[i].timed && kg_pair_in_base(base, sent[i].variant, sent[i].dtype)) sent[i].timed = 0;
+  return sent;
+}
+
 /* The paired gate: the run's timed cells against the base module, in rounds
  * of fresh workers on the run's devices (pairrun.h). Fills run->pair and
  * run->pairs. 0, or -1 (printed) when no worker could start; after a signal,
@@ -436,7 +457,11 @@ static int run_paired(const kg_gate_opts *go, kg_run *run, const kg_modinfo *bas
                          go->quiet ? NULL : stderr};
   kg_super_opts o = *so;
   o.one_model = 0; /* the hellos were checked by the run itself */
-  int rc = kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, err, sizeof err);
+  kg_timing *head = calloc(njobs + 1, sizeof *head);
+  int rc = head ? kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, head, err, sizeof err)
+                : (snprintf(err, sizeof err, "out of memory"), -1);
+  for (size_t j = 0; head && j < njobs; j++) absolute_from_pairs(run, &jobs[j], &head[j]);
+  free(head);
   free(jobs);
   kg_pair_sort(run->pairs, run->npairs);
   pm->wall_s = kg_now_s() - t0;
@@ -634,14 +659,18 @@ static int gate_run(const kg_gate_opts *go) {
   worker_argvs(go, worker, argv, list, ndev, &w);
   kg_device_info devs[KG_GATE_MAXDEVICES] = {0};
   char detail[160];
+  /* One pass: each timed case is checked, then timed once it passes (in a
+   * paired run, only those that the base lacks: the rounds time the rest). */
+  kg_case *sent = cases_to_check(&run, &basemods, paired);
   size_t ntimed = 0;
-  for (size_t i = 0; i < run.n; i++) ntimed += run.cases[i].timed && run.cases[i].supported;
-  /* One pass: each timed case is checked, then timed once it passes. */
+  for (size_t i = 0; sent && i < run.n; i++) ntimed += sent[i].timed && sent[i].supported;
   if (ntimed) snprintf(detail, sizeof detail, "%zu cases, %zu of them timed, on %d device%s", run.n, ntimed, ndev,
                        ndev == 1 ? "" : "s");
   else snprintf(detail, sizeof detail, "%zu cases on %d device%s", run.n, ndev, ndev == 1 ? "" : "s");
   kg_progress_phase(&prog, ntimed ? "check and timing" : "check", detail);
-  int env = kg_supervise_devices(run.cases, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err);
+  int env = sent ? kg_supervise_devices(sent, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err)
+                 : (snprintf(err, sizeof err, "out of memory"), -1);
+  free(sent);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
     return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0, &prog);

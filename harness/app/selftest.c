@@ -209,7 +209,7 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
   kg_super_dev dev = {o->worker_argv, 0};
   kg_device_info info;
   if (!o->quiet) fprintf(stderr, "selftest: paired rows (slower, same)...\n");
-  if (kg_pair_rounds(jobs, nj, cells, &ps, &p, &so, &dev, 1, &info, err, errlen)) return KG_EXIT_ENV;
+  if (kg_pair_rounds(jobs, nj, cells, &ps, &p, &so, &dev, 1, &info, NULL, err, errlen)) return KG_EXIT_ENV;
   for (size_t j = 0; j < nj; j++) {
     kg_st_row *row = rows_of[mut[j]];
     const kg_pair_stat *s = &cells[j].stat;

@@ -1,6 +1,7 @@
 /* The paired gate's rounds (pairrun.h). */
 #include "pairrun.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "dtype.h"
 #include "label.h"
 #include "registry.h"
+#include "stats.h"
 
 
 static void cell_init(kg_pair_cell *c, const char *name, kg_dtype dt, size_t n, kg_pverdict v) {
@@ -17,6 +19,11 @@ static void cell_init(kg_pair_cell *c, const char *name, kg_dtype dt, size_t n, 
   c->n = n;
   c->stat.verdict = v;
   c->stat.ratio = c->stat.lo = c->stat.hi = 1;
+}
+
+int kg_pair_in_base(const kg_modinfo *base, int variant, kg_dtype dt) {
+  int b = kg_modinfo_find(base, kg_variants[variant].name);
+  return b >= 0 && (base->v[b].dtypes & KG_DT_BIT(dt)) != 0;
 }
 
 int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg_pair_cell **cells,
@@ -43,14 +50,12 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
     const kg_result *r = &run->results[i];
     if (!k->timed || !k->supported) continue;
     const char *name = kg_variants[k->variant].name;
-    int b = kg_modinfo_find(base, name);
-    int in_base = b >= 0 && (base->v[b].dtypes & KG_DT_BIT(k->dtype));
-    if (!in_base) {
+    if (!kg_pair_in_base(base, k->variant, k->dtype)) {
       cell_init(&other[no++], name, k->dtype, k->n, KG_PV_NEW);
-    } else if (r->status != KG_ST_PASS || r->timing.samples <= 0) {
+    } else if (r->status != KG_ST_PASS) {
       kg_pair_cell *u = &other[no++];
       cell_init(u, name, k->dtype, k->n, KG_PV_UNKNOWN);
-      snprintf(u->message, sizeof u->message, "not timed: %s", r->status == KG_ST_PASS ? "no samples" : kg_status_name(r->status));
+      snprintf(u->message, sizeof u->message, "not timed: %s", kg_status_name(r->status));
     } else {
       j[nj] = (kg_pair_job){.variant = k->variant, .dtype = k->dtype, .n = k->n};
       cell_init(&c[nj++], name, k->dtype, k->n, KG_PV_UNDECIDED);
@@ -80,6 +85,8 @@ typedef struct gathered {
   kg_pblock *b;
   size_t n, cap;
   char error[200];
+  kg_timing t[KG_PAIR_MAX_ROUNDS]; /* the head's absolute timing, a round each */
+  int nt;
 } gathered;
 
 static int add_blocks(gathered *g, const kg_result *r) {
@@ -94,9 +101,30 @@ static int add_blocks(gathered *g, const kg_result *r) {
   return 0;
 }
 
+/* The rounds' timings of one cell as one: medians of the rounds' medians
+ * and quartiles (each round's q1 <= median <= q3 keeps that order), the
+ * least minimum, every sample counted, and the median's error as the
+ * rounds' median error over sqrt(rounds), the rounds being independent. */
+static kg_timing combine(const kg_timing *t, int n) {
+  kg_timing out = {0};
+  if (n <= 0) return out;
+  double m[KG_PAIR_MAX_ROUNDS], q1[KG_PAIR_MAX_ROUNDS], q3[KG_PAIR_MAX_ROUNDS], noise[KG_PAIR_MAX_ROUNDS];
+  out.min_us = t[0].min_us;
+  for (int k = 0; k < n; k++) {
+    m[k] = t[k].median_us, q1[k] = t[k].q1_us, q3[k] = t[k].q3_us, noise[k] = t[k].noise;
+    if (t[k].min_us < out.min_us) out.min_us = t[k].min_us;
+    out.samples += t[k].samples;
+    out.set_aside += t[k].set_aside;
+    out.sm_clock_mhz += t[k].sm_clock_mhz / n;
+  }
+  out.median_us = kg_median(m, (size_t)n), out.q1_us = kg_median(q1, (size_t)n), out.q3_us = kg_median(q3, (size_t)n);
+  out.noise = kg_median(noise, (size_t)n) / sqrt((double)n);
+  return out;
+}
+
 int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
                    const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
-                   kg_device_info *devinfo, char *err, size_t errlen) {
+                   kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen) {
   gathered *g = calloc(njobs + 1, sizeof *g);
   kg_case *cases = calloc(njobs + 1, sizeof *cases);
   kg_result *res = calloc(njobs + 1, sizeof *res);
@@ -134,6 +162,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
           break;
         }
         c->rounds++;
+        if (res[k].timing.samples > 0 && g[j].nt < KG_PAIR_MAX_ROUNDS) g[j].t[g[j].nt++] = res[k].timing;
       } else if (res[k].status != KG_ST_PENDING) {
         snprintf(g[j].error, sizeof g[j].error, "%s", res[k].message[0] ? res[k].message : "no pair timed");
       }
@@ -151,6 +180,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
               undecided);
   }
   for (size_t j = 0; j < njobs && g; j++) {
+    if (head) head[j] = combine(g[j].t, g[j].nt);
     if (g[j].n == 0) {
       cells[j].stat.verdict = KG_PV_UNKNOWN;
       snprintf(cells[j].message, sizeof cells[j].message, "paired timing failed: %.120s",

@@ -40,19 +40,27 @@ typedef struct kg_pair_settings {
  * every base variant (and dtype) that this kgate lacks is MISSING at each
  * timed (dtype, n). cells gets one entry per outcome (jobs first, in order),
  * *jobs the jobs (cells[0 .. *njobs) belong to them). 0, or -1 out of memory. */
+/* Whether the base module has the variant (a registry index) for dt: its
+ * timed cases are then timed by the paired rounds alone. */
+int kg_pair_in_base(const kg_modinfo *base, int variant, kg_dtype dt);
+
 int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg_pair_cell **cells,
                  size_t *ncells, kg_pair_job **jobs, size_t *njobs);
+
+/* Rounds at most (--max-rounds allows 64). */
+#define KG_PAIR_MAX_ROUNDS 64
 
 /* Times the jobs against their base (rp->pair: module and base variant, the
  * same for every job; rp->pair.on is set here): `rounds` rounds of every job, then rounds of the
  * undecided ones while budget_s and max_rounds allow; each round is one
  * kg_supervise_devices call (fresh workers). cells[j] (j < njobs) get their
  * statistics and verdicts. A job whose timing errored in every round is
- * UNKNOWN with the worker's message. Returns 0, or the supervisor's -1/-2
+ * UNKNOWN with the worker's message. head (NULL: not wanted) gets each
+ * job's absolute timing from its head samples over the rounds. Returns 0, or the supervisor's -1/-2
  * with err when no worker could start. */
 int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
                    const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
-                   kg_device_info *devinfo, char *err, size_t errlen);
+                   kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen);
 
 /* Sorts cells regressions first (SLOWER, UNKNOWN, UNDECIDED, MISSING, FASTER, NEW, SAME), then variant, dtype, n. */
 void kg_pair_sort(kg_pair_cell *cells, size_t n);
