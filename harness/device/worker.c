@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "module.h"
 #include "proto.h"
 #include "reference.h"
+#include "refcache.h"
 #include "registry.h"
 #include "stats.h"
 #include "timing.h"
@@ -68,6 +70,12 @@ typedef struct state {
   void *pcopy[KG_PAIR_MAX_COPIES];
   int npcopy, pcopy_dirty;
   double input_us; /* what the last prepare_input spent making an input (0: it reused one) */
+  int has_ref;     /* the current input's reference is known (a paired case needs none) */
+  /* cached references (refcache.h): kgate's shipped table and the user's cache */
+  int refs_loaded, cache_dirty;
+  kg_refcache shipped, cache;
+  char cache_path[PATH_MAX];
+  unsigned long long *d_fp, *h_fp; /* the GPU input's fingerprint, and its pinned copy */
 } state;
 
 /* One message shape for every CUDA failure: "CUDA error at file:line: name (code) / expr". */
@@ -94,13 +102,42 @@ static int grow_to(state *st, void **p, size_t *cap, size_t want, int exact) {
 }
 
 
-static int prepare_input(state *st, const kg_case *c, const kg_run_params *p, int exact) {
-  st->input_us = 0;
-  if (st->valid && st->dt == c->dtype && st->n == c->n && st->pattern == c->pattern && st->seed == p->seed)
-    return 0;
-  double t0 = kg_now_s();
-  st->valid = 0;
-  size_t bytes = c->n * kg_dtype_get(c->dtype)->size;
+/* The references kgate ships (the default seed) and the user's cache,
+ * loaded on the first input that needs a reference. */
+static void load_refs(state *st) {
+  char err[600];
+  st->refs_loaded = 1;
+  char path[PATH_MAX];
+  if (kg_refcache_table_path(path, sizeof path) == 0 && kg_refcache_load(&st->shipped, path, err, sizeof err))
+    fprintf(stderr, "kgate worker: %s\n", err);
+  if (kg_refcache_default_path(st->cache_path, sizeof st->cache_path)) st->cache_path[0] = '\0';
+  if (st->cache_path[0] && kg_refcache_load(&st->cache, st->cache_path, err, sizeof err))
+    fprintf(stderr, "kgate worker: %s\n", err);
+}
+
+static const kg_refcache_entry *find_ref(state *st, const kg_case *c, uint64_t seed) {
+  if (!st->refs_loaded) load_refs(st);
+  const kg_refcache_entry *e = kg_refcache_find(&st->shipped, c->dtype, c->n, c->pattern, seed, KG_GEN_VERSION);
+  return e ? e : kg_refcache_find(&st->cache, c->dtype, c->n, c->pattern, seed, KG_GEN_VERSION);
+}
+
+/* The input made on the GPU into d_pristine; with want (a cached
+ * reference's fingerprint), whether the GPU's input is the one it was
+ * computed from: 1 yes, 0 no, -1 a CUDA error. */
+static int gpu_input(state *st, const kg_case *c, uint64_t seed, size_t bytes, const uint64_t *want) {
+  CU(st, (cudaError_t)kg_dev_fill(c->dtype, (int)c->pattern, seed, c->n, st->d_pristine, st->stream));
+  if (want) {
+    CU(st, (cudaError_t)kg_dev_fingerprint(st->d_pristine, bytes, st->d_fp, st->stream));
+    CU(st, cudaMemcpyAsync(st->h_fp, st->d_fp, sizeof *st->h_fp, cudaMemcpyDeviceToHost, st->stream));
+  }
+  CU(st, cudaStreamSynchronize(st->stream));
+  return !want || *st->h_fp == *want;
+}
+
+/* The input made on the CPU with its reference, copied to d_pristine, and
+ * kept in the user's cache. bad: a cached entry whose fingerprint the GPU's
+ * input did not match (NULL: none), said on stderr with which side was wrong. */
+static int cpu_input(state *st, const kg_case *c, uint64_t seed, size_t bytes, const kg_refcache_entry *bad) {
   if (bytes > st->host_cap || !st->host) {
     free(st->host);
     st->host = malloc(bytes ? bytes : 1);
@@ -110,18 +147,51 @@ static int prepare_input(state *st, const kg_case *c, const kg_run_params *p, in
       return -1;
     }
   }
-  kg_input_make(c->dtype, c->pattern, p->seed, c->n, st->host, &st->ref, 0);
+  kg_input_make(c->dtype, c->pattern, seed, c->n, st->host, &st->ref, 0);
+  uint64_t fp = kg_gen_fingerprint(st->host, bytes);
+  if (bad)
+    fprintf(stderr, "kgate worker: %s %s n=%zu seed %llu: %s; the CPU's input and reference are used\n",
+            kg_dtype_get(c->dtype)->name, kg_pattern_name(c->pattern), c->n, (unsigned long long)seed,
+            fp == bad->fingerprint ? "the GPU made other data than the CPU (a generator fault)"
+                                   : "the cached reference belongs to other data (dropped from the cache)");
+  kg_refcache_entry e = {c->dtype, c->pattern, c->n, seed, KG_GEN_VERSION, fp, st->ref};
+  char err[200];
+  if (st->cache_path[0] && kg_refcache_put(&st->cache, &e, err, sizeof err) == 0) st->cache_dirty = 1;
+  CU(st, cudaMemcpyAsync(st->d_pristine, st->host, bytes, cudaMemcpyHostToDevice, st->stream));
+  return 0;
+}
+
+/* The case's input in d_pristine and d_in, made once per (dtype, n,
+ * pattern, seed). The GPU makes it; with want_ref its reference comes from
+ * the shipped table or the user's cache, trusted only when the GPU's input
+ * has the fingerprint the reference was computed from; otherwise the CPU
+ * makes both (and the cache keeps the reference). Paired cases need no
+ * reference. */
+static int prepare_input(state *st, const kg_case *c, const kg_run_params *p, int exact, int want_ref) {
+  st->input_us = 0;
+  if (st->valid && st->dt == c->dtype && st->n == c->n && st->pattern == c->pattern && st->seed == p->seed &&
+      (st->has_ref || !want_ref))
+    return 0;
+  double t0 = kg_now_s();
+  st->valid = 0;
+  size_t bytes = c->n * kg_dtype_get(c->dtype)->size;
   if (bytes > st->dev_cap || !st->d_in || (exact && bytes != st->dev_cap)) {
     size_t cap = st->dev_cap;
     if (grow_to(st, &st->d_pristine, &cap, bytes, exact) ||
         grow_to(st, &st->d_in, &st->dev_cap, bytes, exact))
       return -1;
   }
+  const kg_refcache_entry *e = want_ref ? find_ref(st, c, p->seed) : NULL;
+  int ok = 0;
+  if (!want_ref || e) ok = gpu_input(st, c, p->seed, bytes, e ? &e->fingerprint : NULL);
+  if (ok < 0) return -1;
+  if (ok && e) st->ref = e->ref;
+  if (!ok && cpu_input(st, c, p->seed, bytes, e)) return -1;
   /* Stream-ordered copies: the variants run on a non-blocking stream. */
-  CU(st, cudaMemcpyAsync(st->d_pristine, st->host, bytes, cudaMemcpyHostToDevice, st->stream));
   CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, bytes, cudaMemcpyDeviceToDevice, st->stream));
   CU(st, cudaStreamSynchronize(st->stream));
   st->dt = c->dtype, st->n = c->n, st->pattern = c->pattern, st->seed = p->seed, st->valid = 1;
+  st->has_ref = want_ref;
   st->gen++;
   st->dirty = 0;
   st->input_us = (kg_now_s() - t0) * 1e6;
@@ -204,7 +274,7 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
     return -1;
   }
   double t0 = kg_now_s();
-  if (prepare_input(st, c, p, exact)) return -1;
+  if (prepare_input(st, c, p, exact, 1)) return -1;
   r->input_us = st->input_us;
   if (st->dirty && !(flags & KG_CLOBBERS)) { /* untimed: the last variant reduced in place */
     CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream));
@@ -353,7 +423,7 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   memset(r, 0, sizeof *r);
   const kg_module_variant *head = st->mods->fns[c->variant], *base = pair_base(st, c, p);
   if (!base) return -1;
-  if (prepare_input(st, c, p, 0) || make_timer(st)) return -1;
+  if (prepare_input(st, c, p, 0, 0) || make_timer(st)) return -1;
   size_t bytes = c->n * kg_dtype_get(c->dtype)->size, sh = head->scratch(c->dtype, c->n),
          sb = base->scratch(c->dtype, c->n);
   if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0)) return -1;
@@ -400,6 +470,15 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   r->timing.sm_clock_mhz = kg_timer_sm_clock(st->timer);
   r->timing.set_aside = r->pair_set_aside;
   return 0;
+}
+
+/* The references this worker computed, added to the user's cache. */
+static void save_refs(state *st) {
+  char err[600];
+  if (st->cache_dirty && kg_refcache_save(&st->cache, st->cache_path, err, sizeof err) < 0)
+    fprintf(stderr, "kgate worker: %s\n", err);
+  kg_refcache_free(&st->shipped);
+  kg_refcache_free(&st->cache);
 }
 
 static void emit(char *line) {
@@ -459,6 +538,8 @@ static int hello(state *st, int device, int roofline) {
     if (!e) e = cudaRuntimeGetVersion(&d.runtime_version);
     if (!e) e = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking);
     if (!e) e = cudaMalloc(&st->d_out, 16);
+    if (!e) e = cudaMalloc((void **)&st->d_fp, sizeof *st->d_fp);
+    if (!e) e = cudaHostAlloc((void **)&st->h_fp, sizeof *st->h_fp, cudaHostAllocDefault);
     if (!e) {
       snprintf(d.name, sizeof d.name, "%s", prop.name);
       d.cc_major = prop.major, d.cc_minor = prop.minor, d.sms = prop.multiProcessorCount;
@@ -568,6 +649,7 @@ int kg_worker_main(const kg_worker_opts *o) {
   }
   free(line);
   free(st.host);
+  save_refs(&st);
   kg_timer_destroy(st.timer);
   free(mods.fns); /* the modules stay loaded: the CUDA runtime tears their kernels down at exit */
   return code;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
@@ -492,6 +493,21 @@ int kg_refcache_default_path(char *buf, size_t len) {
     if (!v || !*v || (k_places[i].absolute && v[0] != '/')) continue;
     int w = snprintf(buf, len, "%s/%s", v, k_places[i].tail);
     return w > 0 && (size_t)w < len ? 0 : -1;
+  }
+  return -1;
+}
+
+int kg_refcache_table_path(char *buf, size_t len) {
+  char exe[PATH_MAX];
+  ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (got <= 0) return -1;
+  exe[got] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  static const char *const k_rel[] = {"/" KG_REFCACHE_TABLE, "/../share/kgate/" KG_REFCACHE_TABLE};
+  for (size_t i = 0; i < sizeof k_rel / sizeof k_rel[0]; i++) {
+    int w = snprintf(buf, len, "%s%s", exe, k_rel[i]);
+    if (w > 0 && (size_t)w < len && access(buf, R_OK) == 0) return 0;
   }
   return -1;
 }

@@ -102,4 +102,12 @@ void kg_refcache_free(kg_refcache *cache); /* leaves an empty cache */
  * none is set or the path does not fit. */
 int kg_refcache_default_path(char *buf, size_t len);
 
+/* The references of the default inputs (seed 1, every default size, dtype
+ * and pattern), shipped with kgate and re-derived by a test
+ * (tests/ref_table.c), so that a fresh runner makes no reference at all. */
+#define KG_REFCACHE_TABLE "kgate-refs.txt"
+/* Where the shipped table is: beside the executable (a build tree) or in
+ * <prefix>/share/kgate. 0, or -1 when it is in neither. */
+int kg_refcache_table_path(char *buf, size_t len);
+
 #endif

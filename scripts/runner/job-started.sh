@@ -56,4 +56,8 @@ esac
 if [[ -d $ws ]]; then
   find "$ws" -mindepth 1 -delete || { echo "::error::runner hook: cannot wipe $ws"; exit 1; }
 fi
-echo "runner hook: clean runner, empty workspace $ws"
+# 5. kgate's reference cache (docs/checks.md): an earlier job could have
+#    written a wrong reference with a valid checksum. The default inputs'
+#    references ship with kgate; anything else is recomputed.
+rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/kgate" || { echo "::error::runner hook: cannot remove kgate's cache"; exit 1; }
+echo "runner hook: clean runner, empty workspace $ws, no kgate cache"

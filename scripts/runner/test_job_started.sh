@@ -56,6 +56,13 @@ run_hook
 verdict "a clean runner: exit 0 and an empty workspace, .git included" wiped
 
 fresh
+mkdir -p "$tmp/r/home/.cache/kgate"
+echo forged > "$tmp/r/home/.cache/kgate/refs.txt"
+if [[ ${#as[@]} -gt 0 ]]; then chown -R "$user" "$tmp/r/home/.cache"; fi
+run_hook
+verdict "an earlier job's kgate reference cache is removed" eval '[[ $code == 0 && ! -e $tmp/r/home/.cache/kgate ]]'
+
+fresh
 git config --file "$tmp/r/gitconfig" core.fsmonitor "touch /tmp/pwned"
 run_hook
 verdict "core.fsmonitor in the global git config" refused "git config --global sets core.fsmonitor"
