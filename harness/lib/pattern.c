@@ -144,3 +144,19 @@ void kg_pattern_fill_range(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, v
 void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf) {
   kg_pattern_fill_range(dt, p, seed, n, buf, 0, n);
 }
+
+uint64_t kg_gen_fingerprint(const void *buf, size_t bytes) {
+  const unsigned char *b = buf;
+  uint64_t s = mix((uint64_t)bytes ^ 0x243f6a8885a308d3ull), w;
+  size_t words = bytes / 8, i;
+  for (i = 0; i < words; i++) {
+    memcpy(&w, b + 8 * i, 8);
+    s += mix(w ^ (i * 0xd6e8feb86659fd93ull));
+  }
+  if (bytes % 8) { /* the tail, zero-padded */
+    w = 0;
+    memcpy(&w, b + 8 * i, bytes % 8);
+    s += mix(w ^ (i * 0xd6e8feb86659fd93ull));
+  }
+  return s;
+}

@@ -35,4 +35,12 @@ void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *b
 /* Fills elements [lo, hi) of the same n-element input, for parallel fills. */
 void kg_pattern_fill_range(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf, size_t lo, size_t hi);
 
+/* A 64-bit fingerprint of bytes bytes of buf: a sum mod 2^64 of one mixed
+ * term per 8-byte word (the tail zero-padded) plus one for the length, so
+ * the GPU can compute the same value in any order. A changed word always
+ * changes it (the mix is a bijection); a swapped, dropped or shifted element
+ * changes it with probability about 1 - 2^-64. Words are read in host byte
+ * order: the same on little-endian hosts and GPUs. */
+uint64_t kg_gen_fingerprint(const void *buf, size_t bytes);
+
 #endif
