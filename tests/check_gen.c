@@ -1,5 +1,6 @@
-/* gen: the input generator's data never change unnoticed (a golden table of
- * fingerprints), and the fingerprint itself sees what it must see. */
+/* gen: the input generator (kernels/inputgen.h): its data never change
+ * unnoticed (a golden table of fingerprints), every element is made on its
+ * own, and the fingerprint sees what it must see. */
 #include <check.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -195,6 +196,55 @@ START_TEST(test_gen_fingerprint_lengths) {
 }
 END_TEST
 
+/* Loop index: the dtype. The generator's own copies of two dtype facts (it
+ * cannot read the table on the GPU) agree with dtype.c's table. */
+START_TEST(test_gen_dtype_facts) {
+  kg_dtype dt = (kg_dtype)_i;
+  const kg_dtype_info *d = kg_dtype_get(dt);
+  ck_assert_uint_eq(kg_gen_elem_size(dt), d->size);
+  if (d->is_float) ck_assert_int_eq(kg_gen_acc_mant_bits(dt), d->acc_mant_bits);
+}
+END_TEST
+
+/* Loop index: the dtype. Elements stored one at a time in a scattered order
+ * (as GPU threads do) give the sequential fill: a store writes element j
+ * and nothing else, and needs no earlier element. */
+START_TEST(test_gen_store_any_order) {
+  kg_dtype dt = (kg_dtype)_i;
+  size_t sz = kg_dtype_get(dt)->size, n = 1001; /* 1001 and the stride 389 are coprime */
+  unsigned char *a = malloc(n * sz), *b = malloc(n * sz);
+  ck_assert(a && b);
+  for (int p = 0; p < KG_NPATTERNS; p++) {
+    if (!kg_pattern_applies((kg_pattern)p, dt)) continue;
+    kg_gen g;
+    kg_gen_init(&g, dt, p, 11, n);
+    memset(b, 0xcc, n * sz);
+    for (size_t k = 0; k < n; k++) kg_gen_store(&g, k * 389 % n, b);
+    kg_pattern_fill(dt, (kg_pattern)p, 11, n, a);
+    ck_assert_msg(memcmp(a, b, n * sz) == 0, "%s %s: scattered stores differ", kg_dtype_get(dt)->name,
+                  kg_pattern_name((kg_pattern)p));
+  }
+  free(a), free(b);
+}
+END_TEST
+
+/* The fingerprint is the length term plus one term per word in any order
+ * (what kg_dev_fingerprint adds up in parallel): summed backwards here. */
+START_TEST(test_gen_fingerprint_order_free) {
+  unsigned char b[8 * 37 + 5];
+  random_bytes(b, sizeof b, 77);
+  uint64_t s = 0, w = 0;
+  memcpy(&w, b + 8 * 37, 5);
+  s += kg_gen_fp_term(w, 37);
+  for (size_t i = 37; i-- > 0;) {
+    memcpy(&w, b + 8 * i, 8);
+    s += kg_gen_fp_term(w, i);
+  }
+  s += kg_gen_fp_length(sizeof b);
+  ck_assert(s == kg_gen_fingerprint(b, sizeof b));
+}
+END_TEST
+
 Suite *make_gen_suite(void) {
   Suite *s = suite_create("gen");
   TCase *core = tcase_create("Core");
@@ -202,6 +252,9 @@ Suite *make_gen_suite(void) {
   tcase_add_loop_test(core, test_gen_fingerprint_swap, 0, KG_NDTYPES);
   tcase_add_loop_test(core, test_gen_fingerprint_drop, 0, KG_NDTYPES);
   tcase_add_test(core, test_gen_fingerprint_lengths);
+  tcase_add_test(core, test_gen_fingerprint_order_free);
+  tcase_add_loop_test(core, test_gen_dtype_facts, 0, KG_NDTYPES);
+  tcase_add_loop_test(core, test_gen_store_any_order, 0, KG_NDTYPES);
   tcase_add_test(core, test_gen_golden_covers_defaults);
   suite_add_tcase(s, core);
   TCase *golden = tcase_create("Golden");
