@@ -5,6 +5,7 @@
 #define KG_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The dtype numbers, the flags and KG_DT_BIT/KG_DT_ALL are the module ABI's. */
 #include "kgate/module.h"
@@ -42,6 +43,16 @@ int kg_dev_equal(const void *a, const void *b, size_t bytes, int *equal, void *s
 /* Queues the same comparison without waiting: *d_flag (device memory) ends
  * up 1 when the buffers differ, 0 when they hold the same bytes. */
 int kg_dev_differ_async(const void *a, const void *b, size_t bytes, int *d_flag, void *stream);
+/* Fills n elements of device buffer buf with the input kg_pattern_fill makes
+ * on the CPU for (dt, pattern, seed, n), bit for bit (kernels/inputgen.cu;
+ * pattern is a kg_pattern of kernels/inputgen.h). Asynchronous on stream;
+ * cudaErrorInvalidValue for a dtype or pattern out of range. */
+int kg_dev_fill(kg_dtype dt, int pattern, uint64_t seed, size_t n, void *buf, void *stream);
+/* Writes kg_gen_fingerprint(buf, bytes) of device buffer buf (any alignment;
+ * 16-byte aligned reads fastest) to the device word *d_out, so the caller
+ * reads it back with its other results in one copy. Asynchronous on stream:
+ * nothing waits inside. */
+int kg_dev_fingerprint(const void *buf, size_t bytes, unsigned long long *d_out, void *stream);
 /* Reads every byte of buf (bytes a multiple of 16, buf 16-byte aligned) with
  * wide coalesced loads, writing nothing that matters: the L2 flush before a
  * cold sample, and the measured roofline. */

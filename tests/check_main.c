@@ -5,6 +5,7 @@
 Suite *make_sizes_suite(void);
 Suite *make_dtype_suite(void);
 Suite *make_pattern_suite(void);
+Suite *make_gen_suite(void);
 Suite *make_reference_suite(void);
 Suite *make_registry_suite(void);
 Suite *make_plan_suite(void);
@@ -41,6 +42,7 @@ int main(void) {
   srunner_add_suite(sr, make_dtype_suite());
   srunner_add_suite(sr, make_progress_suite());
   srunner_add_suite(sr, make_pattern_suite());
+  srunner_add_suite(sr, make_gen_suite());
   srunner_add_suite(sr, make_reference_suite());
   srunner_add_suite(sr, make_refcache_suite());
   srunner_add_suite(sr, make_registry_suite());

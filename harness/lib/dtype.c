@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "inputgen.h"
+
 static const kg_dtype_info k_dtypes[KG_NDTYPES] = {
     [KG_I32] = {"i32", 4, 4, 0, 0, 0.0},
     [KG_I64] = {"i64", 8, 8, 0, 0, 0.0},
@@ -25,37 +27,8 @@ int kg_dtype_parse(const char *name, kg_dtype *dt) {
   return -1;
 }
 
-static uint32_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-
-static float f32_from_bits(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-uint16_t kg_f16_from_float(float f) {
-  uint32_t x = f32_bits(f);
-  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-  uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) /* Inf or NaN (NaN keeps a quiet payload bit) */
-    return sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0u);
-  if (ax >= 0x477ff000u) /* rounds to beyond 65504: Inf */
-    return sign | 0x7c00u;
-  if (ax < 0x38800000u) { /* result is subnormal or zero: scale to units of 2^-24 */
-    float a = f32_from_bits(ax) * 0x1p24f;
-    return sign | (uint16_t)lrintf(a); /* the FPU rounds to nearest even */
-  }
-  uint32_t mant = ax & 0x7fffffu;
-  uint32_t exp = (ax >> 23) - 127 + 15;
-  uint32_t h = (exp << 10) | (mant >> 13);
-  uint32_t rest = mant & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++; /* carry may bump the exponent: correct */
-  return sign | (uint16_t)h;
-}
+/* The conversions to 16 bits are the generator's (kernels/inputgen.h). */
+uint16_t kg_f16_from_float(float f) { return kg_gen_f16_from_float(f); }
 
 float kg_f16_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
@@ -65,18 +38,13 @@ float kg_f16_to_float(uint16_t h) {
     float v = (float)mant * 0x1p-24f;
     return sign ? -v : v;
   }
-  if (exp == 31) return f32_from_bits(sign | 0x7f800000u | (mant << 13));
-  return f32_from_bits(sign | ((exp - 15 + 127) << 23) | (mant << 13));
+  if (exp == 31) return kg_gen_f32_from_bits(sign | 0x7f800000u | (mant << 13));
+  return kg_gen_f32_from_bits(sign | ((exp - 15 + 127) << 23) | (mant << 13));
 }
 
-uint16_t kg_bf16_from_float(float f) {
-  uint32_t x = f32_bits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
-  uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
-  return (uint16_t)((x + rounding) >> 16);
-}
+uint16_t kg_bf16_from_float(float f) { return kg_gen_bf16_from_float(f); }
 
-float kg_bf16_to_float(uint16_t b) { return f32_from_bits((uint32_t)b << 16); }
+float kg_bf16_to_float(uint16_t b) { return kg_gen_f32_from_bits((uint32_t)b << 16); }
 
 double kg_dtype_load(kg_dtype dt, const void *buf, size_t i) {
   switch (dt) {
@@ -98,10 +66,10 @@ double kg_dtype_store(kg_dtype dt, void *buf, size_t i, double v) {
   switch (dt) {
   case KG_I32: ((int32_t *)buf)[i] = (int32_t)v; break;
   case KG_I64: ((int64_t *)buf)[i] = (int64_t)v; break;
-  case KG_F32: ((float *)buf)[i] = (float)v; break;
-  case KG_F64: ((double *)buf)[i] = v; break;
-  case KG_F16: ((uint16_t *)buf)[i] = kg_f16_from_float((float)v); break;
-  case KG_BF16: ((uint16_t *)buf)[i] = kg_bf16_from_float((float)v); break;
+  case KG_F32:
+  case KG_F64:
+  case KG_F16:
+  case KG_BF16: kg_gen_put_float(dt, buf, i, v); break;
   default: return NAN;
   }
   return kg_dtype_load(dt, buf, i);

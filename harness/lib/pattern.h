@@ -6,26 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inputgen.h" /* kg_pattern and the generator itself, shared with the GPU */
 #include "kernels.h"
-
-/* The generator's version: bump it whenever a pattern's data change (a new
- * formula, scale or placement), on the CPU or the GPU. A cached reference
- * (refcache.h) of another version is never used, so a bump makes every
- * reference be computed afresh from the new data. */
-#define KG_GEN_VERSION 1
-
-typedef enum kg_pattern {
-  KG_PAT_EXACT,   /* small mixed-sign integers: every order is exact, compare bits */
-  KG_PAT_WRAP,    /* integers over the full range: the sum wraps, still exact */
-  KG_PAT_UNIFORM, /* reals uniform in [-1, 1): error-bounded */
-  KG_PAT_CANCEL,  /* large values cancelling in pairs plus small noise */
-  KG_PAT_NAN,     /* one NaN at a random place: the sum is NaN */
-  KG_PAT_INF,     /* one +Inf at a random place: the sum is +Inf */
-  KG_PAT_INF_NAN, /* +Inf and -Inf at random places: the sum is NaN */
-  KG_PAT_TINY,    /* uniform reals scaled into the dtype's subnormal range */
-  KG_PAT_HUGE,    /* uniform reals scaled near the top of the range, no sum overflows */
-  KG_NPATTERNS
-} kg_pattern;
 
 const char *kg_pattern_name(kg_pattern p);
 int kg_pattern_parse(const char *name, kg_pattern *p);
@@ -36,9 +18,18 @@ int kg_pattern_is_exact(kg_pattern p, kg_dtype dt);
 
 /* The magnitude bound of the tiny and huge patterns for dt (1 for the rest). */
 double kg_pattern_scale(kg_pattern p, kg_dtype dt);
-/* Fills n elements of dt storage. The data depend only on (dt, p, seed, n). */
+/* Fills n elements of dt storage. The data depend only on (dt, p, seed, n)
+ * (and KG_GEN_VERSION); kg_dev_fill makes the same bits on the GPU. */
 void kg_pattern_fill(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf);
 /* Fills elements [lo, hi) of the same n-element input, for parallel fills. */
 void kg_pattern_fill_range(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, void *buf, size_t lo, size_t hi);
+
+/* A 64-bit fingerprint of bytes bytes of buf: a sum mod 2^64 of one mixed
+ * term per 8-byte word (the tail zero-padded) plus one for the length, so
+ * the GPU computes the same value in any order (kg_dev_fingerprint). A
+ * changed word always changes it (the mix is a bijection); a swapped, dropped
+ * or shifted element changes it with probability about 1 - 2^-64. Words are
+ * read in host byte order: the same on little-endian hosts and GPUs. */
+uint64_t kg_gen_fingerprint(const void *buf, size_t bytes);
 
 #endif
