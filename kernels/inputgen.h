@@ -7,18 +7,24 @@
  * Bit-identity, CPU against GPU. Every step is integer arithmetic or one IEEE
  * operation rounded to nearest even on both sides:
  *  - hashes are 64-bit integer multiply/xor/shift, wrapping the same way;
+ *  - integers below 2^53 convert to double exactly (cvt.rn.f64.u64);
  *  - every product of doubles has a power-of-two factor (2, 2^-53, the
  *    scales), so it is exact, or one correctly rounded multiply where the
  *    result is subnormal (tiny f64: doubles keep subnormals on the GPU);
- *    a contracted a*b+c (FMA) would round the same, but inputgen.cu is built
- *    with --fmad=false anyway, so a later edit cannot make it differ;
- *  - sums like 2u - 1 and 0.5 + u are one rounded add; double to float is
- *    one rounding to nearest (cvt.rn, no flush to zero: -ftz=false);
- *  - the f16 subnormal path scales a float by 2^24 (exact) and rounds with
- *    lrintf, which is the FPU's round-to-nearest-even on the host and
- *    CUDA's lrintf (cvt.rni) on the device;
- *  - ldexp, floor and ceil are exact, and run once per input on the host
- *    (kg_gen_init), not per element;
+ *  - sums like 2u - 1 and 0.5 + u are one rounded add. nvcc would contract
+ *    2*u - 1 and 0.5 + u*2^-53 into FMAs; with exact products an FMA rounds
+ *    the same, but inputgen.cu is built with --fmad=false so that a later
+ *    edit with an inexact product cannot differ (gcc under kgate's
+ *    -std=c11 does not contract). Explicit __dmul_rn/__dadd_rn would need a
+ *    second spelling of every expression for the host;
+ *  - double to float is one rounding to nearest (cvt.rn; -ftz=false keeps
+ *    float subnormals, which f32, bf16 and f16 tiny inputs pass through);
+ *  - the f16 subnormal path scales a float by 2^24 (exact, subnormal input
+ *    included) and rounds with lrintf: the FPU's round-to-nearest-even on
+ *    the host (the default rounding mode; kgate never changes it), CUDA's
+ *    lrintf (cvt.rni) on the device;
+ *  - ldexp, floor and ceil are exact, the one divide is correctly rounded,
+ *    and they run once per input on the host (kg_gen_init);
  *  - bit casts go through memcpy (defined in C, C++ and device code);
  *  - NaN and Inf are stored as fixed bit patterns, never converted: a GPU
  *    conversion of a NaN returns the canonical NaN, not the host's. */
