@@ -23,8 +23,10 @@
 struct kg_timer {
   cudaStream_t s;
   cudaEvent_t a, b;
-  cudaEvent_t ev[2 * BATCH];
-  volatile int *flags; /* mapped host memory: [0] release the hold, [1] the hold timed out */
+  /* Two batches may be in flight (kg_timer_pairs queues the next while the
+   * last runs): each has its own events and hold flags. */
+  cudaEvent_t ev[2][2 * BATCH];
+  volatile int *flags; /* mapped host memory, a pair per batch: [0] release the hold, [1] the hold timed out */
   void *flush;
   size_t flush_bytes;
   kg_nvml *nvml;
@@ -50,8 +52,8 @@ kg_timer *kg_timer_create(void *stream, long long l2_bytes, char *err, size_t er
   t->flush_bytes = (t->flush_bytes + 15) & ~(size_t)15;
   cudaError_t e = cudaEventCreate(&t->a);
   if (!e) e = cudaEventCreate(&t->b);
-  for (int k = 0; !e && k < 2 * BATCH; k++) e = cudaEventCreate(&t->ev[k]);
-  if (!e) e = cudaHostAlloc((void **)&t->flags, 2 * sizeof(int), cudaHostAllocMapped);
+  for (int k = 0; !e && k < 4 * BATCH; k++) e = cudaEventCreate(&t->ev[k / (2 * BATCH)][k % (2 * BATCH)]);
+  if (!e) e = cudaHostAlloc((void **)&t->flags, 4 * sizeof(int), cudaHostAllocMapped);
   if (!e) e = cudaMalloc(&t->flush, t->flush_bytes);
   if (!e) e = cudaMemset(t->flush, 0x3c, t->flush_bytes); /* defined bytes, written once here */
   if (!e) e = cudaDeviceSynchronize();
@@ -71,8 +73,8 @@ void kg_timer_destroy(kg_timer *t) {
   if (!t) return;
   if (t->a) cudaEventDestroy(t->a);
   if (t->b) cudaEventDestroy(t->b);
-  for (int k = 0; k < 2 * BATCH; k++)
-    if (t->ev[k]) cudaEventDestroy(t->ev[k]);
+  for (int k = 0; k < 4 * BATCH; k++)
+    if (t->ev[k / (2 * BATCH)][k % (2 * BATCH)]) cudaEventDestroy(t->ev[k / (2 * BATCH)][k % (2 * BATCH)]);
   if (t->flags) cudaFreeHost((void *)t->flags);
   if (t->flush) cudaFree(t->flush);
   kg_nvml_close(t->nvml);
@@ -84,45 +86,60 @@ void kg_timer_destroy(kg_timer *t) {
  * released, so the host's launch latency never lands inside a sample. A
  * batch whose hold timed out (the host was slower than the hold's patience)
  * or during which NVML saw a clock-lowering reason is set aside: its samples
- * come back as NaN and are counted in *set_aside. */
-static int run_batch(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
-                     int *set_aside) {
-  /* NVML is read once per batch, after it; the state before a batch is the
-   * reading after the last (read here only for a timer's first batch). */
-  unsigned mhz = 0;
-  int thr0 = t->last_thr, thr1 = 0;
-  if (!t->read_once) t->read_once = 1, kg_nvml_read(t->nvml, &mhz, &thr0);
-  t->flags[0] = 0;
-  t->flags[1] = 0;
+ * come back as NaN and are counted in *set_aside. slot: which of the two
+ * sets of events and flags (a batch may be queued while the other runs). */
+static int queue_batch(kg_timer *t, int slot, const kg_sample_step *steps, const int *seq, size_t n, int hot) {
+  volatile int *flags = t->flags + 2 * slot;
+  cudaEvent_t *ev = t->ev[slot];
+  flags[0] = 0;
+  flags[1] = 0;
   __sync_synchronize();
   int *dflags = NULL;
   TRY(cudaHostGetDevicePointer((void **)&dflags, (void *)t->flags, 0));
-  int e = kg_dev_hold(dflags, 1.0, t->s);
+  int e = kg_dev_hold(dflags + 2 * slot, 1.0, t->s);
   for (size_t i = 0; !e && i < n; i++) {
     const kg_sample_step *st = &steps[seq[i]];
     if (st->prepare) e = st->prepare(st->ctx);
     if (!e && !hot) e = kg_dev_read(t->flush, t->flush_bytes, t->s);
-    if (!e) e = (int)cudaEventRecord(t->ev[2 * i], t->s);
+    if (!e) e = (int)cudaEventRecord(ev[2 * i], t->s);
     if (!e) e = st->run(st->ctx);
-    if (!e) e = (int)cudaEventRecord(t->ev[2 * i + 1], t->s);
+    if (!e) e = (int)cudaEventRecord(ev[2 * i + 1], t->s);
   }
   __sync_synchronize();
-  t->flags[0] = 1; /* release, even after an error: the hold must not spin on */
+  flags[0] = 1; /* release, even after an error: the hold must not spin on */
   __sync_synchronize();
-  if (e) return e;
-  TRY(cudaEventSynchronize(t->ev[2 * n - 1]));
+  return e;
+}
+
+/* Waits for the batch in slot, reads its samples, and sets it aside as
+ * queue_batch says. NVML is read once per batch, after it; the state before
+ * a batch is the reading after the last (read here only for a timer's first
+ * batch, or a batch that ran alone). */
+static int finish_batch(kg_timer *t, int slot, size_t n, double *us, int *set_aside) {
+  cudaEvent_t *ev = t->ev[slot];
+  unsigned mhz = 0;
+  int thr0 = t->last_thr, thr1 = 0;
+  TRY(cudaEventSynchronize(ev[2 * n - 1]));
   for (size_t i = 0; i < n; i++) {
     float ms = 0;
-    TRY(cudaEventElapsedTime(&ms, t->ev[2 * i], t->ev[2 * i + 1]));
+    TRY(cudaEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
     us[i] = (double)ms * 1e3;
   }
   if (kg_nvml_read(t->nvml, &mhz, &thr1) == 0) t->last_mhz = mhz;
   t->last_thr = thr1;
-  if (t->flags[1] || thr0 || thr1) {
+  if (t->flags[2 * slot + 1] || thr0 || thr1) {
     for (size_t i = 0; i < n; i++) us[i] = NAN;
     *set_aside += (int)n;
   }
   return 0;
+}
+
+static int run_batch(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
+                     int *set_aside) {
+  unsigned mhz = 0;
+  if (!t->read_once) t->read_once = 1, kg_nvml_read(t->nvml, &mhz, &t->last_thr);
+  TRY(queue_batch(t, 0, steps, seq, n, hot));
+  return finish_batch(t, 0, n, us, set_aside);
 }
 
 int kg_timer_sequence(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
@@ -287,23 +304,41 @@ int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step
    * cells by 2-7 % on an H100 and are not used. */
   static const int seq[BATCH] = {0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0,
                                  0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0};
-  double start = kg_now_s(), us[BATCH];
-  size_t quads = 0, kept = 0;
+  /* One quad alone first, to learn what a quad costs; then batches of up to
+   * eight quads, each queued while the one before it runs (the host's
+   * launches and reads hide behind the GPU's work), as many as fit the time
+   * left, so that a kernel of many milliseconds cannot overrun the cap. */
+  unsigned mhz = 0;
+  if (!t->read_once) t->read_once = 1, kg_nvml_read(t->nvml, &mhz, &t->last_thr);
+  double start = kg_now_s(), us[BATCH], per_quad = 0;
+  size_t queued = 0, kept = 0, done = 0, inflight[2] = {0, 0}; /* quads */
   if (max_quads > MAX_SAMPLES / 4) max_quads = MAX_SAMPLES / 4;
-  /* One quad first, to learn what a quad costs; then batches that fit the
-   * time left, so a kernel of many milliseconds cannot overrun the cap. */
-  size_t q = 1;
-  while (quads < max_quads && q > 0) {
-    if (q > max_quads - quads) q = max_quads - quads;
-    TRY(kg_timer_sequence(t, steps, seq, 4 * q, hot, us, set_aside));
-    for (size_t i = 0; i < 4 * q; i += 2) {
-      double h = us[seq[i] == flip ? i : i + 1], b = us[seq[i] == flip ? i + 1 : i];
-      if (isfinite(h) && isfinite(b)) head_us[kept] = h, base_us[kept] = b, kept++;
+  int slot = 0, e = 0; /* slot: where the next batch goes; the other may be in flight */
+  size_t q = max_quads ? 1 : 0;
+  while (!e && (q > 0 || inflight[!slot])) {
+    if (q > 0) e = queue_batch(t, slot, steps, seq, 4 * q, hot);
+    if (!e && q > 0) inflight[slot] = q, queued += q;
+    int old = inflight[!slot] ? !slot : done == 0 ? slot : -1; /* the first batch runs alone */
+    if (!e && old >= 0) {
+      size_t m = 4 * inflight[old];
+      e = finish_batch(t, old, m, us, set_aside);
+      for (size_t i = 0; !e && i < m; i += 2) {
+        double h = us[seq[i] == flip ? i : i + 1], b = us[seq[i] == flip ? i + 1 : i];
+        if (isfinite(h) && isfinite(b)) head_us[kept] = h, base_us[kept] = b, kept++;
+      }
+      done += inflight[old], inflight[old] = 0;
+      per_quad = (kg_now_s() - start) / (double)done;
     }
-    quads += q;
-    double spent = kg_now_s() - start, per_quad = spent / (double)quads, left = max_seconds - spent;
-    q = left > per_quad ? (size_t)(left / per_quad) : 0;
+    if (inflight[slot]) slot = !slot;
+    /* What fits: the time left, less what the batch in flight will take. */
+    double left = max_seconds - (kg_now_s() - start) - per_quad * (double)inflight[!slot];
+    q = done && left > per_quad ? (size_t)(left / per_quad) : 0;
     if (q > BATCH / 4) q = BATCH / 4;
+    if (q > max_quads - queued) q = max_quads - queued;
+  }
+  if (e) { /* let a queued batch end before its events and flags are reused */
+    cudaStreamSynchronize(t->s);
+    return e;
   }
   *npairs = kept;
   return 0;
