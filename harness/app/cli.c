@@ -103,8 +103,9 @@ enum { NCMDS = (int)(sizeof k_cmds / sizeof k_cmds[0]), NOPTS = (int)(sizeof k_o
 
 static const char k_exit_codes[] =
     "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error; compare: a failed\n"
-    "            or errored case in NEW, or a cell of OLD missing from NEW),\n"
-    "            2 usage or input error (no command too), 3 environment (no GPU, no gnuplot),\n"
+    "            or errored case in NEW, or a cell of OLD missing from NEW; lint: a finding),\n"
+    "            2 usage or input error (no command too), 3 environment (no GPU, no gnuplot; lint: no\n"
+    "            disassembler for machine code),\n"
     "            4 performance regression only, 130/143 stopped by SIGINT/SIGTERM (results so far written)\n";
 
 /* The commands whose bits are in mask, by name ("check, run"), the hidden

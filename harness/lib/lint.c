@@ -106,7 +106,7 @@ static int is_pred_op(const char *o) { return kg_sass_pred(o, NULL) != KG_SASS_N
  * ATOMG PT, R2), then one register, then carry predicates (IADD3 R4, P0). */
 static int ndests(const kg_sass_insn *in) {
   if (has_no_dest(in)) return 0;
-  size_t n = strlen(in->op), b = strcspn(in->op, ".");
+  size_t b = strcspn(in->op, ".");
   int setp = (b >= 4 && !strncmp(in->op + b - 4, "SETP", 4)) || kg_sass_is(in, "PLOP3");
   int k = 0;
   while (k < in->nops && k < 2 && is_pred_op(in->ops[k])) k++;
@@ -116,7 +116,6 @@ static int ndests(const kg_sass_insn *in) {
   while (k < in->nops && is_pred_op(in->ops[k]) && kg_sass_pred(in->ops[k], NULL) != KG_SASS_PT && k < 4 &&
          !strchr(in->ops[k], '!'))
     k++;
-  (void)n;
   return k;
 }
 
