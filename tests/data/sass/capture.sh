@@ -7,8 +7,10 @@
 #                                   -lineinfo (needs nvcc; NVCC overrides)
 #   capture.sh dump DIR OUT.tar [MODULE.so ...]
 #                                   cuobjdump -sass and nvdisasm -c -g of every
-#                                   cubin in DIR, cuobjdump -sass of each module
-#                                   and the seconds it took, into one tar
+#                                   cubin in DIR; of each module cuobjdump -sass
+#                                   and its cubins through nvdisasm -c -g, and
+#                                   with KGATE=path/to/kgate its lint; the
+#                                   seconds of each step in TIMES; one tar
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 archs=${ARCHS:-"75 80 90"}
@@ -35,30 +37,41 @@ compile() { # DIR: one PTX per source and architecture, then ptxas per level
   "$nvcc" -std=c++17 -cubin -G -arch=sm_90 "$here/fences.cu" -o "$dir/fences_sm90_G.cubin"
 }
 
-dump() { # DIR OUT.tar MODULE.so...
-  local dir=$1 tar=$2 work
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
+
+dump() { # DIR OUT.tar MODULE.so...: every step's seconds in TIMES
+  local dir=$1 tar=$2 work t m b
   shift 2
   work=$(mktemp -d)
   mkdir -p "$work/sass"
-  for c in "$dir"/*.cubin; do
-    local b; b=$(basename "$c" .cubin)
-    cuobjdump -sass "$c" > "$work/sass/$b.cuobjdump"
-    nvdisasm -c -g "$c" > "$work/sass/$b.nvdisasm"
-  done
+  { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; cuobjdump --version | tail -1
+    nvdisasm --version | tail -1; echo "$(nproc) processors"; } > "$work/sass/TIMES" 2>&1 || true
+  t=$(now) # both tools over every cubin, one per processor at a time
+  find "$dir" -name '*.cubin' -print0 | W=$work/sass xargs -0 -P "$(nproc)" -I{} sh -c \
+    'b=$(basename {} .cubin); cuobjdump -sass {} > "$W/$b.cuobjdump"; nvdisasm -c -g {} > "$W/$b.nvdisasm"' ||
+    echo "a tool failed on a cubin (see the empty listings)" >> "$work/sass/TIMES"
+  echo "cuobjdump -sass and nvdisasm -c -g of every cubin: $(since "$t") s" >> "$work/sass/TIMES"
   for m in "$@"; do
-    local b t0 t1; b=$(basename "$m" .so)
-    t0=$(date +%s.%N)
-    cuobjdump -sass "$m" > "$work/sass/$b.cuobjdump"
-    t1=$(date +%s.%N)
-    echo "$b cuobjdump -sass: $(echo "$t1 - $t0" | bc) s, $(wc -c < "$work/sass/$b.cuobjdump") bytes" >> "$work/sass/TIMES"
-    # the same code with source lines: its cubins, each through nvdisasm -c -g
-    mkdir -p "$work/x" && t0=$(date +%s.%N)
-    (cd "$work/x" && cuobjdump -xelf all "$m" > /dev/null && for c in *.cubin; do nvdisasm -c -g "$c"; done) \
-      > "$work/sass/$b.nvdisasm"
-    t1=$(date +%s.%N) && rm -rf "$work/x"
-    echo "$b cuobjdump -xelf all + nvdisasm -c -g: $(echo "$t1 - $t0" | bc) s" >> "$work/sass/TIMES"
+    m=$(cd "$(dirname "$m")" && pwd)/$(basename "$m") b=$(basename "$m" .so)
+    t=$(now)
+    cuobjdump -sass "$m" > "$work/sass/$b.cuobjdump" || echo "$b: cuobjdump -sass failed" >> "$work/sass/TIMES"
+    echo "$b: cuobjdump -sass: $(since "$t") s, $(wc -c < "$work/sass/$b.cuobjdump") bytes" >> "$work/sass/TIMES"
+    # the same code with source lines: its cubins, each through nvdisasm -c -g, one file per architecture
+    mkdir -p "$work/x" && t=$(now)
+    (cd "$work/x" && cuobjdump -xelf all "$m" > /dev/null &&
+      find . -name '*.cubin' -print0 | xargs -0 -P "$(nproc)" -I{} sh -c 'nvdisasm -c -g {} > {}.sass' &&
+      for c in *.sass; do a=${c##*.sm_}; cat "$c" >> "$work/sass/${b}_sm${a%%.*}.nvdisasm"; done) ||
+      echo "$b: extracting or listing its cubins failed" >> "$work/sass/TIMES"
+    echo "$b: cuobjdump -xelf all, nvdisasm -c -g of each cubin: $(since "$t") s" >> "$work/sass/TIMES"
+    rm -rf "$work/x"
+    if [ -x "${KGATE:-}" ]; then # the lint itself, end to end
+      t=$(now)
+      local rc=0
+      "$KGATE" lint "$m" > "$work/sass/$b.lint" || rc=$?
+      echo "$b: kgate lint (exit $rc): $(since "$t") s" >> "$work/sass/TIMES"
+    fi
   done
-  { cuobjdump --version; nvdisasm --version; } > "$work/sass/TOOLKIT" 2>&1 || true
   tar -C "$work" -cJf "$tar" sass
   rm -rf "$work"
 }
