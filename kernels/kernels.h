@@ -25,14 +25,14 @@ extern "C" {
  *   scratch: device scratch bytes run needs for (dtype, n);
  *   depth:   the longest chain of additions any element goes through, h(n),
  *            for the error bound c * h * u * sum|x|. */
-#define KG_VARIANT(name, seed, idea, flags, dtypes)                                        \
+#define KG_VARIANT(name, seed, idea, flags, dtypes, lint)                                     \
   int kg_run_##name(kg_dtype dt, void *in, size_t n, void *out, void *scratch, void *stream); \
   size_t kg_scratch_##name(kg_dtype dt, size_t n);                                         \
   double kg_depth_##name(size_t n);
 #include "variants.def"
 /* The planted bugs of `kgate selftest` (kernels/mutants/mutants.def) have the
  * same C face; they are not variants and no command but selftest runs them. */
-#define KG_MUTANT(name, base, flags, dtypes, expect, planted) KG_VARIANT(name, 0, 0, 0, 0)
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted) KG_VARIANT(name, 0, 0, 0, 0, 0)
 #include "mutants/mutants.def"
 #undef KG_MUTANT
 #undef KG_VARIANT

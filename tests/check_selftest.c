@@ -361,6 +361,32 @@ START_TEST(test_selftest_without_sanitizer) {
 }
 END_TEST
 
+/* The fence mutants need no GPU: kgate lint over the module (here listings
+ * of it) must find each one's kernel and nothing in the real variants'. */
+START_TEST(test_selftest_lint_rows) {
+  char *argv[] = {FAKE_WORKER, NULL};
+  kg_st_opts o = {.worker_argv = argv, .only = "mut_fence_none", .quiet = 1,
+                  .lint_module = KG_SOURCE_DIR "/tests/data/sass/mut_fence_none_sm90_O3.nvdisasm"};
+  kg_st_row rows[64];
+  size_t n;
+  char err[200];
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 0);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_int_eq(rows[0].outcome, KG_ST_CAUGHT);
+  ck_assert_str_eq(rows[0].observed, "9 findings (release+acquire) sm_90");
+  o.only = "mut_fence_after"; /* its kernel is not in that listing */
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 1);
+  ck_assert_int_eq(rows[0].outcome, KG_ST_MISSED);
+  o.lint_module = KG_SOURCE_DIR "/tests/data/sass/fences_sm90_O3.nvdisasm"; /* bug_* kernels: the base fails */
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 1);
+  ck_assert_int_eq(rows[0].outcome, KG_ST_UNCLEAR);
+  o.lint_module = NULL;
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 3);
+  ck_assert_int_eq(rows[0].outcome, KG_ST_NOT_RUN);
+  ck_assert_str_eq(rows[0].observed, "not run: no module to lint");
+}
+END_TEST
+
 START_TEST(test_st_print_table) {
   kg_st_row rows[2] = {{.mutant = 0, .outcome = KG_ST_CAUGHT}, {.mutant = 1, .outcome = KG_ST_NOT_RUN}};
   snprintf(rows[0].observed, sizeof rows[0].observed, "wrong_result");
@@ -393,6 +419,7 @@ Suite *make_selftest_suite(void) {
   tcase_add_test(core, test_st_judge_caught_missed_unclear);
   tcase_add_test(core, test_st_paired_mutants_declared);
   tcase_add_test(core, test_st_exit_codes);
+  tcase_add_test(core, test_selftest_lint_rows);
   tcase_add_test(core, test_st_print_table);
   suite_add_tcase(s, core);
   TCase *proc = tcase_create("Limits");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "lintcmd.h"
 #include "nightly.h"
 #include "plan.h"
 #include "publish.h"
@@ -18,7 +19,7 @@
 enum {
   C_CHECK = 1, C_RUN = 2, C_COMPARE = 4, C_BASELINE = 8, C_WORKER = 16, C_PLOT = 32, C_HADD = 64, C_HPLOT = 128,
   C_REPORT = 256, C_SELFTEST = 512, C_MERGE = 1024, C_LIST = 2048, C_HCHECK = 4096,
-  C_HCAL = 8192, C_REFV = 16384, C_ALL = 32767
+  C_HCAL = 8192, C_REFV = 16384, C_LINT = 32768, C_ALL = 65535
 };
 enum { SOLO = 0, VALUE = 1 };
 
@@ -88,6 +89,8 @@ static const struct {
      "report RESULTS.json --html DIR", "a static page: charts, ladder tables, the result files"},
     {"selftest", NULL, KG_CMD_SELFTEST, C_SELFTEST, 0, NULL, NULL, 0, NULL, "selftest",
      "run the planted-bug mutants through the checks that must catch them"},
+    {"lint", NULL, KG_CMD_LINT, C_LINT, KG_CLI_MAXARGS, "lint", "a kernel module, cubin or SASS listing", 0, NULL,
+     "lint FILE...", "the fences of last-block tickets in the machine code (exit 1: a finding)"},
     {"merge", NULL, KG_CMD_MERGE, C_MERGE, KG_CLI_MAXARGS, "merge", "two or more results files", offsetof(kg_cli, merge_out),
      "-o ALL.json", "merge A.json B.json ... -o ALL.json", "one results file from several (shards, GPUs, machines)"},
     {"worker", NULL, KG_CMD_WORKER, C_WORKER, 0, NULL, NULL, 0, NULL, NULL, NULL},
@@ -100,8 +103,9 @@ enum { NCMDS = (int)(sizeof k_cmds / sizeof k_cmds[0]), NOPTS = (int)(sizeof k_o
 
 static const char k_exit_codes[] =
     "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error; compare: a failed\n"
-    "            or errored case in NEW, or a cell of OLD missing from NEW),\n"
-    "            2 usage or input error (no command too), 3 environment (no GPU, no gnuplot),\n"
+    "            or errored case in NEW, or a cell of OLD missing from NEW; lint: a finding),\n"
+    "            2 usage or input error (no command too), 3 environment (no GPU, no gnuplot; lint: no\n"
+    "            disassembler for machine code),\n"
     "            4 performance regression only, 130/143 stopped by SIGINT/SIGTERM (results so far written)\n";
 
 /* The commands whose bits are in mask, by name ("check, run"), the hidden
@@ -264,6 +268,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_PAIRED: cli->paired = value; return 0;
   case O_ACK: cli->ack = value; return 0;
   case O_SUMMARY: cli->summary = value; return 0;
+  case O_LINTKERNEL: cli->lint_kernel = value; return 0;
   case O_LISTJSON:
   case O_CMPJSON: cli->json = value; return 0;
   case O_KERNELS:
@@ -500,8 +505,9 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
     cli->help_commands = k_cmds[c].bit; /* kgate run --help: run's; kgate --help: 0, all */
     return 0;
   }
-  /* merge takes any number of files from two up; the others exactly nargs */
-  if (cli->nargs < (k_cmds[c].cmd == KG_CMD_MERGE ? 2 : k_cmds[c].nargs)) {
+  /* merge takes any number of files from two up, lint from one; the others exactly nargs */
+  int least = k_cmds[c].cmd == KG_CMD_MERGE ? 2 : k_cmds[c].cmd == KG_CMD_LINT ? 1 : k_cmds[c].nargs;
+  if (cli->nargs < least) {
     snprintf(err, errlen, "%s needs %s (try --help)", k_cmds[c].label, k_cmds[c].needs);
     return KG_EXIT_USAGE;
   }
@@ -572,6 +578,7 @@ int kg_cli_run(const kg_cli *cli) {
   case KG_CMD_REPORT: return kg_publish_report(&po);
   case KG_CMD_SELFTEST: return kg_gate_selftest(&so);
   case KG_CMD_MERGE: return kg_gate_merge(&mo);
+  case KG_CMD_LINT: return kg_lint_main(&(kg_lint_opts){cli->args, cli->nargs, cli->lint_kernel});
   default: return KG_EXIT_USAGE;
   }
 }

@@ -29,6 +29,7 @@ typedef enum kg_command {
   KG_CMD_REPORT,   /* report RESULTS.json --html DIR */
   KG_CMD_SELFTEST, /* selftest [--only LIST] [--huge] */
   KG_CMD_MERGE,    /* merge A.json B.json ... -o ALL.json */
+  KG_CMD_LINT,     /* lint FILE... [--kernel TEXT] */
   KG_CMD_WORKER
 } kg_command;
 
@@ -63,6 +64,7 @@ typedef struct kg_cli {
   const char *only;     /* selftest: mutant names */
   int huge;             /* selftest: also the mutant that needs n > 2^31 */
   const char *merge_out; /* merge: -o ALL.json */
+  const char *lint_kernel; /* lint: --kernel TEXT, only the kernels whose symbol contains it */
   int allow_missing;     /* compare: --missing allow */
   unsigned help_commands; /* help: whose options to print (kgate help run, kgate run --help); 0: every command's */
   /* the worker's hidden options */

@@ -392,8 +392,14 @@ static int gate_selftest(const kg_selftest_opts *so) {
   if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
   /* --timeout keeps its meaning; its default (60 s) is long for the hanging mutant. */
   const kg_paired_opts *p = &so->paired;
+  /* the fence mutants: the lint of kgate's own module */
+  char own[PATH_MAX];
+  const char *lint_module = so->mods.own ? so->mods.own
+                            : kg_module_default_path(own, sizeof own, err, sizeof err) == 0 ? own : NULL;
   kg_st_opts o = {argv,      have_san ? san : NULL, so->only,  so->huge, so->timeout_s == 60 ? 20 : so->timeout_s,
-                  so->quiet, p->pair,               p->rounds, max_rounds(p), p->budget_s, p->min_effect_pct};
+                  so->quiet, p->pair,               p->rounds, max_rounds(p), p->budget_s, p->min_effect_pct,
+                  lint_module};
+  err[0] = '\0';
   kg_st_row *rows = calloc(kg_nmutants ? kg_nmutants : 1, sizeof *rows);
   size_t n = 0;
   if (!rows) return KG_EXIT_ENV;

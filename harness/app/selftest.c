@@ -4,8 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "disasm.h"
 #include "dtype.h"
 #include "exitcode.h"
+#include "lintcmd.h"
 #include "pairrun.h"
 #include "sanitize.h"
 #include "supervisor.h"
@@ -169,6 +171,75 @@ void kg_st_print(FILE *f, const kg_st_row *rows, size_t nrows) {
           count[KG_ST_SKIPPED]);
 }
 
+enum { k_max_arch = 256 }; /* sm_NN: NN below it */
+
+/* What the lint found in the kernels whose symbol contains name (NULL: in
+ * the real variants' kernels, every symbol without "mut_"): findings that
+ * count and their sides; per architecture, 1 for such a kernel, 2 for a
+ * finding in one. */
+static size_t lint_count(const kg_sass_listing *l, const kg_lint_report *r, const char *name,
+                         unsigned char arch[k_max_arch], unsigned *sides) {
+  size_t n = 0;
+  memset(arch, 0, k_max_arch);
+  *sides = 0;
+  for (int k = 0; k < l->nfuncs; k++) {
+    const char *sym = l->funcs[k].name;
+    if (l->funcs[k].called || (name ? !strstr(sym, name) : strstr(sym, "mut_") != NULL)) continue;
+    int a = (unsigned)l->funcs[k].arch < k_max_arch ? l->funcs[k].arch : 0;
+    arch[a] |= 1;
+    for (size_t i = 0; i < r->nfindings; i++)
+      if (r->findings[i].func == k && !r->findings[i].waived) n++, arch[a] |= 2, *sides |= 1u << r->findings[i].side;
+  }
+  return n;
+}
+
+static void lint_row(kg_st_row *row, const kg_sass_listing *l, const kg_lint_report *r, size_t base_findings) {
+  unsigned char arch[k_max_arch];
+  unsigned sides;
+  size_t n = lint_count(l, r, kg_mutants[row->mutant].name, arch, &sides);
+  size_t used = (size_t)snprintf(row->observed, sizeof row->observed, "%zu finding%s (%s%s%s%s%s)", n,
+                                 n == 1 ? "" : "s", sides & 1 ? "release" : "", sides == 3 ? "+" : "",
+                                 sides & 2 ? "acquire" : "", sides & 4 ? " scope" : "", n ? "" : "none");
+  int kernels = 0, missed = 0;
+  for (int a = 0; a < k_max_arch && used < sizeof row->observed; a++) {
+    if (!arch[a]) continue;
+    kernels++, missed += arch[a] != 3;
+    used += (size_t)snprintf(row->observed + used, sizeof row->observed - used, " sm_%d%s", a,
+                             arch[a] == 3 ? "" : ": clean");
+  }
+  if (base_findings && used < sizeof row->observed)
+    snprintf(row->observed + used, sizeof row->observed - used, "; base: %zu findings in real variants",
+             base_findings);
+  row->outcome = base_findings ? KG_ST_UNCLEAR : kernels && !missed ? KG_ST_CAUGHT : KG_ST_MISSED;
+}
+
+/* The fence mutants: one lint of the module for all of them. Each is caught
+ * when its kernel has a finding at every architecture the module holds; the
+ * control is the real variants' kernels, which must lint clean. */
+static void lint_rows(const kg_st_opts *o, kg_st_row *rows, size_t nrows) {
+  char err[512] = "no module to lint";
+  char *text = NULL;
+  size_t len = 0, nw, base = 0;
+  kg_sass_listing l;
+  kg_lint_report r;
+  int ok = o->lint_module && kg_dis_read(o->lint_module, &text, &len, err, sizeof err) == KG_DIS_OK &&
+           kg_sass_parse(text, len, &l, err, sizeof err) == 0;
+  free(text);
+  const kg_lint_waiver *w = kg_lint_own_waivers(&nw);
+  if (ok && kg_lint_listing(&l, w, nw, &r)) ok = 0, snprintf(err, sizeof err, "out of memory"), kg_sass_free(&l);
+  if (ok) {
+    unsigned char arch[k_max_arch];
+    unsigned sides;
+    base = lint_count(&l, &r, NULL, arch, &sides);
+  }
+  for (size_t i = 0; i < nrows; i++) {
+    if (kg_mutants[rows[i].mutant].expect != KG_EXPECT_LINT) continue;
+    if (ok) lint_row(&rows[i], &l, &r, base);
+    else snprintf(rows[i].observed, sizeof rows[i].observed, "not run: %.180s", err);
+  }
+  if (ok) kg_lint_report_free(&r), kg_sass_free(&l);
+}
+
 static int mutant_lookup(const char *name) {
   for (size_t i = 0; i < kg_nmutants; i++)
     if (!strcmp(kg_mutants[i].name, name)) return (int)i;
@@ -243,6 +314,10 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
       row->outcome = KG_ST_NOT_RUN;
       continue;
     }
+    if (mi->expect == KG_EXPECT_LINT) { /* no GPU: lint_rows below */
+      row->outcome = KG_ST_NOT_RUN;
+      continue;
+    }
     int tool = sanitizer_tool_of(mi->expect);
     if (tool >= 0 && !o->sanitizer) {
       row->outcome = KG_ST_NOT_RUN;
@@ -296,6 +371,7 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
     }
   }
   if (logfd >= 0) close(logfd), unlink(log);
+  lint_rows(o, rows, *nrows);
   if (paired_rows(o, mask, rows_of, err, errlen)) {
     for (size_t m = 0; m < 64 && m < kg_nmutants; m++)
       if (rows_of[m]) snprintf(rows_of[m]->observed, sizeof rows_of[m]->observed, "not run: %.150s", err);

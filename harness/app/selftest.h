@@ -38,6 +38,9 @@ typedef struct kg_st_opts {
   kg_pair_opts pair;
   int rounds, max_rounds;
   double pair_budget_s, min_effect_pct;
+  /* the fence mutants (KG_EXPECT_LINT): kgate lint over this module (or a
+   * listing of it); NULL: those rows are not run */
+  const char *lint_module;
 } kg_st_opts;
 
 /* The cases that exercise mutant m (mutant cases first, then the base's

@@ -9,7 +9,7 @@
 /* kgate's own variants, then the mutants: the table as built (kept for
  * kg_registry_reset; k_tab below starts as the same list). */
 static const kg_variant_info k_own[] = {
-#define KG_VARIANT(name, seed, idea, flags, dtypes) {#name, seed, idea, flags, dtypes, KG_OP_SUM, 0, 0, 1},
+#define KG_VARIANT(name, seed, idea, flags, dtypes, lint) {#name, seed, idea, flags, dtypes, KG_OP_SUM, 0, 0, 1},
 #include "variants.def"
 #undef KG_VARIANT
 #define KG_MUTANT(name, base, flags, dtypes, expect, planted) {#name, "mutant", planted, flags, dtypes, KG_OP_SUM, 0, 0, 1},
@@ -19,7 +19,7 @@ static const kg_variant_info k_own[] = {
 
 enum {
   k_nreal = 0
-#define KG_VARIANT(name, seed, idea, flags, dtypes) +1
+#define KG_VARIANT(name, seed, idea, flags, dtypes, lint) +1
 #include "variants.def"
 #undef KG_VARIANT
 };
@@ -29,7 +29,7 @@ enum { k_nown_all = sizeof k_own / sizeof k_own[0], k_nmut = k_nown_all - k_nrea
 /* The live table: own variants, added ones, then the mutants. Text of added
  * entries lives beside it, so nothing here is ever freed. */
 static kg_variant_info k_tab[KG_REGISTRY_MAX + k_nmut] = {
-#define KG_VARIANT(name, seed, idea, flags, dtypes) {#name, seed, idea, flags, dtypes, KG_OP_SUM, 0, 0, 1},
+#define KG_VARIANT(name, seed, idea, flags, dtypes, lint) {#name, seed, idea, flags, dtypes, KG_OP_SUM, 0, 0, 1},
 #include "variants.def"
 #undef KG_VARIANT
 #define KG_MUTANT(name, base, flags, dtypes, expect, planted) {#name, "mutant", planted, flags, dtypes, KG_OP_SUM, 0, 0, 1},
@@ -85,7 +85,7 @@ static const char *const k_expect_names[KG_NEXPECT] = {
     [KG_EXPECT_TIMEOUT] = "timeout",                   [KG_EXPECT_MEMCHECK] = "sanitizer:memcheck",
     [KG_EXPECT_RACECHECK] = "sanitizer:racecheck",     [KG_EXPECT_SYNCCHECK] = "sanitizer:synccheck",
     [KG_EXPECT_SLOWER] = "slower",                     [KG_EXPECT_HUGE] = "huge",
-    [KG_EXPECT_SAME] = "same",
+    [KG_EXPECT_SAME] = "same",                         [KG_EXPECT_LINT] = "lint",
 };
 
 const char *kg_expect_name(kg_expect e) { return (unsigned)e < KG_NEXPECT ? k_expect_names[e] : "?"; }

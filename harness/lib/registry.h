@@ -96,6 +96,7 @@ typedef enum kg_expect {
   KG_EXPECT_SLOWER,    /* paired against its base variant: SLOWER */
   KG_EXPECT_HUGE,      /* any failure, at n > 2^31 (the huge tier) */
   KG_EXPECT_SAME,      /* no bug: paired against its base variant, SAME (the A/A control) */
+  KG_EXPECT_LINT,      /* kgate lint finds a memory-ordering bug in its kernel's machine code */
   KG_NEXPECT
 } kg_expect;
 

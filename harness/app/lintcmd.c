@@ -1,0 +1,72 @@
+#include "lintcmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "exitcode.h"
+#include "sass.h"
+
+#define KG_LINT_CHECKED NULL, NULL
+#define KG_LINT_WAIVE(match, reason) match, reason
+static const kg_lint_waiver k_own_waivers[] = {
+#define KG_VARIANT(name, seed, idea, flags, dtypes, lint) {#name, lint},
+#include "variants.def"
+#undef KG_VARIANT
+};
+
+const kg_lint_waiver *kg_lint_own_waivers(size_t *n) {
+  *n = sizeof k_own_waivers / sizeof k_own_waivers[0];
+  return k_own_waivers;
+}
+
+/* Keeps the kernels whose symbol contains kernel: the others become
+ * subroutines in the listing's eyes, analysed only where called. */
+static int select_kernels(kg_sass_listing *l, const char *kernel) {
+  int n = 0;
+  for (int k = 0; k < l->nfuncs; k++) {
+    if (!strstr(l->funcs[k].name, kernel)) l->funcs[k].called = 1;
+    n += !l->funcs[k].called;
+  }
+  return n;
+}
+
+int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out) {
+  char err[1024], *text = NULL;
+  size_t len = 0, nw;
+  kg_dis_rc dr = kg_dis_read(path, &text, &len, err, sizeof err);
+  if (dr != KG_DIS_OK) {
+    fprintf(err_out, "kgate lint: %s\n", err);
+    return dr == KG_DIS_NO_TOOL ? KG_EXIT_ENV : KG_EXIT_USAGE;
+  }
+  kg_sass_listing l;
+  int prc = kg_sass_parse(text, len, &l, err, sizeof err);
+  free(text);
+  if (prc) {
+    fprintf(err_out, "kgate lint: %s: not a SASS listing: %s\n", path, err);
+    return KG_EXIT_USAGE;
+  }
+  if (kernel && !select_kernels(&l, kernel)) {
+    fprintf(err_out, "kgate lint: %s: no kernel's symbol contains '%s'\n", path, kernel);
+    kg_sass_free(&l);
+    return KG_EXIT_USAGE;
+  }
+  const kg_lint_waiver *w = kg_lint_own_waivers(&nw);
+  kg_lint_report r;
+  int rc = kg_lint_listing(&l, w, nw, &r);
+  if (rc) fprintf(err_out, "kgate lint: %s: out of memory\n", path);
+  else kg_lint_print(out, path, &l, &r);
+  int code = rc ? KG_EXIT_ENV : kg_lint_unwaived(&r) ? KG_EXIT_FAIL : KG_EXIT_OK;
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  return code;
+}
+
+int kg_lint_main(const kg_lint_opts *o) {
+  int bad = 0, fail = 0, env = 0;
+  for (int k = 0; k < o->nfiles; k++) {
+    int rc = kg_lint_file(o->files[k], o->kernel, stdout, stderr);
+    bad |= rc == KG_EXIT_USAGE, fail |= rc == KG_EXIT_FAIL, env |= rc == KG_EXIT_ENV;
+  }
+  return bad ? KG_EXIT_USAGE : fail ? KG_EXIT_FAIL : env ? KG_EXIT_ENV : KG_EXIT_OK;
+}

@@ -1,0 +1,208 @@
+#include "disasm.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { EM_CUDA = 190 };
+#define KG_DIS_MAX ((size_t)1 << 31) /* 2 GiB of text: past any module */
+
+static int read_all(FILE *f, char **text, size_t *len) {
+  size_t cap = 1 << 16, n = 0;
+  char *b = malloc(cap + 1);
+  for (size_t got; b && (got = fread(b + n, 1, cap - n, f)) > 0;) {
+    n += got;
+    if (n == cap) {
+      char *q = cap < KG_DIS_MAX ? realloc(b, 2 * cap + 1) : NULL;
+      if (!q) return free(b), -1;
+      b = q, cap *= 2;
+    }
+  }
+  if (!b || ferror(f)) return free(b), -1;
+  b[n] = '\0';
+  *text = b, *len = n;
+  return 0;
+}
+
+/* The tool's path in out: the environment's choice, PATH, then the toolkit's usual homes. */
+static int find_tool(const char *name, const char *env, char *out, size_t len) {
+  const char *e = getenv(env);
+  if (e && *e) return snprintf(out, len, "%s", e), access(out, X_OK);
+  char dirs[8192];
+  const char *cuda = getenv("CUDA_HOME");
+  snprintf(dirs, sizeof dirs, "%s:%s%s/usr/local/cuda/bin", getenv("PATH") ? getenv("PATH") : "",
+           cuda ? cuda : "", cuda ? "/bin:" : "");
+  for (char *d = strtok(dirs, ":"); d; d = strtok(NULL, ":")) {
+    snprintf(out, len, "%s/%s", *d ? d : ".", name);
+    if (!access(out, X_OK)) return 0;
+  }
+  return -1;
+}
+
+/* Starts argv in dir (NULL: here) with its standard output on out. */
+static pid_t start(char *const argv[], const char *dir, int out) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (dir && chdir(dir)) _exit(127);
+    dup2(out, 1);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+static int exited_ok(pid_t pid) {
+  int status = 0;
+  return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Runs tool with its arguments; its standard output becomes the text. */
+static kg_dis_rc run_tool(char *const argv[], const char *path, char **text, size_t *len, char *err, size_t errlen) {
+  int fd[2];
+  if (pipe(fd)) return snprintf(err, errlen, "%s: cannot run %s: %s", path, argv[0], strerror(errno)), KG_DIS_BAD;
+  pid_t pid = start(argv, NULL, fd[1]);
+  close(fd[1]);
+  FILE *f = pid > 0 ? fdopen(fd[0], "r") : NULL;
+  int rc = f ? read_all(f, text, len) : -1, status = 0;
+  if (f) fclose(f);
+  else close(fd[0]);
+  if (pid > 0) waitpid(pid, &status, 0);
+  if (rc || !WIFEXITED(status) || WEXITSTATUS(status)) {
+    if (!rc) free(*text);
+    snprintf(err, errlen, "%s: %s failed on it (exit %d): not a cubin or a file with CUDA code?", path, argv[0],
+             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return KG_DIS_BAD;
+  }
+  return KG_DIS_OK;
+}
+
+/* Appends the file at path to the text, then removes it. */
+static int append_file(const char *path, char **text, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *t = NULL;
+  size_t n = 0;
+  int rc = f ? read_all(f, &t, &n) : -1;
+  if (f) fclose(f);
+  unlink(path);
+  char *q = rc ? NULL : realloc(*text, *len + n + 1);
+  if (!q) return free(t), -1;
+  memcpy(q + *len, t, n + 1);
+  *text = q, *len += n;
+  free(t);
+  return 0;
+}
+
+/* nvdisasm -c -g over the cubins in dir, as many at once as there are
+ * processors (one at a time, a module of 135 cubins took tens of seconds),
+ * their listings joined in name order. */
+static int nvdisasm_all(const char *nvd, const char *dir, struct dirent **e, int n, char **text, size_t *len) {
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  int width = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu, ok = 1;
+  pid_t pids[64];
+  for (int at = 0; at < n; at += width) {
+    int m = n - at < width ? n - at : width;
+    for (int k = 0; k < m; k++) {
+      char out[PATH_MAX + 300];
+      snprintf(out, sizeof out, "%s/%s.sass", dir, e[at + k]->d_name);
+      int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      char *argv[] = {(char *)nvd, "-c", "-g", e[at + k]->d_name, NULL};
+      pids[k] = fd < 0 ? -1 : start(argv, dir, fd);
+      if (fd >= 0) close(fd);
+    }
+    for (int k = 0; k < m; k++) ok &= exited_ok(pids[k]);
+  }
+  for (int k = 0; k < n; k++) {
+    char out[PATH_MAX + 300];
+    snprintf(out, sizeof out, "%s/%s.sass", dir, e[k]->d_name);
+    if (append_file(out, text, len)) ok = 0;
+  }
+  return ok ? 0 : -1;
+}
+
+static int is_cubin(const struct dirent *d) {
+  size_t n = strlen(d->d_name);
+  return n > 6 && !strcmp(d->d_name + n - 6, ".cubin");
+}
+
+/* A host binary: cuobjdump -xelf all takes its cubins out into a scratch
+ * folder, nvdisasm lists them with their source lines. cuobjdump -sass of the
+ * whole file says the same without lines, but took 41-45 s for kgate's module
+ * on an H200 machine, where extracting and listing in parallel took under 3 s. */
+static kg_dis_rc host_binary(const char *cuo, const char *nvd, const char *path, char **text, size_t *len, char *err,
+                             size_t errlen) {
+  char abs[PATH_MAX], dir[] = "/tmp/kgate-lint-XXXXXX";
+  if (!realpath(path, abs) || !mkdtemp(dir)) return snprintf(err, errlen, "%s: %s", path, strerror(errno)), KG_DIS_BAD;
+  char *argv[] = {(char *)cuo, "-xelf", "all", abs, NULL};
+  int null = open("/dev/null", O_WRONLY), ok = exited_ok(start(argv, dir, null)), n = 0;
+  if (null >= 0) close(null);
+  struct dirent **e = NULL;
+  n = ok ? scandir(dir, &e, is_cubin, alphasort) : -1;
+  *text = calloc(1, 1), *len = 0;
+  int rc = n > 0 && *text ? nvdisasm_all(nvd, dir, e, n, text, len) : -1;
+  for (int k = 0; k < n; k++) {
+    char f[PATH_MAX + 300];
+    snprintf(f, sizeof f, "%s/%s", dir, e[k]->d_name);
+    unlink(f), free(e[k]);
+  }
+  free(e);
+  rmdir(dir);
+  if (rc) {
+    free(*text);
+    snprintf(err, errlen, "%s: %s", path, n == 0 ? "no cubin in it (no CUDA machine code, or PTX only)"
+                                          : "cuobjdump -xelf or nvdisasm failed on it");
+    return KG_DIS_BAD;
+  }
+  return KG_DIS_OK;
+}
+
+static kg_dis_rc disassemble(const char *path, int cubin, char **text, size_t *len, char *err, size_t errlen) {
+  char tool[4096], nvd[4096];
+  int have_nvd = !find_tool("nvdisasm", "KGATE_NVDISASM", nvd, sizeof nvd);
+  if (cubin && have_nvd) {
+    char *argv[] = {nvd, "-c", "-g", (char *)path, NULL};
+    return run_tool(argv, path, text, len, err, errlen);
+  }
+  if (!cubin && have_nvd && !find_tool("cuobjdump", "KGATE_CUOBJDUMP", tool, sizeof tool))
+    return host_binary(tool, nvd, path, text, len, err, errlen);
+  if (!find_tool("cuobjdump", "KGATE_CUOBJDUMP", tool, sizeof tool)) {
+    char *argv[] = {tool, "-sass", (char *)path, NULL};
+    return run_tool(argv, path, text, len, err, errlen);
+  }
+  snprintf(err, errlen,
+           "%s is machine code (%s): reading it needs %s from the CUDA toolkit, not found on PATH, in $CUDA_HOME/bin "
+           "or /usr/local/cuda/bin; give kgate lint the text that cuobjdump -sass or nvdisasm -c printed instead",
+           path, cubin ? "a cubin" : "a host binary", cubin ? "nvdisasm or cuobjdump" : "cuobjdump");
+  return KG_DIS_NO_TOOL;
+}
+
+kg_dis_rc kg_dis_read(const char *path, char **text, size_t *len, char *err, size_t errlen) {
+  struct stat st;
+  FILE *f = fopen(path, "rb");
+  if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "%s: %s", path, !f ? strerror(errno) : "not a regular file");
+    if (f) fclose(f);
+    return KG_DIS_BAD;
+  }
+  unsigned char head[20] = {0};
+  size_t got = fread(head, 1, sizeof head, f);
+  if (got == 0) {
+    fclose(f);
+    return snprintf(err, errlen, "%s: empty file", path), KG_DIS_BAD;
+  }
+  if (got >= sizeof head && !memcmp(head, "\177ELF", 4)) {
+    fclose(f);
+    return disassemble(path, (head[18] | head[19] << 8) == EM_CUDA, text, len, err, errlen);
+  }
+  rewind(f);
+  int rc = read_all(f, text, len);
+  fclose(f);
+  if (rc) return snprintf(err, errlen, "%s: cannot read it (or out of memory)", path), KG_DIS_BAD;
+  return KG_DIS_OK;
+}

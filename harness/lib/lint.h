@@ -1,0 +1,73 @@
+/* kgate lint: the memory-ordering rule of a last-block ticket, checked on
+ * the machine code (docs/lint.md). A ticket is a global atomic whose result
+ * decides a branch (which block goes on to read the others' data).
+ * - release: every path from a global store or a non-ticket atomic to a
+ *   ticket passes a GPU-scope fence (MEMBAR.*.GPU/SYS: __threadfence, a
+ *   release or seq_cst atomic);
+ * - acquire: every path from a ticket to a weak global load passes a
+ *   GPU-scope fence or an acquire (CCTL.IVALL); strong loads need neither.
+ * A fence under a predicate counts for the instructions under the same
+ * predicate. Subroutines are followed at their calls; a call into code the
+ * listing lacks is counted and reported, never followed. */
+#ifndef KG_LINT_H
+#define KG_LINT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sass.h"
+
+typedef enum kg_lint_side {
+  KG_LINT_RELEASE, /* a store reaches a ticket unfenced */
+  KG_LINT_ACQUIRE, /* a ticket reaches a weak load with no acquire */
+  KG_LINT_SCOPE    /* the ticket itself is a block-scope atomic */
+} kg_lint_side;
+
+/* A place in the code, for the report. */
+typedef struct kg_lint_at {
+  unsigned addr;
+  int line;
+  const char *file;
+  char text[96]; /* the instruction, cut */
+} kg_lint_at;
+
+typedef struct kg_lint_finding {
+  kg_lint_side side;
+  int func;           /* index in the listing */
+  kg_lint_at from, to; /* release: store, ticket; acquire: ticket, load; scope: the ticket twice */
+  char path[160];     /* the blocks in between: "0x0210 -> 0x0380 -> 0x0400" */
+  const char *waived; /* the waiver's reason, NULL when the finding counts */
+} kg_lint_finding;
+
+/* A variant whose design needs no fence says so: the kernels whose symbol
+ * contains match, and why. */
+typedef struct kg_lint_waiver {
+  const char *variant;
+  const char *match;
+  const char *reason;
+} kg_lint_waiver;
+
+typedef struct kg_lint_report {
+  kg_lint_finding *findings;
+  size_t nfindings, cap;
+  int nkernels, ntickets;
+  int unknown_calls; /* calls into code the listing lacks: not followed */
+  size_t nwaived;
+  /* the waivers that matched a kernel, each printed whether it hid findings or not */
+  const kg_lint_waiver **used;
+  size_t nused;
+} kg_lint_report;
+
+/* Analyses every kernel (a function no other one calls) of the listing. The
+ * kernels whose name contains a waiver's match have their findings marked
+ * waived. Returns 0, or -1 out of memory. */
+int kg_lint_listing(const kg_sass_listing *l, const kg_lint_waiver *w, size_t nw, kg_lint_report *r);
+/* The findings that count (not waived). */
+size_t kg_lint_unwaived(const kg_lint_report *r);
+void kg_lint_report_free(kg_lint_report *r);
+
+/* The report: one paragraph per finding, a "waived: reason" line per used
+ * waiver, then a summary line. name: the input, as the user gave it. */
+void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg_lint_report *r);
+
+#endif

@@ -1,0 +1,360 @@
+/* lint: the fence rule of a last-block ticket on listings captured with CUDA
+ * 13's cuobjdump and nvdisasm (tests/data/sass/README.md): fences.cu's
+ * correct and buggy kernels at sm_75/80/90 and ptxas -O0..-O3, the fence
+ * mutants, CUB's reduction, kgate_single_pass's waiver; then small listings
+ * written here for the cases one instruction decides (predicated fences,
+ * predicates redefined, non-tickets), and the errors. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exitcode.h"
+#include "lint.h"
+#include "lintcmd.h"
+#include "sass.h"
+
+#define DATA KG_SOURCE_DIR "/tests/data/sass/"
+
+enum { R = 1 << KG_LINT_RELEASE, A = 1 << KG_LINT_ACQUIRE };
+
+/* What each kernel of fences.cu and each mutant must show: its sides. */
+static const struct {
+  const char *name;
+  unsigned sides;
+} k_expect[] = {
+    {"ok_fence", 0},           {"ok_acq_rel", 0},         {"ok_seq_cst", 0},          {"ok_release_fence", 0},
+    {"ok_system", 0},          {"ok_strong_reads", 0},    {"ok_both_branches", 0},    {"ok_fence_in_call", 0},
+    {"ok_grid_sync", 0},       {"ok_atomic_add", 0},      {"ok_slot_alloc", 0},       {"bug_no_fence", R | A},
+    {"bug_block_fence", R | A}, {"bug_one_branch", R},    {"bug_fence_after", R},     {"bug_relaxed", R | A},
+    {"bug_acquire_ticket", R}, {"bug_no_acquire", A},     {"bug_store_in_call", R},   {"bug_proxy_fence", R},
+    {"mut_fence_none_kernel", R | A}, {"mut_fence_block_kernel", R | A}, {"mut_fence_one_branch_kernel", R},
+    {"mut_fence_after_kernel", R},    {"mut_fence_relaxed_kernel", R | A}, {"mut_fence_no_acquire_kernel", A},
+};
+enum { k_nexpect = sizeof k_expect / sizeof k_expect[0] };
+
+/* The row of a mangled kernel name (_Z12bug_no_fencePKiPiS1_), -1 if none. */
+static int expect_of(const char *mangled) {
+  for (int k = 0; k < k_nexpect; k++) {
+    char want[80];
+    snprintf(want, sizeof want, "_Z%zu%s", strlen(k_expect[k].name), k_expect[k].name);
+    if (!strncmp(mangled, want, strlen(want))) return k;
+  }
+  return -1;
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *t = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(t);
+  ck_assert_uint_eq(fread(t, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  t[n] = '\0';
+  *len = (size_t)n;
+  return t;
+}
+
+static void lint_text(const char *text, size_t len, kg_sass_listing *l, kg_lint_report *r) {
+  char err[256];
+  ck_assert_msg(kg_sass_parse(text, len, l, err, sizeof err) == 0, "%s", err);
+  size_t nw;
+  const kg_lint_waiver *w = kg_lint_own_waivers(&nw);
+  ck_assert_int_eq(kg_lint_listing(l, w, nw, r), 0);
+}
+
+static void lint_path(const char *path, kg_sass_listing *l, kg_lint_report *r) {
+  size_t len;
+  char *t = slurp(path, &len);
+  lint_text(t, len, l, r);
+  free(t);
+}
+
+/* The sides of the findings in kernel k, waived ones left out. */
+static unsigned sides_of(const kg_lint_report *r, int k) {
+  unsigned s = 0;
+  for (size_t i = 0; i < r->nfindings; i++)
+    if (r->findings[i].func == k && !r->findings[i].waived) s |= 1u << r->findings[i].side;
+  return s;
+}
+
+static const char *const k_listings[] = {
+    "fences_sm75_O0.nvdisasm", "fences_sm75_O3.nvdisasm", "fences_sm80_O0.nvdisasm", "fences_sm80_O3.nvdisasm",
+    "fences_sm90_O0.nvdisasm", "fences_sm90_O1.nvdisasm", "fences_sm90_O2.nvdisasm", "fences_sm90_O3.nvdisasm",
+    "fences_sm90_O3.cuobjdump", "fences_sm75_O0.cuobjdump",
+#define MUT(m) "mut_fence_" m "_sm75_O0.nvdisasm", "mut_fence_" m "_sm75_O3.nvdisasm", "mut_fence_" m "_sm80_O0.nvdisasm", \
+               "mut_fence_" m "_sm80_O3.nvdisasm", "mut_fence_" m "_sm90_O0.nvdisasm", "mut_fence_" m "_sm90_O3.nvdisasm"
+    MUT("none"), MUT("block"), MUT("one_branch"), MUT("after"), MUT("relaxed"), MUT("no_acquire"),
+#undef MUT
+};
+
+/* Every kernel of every captured listing shows exactly its expected sides:
+ * each bug caught, each correct kernel clean. */
+START_TEST(test_lint_captured) {
+  char path[4096];
+  snprintf(path, sizeof path, DATA "%s", k_listings[_i]);
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_path(path, &l, &r);
+  int seen = 0;
+  for (int k = 0; k < l.nfuncs; k++) {
+    if (l.funcs[k].called) continue;
+    int e = expect_of(l.funcs[k].name);
+    ck_assert_msg(e >= 0, "%s: unexpected kernel %s", k_listings[_i], l.funcs[k].name);
+    ck_assert_msg(sides_of(&r, k) == k_expect[e].sides, "%s: %s: sides %u, want %u", k_listings[_i],
+                  k_expect[e].name, sides_of(&r, k), k_expect[e].sides);
+    seen++;
+  }
+  ck_assert_int_eq(seen, r.nkernels);
+  ck_assert_int_ge(seen, 1);
+  ck_assert_int_eq(l.funcs[0].arch, atoi(strstr(k_listings[_i], "_sm") + 3));
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+}
+END_TEST
+
+/* CUB's two-kernel reduction has no ticket: nothing to find. */
+START_TEST(test_lint_cub_clean) {
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_path(DATA "cub_reduce_sm90_O3.nvdisasm", &l, &r);
+  ck_assert_int_ge(r.nkernels, 6);
+  ck_assert_int_eq(r.ntickets, 0);
+  ck_assert_uint_eq(r.nfindings, 0);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+}
+END_TEST
+
+/* kgate_single_pass: six tickets (one per dtype), the f64 kernel's findings
+ * waived with the registry line's reason, and the report says so. */
+START_TEST(test_lint_waiver_shown) {
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_path(DATA "single_pass_sm90_O3.nvdisasm", &l, &r);
+  ck_assert_int_eq(r.ntickets, 6);
+  ck_assert_uint_gt(r.nwaived, 0);
+  ck_assert_uint_eq(kg_lint_unwaived(&r), 0);
+  ck_assert_uint_eq(r.nused, 1);
+  ck_assert_str_eq(r.used[0]->variant, "kgate_single_pass");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  kg_lint_print(f, "x", &l, &r);
+  fclose(f);
+  ck_assert_msg(strstr(buf, "kgate_single_pass: kernels matching 'single_pass': waived: f64 partials") != NULL, "%s", buf);
+  ck_assert_msg(strstr(buf, "0 findings, 2 waived") != NULL, "%s", buf);
+  free(buf);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+}
+END_TEST
+
+/* A finding names the kernel, the store, the ticket, their source lines
+ * (nvdisasm -g) and the path. */
+START_TEST(test_lint_report_names_places) {
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_path(DATA "mut_fence_none_sm90_O3.nvdisasm", &l, &r);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  kg_lint_print(f, "mut_fence_none_sm90_O3.nvdisasm", &l, &r);
+  fclose(f);
+  ck_assert_msg(strstr(buf, "_Z21mut_fence_none_kernelPKimPiS1_ (sm_90): release:") != NULL, "%s", buf);
+  ck_assert_msg(strstr(buf, "    store   0x") != NULL && strstr(buf, "STG.E") != NULL, "%s", buf);
+  ck_assert_msg(strstr(buf, "    ticket  0x") != NULL && strstr(buf, "ATOMG.E.INC.STRONG.GPU") != NULL, "%s", buf);
+  ck_assert_msg(strstr(buf, "(mut_fence.cuh:") != NULL, "%s", buf);
+  ck_assert_msg(strstr(buf, "    path    0x") != NULL, "%s", buf);
+  free(buf);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+}
+END_TEST
+
+/* ---- small listings: one instruction decides ---- */
+
+/* A cuobjdump-shaped listing of one kernel "k" from instruction lines, at
+ * addresses 0x00, 0x10, ... */
+static char *listing_of(const char *const *insns) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  fprintf(f, "\tcode for sm_90\n\t\tFunction : k\n");
+  for (int i = 0; insns[i]; i++)
+    fprintf(f, "        /*%04x*/  %s ;  /* 0x000fe40000000800 */\n                  /* 0x0000000000007919 */\n", 16 * i,
+            insns[i]);
+  fclose(f);
+  return buf;
+}
+
+#define TID_P0 "S2R R0, SR_TID.X", "ISETP.NE.AND P0, PT, R0, RZ, PT"
+#define TICKET(g) g "ATOMG.E.INC.STRONG.GPU PT, R7, desc[UR4][R8.64], R9", g "ISETP.NE.AND P1, PT, R7, R10, PT"
+static const char *const k_pred_same[] = {TID_P0, "@!P0 STG.E desc[UR4][R2.64], R5", "@!P0 MEMBAR.SC.GPU",
+                                          TICKET("@!P0 "), "@P1 EXIT", "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]",
+                                          "EXIT", NULL};
+static const char *const k_pred_other[] = {TID_P0, "@!P0 STG.E desc[UR4][R2.64], R5", "@P0 MEMBAR.SC.GPU",
+                                           TICKET("@!P0 "), "@P1 EXIT", "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]",
+                                           "EXIT", NULL};
+static const char *const k_pred_redefined[] = {TID_P0, "@!P0 STG.E desc[UR4][R2.64], R5", "@!P0 MEMBAR.SC.GPU",
+                                               "ISETP.NE.AND P0, PT, R4, RZ, PT", TICKET("@!P0 "), "@P1 EXIT",
+                                               "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_red[] = {"STG.E desc[UR4][R2.64], R5", "REDG.E.ADD.STRONG.GPU desc[UR4][R8.64], R9", "EXIT",
+                                    NULL};
+static const char *const k_slot[] = {"ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR4][R8.64], R9", "IMAD.WIDE R2, R7, 0x4, R4",
+                                     "STG.E desc[UR4][R2.64], R5", "EXIT", NULL};
+/* the classic: the ticket's result through shared memory and a barrier */
+static const char *const k_smem[] = {TID_P0, "@P0 BRA 0x90", "STG.E desc[UR4][R2.64], R5", TICKET(""),
+                                     "SEL R11, RZ, 0x1, P1", "STS.U8 [UR4], R11", "BAR.SYNC.DEFER_BLOCKING 0x0",
+                                     "LDS.U8 R12, [UR4]", "ISETP.NE.AND P2, PT, R12, RZ, PT", "@P2 EXIT",
+                                     "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_cctl[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.ALL.GPU", TICKET(""), "CCTL.IVALL",
+                                     "@P1 EXIT", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_strong[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", TICKET(""), "@P1 EXIT",
+                                       "LDG.E.STRONG.GPU R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_block_scope[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU",
+                                            "ATOMG.E.INC.STRONG.SM PT, R7, desc[UR4][R8.64], R9",
+                                            "ISETP.NE.AND P1, PT, R7, R10, PT", "@P1 EXIT", "MEMBAR.SC.GPU",
+                                            "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* a fence on one branch: 0x20 jumps over it to the ticket */
+static const char *const k_branch[] = {"STG.E desc[UR4][R2.64], R5", "ISETP.NE.AND P0, PT, R5, RZ, PT", "@P0 BRA 0x40",
+                                       "MEMBAR.SC.GPU", TICKET(""), "@P1 EXIT", "MEMBAR.SC.GPU",
+                                       "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the fence in a subroutine of the same function (CALL.REL, RET) */
+static const char *const k_subroutine[] = {"STG.E desc[UR4][R2.64], R5", "CALL.REL.NOINC 0x80", TICKET(""),
+                                           "@P1 EXIT", "CALL.REL.NOINC 0x80", "LDG.E R13, desc[UR4][R2.64]", "EXIT",
+                                           "MEMBAR.SC.GPU", "RET.REL.NODEC R20 0x0", NULL};
+static const char *const k_unknown_call[] = {"STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC 0x0", TICKET(""), "@P1 EXIT",
+                                             "EXIT", NULL};
+
+static const struct {
+  const char *name;
+  const char *const *insns;
+  int tickets;
+  unsigned sides;
+  int unknown_calls;
+} k_small[] = {
+    {"a fence under the ticket's guard", k_pred_same, 1, 0, 0},
+    {"a fence under the other guard", k_pred_other, 1, R, 0},
+    {"the guard redefined after the fence", k_pred_redefined, 1, R, 0},
+    {"a reduction is no ticket", k_red, 0, 0, 0},
+    {"a slot allocator is no ticket", k_slot, 0, 0, 0},
+    {"a ticket through shared memory, no fences", k_smem, 1, R | A, 0},
+    {"a release atomic and CCTL.IVALL", k_cctl, 1, 0, 0},
+    {"strong loads after the ticket", k_strong, 1, 0, 0},
+    {"a block-scope ticket", k_block_scope, 1, 1 << KG_LINT_SCOPE, 0},
+    {"a fence on one branch", k_branch, 1, R, 0},
+    {"the fence in a subroutine", k_subroutine, 1, 0, 0},
+    {"a call into code the listing lacks", k_unknown_call, 1, R, 1},
+};
+
+START_TEST(test_lint_small) {
+  char *text = listing_of(k_small[_i].insns);
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_text(text, strlen(text), &l, &r);
+  ck_assert_msg(r.ntickets == k_small[_i].tickets, "%s: %d tickets", k_small[_i].name, r.ntickets);
+  ck_assert_msg(sides_of(&r, 0) == k_small[_i].sides, "%s: sides %u, want %u", k_small[_i].name, sides_of(&r, 0),
+                k_small[_i].sides);
+  ck_assert_int_eq(r.unknown_calls, k_small[_i].unknown_calls);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(text);
+}
+END_TEST
+
+/* nvdisasm's shape: labels for targets, source lines, .target for the arch. */
+START_TEST(test_lint_nvdisasm_labels) {
+  const char *text = "\t.target\tsm_80\n"
+                     "//--------------------- .text.k --------------------------\n"
+                     "k:\n"
+                     "\t//## File \"/src/x.cu\", line 7\n"
+                     "        /*0000*/                   STG.E desc[UR4][R2.64], R5 ;\n"
+                     "        /*0010*/                   ISETP.NE.AND P0, PT, R5, RZ, PT ;\n"
+                     "        /*0020*/               @P0 BRA `(.L_x_1) ;\n"
+                     "        /*0030*/                   MEMBAR.SC.GPU ;\n"
+                     ".L_x_1:\n"
+                     "\t//## File \"/src/x.cu\", line 9\n"
+                     "        /*0040*/                   ATOMG.E.INC.STRONG.GPU PT, R7, desc[UR4][R8.64], R9 ;\n"
+                     "        /*0050*/                   ISETP.NE.AND P1, PT, R7, R10, PT ;\n"
+                     "        /*0060*/               @P1 EXIT ;\n"
+                     "        /*0070*/                   MEMBAR.SC.GPU ;\n"
+                     "        /*0080*/                   EXIT ;\n";
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_text(text, strlen(text), &l, &r);
+  ck_assert_int_eq(l.funcs[0].arch, 80);
+  ck_assert_uint_eq(r.nfindings, 1);
+  ck_assert_int_eq(r.findings[0].from.line, 7);
+  ck_assert_int_eq(r.findings[0].to.line, 9);
+  ck_assert_str_eq(r.findings[0].path, "0x0000 -> 0x0040");
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+}
+END_TEST
+
+/* ---- errors ---- */
+
+START_TEST(test_lint_not_sass) {
+  kg_sass_listing l;
+  char err[256];
+  ck_assert_int_eq(kg_sass_parse("hello\nworld\n", 12, &l, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "no SASS functions found") != NULL, "%s", err);
+  ck_assert_int_eq(kg_sass_parse("a\0b", 3, &l, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "NUL") != NULL, "%s", err);
+}
+END_TEST
+
+static int lint_exit(const char *path, char *msg, size_t len) {
+  FILE *out = fopen("/dev/null", "w"), *e = fmemopen(msg, len, "w");
+  int rc = kg_lint_file(path, NULL, out, e);
+  fclose(out), fclose(e);
+  return rc;
+}
+
+/* 2 for a missing file or text that is no listing, naming the file; 3 for
+ * machine code with no disassembler; 1 and 0 for findings and none. */
+START_TEST(test_lint_exit_codes) {
+  char msg[1024] = "";
+  ck_assert_int_eq(lint_exit("/nonexistent/x.sass", msg, sizeof msg), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(msg, "/nonexistent/x.sass") != NULL, "%s", msg);
+  ck_assert_int_eq(lint_exit(KG_SOURCE_DIR "/tests/data/sass/fences.cu", msg, sizeof msg), KG_EXIT_USAGE);
+  ck_assert_msg(strstr(msg, "fences.cu: not a SASS listing") != NULL, "%s", msg);
+  char cubin[] = "/tmp/kgate-lint-test-XXXXXX";
+  int fd = mkstemp(cubin);
+  unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+  elf[18] = 190; /* EM_CUDA */
+  ck_assert_int_eq(write(fd, elf, sizeof elf), (int)sizeof elf);
+  close(fd);
+  setenv("KGATE_NVDISASM", "/nonexistent/nvdisasm", 1);
+  setenv("KGATE_CUOBJDUMP", "/nonexistent/cuobjdump", 1);
+  ck_assert_int_eq(lint_exit(cubin, msg, sizeof msg), KG_EXIT_ENV);
+  ck_assert_msg(strstr(msg, "is machine code (a cubin)") != NULL, "%s", msg);
+  unsetenv("KGATE_NVDISASM"), unsetenv("KGATE_CUOBJDUMP");
+  unlink(cubin);
+  ck_assert_int_eq(lint_exit(DATA "mut_fence_after_sm80_O3.nvdisasm", msg, sizeof msg), KG_EXIT_FAIL);
+  ck_assert_int_eq(lint_exit(DATA "cub_reduce_sm90_O3.nvdisasm", msg, sizeof msg), KG_EXIT_OK);
+  ck_assert_int_eq(lint_exit(DATA "single_pass_sm90_O3.nvdisasm", msg, sizeof msg), KG_EXIT_OK);
+}
+END_TEST
+
+Suite *make_lint_suite(void) {
+  Suite *s = suite_create("lint");
+  TCase *core = tcase_create("Core");
+  tcase_add_loop_test(core, test_lint_captured, 0, (int)(sizeof k_listings / sizeof k_listings[0]));
+  tcase_add_test(core, test_lint_cub_clean);
+  tcase_add_test(core, test_lint_waiver_shown);
+  tcase_add_test(core, test_lint_report_names_places);
+  tcase_add_loop_test(core, test_lint_small, 0, (int)(sizeof k_small / sizeof k_small[0]));
+  tcase_add_test(core, test_lint_nvdisasm_labels);
+  suite_add_tcase(s, core);
+  TCase *errors = tcase_create("Errors");
+  tcase_add_test(errors, test_lint_not_sass);
+  tcase_add_test(errors, test_lint_exit_codes);
+  suite_add_tcase(s, errors);
+  return s;
+}

@@ -1,0 +1,83 @@
+#!/bin/bash
+# The listings under tests/data/sass/ and what proves `kgate lint` on a GPU
+# machine's toolkit (docs/lint.md). Two steps, so the compiling can run where
+# nvcc is and the disassembling where cuobjdump and nvdisasm are:
+#   capture.sh compile DIR          cubins of fences.cu, the fence mutants and
+#                                   cub_reduce.cu: sm_75/80/90, ptxas -O0..-O3,
+#                                   -lineinfo (needs nvcc; NVCC overrides)
+#   capture.sh dump DIR OUT.tar [MODULE.so ...]
+#                                   cuobjdump -sass and nvdisasm -c -g of every
+#                                   cubin in DIR; of each module cuobjdump -sass
+#                                   and its cubins through nvdisasm -c -g, and
+#                                   with KGATE=path/to/kgate its lint; the
+#                                   seconds of each step in TIMES; one tar
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+archs=${ARCHS:-"75 80 90"}
+levels=${LEVELS:-"0 1 2 3"}
+
+compile() { # DIR: one PTX per source and architecture, then ptxas per level
+  local dir=$1 nvcc=${NVCC:-nvcc} ptxas root
+  root=$(cd "$here/../../.." && pwd)
+  ptxas=${PTXAS:-$(dirname "$(command -v "$nvcc")")/ptxas}
+  mkdir -p "$dir"
+  local srcs=("$here/fences.cu" "$here/cub_reduce.cu")
+  for m in "$root"/kernels/mutants/mut_fence_*.cu; do srcs+=("$m"); done
+  for a in $archs; do
+    for s in "${srcs[@]}"; do
+      local b; b=$(basename "$s" .cu)
+      "$nvcc" -std=c++17 -ptx -arch=compute_$a -lineinfo -I"$root/kernels" -I"$root/include" \
+        "$s" -o "$dir/${b}_sm$a.ptx"
+      for o in $levels; do
+        "$ptxas" -arch=sm_$a -O$o -lineinfo "$dir/${b}_sm$a.ptx" -o "$dir/${b}_sm${a}_O$o.cubin"
+      done
+    done
+  done
+  # -G: the fence and the atomics become calls into the toolkit's code
+  "$nvcc" -std=c++17 -cubin -G -arch=sm_90 "$here/fences.cu" -o "$dir/fences_sm90_G.cubin"
+}
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
+
+dump() { # DIR OUT.tar MODULE.so...: every step's seconds in TIMES
+  local dir=$1 tar=$2 work t m b
+  shift 2
+  work=$(mktemp -d)
+  mkdir -p "$work/sass"
+  { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; cuobjdump --version | tail -1
+    nvdisasm --version | tail -1; echo "$(nproc) processors"; } > "$work/sass/TIMES" 2>&1 || true
+  t=$(now) # both tools over every cubin, one per processor at a time
+  find "$dir" -name '*.cubin' -print0 | W=$work/sass xargs -0 -P "$(nproc)" -I{} sh -c \
+    'b=$(basename {} .cubin); cuobjdump -sass {} > "$W/$b.cuobjdump"; nvdisasm -c -g {} > "$W/$b.nvdisasm"' ||
+    echo "a tool failed on a cubin (see the empty listings)" >> "$work/sass/TIMES"
+  echo "cuobjdump -sass and nvdisasm -c -g of every cubin: $(since "$t") s" >> "$work/sass/TIMES"
+  for m in "$@"; do
+    m=$(cd "$(dirname "$m")" && pwd)/$(basename "$m") b=$(basename "$m" .so)
+    t=$(now)
+    cuobjdump -sass "$m" > "$work/sass/$b.cuobjdump" || echo "$b: cuobjdump -sass failed" >> "$work/sass/TIMES"
+    echo "$b: cuobjdump -sass: $(since "$t") s, $(wc -c < "$work/sass/$b.cuobjdump") bytes" >> "$work/sass/TIMES"
+    # the same code with source lines: its cubins, each through nvdisasm -c -g, one file per architecture
+    mkdir -p "$work/x" && t=$(now)
+    (cd "$work/x" && cuobjdump -xelf all "$m" > /dev/null &&
+      find . -name '*.cubin' -print0 | xargs -0 -P "$(nproc)" -I{} sh -c 'nvdisasm -c -g {} > {}.sass' &&
+      for c in *.sass; do a=${c##*.sm_}; cat "$c" >> "$work/sass/${b}_sm${a%%.*}.nvdisasm"; done) ||
+      echo "$b: extracting or listing its cubins failed" >> "$work/sass/TIMES"
+    echo "$b: cuobjdump -xelf all, nvdisasm -c -g of each cubin: $(since "$t") s" >> "$work/sass/TIMES"
+    rm -rf "$work/x"
+    if [ -x "${KGATE:-}" ]; then # the lint itself, end to end
+      t=$(now)
+      local rc=0
+      "$KGATE" lint "$m" > "$work/sass/$b.lint" || rc=$?
+      echo "$b: kgate lint (exit $rc): $(since "$t") s" >> "$work/sass/TIMES"
+    fi
+  done
+  tar -C "$work" -cJf "$tar" sass
+  rm -rf "$work"
+}
+
+case ${1:-} in
+compile) compile "$2" ;;
+dump) dump "${@:2}" ;;
+*) echo "usage: capture.sh compile DIR | capture.sh dump DIR OUT.tar [MODULE.so ...]" >&2; exit 2 ;;
+esac
