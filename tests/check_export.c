@@ -328,7 +328,18 @@ START_TEST(test_markdown_summary) {
   ck_assert_ptr_nonnull(strstr(md, "1 SLOWER, 1 UNKNOWN, 1 MISSING, 1 FASTER, 0 NEW, 1 SAME"));
   ck_assert_ptr_null(strstr(md, "Warning"));
   ck_assert_ptr_null(strstr(md, "Paired")); /* not a paired run */
+  ck_assert_ptr_null(strstr(md, "**Time**")); /* no phase times recorded */
   free(md);
+  g_run.meta.phases = (kg_phases){1, 1.46, 0.08, 15.1, 0, 36.6, 0.01};
+  md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_msg(strstr(md, "- **Time**: start-up 1.5 s, inputs and references 0.1 s, check 15.1 s, paired rounds 36.6 s\n"),
+                "%s", md);
+  free(md);
+  g_run.meta.phases = (kg_phases){1, 0.01, 0, 0.02, 0, 0, 0};
+  md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_msg(strstr(md, "- **Time**: every phase under 0.1 s\n"), "%s", md);
+  free(md);
+  g_run.meta.phases.known = 0;
 }
 END_TEST
 

@@ -1,6 +1,7 @@
 /* The paired gate's plan: which cells of a run are paired with the base,
  * and which are NEW, UNKNOWN or MISSING; the order of the verdict table. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,9 +113,53 @@ START_TEST(test_pair_sort_regressions_first) {
 }
 END_TEST
 
+/* One timing pass: a passed timed case with no absolute samples (the check
+ * left it to the paired rounds) is paired, not UNKNOWN. */
+START_TEST(test_pair_plan_untimed_pass) {
+  kg_run run = make_run();
+  memset(&g_results[0].timing, 0, sizeof g_results[0].timing);
+  kg_modinfo base = base_info();
+  kg_pair_cell *cells;
+  kg_pair_job *jobs;
+  size_t ncells, njobs;
+  ck_assert_int_eq(kg_pair_plan(&run, &base, 0, &cells, &ncells, &jobs, &njobs), 0);
+  ck_assert_uint_eq(njobs, 1);
+  ck_assert_int_eq(jobs[0].variant, kg_variant_find("reduce7_shuffle"));
+  ck_assert(kg_pair_in_base(&base, kg_variant_find("reduce7_shuffle"), KG_F32));
+  ck_assert(!kg_pair_in_base(&base, kg_variant_find("cub_sum"), KG_F32));
+  free(cells);
+  free(jobs);
+}
+END_TEST
+
+START_TEST(test_pair_combine_timing) {
+  kg_timing t[3] = {
+      {.samples = 100, .median_us = 10, .q1_us = 9, .q3_us = 11, .min_us = 8, .noise = 0.01, .sm_clock_mhz = 1980, .set_aside = 2},
+      {.samples = 50, .median_us = 12, .q1_us = 11.5, .q3_us = 15, .min_us = 7, .noise = 0.03, .sm_clock_mhz = 1980},
+      {.samples = 80, .median_us = 11, .q1_us = 10, .q3_us = 12, .min_us = 9, .noise = 0.02, .sm_clock_mhz = 1980},
+  };
+  kg_timing c = kg_pair_combine_timing(t, 3);
+  ck_assert_int_eq(c.samples, 230);
+  ck_assert_int_eq(c.set_aside, 2);
+  ck_assert_double_eq_tol(c.median_us, 11, 1e-12);
+  ck_assert_double_eq_tol(c.q1_us, 10, 1e-12);
+  ck_assert_double_eq_tol(c.q3_us, 12, 1e-12);
+  ck_assert_double_eq_tol(c.min_us, 7, 1e-12);
+  ck_assert_double_eq_tol(c.noise, 0.02 / sqrt(3.0), 1e-12);
+  ck_assert_double_eq_tol(c.sm_clock_mhz, 1980, 1e-9);
+  ck_assert(c.min_us <= c.q1_us && c.q1_us <= c.median_us && c.median_us <= c.q3_us);
+  ck_assert_int_eq(kg_pair_combine_timing(t, 0).samples, 0);
+  kg_timing one = kg_pair_combine_timing(&t[1], 1);
+  ck_assert_double_eq_tol(one.median_us, 12, 1e-12);
+  ck_assert_double_eq_tol(one.noise, 0.03, 1e-12);
+}
+END_TEST
+
 Suite *make_pairrun_suite(void) {
   Suite *s = suite_create("pairrun");
   TCase *core = tcase_create("Core");
+  tcase_add_test(core, test_pair_plan_untimed_pass);
+  tcase_add_test(core, test_pair_combine_timing);
   tcase_add_test(core, test_pair_plan_outcomes);
   tcase_add_test(core, test_pair_plan_selection_no_missing);
   tcase_add_test(core, test_pair_sort_regressions_first);

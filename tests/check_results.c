@@ -378,6 +378,35 @@ START_TEST(test_results_provenance_round_trip) {
 }
 END_TEST
 
+/* The phase times and each case's cost survive a round trip; a run
+ * without them writes no "phases"; a phase time that cannot be true is refused. */
+START_TEST(test_results_phases_round_trip) {
+  kg_run a = sample_run(), b;
+  char err[512] = "";
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  ck_assert_ptr_null(strstr(text, "phases"));
+  free(text);
+  a.meta.phases = (kg_phases){1, 1.5, 0.25, 14.75, 0, 36.5, 0.125};
+  a.results[0].input_us = 120.5, a.results[0].check_us = 33.25, a.results[0].time_us = 7;
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert(b.meta.phases.known);
+  ck_assert(b.meta.phases.startup_s == 1.5 && b.meta.phases.inputs_s == 0.25 && b.meta.phases.check_s == 14.75);
+  ck_assert(b.meta.phases.timing_s == 0 && b.meta.phases.paired_s == 36.5 && b.meta.phases.reports_s == 0.125);
+  ck_assert(b.results[0].input_us == 120.5 && b.results[0].check_us == 33.25 && b.results[0].time_us == 7);
+  kg_run_free(&b);
+  text = kgt_slurp(g_path);
+  char *at = strstr(text, "\"paired_s\":36.5");
+  ck_assert_ptr_nonnull(at);
+  memcpy(at, "\"paired_s\":-1.0", 15);
+  kgt_spit(g_path, text);
+  free(text);
+  ck_assert_int_eq(kg_results_read(g_path, &b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "run.phases") && strstr(err, "paired_s"), "%s", err);
+}
+END_TEST
+
 /* A provenance that cannot be true is refused, naming the field. */
 static const struct {
   const char *prov, *message;
@@ -660,6 +689,7 @@ Suite *make_results_suite(void) {
   tcase_add_test(errors, test_fileio_open_fails);
   tcase_add_loop_test(errors, test_results_variant_facts_rejects, 0, N(k_bad_facts));
   tcase_add_test(errors, test_results_provenance_round_trip);
+  tcase_add_test(errors, test_results_phases_round_trip);
   tcase_add_loop_test(errors, test_results_provenance_rejects, 0, N(k_bad_prov));
   suite_add_tcase(s, errors);
   TCase *atomic = tcase_create("Atomic");

@@ -101,11 +101,7 @@ static int add_blocks(gathered *g, const kg_result *r) {
   return 0;
 }
 
-/* The rounds' timings of one cell as one: medians of the rounds' medians
- * and quartiles (each round's q1 <= median <= q3 keeps that order), the
- * least minimum, every sample counted, and the median's error as the
- * rounds' median error over sqrt(rounds), the rounds being independent. */
-static kg_timing combine(const kg_timing *t, int n) {
+kg_timing kg_pair_combine_timing(const kg_timing *t, int n) {
   kg_timing out = {0};
   if (n <= 0) return out;
   double m[KG_PAIR_MAX_ROUNDS], q1[KG_PAIR_MAX_ROUNDS], q3[KG_PAIR_MAX_ROUNDS], noise[KG_PAIR_MAX_ROUNDS];
@@ -180,7 +176,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
               undecided);
   }
   for (size_t j = 0; j < njobs && g; j++) {
-    if (head) head[j] = combine(g[j].t, g[j].nt);
+    if (head) head[j] = kg_pair_combine_timing(g[j].t, g[j].nt);
     if (g[j].n == 0) {
       cells[j].stat.verdict = KG_PV_UNKNOWN;
       snprintf(cells[j].message, sizeof cells[j].message, "paired timing failed: %.120s",

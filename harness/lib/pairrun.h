@@ -62,6 +62,13 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
                    const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
                    kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen);
 
+/* The rounds' absolute timings of one cell (n of them) as one: medians of
+ * the rounds' medians and quartiles (each round's q1 <= median <= q3 keeps
+ * that order), the least minimum, every sample counted, and the median's
+ * error as the rounds' median error over sqrt(n), the rounds being
+ * independent. n <= 0 gives an untimed (all zero) timing. */
+kg_timing kg_pair_combine_timing(const kg_timing *t, int n);
+
 /* Sorts cells regressions first (SLOWER, UNKNOWN, UNDECIDED, MISSING, FASTER, NEW, SAME), then variant, dtype, n. */
 void kg_pair_sort(kg_pair_cell *cells, size_t n);
 /* Counts by verdict. */
