@@ -101,22 +101,33 @@ static int append_file(const char *path, char **text, size_t *len) {
 
 /* nvdisasm -c -g over the cubins in dir, as many at once as there are
  * processors (one at a time, a module of 135 cubins took tens of seconds),
- * their listings joined in name order. */
+ * each next one started as soon as one ends, their listings joined in name
+ * order. */
 static int nvdisasm_all(const char *nvd, const char *dir, struct dirent **e, int n, char **text, size_t *len) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  int width = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu, ok = 1;
-  pid_t pids[64];
-  for (int at = 0; at < n; at += width) {
-    int m = n - at < width ? n - at : width;
-    for (int k = 0; k < m; k++) {
+  int width = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu, ok = 1, running = 0;
+  pid_t pids[64] = {0};
+  for (int next = 0; next < n || running > 0;) {
+    for (int k = 0; k < width && next < n; k++) {
+      if (pids[k] > 0) continue;
       char out[PATH_MAX + 300];
-      snprintf(out, sizeof out, "%s/%s.sass", dir, e[at + k]->d_name);
+      snprintf(out, sizeof out, "%s/%s.sass", dir, e[next]->d_name);
       int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      char *argv[] = {(char *)nvd, "-c", "-g", e[at + k]->d_name, NULL};
+      char *argv[] = {(char *)nvd, "-c", "-g", e[next++]->d_name, NULL};
       pids[k] = fd < 0 ? -1 : start(argv, dir, fd);
       if (fd >= 0) close(fd);
+      if (pids[k] > 0) running++;
+      else ok = 0, pids[k] = 0;
     }
-    for (int k = 0; k < m; k++) ok &= exited_ok(pids[k]);
+    /* Each of ours by its pid (never wait(): another child of this process is not ours to reap). */
+    int reaped = 0;
+    for (int k = 0; k < width; k++) {
+      int status = 0;
+      if (pids[k] <= 0 || waitpid(pids[k], &status, WNOHANG) != pids[k]) continue;
+      pids[k] = 0, running--, reaped++;
+      ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    if (!reaped && running > 0) usleep(1000);
   }
   for (int k = 0; k < n; k++) {
     char out[PATH_MAX + 300];
