@@ -101,6 +101,19 @@ static int add_blocks(gathered *g, const kg_result *r) {
   return 0;
 }
 
+/* The rounds still to come, at this round's cost per cell: the rounds every
+ * cell gets, then one for each undecided cell until max_rounds, within what
+ * is left of the extra rounds' budget (extra_s spent of it). */
+static double rounds_left_s(const kg_pair_settings *ps, int round, size_t njobs, size_t undecided, double per_cell,
+                            double extra_s) {
+  int fixed = ps->rounds > round ? ps->rounds - round : 0;
+  int last = round > ps->rounds ? round : ps->rounds;
+  double extra = undecided ? (double)(ps->max_rounds - last) * (double)undecided * per_cell : 0;
+  double budget = ps->budget_s - extra_s;
+  if (extra > budget) extra = budget > 0 ? budget : 0;
+  return (double)fixed * (double)njobs * per_cell + extra;
+}
+
 kg_timing kg_pair_combine_timing(const kg_timing *t, int n) {
   kg_timing out = {0};
   if (n <= 0) return out;
@@ -172,8 +185,9 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
     size_t undecided = 0;
     for (size_t j = 0; j < njobs; j++) undecided += cells[j].stat.verdict == KG_PV_UNDECIDED;
     if (ps->log)
-      fprintf(ps->log, "kgate: paired round %d: %zu cells in %.1f s, %zu undecided\n", round, m, kg_now_s() - r0,
-              undecided);
+      fprintf(ps->log, "kgate: paired round %d: %zu cells in %.1f s, %zu undecided, ETA %.0f s\n", round, m,
+              kg_now_s() - r0, undecided,
+              rounds_left_s(ps, round, njobs, undecided, (kg_now_s() - r0) / (double)m, extra0 ? kg_now_s() - extra0 : 0));
   }
   for (size_t j = 0; j < njobs && g; j++) {
     if (head) head[j] = kg_pair_combine_timing(g[j].t, g[j].nt);

@@ -53,12 +53,13 @@ int kg_plan_select(const char *list, int (*lookup)(const char *), const char *wh
  * in plan order; returns the number of groups. */
 size_t kg_plan_groups(const kg_case *cases, size_t ncases, size_t *group);
 
-/* A rough wall time for the cases on one GPU, for --plan. typical_s: 2 s of
- * worker start, 5 ns per element of each input group (generation and the CPU
- * reference), 2 ms per checked case and 0.1 s per timed case (recorded H200
- * runs: 25.2 s for 240 timed cases at 2^22 and 2^25, 54 s for 1200 over
- * 4096..2^28); cap_s: the same with every timed case sampling for
- * max_seconds (the sampling cap). Paired rounds come on top. */
+/* A rough wall time for the cases on one GPU, for --plan. typical_s: 1.5 s
+ * of worker start, 0.5 ms per checked case and 0.1 s per timed case (a
+ * recorded H200 run: 15.1 s for the 27,798 checked cases of the default
+ * matrix, most of it the slow variants at 2^22 and 2^25; inputs are made on
+ * the GPU and their references shipped or cached: one not cached costs
+ * about 5 ns an element more); cap_s: the same with every timed case
+ * sampling for max_seconds (the sampling cap). Paired rounds come on top. */
 typedef struct kg_plan_estimate {
   double typical_s, cap_s;
 } kg_plan_estimate;
