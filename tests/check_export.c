@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "results.h"
 #include "registry.h"
 #include "testutil.h"
 
@@ -340,6 +341,41 @@ START_TEST(test_markdown_summary) {
   ck_assert_msg(strstr(md, "- **Time**: every phase under 0.1 s\n"), "%s", md);
   free(md);
   g_run.meta.phases.known = 0;
+}
+END_TEST
+
+/* The lint of the run's modules in the Markdown, the JUnit and the results
+ * JSON: a finding fails its module's testcase, a module not linted is
+ * skipped with why, every waiver in use reads "waived: reason". */
+START_TEST(test_lint_in_every_report) {
+  kg_lint_item item = {"_Z9bad_fencePKiPi", 90, "release", "0x0110 STG.E [R2], R5 (k.cu:12)", "0x0200 ATOMG.E.INC (k.cu:14)",
+                       "0x0100 -> 0x0200"};
+  kg_lint_waived w = {"kgate_single_pass", "tagged slots <polled>", 2};
+  kg_lint_module mods[2] = {{.path = "/x/libteam.so", .ran = 1, .kernels = 7, .tickets = 2, .items = &item, .nitems = 1,
+                             .waived = &w, .nwaived = 1},
+                            {.path = "/x/other.so", .ran = 0, .why = "no cuobjdump or nvdisasm here"}};
+  g_run.lint = mods, g_run.nlint = 2;
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_msg(strstr(md, "## Memory ordering (kgate lint)\n\n- libteam.so: 7 kernels, 2 tickets, **1 finding**\n"), "%s", md);
+  ck_assert_msg(strstr(md, "  - \\_Z9bad\\_fencePKiPi (sm_90), release: 0x0110 STG.E \\[R2\\], R5 (k.cu:12) → "), "%s", md);
+  ck_assert_msg(strstr(md, "  - kgate\\_single\\_pass: waived: tagged slots &lt;polled&gt; (2 findings)\n"), "%s", md);
+  ck_assert_msg(strstr(md, "- other.so: not run: no cuobjdump or nvdisasm here\n"), "%s", md);
+  free(md);
+  char *x = export_text(kg_export_junit, "r.xml", &g_cmp);
+  ck_assert_msg(strstr(x, "<testsuite name=\"lint\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"2\">"), "%s", x);
+  ck_assert_msg(strstr(x, "<skipped message=\"waived: tagged slots &lt;polled&gt;\""), "%s", x);
+  ck_assert_msg(strstr(x, "<failure message=\"1 finding; the first: _Z9bad_fencePKiPi (sm_90): release:"), "%s", x);
+  ck_assert_msg(strstr(x, "<skipped message=\"not run: no cuobjdump or nvdisasm here\""), "%s", x);
+  free(x);
+  char err[256] = "";
+  snprintf(g_path, sizeof g_path, "%s/r.json", g_dir);
+  ck_assert_msg(kg_results_write(g_path, &g_run, err, sizeof err) == 0, "%s", err);
+  char *j = kgt_slurp(g_path);
+  ck_assert_msg(strstr(j, "\"lint\":[{\"module\":\"/x/libteam.so\",\"ran\":true,\"kernels\":7,\"tickets\":2,"), "%.400s", j);
+  ck_assert_ptr_nonnull(strstr(j, "\"waived\":[{\"variant\":\"kgate_single_pass\",\"reason\":\"tagged slots <polled>\",\"findings\":2}]"));
+  ck_assert_ptr_nonnull(strstr(j, "{\"module\":\"/x/other.so\",\"ran\":false,\"why\":\"no cuobjdump or nvdisasm here\"}"));
+  free(j);
+  g_run.lint = NULL, g_run.nlint = 0;
 }
 END_TEST
 
@@ -716,6 +752,7 @@ Suite *make_export_suite(void) {
   tcase_add_test(core, test_junit_escaping);
   tcase_add_test(core, test_junit_no_comparison);
   tcase_add_test(core, test_markdown_summary);
+  tcase_add_test(core, test_lint_in_every_report);
   tcase_add_test(core, test_markdown_regressions_first);
   tcase_add_test(core, test_markdown_ladder);
   tcase_add_test(core, test_markdown_failed_cases);

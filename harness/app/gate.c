@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #include "export.h"
 #include "fileio.h"
 #include "label.h"
+#include "lintcmd.h"
 #include "merge.h"
 #include "module.h"
 #include "pairrun.h"
@@ -431,6 +433,47 @@ static kg_case *cases_to_check(const kg_run *run, const kg_modinfo *base, int pa
   return sent;
 }
 
+/* The lint of the run's modules (kgate's own, each --kernels one), on a
+ * thread of its own while the matrix runs: it needs the disassembler's
+ * processes and the CPU, not the GPU. */
+typedef struct lint_job {
+  kg_run *run;
+  int rc, own; /* own: run->lint[0] is kgate's own module */
+  pthread_t tid;
+  int started;
+} lint_job;
+
+static void *lint_thread(void *arg) {
+  lint_job *j = arg;
+  for (size_t k = 0; !j->rc && k < j->run->nlint; k++) j->rc = kg_lint_for_run(&j->run->lint[k], k == 0 && j->own);
+  return NULL;
+}
+
+/* Starts the lint (not under a sanitizer: that run checks memory, not
+ * ordering). 0, or -1 out of memory. */
+static int lint_start(const kg_gate_opts *go, kg_run *run, lint_job *j) {
+  char own[PATH_MAX], err[512];
+  *j = (lint_job){.run = run};
+  if (go->sanitize) return 0;
+  const char *self = go->mods.own ? go->mods.own : kg_module_default_path(own, sizeof own, err, sizeof err) ? NULL : own;
+  run->lint = calloc((size_t)go->mods.nkernels + 1, sizeof *run->lint);
+  if (!run->lint) return -1;
+  const size_t room = sizeof run->lint->path;
+  if (self && strlen(self) < room) memcpy(run->lint[run->nlint++].path, self, strlen(self) + 1), j->own = 1;
+  for (int k = 0; k < go->mods.nkernels; k++)
+    if (strlen(go->mods.kernels[k]) < room)
+      memcpy(run->lint[run->nlint++].path, go->mods.kernels[k], strlen(go->mods.kernels[k]) + 1);
+  j->started = pthread_create(&j->tid, NULL, lint_thread, j) == 0;
+  if (!j->started) lint_thread(j); /* no thread: lint first, then the matrix */
+  return 0;
+}
+
+static int lint_join(lint_job *j) {
+  if (j->started) pthread_join(j->tid, NULL);
+  j->started = 0;
+  return j->rc;
+}
+
 /* The paired gate: the run's timed cells against the base module, in rounds
  * of fresh workers on the run's devices (pairrun.h). Fills run->pair and
  * run->pairs. 0, or -1 (printed) when no worker could start; after a signal,
@@ -508,6 +551,9 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   double t0 = kg_now_s();
   kg_comparison cmp = {0};
   int have_cmp = 0, bad_baseline = 0;
+  size_t lint_findings = 0;
+  for (size_t k = 0; k < run->nlint; k++) lint_findings += run->lint[k].nitems;
+  if (measured) kg_report_lint(stdout, run);
   if (timing && measured) {
     bad_baseline = compare_with_baseline(go, run, &cmp, &have_cmp) != 0;
     kg_report_perf(stdout, run, have_cmp ? &cmp : NULL);
@@ -531,7 +577,7 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   kg_pair_count(run->pairs, run->npairs, pcount);
   int slower = run->pair.on ? pcount[KG_PV_SLOWER] > 0 : have_cmp && cmp.count[KG_V_SLOWER] > 0;
   int code = env || pair_env                ? KG_EXIT_ENV
-             : c.failed || c.errored      ? KG_EXIT_FAIL
+             : c.failed || c.errored || lint_findings ? KG_EXIT_FAIL
              : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
              : slower                       ? KG_EXIT_PERF
                                             : plots;
@@ -647,6 +693,13 @@ static int gate_run(const kg_gate_opts *go) {
     kg_modinfo_free(&basemods);
     return KG_EXIT_ENV;
   }
+  lint_job lj;
+  if (lint_start(go, &run, &lj)) {
+    fprintf(stderr, "kgate: out of memory\n");
+    kg_run_free(&run);
+    kg_modinfo_free(&basemods);
+    return KG_EXIT_ENV;
+  }
   if (go->sanitize) {
     rp.repeats = 1; /* determinism is not what a sanitizer run checks */
     int code = run_sanitized(go, &run, &so, &rp);
@@ -677,6 +730,7 @@ static int gate_run(const kg_gate_opts *go) {
   int env = sent ? kg_supervise_devices(sent, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err)
                  : (snprintf(err, sizeof err, "out of memory"), -1);
   free(sent);
+  if (lint_join(&lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
     return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0, &prog);

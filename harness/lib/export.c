@@ -267,6 +267,21 @@ static void tally_add(kg__tally *t, kg__outcome o) {
   t->skipped += o == KG_SKIPPED;
 }
 
+/* The lint's testcases: one per module (failed with its findings, skipped
+ * when it could not run), one skipped per waiver ("waived: reason"). */
+static kg__outcome lint_outcome(const kg_lint_module *m) {
+  return !m->ran ? KG_SKIPPED : m->nitems ? KG_FAILURE : KG_OK;
+}
+
+static kg__tally lint_tally(const kg_run *run) {
+  kg__tally t = {0};
+  for (size_t k = 0; k < run->nlint; k++) {
+    tally_add(&t, lint_outcome(&run->lint[k]));
+    for (size_t i = 0; i < run->lint[k].nwaived; i++) tally_add(&t, KG_SKIPPED);
+  }
+  return t;
+}
+
 /* variant < 0: every variant, and the paired cells. */
 static kg__tally tally(const kg_run *run, const kg_comparison *cmp, int variant) {
   kg__tally t = {0};
@@ -277,6 +292,10 @@ static kg__tally tally(const kg_run *run, const kg_comparison *cmp, int variant)
   }
   for (size_t k = 0; variant < 0 && run->pair.on && k < run->npairs; k++)
     tally_add(&t, pair_outcome(run->pairs[k].stat.verdict));
+  if (variant < 0) {
+    kg__tally l = lint_tally(run);
+    t.tests += l.tests, t.failures += l.failures, t.errors += l.errors, t.skipped += l.skipped;
+  }
   return t;
 }
 
@@ -362,11 +381,38 @@ static void xml_paired(FILE *f, const kg_run *run) {
   fputs("  </testsuite>\n", f);
 }
 
+static const char *base_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+static void xml_lint(FILE *f, const kg_run *run) {
+  if (!run->nlint) return;
+  fputs("  <testsuite name=\"lint\"", f);
+  xml_tally(f, lint_tally(run));
+  fputs(">\n", f);
+  for (size_t k = 0; k < run->nlint; k++) {
+    const kg_lint_module *m = &run->lint[k];
+    char msg[1024] = "";
+    if (!m->ran) snprintf(msg, sizeof msg, "not run: %s", m->why);
+    else if (m->nitems)
+      snprintf(msg, sizeof msg, "%zu finding%s; the first: %s (sm_%d): %s: %s -> %s", m->nitems, m->nitems == 1 ? "" : "s",
+               m->items[0].kernel, m->items[0].arch, m->items[0].side, m->items[0].first, m->items[0].second);
+    xml_testcase(f, "lint", base_name(m->path), lint_outcome(m), msg);
+    for (size_t i = 0; i < m->nwaived; i++) {
+      snprintf(msg, sizeof msg, "waived: %s", m->waived[i].reason);
+      xml_testcase(f, "lint", m->waived[i].variant, KG_SKIPPED, msg);
+    }
+  }
+  fputs("  </testsuite>\n", f);
+}
+
 static void write_junit(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kgate\"", f);
   xml_tally(f, tally(run, cmp, -1));
   fputs(">\n", f);
   xml_paired(f, run);
+  xml_lint(f, run);
   for (size_t v = 0; v < kg_nvariants; v++) {
     kg__tally t = tally(run, cmp, (int)v);
     if (!t.tests) continue;
@@ -690,8 +736,49 @@ static void md_paired(FILE *f, const kg_run *run) {
   if (count[KG_PV_SAME]) fprintf(f, "\n%zu more cell%s SAME.\n", count[KG_PV_SAME], count[KG_PV_SAME] == 1 ? " is" : "s are");
 }
 
+/* The lint of each module: its findings, or clean, and every waiver in use. */
+static void md_lint(FILE *f, const kg_run *run) {
+  if (!run->nlint) return;
+  fputs("\n## Memory ordering (kgate lint)\n\n", f);
+  for (size_t k = 0; k < run->nlint; k++) {
+    const kg_lint_module *m = &run->lint[k];
+    fputs("- ", f);
+    md_put(f, base_name(m->path));
+    fputs(": ", f);
+    if (!m->ran) {
+      fputs("not run: ", f);
+      md_put(f, m->why);
+    } else {
+      fprintf(f, "%d kernels, %d tickets, ", m->kernels, m->tickets);
+      fputs(m->nitems ? "**" : "", f);
+      fprintf(f, "%zu finding%s", m->nitems, m->nitems == 1 ? "" : "s");
+      fputs(m->nitems ? "**" : "", f);
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i < m->nitems && i < KG_MD_MAX_FAILED; i++) {
+      const kg_lint_item *x = &m->items[i];
+      fputs("  - ", f);
+      md_put(f, x->kernel);
+      fprintf(f, " (sm_%d), %s: ", x->arch, x->side);
+      md_put(f, x->first);
+      fputs(" → ", f);
+      md_put(f, x->second);
+      fputc('\n', f);
+    }
+    if (m->nitems > KG_MD_MAX_FAILED) fprintf(f, "  - and %zu more (the results JSON has them all)\n", m->nitems - KG_MD_MAX_FAILED);
+    for (size_t i = 0; i < m->nwaived; i++) {
+      fputs("  - ", f);
+      md_put(f, m->waived[i].variant);
+      fputs(": waived: ", f);
+      md_put(f, m->waived[i].reason);
+      fprintf(f, " (%d finding%s)\n", m->waived[i].findings, m->waived[i].findings == 1 ? "" : "s");
+    }
+  }
+}
+
 static void write_markdown(FILE *f, const kg_run *run, const kg_comparison *cmp) {
   md_summary(f, run, cmp);
+  md_lint(f, run);
   md_paired(f, run);
   md_regressions(f, run, cmp);
   md_failed(f, run);

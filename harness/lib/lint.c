@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -618,4 +619,52 @@ void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg
           kg_lint_unwaived(r) == 1 ? "" : "s", r->nwaived);
   if (r->unknown_calls) fprintf(f, "; %d call%s into code the listing lacks, not followed", r->unknown_calls, r->unknown_calls == 1 ? "" : "s");
   fputc('\n', f);
+}
+
+/* "0x0ad0 LDG.E R6, desc[UR6][R6.64] (mut_fence.cuh:69)" */
+static void format_at(char *buf, size_t len, const kg_lint_at *at) {
+  const char *base = at->file ? strrchr(at->file, '/') : NULL;
+  if (at->line)
+    snprintf(buf, len, "0x%04x %s (%s:%d)", at->addr, at->text, base ? base + 1 : at->file ? at->file : "?", at->line);
+  else snprintf(buf, len, "0x%04x %s", at->addr, at->text);
+}
+
+/* Text from a listing is data for JSON, Markdown and XML: printable ASCII only. */
+static void plain(char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) *s = '?';
+}
+
+int kg_lint_summarize(const kg_sass_listing *l, const kg_lint_report *r, kg_lint_module *m) {
+  m->kernels = r->nkernels, m->tickets = r->ntickets, m->unknown_calls = r->unknown_calls;
+  size_t n = kg_lint_unwaived(r);
+  m->items = n ? calloc(n, sizeof *m->items) : NULL;
+  m->waived = r->nused ? calloc(r->nused, sizeof *m->waived) : NULL;
+  if ((n && !m->items) || (r->nused && !m->waived)) return -1;
+  for (size_t k = 0; k < r->nfindings; k++) {
+    const kg_lint_finding *x = &r->findings[k];
+    if (x->waived) continue;
+    kg_lint_item *it = &m->items[m->nitems++];
+    snprintf(it->kernel, sizeof it->kernel, "%s", l->funcs[x->func].name);
+    it->arch = l->funcs[x->func].arch;
+    snprintf(it->side, sizeof it->side, "%s", x->side == KG_LINT_RELEASE ? "release" : x->side == KG_LINT_ACQUIRE ? "acquire" : "scope");
+    format_at(it->first, sizeof it->first, &x->from);
+    format_at(it->second, sizeof it->second, &x->to);
+    snprintf(it->path, sizeof it->path, "%s", x->path);
+    plain(it->kernel), plain(it->first), plain(it->second), plain(it->path);
+  }
+  for (size_t k = 0; k < r->nused; k++) {
+    kg_lint_waived *w = &m->waived[m->nwaived++];
+    snprintf(w->variant, sizeof w->variant, "%s", r->used[k]->variant ? r->used[k]->variant : "?");
+    snprintf(w->reason, sizeof w->reason, "%s", r->used[k]->reason);
+    for (size_t i = 0; i < r->nfindings; i++) w->findings += r->findings[i].waived == r->used[k]->reason;
+    plain(w->variant), plain(w->reason);
+  }
+  return 0;
+}
+
+void kg_lint_module_free(kg_lint_module *m) {
+  free(m->items);
+  free(m->waived);
+  m->items = NULL, m->waived = NULL, m->nitems = m->nwaived = 0;
 }

@@ -66,6 +66,36 @@ int kg_lint_listing(const kg_sass_listing *l, const kg_lint_waiver *w, size_t nw
 size_t kg_lint_unwaived(const kg_lint_report *r);
 void kg_lint_report_free(kg_lint_report *r);
 
+/* One module's lint in a check or run, as text (the results' "lint", the
+ * Markdown, the JUnit): what each finding says, which waivers hid what. */
+typedef struct kg_lint_item {
+  char kernel[160]; /* the kernel's symbol, cut */
+  int arch;
+  char side[8];                   /* release, acquire, scope */
+  char first[160], second[160];   /* release: store, ticket; acquire: ticket, load; scope: the ticket */
+  char path[160];
+} kg_lint_item;
+
+typedef struct kg_lint_waived {
+  char variant[64], reason[200];
+  int findings; /* how many it hid */
+} kg_lint_waived;
+
+typedef struct kg_lint_module {
+  char path[1024];
+  int ran;         /* 0: not run, why says why (no disassembler here, or not a module it can read) */
+  char why[240];
+  int kernels, tickets, unknown_calls;
+  kg_lint_item *items; /* the findings that count */
+  size_t nitems;
+  kg_lint_waived *waived;
+  size_t nwaived;
+} kg_lint_module;
+
+/* Fills m (path and ran set by the caller) from a lint of l. 0, or -1 out of memory. */
+int kg_lint_summarize(const kg_sass_listing *l, const kg_lint_report *r, kg_lint_module *m);
+void kg_lint_module_free(kg_lint_module *m);
+
 /* The report: one paragraph per finding, a "waived: reason" line per used
  * waiver, then a summary line. name: the input, as the user gave it. */
 void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg_lint_report *r);

@@ -228,3 +228,27 @@ void kg_report_pairs(FILE *f, const kg_run *run) {
   for (int v = 0; v < KG_NPVERDICTS; v++)
     fprintf(f, " %zu %s%s", count[v], kg_pverdict_name((kg_pverdict)v), v + 1 < KG_NPVERDICTS ? "," : "\n");
 }
+
+void kg_report_lint(FILE *f, const kg_run *run) {
+  char a[200], b[200], c[200];
+  for (size_t k = 0; k < run->nlint; k++) {
+    const kg_lint_module *m = &run->lint[k];
+    const char *base = strrchr(m->path, '/');
+    kg_esc_term(base ? base + 1 : m->path, a, sizeof a);
+    if (!m->ran) {
+      fprintf(f, "lint %s: not run: %s\n", a, kg_esc_term(m->why, b, sizeof b));
+      continue;
+    }
+    for (size_t i = 0; i < m->nitems; i++) {
+      const kg_lint_item *x = &m->items[i];
+      fprintf(f, "lint FINDING %s (sm_%d) %s: %s", kg_esc_term(x->kernel, c, sizeof c), x->arch, x->side,
+              kg_esc_term(x->first, b, sizeof b));
+      fprintf(f, " -> %s\n", kg_esc_term(x->second, b, sizeof b));
+    }
+    for (size_t i = 0; i < m->nwaived; i++)
+      fprintf(f, "lint %s: waived: %s\n", kg_esc_term(m->waived[i].variant, c, sizeof c),
+              kg_esc_term(m->waived[i].reason, b, sizeof b));
+    fprintf(f, "lint %s: %d kernels, %d tickets, %zu finding%s\n", a, m->kernels, m->tickets, m->nitems,
+            m->nitems == 1 ? "" : "s");
+  }
+}

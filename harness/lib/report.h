@@ -27,6 +27,9 @@ void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp);
 /* The paired table of a run (run->pair.on): one row per cell, regressions
  * first, with head and base times, the ratio's change and its interval. */
 void kg_report_pairs(FILE *f, const kg_run *run);
+/* The lint of the run's modules (lint.h): each finding, each waiver in use
+ * ("waived: reason"), a line per module; nothing when none was linted. */
+void kg_report_lint(FILE *f, const kg_run *run);
 
 /* The verdict table of a comparison, regressions first, and its counts. */
 void kg_report_compare(FILE *f, const kg_comparison *cmp);

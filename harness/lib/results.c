@@ -67,6 +67,35 @@ static const kg_field k_phases[] = {
     {"paired_s", 'r', PH(paired_s), 0, 0, 0, 1e9, 0},   {"reports_s", 'r', PH(reports_s), 0, 0, 0, 1e9, 0},
 };
 
+/* "lint": each module's lint (lint.h): what ran, the findings that count, the waivers. */
+static json_t *lint_json(const kg_run *run) {
+  json_t *a = json_array();
+  for (size_t k = 0; a && k < run->nlint; k++) {
+    const kg_lint_module *m = &run->lint[k];
+    json_t *o = json_pack("{ss sb}", "module", m->path, "ran", m->ran);
+    if (o && !m->ran) json_object_set_new(o, "why", json_string(m->why));
+    json_t *items = json_array(), *waived = json_array();
+    for (size_t i = 0; items && i < m->nitems; i++) {
+      const kg_lint_item *x = &m->items[i];
+      json_array_append_new(items, json_pack("{ss si ss ss ss ss}", "kernel", x->kernel, "arch", x->arch, "side", x->side,
+                                             "first", x->first, "second", x->second, "path", x->path));
+    }
+    for (size_t i = 0; waived && i < m->nwaived; i++)
+      json_array_append_new(waived, json_pack("{ss ss si}", "variant", m->waived[i].variant, "reason",
+                                              m->waived[i].reason, "findings", m->waived[i].findings));
+    if (!o || !items || !waived ||
+        (m->ran && json_object_update_new(o, json_pack("{si si si so so}", "kernels", m->kernels, "tickets", m->tickets,
+                                                       "unknown_calls", m->unknown_calls, "findings", items, "waived",
+                                                       waived)))) {
+      json_decref(o), json_decref(a);
+      return NULL;
+    }
+    if (!m->ran) json_decref(items), json_decref(waived);
+    json_array_append_new(a, o);
+  }
+  return a;
+}
+
 static json_t *run_json(const kg_run_meta *m) {
   json_t *o = json_pack("{ss ss ss so s{sI si sb so si so so} so}", "date", m->date, "kgate_version", m->version,
                    "kgate_commit", m->commit, "wall_s", R(m->wall_s), "options", "seed", (json_int_t)m->seed,
@@ -288,6 +317,8 @@ int kg_results_write(const char *path, const kg_run *run, char *err, size_t errl
   json_t *facts = doc ? variants_json(run) : NULL;
   if (facts) json_object_set_new(doc, "variants", facts);
   if (doc && run->pair.on) json_object_set_new(doc, "paired", paired_json(run));
+  json_t *lint = doc && run->nlint ? lint_json(run) : NULL;
+  if (doc && run->nlint && (!lint || json_object_set_new(doc, "lint", lint))) json_decref(doc), doc = NULL;
   int rc = kg_json_write(path, doc, "cases", err, errlen);
   json_decref(doc);
   return rc;
@@ -421,6 +452,9 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
 }
 
 void kg_run_free(kg_run *run) {
+  for (size_t k = 0; k < run->nlint; k++) kg_lint_module_free(&run->lint[k]);
+  free(run->lint);
+  run->lint = NULL, run->nlint = 0;
   free(run->cases);
   free(run->results);
   free(run->pairs);

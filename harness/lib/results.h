@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lint.h"
 #include "plan.h"
 #include "model.h"
 
@@ -70,6 +71,10 @@ typedef struct kg_run {
   kg_case *cases;     /* malloc'ed */
   kg_result *results; /* malloc'ed, results[i] belongs to cases[i] */
   kg_pair_meta pair;
+  /* the lint of the modules (kgate's own, then each --kernels one); written,
+   * not read back ("lint" in the results JSON) */
+  kg_lint_module *lint;
+  size_t nlint;
   size_t npairs;
   kg_pair_cell *pairs; /* malloc'ed: regressions first (see pairrun.h) */
 } kg_run;
