@@ -710,6 +710,7 @@ static int gate_run(const kg_gate_opts *go) {
   /* --devices: one worker per device, the same argv but for the device. */
   int ndev = 1, list[KG_GATE_MAXDEVICES] = {go->device};
   if (device_list(go, worker, list, &ndev)) {
+    lint_join(&lj);
     kg_run_free(&run);
     kg_modinfo_free(&basemods);
     return KG_EXIT_ENV;
@@ -730,7 +731,8 @@ static int gate_run(const kg_gate_opts *go) {
   int env = sent ? kg_supervise_devices(sent, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err)
                  : (snprintf(err, sizeof err, "out of memory"), -1);
   free(sent);
-  if (lint_join(&lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
+  /* The lint goes on beside the paired rounds (it needs no GPU); it ends here only when the run does. */
+  if (env == KG_SUPER_INTERRUPTED || env == -2) lint_join(&lj);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
     return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0, &prog);
@@ -761,6 +763,7 @@ static int gate_run(const kg_gate_opts *go) {
     run.meta.phases.paired_s = run.pair.wall_s - (startup_s - before);
   }
   kg_modinfo_free(&basemods);
+  if (lint_join(&lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
   kg_progress_phase(&prog, "reports", NULL);
   return gate_finish(go, &run, c, env, pair_env, err);
 }
