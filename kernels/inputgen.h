@@ -205,7 +205,7 @@ static inline KG_HD void kg_gen_put_float(int dt, void *buf, size_t j, double v)
 
 /* Stores a special by its bits: kind 0 NaN, 1 +Inf, 2 -Inf. The bits are what
  * the host's conversions of NAN, INFINITY and -INFINITY give, which the
- * golden table pinned. */
+ * shipped references' fingerprints pin (data/kgate-refs.txt). */
 static inline KG_HD void kg_gen_put_special(int dt, void *buf, size_t j, int kind) {
   uint64_t neg = kind == 2;
   switch (dt) {

@@ -1,8 +1,9 @@
 /* check_gpu_gen: inputs made on the GPU (kg_dev_fill) are the CPU's
  * (kg_pattern_fill) bit for bit, and kg_dev_fingerprint equals
  * kg_gen_fingerprint, for every default (dtype, pattern, n) group with seed 1
- * and another seed; seed 1 is also held to the golden table (the 2^25 rows
- * included, which check_gen leaves to a Release build). Nothing is written
+ * and another seed; seed 1 is also held to the fingerprints of the shipped
+ * references (kgate-refs.txt beside kgate in the build folder, or
+ * $KG_REFS_TABLE). Nothing is written
  * past n elements, and the fill and the fingerprint of 2^25 elements each
  * take under a millisecond.
  *
@@ -20,22 +21,16 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "dtype.h"
 #include "kernels.h"
 #include "pattern.h"
+#include "refcache.h"
 #include "sizes.h"
 
-static const struct {
-  kg_dtype dt;
-  kg_pattern p;
-  size_t n;
-  uint64_t fp;
-} k_golden[] = {
-#include "gen_golden.inc"
-};
 
 static const uint64_t k_seeds[] = {1, 0x9e3779b97f4a7c15ull};
 enum { GUARD = 64 }; /* bytes past the input, poisoned and checked untouched */
@@ -113,10 +108,14 @@ static void say_first_diff(kg_dtype dt, size_t n, char *msg, size_t len, const c
            first, c, kg_dtype_load(dt, g_cpu, first), g, kg_dtype_load(dt, g_gpu, first));
 }
 
+/* The shipped references (data/kgate-refs.txt): every default input of seed
+ * 1 with the fingerprint the GPU's input must have. */
+static kg_refcache g_table;
+static int g_table_default; /* the default sizes are tested: each must be in the table */
+
 static const uint64_t *golden_of(kg_dtype dt, kg_pattern p, size_t n) {
-  for (size_t i = 0; i < sizeof k_golden / sizeof k_golden[0]; i++)
-    if (k_golden[i].dt == dt && k_golden[i].p == p && k_golden[i].n == n) return &k_golden[i].fp;
-  return NULL;
+  const kg_refcache_entry *e = kg_refcache_find(&g_table, dt, n, p, 1, KG_GEN_VERSION);
+  return e ? &e->fingerprint : NULL;
 }
 
 /* 0 when the GPU's input and fingerprint are the CPU's; else -1 and why. */
@@ -139,8 +138,10 @@ static int check_one(kg_dtype dt, kg_pattern p, uint64_t seed, size_t n, char *m
     return snprintf(msg, len, "%s: same bytes, GPU fingerprint 0x%016llx, CPU 0x%016llx", what, fp_gpu,
                     (unsigned long long)fp_cpu), -1;
   const uint64_t *gold = seed == 1 ? golden_of(dt, p, n) : NULL;
+  if (seed == 1 && !gold && g_table_default)
+    return snprintf(msg, len, "%s: not in the shipped references", what), -1;
   if (gold && *gold != fp_cpu)
-    return snprintf(msg, len, "%s: fingerprint 0x%016llx, golden 0x%016llx (the data changed)", what,
+    return snprintf(msg, len, "%s: fingerprint 0x%016llx, shipped table 0x%016llx (the data changed)", what,
                     (unsigned long long)fp_cpu, (unsigned long long)*gold), -1;
   return 0;
 }
@@ -266,6 +267,28 @@ END_TEST
 
 /* ---- set-up ---- */
 
+/* The shipped references: $KG_REFS_TABLE, else kgate-refs.txt in the build
+ * folder above this test. */
+static int load_table(int default_sizes) {
+  char path[PATH_MAX], err[600];
+  const char *env = getenv("KG_REFS_TABLE");
+  if (env && *env) {
+    snprintf(path, sizeof path, "%s", env);
+  } else {
+    ssize_t got = readlink("/proc/self/exe", path, sizeof path - 32);
+    char *slash = got > 0 ? (path[got] = '\0', strrchr(path, '/')) : NULL;
+    if (!slash) return fprintf(stderr, "check_gpu_gen: cannot find this test's folder\n"), EXIT_FAILURE;
+    strcpy(slash, "/../" KG_REFCACHE_TABLE);
+  }
+  long dropped = kg_refcache_load(&g_table, path, err, sizeof err);
+  if (dropped != 0 || g_table.n == 0) {
+    fprintf(stderr, "check_gpu_gen: %s: %s\n", path, dropped ? err : "no references (missing or empty)");
+    return EXIT_FAILURE;
+  }
+  g_table_default = default_sizes;
+  return 0;
+}
+
 /* The size list and the buffers for its largest input (and 2^25 f64 for the
  * speed test); 77 when there is no device. */
 static int setup(size_t **own_sizes) {
@@ -297,7 +320,7 @@ static int setup(size_t **own_sizes) {
   }
   struct cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) printf("check_gpu_gen: device 0: %s\n", prop.name);
-  return 0;
+  return load_table(env == NULL || !*env);
 }
 
 int main(void) {
@@ -323,5 +346,6 @@ int main(void) {
   srunner_free(sr);
   cudaFree(g_dev), cudaFree(g_dfp), cudaStreamDestroy(g_stream);
   free(g_cpu), free(g_gpu), free(own_sizes);
+  kg_refcache_free(&g_table);
   return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
