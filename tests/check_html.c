@@ -131,6 +131,29 @@ START_TEST(test_html_structure) {
 }
 END_TEST
 
+/* The lint on the page: its section in the contents, a failing module with
+ * its finding (escaped), a waiver as "waived: reason", a module not linted. */
+START_TEST(test_html_lint) {
+  kg_html_page p = full_page();
+  kg_lint_item item = {"_Z3bad<i>", 90, "acquire", "0x0200 ATOMG.E.INC", "0x0300 LDG.E R4 (k.cu:9)", ""};
+  kg_lint_waived w = {"kgate_single_pass", "tagged slots & polling", 2};
+  kg_lint_module mods[2] = {{.path = "/b/libteam.so", .ran = 1, .kernels = 4, .tickets = 1, .items = &item,
+                             .nitems = 1, .waived = &w, .nwaived = 1},
+                            {.path = "/b/x.so", .ran = 0, .why = "no nvdisasm"}};
+  kg_run run = *p.run;
+  run.lint = mods, run.nlint = 2;
+  p.run = &run;
+  char *html = write_page(&p);
+  ck_assert_ptr_nonnull(strstr(html, "<a href=\"#lint\">Memory ordering</a>"));
+  ck_assert_msg(strstr(html, "<h2 id=\"lint\">Memory ordering (kgate lint)</h2>\n<ul>\n<li class=\"failure\">libteam.so: 4 kernels, 1 tickets, 1 finding"), "%s", html);
+  ck_assert_ptr_nonnull(strstr(html, "<li class=\"failure\"><code>_Z3bad&lt;i&gt;</code> (sm_90), acquire: 0x0200 ATOMG.E.INC &rarr; 0x0300 LDG.E R4 (k.cu:9)</li>"));
+  ck_assert_ptr_nonnull(strstr(html, "<li>kgate_single_pass: waived: tagged slots &amp; polling (2 findings)</li>"));
+  ck_assert_ptr_nonnull(strstr(html, "<li>x.so: not run: no nvdisasm"));
+  check_references(html);
+  free(html);
+}
+END_TEST
+
 START_TEST(test_html_charts_that_exist) {
   kg_html_page p = full_page();
   char *html = write_page(&p);
@@ -625,6 +648,7 @@ Suite *make_html_suite(void) {
   TCase *core = tcase_create("Core");
   tcase_add_checked_fixture(core, setup, teardown);
   tcase_add_test(core, test_html_structure);
+  tcase_add_test(core, test_html_lint);
   tcase_add_test(core, test_html_charts_that_exist);
   tcase_add_test(core, test_html_tables);
   tcase_add_test(core, test_html_history_and_note);

@@ -407,6 +407,47 @@ START_TEST(test_results_phases_round_trip) {
 }
 END_TEST
 
+/* The lint survives a round trip (the page reads it back); a side the lint
+ * has not, or a control character in a kernel's name, is refused. */
+START_TEST(test_results_lint_round_trip) {
+  kg_run a = sample_run(), b;
+  kg_lint_item item = {"_Z3badPi", 90, "release", "0x0110 STG.E [R2], R5 (k.cu:12)", "0x0200 ATOMG.E.INC", "0x0100 -> 0x0200"};
+  kg_lint_waived w = {"kgate_single_pass", "tagged slots", 2};
+  kg_lint_module mods[2] = {{.path = "/x/libteam.so", .ran = 1, .kernels = 7, .tickets = 2, .unknown_calls = 1,
+                             .items = &item, .nitems = 1, .waived = &w, .nwaived = 1},
+                            {.path = "/x/other.so", .ran = 0, .why = "no nvdisasm"}};
+  a.lint = mods, a.nlint = 2;
+  char err[512] = "";
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(b.nlint, 2);
+  ck_assert_str_eq(b.lint[0].path, "/x/libteam.so");
+  ck_assert(b.lint[0].ran && b.lint[0].kernels == 7 && b.lint[0].tickets == 2 && b.lint[0].unknown_calls == 1);
+  ck_assert_uint_eq(b.lint[0].nitems, 1);
+  ck_assert_str_eq(b.lint[0].items[0].kernel, "_Z3badPi");
+  ck_assert_str_eq(b.lint[0].items[0].first, "0x0110 STG.E [R2], R5 (k.cu:12)");
+  ck_assert_str_eq(b.lint[0].items[0].side, "release");
+  ck_assert(b.lint[0].nwaived == 1 && b.lint[0].waived[0].findings == 2);
+  ck_assert_str_eq(b.lint[0].waived[0].reason, "tagged slots");
+  ck_assert(!b.lint[1].ran);
+  ck_assert_str_eq(b.lint[1].why, "no nvdisasm");
+  kg_run_free(&b);
+  char *text = kgt_slurp(g_path), *at = strstr(text, "\"side\":\"release\"");
+  ck_assert_ptr_nonnull(at);
+  memcpy(at, "\"side\":\"bogus!!\"", 16);
+  kgt_spit(g_path, text);
+  ck_assert_int_eq(kg_results_read(g_path, &b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "lint[0].findings[0]") && strstr(err, "bogus"), "%s", err);
+  memcpy(at, "\"side\":\"release\"", 16);
+  at = strstr(text, "_Z3badPi");
+  memcpy(at, "_Z\\u001b", 8); /* as long as _Z3badPi */
+  kgt_spit(g_path, text);
+  free(text);
+  ck_assert_int_eq(kg_results_read(g_path, &b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "lint[0].findings[0]") && strstr(err, "kernel"), "%s", err);
+}
+END_TEST
+
 /* A provenance that cannot be true is refused, naming the field. */
 static const struct {
   const char *prov, *message;
@@ -690,6 +731,7 @@ Suite *make_results_suite(void) {
   tcase_add_loop_test(errors, test_results_variant_facts_rejects, 0, N(k_bad_facts));
   tcase_add_test(errors, test_results_provenance_round_trip);
   tcase_add_test(errors, test_results_phases_round_trip);
+  tcase_add_test(errors, test_results_lint_round_trip);
   tcase_add_loop_test(errors, test_results_provenance_rejects, 0, N(k_bad_prov));
   suite_add_tcase(s, errors);
   TCase *atomic = tcase_create("Atomic");

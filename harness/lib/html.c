@@ -433,6 +433,45 @@ static void findings_cells(FILE *f, const kg_html_page *p) {
   fputs("</table>\n", f);
 }
 
+/* The lint of the run's modules (lint.h): a line per module, its findings
+ * (failure rows) and the waivers in use ("waived: reason"). */
+static void lint(FILE *f, const kg_run *run) {
+  if (!run->nlint) return;
+  fputs("<h2 id=\"lint\">Memory ordering (kgate lint)</h2>\n<ul>\n", f);
+  for (size_t k = 0; k < run->nlint; k++) {
+    const kg_lint_module *m = &run->lint[k];
+    const char *base = strrchr(m->path, '/');
+    fputs(m->ran && m->nitems ? "<li class=\"failure\">" : "<li>", f);
+    esc(f, base ? base + 1 : m->path);
+    if (!m->ran) {
+      fputs(": not run: ", f);
+      esc(f, m->why);
+    } else {
+      fprintf(f, ": %d kernels, %d tickets, %zu finding%s", m->kernels, m->tickets, m->nitems, m->nitems == 1 ? "" : "s");
+    }
+    fputs("\n<ul>\n", f);
+    for (size_t i = 0; i < m->nitems && i < KG_HTML_MAX_FAILED; i++) {
+      fputs("<li class=\"failure\"><code>", f);
+      esc(f, m->items[i].kernel);
+      fprintf(f, "</code> (sm_%d), %s: ", m->items[i].arch, m->items[i].side);
+      esc(f, m->items[i].first);
+      fputs(" &rarr; ", f);
+      esc(f, m->items[i].second);
+      fputs("</li>\n", f);
+    }
+    if (m->nitems > KG_HTML_MAX_FAILED) fprintf(f, "<li>... and %zu more (see the results file)</li>\n", m->nitems - KG_HTML_MAX_FAILED);
+    for (size_t i = 0; i < m->nwaived; i++) {
+      fputs("<li>", f);
+      esc(f, m->waived[i].variant);
+      fputs(": waived: ", f);
+      esc(f, m->waived[i].reason);
+      fprintf(f, " (%d finding%s)</li>\n", m->waived[i].findings, m->waived[i].findings == 1 ? "" : "s");
+    }
+    fputs("</ul></li>\n", f);
+  }
+  fputs("</ul>\n", f);
+}
+
 /* The chart of kind k for dtype d, drawn (its PNG is in dir), or NULL. */
 static const kg_chart *chart_of(const char *dir, const kg_charts *c, int k, int d);
 
@@ -836,6 +875,7 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p) {
       {p->run->pair.on, "#paired", "Paired gate"},
       {any_regression, "#regressions", "Regressions"},
       {any_failed, "#failed", "Failed cases"},
+      {p->run->nlint > 0, "#lint", "Memory ordering"},
       {any_chart, "#charts", "Charts"},
       {any_timed, "#ladder", "Ladder tables"},
       {p->history != NULL, "#steps", "Step changes"},
@@ -859,6 +899,7 @@ static void write_page(FILE *f, const char *dir, const kg_html_page *p) {
   paired(f, p->run);
   regressions(f, p->cmp, p->run->pair.on);
   failed(f, p->run);
+  lint(f, p->run);
   charts(f, dir, p->charts);
   ladders(f, p->run, p->cmp);
   steps(f, p);

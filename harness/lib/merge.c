@@ -136,6 +136,10 @@ int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *er
   if (!rc) {
     out->meta = runs[0].meta;
     out->meta.shard[0] = '\0';
+    out->meta.phases.known = 0; /* shards on several machines: their phase times do not add up to one run's */
+    /* every shard lints the same modules: the first one's lint is the run's */
+    out->lint = runs[0].lint, out->nlint = runs[0].nlint;
+    runs[0].lint = NULL, runs[0].nlint = 0;
     for (size_t f = 1; f < npaths; f++) {
       if (runs[f].meta.wall_s > out->meta.wall_s) out->meta.wall_s = runs[f].meta.wall_s;
       add_runner(out->meta.prov.runner, sizeof out->meta.prov.runner, runs[f].meta.prov.runner);

@@ -411,6 +411,77 @@ static void refuse_duplicates(kg_jrd *r, const kg_run *run) {
   kg_jrd_fail(r, "the same case as cases[%zu]: a case appears once in a results file", i);
 }
 
+/* "lint" (optional): read back for the page and the merge; text that
+ * cannot be what a lint wrote (control characters, a side it has not) is
+ * refused, naming the field. */
+enum { LINT_MAX_MODULES = 64, LINT_MAX_ITEMS = 100000 };
+
+static void read_lint_item(kg_jrd *r, json_t *o, kg_lint_item *x) {
+  kg_jrd_text(r, o, "kernel", x->kernel, sizeof x->kernel, why_bad_text);
+  x->arch = (int)kg_jrd_range(r, o, "arch", 0, 1000);
+  kg_jrd_text(r, o, "side", x->side, sizeof x->side, NULL);
+  kg_jrd_text(r, o, "first", x->first, sizeof x->first, why_bad_text);
+  kg_jrd_text(r, o, "second", x->second, sizeof x->second, why_bad_text);
+  kg_jrd_text(r, o, "path", x->path, sizeof x->path, why_bad_text);
+  if (!r->failed && strcmp(x->side, "release") && strcmp(x->side, "acquire") && strcmp(x->side, "scope"))
+    kg_jrd_fail(r, "side '%s' is not release, acquire or scope", x->side);
+}
+
+static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) {
+  snprintf(r->where, sizeof r->where, "lint[%zu]", k);
+  kg_jrd_text(r, o, "module", m->path, sizeof m->path, NULL);
+  m->ran = kg_jrd_bool(r, o, "ran");
+  if (r->failed) return;
+  if (!m->ran) {
+    kg_jrd_text(r, o, "why", m->why, sizeof m->why, why_bad_text);
+    return;
+  }
+  m->kernels = (int)kg_jrd_range(r, o, "kernels", 0, INT_MAX);
+  m->tickets = (int)kg_jrd_range(r, o, "tickets", 0, INT_MAX);
+  m->unknown_calls = (int)kg_jrd_range(r, o, "unknown_calls", 0, INT_MAX);
+  json_t *items = kg_jrd_arr(r, o, "findings"), *waived = kg_jrd_arr(r, o, "waived");
+  size_t ni = json_array_size(items), nw = json_array_size(waived);
+  if (!r->failed && (ni > LINT_MAX_ITEMS || nw > LINT_MAX_ITEMS)) kg_jrd_fail(r, "more than %d findings or waivers", LINT_MAX_ITEMS);
+  if (r->failed) return;
+  m->items = calloc(ni + 1, sizeof *m->items), m->waived = calloc(nw + 1, sizeof *m->waived);
+  if (!m->items || !m->waived) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < ni && !r->failed; i++) {
+    snprintf(r->where, sizeof r->where, "lint[%zu].findings[%zu]", k, i);
+    read_lint_item(r, json_array_get(items, i), &m->items[m->nitems++]);
+  }
+  for (size_t i = 0; i < nw && !r->failed; i++) {
+    json_t *w = json_array_get(waived, i);
+    kg_lint_waived *x = &m->waived[m->nwaived++];
+    snprintf(r->where, sizeof r->where, "lint[%zu].waived[%zu]", k, i);
+    kg_jrd_text(r, w, "variant", x->variant, sizeof x->variant, why_bad_text);
+    kg_jrd_text(r, w, "reason", x->reason, sizeof x->reason, why_bad_text);
+    x->findings = (int)kg_jrd_range(r, w, "findings", 0, INT_MAX);
+  }
+}
+
+static void read_lint(kg_jrd *r, json_t *a, kg_run *run) {
+  snprintf(r->where, sizeof r->where, "lint");
+  size_t n = json_array_size(a);
+  if (!json_is_array(a) || n > LINT_MAX_MODULES) {
+    kg_jrd_fail(r, "lint is not an array of at most %d modules", LINT_MAX_MODULES);
+    return;
+  }
+  run->lint = calloc(n + 1, sizeof *run->lint);
+  if (!run->lint) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t k = 0; k < n && !r->failed; k++) {
+    json_t *o = json_array_get(a, k);
+    run->nlint = k + 1;
+    if (!json_is_object(o)) kg_jrd_fail(r, "lint[%zu] is not an object", k);
+    else read_lint_module(r, o, &run->lint[k], k);
+  }
+}
+
 int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   memset(run, 0, sizeof *run);
   json_t *doc;
@@ -446,6 +517,8 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
     if (!json_is_object(paired)) kg_jrd_fail(&r, "paired is not an object");
     else read_paired(&r, paired, run);
   }
+  json_t *lint = json_object_get(doc, "lint"); /* optional: runs that linted */
+  if (!r.failed && lint) read_lint(&r, lint, run);
   json_decref(doc);
   if (r.failed) kg_run_free(run);
   return r.failed ? -1 : 0;

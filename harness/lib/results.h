@@ -71,8 +71,8 @@ typedef struct kg_run {
   kg_case *cases;     /* malloc'ed */
   kg_result *results; /* malloc'ed, results[i] belongs to cases[i] */
   kg_pair_meta pair;
-  /* the lint of the modules (kgate's own, then each --kernels one); written,
-   * not read back ("lint" in the results JSON) */
+  /* the lint of the modules (kgate's own, then each --kernels one): "lint"
+   * in the results JSON */
   kg_lint_module *lint;
   size_t nlint;
   size_t npairs;
