@@ -60,7 +60,8 @@ mkdir -p "$tmp/r/home/.cache/kgate"
 echo forged > "$tmp/r/home/.cache/kgate/refs.txt"
 if [[ ${#as[@]} -gt 0 ]]; then chown -R "$user" "$tmp/r/home/.cache"; fi
 run_hook
-verdict "an earlier job's kgate reference cache is removed" eval '[[ $code == 0 && ! -e $tmp/r/home/.cache/kgate ]]'
+cache_gone() { [[ $code == 0 && ! -e $tmp/r/home/.cache/kgate ]]; }
+verdict "an earlier job's kgate reference cache is removed" cache_gone
 
 fresh
 git config --file "$tmp/r/gitconfig" core.fsmonitor "touch /tmp/pwned"
