@@ -38,10 +38,8 @@ extern "C" {
 #undef KG_VARIANT
 
 /* Device utilities for the worker (kernels/devutil.cu). */
-/* Sets *equal to 1 when the two device buffers hold the same bytes. */
-int kg_dev_equal(const void *a, const void *b, size_t bytes, int *equal, void *stream);
-/* Queues the same comparison without waiting: *d_flag (device memory) ends
- * up 1 when the buffers differ, 0 when they hold the same bytes. */
+/* Queues a comparison of two device buffers without waiting: *d_flag
+ * (device memory) ends up 1 when they differ, 0 when they hold the same bytes. */
 int kg_dev_differ_async(const void *a, const void *b, size_t bytes, int *d_flag, void *stream);
 /* Fills n elements of device buffer buf with the input kg_pattern_fill makes
  * on the CPU for (dt, pattern, seed, n), bit for bit (kernels/inputgen.cu;
