@@ -97,7 +97,6 @@ extern "C" int kg_dev_hold(volatile int *flags, double timeout_s, void *stream) 
   return (int)cudaGetLastError();
 }
 
-
 extern "C" int kg_dev_differ_async(const void *a, const void *b, size_t bytes, int *d_flag, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   KG_TRY(cudaMemsetAsync(d_flag, 0, sizeof(int), st));
