@@ -449,6 +449,14 @@ static void *lint_thread(void *arg) {
   return NULL;
 }
 
+/* A module to lint; one whose path does not fit is reported "not run", with why. */
+static void lint_module(kg_run *run, const char *path) {
+  kg_lint_module *m = &run->lint[run->nlint++];
+  size_t len = strlen(path);
+  if (len < sizeof m->path) memcpy(m->path, path, len + 1);
+  else snprintf(m->why, sizeof m->why, "its path is longer than %zu bytes", sizeof m->path - 1);
+}
+
 /* Starts the lint (not under a sanitizer: that run checks memory, not
  * ordering). 0, or -1 out of memory. */
 static int lint_start(const kg_gate_opts *go, kg_run *run, lint_job *j) {
@@ -458,11 +466,8 @@ static int lint_start(const kg_gate_opts *go, kg_run *run, lint_job *j) {
   const char *self = go->mods.own ? go->mods.own : kg_module_default_path(own, sizeof own, err, sizeof err) ? NULL : own;
   run->lint = calloc((size_t)go->mods.nkernels + 1, sizeof *run->lint);
   if (!run->lint) return -1;
-  const size_t room = sizeof run->lint->path;
-  if (self && strlen(self) < room) memcpy(run->lint[run->nlint++].path, self, strlen(self) + 1), j->own = 1;
-  for (int k = 0; k < go->mods.nkernels; k++)
-    if (strlen(go->mods.kernels[k]) < room)
-      memcpy(run->lint[run->nlint++].path, go->mods.kernels[k], strlen(go->mods.kernels[k]) + 1);
+  if (self) lint_module(run, self), j->own = 1;
+  for (int k = 0; k < go->mods.nkernels; k++) lint_module(run, go->mods.kernels[k]);
   j->started = pthread_create(&j->tid, NULL, lint_thread, j) == 0;
   if (!j->started) lint_thread(j); /* no thread: lint first, then the matrix */
   return 0;

@@ -21,7 +21,8 @@ const kg_lint_waiver *kg_lint_own_waivers(size_t *n);
  * disassembler for machine code. The report goes to out, errors to err_out. */
 int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out);
 
-/* The lint of a check or run (m->path set by the caller): own is kgate's
+/* The lint of a check or run (m->path set by the caller, or m->why when it
+ * cannot be linted): own is kgate's
  * own module, whose mutants' kernels (selftest's) are left out. A module it
  * cannot read, or no disassembler here, leaves m->ran 0 with why: the run
  * goes on. 0, or -1 out of memory. */
