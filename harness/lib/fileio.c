@@ -577,3 +577,19 @@ json_t *kg_jrd_obj(kg_jrd *r, json_t *o, const char *key, int nullable) {
 }
 
 json_t *kg_jrd_arr(kg_jrd *r, json_t *o, const char *key) { return get(r, o, key, is_arr, "an array"); }
+
+int kg_beside_exe(const char *const *rel, size_t n, char *buf, size_t len, char *dir, size_t dirlen) {
+  char exe[PATH_MAX];
+  ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (dirlen) dir[0] = '\0';
+  if (got <= 0) return -1;
+  exe[got] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  if (dirlen) snprintf(dir, dirlen, "%s", exe);
+  for (size_t i = 0; i < n; i++) {
+    int w = snprintf(buf, len, "%s%s", exe, rel[i]);
+    if (w > 0 && (size_t)w < len && access(buf, R_OK) == 0) return 0;
+  }
+  return -1;
+}

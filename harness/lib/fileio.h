@@ -134,4 +134,9 @@ int kg_jrd_bool(kg_jrd *r, json_t *o, const char *key);
 json_t *kg_jrd_obj(kg_jrd *r, json_t *o, const char *key, int nullable); /* NULL for null or on failure */
 json_t *kg_jrd_arr(kg_jrd *r, json_t *o, const char *key);
 
+/* kgate's installed files, found from its own executable: the first of
+ * <exe dir><rel[i]> that can be read, in buf. dir gets the executable's
+ * folder ("" when unknown). 0, or -1 when none is there. */
+int kg_beside_exe(const char *const *rel, size_t n, char *buf, size_t len, char *dir, size_t dirlen);
+
 #endif

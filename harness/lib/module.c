@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "kernels.h"
 #include "proc.h"
 #include "registry.h"
@@ -134,17 +135,10 @@ int kg_module_find(const kg_module *m, const char *name) {
 }
 
 int kg_module_default_path(char *buf, size_t len, char *err, size_t errlen) {
-  char exe[PATH_MAX];
-  ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (got <= 0) return snprintf(err, errlen, "cannot find kgate's own executable"), -1;
-  exe[got] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (slash) *slash = '\0';
   static const char *const k_rel[] = {"/" KG_MODULE_FILE, "/../lib/kgate/" KG_MODULE_FILE};
-  for (size_t i = 0; i < sizeof k_rel / sizeof k_rel[0]; i++) {
-    snprintf(buf, len, "%s%s", exe, k_rel[i]);
-    if (access(buf, R_OK) == 0) return 0;
-  }
+  char exe[PATH_MAX];
+  if (kg_beside_exe(k_rel, sizeof k_rel / sizeof k_rel[0], buf, len, exe, sizeof exe) == 0) return 0;
+  if (!exe[0]) return snprintf(err, errlen, "cannot find kgate's own executable"), -1;
   snprintf(err, errlen, "kgate's kernel module %s is neither beside %s/kgate nor in %s/../lib/kgate", KG_MODULE_FILE,
            exe, exe);
   return -1;

@@ -498,16 +498,6 @@ int kg_refcache_default_path(char *buf, size_t len) {
 }
 
 int kg_refcache_table_path(char *buf, size_t len) {
-  char exe[PATH_MAX];
-  ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (got <= 0) return -1;
-  exe[got] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (slash) *slash = '\0';
   static const char *const k_rel[] = {"/" KG_REFCACHE_TABLE, "/../share/kgate/" KG_REFCACHE_TABLE};
-  for (size_t i = 0; i < sizeof k_rel / sizeof k_rel[0]; i++) {
-    int w = snprintf(buf, len, "%s%s", exe, k_rel[i]);
-    if (w > 0 && (size_t)w < len && access(buf, R_OK) == 0) return 0;
-  }
-  return -1;
+  return kg_beside_exe(k_rel, sizeof k_rel / sizeof k_rel[0], buf, len, NULL, 0);
 }
