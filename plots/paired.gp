@@ -2,7 +2,8 @@
 # head / base - 1 in % as a point with its confidence interval as an error
 # bar, and the cell's minimum effect as a shaded band around 0. Colour by
 # verdict: SLOWER red, FASTER green, SAME black, UNDECIDED grey. NEW,
-# MISSING and UNKNOWN cells have no numbers: their rows hold only a label.
+# MISSING, UNKNOWN and UNCHANGED cells have no numbers: their rows hold
+# only a label.
 # Data: columns y change lo hi shown shown_lo shown_hi band band_ylo band_yhi
 # color label_x verdict label (see the header of the .dat file).
 load plots.'/common.gp'

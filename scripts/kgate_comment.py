@@ -6,7 +6,8 @@
 
 render: a short Markdown comment from a kgate results file: the verdict, the
 paired cells that changed (SLOWER, FASTER, NEW, MISSING, UNKNOWN), the failed
-cases, or one "nothing changed" line. A results file comes from a run of the
+cases, or one "nothing changed" line. UNCHANGED cells (the same machine code
+and launches in base and head, so not timed) are counted, never listed. A results file comes from a run of the
 pull request's own code, so every string in it is data: escaped for Markdown,
 never a mention, a link, an image or HTML.
 
@@ -38,7 +39,7 @@ MAX_BODY = 60000
 MAX_RESULTS_BYTES = 64 << 20  # as kgate's own reader
 
 CHANGED = ("SLOWER", "FASTER", "NEW", "MISSING", "UNKNOWN")
-VERDICTS = ("SLOWER", "FASTER", "SAME", "UNDECIDED", "NEW", "MISSING", "UNKNOWN")
+VERDICTS = ("SLOWER", "FASTER", "SAME", "UNDECIDED", "NEW", "MISSING", "UNKNOWN", "UNCHANGED")
 DTYPES = ("i32", "i64", "f32", "f64", "f16", "bf16")
 HEADLINE = {
     0: "passed",

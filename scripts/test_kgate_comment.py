@@ -70,6 +70,25 @@ class Core(unittest.TestCase):
         self.assertIn("Nothing changed: no cell is SLOWER, FASTER, NEW, MISSING or UNKNOWN (2 UNDECIDED", body)
         self.assertNotIn("| variant |", body)
 
+    def test_render_unchanged_is_counted_not_listed(self):
+        doc = base_doc()
+        cells = doc["paired"]["cells"]
+        for c in cells:
+            if c["verdict"] == "SAME":
+                c.update(verdict="UNCHANGED", ratio=1.0, lo=1.0, hi=1.0, blocks=0, pairs=0, rounds=0,
+                         head_us=0.0, base_us=0.0,
+                         message="same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and launches: 2 kernels")
+        body = kc.render(kc.load(self.files.write(doc)), 4, "kgate")
+        self.assertIn("37 cells, 2 SLOWER, 1 FASTER, 2 UNDECIDED, 2 NEW, 1 MISSING, 1 UNKNOWN, 28 UNCHANGED", body)
+        self.assertNotIn("| UNCHANGED |", body)
+        self.assertNotIn("SHA-256", body)
+        for c in cells:
+            if c["verdict"] not in ("UNDECIDED", "UNCHANGED"):
+                c.update(verdict="SAME", ratio=1.0, lo=0.999, hi=1.001, blocks=8, head_us=1.0, base_us=1.0)
+        body = kc.render(kc.load(self.files.write(doc)), 0, "kgate")
+        self.assertIn("Nothing changed: no cell is SLOWER, FASTER, NEW, MISSING or UNKNOWN (2 UNDECIDED", body)
+        self.assertIn("28 UNCHANGED", body)
+
     def test_render_unpaired_says_so(self):
         body = kc.render(kc.load(RUN1), 0, "kgate")
         self.assertIn("Not paired", body)

@@ -103,6 +103,17 @@ static void make_pairs(void) {
                               .rounds = 2, .max_rounds = 6, .budget_s = 120, .wall_s = 42.5};
 }
 
+/* Cells proven unchanged: no numbers, their evidence in the message (with
+ * characters every format must escape). */
+static const char k_evidence[] = "same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and launches: 2 kernels, 3 launches";
+
+static void make_unchanged(size_t i) {
+  char variant[sizeof g_pairs[i].variant];
+  snprintf(variant, sizeof variant, "%s", g_pairs[i].variant);
+  g_pairs[i] = pcell_(variant, KG_PV_UNCHANGED, 1, 1, 1, 0, 0, 0, 0);
+  snprintf(g_pairs[i].message, sizeof g_pairs[i].message, "%s", k_evidence);
+}
+
 static void remove_dir(void) {
   if (g_path[0]) unlink(g_path);
   rmdir(g_dir);
@@ -611,6 +622,51 @@ START_TEST(test_junit_paired_one_block_undecided) {
 }
 END_TEST
 
+/* An UNCHANGED cell of a timed case: the verdict, and no numbers. */
+START_TEST(test_csv_paired_unchanged) {
+  make_pairs();
+  make_unchanged(1); /* cub_sum f32 2^20 */
+  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char f[64];
+  const char *cub = csv_line(text, "cub_sum,");
+  ck_assert_ptr_nonnull(cub);
+  csv_field(cub, COL_PV, f, sizeof f);
+  ck_assert_str_eq(f, "UNCHANGED");
+  for (int col = COL_PRATIO; col <= COL_PMIN; col++) { /* never a ratio of 1 */
+    csv_field(cub, col, f, sizeof f);
+    ck_assert_msg(f[0] == '\0', "column %d of an UNCHANGED cell: '%s'", col, f);
+  }
+  csv_field(cub, COL_MEDIAN, f, sizeof f); /* the case's own timing stays */
+  ck_assert_str_eq(f, "8");
+  free(text);
+}
+END_TEST
+
+/* UNCHANGED passes, its evidence (escaped) as the testcase's output. */
+START_TEST(test_junit_paired_unchanged) {
+  make_pairs();
+  make_unchanged(1);
+  make_unchanged(6);
+  snprintf(g_pairs[6].message, sizeof g_pairs[6].message, "%s <&>\"'\x01", k_evidence);
+  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  size_t c[4];
+  ck_assert_msg(suite_counts(xml, "paired", c), "%s", xml);
+  ck_assert_msg(c[0] == NPAIRS && c[1] == 1 && c[2] == 0 && c[3] == 3, "%zu %zu %zu %zu", c[0], c[1], c[2], c[3]);
+  ck_assert_msg(strstr(xml, "<testcase classname=\"kgate.paired.cub_sum\" name=\"f32 n=1048576\">\n"
+                            "      <system-out>unchanged, not timed: same machine code (sm_90, SHA-256 "
+                            "3f2a9c01d4e5b6a7) and launches: 2 kernels, 3 launches</system-out>\n    </testcase>\n"),
+                "%s", xml);
+  ck_assert_msg(strstr(xml, "3 launches &lt;&amp;&gt;&quot;&apos;?</system-out>"), "%s", xml);
+  ck_assert_ptr_null(strstr(xml, "<&>"));
+  free(xml);
+  if (system("command -v xmllint >/dev/null 2>&1") == 0) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", g_path);
+    ck_assert_int_eq(system(cmd), 0);
+  }
+}
+END_TEST
+
 /* The order of the verdict rows in the paired table. */
 static const char *const k_pair_rows[] = {
     "| **SLOWER** | reduce0\\_divergent | f32 | 1048576 | 40.0 | 36.9 | +8.40 % | [+7.90 %, +8.90 %] | 1 % | 16 | 2 |  |\n",
@@ -645,6 +701,46 @@ START_TEST(test_markdown_paired_first) {
   }
   ck_assert_ptr_null(strstr(md, "| SAME | reduce")); /* SAME cells are counted, not listed */
   ck_assert_ptr_nonnull(strstr(paired, "\n2 more cells are SAME.\n"));
+  free(md);
+}
+END_TEST
+
+/* UNCHANGED cells are counted and summarised in one line, never a row each. */
+START_TEST(test_markdown_paired_unchanged) {
+  make_pairs();
+  make_unchanged(1);
+  make_unchanged(6);
+  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  ck_assert_msg(strstr(md, "- **Paired verdicts**: 1 SLOWER, 1 UNKNOWN, 1 UNDECIDED, 1 MISSING, 0 FASTER, 0 NEW, 2 "
+                           "SAME, 2 UNCHANGED\n"),
+                "%s", md);
+  ck_assert_ptr_null(strstr(md, "| UNCHANGED |"));
+  ck_assert_ptr_null(strstr(md, "SHA-256")); /* the evidence is in the results JSON */
+  ck_assert_msg(strstr(md, "\n2 more cells are SAME.\n\n2 cells UNCHANGED: identical machine code and launches in "
+                           "base and head, not timed (the evidence per cell is in the results JSON).\n"),
+                "%s", md);
+  free(md);
+}
+END_TEST
+
+/* Nothing but SAME and UNCHANGED: no table, the two lines. */
+START_TEST(test_markdown_paired_same_and_unchanged) {
+  make_pairs();
+  for (int i = 0; i < NPAIRS; i++) g_pairs[i].stat.verdict = KG_PV_SAME;
+  make_unchanged(3);
+  char *md = export_text(kg_export_markdown, "r.md", NULL);
+  ck_assert_msg(strstr(md, "\nNo paired cell changed beyond the minimum effect.\n\n7 cells are SAME.\n\n1 cell "
+                           "UNCHANGED: identical machine code"),
+                "%s", md);
+  ck_assert_ptr_null(strstr(md, "| verdict | variant |"));
+  ck_assert_ptr_null(strstr(md, "All 8"));
+  free(md);
+  for (int i = 0; i < NPAIRS; i++) make_unchanged((size_t)i);
+  md = export_text(kg_export_markdown, "r.md", NULL);
+  ck_assert_msg(strstr(md, "0 NEW, 0 SAME, 8 UNCHANGED\n\nNo paired cell changed beyond the minimum effect.\n\n"
+                           "8 cells UNCHANGED: "),
+                "%s", md);
+  ck_assert_ptr_null(strstr(md, "cells are SAME"));
   free(md);
 }
 END_TEST
@@ -761,6 +857,10 @@ Suite *make_export_suite(void) {
   tcase_add_test(core, test_junit_paired_suite);
   tcase_add_test(core, test_markdown_paired_first);
   tcase_add_test(core, test_markdown_paired_all_same);
+  tcase_add_test(core, test_csv_paired_unchanged);
+  tcase_add_test(core, test_junit_paired_unchanged);
+  tcase_add_test(core, test_markdown_paired_unchanged);
+  tcase_add_test(core, test_markdown_paired_same_and_unchanged);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, make_run, remove_dir);

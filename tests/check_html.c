@@ -462,6 +462,31 @@ START_TEST(test_html_paired_table) {
 }
 END_TEST
 
+/* An UNCHANGED cell: counted only when there is one, a row after SAME with
+ * no numbers and its evidence (escaped) as the reason. */
+START_TEST(test_html_paired_unchanged) {
+  make_pairs();
+  kg_html_page p = full_page();
+  char *html = write_page(&p);
+  ck_assert_ptr_null(strstr(html, "UNCHANGED")); /* a run without one reads as before */
+  free(html);
+  g_pairs[2] = pcell("reduce9_new", KG_PV_UNCHANGED, 1, 1, 1, 0);
+  snprintf(g_pairs[2].message, sizeof g_pairs[2].message, "same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and "
+                                                           "launches: 2 kernels, 3 launches <&>");
+  html = write_page(&p);
+  ck_assert_msg(strstr(html, "1 FASTER, 0 NEW, 1 SAME, 1 UNCHANGED</li>"), "%s", html);
+  ck_assert_ptr_nonnull(strstr(html, "UNCHANGED: identical machine code and launches in base and head, so not timed"));
+  const char *same = strstr(html, "<tr><td class=\"l\">SAME</td>");
+  const char *row = strstr(html, "<tr><td class=\"l\">UNCHANGED</td><td class=\"l\">reduce9_new</td><td class=\"l\">f32"
+                                 "</td><td>33554432</td><td></td><td></td><td></td><td></td><td></td><td></td><td>0</td>"
+                                 "<td class=\"l\">not timed: same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and "
+                                 "launches: 2 kernels, 3 launches &lt;&amp;&gt;</td></tr>");
+  ck_assert_msg(same && row && same < row, "%s", html);
+  ck_assert_ptr_null(strstr(html, "<&>"));
+  free(html);
+}
+END_TEST
+
 START_TEST(test_html_paired_empty) {
   make_pairs();
   g_run.npairs = 0;
@@ -654,6 +679,7 @@ Suite *make_html_suite(void) {
   tcase_add_test(core, test_html_history_and_note);
   tcase_add_test(core, test_html_validates);
   tcase_add_test(core, test_html_paired_table);
+  tcase_add_test(core, test_html_paired_unchanged);
   tcase_add_test(core, test_html_verdict_headline);
   tcase_add_test(core, test_html_cuda_version_label);
   tcase_add_test(core, test_html_commit_links);

@@ -37,12 +37,14 @@ Suite *make_progress_suite(void);
 Suite *make_suggest_suite(void);
 Suite *make_refcache_suite(void);
 Suite *make_lint_suite(void);
+Suite *make_unchanged_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
   srunner_add_suite(sr, make_dtype_suite());
   srunner_add_suite(sr, make_progress_suite());
   srunner_add_suite(sr, make_lint_suite());
+  srunner_add_suite(sr, make_unchanged_suite());
   srunner_add_suite(sr, make_pattern_suite());
   srunner_add_suite(sr, make_gen_suite());
   srunner_add_suite(sr, make_reference_suite());

@@ -93,10 +93,34 @@ END_TEST
 START_TEST(test_pverdict_name_each) {
   static const char *const names[KG_NPVERDICTS] = {
       [KG_PV_SAME] = "SAME", [KG_PV_SLOWER] = "SLOWER",   [KG_PV_FASTER] = "FASTER", [KG_PV_UNDECIDED] = "UNDECIDED",
-      [KG_PV_NEW] = "NEW",   [KG_PV_MISSING] = "MISSING", [KG_PV_UNKNOWN] = "UNKNOWN"};
+      [KG_PV_NEW] = "NEW",   [KG_PV_MISSING] = "MISSING", [KG_PV_UNKNOWN] = "UNKNOWN", [KG_PV_UNCHANGED] = "UNCHANGED"};
   for (int v = 0; v < KG_NPVERDICTS; v++) ck_assert_str_eq(kg_pverdict_name((kg_pverdict)v), names[v]);
   ck_assert_str_eq(kg_pverdict_name(KG_NPVERDICTS), "?");
   ck_assert_str_eq(kg_pverdict_name((kg_pverdict)-1), "?");
+}
+END_TEST
+
+/* UNCHANGED came last: the verdicts before it keep their numbers. */
+START_TEST(test_pverdict_unchanged_last) {
+  ck_assert_int_eq(KG_PV_SAME, 0);
+  ck_assert_int_eq(KG_PV_UNKNOWN, 6);
+  ck_assert_int_eq(KG_PV_UNCHANGED, 7);
+  ck_assert_int_eq(KG_NPVERDICTS, 8);
+}
+END_TEST
+
+/* The report order: every verdict once, the blocking ones first, no change
+ * (SAME, then UNCHANGED) last. */
+START_TEST(test_pverdict_order) {
+  int seen[KG_NPVERDICTS] = {0};
+  for (int k = 0; k < KG_NPVERDICTS; k++) {
+    ck_assert_uint_lt((unsigned)kg_pverdict_order[k], KG_NPVERDICTS);
+    seen[kg_pverdict_order[k]]++;
+  }
+  for (int v = 0; v < KG_NPVERDICTS; v++) ck_assert_int_eq(seen[v], 1);
+  ck_assert_int_eq(kg_pverdict_order[0], KG_PV_SLOWER);
+  ck_assert_int_eq(kg_pverdict_order[KG_NPVERDICTS - 2], KG_PV_SAME);
+  ck_assert_int_eq(kg_pverdict_order[KG_NPVERDICTS - 1], KG_PV_UNCHANGED);
 }
 END_TEST
 
@@ -513,6 +537,8 @@ Suite *make_paired_suite(void) {
   tcase_add_test(core, test_student_t_closed_forms);
   tcase_add_test(core, test_student_t_falls_with_df);
   tcase_add_test(core, test_pverdict_name_each);
+  tcase_add_test(core, test_pverdict_unchanged_last);
+  tcase_add_test(core, test_pverdict_order);
   tcase_add_loop_test(core, test_pair_min_effect_sizes, 0, NELEM(k_min_effect));
   tcase_add_test(core, test_pblock_median_odd);
   tcase_add_test(core, test_pblock_median_even);

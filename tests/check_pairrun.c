@@ -113,6 +113,23 @@ START_TEST(test_pair_sort_regressions_first) {
 }
 END_TEST
 
+/* kg_pair_sort's order is the reports' (kg_pverdict_order): UNCHANGED
+ * after SAME, last; and it is counted like any other verdict. */
+START_TEST(test_pair_sort_unchanged_last) {
+  kg_pair_cell c[KG_NPVERDICTS];
+  memset(c, 0, sizeof c);
+  for (int i = 0; i < KG_NPVERDICTS; i++) c[i].stat.verdict = (kg_pverdict)(KG_NPVERDICTS - 1 - i);
+  kg_pair_sort(c, KG_NPVERDICTS);
+  for (int k = 0; k < KG_NPVERDICTS; k++)
+    ck_assert_msg(c[k].stat.verdict == kg_pverdict_order[k], "place %d: %s, want %s", k,
+                  kg_pverdict_name(c[k].stat.verdict), kg_pverdict_name(kg_pverdict_order[k]));
+  ck_assert_int_eq(c[KG_NPVERDICTS - 1].stat.verdict, KG_PV_UNCHANGED);
+  size_t count[KG_NPVERDICTS];
+  kg_pair_count(c, KG_NPVERDICTS, count);
+  ck_assert_uint_eq(count[KG_PV_UNCHANGED], 1);
+}
+END_TEST
+
 /* One timing pass: a passed timed case with no absolute samples (the check
  * left it to the paired rounds) is paired, not UNKNOWN. */
 START_TEST(test_pair_plan_untimed_pass) {
@@ -163,6 +180,7 @@ Suite *make_pairrun_suite(void) {
   tcase_add_test(core, test_pair_plan_outcomes);
   tcase_add_test(core, test_pair_plan_selection_no_missing);
   tcase_add_test(core, test_pair_sort_regressions_first);
+  tcase_add_test(core, test_pair_sort_unchanged_last);
   suite_add_tcase(s, core);
   return s;
 }

@@ -483,6 +483,34 @@ START_TEST(test_chart_paired) {
 }
 END_TEST
 
+/* UNCHANGED cells are rows of text, never a point at ratio 1, even one that
+ * claims blocks; a dtype with only UNCHANGED cells gets no chart. */
+START_TEST(test_chart_paired_unchanged) {
+  char err[512] = "";
+  make_pairs();
+  add_pair("reduce1_strided", KG_F32, M22, KG_PV_UNCHANGED, 1, 1, 1, 0.01);
+  add_pair("reduce2_sequential", KG_F32, M22, KG_PV_UNCHANGED, 1, 1, 1, 0.01);
+  g_pairs[g_run.npairs - 1].stat.blocks = 8;
+  add_pair("cub_sum", KG_I64, M25, KG_PV_UNCHANGED, 1, 1, 1, 0.005);
+  ck_assert_msg(chart_run("paired", g_dir, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(g_charts.n, 1); /* f32 only: i32 has a MISSING cell, i64 an UNCHANGED one */
+  ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 FASTER, 1 SAME, 1 UNDECIDED, 1 NEW, 2 UNCHANGED)"), "%s",
+                g_charts.c[0].caption);
+  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  ck_assert_msg(strstr(vars, "nrows = 7\nxmin = -13.8\nxmax = 13.8\n"), "%s", vars); /* no interval of theirs */
+  ck_assert_ptr_nonnull(strstr(vars, "color_UNCHANGED = '#000000'\n"));
+  size_t rows = 0;
+  for (const char *q = strstr(dat, " ? ? ? ? ? ? ? "); q; q = strstr(q + 1, " ? ? ? ? ? ? ? ")) rows++;
+  ck_assert_uint_eq(rows, 3); /* NEW and the two UNCHANGED */
+  const char *want = " 0x000000 13.8 UNCHANGED \"UNCHANGED: same machine code, not timed\"\n";
+  const char *first = strstr(dat, want);
+  ck_assert_msg(first && strstr(first + 1, want), "%s", dat);
+  ck_assert_ptr_null(strstr(dat, " 0 0 0 0 0 0 ")); /* no change of 0 drawn for them */
+  free(vars);
+  free(dat);
+}
+END_TEST
+
 /* Not paired: no chart, nothing written. Paired, but every cell without
  * numbers: no chart either (the reports list them). */
 START_TEST(test_chart_paired_none) {
@@ -1160,6 +1188,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_ratio);
   tcase_add_test(core, test_chart_no_silent_caps);
   tcase_add_test(core, test_chart_paired);
+  tcase_add_test(core, test_chart_paired_unchanged);
   tcase_add_test(core, test_chart_trend);
   tcase_add_test(core, test_chart_trend_tick_precision);
   tcase_add_test(core, test_chart_table);

@@ -102,7 +102,7 @@ END_TEST
  * negative one is refused. */
 START_TEST(test_proto_pair_round_trip) {
   kg_case c = {kg_variant_find_any("mut_none"), KG_F32, 1u << 22, KG_PAT_UNIFORM, 1, 0}, d;
-  kg_run_params p = {1, 1, {0, 0.005, 10, 2}, {4, 32, 0.1, 3, 1, 1, kg_variant_find("reduce7_shuffle")}}, q;
+  kg_run_params p = {1, 1, {0, 0.005, 10, 2}, {4, 32, 0.1, 3, 1, 1, kg_variant_find("reduce7_shuffle"), 0}}, q;
   char *line = kg_proto_encode_case(2, &c, &p);
   ck_assert_ptr_nonnull(line);
   size_t index;
@@ -122,6 +122,46 @@ START_TEST(test_proto_pair_round_trip) {
   ck_assert_int_eq(q.pair.round, 0);
   ck_assert_int_eq(kg_proto_decode_case(k_lines[1], &index, &d, &q, err, sizeof err), -1);
   ck_assert_msg(strstr(err, "round >= 0") != NULL, "%s", err);
+}
+END_TEST
+
+/* A probe travels as "probe":true in the pair options, and its answer (the
+ * launches' sameness, their count, the kernels' name hashes) comes back
+ * whole; a malformed kernel hash or a sameness outside -1..1 is refused. */
+START_TEST(test_proto_probe_round_trip) {
+  kg_case c = {kg_variant_find("cub_sum"), KG_I32, 1u << 22, KG_PAT_EXACT, 1, 0}, d;
+  kg_run_params p = {1, 1, {0, 0.005, 10, 2}, {1, 1, 0.1, 0, 1, 1, -1, 1}}, q;
+  char *line = kg_proto_encode_case(4, &c, &p), err[200] = "";
+  size_t index;
+  ck_assert_msg(kg_proto_decode_case(line, &index, &d, &q, err, sizeof err) == 0, "%s", err);
+  ck_assert(q.pair.on && q.pair.probe);
+  free(line);
+  p.pair.probe = 0;
+  line = kg_proto_encode_case(4, &c, &p);
+  ck_assert_msg(kg_proto_decode_case(line, &index, &d, &q, err, sizeof err) == 0, "%s", err);
+  ck_assert(q.pair.on && !q.pair.probe);
+  free(line);
+  kg_result r = {0}, back;
+  r.status = KG_ST_PASS, r.probed = 1, r.launch_same = 1, r.nlaunches = 3, r.nkernels = 2;
+  r.kernels[0] = 0x0123456789abcdefull, r.kernels[1] = 0xfedcba9876543210ull;
+  line = kg_proto_encode_result(4, &r, 0);
+  int restart = 0;
+  ck_assert_msg(kg_proto_decode_result(line, &index, &back, &restart, err, sizeof err) == 0, "%s", err);
+  ck_assert(back.probed && back.launch_same == 1 && back.nlaunches == 3 && back.nkernels == 2);
+  ck_assert(back.kernels[0] == r.kernels[0] && back.kernels[1] == r.kernels[1]);
+  /* the good line with one part of its probe spoiled */
+  static const char *const k_bad[][2] = {{"\"same\":1", "\"same\":2"},
+                                         {"0123456789abcdef", "xyz"},
+                                         {"0123456789abcdef", "0123456789ABCDEF"}};
+  for (size_t k = 0; k < sizeof k_bad / sizeof *k_bad; k++) {
+    char bad[4096];
+    const char *at = strstr(line, k_bad[k][0]);
+    ck_assert_ptr_nonnull(at);
+    snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - line), line, k_bad[k][1], at + strlen(k_bad[k][0]));
+    ck_assert_int_eq(kg_proto_decode_result(bad, &index, &back, &restart, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "malformed probe") != NULL, "%s", err);
+  }
+  free(line);
 }
 END_TEST
 
@@ -356,6 +396,7 @@ Suite *make_proto_suite(void) {
   tcase_add_test(core, test_proto_hello_round_trip);
   tcase_add_test(core, test_proto_hello_card_identity);
   tcase_add_test(core, test_proto_pair_round_trip);
+  tcase_add_test(core, test_proto_probe_round_trip);
   tcase_add_test(core, test_proto_timing_round_trip);
   tcase_add_test(core, test_proto_fatal);
   tcase_add_test(core, test_status_names);

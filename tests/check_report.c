@@ -210,6 +210,62 @@ START_TEST(test_report_control_characters) {
 }
 END_TEST
 
+/* ---- the paired table ---- */
+
+static kg_pair_cell pcell(const char *variant, kg_pverdict v, int blocks, const char *message) {
+  kg_pair_cell c = {.dtype = KG_F32, .n = 1 << 22, .min_effect = 0.01, .rounds = blocks ? 2 : 0};
+  snprintf(c.variant, sizeof c.variant, "%s", variant);
+  snprintf(c.message, sizeof c.message, "%s", message);
+  c.stat = (kg_pair_stat){.blocks = blocks, .pairs = 8 * blocks, .ratio = blocks ? 1.02 : 1, .lo = blocks ? 1.01 : 1,
+                          .hi = blocks ? 1.03 : 1, .head_us = blocks ? 102 : 0, .base_us = blocks ? 100 : 0,
+                          .verdict = v};
+  return c;
+}
+
+static char *report_pairs(kg_pair_cell *cells, size_t n) {
+  kg_run run = {.pairs = cells, .npairs = n};
+  run.pair = (kg_pair_meta){.on = 1, .base_path = "/base/libkgate_kernels.so", .base_name = "kgate-kernels",
+                            .base_version = "0.1.0", .confidence = 0.99, .copies = 4, .rounds = 2, .max_rounds = 6};
+  FILE *f = open_memstream(&g_text, &g_len);
+  ck_assert_ptr_nonnull(f);
+  kg_report_pairs(f, &run);
+  fclose(f);
+  return g_text;
+}
+
+/* A row per cell; the counts in verdict order, UNCHANGED only when a cell is. */
+START_TEST(test_report_pairs_rows) {
+  kg_pair_cell cells[] = {pcell("reduce0_divergent", KG_PV_SLOWER, 8, ""), pcell("cub_sum", KG_PV_SAME, 8, ""),
+                          pcell("two_pass", KG_PV_UNKNOWN, 0, "its check failed")};
+  char *text = report_pairs(cells, 3);
+  ck_assert_msg(on_one_line(text, "SLOWER    reduce0_divergent", "+2.00%"), "%s", text);
+  ck_assert_msg(on_one_line(text, "UNKNOWN   two_pass", "its check failed"), "%s", text);
+  ck_assert_msg(strstr(text, "\npaired verdicts: 1 SAME, 1 SLOWER, 0 FASTER, 0 UNDECIDED, 0 NEW, 0 MISSING, 1 UNKNOWN\n"),
+                "%s", text);
+  ck_assert_ptr_null(strstr(text, "UNCHANGED"));
+  free(text);
+}
+END_TEST
+
+/* UNCHANGED cells: one line, not a row each, and counted last. */
+START_TEST(test_report_pairs_unchanged) {
+  const char *evidence = "same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and launches: 2 kernels, 3 launches";
+  kg_pair_cell cells[] = {pcell("reduce0_divergent", KG_PV_SLOWER, 8, ""), pcell("cub_sum", KG_PV_UNCHANGED, 0, evidence),
+                          pcell("two_pass", KG_PV_UNCHANGED, 0, evidence), pcell("reduce7_shuffle", KG_PV_SAME, 8, "")};
+  char *text = report_pairs(cells, 4);
+  ck_assert_msg(strstr(text, "\n2 cells UNCHANGED: identical machine code and launches in base and head, not timed (the "
+                             "evidence per cell is in the results JSON)\npaired verdicts: 1 SAME, 1 SLOWER, 0 FASTER, 0 "
+                             "UNDECIDED, 0 NEW, 0 MISSING, 0 UNKNOWN, 2 UNCHANGED\n"),
+                "%s", text);
+  ck_assert_ptr_null(strstr(text, "cub_sum"));
+  ck_assert_ptr_null(strstr(text, "SHA-256"));
+  free(text);
+  text = report_pairs(cells + 1, 1);
+  ck_assert_msg(strstr(text, "\n1 cell UNCHANGED: identical"), "%s", text);
+  free(text);
+}
+END_TEST
+
 Suite *make_report_suite(void) {
   Suite *s = suite_create("report");
   TCase *core = tcase_create("Core");
@@ -220,6 +276,8 @@ Suite *make_report_suite(void) {
   tcase_add_test(core, test_report_check_failed_cases);
   tcase_add_test(core, test_report_check_verbose);
   tcase_add_test(core, test_report_list);
+  tcase_add_test(core, test_report_pairs_rows);
+  tcase_add_test(core, test_report_pairs_unchanged);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, make_cases, NULL);

@@ -245,7 +245,7 @@ static char *replace_first(const char *text, const char *from, const char *to) {
 
 /* --- the paired gate's object (schema 2): every field back as written */
 
-enum { NPAIRS = 4 };
+enum { NPAIRS = 5 };
 static kg_pair_cell g_pairs[NPAIRS];
 
 static void add_pairs(kg_run *run) {
@@ -254,6 +254,8 @@ static void add_pairs(kg_run *run) {
       {"cub_sum", KG_F32, 4194304, {24, 192, 0.999, 0.9975, 1.0005, 99.9, 100, KG_PV_SAME}, 0.01, 3, 0, ""},
       {"team_new+x", KG_F64, 65537, {0, 0, 1, 1, 1, 0, 0, KG_PV_NEW}, 0.05, 0, 0, ""},
       {"reduce7_shuffle", KG_F32, 4194304, {0, 0, 1, 1, 1, 0, 0, KG_PV_UNKNOWN}, 0.01, 0, 0, "its check failed: \"x\"\t"},
+      {"two_pass", KG_F32, 4194304, {0, 0, 1, 1, 1, 0, 0, KG_PV_UNCHANGED}, 0.01, 0, 0,
+       "same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and launches: 2 kernels, 3 launches"},
   };
   memcpy(g_pairs, cells, sizeof cells);
   run->pairs = g_pairs, run->npairs = NPAIRS;
@@ -267,6 +269,11 @@ START_TEST(test_results_paired_round_trip) {
   add_pairs(&a);
   char err[512] = "";
   ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path); /* the verdict by its name, its evidence beside it */
+  ck_assert_msg(strstr(text, "\"variant\":\"two_pass\",\"dtype\":\"f32\",\"n\":4194304,\"verdict\":\"UNCHANGED\""), "%s",
+                text);
+  ck_assert_ptr_nonnull(strstr(text, "\"message\":\"same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and launches"));
+  free(text);
   ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
   const kg_pair_meta *x = &a.pair, *y = &b.pair;
   ck_assert_int_eq(y->on, 1);

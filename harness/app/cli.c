@@ -279,6 +279,7 @@ static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t er
   case O_PAIRSEC: return parse_pos(value, 86400, &p->budget_s);
   case O_CELLSEC: return parse_pos(value, 60, &p->pair.max_seconds);
   case O_COPIES: return parse_u64(value, KG_PAIR_MAX_COPIES, &u) || u < 1 ? -1 : (p->pair.copies = (int)u, 0);
+  case O_TIMEUNCH: p->time_unchanged = 1; return 0;
   case O_HUGE: cli->huge = 1; return 0;
   case O_ONLY: cli->only = value; return 0;
   case O_SANITIZE: {

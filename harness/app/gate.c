@@ -479,12 +479,108 @@ static int lint_join(lint_job *j) {
   return j->rc;
 }
 
+/* The machine code of the head's and the base's kernels (unchanged.h), read
+ * on a thread of its own while the matrix runs: cuobjdump and the CPU, no
+ * GPU. Off with --time-unchanged and for the nightly (--reference), whose
+ * series and control need every cell timed. */
+typedef struct code_job {
+  const kg_gate_opts *go;
+  kg_code_table head, base;
+  int on, ok;
+  pthread_t tid;
+  int started;
+} code_job;
+
+static void *code_thread(void *arg) {
+  code_job *j = arg;
+  const kg_modules *m = &j->go->mods;
+  char own[PATH_MAX], err[512];
+  const char *self = m->own ? m->own : kg_module_default_path(own, sizeof own, err, sizeof err) ? NULL : own;
+  int rc = self ? kg_code_table_add_module(&j->head, self) : (snprintf(j->head.why, sizeof j->head.why, "%.290s", err), -1);
+  for (int k = 0; !rc && k < m->nkernels; k++) rc = kg_code_table_add_module(&j->head, m->kernels[k]);
+  for (int k = 0; !rc && k < m->nbase; k++) rc = kg_code_table_add_module(&j->base, m->base_kernels[k]);
+  j->ok = !rc;
+  return NULL;
+}
+
+static void code_start(const kg_gate_opts *go, int paired, code_job *j) {
+  *j = (code_job){.go = go};
+  if (!paired || go->paired.time_unchanged || go->mods.pins || go->sanitize) return;
+  j->on = 1;
+  j->started = pthread_create(&j->tid, NULL, code_thread, j) == 0;
+  if (!j->started) code_thread(j); /* no thread: read them now */
+}
+
+/* Joins the thread; 1 when the tables were read. */
+static int code_join(code_job *j) {
+  if (j->started) pthread_join(j->tid, NULL);
+  j->started = 0;
+  return j->ok;
+}
+
+static void code_free(code_job *j) {
+  code_join(j);
+  kg_code_table_free(&j->head);
+  kg_code_table_free(&j->base);
+}
+
+/* The cells proven unchanged (the jobs from jobs[nkept] on) are not paired:
+ * one timing pass gives their cases the absolute timing, as the check would
+ * have (one pass of fresh workers, each case checked again and timed). */
+static void time_unchanged(kg_run *run, const kg_pair_job *jobs, size_t njobs, const kg_run_params *rp,
+                           const kg_super_opts *so, const kg_super_dev *sdev, int ndev, kg_device_info *devs) {
+  kg_case *cases = calloc(njobs + 1, sizeof *cases);
+  kg_result *res = calloc(njobs + 1, sizeof *res);
+  char err[512];
+  kg_run_params trp = *rp;
+  trp.pair.on = 0;
+  for (size_t j = 0; cases && j < njobs; j++)
+    cases[j] = (kg_case){jobs[j].variant, jobs[j].dtype, jobs[j].n, kg_perf_pattern(jobs[j].dtype), 1, 1};
+  int rc = cases && res ? kg_supervise_devices(cases, njobs, &trp, so, sdev, (size_t)ndev, res, devs, err, sizeof err)
+                        : (snprintf(err, sizeof err, "out of memory"), -1);
+  if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: timing the unchanged cells: %s\n", err);
+  for (size_t j = 0; !rc && j < njobs; j++)
+    if (res[j].status == KG_ST_PASS) absolute_from_pairs(run, &jobs[j], &res[j].timing);
+  free(cases);
+  free(res);
+}
+
+/* The probe and the proof (pairrun.h): the jobs proven unchanged move
+ * behind the others and are timed once; returns how many are left to pair. */
+static size_t prove_unchanged(const kg_gate_opts *go, kg_run *run, kg_pair_job *jobs, size_t njobs, code_job *cj,
+                              const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *sdev, int ndev,
+                              kg_device_info *devs, double *timing_s) {
+  char err[512];
+  if (!cj->on) return njobs;
+  if (!code_join(cj)) {
+    if (!go->quiet) fprintf(stderr, "kgate: no cell proven unchanged: %s\n", cj->head.why[0] ? cj->head.why : cj->base.why);
+    return njobs;
+  }
+  int *proven = calloc(njobs + 1, sizeof *proven);
+  int arch = run->meta.dev.cc_major * 10 + run->meta.dev.cc_minor;
+  int rc = proven ? kg_pair_probe(jobs, njobs, run->pairs, &cj->head, &cj->base, arch, rp, so, sdev, (size_t)ndev, devs,
+                                  proven, go->quiet ? NULL : stderr, err, sizeof err)
+                  : (snprintf(err, sizeof err, "out of memory"), -1);
+  size_t kept = njobs;
+  if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: probing the cells: %s\n", err);
+  if (!rc) kept = kg_pair_partition(jobs, run->pairs, njobs, proven);
+  free(proven);
+  if (!go->quiet)
+    fprintf(stderr, "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): timed once, not paired\n",
+            njobs - kept, njobs);
+  double t0 = kg_now_s();
+  if (kept < njobs) time_unchanged(run, jobs + kept, njobs - kept, rp, so, sdev, ndev, devs);
+  *timing_s = kg_now_s() - t0;
+  return kept;
+}
+
 /* The paired gate: the run's timed cells against the base module, in rounds
  * of fresh workers on the run's devices (pairrun.h). Fills run->pair and
  * run->pairs. 0, or -1 (printed) when no worker could start; after a signal,
  * 0 with the run marked incomplete. */
 static int run_paired(const kg_gate_opts *go, kg_run *run, const kg_modinfo *base, const kg_run_params *rp,
-                      const kg_super_opts *so, char *const *const *argvs, const int *devices, int ndev) {
+                      const kg_super_opts *so, char *const *const *argvs, const int *devices, int ndev, code_job *cj,
+                      double *timing_s) {
   char err[512];
   kg_pair_job *jobs = NULL;
   size_t njobs = 0;
@@ -511,6 +607,7 @@ static int run_paired(const kg_gate_opts *go, kg_run *run, const kg_modinfo *bas
                          go->quiet ? NULL : stderr};
   kg_super_opts o = *so;
   o.one_model = 0; /* the hellos were checked by the run itself */
+  njobs = prove_unchanged(go, run, jobs, njobs, cj, rp, &o, sdev, ndev, devs, timing_s);
   kg_timing *head = calloc(njobs + 1, sizeof *head);
   int rc = head ? kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, head, err, sizeof err)
                 : (snprintf(err, sizeof err, "out of memory"), -1);
@@ -722,6 +819,8 @@ static int gate_run(const kg_gate_opts *go) {
   }
   static workers w; /* argv arrays of 64 devices: not on the stack */
   worker_argvs(go, worker, argv, list, ndev, &w);
+  code_job cj;
+  code_start(go, paired, &cj);
   kg_device_info devs[KG_GATE_MAXDEVICES] = {0};
   char detail[160];
   /* One pass: each timed case is checked, then timed once it passes (in a
@@ -738,6 +837,7 @@ static int gate_run(const kg_gate_opts *go) {
   free(sent);
   /* The lint goes on beside the paired rounds (it needs no GPU); it ends here only when the run does. */
   if (env == KG_SUPER_INTERRUPTED || env == -2) lint_join(&lj);
+  if (env == KG_SUPER_INTERRUPTED || env == -2) code_free(&cj);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
     return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0, &prog);
@@ -761,12 +861,14 @@ static int gate_run(const kg_gate_opts *go) {
     snprintf(detail, sizeof detail, "against %s %s", basemods.name, basemods.version);
     kg_progress_phase(&prog, "paired rounds", detail);
     prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
-    double before = startup_s;
-    pair_env = run_paired(go, &run, &basemods, &rp, &so, w.pargv, list, ndev) != 0;
+    double before = startup_s, unchanged_s = 0;
+    pair_env = run_paired(go, &run, &basemods, &rp, &so, w.pargv, list, ndev, &cj, &unchanged_s) != 0;
     run.meta.wall_s = kg_now_s() - prog.t0;
     run.meta.phases.startup_s = startup_s;
-    run.meta.phases.paired_s = run.pair.wall_s - (startup_s - before);
+    run.meta.phases.timing_s += unchanged_s;
+    run.meta.phases.paired_s = run.pair.wall_s - (startup_s - before) - unchanged_s;
   }
+  code_free(&cj);
   kg_modinfo_free(&basemods);
   if (lint_join(&lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
   kg_progress_phase(&prog, "reports", NULL);

@@ -30,6 +30,7 @@ typedef struct kg_paired_opts {
   int rounds, max_rounds; /* fresh-worker rounds for every cell, and at most for undecided ones */
   double budget_s;        /* wall time the rounds past --rounds may use */
   double min_effect_pct;  /* --min-effect, 0 = per size class */
+  int time_unchanged;     /* --time-unchanged: pair-time cells proven unchanged too (unchanged.h) */
 } kg_paired_opts;
 
 /* check and run. */

@@ -16,6 +16,7 @@
 #include "dtype.h"
 #include "input.h"
 #include "label.h"
+#include "launches.h"
 #include "module.h"
 #include "proto.h"
 #include "reference.h"
@@ -472,6 +473,39 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   return 0;
 }
 
+/* A probe of a paired case: head and base each captured once on the same
+ * buffers (launches.h), untimed; the answer says whether they queue the same
+ * work and names the kernels, whose machine code the supervisor compares. */
+static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
+  memset(r, 0, sizeof *r);
+  const kg_module_variant *head = st->mods->fns[c->variant], *base = pair_base(st, c, p);
+  if (!base) return -1;
+  if (prepare_input(st, c, p, 0, 0)) return -1;
+  size_t bytes = c->n * kg_dtype_get(c->dtype)->size, sh = head->scratch(c->dtype, c->n),
+         sb = base->scratch(c->dtype, c->n);
+  if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0) ||
+      pair_copies(st, bytes, 1, ((head->flags | base->flags) & KG_CLOBBERS) != 0))
+    return -1;
+  step_ctx xh = {st, head, c, st->pcopy[0]}, xb = {st, base, c, st->pcopy[0]};
+  kg_launches lh, lb;
+  int ch = kg_launches_capture(run_step, &xh, st->stream, &lh), cb = ch ? 1 : kg_launches_capture(run_step, &xb, st->stream, &lb);
+  r->status = KG_ST_PASS, r->probed = 1, r->launch_same = -1;
+  if (ch || cb) {
+    snprintf(r->message, sizeof r->message, "not proven: the %s: %s", ch ? "head" : "base", ch ? lh.why : lb.why);
+  } else if (lh.len != lb.len || memcmp(lh.desc, lb.desc, lh.len)) {
+    char d[120];
+    kg_launches_first_difference(&lh, &lb, d, sizeof d);
+    r->launch_same = 0;
+    snprintf(r->message, sizeof r->message, "launches differ at %s", d);
+  } else {
+    r->launch_same = 1, r->nlaunches = lh.nlaunches, r->nkernels = lh.nkernels;
+    memcpy(r->kernels, lh.kernels, sizeof r->kernels);
+  }
+  kg_launches_free(&lh);
+  if (!ch) kg_launches_free(&lb);
+  return 0;
+}
+
 /* The references this worker computed, added to the user's cache. */
 static void save_refs(state *st) {
   char err[600];
@@ -635,7 +669,9 @@ int kg_worker_main(const kg_worker_opts *o) {
       code = 2;
       break;
     }
-    if (p.pair.on ? pair_case(&st, &c, &p, &r) : run_case(&st, &c, &p, exact, &r)) {
+    if (p.pair.on && p.pair.probe ? probe_case(&st, &c, &p, &r)
+        : p.pair.on             ? pair_case(&st, &c, &p, &r)
+                                : run_case(&st, &c, &p, exact, &r)) {
       memset(&r, 0, sizeof r);
       r.status = KG_ST_ERROR;
       snprintf(r.message, sizeof r.message, "%s", st.error);

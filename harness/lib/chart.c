@@ -826,15 +826,17 @@ out:
 
 /* Paired verdict colours: the gate's outcome at a glance (SLOWER fails a
  * merge). SAME is black here, not grey as in the comparison: a decided
- * "no change" is a result, an UNDECIDED cell is the absence of one. */
+ * "no change" is a result, an UNDECIDED cell is the absence of one.
+ * UNCHANGED (proven, not timed) is a result too: its text row is black. */
 static unsigned pverdict_rgb(kg_pverdict v) {
   if (v == KG_PV_SLOWER) return kg_severity_get(KG_SEV_REGRESSION)->ink;
   if (v == KG_PV_FASTER) return kg_severity_get(KG_SEV_GOOD)->ink;
-  return v == KG_PV_SAME ? 0x000000 : v == KG_PV_UNDECIDED ? 0x9e9e9e : 0x7f7f7f;
+  return v == KG_PV_SAME || v == KG_PV_UNCHANGED ? 0x000000 : v == KG_PV_UNDECIDED ? 0x9e9e9e : 0x7f7f7f;
 }
 
 /* A cell with an interval to draw: decided or undecided from at least one
- * block. NEW, MISSING and UNKNOWN carry no numbers (results-schema.md). */
+ * block. NEW, MISSING, UNKNOWN and UNCHANGED carry no numbers
+ * (results-schema.md): an UNCHANGED cell is never a point at ratio 1. */
 static int pair_drawn(const kg_pair_cell *c) {
   return c->stat.blocks > 0 && c->stat.verdict <= KG_PV_UNDECIDED && c->stat.lo > 0 && c->stat.lo <= c->stat.ratio &&
          c->stat.ratio <= c->stat.hi && isfinite(c->stat.hi);
@@ -856,8 +858,8 @@ static double pair_half(const kg_run *run, const size_t *idx, size_t k) {
 
 /* The paired verdicts a chart shows, worst first. */
 static void pair_counts(const size_t *count, char *out, size_t len) {
-  static const kg_pverdict order[] = {KG_PV_SLOWER, KG_PV_FASTER, KG_PV_SAME,
-                                      KG_PV_UNDECIDED, KG_PV_NEW, KG_PV_MISSING, KG_PV_UNKNOWN};
+  static const kg_pverdict order[] = {KG_PV_SLOWER,    KG_PV_FASTER,  KG_PV_SAME,    KG_PV_UNDECIDED,
+                                      KG_PV_NEW,       KG_PV_MISSING, KG_PV_UNKNOWN, KG_PV_UNCHANGED};
   size_t used = 0;
   out[0] = 0;
   for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
@@ -890,6 +892,7 @@ static void paired_row(FILE *f, kg__tics *ytics, const kg_pair_cell *c, size_t j
   if (have) snprintf(label, sizeof label, "%s %+.2f %% [%+.2f, %+.2f]", vname, chg, lo, hi);
   else if (st->verdict == KG_PV_NEW) snprintf(label, sizeof label, "NEW: only in head");
   else if (st->verdict == KG_PV_MISSING) snprintf(label, sizeof label, "MISSING: only in base");
+  else if (st->verdict == KG_PV_UNCHANGED) snprintf(label, sizeof label, "UNCHANGED: same machine code, not timed");
   else snprintf(label, sizeof label, "%s: no numbers", vname);
   fprintf(f, "%zu", j);
   dat_num(f, chg);
@@ -931,13 +934,13 @@ static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, con
 }
 
 /* The paired gate's cells (run->pairs): per dtype with at least one cell
- * that has numbers, a row per (variant, n) in ladder order; NEW, MISSING
- * and UNKNOWN cells are rows of text, no point. */
+ * that has numbers, a row per (variant, n) in ladder order; NEW, MISSING,
+ * UNKNOWN and UNCHANGED cells are rows of text, no point. */
 #define PAIRED_HEAD                                                                                  \
   "# kgate paired gate, %s: one row per cell (variant, n), change head / base - 1 in %%\n"               \
   "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n" \
   "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"   \
-  "#  ? where a cell has none: NEW, MISSING and UNKNOWN rows are text only)\n"
+  "#  ? where a cell has none: NEW, MISSING, UNKNOWN and UNCHANGED rows are text only)\n"
 static int paired_draw(const kg__job *job, kg_dtype dt, const size_t *idx, size_t k);
 static int paired_one(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
@@ -947,7 +950,7 @@ static int paired_one(const kg__job *job, kg_dtype dt) {
     return -1;
   }
   int rc = paired_cells(run, dt, idx, &k) ? paired_draw(job, dt, idx, k) : 0;
-  /* (no cell with numbers: only NEW/MISSING/UNKNOWN, which the reports list; a chart would show no point) */
+  /* (no cell with numbers: only NEW/MISSING/UNKNOWN/UNCHANGED, which the reports list; a chart would show no point) */
   free(idx);
   return rc;
 }

@@ -146,21 +146,22 @@ static int is_cubin(const struct dirent *d) {
   return n > 6 && !strcmp(d->d_name + n - 6, ".cubin");
 }
 
-/* A host binary: cuobjdump -xelf all takes its cubins out into a scratch
- * folder, nvdisasm lists them with their source lines. cuobjdump -sass of the
- * whole file says the same without lines, but took 41-45 s for kgate's module
- * on an H200 machine, where extracting and listing in parallel took under 3 s. */
-static kg_dis_rc host_binary(const char *cuo, const char *nvd, const char *path, char **text, size_t *len, char *err,
-                             size_t errlen) {
-  char abs[PATH_MAX], dir[] = "/tmp/kgate-lint-XXXXXX";
-  if (!realpath(path, abs) || !mkdtemp(dir)) return snprintf(err, errlen, "%s: %s", path, strerror(errno)), KG_DIS_BAD;
+/* cuobjdump -xelf all: a host binary's cubins, taken out into a scratch
+ * folder (*dir, made here) and listed in name order in *e (*n of them). 0, or
+ * -1 (the folder is removed then). */
+static int extract_cubins(const char *cuo, const char *path, char *dir, struct dirent ***e, int *n) {
+  char abs[PATH_MAX];
+  *e = NULL, *n = -1;
+  if (!realpath(path, abs) || !mkdtemp(dir)) return -1;
   char *argv[] = {(char *)cuo, "-xelf", "all", abs, NULL};
-  int null = open("/dev/null", O_WRONLY), ok = exited_ok(start(argv, dir, null)), n = 0;
+  int null = open("/dev/null", O_WRONLY), ok = exited_ok(start(argv, dir, null));
   if (null >= 0) close(null);
-  struct dirent **e = NULL;
-  n = ok ? scandir(dir, &e, is_cubin, alphasort) : -1;
-  *text = calloc(1, 1), *len = 0;
-  int rc = n > 0 && *text ? nvdisasm_all(nvd, dir, e, n, text, len) : -1;
+  *n = ok ? scandir(dir, e, is_cubin, alphasort) : -1;
+  return *n >= 0 ? 0 : (rmdir(dir), -1);
+}
+
+/* Removes the cubins and their folder. */
+static void remove_cubins(const char *dir, struct dirent **e, int n) {
   for (int k = 0; k < n; k++) {
     char f[PATH_MAX + 300];
     snprintf(f, sizeof f, "%s/%s", dir, e[k]->d_name);
@@ -168,6 +169,21 @@ static kg_dis_rc host_binary(const char *cuo, const char *nvd, const char *path,
   }
   free(e);
   rmdir(dir);
+}
+
+/* A host binary: its cubins taken out, nvdisasm lists them with their source
+ * lines. cuobjdump -sass of the whole file says the same without lines, but
+ * took 41-45 s for kgate's module on an H200 machine, where extracting and
+ * listing in parallel took under 3 s. */
+static kg_dis_rc host_binary(const char *cuo, const char *nvd, const char *path, char **text, size_t *len, char *err,
+                             size_t errlen) {
+  char dir[] = "/tmp/kgate-lint-XXXXXX";
+  struct dirent **e = NULL;
+  int n = 0;
+  if (extract_cubins(cuo, path, dir, &e, &n)) return snprintf(err, errlen, "%s: cuobjdump -xelf failed on it", path), KG_DIS_BAD;
+  *text = calloc(1, 1), *len = 0;
+  int rc = n > 0 && *text ? nvdisasm_all(nvd, dir, e, n, text, len) : -1;
+  remove_cubins(dir, e, n);
   if (rc) {
     free(*text);
     snprintf(err, errlen, "%s: %s", path, n == 0 ? "no cubin in it (no CUDA machine code, or PTX only)"
@@ -175,6 +191,30 @@ static kg_dis_rc host_binary(const char *cuo, const char *nvd, const char *path,
     return KG_DIS_BAD;
   }
   return KG_DIS_OK;
+}
+
+kg_dis_rc kg_dis_cubins(const char *path, kg_dis_cubin_fn each, void *ctx, char *err, size_t errlen) {
+  char cuo[4096], dir[] = "/tmp/kgate-code-XXXXXX";
+  if (find_tool("cuobjdump", "KGATE_CUOBJDUMP", cuo, sizeof cuo))
+    return snprintf(err, errlen, "%s: reading its cubins needs cuobjdump from the CUDA toolkit (not found)", path),
+           KG_DIS_NO_TOOL;
+  struct dirent **e = NULL;
+  int n = 0, rc = 0;
+  if (extract_cubins(cuo, path, dir, &e, &n)) return snprintf(err, errlen, "%s: cuobjdump -xelf failed on it", path), KG_DIS_BAD;
+  for (int k = 0; !rc && k < n; k++) {
+    char f[PATH_MAX + 300];
+    snprintf(f, sizeof f, "%s/%s", dir, e[k]->d_name);
+    FILE *in = fopen(f, "rb");
+    char *data = NULL;
+    size_t len = 0;
+    rc = in ? read_all(in, &data, &len) : -1;
+    if (in) fclose(in);
+    if (rc) snprintf(err, errlen, "%s: cannot read its cubin %s", path, e[k]->d_name);
+    else if ((rc = each(e[k]->d_name, data, len, ctx))) snprintf(err, errlen, "%s: its cubin %s", path, e[k]->d_name);
+    free(data);
+  }
+  remove_cubins(dir, e, n);
+  return rc ? KG_DIS_BAD : KG_DIS_OK;
 }
 
 static kg_dis_rc disassemble(const char *path, int cubin, char **text, size_t *len, char *err, size_t errlen) {

@@ -20,4 +20,12 @@ typedef enum kg_dis_rc {
  * *len. On failure a one-line reason naming path in err. */
 kg_dis_rc kg_dis_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
 
+/* Each cubin a host binary (a kernel module) carries, taken out with
+ * cuobjdump -xelf all: each(name, image, len, ctx) per cubin in name order
+ * (cuobjdump names them <file>.<k>.sm_<arch>.cubin); a non-zero return stops.
+ * KG_DIS_OK, KG_DIS_BAD (the tool failed, a cubin unreadable, each said no)
+ * or KG_DIS_NO_TOOL, with err naming path. */
+typedef int (*kg_dis_cubin_fn)(const char *name, const void *image, size_t len, void *ctx);
+kg_dis_rc kg_dis_cubins(const char *path, kg_dis_cubin_fn each, void *ctx, char *err, size_t errlen);
+
 #endif

@@ -78,14 +78,8 @@ static void perf_message(const kg_cmp_row *row, char *buf, size_t len) {
 
 /* ---- the paired gate's cells (shared) ------------------------------------ */
 
-/* Report order, the ones that block or need a look first (kg_pair_sort's);
- * the writers walk this table rather than trust a file's order. */
-static const kg_pverdict k_pv_order[] = {KG_PV_SLOWER, KG_PV_UNKNOWN, KG_PV_UNDECIDED, KG_PV_MISSING,
-                                         KG_PV_FASTER, KG_PV_NEW,     KG_PV_SAME};
-enum { KG_NPV_ORDER = sizeof k_pv_order / sizeof k_pv_order[0] };
-
-/* A cell carries numbers only when blocks were timed (NEW, MISSING and
- * UNKNOWN have none; see results.h). */
+/* A cell carries numbers only when blocks were timed (NEW, MISSING,
+ * UNKNOWN and UNCHANGED have none; see results.h). */
 static int pair_has_numbers(const kg_pair_cell *c) { return c->stat.blocks > 0; }
 
 /* The paired cell of (variant, dtype, n), or NULL. */
@@ -125,6 +119,9 @@ static void pair_reason(const kg_run *run, const kg_pair_cell *c, char *buf, siz
     snprintf(buf, len, "unknown: %s", c->message[0] ? c->message : "head's check failed or a timing errored");
     return;
   case KG_PV_MISSING: snprintf(buf, len, "missing: the base module has this cell, head does not"); return;
+  case KG_PV_UNCHANGED:
+    snprintf(buf, len, "unchanged, not timed: %s", c->message[0] ? c->message : KG_PV_UNCHANGED_ABOUT);
+    return;
   default: snprintf(buf, len, "%s", c->message); return;
   }
 }
@@ -255,7 +252,7 @@ static kg__outcome pair_outcome(kg_pverdict v) {
   case KG_PV_UNDECIDED:
   case KG_PV_UNKNOWN:
   case KG_PV_MISSING: return KG_SKIPPED;
-  default: return KG_OK; /* SAME, FASTER, NEW */
+  default: return KG_OK; /* SAME, FASTER, NEW, UNCHANGED */
   }
 }
 
@@ -314,13 +311,18 @@ static void xml_tally(FILE *f, kg__tally t) {
           t.skipped);
 }
 
-/* One <testcase>; message is used by failure, error and skipped. */
-static void xml_testcase(FILE *f, const char *variant, const char *name, kg__outcome o, const char *message) {
-  static const char *const tag[] = {[KG_FAILURE] = "failure", [KG_ERROR] = "error", [KG_SKIPPED] = "skipped"};
+/* The start of a <testcase>, up to the closing quote of its name. */
+static void xml_testcase_open(FILE *f, const char *variant, const char *name) {
   fputs("    <testcase classname=\"kgate.", f);
   xml_put(f, variant);
   fputs("\" name=\"", f);
   xml_put(f, name);
+}
+
+/* One <testcase>; message is used by failure, error and skipped. */
+static void xml_testcase(FILE *f, const char *variant, const char *name, kg__outcome o, const char *message) {
+  static const char *const tag[] = {[KG_FAILURE] = "failure", [KG_ERROR] = "error", [KG_SKIPPED] = "skipped"};
+  xml_testcase_open(f, variant, name);
   if (o == KG_OK) {
     fputs("\"/>\n", f);
     return;
@@ -328,6 +330,14 @@ static void xml_testcase(FILE *f, const char *variant, const char *name, kg__out
   fprintf(f, "\">\n      <%s message=\"", tag[o]);
   xml_put(f, message);
   fputs("\"/>\n    </testcase>\n", f);
+}
+
+/* A passed <testcase> with its evidence in <system-out>. */
+static void xml_testcase_out(FILE *f, const char *variant, const char *name, const char *out) {
+  xml_testcase_open(f, variant, name);
+  fputs("\">\n      <system-out>", f);
+  xml_put(f, out);
+  fputs("</system-out>\n    </testcase>\n", f);
 }
 
 static void xml_check_case(FILE *f, const kg_run *run, size_t i) {
@@ -357,7 +367,8 @@ static void xml_perf_case(FILE *f, const kg_run *run, size_t i, const kg_compari
 }
 
 /* The testsuite "paired": a testcase per cell, named by the cell; the
- * classname carries the variant as the per-variant suites do. */
+ * classname carries the variant as the per-variant suites do. An UNCHANGED
+ * cell passes with its evidence (what was proven identical) as its output. */
 static void xml_paired(FILE *f, const kg_run *run) {
   if (!run->pair.on) return;
   fputs("  <testsuite name=\"paired\"", f);
@@ -373,10 +384,11 @@ static void xml_paired(FILE *f, const kg_run *run) {
       char nums[400];
       pair_numbers(run, c, nums, sizeof nums);
       snprintf(msg, sizeof msg, "SLOWER than the base: %s", nums);
-    } else if (o == KG_SKIPPED) {
+    } else if (o == KG_SKIPPED || c->stat.verdict == KG_PV_UNCHANGED) {
       pair_reason(run, c, msg, sizeof msg);
     }
-    xml_testcase(f, cls, name, o, msg);
+    if (o == KG_OK && msg[0]) xml_testcase_out(f, cls, name, msg);
+    else xml_testcase(f, cls, name, o, msg);
   }
   fputs("  </testsuite>\n", f);
 }
@@ -668,11 +680,31 @@ static void md_ladder(FILE *f, const kg_run *run, const kg_comparison *cmp, kg_d
 
 enum { KG_MD_MAX_PAIRS = 100 };
 
+void kg_export_pair_counts(FILE *f, const size_t count[KG_NPVERDICTS]) {
+  for (size_t k = 0; k < KG_NPVERDICTS; k++) {
+    kg_pverdict v = kg_pverdict_order[k];
+    if (v == KG_PV_UNCHANGED && !count[v]) continue;
+    fprintf(f, "%s %zu %s", k ? "," : "", count[v], kg_pverdict_name(v));
+  }
+}
+
 static void md_pair_counts(FILE *f, const size_t count[KG_NPVERDICTS]) {
   fputs("- **Paired verdicts**:", f);
-  for (size_t k = 0; k < KG_NPV_ORDER; k++)
-    fprintf(f, "%s %zu %s", k ? "," : "", count[k_pv_order[k]], kg_pverdict_name(k_pv_order[k]));
+  kg_export_pair_counts(f, count);
   fputc('\n', f);
+}
+
+/* SAME and UNCHANGED cells are counted, one line each, not a row each. */
+static int md_pair_quiet(kg_pverdict v) { return v == KG_PV_SAME || v == KG_PV_UNCHANGED; }
+
+/* more: "more " after a table of the other cells, else "". */
+static void md_pair_quiet_lines(FILE *f, const size_t count[KG_NPVERDICTS], const char *more) {
+  size_t same = count[KG_PV_SAME], unchanged = count[KG_PV_UNCHANGED];
+  if (same) fprintf(f, "\n%zu %scell%s SAME.\n", same, more, same == 1 ? " is" : "s are");
+  if (unchanged)
+    fprintf(f, "\n%zu cell%s UNCHANGED: " KG_PV_UNCHANGED_ABOUT ", not timed (the evidence per cell is in the results "
+               "JSON).\n",
+            unchanged, unchanged == 1 ? "" : "s");
 }
 
 static void md_pair_row(FILE *f, const kg_run *run, const kg_pair_cell *c) {
@@ -716,6 +748,11 @@ static void md_paired(FILE *f, const kg_run *run) {
     fprintf(f, "\nAll %zu paired cells are SAME: no change beyond the minimum effect.\n", run->npairs);
     return;
   }
+  if (count[KG_PV_SAME] + count[KG_PV_UNCHANGED] == run->npairs) {
+    fprintf(f, "\nNo paired cell changed beyond the minimum effect.\n");
+    md_pair_quiet_lines(f, count, "");
+    return;
+  }
   fprintf(f, "\nChange is head/base - 1 (positive: head is slower), from blocks timed side by side in one process; "
              "the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs the whole interval "
              "beyond the minimum effect, SAME needs it wholly inside; anything else is UNDECIDED.\n\n",
@@ -724,16 +761,16 @@ static void md_paired(FILE *f, const kg_run *run) {
         "why |\n|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n",
         f);
   size_t shown = 0, more = 0;
-  for (size_t k = 0; k < KG_NPV_ORDER; k++) { /* SLOWER first, whatever order the file had */
-    if (k_pv_order[k] == KG_PV_SAME) continue;
+  for (size_t k = 0; k < KG_NPVERDICTS; k++) { /* SLOWER first, whatever order the file had */
+    if (md_pair_quiet(kg_pverdict_order[k])) continue;
     for (size_t i = 0; i < run->npairs; i++) {
-      if (run->pairs[i].stat.verdict != k_pv_order[k]) continue;
+      if (run->pairs[i].stat.verdict != kg_pverdict_order[k]) continue;
       if (shown == KG_MD_MAX_PAIRS) more++;
       else shown++, md_pair_row(f, run, &run->pairs[i]);
     }
   }
   if (more) fprintf(f, "\n... and %zu more (see the results JSON)\n", more);
-  if (count[KG_PV_SAME]) fprintf(f, "\n%zu more cell%s SAME.\n", count[KG_PV_SAME], count[KG_PV_SAME] == 1 ? " is" : "s are");
+  md_pair_quiet_lines(f, count, "more ");
 }
 
 /* The lint of each module: its findings, or clean, and every waiver in use. */

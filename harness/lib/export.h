@@ -17,11 +17,13 @@
 int kg_export_csv(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
 /* A testsuite per variant, a testcase per check (case) and per perf verdict;
  * failures carry the numbers in their message. A paired run adds the
- * testsuite "paired" (SLOWER fails; UNDECIDED, UNKNOWN, MISSING skipped) and
+ * testsuite "paired" (SLOWER fails; UNDECIDED, UNKNOWN, MISSING skipped;
+ * UNCHANGED passes with its evidence in <system-out>) and
  * a baseline SLOWER is skipped as advisory. */
 int kg_export_junit(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
 /* Summary (GPU, peak, roofline, counts, verdict counts, warning), the paired
- * gate's section when paired (its cells that are not SAME, SLOWER first), regressions
+ * gate's section when paired (its cells that are not SAME or UNCHANGED, SLOWER first;
+ * those two a line each), regressions
  * first, then a Harris-style ladder per dtype at each perf size: variant, time,
  * GB/s, % of peak, step speedup, cumulative speedup, vs CUB. */
 int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison *cmp, char *err, size_t errlen);
@@ -31,6 +33,11 @@ int kg_export_markdown(const char *path, const kg_run *run, const kg_comparison 
  * max. Returns how many were shown; *more gets how many were not. */
 size_t kg_export_failed(FILE *f, const kg_run *run, size_t max, const char *head,
                         void (*row)(FILE *f, const kg_case *c, const kg_result *r), size_t *more);
+
+/* A paired run's verdict counts, " 1 SLOWER, 0 UNKNOWN, ..., 2 SAME", in
+ * report order (kg_pverdict_order); UNCHANGED only when a cell is, so a run
+ * without one reads as it always did. */
+void kg_export_pair_counts(FILE *f, const size_t count[KG_NPVERDICTS]);
 
 /* A paired run's base module, "PATH (NAME VERSION)", each part through put
  * (the format's escaping), as the summary and the page name it. */

@@ -43,7 +43,9 @@ static json_t *perf_json(const kg_run *run) {
 }
 
 /* A run's measured paired cells (an interval from two blocks or more):
- * [variant, dtype, n, ratio, lo, hi, head_us, base_us]. */
+ * [variant, dtype, n, ratio, lo, hi, head_us, base_us]. NEW, MISSING,
+ * UNKNOWN and UNCHANGED cells have no blocks: no measurement, so the
+ * detector never reads their placeholder ratio as one. */
 static json_t *pcells_json(const kg_run *run) {
   json_t *a = json_array();
   for (size_t i = 0; a && i < run->npairs; i++) {

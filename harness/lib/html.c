@@ -201,11 +201,6 @@ static void head(FILE *f, const kg_run *run) {
   fputs("</head>\n<body>\n", f);
 }
 
-/* The paired verdicts in kg_pair_sort's order: the ones that block or need a look first. */
-static const kg_pverdict k_pv_order[] = {KG_PV_SLOWER, KG_PV_UNKNOWN, KG_PV_UNDECIDED, KG_PV_MISSING,
-                                         KG_PV_FASTER, KG_PV_NEW,     KG_PV_SAME};
-enum { KG_NPV_ORDER = sizeof k_pv_order / sizeof k_pv_order[0] };
-
 /* The headline: FAIL (a case failed or errored), REGRESSION (the paired gate
  * or, without one, the stored baseline says SLOWER), else PASS; and why, in
  * words. A slower step since the previous night is said but decides nothing:
@@ -307,8 +302,7 @@ static void summary(FILE *f, const char *dir, const kg_html_page *p) {
     fputs("<li>Paired gate against ", f);
     kg_export_base(f, pm, esc);
     fputc(':', f);
-    for (size_t i = 0; i < KG_NPV_ORDER; i++)
-      fprintf(f, "%s %zu %s", i ? "," : "", count[k_pv_order[i]], kg_pverdict_name(k_pv_order[i]));
+    kg_export_pair_counts(f, count);
     fputs("</li>\n", f);
   }
   if (p->history) fprintf(f, "<li>History: %zu run%s, %zu step change%s</li>\n", p->history->n,
@@ -591,7 +585,7 @@ static void pair_row(FILE *f, const kg_pair_cell *c) {
   static const kg_severity row_sev[KG_NPVERDICTS] = {
       [KG_PV_SAME] = KG_NSEVERITIES,       [KG_PV_SLOWER] = KG_SEV_REGRESSION, [KG_PV_FASTER] = KG_SEV_GOOD,
       [KG_PV_UNDECIDED] = KG_SEV_NOTICE,   [KG_PV_UNKNOWN] = KG_SEV_NOTICE,    [KG_PV_MISSING] = KG_SEV_NOTICE,
-      [KG_PV_NEW] = KG_NSEVERITIES};
+      [KG_PV_NEW] = KG_NSEVERITIES,        [KG_PV_UNCHANGED] = KG_NSEVERITIES};
   const kg_pair_stat *s = &c->stat;
   row_open(f, (unsigned)s->verdict < KG_NPVERDICTS ? row_sev[s->verdict] : KG_NSEVERITIES);
   fprintf(f, "%s</td><td class=\"l\">", kg_pverdict_name(s->verdict));
@@ -611,7 +605,10 @@ static void pair_row(FILE *f, const kg_pair_cell *c) {
   if (s->verdict == KG_PV_MISSING) fputs("only the base module has it", f);
   else if (s->verdict == KG_PV_NEW) fputs("the base module has no such variant for this dtype", f);
   else if (s->verdict == KG_PV_UNDECIDED && s->blocks < 2) fputs("fewer than two blocks: no interval", f);
-  else esc(f, c->message); /* UNKNOWN: why, from the results file */
+  else if (s->verdict == KG_PV_UNCHANGED) {
+    fputs("not timed: ", f); /* the evidence, from the results file */
+    esc(f, c->message[0] ? c->message : KG_PV_UNCHANGED_ABOUT);
+  } else esc(f, c->message); /* UNKNOWN: why, from the results file */
   fputs("</td></tr>\n", f);
 }
 
@@ -624,18 +621,23 @@ static void paired(FILE *f, const kg_run *run) {
     fputs("<p>No cell was paired: the base module shares no timed (variant, dtype, n) with this run.</p>\n", f);
     return;
   }
+  static const char unchanged_note[] = "UNCHANGED: " KG_PV_UNCHANGED_ABOUT ", so not timed (the evidence is in "
+                                       "its row). ";
+  size_t unchanged = 0;
+  for (size_t i = 0; i < run->npairs; i++) unchanged += run->pairs[i].stat.verdict == KG_PV_UNCHANGED;
   fprintf(f, "<p class=\"caption\">Change is head/base &minus; 1 (positive: head is slower), from blocks timed side by "
              "side in one process; the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs "
              "the whole interval beyond the minimum effect, SAME needs it wholly inside; anything else is UNDECIDED. "
-             "%d input copies, %d&ndash;%d rounds, %.1f s.</p>\n",
-          100 * run->pair.confidence, run->pair.copies, run->pair.rounds, run->pair.max_rounds, run->pair.wall_s);
+             "%s%d input copies, %d&ndash;%d rounds, %.1f s.</p>\n",
+          100 * run->pair.confidence, unchanged ? unchanged_note : "", run->pair.copies, run->pair.rounds,
+          run->pair.max_rounds, run->pair.wall_s);
   fputs("<table>\n<tr><th class=\"l\">verdict</th><th class=\"l\">variant</th><th class=\"l\">dtype</th><th>n</th>"
         "<th>head (&micro;s)</th><th>base (&micro;s)</th><th>change</th><th>interval</th><th>min effect</th>"
         "<th>blocks</th><th>rounds</th><th class=\"l\">why</th></tr>\n",
         f);
-  for (size_t k = 0; k < KG_NPV_ORDER; k++)
+  for (size_t k = 0; k < KG_NPVERDICTS; k++)
     for (size_t i = 0; i < run->npairs; i++)
-      if (run->pairs[i].stat.verdict == k_pv_order[k]) pair_row(f, &run->pairs[i]);
+      if (run->pairs[i].stat.verdict == kg_pverdict_order[k]) pair_row(f, &run->pairs[i]);
   fputs("</table>\n", f);
 }
 

@@ -15,6 +15,8 @@
 
 /* Input copies (blocks) of a paired case in one worker, at most. */
 #define KG_PAIR_MAX_COPIES 8
+/* Distinct kernels one call of a variant may launch for a probe to prove it unchanged. */
+#define KG_PROBE_MAX_KERNELS 8
 
 typedef enum kg_status {
   KG_ST_PENDING, /* not run (yet) */
@@ -67,6 +69,11 @@ typedef struct kg_result {
   int nblocks;
   kg_pblock blocks[KG_PAIR_MAX_COPIES];
   int pair_set_aside;
+  /* a probe (kg_pair_opts.probe): whether head and base queue the same work
+   * (device/launches.h): 1 the same (kernels: their name hashes, unchanged.h),
+   * 0 not, -1 not known (message says why for 0 and -1) */
+  int probed, launch_same, nlaunches, nkernels;
+  uint64_t kernels[KG_PROBE_MAX_KERNELS];
 } kg_result;
 
 /* Paired timing (the paired gate): with on, every case sent is not checked
@@ -79,6 +86,7 @@ typedef struct kg_pair_opts {
   double max_seconds; /* sampling cap per cell (all copies) */
   int round;          /* the paired round (1, 2, ...): with the copy, picks each block's quad orientation */
   int on, module, base_variant;
+  int probe;          /* untimed: capture both calls and say whether they queue the same work */
 } kg_pair_opts;
 
 typedef struct kg_run_params {

@@ -26,8 +26,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static const char *const k_pverdict[KG_NPVERDICTS] = {"SAME",    "SLOWER",  "FASTER", "UNDECIDED",
-                                                      "NEW",     "MISSING", "UNKNOWN"};
+static const char *const k_pverdict[KG_NPVERDICTS] = {"SAME", "SLOWER",  "FASTER",  "UNDECIDED",
+                                                      "NEW",  "MISSING", "UNKNOWN", "UNCHANGED"};
+
+const kg_pverdict kg_pverdict_order[KG_NPVERDICTS] = {KG_PV_SLOWER, KG_PV_UNKNOWN, KG_PV_UNDECIDED, KG_PV_MISSING,
+                                                      KG_PV_FASTER, KG_PV_NEW,     KG_PV_SAME,      KG_PV_UNCHANGED};
 
 const char *kg_pverdict_name(kg_pverdict v) { return (unsigned)v < KG_NPVERDICTS ? k_pverdict[v] : "?"; }
 

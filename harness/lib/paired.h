@@ -24,10 +24,18 @@ typedef enum kg_pverdict {
   KG_PV_NEW,       /* the variant (for this dtype) is only in head */
   KG_PV_MISSING,   /* only in base */
   KG_PV_UNKNOWN,   /* in both, but head failed its check or a timing errored */
+  KG_PV_UNCHANGED, /* proven identical: the same machine code and launches in base and head, so not timed */
   KG_NPVERDICTS
 } kg_pverdict;
 
-const char *kg_pverdict_name(kg_pverdict v); /* "SAME", "SLOWER", ..., "UNDECIDED" */
+const char *kg_pverdict_name(kg_pverdict v); /* "SAME", "SLOWER", ..., "UNCHANGED" */
+
+/* Every verdict once, in report order: the ones that block or need a look
+ * first (kg_pair_sort's order), SAME and UNCHANGED (no change) last. */
+extern const kg_pverdict kg_pverdict_order[KG_NPVERDICTS];
+
+/* What an UNCHANGED cell means, in the reports' words (its message holds the evidence). */
+#define KG_PV_UNCHANGED_ABOUT "identical machine code and launches in base and head"
 
 /* One block: an input copy in one worker process. */
 typedef struct kg_pblock {

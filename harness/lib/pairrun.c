@@ -205,12 +205,64 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
   return rc;
 }
 
+int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
+                  const kg_code_table *base, int arch, const kg_run_params *rp, const kg_super_opts *so,
+                  const kg_super_dev *devs, size_t ndev, kg_device_info *devinfo, int *proven, FILE *log, char *err,
+                  size_t errlen) {
+  kg_case *cases = calloc(njobs + 1, sizeof *cases);
+  kg_result *res = calloc(njobs + 1, sizeof *res);
+  int rc = cases && res ? 0 : (snprintf(err, errlen, "out of memory"), -1);
+  kg_run_params prp = *rp;
+  prp.pair.on = 1, prp.pair.probe = 1, prp.pair.round = 0;
+  for (size_t j = 0; !rc && j < njobs; j++)
+    cases[j] = (kg_case){jobs[j].variant, jobs[j].dtype, jobs[j].n, kg_perf_pattern(jobs[j].dtype), 1, 0};
+  if (!rc && njobs) rc = kg_supervise_devices(cases, njobs, &prp, so, devs, ndev, res, devinfo, err, errlen);
+  for (size_t j = 0; !rc && j < njobs; j++) {
+    char why[160] = "";
+    proven[j] = res[j].status == KG_ST_PASS && res[j].probed && res[j].launch_same == 1 &&
+                kg_code_same(head, base, arch, res[j].kernels, res[j].nkernels, res[j].nlaunches, why, sizeof why);
+    if (proven[j]) {
+      cells[j].stat.verdict = KG_PV_UNCHANGED;
+      snprintf(cells[j].message, sizeof cells[j].message, "%.159s", why);
+      continue;
+    }
+    int said = 0; /* why a variant is paired after all: once, for its first cell */
+    for (size_t i = 0; i < j; i++) said |= !proven[i] && jobs[i].variant == jobs[j].variant;
+    if (log && !said)
+      fprintf(log, "kgate: %s is paired: not proven unchanged (%s %zu: %.150s)\n", kg_variants[jobs[j].variant].name,
+              kg_dtype_get(jobs[j].dtype)->name, jobs[j].n,
+              why[0] ? why : res[j].message[0] ? res[j].message : "the probe did not answer");
+  }
+  free(cases);
+  free(res);
+  return rc;
+}
+
+size_t kg_pair_partition(kg_pair_job *jobs, kg_pair_cell *cells, size_t njobs, const int *proven) {
+  kg_pair_job *j2 = malloc((njobs + 1) * sizeof *j2);
+  kg_pair_cell *c2 = malloc((njobs + 1) * sizeof *c2);
+  size_t kept = 0;
+  for (size_t j = 0; j < njobs; j++) kept += !proven[j];
+  if (!j2 || !c2) { /* out of memory: nothing moves, so nothing proven is skipped */
+    free(j2), free(c2);
+    return njobs;
+  }
+  for (size_t j = 0, a = 0, b = kept; j < njobs; j++) {
+    size_t to = proven[j] ? b++ : a++;
+    j2[to] = jobs[j], c2[to] = cells[j];
+  }
+  memcpy(jobs, j2, njobs * sizeof *jobs);
+  memcpy(cells, c2, njobs * sizeof *cells);
+  free(j2), free(c2);
+  return kept;
+}
+
 static int rank(kg_pverdict v) {
   static const int k_rank[KG_NPVERDICTS] = {
       [KG_PV_SLOWER] = 0, [KG_PV_UNKNOWN] = 1, [KG_PV_UNDECIDED] = 2, [KG_PV_MISSING] = 3,
-      [KG_PV_FASTER] = 4, [KG_PV_NEW] = 5,     [KG_PV_SAME] = 6,
+      [KG_PV_FASTER] = 4, [KG_PV_NEW] = 5,     [KG_PV_SAME] = 6,     [KG_PV_UNCHANGED] = 7,
   };
-  return (unsigned)v < KG_NPVERDICTS ? k_rank[v] : 7;
+  return (unsigned)v < KG_NPVERDICTS ? k_rank[v] : 8;
 }
 
 static int cmp_cell(const void *pa, const void *pb) {

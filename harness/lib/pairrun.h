@@ -11,6 +11,7 @@
 #include "module.h"
 #include "results.h"
 #include "supervisor.h"
+#include "unchanged.h"
 
 /* A cell to time: the head variant against base_variant (a registry index)
  * of kgate's own module (base_module 0) or the same name in the base module
@@ -69,7 +70,24 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
  * independent. n <= 0 gives an untimed (all zero) timing. */
 kg_timing kg_pair_combine_timing(const kg_timing *t, int n);
 
-/* Sorts cells regressions first (SLOWER, UNKNOWN, UNDECIDED, MISSING, FASTER, NEW, SAME), then variant, dtype, n. */
+/* The proof that cells are unchanged (unchanged.h): one untimed probe of
+ * every job in fresh workers (rp->pair: module and base variant; probe and
+ * on are set here), then, for each job whose head and base queued the same
+ * launches, the kernels' machine code at arch in the head and base tables.
+ * A proven job's cell becomes UNCHANGED with the evidence as its message and
+ * proven[j] = 1; log (NULL: none) gets a line per variant with a cell that
+ * was not proven, saying why for its first. Returns 0, or the supervisor's
+ * -1/-2 with err. */
+int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
+                  const kg_code_table *base, int arch, const kg_run_params *rp, const kg_super_opts *so,
+                  const kg_super_dev *devs, size_t ndev, kg_device_info *devinfo, int *proven, FILE *log, char *err,
+                  size_t errlen);
+
+/* Moves the proven jobs (and their cells) behind the others, keeping each
+ * side's order; returns how many are not proven (the jobs still to time). */
+size_t kg_pair_partition(kg_pair_job *jobs, kg_pair_cell *cells, size_t njobs, const int *proven);
+
+/* Sorts cells regressions first (SLOWER, UNKNOWN, UNDECIDED, MISSING, FASTER, NEW, SAME, UNCHANGED), then variant, dtype, n. */
 void kg_pair_sort(kg_pair_cell *cells, size_t n);
 /* Counts by verdict. */
 void kg_pair_count(const kg_pair_cell *cells, size_t n, size_t count[KG_NPVERDICTS]);

@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
@@ -32,6 +33,7 @@ char *kg_proto_encode_case_exact(size_t index, const kg_case *c, const kg_run_pa
     json_object_set_new(o, "pair", json_pack("{ss ss si si sf si}", "module", p->pair.module ? "base" : "own", "variant",
                                              kg_variants[p->pair.base_variant >= 0 ? p->pair.base_variant : c->variant].name, "copies", p->pair.copies, "quads",
                                              p->pair.quads, "max_seconds", p->pair.max_seconds, "round", p->pair.round));
+  if (o && p->pair.on && p->pair.probe) json_object_set_new(json_object_get(o, "pair"), "probe", json_true());
   return dump(o);
 }
 
@@ -72,9 +74,9 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
       (time && json_unpack_ex(time, &e, JSON_STRICT, "{sb sF si sF}", "hot", &p->time.hot, "max_noise",
                               &p->time.max_noise, "min_samples", &p->time.min_samples, "max_seconds",
                               &p->time.max_seconds)) ||
-      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF s?i}", "module", &pmodule, "variant", &pvariant,
+      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF s?i s?b}", "module", &pmodule, "variant", &pvariant,
                               "copies", &p->pair.copies, "quads", &p->pair.quads, "max_seconds",
-                              &p->pair.max_seconds, "round", &p->pair.round))) {
+                              &p->pair.max_seconds, "round", &p->pair.round, "probe", &p->pair.probe))) {
     snprintf(err, errlen, "bad case line: %s", e.text);
   } else if (pair && (strcmp(pmodule, "own") && strcmp(pmodule, "base"))) {
     snprintf(err, errlen, "bad case line: pair module '%s' (own or base)", pmodule);
@@ -122,7 +124,33 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
     json_object_set_new(o, "blocks", bl);
     json_object_set_new(o, "set_aside", json_integer(r->pair_set_aside));
   }
+  if (o && r->probed) {
+    json_t *k = json_array();
+    for (int i = 0; k && i < r->nkernels && i < KG_PROBE_MAX_KERNELS; i++) {
+      char hex[17];
+      snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->kernels[i]);
+      json_array_append_new(k, json_string(hex));
+    }
+    json_object_set_new(o, "probe", json_pack("{si si so*}", "same", r->launch_same, "launches", r->nlaunches, "kernels", k));
+  }
   return dump(o);
+}
+
+/* {"same":1|0|-1,"launches":n,"kernels":["16 hex digits",...]}: 0, or -1 when malformed. */
+static int decode_probe(json_t *pr, kg_result *r) {
+  json_t *k = NULL;
+  if (json_unpack(pr, "{si si so}", "same", &r->launch_same, "launches", &r->nlaunches, "kernels", &k) ||
+      r->launch_same < -1 || r->launch_same > 1 || r->nlaunches < 0 || !json_is_array(k) ||
+      json_array_size(k) > KG_PROBE_MAX_KERNELS)
+    return -1;
+  for (size_t i = 0; i < json_array_size(k); i++) {
+    const char *h = json_string_value(json_array_get(k, i));
+    char *end = NULL;
+    if (!h || strlen(h) != 16 || strspn(h, "0123456789abcdef") != 16) return -1;
+    r->kernels[i] = (uint64_t)strtoull(h, &end, 16);
+  }
+  r->nkernels = (int)json_array_size(k), r->probed = 1;
+  return 0;
 }
 
 /* [[log_ratio, pairs, head_us, base_us], ...]: 0, or -1 when malformed. A
@@ -155,17 +183,19 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   json_int_t idx;
   int rc = -1, restart_flag = 0, set_aside = 0;
   json_error_t e;
-  json_t *blocks = NULL;
+  json_t *blocks = NULL, *probe = NULL;
   char why[200];
   memset(r, 0, sizeof *r);
-  int bad = json_unpack_ex(o, &e, 0, "{sI s?b s?o s?i}", "case", &idx, "restart", &restart_flag, "blocks", &blocks,
-                           "set_aside", &set_aside);
+  int bad = json_unpack_ex(o, &e, 0, "{sI s?b s?o s?i s?o}", "case", &idx, "restart", &restart_flag, "blocks", &blocks,
+                           "set_aside", &set_aside, "probe", &probe);
   if (bad) snprintf(why, sizeof why, "%s", e.text);
   else bad = kg_result_from_json(o, r, KG_FORM_WIRE, why, sizeof why);
   if (bad) {
     snprintf(err, errlen, "bad result line: %s", why);
   } else if (blocks && decode_blocks(blocks, r)) {
     snprintf(err, errlen, "bad result line: malformed blocks");
+  } else if (probe && decode_probe(probe, r)) {
+    snprintf(err, errlen, "bad result line: malformed probe");
   } else if (idx < 0) {
     snprintf(err, errlen, "bad result line: negative case index");
   } else {

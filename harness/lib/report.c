@@ -214,6 +214,7 @@ void kg_report_pairs(FILE *f, const kg_run *run) {
   for (size_t i = 0; i < run->npairs; i++) {
     const kg_pair_cell *c = &run->pairs[i];
     const kg_pair_stat *s = &c->stat;
+    if (s->verdict == KG_PV_UNCHANGED) continue; /* counted in one line below */
     if (s->blocks)
       fprintf(f, "%-9s %-24s %-5s %10zu %10.2f %10.2f %+7.2f%% [%+7.2f%%, %+7.2f%%] %5.1f%% %6d %6d\n",
               kg_pverdict_name(s->verdict), kg_esc_term(c->variant, variant, sizeof variant),
@@ -224,9 +225,17 @@ void kg_report_pairs(FILE *f, const kg_run *run) {
               kg_esc_term(c->variant, variant, sizeof variant), kg_dtype_get(c->dtype)->name, c->n,
               kg_esc_term(c->message, message, sizeof message));
   }
+  size_t unchanged = count[KG_PV_UNCHANGED];
+  if (unchanged)
+    fprintf(f, "%zu cell%s UNCHANGED: " KG_PV_UNCHANGED_ABOUT ", not timed (the evidence per cell is in the results "
+               "JSON)\n",
+            unchanged, unchanged == 1 ? "" : "s");
+  /* UNCHANGED (the last verdict) only when a cell is: a run without one prints what it always did */
   fprintf(f, "paired verdicts:");
   for (int v = 0; v < KG_NPVERDICTS; v++)
-    fprintf(f, " %zu %s%s", count[v], kg_pverdict_name((kg_pverdict)v), v + 1 < KG_NPVERDICTS ? "," : "\n");
+    if (v != KG_PV_UNCHANGED || unchanged)
+      fprintf(f, "%s %zu %s", v ? "," : "", count[v], kg_pverdict_name((kg_pverdict)v));
+  fputc('\n', f);
 }
 
 void kg_report_lint(FILE *f, const kg_run *run) {

@@ -45,11 +45,11 @@ typedef struct kg_pair_cell {
   char variant[64];
   kg_dtype dtype;
   size_t n;
-  kg_pair_stat stat;  /* stat.verdict: SAME/SLOWER/FASTER/UNDECIDED, or NEW/MISSING/UNKNOWN (then no numbers) */
+  kg_pair_stat stat;  /* stat.verdict: SAME/SLOWER/FASTER/UNDECIDED, or NEW/MISSING/UNKNOWN/UNCHANGED (no numbers) */
   double min_effect;  /* fraction */
   int rounds;         /* worker processes that timed it */
   int set_aside;      /* samples set aside over all rounds */
-  char message[160];  /* UNKNOWN: why (its check failed, its timing errored) */
+  char message[160];  /* UNKNOWN: why (its check failed, its timing errored); UNCHANGED: the evidence */
 } kg_pair_cell;
 
 enum { KG_PIN_SHAS = 4 * 65, KG_PIN_COMMITS = 4 * 41 }; /* up to four base modules' identities */
