@@ -1206,6 +1206,63 @@ START_TEST(test_cli_team_control_is_a_copy) {
 }
 END_TEST
 
+/* Cells proven unchanged, end to end: the fake worker's probe names the
+ * kernel its variants launch, a stand-in cuobjdump gives the head module
+ * (ctl/) the unit base.cubin and the base module scale.cubin
+ * (tests/data/cubin). k_sum is the same code in both: every cell is
+ * UNCHANGED with its evidence and timed once; k_scale differs: the cells are
+ * paired, and the log says why; --time-unchanged probes nothing. */
+START_TEST(test_cli_unchanged_cells) {
+  char dir[64], ref[128], ctl[160], json[128], tool[128], mod[1024], out[16384], script[1024];
+  kgt_mkscratch(dir, sizeof dir, "unch");
+  snprintf(ref, sizeof ref, "%s/ref.so", dir);
+  snprintf(ctl, sizeof ctl, "%s/ctl", dir);
+  ck_assert_int_eq(mkdir(ctl, 0755), 0);
+  snprintf(ctl, sizeof ctl, "%s/ctl/ref.so", dir);
+  snprintf(json, sizeof json, "%s/run.json", dir);
+  snprintf(tool, sizeof tool, "%s/cuobjdump", dir);
+  testmod("minmax", mod, sizeof mod);
+  ck_assert_int_eq(copy_file(mod, ref), 0);
+  ck_assert_int_eq(copy_file(mod, ctl), 0);
+  snprintf(script, sizeof script,
+           "#!/bin/sh\ncase \"$3\" in */ctl/*) u=base ;; */ref.so) u=scale ;; *) exit 1 ;; esac\n"
+           "cp %s/tests/data/cubin/$u.cubin mod.1.sm_90.cubin\n", KG_SOURCE_DIR);
+  kgt_spit(tool, script);
+  ck_assert_int_eq(chmod(tool, 0755), 0);
+  setenv("KGATE_CUOBJDUMP", tool, 1);
+  char *args[] = {"run", "--worker", FAKE_WORKER, "--kernels", ctl, "--base-kernels", ref, "--variant", "team_sum,team_max",
+                  "--dtype", "f32", "--sizes", "1", "--perf-sizes", "2", "--json", json, NULL, NULL};
+  setenv("FAKE_PROBE_KERNEL", "_Z5k_sumPKiPii", 1);
+  int code = run_capture(args, out, sizeof out);
+  kg_registry_reset(); /* the run added the module's variants */
+  ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
+  ck_assert_msg(strstr(out, "kgate: 2 of 2 cells proven unchanged") != NULL, "%s", out);
+  char *text = kgt_slurp(json);
+  ck_assert_msg(strstr(text, "\"verdict\":\"UNCHANGED\"") != NULL, "%.2000s", text);
+  ck_assert_msg(strstr(text, "same machine code (sm_90, SHA-256 ") && strstr(text, "1 kernel, 2 launches"), "%.2000s", text);
+  free(text);
+  setenv("FAKE_PROBE_KERNEL", "_Z7k_scalePKiPii", 1);
+  code = run_capture(args, out, sizeof out);
+  kg_registry_reset();
+  ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
+  ck_assert_msg(strstr(out, "kgate: 0 of 2 cells proven unchanged") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "is paired: not proven unchanged (f32 2: machine code differs: _Z7k_scalePKiPii)") != NULL,
+                "%s", out);
+  text = kgt_slurp(json);
+  ck_assert_msg(strstr(text, "UNCHANGED") == NULL, "%.2000s", text);
+  free(text);
+  args[17] = "--time-unchanged";
+  setenv("FAKE_PROBE_KERNEL", "_Z5k_sumPKiPii", 1);
+  code = run_capture(args, out, sizeof out);
+  ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
+  ck_assert_msg(strstr(out, "proven unchanged") == NULL, "%s", out);
+  unsetenv("FAKE_PROBE_KERNEL");
+  unsetenv("KGATE_CUOBJDUMP");
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
 /* Not a terminal (a CI log): the phase lines and the phase's done line with
  * its counts; -q: none of them. The line rate and the ETA: check_progress.c. */
 START_TEST(test_cli_progress_in_a_log) {
@@ -1246,6 +1303,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_kernels_check);
   tcase_add_test(core, test_cli_progress_in_a_log);
   tcase_add_test(core, test_cli_team_control_is_a_copy);
+  tcase_add_test(core, test_cli_unchanged_cells);
   tcase_add_test(core, test_cli_list_kernels);
   tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));
   tcase_add_test(core, test_cli_module_text_round_trip);

@@ -172,6 +172,30 @@ START_TEST(test_pair_combine_timing) {
 }
 END_TEST
 
+/* The proven jobs move behind the others, their cells with them, each side in its order. */
+START_TEST(test_pair_partition) {
+  kg_pair_job jobs[5];
+  kg_pair_cell cells[5];
+  for (int j = 0; j < 5; j++) {
+    jobs[j] = (kg_pair_job){.variant = j, .dtype = KG_I32, .n = (size_t)j + 1};
+    memset(&cells[j], 0, sizeof cells[j]);
+    snprintf(cells[j].variant, sizeof cells[j].variant, "v%d", j);
+  }
+  const int proven[5] = {1, 0, 1, 0, 0};
+  ck_assert_uint_eq(kg_pair_partition(jobs, cells, 5, proven), 3);
+  static const int k_order[5] = {1, 3, 4, 0, 2};
+  for (int j = 0; j < 5; j++) {
+    ck_assert_int_eq(jobs[j].variant, k_order[j]);
+    ck_assert_uint_eq(jobs[j].n, (size_t)k_order[j] + 1);
+    char want[8];
+    snprintf(want, sizeof want, "v%d", k_order[j]);
+    ck_assert_str_eq(cells[j].variant, want);
+  }
+  const int none[1] = {0};
+  ck_assert_uint_eq(kg_pair_partition(jobs, cells, 1, none), 1);
+}
+END_TEST
+
 Suite *make_pairrun_suite(void) {
   Suite *s = suite_create("pairrun");
   TCase *core = tcase_create("Core");
@@ -181,6 +205,7 @@ Suite *make_pairrun_suite(void) {
   tcase_add_test(core, test_pair_plan_selection_no_missing);
   tcase_add_test(core, test_pair_sort_regressions_first);
   tcase_add_test(core, test_pair_sort_unchanged_last);
+  tcase_add_test(core, test_pair_partition);
   suite_add_tcase(s, core);
   return s;
 }

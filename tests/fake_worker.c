@@ -32,6 +32,8 @@
  *   73 bytes without a newline, forever
  *   79 the answer, then bytes with no newline
  * $FAKE_MODE, when set, replaces the mode (for `kgate check --worker`).
+ * A paired probe (kg_pair_opts.probe) answers that head and base launch the
+ * same kernel, named by $FAKE_PROBE_KERNEL, twice; without it, "not known". 
  * Kernel modules as `kgate worker` takes them (--own-kernels, --kernels,
  * --base-kernels; no own module unless given) are loaded with the real
  * loader (module.h), so their variants join this worker's registry; with
@@ -46,6 +48,7 @@
 
 #include "module.h"
 #include "proto.h"
+#include "unchanged.h"
 
 static const char k_memcheck[] =
     "========= Invalid __global__ read of size 4 bytes\n"
@@ -149,6 +152,14 @@ int main(int argc, char **argv) {
     if (device >= 0) {
       r.device = device;
       nanosleep(&(struct timespec){0, 2000000}, NULL);
+    }
+    if (p.pair.on && p.pair.probe) {
+      const char *k = getenv("FAKE_PROBE_KERNEL");
+      r.probed = 1, r.launch_same = k ? 1 : -1, r.nkernels = k ? 1 : 0, r.nlaunches = k ? 2 : 0;
+      if (k) r.kernels[0] = kg_code_name_hash(k);
+      else snprintf(r.message, sizeof r.message, "not proven: the fake worker captures nothing");
+      emit(kg_proto_encode_result(index, &r, 0));
+      continue;
     }
     switch (c.n) {
     case 13: raise(SIGSEGV); return 5;

@@ -496,10 +496,12 @@ static void *code_thread(void *arg) {
   const kg_modules *m = &j->go->mods;
   char own[PATH_MAX], err[512];
   const char *self = m->own ? m->own : kg_module_default_path(own, sizeof own, err, sizeof err) ? NULL : own;
-  int rc = self ? kg_code_table_add_module(&j->head, self) : (snprintf(j->head.why, sizeof j->head.why, "%.290s", err), -1);
-  for (int k = 0; !rc && k < m->nkernels; k++) rc = kg_code_table_add_module(&j->head, m->kernels[k]);
-  for (int k = 0; !rc && k < m->nbase; k++) rc = kg_code_table_add_module(&j->base, m->base_kernels[k]);
-  j->ok = !rc;
+  /* a module that cannot be read leaves its kernels unproven (kg_code_same says why), not the others */
+  if (self) kg_code_table_add_module(&j->head, self);
+  else snprintf(j->head.why, sizeof j->head.why, "%.290s", err);
+  for (int k = 0; k < m->nkernels; k++) kg_code_table_add_module(&j->head, m->kernels[k]);
+  for (int k = 0; k < m->nbase; k++) kg_code_table_add_module(&j->base, m->base_kernels[k]);
+  j->ok = j->head.units > 0 && j->base.units > 0;
   return NULL;
 }
 
@@ -568,9 +570,10 @@ static size_t prove_unchanged(const kg_gate_opts *go, kg_run *run, kg_pair_job *
   if (!go->quiet)
     fprintf(stderr, "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): timed once, not paired\n",
             njobs - kept, njobs);
-  double t0 = kg_now_s();
+  /* the pass's wall time, less its workers' start-up (the start-up phase counts that) */
+  double t0 = kg_now_s(), s0 = so->startup_s ? *so->startup_s : 0;
   if (kept < njobs) time_unchanged(run, jobs + kept, njobs - kept, rp, so, sdev, ndev, devs);
-  *timing_s = kg_now_s() - t0;
+  *timing_s = kg_now_s() - t0 - ((so->startup_s ? *so->startup_s : 0) - s0) / ndev;
   return kept;
 }
 
@@ -865,8 +868,10 @@ static int gate_run(const kg_gate_opts *go) {
     pair_env = run_paired(go, &run, &basemods, &rp, &so, w.pargv, list, ndev, &cj, &unchanged_s) != 0;
     run.meta.wall_s = kg_now_s() - prog.t0;
     run.meta.phases.startup_s = startup_s;
-    run.meta.phases.timing_s += unchanged_s;
-    run.meta.phases.paired_s = run.pair.wall_s - (startup_s - before) - unchanged_s;
+    run.meta.phases.timing_s += unchanged_s > 0 ? unchanged_s : 0;
+    /* on several devices start-up is the workers' sum, which may pass the wall time it overlapped */
+    double paired_s = run.pair.wall_s - (startup_s - before) - unchanged_s;
+    run.meta.phases.paired_s = paired_s > 0 ? paired_s : 0;
   }
   code_free(&cj);
   kg_modinfo_free(&basemods);
