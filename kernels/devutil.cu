@@ -35,7 +35,11 @@ __global__ void differ16(const uint4 *a, const uint4 *b, size_t bytes, int *flag
 // (fewer DRAM pages and translations open per round). The xor only lands in
 // memory if it hits an impossible value, so the loads cannot be dropped, yet
 // nothing is written: no dirty lines follow into the next sample.
-template <bool Streaming>
+// Wide: every word of each load is used, so ptxas keeps 16-byte loads (with
+// two words used it narrows them to two 4-byte loads: the same sectors from
+// DRAM, other instructions; which reads faster differs by card and grid, so
+// the roofline tries both).
+template <bool Streaming, bool Wide>
 __global__ void __launch_bounds__(256) read_all(const uint4 *p, size_t count, unsigned *sink) {
   constexpr unsigned kLoads = 8, kChunk = 32 * kLoads;
   unsigned lane = threadIdx.x & 31;
@@ -49,7 +53,7 @@ __global__ void __launch_bounds__(256) read_all(const uint4 *p, size_t count, un
 #pragma unroll
     for (unsigned j = 0; j < kLoads; j++) v[j] = Streaming ? __ldcs(q + 32 * j) : q[32 * j];
 #pragma unroll
-    for (unsigned j = 0; j < kLoads; j++) acc ^= v[j].x ^ v[j].w;
+    for (unsigned j = 0; j < kLoads; j++) acc ^= Wide ? v[j].x ^ v[j].y ^ v[j].z ^ v[j].w : v[j].x ^ v[j].w;
   }
   for (size_t i = nchunks * kChunk + warp * 32 + lane; i < count; i += nwarps * 32) acc ^= p[i].x ^ p[i].w;
   if (acc == 0x9e3779b9u && sink) *sink = acc;
@@ -80,15 +84,19 @@ __global__ void hold(volatile int *flags, unsigned long long timeout_ns) {
 
 extern "C" int kg_dev_read(const void *buf, size_t bytes, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
-  read_all<false><<<4 * kg::sm_count(), 256, 0, st>>>((const uint4 *)buf, bytes / 16, nullptr);
+  read_all<false, false><<<4 * kg::sm_count(), 256, 0, st>>>((const uint4 *)buf, bytes / 16, nullptr);
   return (int)cudaGetLastError();
 }
 
-extern "C" int kg_dev_read_shape(const void *buf, size_t bytes, int blocks_per_sm, int streaming, void *stream) {
+extern "C" int kg_dev_read_shape(const void *buf, size_t bytes, int blocks_per_sm, int streaming, int wide,
+                                 void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   unsigned grid = (unsigned)(blocks_per_sm * kg::sm_count());
-  if (streaming) read_all<true><<<grid, 256, 0, st>>>((const uint4 *)buf, bytes / 16, nullptr);
-  else read_all<false><<<grid, 256, 0, st>>>((const uint4 *)buf, bytes / 16, nullptr);
+  const uint4 *p = (const uint4 *)buf;
+  if (streaming && wide) read_all<true, true><<<grid, 256, 0, st>>>(p, bytes / 16, nullptr);
+  else if (streaming) read_all<true, false><<<grid, 256, 0, st>>>(p, bytes / 16, nullptr);
+  else if (wide) read_all<false, true><<<grid, 256, 0, st>>>(p, bytes / 16, nullptr);
+  else read_all<false, false><<<grid, 256, 0, st>>>(p, bytes / 16, nullptr);
   return (int)cudaGetLastError();
 }
 

@@ -51,13 +51,15 @@ int kg_dev_fill(kg_dtype dt, int pattern, uint64_t seed, size_t n, void *buf, vo
  * reads it back with its other results in one copy. Asynchronous on stream:
  * nothing waits inside. */
 int kg_dev_fingerprint(const void *buf, size_t bytes, unsigned long long *d_out, void *stream);
-/* Reads every byte of buf (bytes a multiple of 16, buf 16-byte aligned) with
- * wide coalesced loads, writing nothing that matters: the L2 flush before a
- * cold sample, and the measured roofline. */
+/* Reads every 32-byte sector of buf (bytes a multiple of 16, buf 16-byte
+ * aligned) with coalesced loads, writing nothing that matters: the L2 flush
+ * before a cold sample, and the measured roofline. */
 int kg_dev_read(const void *buf, size_t bytes, void *stream);
-/* The same read with another launch shape: blocks of 256 per SM, and
- * evict-first (streaming) loads or not. The roofline takes the best shape. */
-int kg_dev_read_shape(const void *buf, size_t bytes, int blocks_per_sm, int streaming, void *stream);
+/* The same read with another launch shape: blocks of 256 per SM,
+ * evict-first (streaming) loads or not, and every word of each 16-byte load
+ * used (wide: ptxas keeps 16-byte loads) or two (it makes them two 4-byte
+ * loads). The roofline takes the best shape. */
+int kg_dev_read_shape(const void *buf, size_t bytes, int blocks_per_sm, int streaming, int wide, void *stream);
 /* Queues a one-thread kernel that spins until the host sets flags[0]
  * (flags: two ints of mapped host memory, as a device pointer), or until
  * timeout_s has passed, then sets flags[1]. Timing queues a whole batch of

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "chart.h"
+#include "fileio.h"
 #include "cli.h"
 #include "history.h"
 #include "plot.h"

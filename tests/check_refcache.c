@@ -15,6 +15,7 @@
 #include "dtype.h"
 #include "input.h"
 #include "refcache.h"
+#include "roofcache.h"
 #include "testutil.h"
 
 #define N(a) (int)(sizeof a / sizeof a[0])
@@ -542,6 +543,55 @@ START_TEST(test_refcache_put_refuses_untrue) {
 }
 END_TEST
 
+/* The roofline cache: a card's line is used for its driver and memory clock
+ * for a week; another driver, clock or card, a stale, future or impossible
+ * line is not; a put replaces the card's line, keeps other cards' and drops
+ * malformed ones, making the folder when needed. */
+START_TEST(test_roofcache) {
+  char dir[256], path[320];
+  kgt_mkscratch(dir, sizeof dir, "roof");
+  snprintf(path, sizeof path, "%s/sub/roofline.txt", dir);
+  kg_device_info d = kgt_h200();
+  snprintf(d.uuid, sizeof d.uuid, "GPU-3cf61bf6-0000-1111-2222-333344445555");
+  d.driver_version = 13000, d.mem_clock_khz = 3201000, d.peak_gbps = 4814;
+  double now = 1.8e9, g = 0;
+  ck_assert_int_eq(kg_roofcache_get(path, &d, now, &g), 0); /* no file */
+  char err[300] = "";
+  ck_assert_msg(kg_roofcache_put(path, &d, 4552.3, now, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kg_roofcache_get(path, &d, now + 3600, &g), 1);
+  ck_assert_double_eq_tol(g, 4552.3, 1e-9);
+  ck_assert_int_eq(kg_roofcache_get(path, &d, now + 8 * 86400.0, &g), 0); /* stale */
+  ck_assert_int_eq(kg_roofcache_get(path, &d, now - 3600, &g), 0);        /* from the future */
+  kg_device_info o = d;
+  o.driver_version = 13010;
+  ck_assert_int_eq(kg_roofcache_get(path, &o, now, &g), 0);
+  o = d, o.mem_clock_khz = 2619000;
+  ck_assert_int_eq(kg_roofcache_get(path, &o, now, &g), 0);
+  o = d, o.peak_gbps = 4000; /* the cached value above this card's peak cannot be true */
+  ck_assert_int_eq(kg_roofcache_get(path, &o, now, &g), 0);
+  /* another card, then a malformed line by hand, then this card again */
+  o = d;
+  snprintf(o.uuid, sizeof o.uuid, "GPU-aa9e8299-0000-1111-2222-333344445555");
+  ck_assert_int_eq(kg_roofcache_put(path, &o, 4470, now, err, sizeof err), 0);
+  FILE *f = fopen(path, "a");
+  fputs("kgate-roofline 1 GPU-nothex 13000 3201000 4500 1800000000\nkgate-roofline 1 junk\n", f);
+  fclose(f);
+  ck_assert_int_eq(kg_roofcache_put(path, &d, 4560, now, err, sizeof err), 0);
+  ck_assert_int_eq(kg_roofcache_get(path, &d, now, &g), 1);
+  ck_assert_double_eq_tol(g, 4560, 1e-9);
+  ck_assert_int_eq(kg_roofcache_get(path, &o, now, &g), 1);
+  ck_assert_double_eq_tol(g, 4470, 1e-9);
+  char *text = kgt_slurp(path);
+  ck_assert_msg(!strstr(text, "junk") && !strstr(text, "nothex") && !strstr(text, "4552.3"), "%s", text);
+  free(text);
+  kg_device_info none = d;
+  none.uuid[0] = '\0';
+  ck_assert_int_eq(kg_roofcache_put(path, &none, 4500, now, err, sizeof err), -1);
+  ck_assert_int_eq(kg_roofcache_get(path, &none, now, &g), 0);
+  kgt_rmtree(dir);
+}
+END_TEST
+
 Suite *make_refcache_suite(void) {
   Suite *s = suite_create("refcache");
   TCase *core = tcase_create("Core");
@@ -552,6 +602,7 @@ Suite *make_refcache_suite(void) {
   tcase_add_test(core, test_refcache_many);
   tcase_add_test(core, test_refcache_missing_and_new_folder);
   tcase_add_test(core, test_refcache_default_path);
+  tcase_add_test(core, test_roofcache);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, setup, teardown);

@@ -18,7 +18,8 @@ typedef int (*kg_step_fn)(void *ctx);
 kg_timer *kg_timer_create(void *stream, long long l2_bytes, char *err, size_t errlen);
 void kg_timer_destroy(kg_timer *t);
 
-/* The achievable read bandwidth: median of several reads of a 1 GiB buffer (GB/s). */
+/* The achievable read bandwidth (GB/s): the best launch shape's median of nine
+ * reads of a 4 GiB buffer (less on a small card), each after the L2 flush. */
 int kg_timer_roofline(kg_timer *t, double *gbps);
 
 /* One kind of sample: its untimed prepare (may be NULL) and its timed run. */

@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dtype.h"
+#include "fileio.h"
 #include "input.h"
 #include "label.h"
 #include "launches.h"
@@ -21,6 +23,7 @@
 #include "proto.h"
 #include "reference.h"
 #include "refcache.h"
+#include "roofcache.h"
 #include "registry.h"
 #include "stats.h"
 #include "timing.h"
@@ -546,6 +549,19 @@ static int no_driver(cudaError_t e) {
   return !lib;
 }
 
+/* The roofline: the cached one of this card, driver and memory clock
+ * (roofcache.h), else measured now and kept. 0, or -1 with st->error. */
+static int roofline_of(state *st, kg_device_info *d) {
+  char path[PATH_MAX], err[300];
+  int have_path = kg_cache_path(KG_ROOFCACHE_FILE, path, sizeof path) == 0;
+  double now = (double)time(NULL);
+  if (have_path && kg_roofcache_get(path, d, now, &d->roofline_gbps)) return 0;
+  if (make_timer(st) || kg_timer_roofline(st->timer, &d->roofline_gbps)) return -1;
+  if (have_path && kg_roofcache_put(path, d, d->roofline_gbps, now, err, sizeof err))
+    fprintf(stderr, "kgate worker: %s\n", err);
+  return 0;
+}
+
 static int hello(state *st, int device, int roofline) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -581,7 +597,7 @@ static int hello(state *st, int device, int roofline) {
       d.l2_bytes = st->l2_bytes = l2, d.mem_bytes = (long long)total_b;
       /* DDR: two transfers per clock over the whole bus. */
       d.peak_gbps = 2.0 * d.mem_clock_khz * 1e3 * (d.bus_width_bits / 8.0) / 1e9;
-      if (roofline && (make_timer(st) || kg_timer_roofline(st->timer, &d.roofline_gbps))) {
+      if (roofline && roofline_of(st, &d)) {
         snprintf(why, sizeof why, "roofline measurement failed: %.150s", st->error[0] ? st->error : "CUDA error");
         emit(kg_proto_encode_fatal(why));
         return -1;

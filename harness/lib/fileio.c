@@ -593,3 +593,60 @@ int kg_beside_exe(const char *const *rel, size_t n, char *buf, size_t len, char 
   }
   return -1;
 }
+
+int kg_mkdirs(const char *dir, char *err, size_t errlen) {
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    snprintf(err, errlen, "cannot create %.60s...: path too long", dir);
+    return -1;
+  }
+  for (char *p = path + 1;; p++) {
+    if (*p != '/' && *p) continue;
+    char c = *p;
+    *p = '\0';
+    struct stat st;
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+      snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+      return -1;
+    }
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      snprintf(err, errlen, "cannot create %s: not a folder", path);
+      return -1;
+    }
+    if (!c) break;
+    *p = c;
+  }
+  return 0;
+}
+
+int kg_make_parent(const char *path, char *err, size_t errlen) {
+  const char *slash = strrchr(path, '/');
+  if (!slash || slash == path) return 0;
+  char dir[4096];
+  if ((size_t)(slash - path) >= sizeof dir) {
+    snprintf(err, errlen, "cannot write %.60s...: path too long", path);
+    return -1;
+  }
+  snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  return kg_mkdirs(dir, err, errlen);
+}
+
+static const struct {
+  const char *env;
+  int absolute; /* the XDG spec: a relative value is invalid, ignored */
+  const char *dir;
+} k_cache_places[] = {
+    {"KGATE_CACHE_DIR", 0, ""},
+    {"XDG_CACHE_HOME", 1, "kgate/"},
+    {"HOME", 0, ".cache/kgate/"},
+};
+
+int kg_cache_path(const char *file, char *buf, size_t len) {
+  for (size_t i = 0; i < sizeof k_cache_places / sizeof k_cache_places[0]; i++) {
+    const char *v = getenv(k_cache_places[i].env);
+    if (!v || !*v || (k_cache_places[i].absolute && v[0] != '/')) continue;
+    int w = snprintf(buf, len, "%s/%s%s", v, k_cache_places[i].dir, file);
+    return w > 0 && (size_t)w < len ? 0 : -1;
+  }
+  return -1;
+}

@@ -139,4 +139,15 @@ json_t *kg_jrd_arr(kg_jrd *r, json_t *o, const char *key);
  * folder ("" when unknown). 0, or -1 when none is there. */
 int kg_beside_exe(const char *const *rel, size_t n, char *buf, size_t len, char *dir, size_t dirlen);
 
+/* Creates dir and any missing parents. 0, or -1 with err. */
+int kg_mkdirs(const char *dir, char *err, size_t errlen);
+/* Creates the folder path is in (and its parents). 0, or -1 with err. */
+int kg_make_parent(const char *path, char *err, size_t errlen);
+
+/* A file of kgate's cache folder: $KGATE_CACHE_DIR/file, else
+ * $XDG_CACHE_HOME/kgate/file (an absolute XDG_CACHE_HOME only, as the XDG
+ * spec says), else $HOME/.cache/kgate/file. 0, or -1 when none is set or the
+ * path does not fit. */
+int kg_cache_path(const char *file, char *buf, size_t len);
+
 #endif

@@ -74,31 +74,6 @@ int kg_plot_scripts(char *dir, size_t len, char *err, size_t errlen) {
   return -1;
 }
 
-int kg_mkdirs(const char *dir, char *err, size_t errlen) {
-  char path[PATH_MAX];
-  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-    snprintf(err, errlen, "cannot create %.60s...: path too long", dir);
-    return -1;
-  }
-  for (char *p = path + 1;; p++) {
-    if (*p != '/' && *p) continue;
-    char c = *p;
-    *p = '\0';
-    struct stat st;
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-      snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-      return -1;
-    }
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-      snprintf(err, errlen, "cannot create %s: not a folder", path);
-      return -1;
-    }
-    if (!c) break;
-    *p = c;
-  }
-  return 0;
-}
-
 /* Appends s to buf as a gnuplot single-quoted string. */
 static void quote_into(char *buf, size_t len, const char *s) {
   size_t o = strlen(buf);

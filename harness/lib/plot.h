@@ -27,8 +27,6 @@ int kg_gnuplot_find(char *path, size_t len);
  * 0, or -1 with err saying where it looked. */
 int kg_plot_scripts(char *dir, size_t len, char *err, size_t errlen);
 
-/* Creates dir and any missing parents. 0, or -1 with err. */
-int kg_mkdirs(const char *dir, char *err, size_t errlen);
 
 /* Draws every chart: <dir>/<name>.png and .svg, each written to a temporary
  * name and renamed once gnuplot has succeeded, so a failed chart leaves no

@@ -449,22 +449,9 @@ static long merge_file(kg_refcache *c, const char *path, char *err, size_t errle
   return left;
 }
 
-/* Creates the folder path is in. */
-static int make_parent(const char *path, char *err, size_t errlen) {
-  const char *slash = strrchr(path, '/');
-  if (!slash || slash == path) return 0;
-  char dir[4096];
-  if ((size_t)(slash - path) >= sizeof dir) {
-    snprintf(err, errlen, "cannot write %.60s...: path too long", path);
-    return -1;
-  }
-  snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-  return kg_mkdirs(dir, err, errlen);
-}
-
 long kg_refcache_save(kg_refcache *c, const char *path, char *err, size_t errlen) {
   kg_lock lk;
-  if (make_parent(path, err, errlen) || kg_lock_take(&lk, path, err, errlen)) return -1;
+  if (kg_make_parent(path, err, errlen) || kg_lock_take(&lk, path, err, errlen)) return -1;
   long left = merge_file(c, path, err, errlen);
   if (left >= 0 && write_sorted(c, path, err, errlen)) left = -1;
   kg_lock_drop(&lk);
@@ -477,25 +464,7 @@ long kg_refcache_save(kg_refcache *c, const char *path, char *err, size_t errlen
 
 /* ---- where it lives ----------------------------------------------------------- */
 
-static const struct {
-  const char *env;
-  int absolute; /* the XDG spec: a relative value is invalid, ignored */
-  const char *tail;
-} k_places[] = {
-    {"KGATE_CACHE_DIR", 0, "refs.txt"},
-    {"XDG_CACHE_HOME", 1, "kgate/refs.txt"},
-    {"HOME", 0, ".cache/kgate/refs.txt"},
-};
-
-int kg_refcache_default_path(char *buf, size_t len) {
-  for (size_t i = 0; i < sizeof k_places / sizeof k_places[0]; i++) {
-    const char *v = getenv(k_places[i].env);
-    if (!v || !*v || (k_places[i].absolute && v[0] != '/')) continue;
-    int w = snprintf(buf, len, "%s/%s", v, k_places[i].tail);
-    return w > 0 && (size_t)w < len ? 0 : -1;
-  }
-  return -1;
-}
+int kg_refcache_default_path(char *buf, size_t len) { return kg_cache_path("refs.txt", buf, len); }
 
 int kg_refcache_table_path(char *buf, size_t len) {
   static const char *const k_rel[] = {"/" KG_REFCACHE_TABLE, "/../share/kgate/" KG_REFCACHE_TABLE};
