@@ -27,7 +27,7 @@ static kg_result g_results[MAXCASES];
 static kg_run g_run;
 static char g_dir[64], g_tools[64], g_saved_path[8192];
 static kg_charts g_charts;
-static kg_pair_cell g_pairs[8];
+static kg_pair_cell g_pairs[16];
 
 static void add_case(const char *variant, kg_dtype dt, size_t n, int timed, double us) {
   size_t i = g_run.n++;
@@ -57,6 +57,7 @@ static void make_run(void) {
 /* A paired cell; blocks 0 for NEW, MISSING and UNKNOWN (no numbers). */
 static void add_pair(const char *variant, kg_dtype dt, size_t n, kg_pverdict v, double ratio, double lo, double hi,
                      double min_effect) {
+  ck_assert_uint_lt(g_run.npairs, sizeof g_pairs / sizeof g_pairs[0]);
   kg_pair_cell *c = &g_pairs[g_run.npairs++];
   *c = (kg_pair_cell){.dtype = dt, .n = n, .min_effect = min_effect, .rounds = 2};
   snprintf(c->variant, sizeof c->variant, "%s", variant);
