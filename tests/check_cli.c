@@ -1171,18 +1171,24 @@ static int copy_file(const char *from, const char *to) {
   return rc;
 }
 
-START_TEST(test_cli_team_control_is_a_copy) {
-  char dir[64], ref[128], ctl[160], pins[128], json[128], mod[1024], sha[65], err[256], out[8192];
-  kgt_mkscratch(dir, sizeof dir, "control");
-  snprintf(ref, sizeof ref, "%s/ref.so", dir);
-  snprintf(ctl, sizeof ctl, "%s/ctl", dir);
+/* A scratch folder dir with the minmax test module twice: ref (dir/ref.so,
+ * 128 bytes) and ctl (dir/ctl/ref.so, 160); mod (1024) gets its path. */
+static void two_copies(char *dir, size_t len, const char *tag, char *ref, char *ctl, char *mod) {
+  kgt_mkscratch(dir, len, tag);
+  snprintf(ref, 128, "%s/ref.so", dir);
+  snprintf(ctl, 160, "%s/ctl", dir);
   ck_assert_int_eq(mkdir(ctl, 0755), 0);
-  snprintf(ctl, sizeof ctl, "%s/ctl/ref.so", dir);
-  snprintf(pins, sizeof pins, "%s/pins.json", dir);
-  snprintf(json, sizeof json, "%s/control.json", dir);
-  testmod("minmax", mod, sizeof mod);
+  snprintf(ctl, 160, "%s/ctl/ref.so", dir);
+  testmod("minmax", mod, 1024);
   ck_assert_int_eq(copy_file(mod, ref), 0);
   ck_assert_int_eq(copy_file(mod, ctl), 0);
+}
+
+START_TEST(test_cli_team_control_is_a_copy) {
+  char dir[64], ref[128], ctl[160], pins[128], json[128], mod[1024], sha[65], err[256], out[8192];
+  two_copies(dir, sizeof dir, "control", ref, ctl, mod);
+  snprintf(pins, sizeof pins, "%s/pins.json", dir);
+  snprintf(json, sizeof json, "%s/control.json", dir);
   ck_assert_int_eq(kg_sha256_file(ref, sha, err, sizeof err), 0);
   char doc[512];
   snprintf(doc, sizeof doc,
@@ -1214,16 +1220,9 @@ END_TEST
  * paired, and the log says why; --time-unchanged probes nothing. */
 START_TEST(test_cli_unchanged_cells) {
   char dir[64], ref[128], ctl[160], json[128], tool[128], mod[1024], out[16384], script[1024];
-  kgt_mkscratch(dir, sizeof dir, "unch");
-  snprintf(ref, sizeof ref, "%s/ref.so", dir);
-  snprintf(ctl, sizeof ctl, "%s/ctl", dir);
-  ck_assert_int_eq(mkdir(ctl, 0755), 0);
-  snprintf(ctl, sizeof ctl, "%s/ctl/ref.so", dir);
+  two_copies(dir, sizeof dir, "unch", ref, ctl, mod);
   snprintf(json, sizeof json, "%s/run.json", dir);
   snprintf(tool, sizeof tool, "%s/cuobjdump", dir);
-  testmod("minmax", mod, sizeof mod);
-  ck_assert_int_eq(copy_file(mod, ref), 0);
-  ck_assert_int_eq(copy_file(mod, ctl), 0);
   snprintf(script, sizeof script,
            "#!/bin/sh\ncase \"$3\" in */ctl/*) u=base ;; */ref.so) u=scale ;; *) exit 1 ;; esac\n"
            "cp %s/tests/data/cubin/$u.cubin mod.1.sm_90.cubin\n", KG_SOURCE_DIR);
