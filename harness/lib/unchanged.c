@@ -230,9 +230,10 @@ static void hash_shared(struct sha256_ctx *c, const image *im, char **k, size_t 
 }
 
 static int add_fn(kg_code_table *t, const char *name, int arch, const unsigned char sha[32]) {
+  uint64_t h = kg_code_name_hash(name);
   for (size_t i = 0; i < t->n; i++) {
     kg_code_fn *f = &t->f[i];
-    if (f->arch != arch || f->hash != kg_code_name_hash(name)) continue;
+    if (f->arch != arch || f->hash != h) continue;
     f->twice |= memcmp(f->sha, sha, 32) != 0;
     return 0;
   }
@@ -245,7 +246,7 @@ static int add_fn(kg_code_table *t, const char *name, int arch, const unsigned c
   kg_code_fn *f = &t->f[t->n];
   memset(f, 0, sizeof *f);
   if (!(f->name = strdup(name))) return -1;
-  f->arch = arch, f->hash = kg_code_name_hash(name);
+  f->arch = arch, f->hash = h;
   memcpy(f->sha, sha, 32);
   t->n++;
   return 0;
