@@ -1,0 +1,44 @@
+#!/bin/bash
+# Cells proven unchanged through the real kgate on a GPU (unchanged.h,
+# device/launches.h): against a copy of kgate's own module in another folder
+# every paired cell is UNCHANGED, with its evidence in the results and its
+# case timed once; --time-unchanged pairs them all instead; the roofline is
+# kept in the cache folder and read back by the next run.
+# usage: unchanged_gpu.sh KGATE   (exit 77 without a GPU)
+set -u
+kgate=$1
+out=$(mktemp -d /tmp/kg_unchanged_XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "unchanged_gpu: FAIL: $*"; exit 1; }
+export KGATE_CACHE_DIR=$out/cache
+mkdir -p "$out/base"
+cp "$(dirname "$kgate")/libkgate_kernels.so" "$out/base/" || fail "no module beside $kgate"
+run() { # name, then kgate run's arguments
+  local name=$1; shift
+  "$kgate" run --variant cub_sum,two_pass,kgate_single_pass,reduce7_shuffle --dtype i32,f32,f64 --sizes 1 \
+    --perf-sizes 2^20 --base-kernels "$out/base/libkgate_kernels.so" --json "$out/$name.json" "$@" \
+    > "$out/$name.txt" 2> "$out/$name.err"
+}
+count() { grep -o "\"verdict\":\"$2\"" "$out/$1.json" | wc -l; }
+
+run proven
+code=$?
+if [ $code = 3 ]; then echo "unchanged_gpu: skipped: $(tail -1 "$out/proven.err")"; exit 77; fi
+[ $code = 0 ] || { cat "$out/proven.txt" "$out/proven.err"; fail "the run exited $code"; }
+grep -q "12 of 12 cells proven unchanged" "$out/proven.err" || { cat "$out/proven.err"; fail "not every cell proven"; }
+[ "$(count proven UNCHANGED)" = 12 ] || fail "$(count proven UNCHANGED) UNCHANGED cells, not 12"
+[ "$(grep -o 'same machine code (sm_[0-9]*, SHA-256 [0-9a-f]\{16\}) and launches: [0-9]* kernels\?, [0-9]* launch' \
+  "$out/proven.json" | wc -l)" = 12 ] || fail "evidence missing from the results"
+# each case timed once: twelve timed cases with samples
+timed=$(grep -o '"samples":[1-9][0-9]*' "$out/proven.json" | wc -l)
+[ "$timed" -ge 12 ] || fail "$timed timed cases, not 12"
+grep -q "^kgate-roofline 1 GPU-" "$KGATE_CACHE_DIR/roofline.txt" || fail "no roofline kept"
+run timed --time-unchanged
+code=$?
+[ $code = 0 ] || { cat "$out/timed.txt" "$out/timed.err"; fail "the --time-unchanged run exited $code"; }
+[ "$(count timed UNCHANGED)" = 0 ] || fail "--time-unchanged still left UNCHANGED cells"
+grep -q "proven unchanged" "$out/timed.err" && fail "--time-unchanged still probed"
+r1=$(grep -o '"roofline_gbps":[0-9.]*' "$out/proven.json" | head -1)
+r2=$(grep -o '"roofline_gbps":[0-9.]*' "$out/timed.json" | head -1)
+[ "${r1%.*}" = "${r2%.*}" ] || fail "the second run did not read the kept roofline ($r1, $r2)"
+echo "unchanged_gpu: 12 cells UNCHANGED with their evidence and timed once; --time-unchanged pairs them; the roofline kept ($r1)"
