@@ -528,7 +528,8 @@ static void code_free(code_job *j) {
 
 /* The cells proven unchanged (the jobs from jobs[nkept] on) are not paired:
  * one timing pass gives their cases the absolute timing, as the check would
- * have (one pass of fresh workers, each case checked again and timed). */
+ * have (one pass of fresh workers, each case run and judged once more, then
+ * timed). */
 static void time_unchanged(kg_run *run, const kg_pair_job *jobs, size_t njobs, const kg_run_params *rp,
                            const kg_super_opts *so, const kg_super_dev *sdev, int ndev, kg_device_info *devs) {
   kg_case *cases = calloc(njobs + 1, sizeof *cases);
@@ -536,6 +537,7 @@ static void time_unchanged(kg_run *run, const kg_pair_job *jobs, size_t njobs, c
   char err[512];
   kg_run_params trp = *rp;
   trp.pair.on = 0;
+  trp.repeats = 1; /* the check judged these cases' determinism already: one run before the timing */
   for (size_t j = 0; cases && j < njobs; j++)
     cases[j] = (kg_case){jobs[j].variant, jobs[j].dtype, jobs[j].n, kg_perf_pattern(jobs[j].dtype), 1, 1};
   int rc = cases && res ? kg_supervise_devices(cases, njobs, &trp, so, sdev, (size_t)ndev, res, devs, err, sizeof err)
