@@ -154,13 +154,32 @@ static const char *worker_path(const kg_modules *mods, char *buf, size_t len) {
   return buf;
 }
 
-/* Appends --kernels PATH for each module to a worker's argv at *a, and
- * --base-kernels PATH for each base module when with_base. */
-static void add_modules(char **argv, int *a, const kg_modules *mods, int with_base) {
-  if (mods->own) argv[(*a)++] = "--own-kernels", argv[(*a)++] = (char *)mods->own;
-  for (int k = 0; k < mods->nkernels; k++) argv[(*a)++] = "--kernels", argv[(*a)++] = (char *)mods->kernels[k];
+enum { ARGV_MAX = 8 + 4 * KG_MODULES_MAX }; /* worker, "worker", --device N, --roofline, modules, --describe, NULL */
+
+/* A worker's command line: `kgate worker [--device N] [--roofline]
+ * [--own-kernels PATH] [--kernels PATH]... [--base-kernels PATH]...
+ * [--describe]`; device < 0: none. The one place that knows its shape. */
+typedef struct worker_cmd {
+  char *argv[ARGV_MAX];
+  char device[16];
+} worker_cmd;
+
+static char *const *worker_cmd_make(worker_cmd *w, const char *worker, int device, int roofline,
+                                    const kg_modules *mods, int with_base, int describe) {
+  int a = 0;
+  w->argv[a++] = (char *)worker, w->argv[a++] = "worker";
+  if (device >= 0) {
+    snprintf(w->device, sizeof w->device, "%d", device);
+    w->argv[a++] = "--device", w->argv[a++] = w->device;
+  }
+  if (roofline) w->argv[a++] = "--roofline";
+  if (mods->own) w->argv[a++] = "--own-kernels", w->argv[a++] = (char *)mods->own;
+  for (int k = 0; k < mods->nkernels; k++) w->argv[a++] = "--kernels", w->argv[a++] = (char *)mods->kernels[k];
   for (int k = 0; with_base && k < mods->nbase; k++)
-    argv[(*a)++] = "--base-kernels", argv[(*a)++] = (char *)mods->base_kernels[k];
+    w->argv[a++] = "--base-kernels", w->argv[a++] = (char *)mods->base_kernels[k];
+  if (describe) w->argv[a++] = "--describe";
+  w->argv[a] = NULL;
+  return w->argv;
 }
 
 /* --max-rounds below --rounds: the rounds every cell gets are the most. */
@@ -215,13 +234,10 @@ static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *bas
     fprintf(stderr, "kgate: %s\n", err);
     return -1;
   }
-  char *argv[6 + 4 * KG_MODULES_MAX + 2]; /* +2: --own-kernels PATH */
-  int a = 0;
-  argv[a++] = (char *)worker, argv[a++] = "worker";
-  add_modules(argv, &a, m, base != NULL);
-  argv[a++] = "--describe", argv[a] = NULL;
+  worker_cmd cmd;
   kg_modinfo mods[1 + 2 * KG_MODULES_MAX];
-  int n = kg_module_query(argv, mods, sizeof mods / sizeof mods[0], err, sizeof err);
+  int n = kg_module_query(worker_cmd_make(&cmd, worker, -1, 0, m, base != NULL, 1), mods, sizeof mods / sizeof mods[0],
+                          err, sizeof err);
   if (n < 0) {
     fprintf(stderr, "kgate: %s\n", err);
     return -1;
@@ -379,16 +395,13 @@ static int write_interrupted(const kg_gate_opts *go, kg_run *run, const kg_devic
 }
 
 static int gate_selftest(const kg_selftest_opts *so) {
-  char self[PATH_MAX], san[PATH_MAX], err[512], device[16];
+  char self[PATH_MAX], san[PATH_MAX], err[512];
   const char *worker = worker_path(&so->mods, self, sizeof self);
   if (!worker) return KG_EXIT_ENV;
-  snprintf(device, sizeof device, "%d", so->device);
   /* --kernels: the controls run with the modules loaded beside kgate's own */
   if (load_modules(&so->mods, worker, NULL, NULL)) return KG_EXIT_USAGE;
-  char *argv[7 + 2 * KG_MODULES_MAX] = {(char *)worker, "worker", "--device", device};
-  int a = 4;
-  add_modules(argv, &a, &so->mods, 0);
-  argv[a] = NULL;
+  worker_cmd cmd;
+  char *const *argv = worker_cmd_make(&cmd, worker, so->device, 0, &so->mods, 0, 0);
   char why[512] = "";
   int have_san = kg_san_find(san, sizeof san, why, sizeof why) == 0;
   if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
@@ -639,9 +652,11 @@ static int device_list(const kg_gate_opts *go, const char *worker, int *list, in
     *ndev = go->ndevices;
     memcpy(list, go->devices, (size_t)*ndev * sizeof *list);
   } else if (go->devices_all) {
-    char *probe[] = {(char *)worker, "worker", "--device", "0", NULL};
+    worker_cmd probe;
     kg_device_info d0 = {0};
-    if (kg_supervise_probe(probe, go->timeout_s, &d0, err, sizeof err) && !kg_super_interrupted()) {
+    if (kg_supervise_probe(worker_cmd_make(&probe, worker, 0, 0, &(kg_modules){0}, 0, 0), go->timeout_s, &d0, err,
+                           sizeof err) &&
+        !kg_super_interrupted()) {
       fprintf(stderr, "kgate: %s\n", err);
       return -1;
     }
@@ -693,31 +708,18 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   return code;
 }
 
-enum { ARGV_MAX = 8 + 4 * KG_MODULES_MAX }; /* with --own-kernels PATH */
-
-/* The workers of a run, one per device: argv for the run itself (argv with
- * the device's number), and for the paired rounds: the same worker with the
- * base modules, no roofline. */
+/* The workers of a run, one per device: the run's own (the roofline when
+ * timing), and the paired rounds' (the base modules too, no roofline). */
 typedef struct workers {
-  char devnum[KG_GATE_MAXDEVICES][16];
-  char *argvs[KG_GATE_MAXDEVICES][ARGV_MAX], *pargvs[KG_GATE_MAXDEVICES][ARGV_MAX];
+  worker_cmd run[KG_GATE_MAXDEVICES], paired[KG_GATE_MAXDEVICES];
   char *const *pargv[KG_GATE_MAXDEVICES];
   kg_super_dev sdev[KG_GATE_MAXDEVICES];
 } workers;
 
-static void worker_argvs(const kg_gate_opts *go, const char *worker, char *const *argv, const int *list, int ndev,
-                         workers *w) {
+static void worker_argvs(const kg_gate_opts *go, const char *worker, const int *list, int ndev, workers *w) {
   for (int k = 0; k < ndev; k++) {
-    snprintf(w->devnum[k], sizeof w->devnum[k], "%d", list[k]);
-    memcpy(w->argvs[k], argv, sizeof w->argvs[k]);
-    w->argvs[k][3] = w->devnum[k];
-    w->sdev[k] = (kg_super_dev){w->argvs[k], list[k]};
-    char **p = w->pargvs[k];
-    int pa = 0;
-    p[pa++] = (char *)worker, p[pa++] = "worker", p[pa++] = "--device", p[pa++] = w->devnum[k];
-    add_modules(p, &pa, &go->mods, 1);
-    p[pa] = NULL;
-    w->pargv[k] = w->pargvs[k];
+    w->sdev[k] = (kg_super_dev){worker_cmd_make(&w->run[k], worker, list[k], go->timing, &go->mods, 0, 0), list[k]};
+    w->pargv[k] = worker_cmd_make(&w->paired[k], worker, list[k], 0, &go->mods, 1, 0);
   }
 }
 
@@ -779,13 +781,8 @@ static int gate_run(const kg_gate_opts *go) {
     kg_modinfo_free(&basemods);
     return planned;
   }
-  char device[16];
-  snprintf(device, sizeof device, "%d", go->device);
-  char *argv[ARGV_MAX] = {(char *)worker, "worker", "--device", device};
-  int argc = 4;
-  if (timing) argv[argc++] = "--roofline";
-  add_modules(argv, &argc, &go->mods, 0);
-  argv[argc] = NULL;
+  worker_cmd cmd;
+  char *const *argv = worker_cmd_make(&cmd, worker, go->device, timing, &go->mods, 0, 0);
   kg_progress prog;
   kg_progress_init(&prog, go->quiet ? NULL : stderr, isatty(STDERR_FILENO), NULL);
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
@@ -823,7 +820,7 @@ static int gate_run(const kg_gate_opts *go) {
     return KG_EXIT_ENV;
   }
   static workers w; /* argv arrays of 64 devices: not on the stack */
-  worker_argvs(go, worker, argv, list, ndev, &w);
+  worker_argvs(go, worker, list, ndev, &w);
   code_job cj;
   code_start(go, paired, &cj);
   kg_device_info devs[KG_GATE_MAXDEVICES] = {0};
@@ -841,13 +838,12 @@ static int gate_run(const kg_gate_opts *go) {
                  : (snprintf(err, sizeof err, "out of memory"), -1);
   free(sent);
   /* The lint goes on beside the paired rounds (it needs no GPU); it ends here only when the run does. */
-  if (env == KG_SUPER_INTERRUPTED || env == -2) lint_join(&lj);
-  if (env == KG_SUPER_INTERRUPTED || env == -2) code_free(&cj);
+  if (env == KG_SUPER_INTERRUPTED || env == KG_SUPER_MODELS) lint_join(&lj), code_free(&cj);
   if (env == KG_SUPER_INTERRUPTED) {
     kg_modinfo_free(&basemods);
     return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0, &prog);
   }
-  if (env == -2) { /* run: devices of different models */
+  if (env == KG_SUPER_MODELS) { /* run: devices of different models */
     fprintf(stderr, "kgate: %s\n", err);
     kg_run_free(&run);
     kg_modinfo_free(&basemods);

@@ -458,7 +458,7 @@ static void on_hello(multi *m, size_t k, int got, char *line) {
     if (j == k || !m->slots[j].said_hello || !strcmp(devs[j].name, devs[k].name)) continue;
     snprintf(m->err, m->errlen, "devices %d (%.80s) and %d (%.80s) are different GPU models: run --devices needs one",
              m->workers[j].device, devs[j].name, m->workers[k].device, devs[k].name);
-    m->rc = -2;
+    m->rc = KG_SUPER_MODELS;
     m->stop = 1;
   }
 }

@@ -43,8 +43,10 @@
 #include "plan.h"
 #include "proto.h"
 
-/* The return value of the supervise calls after SIGINT or SIGTERM. */
-enum { KG_SUPER_INTERRUPTED = -3 };
+/* The supervise calls' failures other than -1 (no worker could start):
+ * devices of two GPU models in a run that needs one (kg_super_opts.one_model),
+ * and SIGINT or SIGTERM. */
+enum { KG_SUPER_MODELS = -2, KG_SUPER_INTERRUPTED = -3 };
 
 typedef struct kg_super_opts {
   char *const *worker_argv; /* argv[0] is the worker program's path */
@@ -53,7 +55,7 @@ typedef struct kg_super_opts {
   void (*progress)(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r);
   void *progress_ctx;
   /* kg_supervise_devices: refuse devices of different GPU models (run: one
-   * baseline, one set of reports); return -2 once a second model says hello. */
+   * baseline, one set of reports); return KG_SUPER_MODELS once a second model says hello. */
   int one_model;
   /* Adds each worker's start-up, its spawn to its hello (CUDA, the modules,
    * the roofline), in seconds, for the phase times; NULL: not counted. */
@@ -101,7 +103,7 @@ int kg_supervise(const kg_case *cases, size_t ncases, const kg_run_params *p, co
  * is not run there: KG_ST_UNSUPPORTED with "skipped: needs X GiB of device
  * memory, the device has Y GiB". devs[k] gets device k's hello.
  * Returns 0; -1 when some device's worker could not start (err: the reason;
- * cases no device ran stay KG_ST_PENDING); -2 when o->one_model and two
+ * cases no device ran stay KG_ST_PENDING); KG_SUPER_MODELS when o->one_model and two
  * devices are different models (err names both; nothing more is run);
  * KG_SUPER_INTERRUPTED after SIGINT/SIGTERM. */
 int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
