@@ -5,64 +5,8 @@
 // through integer atomics only (never a float atomic), and one block writes
 // the result.
 //
-// Why each choice, and what it bought (H200, cold L2, medians; ratio = CUB
-// time / this time in the same process; predictions first):
-// - One kernel instead of CUB's two (partials, then one block): predicted to
-//   save one launch-and-dependency gap, ~1.5 us. Measured at 2^16, where
-//   nothing else matters: 5.4 us against CUB's 6.8 us.
-// - 16-byte `__ldcs` loads, all of a round issued before the first add:
-//   enough bytes in flight to cover HBM latency. `__ldg` measured the same;
-//   the L2::256B prefetch hint cost 5 % at 2^28 (it fetches lines twice over
-//   with a grid-stride pattern), the L2::128B hint changed nothing.
-// - Eight loads per thread with 4 blocks of 256 per SM, instead of four loads
-//   with 8 blocks: the same bytes in flight from half the blocks, so half the
-//   block launches. i32 2^22: 9.28 -> 9.06 us. Shapes 512x2 and 1024x1
-//   measured within 1 %; 256x2 with 16 loads lost 25 % at 2^22.
-// - Each warp reads 4 KiB chunks, its eight loads side by side, instead of
-//   loads spread a grid apart: fewer DRAM pages and translations open per
-//   round. A load-only kernel (no adds, no combine) at 2^28: 93.1 -> 93.7 %
-//   of peak; this kernel: f64 2^28 477.3 -> 472.4 us, f64 2^25 63.4 ->
-//   63.0 us, f32 2^25 34.3 -> 34.0 us. Per-block chunks measured the same at
-//   2^28 but 2 % slower for f64 at 2^25; chunks evened out over the blocks
-//   were 1-3 % slower everywhere.
-// - The last round is predicated, not a scalar remainder loop: the remainder
-//   used to run up to three dependent HBM round trips. f64 2^22 (1.94 rounds
-//   per thread): 13.82 -> 13.44 us.
-// - The combine is the fixed cost that matters: leaving it out (partials
-//   written, no result) was 1.2 us faster at every size with the ordered form
-//   below. The exact form costs one atomic round trip:
-//   * integers and floats of up to 32 bits (f32, and f16/bf16 through their
-//     float sums): every block adds its partial, as integers, to a few 64-bit
-//     words, each carrying a block count in its low bits. Integer addition is
-//     exact and order-free, so the result is deterministic and the block that
-//     takes the last count holds it. i32 needs one word, i64 two; a float is
-//     an integer of at most 277 bits in units of 2^-149, so f32 needs seven
-//     42-bit limbs plus one word counting infinities and NaNs, and the sum
-//     is exact before its one rounding. One word for i32: 2^22 9.06 -> 8.10
-//     us (1.23x -> 1.35x CUB). Eight for f32, against the ordered form, same
-//     GPU, two runs each: 2^16 5.31 -> 4.96 us, 2^20 6.13 -> 5.78, 2^22 8.83
-//     -> 8.52 (1.27x -> 1.31x), 2^25 34.35 -> 33.51 (1.08x -> 1.10x); i64
-//     2^22 12.63 -> 11.87 us (1.16x -> 1.23x); f16 2^22 7.1 -> 6.75 us.
-//     The words share one 64-byte line. Spread 256 bytes apart (to keep the
-//     atomics off one L2 slice) f32 2^20 took 6.9 us instead of 5.8: the
-//     block last on word 0 was often not last on the others and had to
-//     reload them; in one line a block's atomics land together.
-//   * f64 (an exact form would need 2098 bits): partials published as
-//     tagged 64-bit words, a ticket with no fence, the last block loads every
-//     slot at once and reloads any not yet visible. Measured parts of the
-//     older fenced form at f32 2^22: the fence 0.42 us, the load round trip
-//     0.5 us. Dropping the fence: f32 2^22 9.22 -> 8.85 us, f64 13.0 -> 12.7
-//     us. Having every block load the slots while its ticket was in flight
-//     cost 1-4 us instead: 528 blocks reading lines others still write.
-//   Tried and dropped (each no better, often worse): an epoch-tagged form
-//   with a spinning combiner block, padding partials to whole 32-byte
-//   sectors, prefetching them into L2, a one-warp combine, dynamic (atomic
-//   counter) work distribution, and 1D bulk copies (TMA) into shared memory,
-//   2-4 stages of 8-16 KiB: all within +-1 % of plain loads at 2^25 and 2^28.
-// Floors, measured on the same H200: an empty launch of this grid costs 3.1
-// us between events and one load per thread 4.2 us; a load-only kernel
-// reaches 93.8-94.4 % of the theoretical peak at 2^28 and needs 32.8 us for
-// 2^25 floats, where this kernel takes 33.5 us, i32 or f32 alike.
+// Why each choice, and what each bought on an H200: docs/variants.md
+// (kgate_single_pass, measured).
 //
 // Determinism: the element-to-thread map depends only on n and the grid;
 // the exact combine is order-free and f64 partials are added in block order,
