@@ -570,7 +570,8 @@ static size_t prove_unchanged(const kg_gate_opts *go, kg_run *run, kg_pair_job *
   char err[512];
   if (!cj->on) return njobs;
   if (!code_join(cj)) {
-    if (!go->quiet) fprintf(stderr, "kgate: no cell proven unchanged: %s\n", cj->head.why[0] ? cj->head.why : cj->base.why);
+    if (!go->quiet)
+      fprintf(stderr, "kgate: no cell proven unchanged: %s\n", cj->head.why[0] ? cj->head.why : cj->base.why);
     return njobs;
   }
   int *proven = calloc(njobs + 1, sizeof *proven);
@@ -583,7 +584,8 @@ static size_t prove_unchanged(const kg_gate_opts *go, kg_run *run, kg_pair_job *
   if (!rc) kept = kg_pair_partition(jobs, run->pairs, njobs, proven);
   free(proven);
   if (!go->quiet)
-    fprintf(stderr, "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): timed once, not paired\n",
+    fprintf(stderr,
+            "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): timed once, not paired\n",
             njobs - kept, njobs);
   /* the pass's wall time, less its workers' start-up (the start-up phase counts that) */
   double t0 = kg_now_s(), s0 = so->startup_s ? *so->startup_s : 0;
@@ -759,123 +761,121 @@ static int gate_plan(const kg_gate_opts *go) {
   return KG_EXIT_OK;
 }
 
+/* What a run of check or run holds; gate_end releases whatever was reached
+ * (each part is safe to release when never started, or twice). */
+typedef struct gate {
+  kg_run run;
+  kg_modinfo base;
+  lint_job lj;
+  code_job cj;
+  int ndev, list[KG_GATE_MAXDEVICES];
+  kg_device_info devs[KG_GATE_MAXDEVICES];
+  kg_progress prog;
+  double startup_s;
+} gate;
+
+static int gate_end(gate *g, int code) {
+  lint_join(&g->lj); /* the lint writes into the run: it ends first */
+  code_free(&g->cj);
+  kg_modinfo_free(&g->base);
+  kg_run_free(&g->run);
+  return code;
+}
+
+/* The check (and, unpaired, the timing): every case once on the run's
+ * devices. Returns the supervisor's code, its reason in err. */
+static int check_pass(gate *g, int paired, const kg_run_params *rp, const kg_super_opts *so,
+                      const workers *w, char *err, size_t errlen) {
+  char detail[160];
+  /* One pass: each timed case is checked, then timed once it passes (in a
+   * paired run, only those that the base lacks: the rounds time the rest). */
+  kg_case *sent = cases_to_check(&g->run, &g->base, paired);
+  size_t ntimed = 0, n = g->run.n;
+  for (size_t i = 0; sent && i < n; i++) ntimed += sent[i].timed && sent[i].supported;
+  const char *s = g->ndev == 1 ? "" : "s";
+  if (ntimed) snprintf(detail, sizeof detail, "%zu cases, %zu of them timed, on %d device%s", n, ntimed, g->ndev, s);
+  else snprintf(detail, sizeof detail, "%zu cases on %d device%s", n, g->ndev, s);
+  kg_progress_phase(&g->prog, ntimed ? "check and timing" : "check", detail);
+  int env = sent ? kg_supervise_devices(sent, n, rp, so, w->sdev, (size_t)g->ndev, g->run.results, g->devs, err, errlen)
+                 : (snprintf(err, errlen, "out of memory"), -1);
+  free(sent);
+  return env;
+}
+
+/* The paired rounds after the check, and their phase times. */
+static int paired_pass(const kg_gate_opts *go, gate *g, const kg_run_params *rp, const kg_super_opts *so,
+                       const workers *w) {
+  char detail[160];
+  snprintf(detail, sizeof detail, "against %s %s", g->base.name, g->base.version);
+  kg_progress_phase(&g->prog, "paired rounds", detail);
+  g->prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
+  double before = g->startup_s, unchanged_s = 0;
+  int pair_env = run_paired(go, &g->run, &g->base, rp, so, w->pargv, g->list, g->ndev, &g->cj, &unchanged_s) != 0;
+  kg_phases *ph = &g->run.meta.phases;
+  g->run.meta.wall_s = kg_now_s() - g->prog.t0;
+  ph->startup_s = g->startup_s;
+  ph->timing_s += unchanged_s > 0 ? unchanged_s : 0;
+  /* on several devices start-up is the workers' sum, which may pass the wall time it overlapped */
+  double paired_s = g->run.pair.wall_s - (g->startup_s - before) - unchanged_s;
+  ph->paired_s = paired_s > 0 ? paired_s : 0;
+  return pair_env;
+}
+
 static int gate_run(const kg_gate_opts *go) {
-  int timing = go->timing;
-  char err[512], self[PATH_MAX];
+  char err[512] = "", self[PATH_MAX];
   const char *worker = worker_path(&go->mods, self, sizeof self);
   if (!worker) return KG_EXIT_ENV;
   /* --kernels and --base-kernels: a module that cannot be loaded is an input
    * error, found before the matrix runs (the describe touches no GPU); the
    * modules' variants must be in the registry before the plan names them. */
-  int paired = timing && go->mods.nbase;
-  if (go->mods.pins && !paired) {
-    fprintf(stderr, "kgate: --reference needs --base-kernels: the modules it pins\n");
-    return KG_EXIT_USAGE;
-  }
-  kg_modinfo basemods;
-  kg_run run = {0};
-  if (load_modules(&go->mods, worker, paired ? &basemods : NULL, &run.pair)) return KG_EXIT_USAGE;
-  if (!paired) memset(&basemods, 0, sizeof basemods);
-  int planned = plan_run(go, &run);
-  if (planned) {
-    kg_modinfo_free(&basemods);
-    return planned;
-  }
+  int paired = go->timing && go->mods.nbase;
+  if (go->mods.pins && !paired)
+    return fprintf(stderr, "kgate: --reference needs --base-kernels: the modules it pins\n"), KG_EXIT_USAGE;
+  static gate g; /* the devices' tables: not on the stack */
+  static workers w;
+  g = (gate){0};
+  if (load_modules(&go->mods, worker, paired ? &g.base : NULL, &g.run.pair)) return gate_end(&g, KG_EXIT_USAGE);
+  int planned = plan_run(go, &g.run);
+  if (planned) return gate_end(&g, planned);
   worker_cmd cmd;
-  char *const *argv = worker_cmd_make(&cmd, worker, go->device, timing, &go->mods, 0, 0);
-  kg_progress prog;
-  kg_progress_init(&prog, go->quiet ? NULL : stderr, isatty(STDERR_FILENO), NULL);
+  kg_progress_init(&g.prog, go->quiet ? NULL : stderr, isatty(STDERR_FILENO), NULL);
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
-  double startup_s = 0;
-  kg_super_opts so = {argv, go->timeout_s, go->timeout_s, show_progress, &prog, timing, &startup_s};
+  kg_super_opts so = {worker_cmd_make(&cmd, worker, go->device, go->timing, &go->mods, 0, 0), go->timeout_s,
+                      go->timeout_s, show_progress, &g.prog, go->timing, &g.startup_s};
   kg_run_params rp = {go->seed, go->repeats, go->time, go->paired.pair};
   rp.pair.on = 0, rp.pair.module = 1, rp.pair.base_variant = -1; /* paired rounds: the same name in the base module */
-  run.results = calloc(run.n, sizeof *run.results);
-  if (!run.results) {
-    fprintf(stderr, "kgate: out of memory\n");
-    kg_run_free(&run);
-    kg_modinfo_free(&basemods);
-    return KG_EXIT_ENV;
-  }
-  lint_job lj;
-  if (lint_start(go, &run, &lj)) {
-    fprintf(stderr, "kgate: out of memory\n");
-    kg_run_free(&run);
-    kg_modinfo_free(&basemods);
-    return KG_EXIT_ENV;
-  }
+  if (!(g.run.results = calloc(g.run.n, sizeof *g.run.results)) || lint_start(go, &g.run, &g.lj))
+    return fprintf(stderr, "kgate: out of memory\n"), gate_end(&g, KG_EXIT_ENV);
   if (go->sanitize) {
     rp.repeats = 1; /* determinism is not what a sanitizer run checks */
-    int code = run_sanitized(go, &run, &so, &rp);
-    kg_run_free(&run);
-    kg_modinfo_free(&basemods);
-    return code;
+    return gate_end(&g, run_sanitized(go, &g.run, &so, &rp));
   }
   /* --devices: one worker per device, the same argv but for the device. */
-  int ndev = 1, list[KG_GATE_MAXDEVICES] = {go->device};
-  if (device_list(go, worker, list, &ndev)) {
-    lint_join(&lj);
-    kg_run_free(&run);
-    kg_modinfo_free(&basemods);
-    return KG_EXIT_ENV;
+  g.ndev = 1, g.list[0] = go->device;
+  if (device_list(go, worker, g.list, &g.ndev)) return gate_end(&g, KG_EXIT_ENV);
+  worker_argvs(go, worker, g.list, g.ndev, &w);
+  code_start(go, paired, &g.cj);
+  int env = check_pass(&g, paired, &rp, &so, &w, err, sizeof err);
+  if (env == KG_SUPER_INTERRUPTED) { /* the lint ends before the partial results are written */
+    lint_join(&g.lj);
+    return gate_end(&g, write_interrupted(go, &g.run, g.devs, g.ndev, kg_now_s() - g.prog.t0, &g.prog));
   }
-  static workers w; /* argv arrays of 64 devices: not on the stack */
-  worker_argvs(go, worker, list, ndev, &w);
-  code_job cj;
-  code_start(go, paired, &cj);
-  kg_device_info devs[KG_GATE_MAXDEVICES] = {0};
-  char detail[160];
-  /* One pass: each timed case is checked, then timed once it passes (in a
-   * paired run, only those that the base lacks: the rounds time the rest). */
-  kg_case *sent = cases_to_check(&run, &basemods, paired);
-  size_t ntimed = 0;
-  for (size_t i = 0; sent && i < run.n; i++) ntimed += sent[i].timed && sent[i].supported;
-  if (ntimed) snprintf(detail, sizeof detail, "%zu cases, %zu of them timed, on %d device%s", run.n, ntimed, ndev,
-                       ndev == 1 ? "" : "s");
-  else snprintf(detail, sizeof detail, "%zu cases on %d device%s", run.n, ndev, ndev == 1 ? "" : "s");
-  kg_progress_phase(&prog, ntimed ? "check and timing" : "check", detail);
-  int env = sent ? kg_supervise_devices(sent, run.n, &rp, &so, w.sdev, (size_t)ndev, run.results, devs, err, sizeof err)
-                 : (snprintf(err, sizeof err, "out of memory"), -1);
-  free(sent);
-  /* The lint goes on beside the paired rounds (it needs no GPU); it ends here only when the run does. */
-  if (env == KG_SUPER_INTERRUPTED || env == KG_SUPER_MODELS) lint_join(&lj), code_free(&cj);
-  if (env == KG_SUPER_INTERRUPTED) {
-    kg_modinfo_free(&basemods);
-    return write_interrupted(go, &run, devs, ndev, kg_now_s() - prog.t0, &prog);
-  }
-  if (env == KG_SUPER_MODELS) { /* run: devices of different models */
-    fprintf(stderr, "kgate: %s\n", err);
-    kg_run_free(&run);
-    kg_modinfo_free(&basemods);
-    return KG_EXIT_USAGE;
-  }
-  kg_device_info dev = first_hello(devs, ndev);
-  fill_meta(go, &dev, kg_now_s() - prog.t0, &run.meta);
-  add_case_phases(&run);
-  run.meta.phases.startup_s = startup_s;
-  kg_counts c = kg_count_results(run.results, run.n);
+  if (env == KG_SUPER_MODELS) /* run: devices of different models */
+    return fprintf(stderr, "kgate: %s\n", err), gate_end(&g, KG_EXIT_USAGE);
+  kg_device_info dev = first_hello(g.devs, g.ndev);
+  fill_meta(go, &dev, kg_now_s() - g.prog.t0, &g.run.meta);
+  add_case_phases(&g.run);
+  g.run.meta.phases.startup_s = g.startup_s;
+  kg_counts c = kg_count_results(g.run.results, g.run.n);
   int measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */
-  if (!env || measured) kg_report_check(stdout, run.cases, run.results, run.n, &dev, run.meta.wall_s, go->verbose);
-  int pair_env = 0;
-  if (paired && measured && !env) {
-    snprintf(detail, sizeof detail, "against %s %s", basemods.name, basemods.version);
-    kg_progress_phase(&prog, "paired rounds", detail);
-    prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
-    double before = startup_s, unchanged_s = 0;
-    pair_env = run_paired(go, &run, &basemods, &rp, &so, w.pargv, list, ndev, &cj, &unchanged_s) != 0;
-    run.meta.wall_s = kg_now_s() - prog.t0;
-    run.meta.phases.startup_s = startup_s;
-    run.meta.phases.timing_s += unchanged_s > 0 ? unchanged_s : 0;
-    /* on several devices start-up is the workers' sum, which may pass the wall time it overlapped */
-    double paired_s = run.pair.wall_s - (startup_s - before) - unchanged_s;
-    run.meta.phases.paired_s = paired_s > 0 ? paired_s : 0;
-  }
-  code_free(&cj);
-  kg_modinfo_free(&basemods);
-  if (lint_join(&lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
-  kg_progress_phase(&prog, "reports", NULL);
-  return gate_finish(go, &run, c, env, pair_env, err);
+  if (!env || measured)
+    kg_report_check(stdout, g.run.cases, g.run.results, g.run.n, &dev, g.run.meta.wall_s, go->verbose);
+  int pair_env = paired && measured && !env ? paired_pass(go, &g, &rp, &so, &w) : 0;
+  code_free(&g.cj);
+  if (lint_join(&g.lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
+  kg_progress_phase(&g.prog, "reports", NULL);
+  return gate_end(&g, gate_finish(go, &g.run, c, env, pair_env, err));
 }
 
 int kg_gate_selftest(const kg_selftest_opts *so) {

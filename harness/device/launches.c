@@ -50,27 +50,33 @@ static int put_func_attrs(kg_launches *l, const void *func) {
   struct cudaFuncAttributes a;
   memset(&a, 0, sizeof a);
   if (cudaFuncGetAttributes(&a, func) != cudaSuccess) return cudaGetLastError(), fail(l, "no attributes for a kernel");
-  return put(l, " regs=%d smem=%zu lmem=%zu const=%zu maxthr=%d ptx=%d bin=%d ca=%d dynmax=%d carve=%d cluster=%d,%d,%d,%d,%d",
-             a.numRegs, a.sharedSizeBytes, a.localSizeBytes, a.constSizeBytes, a.maxThreadsPerBlock, a.ptxVersion,
-             a.binaryVersion, a.cacheModeCA, a.maxDynamicSharedSizeBytes, a.preferredShmemCarveout, a.clusterDimMustBeSet,
-             a.requiredClusterWidth, a.requiredClusterHeight, a.requiredClusterDepth, a.nonPortableClusterSizeAllowed);
+  return put(
+      l, " regs=%d smem=%zu lmem=%zu const=%zu maxthr=%d ptx=%d bin=%d ca=%d dynmax=%d carve=%d cluster=%d,%d,%d,%d,%d",
+      a.numRegs, a.sharedSizeBytes, a.localSizeBytes, a.constSizeBytes, a.maxThreadsPerBlock, a.ptxVersion,
+      a.binaryVersion, a.cacheModeCA, a.maxDynamicSharedSizeBytes, a.preferredShmemCarveout, a.clusterDimMustBeSet,
+      a.requiredClusterWidth, a.requiredClusterHeight, a.requiredClusterDepth, a.nonPortableClusterSizeAllowed);
 }
 
 /* The launch attributes a kernel node can carry; one the driver does not
  * report for a node is written as "-". */
 static int put_node_attrs(kg_launches *l, cudaGraphNode_t node) {
-  static const cudaLaunchAttributeID k_ids[] = {
-      cudaLaunchAttributeAccessPolicyWindow, cudaLaunchAttributeCooperative,
-      cudaLaunchAttributeClusterDimension,   cudaLaunchAttributeClusterSchedulingPolicyPreference,
-      cudaLaunchAttributePriority,           cudaLaunchAttributeMemSyncDomainMap,
-      cudaLaunchAttributeMemSyncDomain,      cudaLaunchAttributePreferredClusterDimension,
-      cudaLaunchAttributeDeviceUpdatableKernelNode};
+  static const cudaLaunchAttributeID k_ids[] = {cudaLaunchAttributeAccessPolicyWindow,
+                                                cudaLaunchAttributeCooperative,
+                                                cudaLaunchAttributeClusterDimension,
+                                                cudaLaunchAttributeClusterSchedulingPolicyPreference,
+                                                cudaLaunchAttributePriority,
+                                                cudaLaunchAttributeMemSyncDomainMap,
+                                                cudaLaunchAttributeMemSyncDomain,
+                                                cudaLaunchAttributePreferredClusterDimension,
+                                                cudaLaunchAttributeDeviceUpdatableKernelNode};
   for (size_t k = 0; k < sizeof k_ids / sizeof *k_ids; k++) {
     cudaLaunchAttributeValue v;
     memset(&v, 0, sizeof v);
     int rc = put(l, " a%d=", (int)k_ids[k]);
-    if (!rc && cudaGraphKernelNodeGetAttribute(node, k_ids[k], &v) == cudaSuccess) rc = put_hex(l, &v, sizeof v);
-    else if (!rc) cudaGetLastError(), rc = put(l, "-");
+    if (!rc && cudaGraphKernelNodeGetAttribute(node, k_ids[k], &v) == cudaSuccess)
+      rc = put_hex(l, &v, sizeof v);
+    else if (!rc)
+      cudaGetLastError(), rc = put(l, "-");
     if (rc) return -1;
   }
   return 0;
@@ -124,17 +130,20 @@ static int put_kernel(kg_launches *l, cudaGraphNode_t node) {
 static int put_memset(kg_launches *l, cudaGraphNode_t node) {
   struct cudaMemsetParams p;
   memset(&p, 0, sizeof p);
-  if (cudaGraphMemsetNodeGetParams(node, &p) != cudaSuccess) return cudaGetLastError(), fail(l, "an unreadable memset node");
-  return put(l, "memset dst=%p pitch=%zu value=%u elem=%u width=%zu height=%zu", p.dst, p.pitch, p.value,
-             p.elementSize, p.width, p.height);
+  if (cudaGraphMemsetNodeGetParams(node, &p) != cudaSuccess)
+    return cudaGetLastError(), fail(l, "an unreadable memset node");
+  return put(l, "memset dst=%p pitch=%zu value=%u elem=%u width=%zu height=%zu", p.dst, p.pitch, p.value, p.elementSize,
+             p.width, p.height);
 }
 
 static int put_memcpy(kg_launches *l, cudaGraphNode_t node) {
   struct cudaMemcpy3DParms p;
   memset(&p, 0, sizeof p);
-  if (cudaGraphMemcpyNodeGetParams(node, &p) != cudaSuccess) return cudaGetLastError(), fail(l, "an unreadable copy node");
+  if (cudaGraphMemcpyNodeGetParams(node, &p) != cudaSuccess)
+    return cudaGetLastError(), fail(l, "an unreadable copy node");
   if (p.srcArray || p.dstArray) return fail(l, "a copy to or from a CUDA array");
-  return put(l, "memcpy src=%p,%zu,%zu,%zu pos=%zu,%zu,%zu dst=%p,%zu,%zu,%zu pos=%zu,%zu,%zu extent=%zu,%zu,%zu kind=%d",
+  return put(l,
+             "memcpy src=%p,%zu,%zu,%zu pos=%zu,%zu,%zu dst=%p,%zu,%zu,%zu pos=%zu,%zu,%zu extent=%zu,%zu,%zu kind=%d",
              p.srcPtr.ptr, p.srcPtr.pitch, p.srcPtr.xsize, p.srcPtr.ysize, p.srcPos.x, p.srcPos.y, p.srcPos.z,
              p.dstPtr.ptr, p.dstPtr.pitch, p.dstPtr.xsize, p.dstPtr.ysize, p.dstPos.x, p.dstPos.y, p.dstPos.z,
              p.extent.width, p.extent.height, p.extent.depth, (int)p.kind);
@@ -176,7 +185,8 @@ static int describe(kg_launches *l, cudaGraph_t g) {
   cudaGraphNode_t *nodes = calloc(n + 1, sizeof *nodes), *from = calloc(ne, sizeof *from), *to = calloc(ne, sizeof *to);
   cudaGraphEdgeData *data = calloc(ne, sizeof *data);
   int rc = nodes && from && to && data ? 0 : -1;
-  if (!rc && (e = cudaGraphGetNodes(g, nodes, &n)) != cudaSuccess) cudaGetLastError(), rc = fail_cuda(l, "the graph's nodes", e);
+  if (!rc && (e = cudaGraphGetNodes(g, nodes, &n)) != cudaSuccess)
+    cudaGetLastError(), rc = fail_cuda(l, "the graph's nodes", e);
   if (!rc && (e = cudaGraphGetEdges(g, from, to, data, &ne)) != cudaSuccess)
     cudaGetLastError(), rc = fail_cuda(l, "the graph's edges", e);
   if (!rc && ne > MAX_NODES) rc = fail(l, "more graph edges than kgate describes");
@@ -199,8 +209,10 @@ int kg_launches_capture(kg_step_fn run, void *ctx, void *stream, kg_launches *ou
   int e = run(ctx);
   cudaError_t end = cudaStreamEndCapture(s, &g);
   int rc;
-  if (e || end != cudaSuccess || !g) rc = fail(out, "the call does not capture into a graph (it waits, or uses another stream)");
-  else rc = describe(out, g);
+  if (e || end != cudaSuccess || !g)
+    rc = fail(out, "the call does not capture into a graph (it waits, or uses another stream)");
+  else
+    rc = describe(out, g);
   cudaGetLastError(); /* capture failures are not sticky: the next call starts clean */
   if (g) cudaGraphDestroy(g);
   if (rc < 0) rc = fail(out, "out of host memory");

@@ -432,7 +432,8 @@ static int pair_setup(state *st, const kg_case *c, const kg_run_params *p, int c
   if (!*base || prepare_input(st, c, p, 0, 0)) return -1;
   size_t sh = (*head)->scratch(c->dtype, c->n), sb = (*base)->scratch(c->dtype, c->n);
   if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0)) return -1;
-  return pair_copies(st, c->n * kg_dtype_get(c->dtype)->size, copies, (((*head)->flags | (*base)->flags) & KG_CLOBBERS) != 0);
+  int clobbers = (((*head)->flags | (*base)->flags) & KG_CLOBBERS) != 0;
+  return pair_copies(st, c->n * kg_dtype_get(c->dtype)->size, copies, clobbers);
 }
 
 static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
@@ -492,7 +493,8 @@ static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_re
   if (pair_setup(st, c, p, 1, &head, &base)) return -1;
   step_ctx xh = {st, head, c, st->pcopy[0]}, xb = {st, base, c, st->pcopy[0]};
   kg_launches lh, lb;
-  int ch = kg_launches_capture(run_step, &xh, st->stream, &lh), cb = ch ? 1 : kg_launches_capture(run_step, &xb, st->stream, &lb);
+  int ch = kg_launches_capture(run_step, &xh, st->stream, &lh);
+  int cb = ch ? 1 : kg_launches_capture(run_step, &xb, st->stream, &lb);
   r->status = KG_ST_PASS, r->probed = 1, r->launch_same = -1;
   if (ch || cb) {
     snprintf(r->message, sizeof r->message, "not proven: the %s: %s", ch ? "head" : "base", ch ? lh.why : lb.why);

@@ -180,7 +180,8 @@ static kg_dis_rc host_binary(const char *cuo, const char *nvd, const char *path,
   char dir[] = "/tmp/kgate-lint-XXXXXX";
   struct dirent **e = NULL;
   int n = 0;
-  if (extract_cubins(cuo, path, dir, &e, &n)) return snprintf(err, errlen, "%s: cuobjdump -xelf failed on it", path), KG_DIS_BAD;
+  if (extract_cubins(cuo, path, dir, &e, &n))
+    return snprintf(err, errlen, "%s: cuobjdump -xelf failed on it", path), KG_DIS_BAD;
   *text = calloc(1, 1), *len = 0;
   int rc = n > 0 && *text ? nvdisasm_all(nvd, dir, e, n, text, len) : -1;
   remove_cubins(dir, e, n);
@@ -200,7 +201,8 @@ kg_dis_rc kg_dis_cubins(const char *path, kg_dis_cubin_fn each, void *ctx, char 
            KG_DIS_NO_TOOL;
   struct dirent **e = NULL;
   int n = 0, rc = 0;
-  if (extract_cubins(cuo, path, dir, &e, &n)) return snprintf(err, errlen, "%s: cuobjdump -xelf failed on it", path), KG_DIS_BAD;
+  if (extract_cubins(cuo, path, dir, &e, &n))
+    return snprintf(err, errlen, "%s: cuobjdump -xelf failed on it", path), KG_DIS_BAD;
   for (int k = 0; !rc && k < n; k++) {
     char f[PATH_MAX + 300];
     snprintf(f, sizeof f, "%s/%s", dir, e[k]->d_name);

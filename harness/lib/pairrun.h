@@ -87,7 +87,8 @@ int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, co
  * side's order; returns how many are not proven (the jobs still to time). */
 size_t kg_pair_partition(kg_pair_job *jobs, kg_pair_cell *cells, size_t njobs, const int *proven);
 
-/* Sorts cells regressions first (SLOWER, UNKNOWN, UNDECIDED, MISSING, FASTER, NEW, SAME, UNCHANGED), then variant, dtype, n. */
+/* Sorts cells regressions first (SLOWER, UNKNOWN, UNDECIDED, MISSING, FASTER,
+ * NEW, SAME, UNCHANGED), then variant, dtype, n. */
 void kg_pair_sort(kg_pair_cell *cells, size_t n);
 /* Counts by verdict. */
 void kg_pair_count(const kg_pair_cell *cells, size_t n, size_t count[KG_NPVERDICTS]);

@@ -131,7 +131,8 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
       snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->kernels[i]);
       json_array_append_new(k, json_string(hex));
     }
-    json_object_set_new(o, "probe", json_pack("{si si so*}", "same", r->launch_same, "launches", r->nlaunches, "kernels", k));
+    json_object_set_new(o, "probe",
+                        json_pack("{si si so*}", "same", r->launch_same, "launches", r->nlaunches, "kernels", k));
   }
   return dump(o);
 }

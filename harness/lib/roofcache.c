@@ -91,7 +91,8 @@ static void fill(FILE *f, const void *ctx) {
 }
 
 int kg_roofcache_put(const char *path, const kg_device_info *d, double gbps, double now, char *err, size_t errlen) {
-  if (kg_why_bad_uuid(d->uuid) || !(gbps > 0) || !isfinite(gbps)) return snprintf(err, errlen, "no card identity or no roofline to keep"), -1;
+  if (kg_why_bad_uuid(d->uuid) || !(gbps > 0) || !isfinite(gbps))
+    return snprintf(err, errlen, "no card identity or no roofline to keep"), -1;
   writer w = {d, gbps, now, calloc(KG_ROOFCACHE_LIMIT, 1), 0, KG_ROOFCACHE_LIMIT};
   if (!w.kept) return snprintf(err, errlen, "out of memory"), -1;
   each_line(path, keep_other, &w); /* no file yet: nothing to keep */

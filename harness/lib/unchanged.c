@@ -94,9 +94,10 @@ static int open_image(image *im, const void *elf, size_t len) {
 
 /* The kernel whose own section this is: the name after one of the per-function prefixes. */
 static const char *owner(const char *sec) {
-  static const char *const k_prefix[] = {".text.", ".nv.info.", ".nv.shared.", ".nv.local.", ".rel.text.", ".rela.text.",
-                                         ".nv.constant0.", ".nv.constant1.", ".nv.constant2.", ".nv.constant3.",
-                                         ".nv.constant4.", ".rel.nv.constant0.", ".rela.nv.constant0."};
+  static const char *const k_prefix[] = {
+      ".text.",         ".nv.info.",          ".nv.shared.",        ".nv.local.",     ".rel.text.",
+      ".rela.text.",    ".nv.constant0.",     ".nv.constant1.",     ".nv.constant2.", ".nv.constant3.",
+      ".nv.constant4.", ".rel.nv.constant0.", ".rela.nv.constant0."};
   for (size_t k = 0; sec && k < sizeof k_prefix / sizeof *k_prefix; k++)
     if (!strncmp(sec, k_prefix[k], strlen(k_prefix[k]))) return sec + strlen(k_prefix[k]);
   return NULL;
@@ -155,7 +156,8 @@ static int is_sym_attr(unsigned attr) {
 static void hash_info(struct sha256_ctx *c, const image *im, const unsigned char *b, size_t len, char **k, size_t nk,
                       const char *for_k, int all) {
   size_t o = 0;
-  while (o + 4 <= len && (b[o] != 4 || o + 4 + (b[o + 2] | b[o + 3] << 8) <= len)) o += b[o] == 4 ? 4 + (b[o + 2] | b[o + 3] << 8) : 4;
+  while (o + 4 <= len && (b[o] != 4 || o + 4 + (b[o + 2] | b[o + 3] << 8) <= len))
+    o += b[o] == 4 ? 4 + (b[o + 2] | b[o + 3] << 8) : 4;
   if (o != len) {
     sha256_update(c, len, b);
     return;
@@ -214,7 +216,8 @@ static void hash_section(struct sha256_ctx *c, const image *im, size_t i, const 
 
 /* The records of the unit's .nv.info about kernel for_k. */
 static void hash_info_section(struct sha256_ctx *c, const image *im, size_t i, char **k, size_t nk, const char *for_k) {
-  if (im->sym && im->sh[i].sh_type != SHT_NOBITS) hash_info(c, im, im->b + im->sh[i].sh_offset, im->sh[i].sh_size, k, nk, for_k, 0);
+  if (im->sym && im->sh[i].sh_type != SHT_NOBITS)
+    hash_info(c, im, im->b + im->sh[i].sh_offset, im->sh[i].sh_size, k, nk, for_k, 0);
 }
 
 /* The unit's shared part: every section that is no kernel's own (k: the
@@ -269,16 +272,20 @@ int kg_code_table_add_cubin(kg_code_table *t, const void *elf, size_t len, int a
     struct sha256_ctx c = shared; /* the unit's shared part, then the kernel's own sections */
     for (size_t i = 1; i < im.nsh; i++) {
       const char *n = sec_name(&im, i), *o = n ? owner(n) : NULL;
-      if (o && !strcmp(o, k[j])) hash_section(&c, &im, i, n, k, nk, k[j]);
-      else if (n && !strcmp(n, ".nv.info")) hash_info_section(&c, &im, i, k, nk, k[j]);
+      if (o && !strcmp(o, k[j]))
+        hash_section(&c, &im, i, n, k, nk, k[j]);
+      else if (n && !strcmp(n, ".nv.info"))
+        hash_info_section(&c, &im, i, k, nk, k[j]);
     }
     unsigned char d[32];
     sha256_digest(&c, sizeof d, d);
     rc = add_fn(t, k[j], arch, d);
   }
   free(k);
-  if (rc) snprintf(t->why, sizeof t->why, "out of memory");
-  else t->units++;
+  if (rc)
+    snprintf(t->why, sizeof t->why, "out of memory");
+  else
+    t->units++;
   return rc;
 }
 
@@ -321,9 +328,11 @@ static const kg_code_fn *find(const kg_code_table *t, uint64_t h, int arch, cons
     if (hit) return snprintf(buf, len, "not proven: two kernels of the %s share a name hash", side), NULL;
     hit = &t->f[i];
   }
-  if (!hit) snprintf(buf, len, "not proven: a launched kernel has no sm_%d machine code in the %s module%s%.100s", arch,
-                     side, t->why[0] ? ": " : "", t->why);
-  else if (hit->twice) snprintf(buf, len, "not proven: %.80s is in two units of the %s with different code", hit->name, side), hit = NULL;
+  if (!hit)
+    snprintf(buf, len, "not proven: a launched kernel has no sm_%d machine code in the %s module%s%.100s", arch, side,
+             t->why[0] ? ": " : "", t->why);
+  else if (hit->twice)
+    snprintf(buf, len, "not proven: %.80s is in two units of the %s with different code", hit->name, side), hit = NULL;
   return hit;
 }
 
