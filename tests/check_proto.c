@@ -142,24 +142,26 @@ START_TEST(test_proto_probe_round_trip) {
   ck_assert(q.pair.on && !q.pair.probe);
   free(line);
   kg_result r = {0}, back;
-  r.status = KG_ST_PASS, r.probed = 1, r.launch_same = 1, r.nlaunches = 3, r.nkernels = 2;
+  r.status = KG_ST_FAIL, r.fail = KG_FK_NONDETERMINISTIC, r.probed = 1, r.launch_same = 1, r.nlaunches = 3, r.nkernels = 2;
   r.kernels[0] = 0x0123456789abcdefull, r.kernels[1] = 0xfedcba9876543210ull;
   line = kg_proto_encode_result(4, &r, 0);
   int restart = 0;
   ck_assert_msg(kg_proto_decode_result(line, &index, &back, &restart, err, sizeof err) == 0, "%s", err);
   ck_assert(back.probed && back.launch_same == 1 && back.nlaunches == 3 && back.nkernels == 2);
+  ck_assert_int_eq(back.fail, KG_FK_NONDETERMINISTIC);
   ck_assert(back.kernels[0] == r.kernels[0] && back.kernels[1] == r.kernels[1]);
   /* the good line with one part of its probe spoiled */
   static const char *const k_bad[][2] = {{"\"same\":1", "\"same\":2"},
                                          {"0123456789abcdef", "xyz"},
-                                         {"0123456789abcdef", "0123456789ABCDEF"}};
+                                         {"0123456789abcdef", "0123456789ABCDEF"},
+                                         {"\"fail\":\"nondeterministic\"", "\"fail\":\"flaky\""}};
   for (size_t k = 0; k < sizeof k_bad / sizeof *k_bad; k++) {
     char bad[4096];
     const char *at = strstr(line, k_bad[k][0]);
     ck_assert_ptr_nonnull(at);
     snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - line), line, k_bad[k][1], at + strlen(k_bad[k][0]));
     ck_assert_int_eq(kg_proto_decode_result(bad, &index, &back, &restart, err, sizeof err), -1);
-    ck_assert_msg(strstr(err, "malformed probe") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, k < 3 ? "malformed probe" : "unknown failure kind") != NULL, "%s", err);
   }
   free(line);
 }

@@ -255,29 +255,34 @@ START_TEST(test_st_cases_layout) {
 }
 END_TEST
 
-static kg_result fail_with(const char *msg) {
-  kg_result r = {.status = KG_ST_FAIL};
+static kg_result fail_with(kg_status st, kg_fail_kind kind, const char *msg) {
+  kg_result r = {.status = st, .fail = kind};
   snprintf(r.message, sizeof r.message, "%s", msg);
   return r;
 }
 
+/* The class comes from the failure's kind, never its text: a message that
+ * reads like another kind's changes nothing. */
 START_TEST(test_st_observe_classes) {
   kg_result pass = {.status = KG_ST_PASS};
   ck_assert_uint_eq(kg_st_observe(&pass, -1), 0);
-  kg_result r = fail_with("|error| 3 > bound 0 (exact)");
+  kg_result r = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "|error| 3 > bound 0 (exact)");
   ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_WRONG_RESULT);
-  r = fail_with("wrote its input but is not declared in-place");
+  r = fail_with(KG_ST_FAIL, KG_FK_INPUT_MODIFIED, "wrote its input but is not declared in-place");
   r.input_modified = 1;
   ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_INPUT_MODIFIED);
-  r = fail_with("results differ across 5 runs but the variant claims determinism");
+  r = fail_with(KG_ST_FAIL, KG_FK_NONDETERMINISTIC, "results differ across 5 runs but the variant claims determinism");
   ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_NONDETERMINISTIC);
-  r = fail_with("sanitizer (racecheck): Race reported at x.cu:1");
+  r = fail_with(KG_ST_FAIL, KG_FK_SANITIZER, "sanitizer (racecheck): Race reported at x.cu:1");
   ck_assert_uint_eq(kg_st_observe(&r, KG_SAN_RACECHECK), 1u << KG_EXPECT_RACECHECK);
-  r = (kg_result){.status = KG_ST_ERROR};
-  snprintf(r.message, sizeof r.message, "timeout after 20 s");
+  r = fail_with(KG_ST_ERROR, KG_FK_TIMEOUT, "timeout after 20 s");
   ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_TIMEOUT);
-  snprintf(r.message, sizeof r.message, "CUDA error at worker.c:1: cudaErrorIllegalAddress (700) / x");
+  r = fail_with(KG_ST_ERROR, KG_FK_CRASH, "CUDA error at worker.c:1: cudaErrorIllegalAddress (700) / x");
   ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_CRASH);
+  r = fail_with(KG_ST_ERROR, KG_FK_CRASH, "timeout in the variant's own message");
+  ck_assert_uint_eq(kg_st_observe(&r, -1), 1u << KG_EXPECT_CRASH);
+  r = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "sanitizer (memcheck): a variant that prints this");
+  ck_assert_uint_eq(kg_st_observe(&r, KG_SAN_MEMCHECK), 1u << KG_EXPECT_WRONG_RESULT);
 }
 END_TEST
 
@@ -292,17 +297,17 @@ START_TEST(test_st_judge_caught_missed_unclear) {
   kg_st_judge(m, c, r, n, &row);
   ck_assert_int_eq(row.outcome, KG_ST_MISSED);
   ck_assert_str_eq(row.observed, "clean");
-  r[1] = fail_with("got poison");
+  r[1] = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "got poison");
   kg_st_judge(m, c, r, n, &row);
   ck_assert_int_eq(row.outcome, KG_ST_CAUGHT);
   ck_assert_str_eq(row.observed, "wrong_result (n=1000: got poison)");
-  r[n - 1] = fail_with("base broke");
+  r[n - 1] = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "base broke");
   kg_st_judge(m, c, r, n, &row);
   ck_assert_int_eq(row.outcome, KG_ST_UNCLEAR);
   /* the wrong check tripping is still a miss */
   m = mutant_index("mut_clobber_input");
   for (size_t k = 0; k < n; k++) r[k] = (kg_result){.status = KG_ST_PASS};
-  r[0] = fail_with("|error| 1 > bound 0");
+  r[0] = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "|error| 1 > bound 0");
   kg_st_judge(m, c, r, n, &row);
   ck_assert_int_eq(row.outcome, KG_ST_MISSED);
   free(r);

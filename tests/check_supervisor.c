@@ -115,11 +115,14 @@ static const struct {
     {79, "worker broke the protocol: 7 bytes after its answer"},
 };
 
-/* Each bad case errors with its reason; the next case passes on a fresh worker. */
+/* Each bad case errors with its reason and its kind (a timeout, else a
+ * crash); the next case passes on a fresh worker. */
 START_TEST(test_supervise_bad_case_isolated) {
   int i = index_of(k_bad[_i].n);
   const kg_result *r = &g_results[i], *next = &g_results[i + 1], *prev = &g_results[i - 1];
   ck_assert_msg(r->status == KG_ST_ERROR, "n=%zu: status %s", k_bad[_i].n, kg_status_name(r->status));
+  ck_assert_msg(r->fail == (k_bad[_i].n == 17 ? KG_FK_TIMEOUT : KG_FK_CRASH), "n=%zu: kind '%s'", k_bad[_i].n,
+                kg_fail_kind_name(r->fail));
   ck_assert_msg(strstr(r->message, k_bad[_i].message) != NULL, "n=%zu: message '%s' lacks \"%s\"", k_bad[_i].n,
                 r->message, k_bad[_i].message);
   ck_assert_int_eq(prev->status, KG_ST_PASS);

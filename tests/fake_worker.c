@@ -165,7 +165,7 @@ int main(int argc, char **argv) {
     case 13: raise(SIGSEGV); return 5;
     case 17: for (;;) pause();
     case 19:
-      r.status = KG_ST_ERROR;
+      r.status = KG_ST_ERROR, r.fail = KG_FK_CRASH;
       snprintf(r.message, sizeof r.message, "CUDA error at fake.cu:19: cudaErrorIllegalAddress (700) / kernel");
       emit(kg_proto_encode_result(index, &r, 1));
       free(line); /* LeakSanitizer: the sanitizer build checks the fake worker too */

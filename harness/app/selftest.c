@@ -81,18 +81,17 @@ int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases) {
 unsigned kg_st_observe(const kg_result *r, int tool) {
   unsigned seen = 0;
   if (r->status == KG_ST_ERROR) {
-    seen |= 1u << (strncmp(r->message, "timeout", 7) ? KG_EXPECT_CRASH : KG_EXPECT_TIMEOUT);
+    seen |= 1u << (r->fail == KG_FK_TIMEOUT ? KG_EXPECT_TIMEOUT : KG_EXPECT_CRASH);
   } else if (r->status == KG_ST_FAIL) {
-    if (!strncmp(r->message, "sanitizer (", 11)) {
+    switch (r->fail) {
+    case KG_FK_SANITIZER:
       if (tool >= 0) seen |= 1u << (tool == KG_SAN_MEMCHECK    ? KG_EXPECT_MEMCHECK
                                     : tool == KG_SAN_RACECHECK ? KG_EXPECT_RACECHECK
                                                                : KG_EXPECT_SYNCCHECK);
-    } else if (!strncmp(r->message, "wrote its input", 15)) {
-      seen |= 1u << KG_EXPECT_INPUT_MODIFIED;
-    } else if (!strncmp(r->message, "results differ across", 21)) {
-      seen |= 1u << KG_EXPECT_NONDETERMINISTIC;
-    } else {
-      seen |= 1u << KG_EXPECT_WRONG_RESULT;
+      break;
+    case KG_FK_INPUT_MODIFIED: seen |= 1u << KG_EXPECT_INPUT_MODIFIED; break;
+    case KG_FK_NONDETERMINISTIC: seen |= 1u << KG_EXPECT_NONDETERMINISTIC; break;
+    default: seen |= 1u << KG_EXPECT_WRONG_RESULT; break; /* wrong_result, or a failure of no named kind */
     }
     if (r->input_modified) seen |= 1u << KG_EXPECT_INPUT_MODIFIED;
   }

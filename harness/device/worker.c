@@ -333,9 +333,12 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
     CU(st, cudaStreamSynchronize(st->stream));
   }
   r->status = KG_ST_FAIL;
-  if (!worst.pass) snprintf(r->message, sizeof r->message, "%s", worst.why);
-  else if (r->input_modified) snprintf(r->message, sizeof r->message, "wrote its input but is not declared in-place");
+  if (!worst.pass) r->fail = KG_FK_WRONG_RESULT, snprintf(r->message, sizeof r->message, "%s", worst.why);
+  else if (r->input_modified)
+    r->fail = KG_FK_INPUT_MODIFIED,
+    snprintf(r->message, sizeof r->message, "wrote its input but is not declared in-place");
   else if (r->nondeterministic && !kg_variant_nondeterministic(c->variant, c->dtype))
+    r->fail = KG_FK_NONDETERMINISTIC,
     snprintf(r->message, sizeof r->message, "results differ across %d runs but the variant claims determinism", runs);
   else r->status = KG_ST_PASS;
   double t1 = kg_now_s();
@@ -692,7 +695,7 @@ int kg_worker_main(const kg_worker_opts *o) {
         : p.pair.on             ? pair_case(&st, &c, &p, &r)
                                 : run_case(&st, &c, &p, exact, &r)) {
       memset(&r, 0, sizeof r);
-      r.status = KG_ST_ERROR;
+      r.status = KG_ST_ERROR, r.fail = KG_FK_CRASH;
       snprintf(r.message, sizeof r.message, "%s", st.error);
       r.device = device;
       emit(kg_proto_encode_result(index, &r, 1));

@@ -20,6 +20,17 @@ static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "uns
 
 const char *kg_status_name(kg_status s) { return (unsigned)s < KG_NSTATUS ? k_status[s] : "?"; }
 
+static const char *const k_fail_kind[KG_NFAIL_KINDS] = {
+    "", "wrong_result", "input_modified", "nondeterministic", "sanitizer", "timeout", "crash"};
+
+const char *kg_fail_kind_name(kg_fail_kind k) { return (unsigned)k < KG_NFAIL_KINDS ? k_fail_kind[k] : "?"; }
+
+int kg_fail_kind_parse(const char *s, kg_fail_kind *out) {
+  for (int k = 1; k < KG_NFAIL_KINDS; k++)
+    if (!strcmp(s, k_fail_kind[k])) return *out = (kg_fail_kind)k, 0;
+  return -1;
+}
+
 int kg_status_parse(const char *s, kg_status *out) {
   for (int i = 0; i < KG_NSTATUS; i++)
     if (s && strcmp(s, k_status[i]) == 0) {

@@ -28,6 +28,22 @@ typedef enum kg_status {
 } kg_status;
 
 const char *kg_status_name(kg_status s);
+
+/* Why a case did not pass, as a kind code reads (the message is for people). */
+typedef enum kg_fail_kind {
+  KG_FK_NONE,             /* passed, or not run; an old answer without one */
+  KG_FK_WRONG_RESULT,     /* the result is outside its bound, or its bits differ */
+  KG_FK_INPUT_MODIFIED,   /* a variant not declared in place wrote its input */
+  KG_FK_NONDETERMINISTIC, /* results differ across runs of a variant that claims determinism */
+  KG_FK_SANITIZER,        /* compute-sanitizer reported it */
+  KG_FK_TIMEOUT,          /* the watchdog ended it */
+  KG_FK_CRASH,            /* a CUDA error, a dead worker, a broken line */
+  KG_NFAIL_KINDS
+} kg_fail_kind;
+
+const char *kg_fail_kind_name(kg_fail_kind k); /* "wrong_result", ... ("" for none) */
+/* The kind named s: 0, or -1 when s names none. */
+int kg_fail_kind_parse(const char *s, kg_fail_kind *out);
 /* The status named s: 0, or -1 when s names none. */
 int kg_status_parse(const char *s, kg_status *out);
 
@@ -59,6 +75,7 @@ typedef struct kg_result {
   int nondeterministic; /* float bits differed between the runs */
   int input_modified;   /* a variant not declared in place wrote its input */
   char message[200];    /* why it failed or errored; empty on pass */
+  kg_fail_kind fail;    /* the kind of that why (travels on the wire only, not in results files) */
   /* What the case cost the worker, in wall microseconds: making its input
    * and reference (0 when the case before it made the same input), its
    * check, and its timing (0 when not timed). The phase times add them up. */

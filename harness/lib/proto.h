@@ -5,6 +5,9 @@
  * A result with "restart":true means the worker hit a CUDA error and exits.
  * A paired case ("pair":{...}, kg_pair_opts) is not checked but timed against
  * its base; its result carries "blocks":[[log_ratio,pairs,head_us,base_us],...].
+ * A probe ("pair":{...,"probe":true}) is answered with "probe":{"same","launches",
+ * "kernels"} (launches.h). A case that did not pass says its kind of failure
+ * ("fail":"wrong_result", kg_fail_kind) beside its message.
  * A line from a worker is at most KG_PROTO_MAX_LINE bytes before its newline:
  * the supervisor fails the case of a longer one (or of bytes that never end a
  * line) without reading on, so its buffer never grows past the limit. The

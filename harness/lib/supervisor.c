@@ -77,9 +77,9 @@ static void interrupted_err(char *err, size_t errlen) {
   snprintf(err, errlen, "interrupted by %s", kg_super_signal_name(g_caught));
 }
 
-static void fail_case(kg_result *r, const char *fmt, const char *detail) {
+static void fail_case(kg_result *r, kg_fail_kind kind, const char *fmt, const char *detail) {
   memset(r, 0, sizeof *r);
-  r->status = KG_ST_ERROR;
+  r->status = KG_ST_ERROR, r->fail = kind;
   snprintf(r->message, sizeof r->message, fmt, detail);
 }
 
@@ -101,7 +101,7 @@ static int start_failed(kg_proc *w, int got, double start_timeout_s, char *err, 
  * fails (keeping its device), and the worker ends. */
 static void fail_answered(kg_result *r, const char *what) {
   int device = r->device;
-  fail_case(r, "worker broke the protocol: %s", what);
+  fail_case(r, KG_FK_CRASH, "worker broke the protocol: %s", what);
   r->device = device;
 }
 
@@ -152,7 +152,7 @@ static int settle(kg_proc *w, int got, char *line, kg_result *results, size_t cu
       return END_RERUN;
     }
     if (broken || idx != cur) {
-      fail_case(res, "worker broke the protocol: %s", broken ? perr : "answer for another case");
+      fail_case(res, KG_FK_CRASH, "worker broke the protocol: %s", broken ? perr : "answer for another case");
       restart = 1;
     } else {
       *res = ans;
@@ -163,15 +163,15 @@ static int settle(kg_proc *w, int got, char *line, kg_result *results, size_t cu
   char why[160];
   if (got == KG_LINE_EOF) { /* it died: let it exit and say how */
     kg_proc_reap(w, eof_grace, why, sizeof why);
-    fail_case(res, "%s", why);
+    fail_case(res, KG_FK_CRASH, "%s", why);
     return END_DOWN;
   }
   const char *bad = w->bad; /* static text: outlives the reap */
   kg_proc_kill(w);
   kg_proc_reap(w, got == KG_LINE_BAD ? 0.0 : 1.0, NULL, 0);
   snprintf(why, sizeof why, "%g", timeout_s);
-  if (got == KG_LINE_BAD) fail_case(res, "worker broke the protocol: %s", bad);
-  else fail_case(res, "timeout after %s s", why);
+  if (got == KG_LINE_BAD) fail_case(res, KG_FK_CRASH, "worker broke the protocol: %s", bad);
+  else fail_case(res, KG_FK_TIMEOUT, "timeout after %s s", why);
   return END_DOWN;
 }
 
@@ -238,6 +238,7 @@ static int sanitized(const kg_super_san *o, long *off, kg_result *r) {
                  first[0] ? first : "errors reported (see its log)");
         if (r->status == KG_ST_PASS || r->status == KG_ST_ERROR) r->status = KG_ST_FAIL;
         memcpy(r->message, msg, sizeof msg);
+        r->fail = KG_FK_SANITIZER;
       }
     }
   }
@@ -260,7 +261,7 @@ static void ended(const kg_super_san *o, long *off, int code, kg_result *last) {
   int before = last->status;
   if (sanitized(o, off, last)) return;
   if (code == o->exit_code && before == KG_ST_PASS) {
-    last->status = KG_ST_FAIL;
+    last->status = KG_ST_FAIL, last->fail = KG_FK_SANITIZER;
     snprintf(last->message, sizeof last->message, "sanitizer (%s): exit status %d at worker exit, no report parsed",
              o->tool ? o->tool : "compute-sanitizer", code);
   }
