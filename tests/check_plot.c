@@ -140,6 +140,50 @@ static int exists_in(const char *dir, const char *name) {
   return access(path, F_OK) == 0;
 }
 
+/* A team's module of 600 variants timed at 40 sizes: every chart of the run
+ * draws every variant (no fixed-size table drops rows), the bandwidth chart
+ * every size. */
+START_TEST(test_chart_600_variants_40_sizes) {
+  enum { NV = 600, NS = 40 };
+  kg_run run = {0};
+  run.cases = calloc(NV * NS, sizeof *run.cases), run.results = calloc(NV * NS, sizeof *run.results);
+  ck_assert(run.cases && run.results);
+  char err[512] = "", name[32];
+  for (int v = 0; v < NV; v++) {
+    snprintf(name, sizeof name, "team_v%03d", v);
+    int idx = kg_variant_intern(name, NULL, err, sizeof err);
+    ck_assert_msg(idx >= 0, "%s", err);
+    for (int k = 0; k < NS; k++) {
+      size_t i = run.n++;
+      run.cases[i] = (kg_case){idx, KG_F32, (size_t)1024 << (k % 20) | (size_t)k, KG_PAT_UNIFORM, 1, 1};
+      run.results[i] = (kg_result){.status = KG_ST_PASS, .got = "1", .expected = "1"};
+      run.results[i].timing = kgt_timing(1 + v + k);
+    }
+  }
+  kgt_stamp(&run.meta, "abc123def456");
+  run.meta.dev = kgt_h200();
+  kg_chart_src src = {.run = &run, .with_run = 1};
+  ck_assert_msg(kg_chart_write(g_dir, &src, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_gt(g_charts.n, 0);
+  for (size_t c = 0; c < g_charts.n; c++) {
+    char data[300];
+    snprintf(data, sizeof data, "%s.dat", g_charts.c[c].name);
+    char *dat = file_in(data);
+    int missing = 0;
+    for (int v = 0; v < NV; v++) {
+      snprintf(name, sizeof name, "team_v%03d", v);
+      missing += strstr(dat, name) == NULL;
+    }
+    ck_assert_msg(missing == 0, "%s: %d of %d variants missing", g_charts.c[c].name, missing, NV);
+    if (!strncmp(g_charts.c[c].name, "bandwidth", 9)) /* every size too: the largest at 2^19 x 1024 + 39 */
+      ck_assert_msg(strstr(dat, "536870951") != NULL, "%s: the largest size missing", g_charts.c[c].name);
+    free(dat);
+  }
+  free(run.cases), free(run.results);
+  kg_registry_reset();
+}
+END_TEST
+
 /* ---- labels and sizes -------------------------------------------------------- */
 
 static const struct {
@@ -1191,6 +1235,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_no_silent_caps);
   tcase_add_test(core, test_chart_paired);
   tcase_add_test(core, test_chart_paired_unchanged);
+  tcase_add_test(core, test_chart_600_variants_40_sizes);
   tcase_add_test(core, test_chart_trend);
   tcase_add_test(core, test_chart_trend_tick_precision);
   tcase_add_test(core, test_chart_table);
