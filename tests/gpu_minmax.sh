@@ -36,12 +36,20 @@ code=$?
 [ $code = 0 ] || { cat "$out/run.txt"; fail "run exited $code"; }
 grep -E '^team_max \(max\) +f32 +4194304 ' "$out/run.txt" || fail "no timing row for team_max: $(cat "$out/run.txt")"
 
-# 4. paired: the team's head against its base build (here the same module: A/A), kgate's own too
+# 4. paired: the team's head against its base build (here the same module: A/A), kgate's own too;
+# the same machine code is proven UNCHANGED, and --time-unchanged pairs it anyway
 own=$(dirname "$kgate")/libkgate_kernels.so
-"$kgate" run --kernels "$mod" --base-kernels "$mod" --base-kernels "$own" --variant team_max,cub_sum --dtype f32 \
-  --sizes 2^22 --perf-sizes 2^22 --baseline-dir "$out" -q --json "$out/paired.json" > "$out/paired.txt" 2>&1
-code=$?
-[ $code = 0 ] || { cat "$out/paired.txt"; fail "paired run exited $code"; }
+paired() { # name, then more options
+  local name=$1; shift
+  "$kgate" run --kernels "$mod" --base-kernels "$mod" --base-kernels "$own" --variant team_max,cub_sum --dtype f32 \
+    --sizes 2^22 --perf-sizes 2^22 --baseline-dir "$out" -q --json "$out/$name.json" "$@" > "$out/$name.txt" 2>&1
+  code=$?
+  [ $code = 0 ] || { cat "$out/$name.txt"; fail "paired run ($name) exited $code"; }
+}
+paired unchanged
+grep -Eq '"variant":"team_max","dtype":"f32","n":4194304,"verdict":"UNCHANGED"' "$out/unchanged.json" ||
+  fail "team_max against itself not UNCHANGED: $(grep -o '"cells".*' "$out/unchanged.json" | head -c 600)"
+paired paired --time-unchanged
 grep -Eq '"variant":"team_max","dtype":"f32","n":4194304,"verdict":"(SAME|UNDECIDED)"' "$out/paired.json" ||
   fail "team_max not paired as A/A: $(grep -o '"cells".*' "$out/paired.json" | head -c 600)"
 echo "gpu_minmax: ok"
