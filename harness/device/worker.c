@@ -427,12 +427,13 @@ static void head_timing(const double *h, size_t n, kg_result *r) {
 }
 
 /* What a paired case needs before either side runs: both kernels, the input
- * (no reference), scratch for the larger side and its input copies. 0, or -1
- * with st->error. */
-static int pair_setup(state *st, const kg_case *c, const kg_run_params *p, int copies, const kg_module_variant **head,
-                      const kg_module_variant **base) {
+ * (no reference), the timer when timed (allocated before the copies, as the
+ * A/A measurements were taken), scratch for the larger side and its input
+ * copies. 0, or -1 with st->error. */
+static int pair_setup(state *st, const kg_case *c, const kg_run_params *p, int copies, int timed,
+                      const kg_module_variant **head, const kg_module_variant **base) {
   *head = st->mods->fns[c->variant], *base = pair_base(st, c, p);
-  if (!*base || prepare_input(st, c, p, 0, 0)) return -1;
+  if (!*base || prepare_input(st, c, p, 0, 0) || (timed && make_timer(st))) return -1;
   size_t sh = (*head)->scratch(c->dtype, c->n), sb = (*base)->scratch(c->dtype, c->n);
   if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0)) return -1;
   int clobbers = (((*head)->flags | (*base)->flags) & KG_CLOBBERS) != 0;
@@ -443,7 +444,7 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
   int copies = p->pair.copies, quads = p->pair.quads;
-  if (pair_setup(st, c, p, copies, &head, &base) || make_timer(st)) return -1;
+  if (pair_setup(st, c, p, copies, 1, &head, &base)) return -1;
   /* h: the head's samples of every copy side by side (its absolute timing) */
   double *h = malloc(2 * (size_t)quads * (size_t)copies * sizeof *h), *b = malloc(2 * (size_t)quads * sizeof *b);
   size_t nhead = 0;
@@ -493,7 +494,7 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
 static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
-  if (pair_setup(st, c, p, 1, &head, &base)) return -1;
+  if (pair_setup(st, c, p, 1, 0, &head, &base)) return -1;
   step_ctx xh = {st, head, c, st->pcopy[0]}, xb = {st, base, c, st->pcopy[0]};
   kg_launches lh, lb;
   int ch = kg_launches_capture(run_step, &xh, st->stream, &lh);
