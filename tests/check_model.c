@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "jread.h"
 #include "model.h"
 
 #define N(a) (int)(sizeof a / sizeof a[0])

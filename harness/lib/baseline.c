@@ -13,6 +13,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fileio.h"
+#include "jread.h"
 #include "registry.h"
 #include "sizes.h"
 #include "validate.h"

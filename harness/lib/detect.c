@@ -24,6 +24,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fileio.h"
+#include "jread.h"
 #include "paired.h"
 #include "sizes.h"
 #include "stats.h"

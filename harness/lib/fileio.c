@@ -522,62 +522,6 @@ int kg_append_file(const char *path, const char *from, char *err, size_t errlen)
   return e ? -1 : 0;
 }
 
-void kg_jrd_fail(kg_jrd *r, const char *fmt, ...) {
-  if (r->failed++) return; /* keep the first problem: later ones often follow from it */
-  char msg[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  snprintf(r->err, r->errlen, "%s%s%s%s%s", r->file ? r->file : "", r->file ? ": " : "", r->where,
-           r->where[0] ? ": " : "", msg);
-}
-
-/* The value under key, or NULL after recording why (missing, or not of the
- * wanted kind; test says which kinds are accepted). */
-static json_t *get(kg_jrd *r, json_t *o, const char *key, int (*test)(const json_t *), const char *kind) {
-  if (r->failed) return NULL;
-  json_t *v = json_object_get(o, key);
-  if (!v) kg_jrd_fail(r, "missing field '%s'", key);
-  else if (!test(v)) kg_jrd_fail(r, "field '%s' should be %s", key, kind);
-  return r->failed ? NULL : v;
-}
-
-static int is_str(const json_t *v) { return json_is_string(v); }
-static int is_int(const json_t *v) { return json_is_integer(v); }
-static int is_num(const json_t *v) { return json_is_number(v) || json_is_null(v); }
-static int is_bool(const json_t *v) { return json_is_boolean(v); }
-static int is_obj(const json_t *v) { return json_is_object(v); }
-static int is_obj_or_null(const json_t *v) { return json_is_object(v) || json_is_null(v); }
-static int is_arr(const json_t *v) { return json_is_array(v); }
-
-const char *kg_jrd_str(kg_jrd *r, json_t *o, const char *key) {
-  json_t *v = get(r, o, key, is_str, "a string");
-  return v ? json_string_value(v) : "";
-}
-
-long long kg_jrd_int(kg_jrd *r, json_t *o, const char *key) {
-  json_t *v = get(r, o, key, is_int, "an integer");
-  return v ? (long long)json_integer_value(v) : 0;
-}
-
-double kg_jrd_num(kg_jrd *r, json_t *o, const char *key) {
-  json_t *v = get(r, o, key, is_num, "a number or null");
-  return !v ? 0 : json_is_null(v) ? INFINITY : json_number_value(v);
-}
-
-int kg_jrd_bool(kg_jrd *r, json_t *o, const char *key) {
-  json_t *v = get(r, o, key, is_bool, "true or false");
-  return v && json_is_true(v);
-}
-
-json_t *kg_jrd_obj(kg_jrd *r, json_t *o, const char *key, int nullable) {
-  json_t *v = get(r, o, key, nullable ? is_obj_or_null : is_obj, nullable ? "an object or null" : "an object");
-  return json_is_object(v) ? v : NULL;
-}
-
-json_t *kg_jrd_arr(kg_jrd *r, json_t *o, const char *key) { return get(r, o, key, is_arr, "an array"); }
-
 int kg_beside_exe(const char *const *rel, size_t n, char *buf, size_t len, char *dir, size_t dirlen) {
   char exe[PATH_MAX];
   ssize_t got = readlink("/proc/self/exe", exe, sizeof exe - 1);

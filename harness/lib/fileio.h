@@ -115,25 +115,6 @@ void kg_lines_free(kg_lines *l); /* frees the buffer; the caller closes fd */
  * 0, or -1 with err naming path. */
 int kg_append_file(const char *path, const char *from, char *err, size_t errlen);
 
-/* Reads fields of a parsed document. The first problem is kept in err as
- * "file: where: problem" (each part only when set); after it every read
- * returns zeros, so a reader reads on and checks .failed once. */
-typedef struct kg_jrd {
-  const char *file; /* NULL: no file prefix */
-  char where[160];  /* the object being read, "run.options", "cases[3] (cub_sum f32 1024 uniform)"; "" for the top */
-  char *err;
-  size_t errlen;
-  int failed;
-} kg_jrd;
-
-void kg_jrd_fail(kg_jrd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *kg_jrd_str(kg_jrd *r, json_t *o, const char *key); /* "" on failure */
-long long kg_jrd_int(kg_jrd *r, json_t *o, const char *key);
-double kg_jrd_num(kg_jrd *r, json_t *o, const char *key); /* an integer or a real; null reads as +Inf */
-int kg_jrd_bool(kg_jrd *r, json_t *o, const char *key);
-json_t *kg_jrd_obj(kg_jrd *r, json_t *o, const char *key, int nullable); /* NULL for null or on failure */
-json_t *kg_jrd_arr(kg_jrd *r, json_t *o, const char *key);
-
 /* kgate's installed files, found from its own executable: the first of
  * <exe dir><rel[i]> that can be read, in buf. dir gets the executable's
  * folder ("" when unknown). 0, or -1 when none is there. */

@@ -12,6 +12,7 @@
 
 #include "escape.h"
 #include "fileio.h"
+#include "jread.h"
 #include "validate.h"
 
 int kg_sha256_file(const char *path, char hex[65], char *err, size_t errlen) {

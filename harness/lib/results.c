@@ -14,6 +14,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fileio.h"
+#include "jread.h"
 #include "registry.h"
 #include "sizes.h"
 #include "validate.h"

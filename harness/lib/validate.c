@@ -10,6 +10,7 @@
 #include "baseline.h"
 #include "dtype.h"
 #include "escape.h"
+#include "jread.h"
 #include "registry.h"
 
 static int digits(const char *s, int n) {
@@ -126,12 +127,6 @@ int kg_variant_text_check(const char *name, const char *seed, const char *idea, 
 
 /* ---- timings ------------------------------------------------------------ */
 
-static const char *why_bad_time(double v) {
-  if (!isfinite(v)) return "not a finite time";
-  if (!(v > 0)) return "a time must be above 0";
-  if (v > KG_MAX_TIME_US) return "more than a day (no sample outlives --timeout)";
-  return NULL;
-}
 
 int kg_timing_check(const kg_timing *t, int has_min, char *why, size_t len) {
   const struct {
@@ -143,7 +138,7 @@ int kg_timing_check(const kg_timing *t, int has_min, char *why, size_t len) {
     return -1;
   }
   for (size_t k = has_min ? 0 : 1; k < 4; k++) {
-    const char *bad = why_bad_time(f[k].v);
+    const char *bad = kg_why_bad_time(f[k].v);
     if (bad) {
       snprintf(why, len, "%s is %g: %s", f[k].name, f[k].v, bad);
       return -1;
@@ -193,89 +188,3 @@ int kg_run_check(const kg_run *run, char *why, size_t len) {
   return 0;
 }
 
-/* ---- readers ------------------------------------------------------------ */
-
-/* o[key] or NULL after saying it is missing. */
-static json_t *field(kg_jrd *r, json_t *o, const char *key) {
-  if (r->failed) return NULL;
-  json_t *v = json_object_get(o, key);
-  if (!v) kg_jrd_fail(r, "missing field '%s'", key);
-  return v;
-}
-
-double kg_jrd_time(kg_jrd *r, json_t *o, const char *key) {
-  json_t *v = field(r, o, key);
-  if (!v) return 0;
-  if (json_is_null(v)) {
-    kg_jrd_fail(r, "%s is null: not a finite time", key);
-    return 0;
-  }
-  if (!json_is_number(v)) {
-    kg_jrd_fail(r, "field '%s' should be a number", key);
-    return 0;
-  }
-  double t = json_number_value(v);
-  const char *why = why_bad_time(t);
-  if (why) kg_jrd_fail(r, "%s is %g: %s", key, t, why);
-  return why ? 0 : t;
-}
-
-double kg_jrd_real(kg_jrd *r, json_t *o, const char *key, double lo, double hi, double null_value) {
-  json_t *v = field(r, o, key);
-  if (!v) return 0;
-  if (json_is_null(v)) return null_value;
-  if (!json_is_number(v)) {
-    kg_jrd_fail(r, "field '%s' should be a number or null", key);
-    return 0;
-  }
-  double x = json_number_value(v);
-  if (!(x >= lo && x <= hi)) {
-    kg_jrd_fail(r, "%s is %g: outside [%g, %g]", key, x, lo, hi);
-    return 0;
-  }
-  return x;
-}
-
-long long kg_jrd_range(kg_jrd *r, json_t *o, const char *key, long long lo, long long hi) {
-  json_t *v = field(r, o, key);
-  if (!v) return 0;
-  if (!json_is_integer(v)) {
-    kg_jrd_fail(r, "field '%s' should be an integer", key);
-    return 0;
-  }
-  long long x = (long long)json_integer_value(v);
-  if (x < lo || x > hi) {
-    kg_jrd_fail(r, "%s is %lld: outside [%lld, %lld]", key, x, lo, hi);
-    return 0;
-  }
-  return x;
-}
-
-void kg_jrd_text(kg_jrd *r, json_t *o, const char *key, char *buf, size_t size, const char *(*why_bad)(const char *)) {
-  buf[0] = '\0';
-  json_t *v = field(r, o, key);
-  if (!v) return;
-  if (!json_is_string(v)) {
-    kg_jrd_fail(r, "field '%s' should be a string", key);
-    return;
-  }
-  const char *s = json_string_value(v);
-  char shown[56];
-  size_t n = json_string_length(v);
-  if (n >= size || strlen(s) != n) {
-    kg_jrd_fail(r, "%s is %zu bytes long: at most %zu", key, n, size - 1);
-    return;
-  }
-  const char *why = why_bad ? why_bad(s) : NULL;
-  if (why) kg_jrd_fail(r, "%s is '%s': %s", key, kg_esc_term(s, shown, sizeof shown), why);
-  else memcpy(buf, s, n + 1);
-}
-
-void kg_jrd_kind(kg_jrd *r, json_t *doc, const char *kind, const char *what, long long schema) {
-  char shown[72];
-  const char *k = kg_jrd_str(r, doc, "kind");
-  if (!r->failed && strcmp(k, kind)) kg_jrd_fail(r, "not %s (kind '%s')", what, kg_esc_term(k, shown, sizeof shown));
-  long long version = kg_jrd_int(r, doc, "schema_version");
-  if (!r->failed && version != schema)
-    kg_jrd_fail(r, "schema_version %lld is not supported (this kgate reads %lld)", version, schema);
-}

@@ -12,10 +12,9 @@
 #include <stddef.h>
 
 #include "fileio.h"
+#include "jread.h"
 #include "results.h"
 
-/* No sample outlives the watchdog, and --timeout is at most a day. */
-#define KG_MAX_TIME_US 86400e6
 
 /* Each returns NULL when s is acceptable, else why not (a constant phrase). */
 const char *kg_why_bad_date(const char *s);     /* ISO 8601 UTC: 2026-11-21T08:30:00Z, a real day and time */
@@ -58,21 +57,5 @@ int kg_run_check(const kg_run *run, char *why, size_t len);
 /* "cub_sum f32 33554432", the key a message names a baseline or history
  * entry by; variant is escaped for the terminal. */
 void kg_entry_label(const char *variant, const char *dtype, long long n, char *buf, size_t len);
-
-/* Readers in the manner of fileio.h's kg_jrd_*: the first problem goes to
- * r->err naming the field and the value, later calls return zeros. */
-/* A time in microseconds: a number (null is refused: "median_us is null: not
- * a finite time"), above 0 and at most KG_MAX_TIME_US. */
-double kg_jrd_time(kg_jrd *r, json_t *o, const char *key);
-/* A number in [lo, hi]; null reads as null_value (NAN: "not measured"). */
-double kg_jrd_real(kg_jrd *r, json_t *o, const char *key, double lo, double hi, double null_value);
-/* An integer in [lo, hi]. */
-long long kg_jrd_range(kg_jrd *r, json_t *o, const char *key, long long lo, long long hi);
-/* A string that fits buf (size bytes with its NUL: longer is refused, never
- * cut) and, when why_bad is given, passes it. buf gets "" on failure. */
-/* A document's "kind" must be kind (what names it: "a kgate reference pin
- * file") and its "schema_version" this kgate's schema. */
-void kg_jrd_kind(kg_jrd *r, json_t *doc, const char *kind, const char *what, long long schema);
-void kg_jrd_text(kg_jrd *r, json_t *o, const char *key, char *buf, size_t size, const char *(*why_bad)(const char *));
 
 #endif
