@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "escape.h"
 #include "label.h"
 #include "registry.h"
 #include "stats.h"
@@ -228,10 +229,13 @@ int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, co
     }
     int said = 0; /* why a variant is paired after all: once, for its first cell */
     for (size_t i = 0; i < j; i++) said |= !proven[i] && jobs[i].variant == jobs[j].variant;
+    char shown[160], vname[72]; /* kernel names come from a module: escaped for the terminal */
     if (log && !said)
-      fprintf(log, "kgate: %s is paired: not proven unchanged (%s %zu: %.150s)\n", kg_variants[jobs[j].variant].name,
-              kg_dtype_get(jobs[j].dtype)->name, jobs[j].n,
-              why[0] ? why : res[j].message[0] ? res[j].message : "the probe did not answer");
+      fprintf(log, "kgate: %s is paired: not proven unchanged (%s %zu: %s)\n",
+              kg_esc_term(kg_variants[jobs[j].variant].name, vname, sizeof vname), kg_dtype_get(jobs[j].dtype)->name,
+              jobs[j].n,
+              kg_esc_term(why[0] ? why : res[j].message[0] ? res[j].message : "the probe did not answer", shown,
+                          sizeof shown));
   }
   free(cases);
   free(res);
