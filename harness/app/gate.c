@@ -552,7 +552,7 @@ static void time_unchanged(kg_run *run, const kg_pair_job *jobs, size_t njobs, c
   trp.pair.on = 0;
   trp.repeats = 1; /* the check judged these cases' determinism already: one run before the timing */
   for (size_t j = 0; cases && j < njobs; j++)
-    cases[j] = (kg_case){jobs[j].variant, jobs[j].dtype, jobs[j].n, kg_perf_pattern(jobs[j].dtype), 1, 1};
+    cases[j] = kg_pair_job_case(&jobs[j], 1);
   int rc = cases && res ? kg_supervise_devices(cases, njobs, &trp, so, sdev, (size_t)ndev, res, devs, err, sizeof err)
                         : (snprintf(err, sizeof err, "out of memory"), -1);
   if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: timing the unchanged cells: %s\n", err);

@@ -81,6 +81,10 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
   return 0;
 }
 
+kg_case kg_pair_job_case(const kg_pair_job *j, int timed) {
+  return (kg_case){j->variant, j->dtype, j->n, kg_perf_pattern(j->dtype), 1, timed};
+}
+
 /* The blocks a job has gathered over the rounds. */
 typedef struct gathered {
   kg_pblock *b;
@@ -153,8 +157,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
     size_t m = 0;
     for (size_t j = 0; j < njobs; j++) {
       if (round > ps->rounds && cells[j].stat.verdict != KG_PV_UNDECIDED) continue;
-      const kg_pair_job *jb = &jobs[j];
-      cases[m] = (kg_case){jb->variant, jb->dtype, jb->n, kg_perf_pattern(jb->dtype), 1, 0};
+      cases[m] = kg_pair_job_case(&jobs[j], 0);
       which[m++] = j;
     }
     if (!m) break;
@@ -216,7 +219,7 @@ int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, co
   kg_run_params prp = *rp;
   prp.pair.on = 1, prp.pair.probe = 1, prp.pair.round = 0;
   for (size_t j = 0; !rc && j < njobs; j++)
-    cases[j] = (kg_case){jobs[j].variant, jobs[j].dtype, jobs[j].n, kg_perf_pattern(jobs[j].dtype), 1, 0};
+    cases[j] = kg_pair_job_case(&jobs[j], 0);
   if (!rc && njobs) rc = kg_supervise_devices(cases, njobs, &prp, so, devs, ndev, res, devinfo, err, errlen);
   for (size_t j = 0; !rc && j < njobs; j++) {
     char why[160] = "";

@@ -27,6 +27,10 @@ typedef struct kg_pair_job {
   size_t n;
 } kg_pair_job;
 
+/* The case a job times: its cell on the perf pattern of its dtype (timed:
+ * the absolute timing of a plain case, else a paired or probe case). */
+kg_case kg_pair_job_case(const kg_pair_job *j, int timed);
+
 typedef struct kg_pair_settings {
   kg_pair_rule rule;     /* rule.min_effect is ignored: per cell from min_effect_pct or the size class */
   double min_effect_pct; /* 0: kg_pair_min_effect by size */
