@@ -2,6 +2,7 @@
  * that reads what it loaded. */
 #include "fuzz_file.h"
 #include "history.h"
+#include "verdict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kg_history h;

@@ -1,4 +1,4 @@
-/* libFuzzer target: the kernel-module loader's checks (harness/lib/module.c),
+/* libFuzzer target: the kernel-module loader's checks (harness/lib/run/module.c),
  * without CUDA or dlopen. The input's first byte picks what it feeds:
  * - even: the rest is a describe line, the JSON a worker prints for the
  *   supervisor; a line the parser accepts must describe again to a line that

@@ -1,4 +1,4 @@
-/* libFuzzer target: the supervisor-worker line protocol (harness/lib/proto.c).
+/* libFuzzer target: the supervisor-worker line protocol (harness/lib/run/proto.c).
  * The input is one line; every decoder reads it. Where a decoder accepts it,
  * the values must survive a round trip: encoding them and decoding the
  * encoding gives the same values. A value a decoder accepts but its encoder

@@ -1,4 +1,4 @@
-/* kgate's input generator, one copy for the CPU (harness/lib/pattern.c) and
+/* kgate's input generator, one copy for the CPU (harness/lib/model/pattern.c) and
  * the GPU (kernels/inputgen.cu): plain C11 static inline functions that nvcc
  * also compiles as __host__ __device__. Counter-based: element j's value is a
  * hash of (key, j), so any element is made on its own, in any order, by any

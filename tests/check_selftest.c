@@ -11,6 +11,7 @@
 #include "plan.h"
 #include "registry.h"
 #include "sanitize.h"
+#include "sizes.h"
 #include "selftest.h"
 #include "supervisor.h"
 

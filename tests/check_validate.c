@@ -18,6 +18,7 @@
 #include "history.h"
 #include "registry.h"
 #include "testutil.h"
+#include "fields.h"
 #include "validate.h"
 
 #define M25 ((size_t)1 << 25)

@@ -1,5 +1,5 @@
 /* kgate lint FILE...: the memory-ordering check of a last-block ticket on
- * kernel modules, cubins or stored SASS listings (lib/lint.h, docs/lint.md). */
+ * kernel modules, cubins or stored SASS listings (lib/code/lint.h, docs/lint.md). */
 #ifndef KG_LINTCMD_H
 #define KG_LINTCMD_H
 

@@ -14,7 +14,7 @@
 #include "publish.h"
 #include "refpin.h"
 #include "replay.h"
-#include "validate.h"
+#include "fields.h"
 
 static const char *finding_title(const kg_finding *f) {
   switch (f->kind) {

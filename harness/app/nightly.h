@@ -1,5 +1,5 @@
 /* history check: the nightly's findings against the pinned reference
- * (lib/detect.h), for the publish job: a line per finding on stdout, a
+ * (lib/stats/detect.h), for the publish job: a line per finding on stdout, a
  * Markdown summary for the job's step summary, and the exit code. */
 #ifndef KG_NIGHTLY_H
 #define KG_NIGHTLY_H
@@ -14,7 +14,7 @@ typedef struct kg_nightly_opts {
  * KG_EXIT_USAGE for a history or acknowledgement file kgate refuses. */
 int kg_nightly_check(const kg_nightly_opts *o);
 
-/* history calibrate: the detector replayed on unchanged nights (lib/replay.h),
+/* history calibrate: the detector replayed on unchanged nights (lib/stats/replay.h),
  * its table as Markdown on stdout. KG_EXIT_USAGE for a history it refuses. */
 int kg_nightly_calibrate(const char *nights, unsigned long long seed);
 

@@ -20,6 +20,7 @@
 #include "label.h"
 #include "launches.h"
 #include "module.h"
+#include "paired.h"
 #include "proto.h"
 #include "reference.h"
 #include "refcache.h"

@@ -1,0 +1,97 @@
+/* History: one compact JSON line per gate run, appended by nightly runs
+ * (README, "Charts, history and the nightly page"). The file only grows: earlier lines are
+ * never rewritten, and a reader sees the file before or after an append,
+ * never half a line. One history holds one GPU model, as a baseline does. */
+#ifndef KG_HISTORY_H
+#define KG_HISTORY_H
+
+#include <stddef.h>
+
+#include "model.h"
+#include "results.h"
+#include "outcome.h"
+
+#define KG_HISTORY_SCHEMA 1
+
+typedef struct kg_hist_entry {
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  kg_timing t; /* samples, median, q1, q3 (the rest 0) */
+} kg_hist_entry;
+
+/* One cell of a night paired against the pinned reference. */
+typedef struct kg_hist_pcell {
+  char variant[64];
+  kg_dtype dtype;
+  size_t n;
+  double ratio, lo, hi;    /* tonight / reference, and its interval at the run's confidence */
+  double head_us, base_us; /* medians: tonight's build, the reference (runner health) */
+} kg_hist_pcell;
+
+/* A night's paired section (absent from older lines: has == 0). */
+typedef struct kg_hist_paired {
+  int has;
+  char ref_name[64], ref_version[32], ref_sha256[72], ref_commit[48];
+  char card[48]; /* the UUID of the card it ran on ("" in lines before it was kept: the run's device) */
+  double confidence;
+  int rounds;
+  size_t n, ncontrol;
+  kg_hist_pcell *cells;   /* sorted by (variant, dtype, n) */
+  kg_hist_pcell *control; /* the reference against a second load of itself */
+} kg_hist_paired;
+
+typedef struct kg_hist_run {
+  char date[32], commit[64], version[32];
+  kg_device_info dev;
+  int hot;         /* timed with a warm L2 */
+  kg_counts checks; /* the run's case counts (a failing run is kept too) */
+  size_t n;
+  kg_hist_entry *entries; /* sorted by (variant, dtype, n) */
+  kg_hist_paired paired;
+} kg_hist_run;
+
+typedef struct kg_history {
+  size_t n;
+  kg_hist_run *runs; /* in file order: oldest first */
+} kg_history;
+
+/* The history line of a run (no newline), malloc'ed; NULL when out of memory.
+ * The night against the reference is paired (NULL: run itself, when it was
+ * paired): its measured cells, the reference's identity and the card;
+ * control (may be NULL) is the reference paired with a second load of itself. */
+char *kg_history_line(const kg_run *run, const kg_run *paired, const kg_run *control);
+
+/* Appends run (and its night's control, or NULL: history_line) to path (created when absent), atomically and under the
+ * writers' lock (fileio.h: one appender at a time, 30 s at most to wait): the
+ * old lines are copied byte for byte beside the target as they are checked,
+ * the new line added, and the copy renamed over it. Refuses (-1 with err, the
+ * file untouched) a run that timed nothing or that kg_run_check refuses (a
+ * line no reader would accept), an existing file with a malformed or invalid
+ * line, or one of another GPU
+ * model. Returns 1 and writes nothing when the history already holds this
+ * run (same date, commit and GPU): appending twice is harmless. */
+int kg_history_add(const char *path, const kg_run *run, const kg_run *paired, const kg_run *control, char *err,
+                   size_t errlen);
+
+/* Reads every line (blank lines are skipped), one at a time: a regular file
+ * of at most KG_HISTORY_MAX bytes. A line that is malformed or holds a value
+ * that cannot be true (fields.h, kg_timing_check) fails the whole read, never skipped: -1
+ * with "file: line N: perf[k] (variant dtype n): field ...". */
+int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen);
+void kg_history_free(kg_history *h);
+
+/* The card a run's paired night ran on: its own record, else the run's device. */
+const char *kg_hist_card(const kg_hist_run *r);
+
+/* The order of paired cells: by variant, dtype, n (qsort and bsearch). */
+int kg_hist_pcell_cmp(const void *a, const void *b);
+
+/* The paired cell of (variant, dtype, n) among n sorted cells, or NULL. */
+const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz);
+
+/* The entry of (variant, dtype, n) in a run, or NULL. */
+const kg_hist_entry *kg_hist_find(const kg_hist_run *r, const char *variant, kg_dtype dt, size_t n);
+
+
+#endif

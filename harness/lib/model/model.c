@@ -1,0 +1,484 @@
+/* The run model (model.h): status names, counts and labels, and the JSON of
+ * its objects, one encoder and decoder each for the wire and the file. */
+#include "model.h"
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "escape.h"
+#include "fileio.h"
+#include "jread.h"
+#include "registry.h"
+#include "fields.h"
+
+static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "unsupported", "error"};
+
+const char *kg_status_name(kg_status s) { return (unsigned)s < KG_NSTATUS ? k_status[s] : "?"; }
+
+static const char *const k_fail_kind[KG_NFAIL_KINDS] = {
+    "", "wrong_result", "input_modified", "nondeterministic", "sanitizer", "timeout", "crash"};
+
+const char *kg_fail_kind_name(kg_fail_kind k) { return (unsigned)k < KG_NFAIL_KINDS ? k_fail_kind[k] : "?"; }
+
+int kg_fail_kind_parse(const char *s, kg_fail_kind *out) {
+  for (int k = 1; k < KG_NFAIL_KINDS; k++)
+    if (!strcmp(s, k_fail_kind[k])) return *out = (kg_fail_kind)k, 0;
+  return -1;
+}
+
+int kg_status_parse(const char *s, kg_status *out) {
+  for (int i = 0; i < KG_NSTATUS; i++)
+    if (s && strcmp(s, k_status[i]) == 0) {
+      *out = (kg_status)i;
+      return 0;
+    }
+  return -1;
+}
+
+kg_counts kg_count_results(const kg_result *results, size_t n) {
+  kg_counts c = {.cases = n};
+  for (size_t i = 0; i < n; i++) {
+    switch (results[i].status) {
+    case KG_ST_PASS: c.passed++; break;
+    case KG_ST_FAIL: c.failed++; break;
+    case KG_ST_ERROR: c.errored++; break;
+    case KG_ST_UNSUPPORTED: c.unsupported++; break;
+    default: c.pending++; break;
+    }
+    c.nondeterministic += results[i].nondeterministic != 0;
+  }
+  return c;
+}
+
+void kg_case_label(const kg_case *c, char *buf, size_t len) {
+  snprintf(buf, len, "%s %s n=%zu %s", kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n,
+           kg_pattern_name(c->pattern));
+}
+
+/* An item with its position, sorted by the caller's comparison. */
+typedef struct keyed {
+  const void *e;
+  size_t i;
+  int (*cmp)(const void *, const void *);
+} keyed;
+
+static int keyed_cmp(const void *pa, const void *pb) {
+  const keyed *a = pa, *b = pb;
+  int c = a->cmp(a->e, b->e);
+  return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+int kg_find_duplicate(struct kg_jrd *r, const void *items, size_t n, size_t size,
+                      int (*cmp)(const void *, const void *), size_t *first, size_t *again) {
+  keyed *k = malloc((n ? n : 1) * sizeof *k);
+  if (!k) return kg_jrd_fail(r, "out of memory"), 0;
+  for (size_t i = 0; i < n; i++) k[i] = (keyed){(const char *)items + i * size, i, cmp};
+  qsort(k, n, sizeof *k, keyed_cmp);
+  int found = 0;
+  for (size_t j = 1; j < n && !found; j++)
+    if (!cmp(k[j - 1].e, k[j].e)) {
+      *first = k[j - 1].i;
+      *again = k[j].i;
+      found = 1;
+    }
+  free(k);
+  return found;
+}
+
+/* A cut never splits a UTF-8 sequence (jansson gave valid UTF-8): every
+ * JSON encoder, the results file's too, refuses invalid UTF-8. */
+void kg_copy_text(char *dst, size_t len, const char *src) {
+  if (!len) return;
+  src = src ? src : "";
+  snprintf(dst, len, "%s", src);
+  for (size_t n = strlen(dst); n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80;) dst[--n] = '\0';
+}
+
+/* ---- one table of fields per object, read and written in either form ---- */
+
+#define AT(s, m) offsetof(s, m)
+static const kg_field k_dev[] = {
+    {"cc_major", 'i', AT(kg_device_info, cc_major), 0, 99, 0, 0, 0},
+    {"cc_minor", 'i', AT(kg_device_info, cc_minor), 0, 99, 0, 0, 0},
+    {"sms", 'i', AT(kg_device_info, sms), 0, 1 << 20, 0, 0, 0},
+    {"l2_bytes", 'L', AT(kg_device_info, l2_bytes), 0, LLONG_MAX, 0, 0, 0},
+    {"mem_bytes", 'L', AT(kg_device_info, mem_bytes), 0, LLONG_MAX, 0, 0, 0},
+    {"mem_clock_khz", 'i', AT(kg_device_info, mem_clock_khz), 0, INT_MAX, 0, 0, 0},
+    {"bus_width_bits", 'i', AT(kg_device_info, bus_width_bits), 0, 1 << 20, 0, 0, 0},
+    /* null: not measured (kg_json_real writes a non-finite number so). */
+    {"peak_gbps", 'r', AT(kg_device_info, peak_gbps), 0, 0, 0, 1e9, NAN},
+    {"roofline_gbps", 'r', AT(kg_device_info, roofline_gbps), 0, 0, 0, 1e9, NAN},
+    {"driver_version", 'i', AT(kg_device_info, driver_version), 0, INT_MAX, 0, 0, 0},
+    {"runtime_version", 'i', AT(kg_device_info, runtime_version), 0, INT_MAX, 0, 0, 0},
+};
+/* The order of k_dev's fields in each form (the hello names the versions earlier). */
+static const unsigned char k_dev_order[2][11] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {0, 1, 2, 3, 4, 9, 10, 5, 6, 7, 8}};
+
+static const kg_field k_timing[] = {
+    {"samples", 'i', AT(kg_timing, samples), 1, INT_MAX, 0, 0, 0},
+    {"median_us", 't', AT(kg_timing, median_us), 0, 0, 0, 0, 0},
+    {"q1_us", 't', AT(kg_timing, q1_us), 0, 0, 0, 0, 0},
+    {"q3_us", 't', AT(kg_timing, q3_us), 0, 0, 0, 0, 0},
+    {"min_us", 't', AT(kg_timing, min_us), 0, 0, 0, 0, 0},
+    {"noise", 'r', AT(kg_timing, noise), 0, 0, 0, 1e9, INFINITY},
+    /* 0 is what the worker writes for "not measured". */
+    {"graph_us", 'r', AT(kg_timing, graph_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"sm_clock_mhz", 'r', AT(kg_timing, sm_clock_mhz), 0, 0, 0, 1e6, 0},
+    {"throttled", 'b', AT(kg_timing, throttled), 0, 0, 0, 0, 0},
+};
+
+/* The result's own fields, in the order both forms write them: after
+ * "status" (its name, a special case) and before "timing" and "device".
+ * A field a new check adds is one row here (and its member in model.h). */
+#define TEXT(s, m) AT(s, m), 0, sizeof((s *)0)->m
+static const kg_field k_result[] = {
+    {"got", 's', TEXT(kg_result, got), 0, 0, 0},
+    {"expected", 's', TEXT(kg_result, expected), 0, 0, 0},
+    /* null: an infinite error or ratio (a bound of 0) */
+    {"abs_err", 'R', AT(kg_result, abs_err), 0, 0, 0, DBL_MAX, INFINITY},
+    {"bound", 'R', AT(kg_result, bound), 0, 0, 0, DBL_MAX, INFINITY},
+    {"ratio", 'R', AT(kg_result, ratio), 0, 0, 0, DBL_MAX, INFINITY},
+    {"depth", 'r', AT(kg_result, depth), 0, 0, 0, DBL_MAX, INFINITY},
+    {"repeats", 'i', AT(kg_result, repeats), 0, 1000000, 0, 0, 0},
+    {"nondeterministic", 'b', AT(kg_result, nondeterministic), 0, 0, 0, 0, 0},
+    {"input_modified", 'b', AT(kg_result, input_modified), 0, 0, 0, 0, 0},
+    {"message", 's', TEXT(kg_result, message), 0, 0, 0},
+    {"input_us", 'r', AT(kg_result, input_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"check_us", 'r', AT(kg_result, check_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"time_us", 'r', AT(kg_result, time_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+};
+#define NFIELDS(t) (sizeof t / sizeof t[0])
+/* The rows every result has had; a row added after them is optional when
+ * read in either form (absent: 0), as results files and lines written
+ * before its check lack it. Both forms always write every row. */
+#define RESULT_ALWAYS 10
+_Static_assert(RESULT_ALWAYS <= NFIELDS(k_result), "the rows every result has are rows of k_result");
+
+#define FIELD(obj, f, T) ((T *)((char *)(obj) + (f)->off))
+#define CFIELD(obj, f, T) (*(const T *)((const char *)(obj) + (f)->off))
+
+int kg_fields_to_json(json_t *o, const void *obj, const kg_field *tab, const unsigned char *order, size_t n,
+                      kg_form form) {
+  for (size_t k = 0; k < n; k++) {
+    const kg_field *f = &tab[order ? order[k] : k];
+    json_t *v;
+    switch (f->type) {
+    case 'i':
+    case 'I': v = json_integer(CFIELD(obj, f, int)); break;
+    case 'L': v = json_integer((json_int_t)CFIELD(obj, f, long long)); break;
+    case 'b': v = json_boolean(CFIELD(obj, f, int)); break;
+    case 's': v = json_string((const char *)obj + f->off); break;
+    case 'R': v = kg_json_real(CFIELD(obj, f, double)); break;
+    default: /* JSON has no Inf or NaN: the file writes null, the wire cannot */
+      v = form == KG_FORM_FILE ? kg_json_real(CFIELD(obj, f, double)) : json_real(CFIELD(obj, f, double));
+    }
+    if (json_object_set_new(o, f->key, v)) return -1;
+  }
+  return 0;
+}
+
+/* jansson's name of a value's type, for the wire's messages. */
+static const char *type_name(const json_t *v) {
+  static const char *const names[] = {"object", "array", "string", "integer", "real", "true", "false", "null"};
+  return names[json_typeof(v)];
+}
+
+/* The wire: types only, the first problem worded as json_unpack words it. */
+static int get_wire(json_t *o, void *obj, const kg_field *tab, const unsigned char *order, size_t n, char *err,
+                    size_t errlen) {
+  for (size_t k = 0; k < n; k++) {
+    const kg_field *f = &tab[order ? order[k] : k];
+    json_t *v = json_object_get(o, f->key);
+    if (f->type == 'R') { /* anything but a number (null, or left out) is the non-finite value */
+      *FIELD(obj, f, double) = json_is_number(v) ? json_number_value(v) : f->null_value;
+      continue;
+    }
+    int flag = f->type == 'b', text = f->type == 's', integer = f->type == 'i' || f->type == 'I' || f->type == 'L';
+    const char *want = flag ? "true or false" : text ? "string" : integer ? "integer" : "real or integer";
+    int ok = flag ? json_is_boolean(v) : text ? json_is_string(v) : integer ? json_is_integer(v) : json_is_number(v);
+    if (!v) return snprintf(err, errlen, "Object item not found: %s", f->key), -1;
+    if (!ok) return snprintf(err, errlen, "Expected %s, got %s", want, type_name(v)), -1;
+    switch (f->type) {
+    case 'i':
+    case 'I': *FIELD(obj, f, int) = (int)json_integer_value(v); break;
+    case 'L': *FIELD(obj, f, long long) = json_integer_value(v); break;
+    case 'b': *FIELD(obj, f, int) = json_is_true(v); break;
+    case 's': kg_copy_text((char *)obj + f->off, (size_t)f->hi, json_string_value(v)); break;
+    default: *FIELD(obj, f, double) = json_number_value(v);
+    }
+  }
+  return 0;
+}
+
+void kg_fields_from_json(kg_jrd *r, json_t *o, void *obj, const kg_field *tab, const unsigned char *order, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    const kg_field *f = &tab[order ? order[k] : k];
+    switch (f->type) {
+    case 'I': *FIELD(obj, f, int) = (int)kg_jrd_int(r, o, f->key); break;
+    case 'n': *FIELD(obj, f, double) = kg_jrd_num(r, o, f->key); break;
+    case 'i': *FIELD(obj, f, int) = (int)kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
+    case 'L': *FIELD(obj, f, long long) = kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
+    case 'b': *FIELD(obj, f, int) = kg_jrd_bool(r, o, f->key); break;
+    case 't': *FIELD(obj, f, double) = kg_jrd_time(r, o, f->key); break;
+    case 's': kg_jrd_text(r, o, f->key, (char *)obj + f->off, (size_t)f->hi, NULL); break;
+    default: *FIELD(obj, f, double) = kg_jrd_real(r, o, f->key, f->rlo, f->rhi, f->null_value);
+    }
+  }
+}
+
+json_t *kg_device_to_json(const kg_device_info *d, kg_form form) {
+  json_t *o = json_object();
+  if (!o || json_object_set_new(o, "name", json_string(d->name)) ||
+      kg_fields_to_json(o, d, k_dev, k_dev_order[form], 11, form) ||
+      (form == KG_FORM_WIRE && d->count && json_object_set_new(o, "count", json_integer(d->count))) ||
+      (d->uuid[0] && json_object_set_new(o, "uuid", json_string(d->uuid))) ||
+      (d->pci[0] && json_object_set_new(o, "pci", json_string(d->pci)))) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+/* The string under key on the wire, or NULL with the problem in err. */
+static const char *wire_str(json_t *o, const char *key, char *err, size_t errlen) {
+  json_t *v = json_object_get(o, key);
+  if (!v) snprintf(err, errlen, "Object item not found: %s", key);
+  else if (!json_is_string(v)) snprintf(err, errlen, "Expected string, got %s", type_name(v));
+  return json_string_value(v);
+}
+
+/* The wire's device: a worker's own facts, so types only; the card's
+ * identity, when sent, must be well formed (kg_why_bad_uuid/pci). */
+static int device_from_wire(json_t *o, kg_device_info *d, char *err, size_t errlen) {
+  if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
+  const char *name = wire_str(o, "name", err, errlen);
+  if (!name || get_wire(o, d, k_dev, k_dev_order[KG_FORM_WIRE], 11, err, errlen)) return -1;
+  kg_copy_text(d->name, sizeof d->name, name);
+  json_t *count = json_object_get(o, "count");
+  d->count = json_is_integer(count) ? (int)json_integer_value(count) : 0;
+  const char *uuid = json_string_value(json_object_get(o, "uuid"));
+  const char *pci = json_string_value(json_object_get(o, "pci"));
+  if (uuid && kg_why_bad_uuid(uuid)) return snprintf(err, errlen, "uuid: %s", kg_why_bad_uuid(uuid)), -2;
+  if (pci && kg_why_bad_pci(pci)) return snprintf(err, errlen, "pci: %s", kg_why_bad_pci(pci)), -2;
+  kg_copy_text(d->uuid, sizeof d->uuid, uuid);
+  kg_copy_text(d->pci, sizeof d->pci, pci);
+  return 0;
+}
+
+int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, size_t errlen) {
+  memset(d, 0, sizeof *d);
+  if (form == KG_FORM_WIRE) return device_from_wire(o, d, err, errlen);
+  kg_jrd r = {.err = err, .errlen = errlen};
+  /* The name becomes a file name (the baseline's slug) and a title. */
+  kg_jrd_text(&r, o, "name", d->name, sizeof d->name, kg_why_bad_gpu_name);
+  kg_fields_from_json(&r, o, d, k_dev, k_dev_order[KG_FORM_FILE], 11);
+  /* optional: files written before kgate recorded the card have neither */
+  if (json_object_get(o, "uuid")) kg_jrd_text(&r, o, "uuid", d->uuid, sizeof d->uuid, kg_why_bad_uuid);
+  if (json_object_get(o, "pci")) kg_jrd_text(&r, o, "pci", d->pci, sizeof d->pci, kg_why_bad_pci);
+  return r.failed ? -1 : 0;
+}
+
+json_t *kg_timing_to_json(const kg_timing *t, kg_form form) {
+  json_t *o = json_object();
+  if (!o || kg_fields_to_json(o, t, k_timing, NULL, 9, form) ||
+      (form == KG_FORM_WIRE && t->set_aside && json_object_set_new(o, "set_aside", json_integer(t->set_aside)))) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t errlen) {
+  if (form == KG_FORM_WIRE) {
+    if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
+    if (get_wire(o, t, k_timing, NULL, 9, err, errlen)) return -1;
+    json_t *aside = json_object_get(o, "set_aside");
+    t->set_aside = json_is_integer(aside) ? (int)json_integer_value(aside) : 0;
+    return 0;
+  }
+  kg_jrd r = {.err = err, .errlen = errlen};
+  kg_fields_from_json(&r, o, t, k_timing, NULL, 9);
+  char why[200];
+  if (!r.failed && kg_timing_check(t, 1, why, sizeof why)) kg_jrd_fail(&r, "%s", why);
+  return r.failed ? -1 : 0;
+}
+
+json_t *kg_result_to_json(const kg_result *r, kg_form form) {
+  json_t *o = json_object();
+  int bad = !o || json_object_set_new(o, "status", json_string(kg_status_name(r->status))) ||
+            kg_fields_to_json(o, r, k_result, NULL, NFIELDS(k_result), form);
+  if (!bad && form == KG_FORM_FILE) /* every case has both; "timing" is null when not timed */
+    bad = json_object_set_new(o, "timing", r->timing.samples ? kg_timing_to_json(&r->timing, form) : json_null()) ||
+          json_object_set_new(o, "device", json_integer(r->device));
+  else if (!bad) {
+    bad = r->device && json_object_set_new(o, "device", json_integer(r->device));
+    /* A timing the wire cannot carry (a non-finite number) is left out, as
+     * the line always did: the case then reads as not timed. */
+    if (!bad && r->timing.samples) json_object_set_new(o, "timing", kg_timing_to_json(&r->timing, form));
+  }
+  if (bad) json_decref(o);
+  return bad ? NULL : o;
+}
+
+void kg_result_read(kg_jrd *r, json_t *o, kg_result *res, const char *label) {
+  memset(res, 0, sizeof *res);
+  const char *status = kg_jrd_str(r, o, "status");
+  char shown[72];
+  if (!r->failed && kg_status_parse(status, &res->status))
+    kg_jrd_fail(r, "unknown status '%s'", kg_esc_term(status, shown, sizeof shown));
+  if (r->failed) return;
+  size_t len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, "%s", label);
+  kg_fields_from_json(r, o, res, k_result, NULL, RESULT_ALWAYS);
+  for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
+    if (json_object_get(o, k_result[k].key)) kg_fields_from_json(r, o, res, &k_result[k], NULL, 1);
+  json_t *t = kg_jrd_obj(r, o, "timing", 1);
+  json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
+  res->device = device ? (int)kg_jrd_range(r, o, "device", 0, 4095) : 0;
+  if (!t || r->failed) return;
+  len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, "%s", len ? ".timing" : "timing");
+  char e[300];
+  if (kg_timing_from_json(t, &res->timing, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
+  r->where[len] = '\0';
+}
+
+/* The wire's result: a worker's own answer, so types only. */
+static int result_from_wire(json_t *o, kg_result *r, char *err, size_t errlen) {
+  if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
+  const char *status = wire_str(o, "status", err, errlen);
+  json_t *device = json_object_get(o, "device"), *t = json_object_get(o, "timing"); /* both optional */
+  if (!status || get_wire(o, r, k_result, NULL, RESULT_ALWAYS, err, errlen)) return -1;
+  for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
+    if (json_object_get(o, k_result[k].key) && get_wire(o, r, &k_result[k], NULL, 1, err, errlen)) return -1;
+  if (device && !json_is_integer(device)) return snprintf(err, errlen, "Expected integer, got %s", type_name(device)), -1;
+  r->device = (int)json_integer_value(device);
+  if (t && kg_timing_from_json(t, &r->timing, KG_FORM_WIRE, err, errlen)) return -1;
+  char shown[72];
+  if (kg_status_parse(status, &r->status))
+    return snprintf(err, errlen, "unknown status '%s'", kg_esc_term(status, shown, sizeof shown)), -1;
+  return 0;
+}
+
+int kg_result_from_json(json_t *o, kg_result *r, kg_form form, char *err, size_t errlen) {
+  memset(r, 0, sizeof *r);
+  if (form == KG_FORM_WIRE) return result_from_wire(o, r, err, errlen);
+  kg_jrd rd = {.err = err, .errlen = errlen};
+  kg_result_read(&rd, o, r, "");
+  return rd.failed ? -1 : 0;
+}
+
+/* ---- provenance: where the run was made ---------------------------------- */
+
+#define PV(m) offsetof(kg_provenance, m)
+static const kg_field k_provenance[] = {
+    {"run_id", 'L', PV(run_id), 1, LLONG_MAX, 0, 0, 0},
+    {"run_attempt", 'i', PV(run_attempt), 1, INT_MAX, 0, 0, 0},
+    {"runner", 's', PV(runner), 0, sizeof((kg_provenance *)0)->runner, 0, 0, 0},
+    {"repository", 's', PV(repository), 0, sizeof((kg_provenance *)0)->repository, 0, 0, 0},
+    {"sha", 's', PV(sha), 0, sizeof((kg_provenance *)0)->sha, 0, 0, 0},
+};
+
+static const char *why_bad_repository(const char *s) {
+  const char *slash = strchr(s, '/');
+  int ok = slash && slash > s && slash[1] && !strchr(slash + 1, '/');
+  for (const char *c = s; ok && *c; c++)
+    ok = *c == '/' || *c == '-' || *c == '_' || *c == '.' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') ||
+         (*c >= 'A' && *c <= 'Z');
+  return ok ? NULL : "not owner/name (letters, digits, - _ .)";
+}
+
+static const char *why_bad_sha(const char *s) {
+  size_t n = strspn(s, "0123456789abcdef");
+  return s[n] == '\0' && (n == 40 || n == 64) ? NULL : "not a commit (40 or 64 lowercase hex digits)";
+}
+
+static const char *why_bad_runner(const char *s) {
+  return *s ? kg_why_bad_module_text(s, sizeof((kg_provenance *)0)->runner - 1) : "empty";
+}
+
+/* The checks of the text rows, in k_provenance's order from "runner". */
+static const char *(*const k_provenance_why[])(const char *) = {why_bad_runner, why_bad_repository, why_bad_sha};
+
+/* Whether row k of k_provenance is known in p. */
+static int provenance_has(const kg_provenance *p, size_t k) {
+  const kg_field *f = &k_provenance[k];
+  if (f->type == 'L') return CFIELD(p, f, long long) != 0;
+  if (f->type == 'i') return CFIELD(p, f, int) != 0;
+  return ((const char *)p + f->off)[0] != '\0';
+}
+
+void kg_provenance_from_env(kg_provenance *p) {
+  memset(p, 0, sizeof *p);
+  const char *id = getenv("GITHUB_RUN_ID"), *attempt = getenv("GITHUB_RUN_ATTEMPT");
+  char *end;
+  long long v = id && *id ? strtoll(id, &end, 10) : 0;
+  if (v > 0 && !*end) p->run_id = v;
+  v = attempt && *attempt ? strtoll(attempt, &end, 10) : 0;
+  if (v > 0 && v <= INT_MAX && !*end) p->run_attempt = (int)v;
+  static const char *const vars[] = {"RUNNER_NAME", "GITHUB_REPOSITORY", "GITHUB_SHA"};
+  for (size_t k = 0; k < 3; k++) {
+    const kg_field *f = &k_provenance[2 + k];
+    const char *s = getenv(vars[k]);
+    if (s && strlen(s) < (size_t)f->hi && !k_provenance_why[k](s)) snprintf((char *)p + f->off, (size_t)f->hi, "%s", s);
+  }
+}
+
+int kg_provenance_known(const kg_provenance *p) {
+  for (size_t k = 0; k < NFIELDS(k_provenance); k++)
+    if (provenance_has(p, k)) return 1;
+  return 0;
+}
+
+json_t *kg_provenance_to_json(const kg_provenance *p) {
+  json_t *o = json_object();
+  for (size_t k = 0; o && k < NFIELDS(k_provenance); k++)
+    if (provenance_has(p, k) && kg_fields_to_json(o, p, &k_provenance[k], NULL, 1, KG_FORM_FILE))
+      json_decref(o), o = NULL;
+  return o;
+}
+
+void kg_provenance_read(kg_jrd *r, json_t *o, kg_provenance *p) {
+  memset(p, 0, sizeof *p);
+  if (!json_is_object(o)) {
+    kg_jrd_fail(r, "provenance is not an object");
+    return;
+  }
+  for (size_t k = 0; k < NFIELDS(k_provenance) && !r->failed; k++) {
+    const kg_field *f = &k_provenance[k];
+    if (!json_object_get(o, f->key)) continue; /* each is optional: set only where the CI said */
+    if (f->type == 's') kg_jrd_text(r, o, f->key, (char *)p + f->off, (size_t)f->hi, k_provenance_why[k - 2]);
+    else kg_fields_from_json(r, o, p, f, NULL, 1);
+  }
+}
+
+int kg_timing_check(const kg_timing *t, int has_min, char *why, size_t len) {
+  const struct {
+    const char *name;
+    double v;
+  } f[] = {{"min_us", t->min_us}, {"q1_us", t->q1_us}, {"median_us", t->median_us}, {"q3_us", t->q3_us}};
+  if (t->samples < 1) {
+    snprintf(why, len, "samples is %d: a timing has at least 1", t->samples);
+    return -1;
+  }
+  for (size_t k = has_min ? 0 : 1; k < 4; k++) {
+    const char *bad = kg_why_bad_time(f[k].v);
+    if (bad) {
+      snprintf(why, len, "%s is %g: %s", f[k].name, f[k].v, bad);
+      return -1;
+    }
+  }
+  for (size_t k = has_min ? 1 : 2; k < 4; k++)
+    if (f[k - 1].v > f[k].v) {
+      snprintf(why, len, "%s %g is above %s %g: not in order min <= q1 <= median <= q3", f[k - 1].name, f[k - 1].v,
+               f[k].name, f[k].v);
+      return -1;
+    }
+  return 0;
+}

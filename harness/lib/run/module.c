@@ -1,0 +1,308 @@
+/* Kernel modules: load, check, describe (module.h). */
+#include "module.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "kernels.h"
+#include "proc.h"
+#include "registry.h"
+#include "fields.h"
+
+/* More variants than any registry will hold: a count past it is garbage. */
+#define KG_MODULE_MAX_VARIANTS 4096
+
+static int name_ok(const char *s) {
+  size_t len = 0;
+  for (; s[len]; len++) {
+    char c = s[len];
+    if (len >= 63 || !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return 0;
+  }
+  return len > 0;
+}
+
+kg_module_variant kg_module_variant_at(const kg_module *m, size_t i) {
+  kg_module_variant v;
+  memset(&v, 0, sizeof v);
+  size_t size = m->variant_size < sizeof v ? m->variant_size : sizeof v;
+  memcpy(&v, (const char *)m->variants + i * m->variant_size, size);
+  return v;
+}
+
+int kg_module_validate(const kg_module *m, char *err, size_t errlen) {
+  if (!m) return snprintf(err, errlen, "the module returned no registry"), -1;
+  if (m->abi != KG_MODULE_ABI)
+    return snprintf(err, errlen, "registry says kernel ABI %u, this kgate speaks %u", m->abi, KG_MODULE_ABI), -1;
+  /* Records only grow: one that ends before `op` is a module built before
+   * ops (a sum); one longer than this kgate's has fields it cannot know. */
+  if (m->variant_size < KG_MODULE_VARIANT_MIN || m->variant_size > sizeof(kg_module_variant))
+    return snprintf(err, errlen, "variant record of %u bytes, this kgate reads %zu to %zu", m->variant_size,
+                    (size_t)KG_MODULE_VARIANT_MIN, sizeof(kg_module_variant)),
+           -1;
+  if (!m->name || !name_ok(m->name)) return snprintf(err, errlen, "module name missing or not [a-z0-9_]"), -1;
+  /* Free text reaches terminals, CI logs and results files: one rule
+   * (fields.h) with the registry and the results reader. */
+  if (kg_module_text_check("version", m->version, KG_VERSION_MAX, err, errlen)) return -1;
+  if (m->nvariants == 0 || m->nvariants > KG_MODULE_MAX_VARIANTS || !m->variants)
+    return snprintf(err, errlen, "%zu variants (1..%d expected)", m->nvariants, KG_MODULE_MAX_VARIANTS), -1;
+  for (size_t i = 0; i < m->nvariants; i++) {
+    kg_module_variant v = kg_module_variant_at(m, i);
+    if (!v.name || !name_ok(v.name))
+      return snprintf(err, errlen, "variant %zu: name missing or not [a-z0-9_], 1..63 characters", i), -1;
+    if (kg_variant_text_check(v.name, v.seed, v.idea, err, errlen)) return -1;
+    if (v.flags & ~(unsigned)(KG_CLOBBERS | KG_FLOAT_ATOMICS))
+      return snprintf(err, errlen, "variant %s: unknown flags 0x%x", v.name, v.flags), -1;
+    if (!v.dtypes || (v.dtypes & ~(unsigned)KG_DT_ALL))
+      return snprintf(err, errlen, "variant %s: dtype mask 0x%x (bits 0..5, at least one)", v.name, v.dtypes), -1;
+    if (!v.run || !v.scratch || !v.depth)
+      return snprintf(err, errlen, "variant %s: a run, scratch or depth function is missing", v.name), -1;
+    if (v.op > KG_OP_MAX)
+      return snprintf(err, errlen, "variant %s: op %u (0 sum, 1 min, 2 max)", v.name, v.op), -1;
+    if (v.nan > KG_NAN_IGNORE || (v.nan && v.op == KG_OP_SUM))
+      return snprintf(err, errlen, "variant %s: NaN policy %u (0 propagate, 1 ignore: a min or max only)", v.name,
+                      v.nan),
+             -1;
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(kg_module_variant_at(m, j).name, v.name))
+        return snprintf(err, errlen, "variant %s: listed twice", v.name), -1;
+  }
+  return 0;
+}
+
+int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (strlen(path) >= sizeof out->path) return snprintf(err, errlen, "kernel module path too long"), -1;
+  snprintf(out->path, sizeof out->path, "%s", path);
+  struct stat st;
+  if (stat(path, &st) != 0) return snprintf(err, errlen, "kernel module %s: %s", path, strerror(errno)), -1;
+  if (!S_ISREG(st.st_mode)) return snprintf(err, errlen, "kernel module %s: not a regular file", path), -1;
+  /* dlopen searches the library path for a bare name: make it a path. */
+  char real[PATH_MAX];
+  if (!realpath(path, real)) return snprintf(err, errlen, "kernel module %s: %s", path, strerror(errno)), -1;
+  dlerror();
+  out->handle = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+  if (!out->handle) {
+    const char *why = dlerror();
+    return snprintf(err, errlen, "kernel module %s: cannot load: %.300s", path, why ? why : "unknown error"), -1;
+  }
+  kg_module_abi_fn abi = NULL;
+  kg_module_fn reg = NULL;
+  *(void **)&abi = dlsym(out->handle, "kgate_module_abi");
+  *(void **)&reg = dlsym(out->handle, "kgate_module");
+  char why[300];
+  if (!abi || !reg) {
+    snprintf(err, errlen, "kernel module %s: not a kgate kernel module (no kgate_module_abi/kgate_module)", path);
+  } else if (abi() != KG_MODULE_ABI) {
+    snprintf(err, errlen, "kernel module %s: built for kernel ABI %u, this kgate speaks ABI %u: rebuild it with "
+             "this kgate's headers", path, abi(), KG_MODULE_ABI);
+  } else if (kg_module_validate(out->m = reg(), why, sizeof why)) {
+    snprintf(err, errlen, "kernel module %s: %s", path, why);
+  } else if (!(out->vars = calloc(out->m->nvariants, sizeof *out->vars))) {
+    snprintf(err, errlen, "kernel module %s: out of memory", path);
+  } else {
+    /* Whole records from here on, whatever size the module was built with. */
+    for (size_t i = 0; i < out->m->nvariants; i++) out->vars[i] = kg_module_variant_at(out->m, i);
+    out->norm = *out->m;
+    out->norm.variant_size = sizeof(kg_module_variant);
+    out->norm.variants = out->vars;
+    out->m = &out->norm;
+    return 0;
+  }
+  kg_module_close(out);
+  return -1;
+}
+
+void kg_module_close(kg_loaded_module *m) {
+  if (m->handle) dlclose(m->handle);
+  free(m->vars);
+  m->vars = NULL;
+  m->handle = NULL;
+  m->m = NULL;
+}
+
+int kg_module_find(const kg_module *m, const char *name) {
+  for (size_t i = 0; m && i < m->nvariants; i++)
+    if (!strcmp(m->variants[i].name, name)) return (int)i;
+  return -1;
+}
+
+int kg_module_default_path(char *buf, size_t len, char *err, size_t errlen) {
+  static const char *const k_rel[] = {"/" KG_MODULE_FILE, "/../lib/kgate/" KG_MODULE_FILE};
+  char exe[PATH_MAX];
+  if (kg_beside_exe(k_rel, sizeof k_rel / sizeof k_rel[0], buf, len, exe, sizeof exe) == 0) return 0;
+  if (!exe[0]) return snprintf(err, errlen, "cannot find kgate's own executable"), -1;
+  snprintf(err, errlen, "kgate's kernel module %s is neither beside %s/kgate nor in %s/../lib/kgate", KG_MODULE_FILE,
+           exe, exe);
+  return -1;
+}
+
+void kg_modinfo_free(kg_modinfo *mi) {
+  free(mi->v);
+  mi->v = NULL;
+  mi->n = 0;
+}
+
+int kg_modinfo_find(const kg_modinfo *mi, const char *name) {
+  for (size_t i = 0; i < mi->n; i++)
+    if (!strcmp(mi->v[i].name, name)) return (int)i;
+  return -1;
+}
+
+static const char *const k_roles[] = {[KG_MOD_OWN] = "own", [KG_MOD_KERNELS] = "kernels", [KG_MOD_BASE] = "base"};
+
+char *kg_module_describe(const kg_loaded_module *mods, const kg_modrole *roles, size_t n) {
+  /* Every module and variant or nothing: a record left out would drop its
+   * variants from the gate without a word (fail-open). */
+  json_t *arr = json_array();
+  int bad = !arr;
+  for (size_t k = 0; !bad && k < n; k++) {
+    const kg_module *m = mods[k].m;
+    json_t *vs = json_array();
+    bad = !vs;
+    for (size_t i = 0; !bad && i < m->nvariants; i++) {
+      kg_module_variant v = kg_module_variant_at(m, i);
+      bad = json_array_append_new(vs, json_pack("[s,i,i,i,i,s,s]", v.name, (json_int_t)v.flags, (json_int_t)v.dtypes,
+                                                (json_int_t)v.op, (json_int_t)v.nan, v.seed ? v.seed : "",
+                                                v.idea ? v.idea : "")) != 0;
+    }
+    if (bad) json_decref(vs);
+    else
+      bad = json_array_append_new(arr, json_pack("{s:s,s:s,s:s?,s:s,s:o}", "path", mods[k].path, "name", m->name,
+                                                 "version", m->version, "role",
+                                                 k_roles[roles ? roles[k] : KG_MOD_OWN], "variants", vs)) != 0;
+  }
+  if (bad) json_decref(arr), arr = NULL;
+  json_t *doc = arr ? json_pack("{s:o}", "modules", arr) : NULL;
+  char *line = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+  json_decref(doc);
+  return line;
+}
+
+int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char *err, size_t errlen) {
+  json_error_t je;
+  json_t *doc = json_loads(line, 0, &je), *mods = json_object_get(doc, "modules");
+  size_t count = 0;
+  int bad = !json_is_array(mods) || json_array_size(mods) > max;
+  for (size_t k = 0; !bad && k < json_array_size(mods); k++) {
+    json_t *m = json_array_get(mods, k), *vs = json_object_get(m, "variants");
+    const char *path = json_string_value(json_object_get(m, "path")), *name = json_string_value(json_object_get(m, "name")),
+               *ver = json_string_value(json_object_get(m, "version")),
+               *role = json_string_value(json_object_get(m, "role"));
+    kg_modinfo *mi = &out[k];
+    memset(mi, 0, sizeof *mi);
+    int r = role ? -1 : KG_MOD_OWN;
+    for (int i = 0; role && i < 3; i++)
+      if (!strcmp(role, k_roles[i])) r = i;
+    if (!path || !name || r < 0 || !json_is_array(vs) || json_array_size(vs) > KG_MODULE_MAX_VARIANTS ||
+        kg_why_bad_module_text(ver, KG_VERSION_MAX)) {
+      bad = 1;
+      break;
+    }
+    mi->role = (kg_modrole)r;
+    snprintf(mi->path, sizeof mi->path, "%s", path);
+    snprintf(mi->name, sizeof mi->name, "%s", name);
+    snprintf(mi->version, sizeof mi->version, "%s", ver ? ver : "");
+    mi->v = calloc(json_array_size(vs) + 1, sizeof *mi->v);
+    count = k + 1;
+    for (size_t i = 0; mi->v && i < json_array_size(vs); i++) {
+      json_t *e = json_array_get(vs, i);
+      const char *vn = json_string_value(json_array_get(e, 0));
+      json_t *fl = json_array_get(e, 1), *dt = json_array_get(e, 2), *op = json_array_get(e, 3),
+             *nan = json_array_get(e, 4);
+      const char *seed = json_string_value(json_array_get(e, 5)), *idea = json_string_value(json_array_get(e, 6));
+      /* [name, flags, dtypes] or [name, flags, dtypes, op, nan, seed, idea] */
+      size_t len = json_array_size(e);
+      if (!vn || !name_ok(vn) || !json_is_integer(fl) || !json_is_integer(dt) || (len != 3 && len != 7) ||
+          (len == 7 && (!json_is_integer(op) || !json_is_integer(nan) || !seed || !idea ||
+                        json_integer_value(op) < 0 || json_integer_value(op) > KG_OP_MAX ||
+                        json_integer_value(nan) < 0 || json_integer_value(nan) > KG_NAN_IGNORE ||
+                        kg_why_bad_module_text(seed, KG_SEED_MAX) || kg_why_bad_module_text(idea, KG_IDEA_MAX)))) {
+        bad = 1;
+        break;
+      }
+      snprintf(mi->v[i].name, sizeof mi->v[i].name, "%s", vn);
+      mi->v[i].flags = (unsigned)json_integer_value(fl);
+      mi->v[i].dtypes = (unsigned)json_integer_value(dt);
+      mi->v[i].op = (unsigned)json_integer_value(op); /* 0 (sum) when absent */
+      mi->v[i].nan = (unsigned)json_integer_value(nan);
+      snprintf(mi->v[i].seed, sizeof mi->v[i].seed, "%s", seed ? seed : "");
+      snprintf(mi->v[i].idea, sizeof mi->v[i].idea, "%s", idea ? idea : "");
+      mi->n = i + 1;
+    }
+    if (!mi->v) bad = 1;
+  }
+  json_decref(doc);
+  if (!bad) return (int)count;
+  for (size_t k = 0; k < count; k++) kg_modinfo_free(&out[k]);
+  snprintf(err, errlen, "the worker's module description is malformed");
+  return -1;
+}
+
+int kg_module_query(char *const *worker_argv, kg_modinfo *out, size_t max, char *err, size_t errlen) {
+  /* One line, bounded: a variant's entry is at most about 300 bytes; loading
+   * modules takes well under a minute. */
+  char *buf;
+  size_t len;
+  if (kg_proc_capture(worker_argv, (size_t)16 << 20, 60000, &buf, &len, err, errlen)) return -1;
+  char *nl = strchr(buf, '\n');
+  if (nl) *nl = '\0';
+  int n = -1;
+  json_t *doc = json_loads(buf, 0, NULL);
+  const char *fatal = json_string_value(json_object_get(doc, "fatal"));
+  if (fatal) snprintf(err, errlen, "%s", fatal);
+  else if (!nl) snprintf(err, errlen, "the worker described no module (%s)", len ? "no newline" : "no output");
+  else n = kg_module_parse_describe(buf, out, max, err, errlen);
+  json_decref(doc);
+  free(buf);
+  return n;
+}
+
+static int set_open(kg_module_set *s, const char *path, kg_modrole role, char *err, size_t errlen) {
+  if (s->nmods >= (int)(sizeof s->mod / sizeof s->mod[0])) return snprintf(err, errlen, "too many kernel modules"), -1;
+  if (kg_module_open(path, &s->mod[s->nmods], err, errlen)) return -1;
+  s->role[s->nmods++] = role;
+  return 0;
+}
+
+int kg_module_set_load(kg_module_set *s, const char *own, const char *const *kernels, int nkernels,
+                       const char *const *base, int nbase, char *err, size_t errlen) {
+  memset(s, 0, sizeof *s);
+  if (own && set_open(s, own, KG_MOD_OWN, err, errlen)) return -1;
+  for (int k = 0; k < nkernels; k++) {
+    if (set_open(s, kernels[k], KG_MOD_KERNELS, err, errlen)) return -1;
+    const kg_loaded_module *lm = &s->mod[s->nmods - 1];
+    int num = kg_registry_add_module(lm->path);
+    if (num < 0) return snprintf(err, errlen, "too many kernel modules"), -1;
+    for (size_t i = 0; i < lm->m->nvariants; i++) {
+      const kg_module_variant *e = &lm->m->variants[i];
+      kg_variant_info vi = {e->name, e->seed, e->idea, e->flags, e->dtypes, e->op, e->nan, num, 1};
+      if (kg_registry_add(&vi, err, errlen) < 0) return -1;
+    }
+  }
+  for (int k = 0; k < nbase; k++) {
+    if (set_open(s, base[k], KG_MOD_BASE, err, errlen)) return -1;
+    const kg_loaded_module *lm = &s->mod[s->nmods - 1];
+    for (int j = 0; j < s->nmods - 1; j++) {
+      if (s->role[j] != KG_MOD_BASE) continue;
+      for (size_t i = 0; i < lm->m->nvariants; i++)
+        if (kg_module_find(s->mod[j].m, lm->m->variants[i].name) >= 0)
+          return snprintf(err, errlen, "variant %s is defined twice: in base modules %.300s and %.300s (rename one)",
+                          lm->m->variants[i].name, s->mod[j].path, lm->path),
+                 -1;
+    }
+  }
+  return 0;
+}
+
+void kg_module_set_close(kg_module_set *s) {
+  for (int k = (int)(sizeof s->mod / sizeof s->mod[0]) - 1; k >= 0; k--) kg_module_close(&s->mod[k]);
+  s->nmods = 0;
+}

@@ -1,0 +1,96 @@
+/* The paired gate's rounds: which cells of a run are paired with the base
+ * module, running them in fresh worker processes round after round, and the
+ * verdicts (paired.h). The supervisor carries the paired cases like any
+ * other; this module decides what to send and what the answers mean. */
+#ifndef KG_PAIRRUN_H
+#define KG_PAIRRUN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "module.h"
+#include "paired.h"
+#include "results.h"
+#include "supervisor.h"
+#include "unchanged.h"
+
+/* A cell to time: the head variant against base_variant (a registry index)
+ * of kgate's own module (base_module 0) or the same name in the base module
+ * (base_module 1). */
+/* The interval's two-sided level. With a minimum effect on top, a false
+ * SLOWER needs the mean of the blocks beyond min effect + t * se, so the
+ * measured A/A rate sits far below 1 - this. */
+#define KG_PAIR_CONFIDENCE 0.99
+
+typedef struct kg_pair_job {
+  int variant, base_module, base_variant;
+  kg_dtype dtype;
+  size_t n;
+} kg_pair_job;
+
+/* The case a job times: its cell on the perf pattern of its dtype (timed:
+ * the absolute timing of a plain case, else a paired or probe case). */
+kg_case kg_pair_job_case(const kg_pair_job *j, int timed);
+
+typedef struct kg_pair_settings {
+  kg_pair_rule rule;     /* rule.min_effect is ignored: per cell from min_effect_pct or the size class */
+  double min_effect_pct; /* 0: kg_pair_min_effect by size */
+  int rounds, max_rounds;
+  double budget_s;       /* wall time rounds past `rounds` may take */
+  FILE *log;             /* a line per round (cells, undecided, seconds), or NULL */
+} kg_pair_settings;
+
+/* The cells of a run against a base module: every timed case that passed
+ * whose variant the base has for its dtype becomes a job; a timed case the
+ * base lacks is NEW; a timed case that failed is UNKNOWN; with all_variants,
+ * every base variant (and dtype) that this kgate lacks is MISSING at each
+ * timed (dtype, n). cells gets one entry per outcome (jobs first, in order),
+ * *jobs the jobs (cells[0 .. *njobs) belong to them). 0, or -1 out of memory. */
+/* Whether the base module has the variant (a registry index) for dt: its
+ * timed cases are then timed by the paired rounds alone. */
+int kg_pair_in_base(const kg_modinfo *base, int variant, kg_dtype dt);
+
+int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg_pair_cell **cells,
+                 size_t *ncells, kg_pair_job **jobs, size_t *njobs);
+
+/* Rounds at most (--max-rounds allows 64). */
+#define KG_PAIR_MAX_ROUNDS 64
+
+/* Times the jobs against their base (rp->pair: module and base variant, the
+ * same for every job; rp->pair.on is set here): `rounds` rounds of every job, then rounds of the
+ * undecided ones while budget_s and max_rounds allow; each round is one
+ * kg_supervise_devices call (fresh workers). cells[j] (j < njobs) get their
+ * statistics and verdicts. A job whose timing errored in every round is
+ * UNKNOWN with the worker's message. head (NULL: not wanted) gets each
+ * job's absolute timing from its head samples over the rounds. Returns 0, or the supervisor's -1/-2
+ * with err when no worker could start. */
+int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
+                   const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
+                   kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen);
+
+/* The rounds' absolute timings of one cell (n of them) as one: medians of
+ * the rounds' medians and quartiles (each round's q1 <= median <= q3 keeps
+ * that order), the least minimum, every sample counted, and the median's
+ * error as the rounds' median error over sqrt(n), the rounds being
+ * independent. n <= 0 gives an untimed (all zero) timing. */
+kg_timing kg_pair_combine_timing(const kg_timing *t, int n);
+
+/* The proof that cells are unchanged (unchanged.h): one untimed probe of
+ * every job in fresh workers (rp->pair: module and base variant; probe and
+ * on are set here), then, for each job whose head and base queued the same
+ * launches, the kernels' machine code at arch in the head and base tables.
+ * A proven job's cell becomes UNCHANGED with the evidence as its message and
+ * proven[j] = 1; log (NULL: none) gets a line per variant with a cell that
+ * was not proven, saying why for its first. Returns 0, or the supervisor's
+ * -1/-2 with err. */
+int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
+                  const kg_code_table *base, int arch, const kg_run_params *rp, const kg_super_opts *so,
+                  const kg_super_dev *devs, size_t ndev, kg_device_info *devinfo, int *proven, FILE *log, char *err,
+                  size_t errlen);
+
+/* Moves the proven jobs (and their cells) behind the others, keeping each
+ * side's order; returns how many are not proven (the jobs still to time). */
+size_t kg_pair_partition(kg_pair_job *jobs, kg_pair_cell *cells, size_t njobs, const int *proven);
+
+
+#endif
