@@ -1134,7 +1134,7 @@ END_TEST
  * and every format has its own option and its own file in a report folder. */
 START_TEST(test_cli_formats_from_table) {
   const kg_format *f = &kg_formats[_i];
-  ck_assert(f->name && f->option && f->file && f->about && f->write);
+  ck_assert(f->name && f->option && f->file && f->about && f->print);
   for (int k = 0; k < KG_NFORMATS; k++)
     if (k != _i) ck_assert(strcmp(f->option, kg_formats[k].option) && strcmp(f->file, kg_formats[k].file));
   kg_cli cli;

@@ -119,13 +119,13 @@ static void remove_dir(void) {
   rmdir(g_dir);
 }
 
-typedef int (*exporter)(const char *, const kg_run *, const kg_comparison *, char *, size_t);
+typedef kg_format_id exporter;
 
 /* Exports into the test's folder and returns the file's text (malloc'ed). */
 static char *export_text(exporter fn, const char *name, const kg_comparison *cmp) {
   char err[256] = "";
   snprintf(g_path, sizeof g_path, "%s/%s", g_dir, name);
-  ck_assert_msg(fn(g_path, &g_run, cmp, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_report_file(fn, g_path, &g_run, cmp, err, sizeof err) == 0, "%s", err);
   char *s = kgt_slurp(g_path);
   ck_assert_ptr_nonnull(s);
   return s;
@@ -170,7 +170,7 @@ enum { COL_STATUS = 5, COL_ABS_ERR = 8, COL_MEDIAN = 12, COL_SAMPLES = 16, COL_G
        COL_PRATIO = 27, COL_PLO = 28, COL_PHI = 29, COL_PMIN = 30, NCOLS = 31 };
 
 START_TEST(test_csv_header_and_rows) {
-  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char *text = export_text(KG_FMT_CSV, "r.csv", &g_cmp);
   ck_assert_int_eq(strncmp(text, k_header, strlen(k_header)), 0);
   ck_assert_int_eq(text[strlen(k_header)], '\n');
   size_t lines = 0;
@@ -187,7 +187,7 @@ START_TEST(test_csv_header_and_rows) {
 END_TEST
 
 START_TEST(test_csv_timed_row) {
-  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char *text = export_text(KG_FMT_CSV, "r.csv", &g_cmp);
   const char *l = csv_line(text, "reduce0_divergent,002,f32,1048576,");
   char f[64];
   ck_assert_ptr_nonnull(l);
@@ -210,7 +210,7 @@ START_TEST(test_csv_timed_row) {
 END_TEST
 
 START_TEST(test_csv_absent_values) {
-  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char *text = export_text(KG_FMT_CSV, "r.csv", &g_cmp);
   const char *crash = csv_line(text, "reduce7_shuffle,002,i32,33,exact,error,");
   const char *small = csv_line(text, "reduce0_divergent,002,f32,33,uniform,pass,");
   const char *untimed = csv_line(text, "two_pass,004,f32,1048576,uniform,fail,");
@@ -231,7 +231,7 @@ START_TEST(test_csv_absent_values) {
 END_TEST
 
 START_TEST(test_csv_quoting) {
-  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char *text = export_text(KG_FMT_CSV, "r.csv", &g_cmp);
   ck_assert_ptr_nonnull(strstr(text, ",\"sum is off, by one\",,,,,\n")); /* not paired: five empty fields */
   ck_assert_ptr_nonnull(strstr(text, ",\"worker said <&>\"\"' and died\",,,,,\n"));
   char f[64];
@@ -242,7 +242,7 @@ START_TEST(test_csv_quoting) {
 END_TEST
 
 START_TEST(test_csv_no_comparison) {
-  char *text = export_text(kg_export_csv, "r.csv", NULL);
+  char *text = export_text(KG_FMT_CSV, "r.csv", NULL);
   char f[64];
   csv_field(csv_line(text, "reduce0_divergent,002,f32,1048576,"), COL_VERDICT, f, sizeof f);
   ck_assert_str_eq(f, "");
@@ -272,14 +272,14 @@ static void assert_xml_well_formed(void) {
 }
 
 START_TEST(test_junit_well_formed) {
-  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   free(xml);
   assert_xml_well_formed();
 }
 END_TEST
 
 START_TEST(test_junit_counts) {
-  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   size_t c[4];
   /* reduce0: its two f32 checks pass, the perf case is SLOWER, the i32 sum is wrong. */
   ck_assert_msg(suite_counts(xml, "reduce0_divergent", c), "%s", xml);
@@ -299,7 +299,7 @@ START_TEST(test_junit_counts) {
 END_TEST
 
 START_TEST(test_junit_messages) {
-  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   ck_assert_msg(strstr(xml, "<testcase classname=\"kgate.reduce0_divergent\" name=\"i32 n=7 exact\">\n"
                             "      <failure message=\"got 5, expected 6, |err| 1, bound 0, err/bound inf: sum is off, "
                             "by one\"/>"),
@@ -315,7 +315,7 @@ START_TEST(test_junit_messages) {
 END_TEST
 
 START_TEST(test_junit_escaping) {
-  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   ck_assert_msg(strstr(xml, "<error message=\"worker said &lt;&amp;&gt;&quot;&apos; and died\"/>"), "%s", xml);
   ck_assert_ptr_null(strstr(xml, "<&>"));
   free(xml);
@@ -323,7 +323,7 @@ START_TEST(test_junit_escaping) {
 END_TEST
 
 START_TEST(test_junit_no_comparison) {
-  char *xml = export_text(kg_export_junit, "r.xml", NULL);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", NULL);
   size_t c[4];
   ck_assert(suite_counts(xml, "reduce0_divergent", c));
   ck_assert(c[0] == 4 && c[1] == 1); /* without a baseline no perf case can fail */
@@ -337,7 +337,7 @@ static const char k_ladder_header[] =
     "| variant | time (us) | GB/s | % of peak | step speedup | cumulative speedup | vs CUB | verdict |";
 
 START_TEST(test_markdown_summary) {
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(strstr(md, "NVIDIA H100 80GB HBM3 (CC 9.0, 132 SMs), peak 3352 GB/s, roofline 3000 GB/s"), "%s", md);
   ck_assert_ptr_nonnull(strstr(md, "2026-11-21T08:30:00Z"));
   ck_assert_ptr_nonnull(strstr(md, "abc123def456"));
@@ -348,12 +348,12 @@ START_TEST(test_markdown_summary) {
   ck_assert_ptr_null(strstr(md, "**Time**")); /* no phase times recorded */
   free(md);
   g_run.meta.phases = (kg_phases){1, 1.46, 0.08, 15.1, 0, 36.6, 0.01};
-  md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(strstr(md, "- **Time**: start-up 1.5 s, inputs and references 0.1 s, check 15.1 s, paired rounds 36.6 s\n"),
                 "%s", md);
   free(md);
   g_run.meta.phases = (kg_phases){1, 0.01, 0, 0.02, 0, 0, 0};
-  md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(strstr(md, "- **Time**: every phase under 0.1 s\n"), "%s", md);
   free(md);
   g_run.meta.phases.known = 0;
@@ -371,13 +371,13 @@ START_TEST(test_lint_in_every_report) {
                              .waived = &w, .nwaived = 1},
                             {.path = "/x/other.so", .ran = 0, .why = "no cuobjdump or nvdisasm here"}};
   g_run.lint = mods, g_run.nlint = 2;
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(strstr(md, "## Memory ordering (kgate lint)\n\n- libteam.so: 7 kernels, 2 tickets, **1 finding**\n"), "%s", md);
   ck_assert_msg(strstr(md, "  - \\_Z9bad\\_fencePKiPi (sm_90), release: 0x0110 STG.E \\[R2\\], R5 (k.cu:12) → "), "%s", md);
   ck_assert_msg(strstr(md, "  - kgate\\_single\\_pass: waived: tagged slots &lt;polled&gt; (2 findings)\n"), "%s", md);
   ck_assert_msg(strstr(md, "- other.so: not run: no cuobjdump or nvdisasm here\n"), "%s", md);
   free(md);
-  char *x = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *x = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   ck_assert_msg(strstr(x, "<testsuite name=\"lint\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"2\">"), "%s", x);
   ck_assert_msg(strstr(x, "<skipped message=\"waived: tagged slots &lt;polled&gt;\""), "%s", x);
   ck_assert_msg(strstr(x, "<failure message=\"1 finding; the first: _Z9bad_fencePKiPi (sm_90): release:"), "%s", x);
@@ -396,7 +396,7 @@ START_TEST(test_lint_in_every_report) {
 END_TEST
 
 START_TEST(test_markdown_regressions_first) {
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   const char *ladder = strstr(md, k_ladder_header);
   const char *slower = strstr(md, "| reduce0\\_divergent | f32 | 1048576 | SLOWER | 36.9 | 40.0 | +8.4 % | 5 % |");
   ck_assert_msg(ladder && slower, "%s", md);
@@ -409,7 +409,7 @@ START_TEST(test_markdown_regressions_first) {
 END_TEST
 
 START_TEST(test_markdown_ladder) {
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   const char *ladder = strstr(md, "## Ladder: f32, n = 1048576 (4 MiB)");
   ck_assert_msg(ladder != NULL, "%s", md);
   /* Harris' columns: the first rung has no speedups; reduce7 is 40/10 = 4x on
@@ -429,7 +429,7 @@ START_TEST(test_markdown_ladder) {
 END_TEST
 
 START_TEST(test_markdown_failed_cases) {
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(strstr(md, "| reduce0\\_divergent i32 n=7 exact | fail | 5 | 6 | 1 | 0 | inf | sum is off, by one |"), "%s",
                 md);
   ck_assert_msg(strstr(md, "| reduce7\\_shuffle i32 n=33 exact | error | | | | | | worker said &lt;&amp;&gt;\"' and died |"),
@@ -442,10 +442,10 @@ END_TEST
 START_TEST(test_markdown_warning_and_no_baseline) {
   snprintf(g_cmp.warning, sizeof g_cmp.warning, "baseline taken with driver 12080 / CUDA runtime 12080, this run "
                                                 "13000 / 13000: timings may shift");
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_ptr_nonnull(strstr(md, "this run 13000 / 13000: timings may shift"));
   free(md);
-  md = export_text(kg_export_markdown, "r.md", NULL);
+  md = export_text(KG_FMT_MD, "r.md", NULL);
   ck_assert_ptr_nonnull(strstr(md, "no baseline"));
   ck_assert_ptr_null(strstr(md, "## Regressions"));
   ck_assert_ptr_nonnull(strstr(md, k_ladder_header));
@@ -463,7 +463,7 @@ START_TEST(test_markdown_many_failures) {
     results[i] = (kg_result){.status = KG_ST_FAIL, .got = "1", .expected = "2", .abs_err = 1};
   }
   g_run.n = MANY, g_run.cases = cases, g_run.results = results;
-  char *md = export_text(kg_export_markdown, "r.md", NULL);
+  char *md = export_text(KG_FMT_MD, "r.md", NULL);
   ck_assert_ptr_nonnull(strstr(md, "| reduce1\\_strided i32 n=49 exact | fail |"));
   ck_assert_ptr_null(strstr(md, "| reduce1\\_strided i32 n=50 exact |"));
   ck_assert_ptr_nonnull(strstr(md, "\n... and 10 more\n"));
@@ -491,7 +491,7 @@ static void plant_hostile_text(void) {
 
 START_TEST(test_export_hostile_text) {
   plant_hostile_text();
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(!strchr(md, '<') && !strstr(md, "![") && !strchr(md, '\x1b'), "%s", md);
   for (const char *q = strstr(md, "]("); q; q = strstr(q + 1, "](")) /* no link: every ] escaped */
     ck_assert_msg(q[-1] == '\\', "a link in: %s", md);
@@ -510,7 +510,7 @@ START_TEST(test_export_hostile_text) {
   for (const char *q = row; *q && *q != '\n'; q++) cells += *q == '|' && q[-1] != '\\';
   ck_assert_msg(cells == 9, "%zu cell borders in: %.*s", cells, (int)strcspn(row, "\n"), row);
   free(md);
-  char *csv = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char *csv = export_text(KG_FMT_CSV, "r.csv", &g_cmp);
   size_t lines = 0;
   char f[256];
   for (const char *l = csv; *l; l = strchr(l, '\n') + 1) {
@@ -524,7 +524,7 @@ START_TEST(test_export_hostile_text) {
   csv_field(csv_line(csv, "reduce7_shuffle,002,i32,33,"), COL_MESSAGE, f, sizeof f);
   ck_assert_str_eq(f, "'@SUM(1)??]0;t?");
   free(csv);
-  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   ck_assert_msg(!strstr(xml, "<img") && !strchr(xml, '\x1b') && !strchr(xml, '\x0b'), "%s", xml);
   free(xml);
   assert_xml_well_formed();
@@ -535,7 +535,7 @@ END_TEST
 
 START_TEST(test_csv_paired_columns) {
   make_pairs();
-  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char *text = export_text(KG_FMT_CSV, "r.csv", &g_cmp);
   char f[64];
   size_t lines = 0;
   for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
@@ -574,7 +574,7 @@ END_TEST
 
 START_TEST(test_junit_paired_suite) {
   make_pairs();
-  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   size_t c[4];
   /* SLOWER fails; UNKNOWN, UNDECIDED and MISSING are skipped; SAME, FASTER and NEW pass. */
   ck_assert_msg(suite_counts(xml, "paired", c), "%s", xml);
@@ -613,7 +613,7 @@ END_TEST
 START_TEST(test_junit_paired_one_block_undecided) {
   make_pairs();
   g_pairs[4].stat.blocks = 1;
-  char *xml = export_text(kg_export_junit, "r.xml", NULL);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", NULL);
   ck_assert_msg(strstr(xml, "<skipped message=\"undecided: 1 block, an interval needs two or more\"/>"), "%s", xml);
   free(xml);
 }
@@ -623,7 +623,7 @@ END_TEST
 START_TEST(test_csv_paired_unchanged) {
   make_pairs();
   make_unchanged(1); /* cub_sum f32 2^20 */
-  char *text = export_text(kg_export_csv, "r.csv", &g_cmp);
+  char *text = export_text(KG_FMT_CSV, "r.csv", &g_cmp);
   char f[64];
   const char *cub = csv_line(text, "cub_sum,");
   ck_assert_ptr_nonnull(cub);
@@ -645,7 +645,7 @@ START_TEST(test_junit_paired_unchanged) {
   make_unchanged(1);
   make_unchanged(6);
   snprintf(g_pairs[6].message, sizeof g_pairs[6].message, "%s <&>\"'\x01", k_evidence);
-  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   size_t c[4];
   ck_assert_msg(suite_counts(xml, "paired", c), "%s", xml);
   ck_assert_msg(c[0] == NPAIRS && c[1] == 1 && c[2] == 0 && c[3] == 3, "%zu %zu %zu %zu", c[0], c[1], c[2], c[3]);
@@ -673,7 +673,7 @@ static const char *const k_pair_rows[] = {
 
 START_TEST(test_markdown_paired_first) {
   make_pairs();
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   const char *paired = strstr(md, "\n## Paired gate\n");
   const char *baseline = strstr(md, "\n## Against the stored baseline (advisory)\n");
   const char *ladder = strstr(md, "\n## Ladder: ");
@@ -703,7 +703,7 @@ START_TEST(test_markdown_paired_unchanged) {
   make_pairs();
   make_unchanged(1);
   make_unchanged(6);
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(strstr(md, "- **Paired verdicts**: 1 SLOWER, 1 UNKNOWN, 1 UNDECIDED, 1 MISSING, 0 FASTER, 0 NEW, 2 "
                            "SAME, 2 UNCHANGED\n"),
                 "%s", md);
@@ -721,7 +721,7 @@ START_TEST(test_markdown_paired_same_and_unchanged) {
   make_pairs();
   for (int i = 0; i < NPAIRS; i++) g_pairs[i].stat.verdict = KG_PV_SAME;
   make_unchanged(3);
-  char *md = export_text(kg_export_markdown, "r.md", NULL);
+  char *md = export_text(KG_FMT_MD, "r.md", NULL);
   ck_assert_msg(strstr(md, "\nNo paired cell changed beyond the minimum effect.\n\n7 cells are SAME.\n\n1 cell "
                            "UNCHANGED: identical machine code"),
                 "%s", md);
@@ -729,7 +729,7 @@ START_TEST(test_markdown_paired_same_and_unchanged) {
   ck_assert_ptr_null(strstr(md, "All 8"));
   free(md);
   for (int i = 0; i < NPAIRS; i++) make_unchanged((size_t)i);
-  md = export_text(kg_export_markdown, "r.md", NULL);
+  md = export_text(KG_FMT_MD, "r.md", NULL);
   ck_assert_msg(strstr(md, "0 NEW, 0 SAME, 8 UNCHANGED\n\nNo paired cell changed beyond the minimum effect.\n\n"
                            "8 cells UNCHANGED: "),
                 "%s", md);
@@ -741,13 +741,13 @@ END_TEST
 START_TEST(test_markdown_paired_all_same) {
   make_pairs();
   for (int i = 0; i < NPAIRS; i++) g_pairs[i].stat.verdict = KG_PV_SAME;
-  char *md = export_text(kg_export_markdown, "r.md", NULL);
+  char *md = export_text(KG_FMT_MD, "r.md", NULL);
   ck_assert_msg(strstr(md, "\nAll 8 paired cells are SAME: no change beyond the minimum effect.\n"), "%s", md);
   ck_assert_ptr_null(strstr(md, "| verdict | variant |"));
   ck_assert_ptr_null(strstr(md, "no baseline to compare with")); /* the paired gate is the comparison */
   free(md);
   g_run.npairs = 0;
-  md = export_text(kg_export_markdown, "r.md", NULL);
+  md = export_text(KG_FMT_MD, "r.md", NULL);
   ck_assert_msg(strstr(md, "\nNo cell was paired"), "%s", md);
   ck_assert_ptr_null(strstr(md, "All 0"));
   free(md);
@@ -766,7 +766,7 @@ START_TEST(test_markdown_paired_many) {
   }
   cells[MANY - 1] = g_pairs[3];
   g_run.pairs = cells, g_run.npairs = MANY;
-  char *md = export_text(kg_export_markdown, "r.md", NULL);
+  char *md = export_text(KG_FMT_MD, "r.md", NULL);
   const char *header = strstr(md, "| verdict | variant |");
   const char *slow = strstr(md, "| **SLOWER** | reduce0\\_divergent |");
   const char *und = strstr(md, "| UNDECIDED |");
@@ -788,7 +788,7 @@ START_TEST(test_export_paired_hostile_text) {
   snprintf(g_run.pair.base_version, sizeof g_run.pair.base_version, "*b*\"'&");
   snprintf(g_pairs[3].variant, sizeof g_pairs[3].variant, "<b>v|x</b>\x1b]0;t\x07");
   snprintf(g_pairs[2].message, sizeof g_pairs[2].message, "%s\n| a | b |\r\x01", k_xss);
-  char *md = export_text(kg_export_markdown, "r.md", &g_cmp);
+  char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(!strchr(md, '<') && !strstr(md, "![") && !strchr(md, '\x1b') && !strchr(md, '\x07'), "%s", md);
   for (const char *q = strstr(md, "]("); q; q = strstr(q + 1, "](")) ck_assert_msg(q[-1] == '\\', "a link in: %s", md);
   ck_assert_msg(strstr(md, "- **Base module**: &lt;img src=x onerror=alert(1)&gt;\\|\\[x\\](javascript:alert(1)) \\| "
@@ -803,7 +803,7 @@ START_TEST(test_export_paired_hostile_text) {
     ck_assert_msg(borders == 13, "%zu cell borders in: %.*s", borders, (int)strcspn(row, "\n"), row);
   }
   free(md);
-  char *xml = export_text(kg_export_junit, "r.xml", &g_cmp);
+  char *xml = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
   ck_assert_msg(!strstr(xml, "<img") && !strstr(xml, "<b>") && !strchr(xml, '\x1b') && !strchr(xml, '\x01'), "%s", xml);
   ck_assert_msg(strstr(xml, "classname=\"kgate.paired.&lt;b&gt;v|x&lt;/b&gt;?]0;t?\""), "%s", xml);
   free(xml);
@@ -812,10 +812,10 @@ START_TEST(test_export_paired_hostile_text) {
 END_TEST
 
 START_TEST(test_export_unwritable) {
-  exporter fns[] = {kg_export_csv, kg_export_junit, kg_export_markdown};
+  exporter fns[] = {KG_FMT_CSV, KG_FMT_JUNIT, KG_FMT_MD};
   for (int k = 0; k < 3; k++) {
     char err[256] = "";
-    ck_assert_int_eq(fns[k]("/nonexistent-kgate-dir/out", &g_run, &g_cmp, err, sizeof err), -1);
+    ck_assert_int_eq(kg_report_file(fns[k], "/nonexistent-kgate-dir/out", &g_run, &g_cmp, err, sizeof err), -1);
     ck_assert(err[0] != '\0');
   }
   ck_assert_int_eq(access("/nonexistent-kgate-dir/out", F_OK), -1);

@@ -201,7 +201,10 @@ START_TEST(test_report_control_characters) {
   kg_comparison cmp = {.n = 1, .rows = &row, .warning = "driver \x1b[2J"};
   cmp.count[KG_V_MISSING] = 1;
   FILE *f = open_memstream(&g_text, &g_len);
-  kg_report_perf(f, &run, &cmp);
+  kg_rdoc doc;
+  ck_assert_int_eq(kg_rdoc_build(&doc, &run, &cmp), 0);
+  kg_report_perf(f, &doc);
+  kg_rdoc_free(&doc);
   kg_report_compare(f, &cmp);
   fclose(f);
   assert_no_control_bytes(g_text);
@@ -228,7 +231,10 @@ static char *report_pairs(kg_pair_cell *cells, size_t n) {
                             .base_version = "0.1.0", .confidence = 0.99, .copies = 4, .rounds = 2, .max_rounds = 6};
   FILE *f = open_memstream(&g_text, &g_len);
   ck_assert_ptr_nonnull(f);
-  kg_report_pairs(f, &run);
+  kg_rdoc doc;
+  ck_assert_int_eq(kg_rdoc_build(&doc, &run, NULL), 0);
+  kg_report_pairs(f, &doc);
+  kg_rdoc_free(&doc);
   fclose(f);
   return g_text;
 }

@@ -50,12 +50,10 @@ static void add_case_phases(kg_run *run) {
   }
 }
 
-static int write_reports(const char *const *reports, const kg_run *run, const kg_comparison *cmp) {
+/* The report files asked for and the step summary, from one report model. */
+static int write_reports(const char *const *reports, const kg_rdoc *doc) {
   char err[512];
-  int rc = 0;
-  for (int f = 0; f < KG_NFORMATS; f++)
-    if (reports[f] && kg_formats[f].write(reports[f], run, cmp, err, sizeof err))
-      rc = -1, fprintf(stderr, "kgate: %s\n", err);
+  int rc = kg_report_files(reports, doc, stderr);
   const char *summary = getenv("GITHUB_STEP_SUMMARY");
   if (summary && *summary) {
     /* The step summary is appended to, never replaced: write, then copy in. */
@@ -63,10 +61,19 @@ static int write_reports(const char *const *reports, const kg_run *run, const kg
     int fd = mkstemp(tmp);
     if (fd >= 0) close(fd);
     else snprintf(err, sizeof err, "cannot write %s: %s", tmp, strerror(errno));
-    if (fd < 0 || kg_export_markdown(tmp, run, cmp, err, sizeof err) || kg_append_file(summary, tmp, err, sizeof err))
+    if (fd < 0 || kg_report_write(KG_FMT_MD, tmp, doc, err, sizeof err) || kg_append_file(summary, tmp, err, sizeof err))
       rc = -1, fprintf(stderr, "kgate: GITHUB_STEP_SUMMARY: %s\n", err);
     if (fd >= 0) unlink(tmp);
   }
+  return rc;
+}
+
+/* The same, building the model of run and cmp (NULL: no baseline) for it. */
+static int write_run_reports(const char *const *reports, const kg_run *run, const kg_comparison *cmp) {
+  kg_rdoc doc;
+  kg_rdoc_build(&doc, run, cmp); /* out of memory: each write says so */
+  int rc = write_reports(reports, &doc);
+  kg_rdoc_free(&doc);
   return rc;
 }
 
@@ -387,7 +394,7 @@ static int write_interrupted(const kg_gate_opts *go, kg_run *run, const kg_devic
   snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(sig));
   kg_counts c = kg_count_results(run->results, run->n);
   kg_report_check(stdout, run->cases, run->results, run->n, &dev, wall, go->verbose);
-  write_reports(go->reports, run, NULL);
+  write_run_reports(go->reports, run, NULL);
   fprintf(stderr, "kgate: interrupted by %s: %zu of %zu cases not run; the reports asked for are written, marked incomplete\n",
           kg_super_signal_name(sig), c.pending, run->n);
   kg_run_free(run);
@@ -677,14 +684,17 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   int have_cmp = 0, bad_baseline = 0;
   size_t lint_findings = 0;
   for (size_t k = 0; k < run->nlint; k++) lint_findings += run->lint[k].nitems;
+  if (timing && measured) bad_baseline = compare_with_baseline(go, run, &cmp, &have_cmp) != 0;
+  run->meta.phases.reports_s = kg_now_s() - t0; /* the model below says it: the terminal's lines take no more */
+  kg_rdoc doc;
+  kg_rdoc_build(&doc, run, have_cmp ? &cmp : NULL); /* out of memory: each write says so */
   if (measured) kg_report_lint(stdout, run);
-  if (timing && measured) {
-    bad_baseline = compare_with_baseline(go, run, &cmp, &have_cmp) != 0;
-    kg_report_perf(stdout, run, have_cmp ? &cmp : NULL);
-    if (run->pair.on) kg_report_pairs(stdout, run);
+  if (timing && measured && !doc.oom) {
+    kg_report_perf(stdout, &doc);
+    if (run->pair.on) kg_report_pairs(stdout, &doc);
   }
-  run->meta.phases.reports_s = kg_now_s() - t0;
-  int bad_reports = measured && write_reports(go->reports, run, have_cmp ? &cmp : NULL) != 0;
+  int bad_reports = measured && write_reports(go->reports, &doc) != 0;
+  kg_rdoc_free(&doc);
   /* Charts come last: without gnuplot every other output is already written. */
   int plots = KG_EXIT_OK;
   if (timing && measured && go->plots) {
@@ -928,7 +938,7 @@ int kg_gate_compare(const kg_compare_opts *co) {
             !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
     if (k.failed || k.errored)
       fprintf(out, "failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
-    int bad_reports = write_reports(co->reports, &run, &cmp) != 0;
+    int bad_reports = write_run_reports(co->reports, &run, &cmp) != 0;
     if (co->json && kg_comparison_write(co->json, &cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
       bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;

@@ -260,15 +260,18 @@ static const kg_html_link k_history_file = {"history.jsonl", "the history this p
 /* The output formats' files and history.jsonl into dir; links gets the page's list. */
 static int report_files(const kg_publish_opts *po, const char *dir, const kg_run *run, const kg_comparison *cmp,
                         kg_html_link *links) {
-  char err[1024], path[PATH_MAX + 64];
+  char err[1024], path[PATH_MAX + 64], paths[KG_NFORMATS][PATH_MAX + 64];
+  const char *to[KG_NFORMATS];
   for (int f = 0; f < KG_NFORMATS; f++) {
     links[f] = (kg_html_link){kg_formats[f].file, kg_formats[f].about};
-    snprintf(path, sizeof path, "%s/%s", dir, kg_formats[f].file);
-    if (kg_formats[f].write(path, run, cmp, err, sizeof err)) {
-      fprintf(stderr, "kgate: %s\n", err);
-      return -1;
-    }
+    snprintf(paths[f], sizeof paths[f], "%s/%s", dir, kg_formats[f].file);
+    to[f] = paths[f];
   }
+  kg_rdoc doc;
+  kg_rdoc_build(&doc, run, cmp);
+  int rc = kg_report_files(to, &doc, stderr);
+  kg_rdoc_free(&doc);
+  if (rc) return -1;
   links[KG_NFORMATS] = k_history_file;
   snprintf(path, sizeof path, "%s/%s", dir, k_history_file.href);
   if (po->history && copy_file(po->history, path, err, sizeof err)) {

@@ -253,6 +253,23 @@ static int dump_list(FILE *f, json_t *a) {
   return bad | (fputs(json_array_size(a) ? "\n]" : "]", f) == EOF);
 }
 
+int kg_json_put(FILE *f, json_t *doc, const char *list_key) {
+  if (!json_is_object(doc)) return -1;
+  const char *key;
+  json_t *v;
+  int bad = fputs("{", f) == EOF, first = 1;
+  json_object_foreach(doc, key, v) {
+    json_t *k = json_string(key);
+    bad |= !k || fputs(first ? "" : ",\n", f) == EOF || dump_any(f, k) != 0 || fputs(":", f) == EOF;
+    json_decref(k);
+    if (list_key && strcmp(key, list_key) == 0 && json_is_array(v)) bad |= dump_list(f, v);
+    else bad |= dump_any(f, v) != 0;
+    first = 0;
+  }
+  bad |= fputs("}\n", f) == EOF;
+  return bad ? -1 : 0;
+}
+
 int kg_json_write(const char *path, json_t *doc, const char *list_key, char *err, size_t errlen) {
   kg_outfile o;
   if (!json_is_object(doc)) {
@@ -261,19 +278,7 @@ int kg_json_write(const char *path, json_t *doc, const char *list_key, char *err
   }
   if (kg_out_open(&o, path, err, errlen)) return -1;
   errno = 0; /* set below only by a failed write; else the failure was memory */
-  const char *key;
-  json_t *v;
-  int bad = fputs("{", o.f) == EOF, first = 1;
-  json_object_foreach(doc, key, v) {
-    json_t *k = json_string(key);
-    bad |= !k || fputs(first ? "" : ",\n", o.f) == EOF || dump_any(o.f, k) != 0 || fputs(":", o.f) == EOF;
-    json_decref(k);
-    if (list_key && strcmp(key, list_key) == 0 && json_is_array(v)) bad |= dump_list(o.f, v);
-    else bad |= dump_any(o.f, v) != 0;
-    first = 0;
-  }
-  bad |= fputs("}\n", o.f) == EOF;
-  if (bad) {
+  if (kg_json_put(o.f, doc, list_key)) {
     snprintf(err, errlen, "cannot write %s: %s", path, errno ? strerror(errno) : "out of memory");
     kg_out_abort(&o);
     return -1;

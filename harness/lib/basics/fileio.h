@@ -48,6 +48,9 @@ json_t *kg_json_real(double v);
  * its own line and each element of the array under list_key (may be NULL) on
  * its own line: small git diffs, greppable. Reals get 15 significant digits.
  * 0, or -1 with err. */
+/* doc as kg_json_write lays it out, onto f: 0, or -1 (not an object, out of
+ * memory, or a write error: errno says which when it is set). */
+int kg_json_put(FILE *f, json_t *doc, const char *list_key);
 int kg_json_write(const char *path, json_t *doc, const char *list_key, char *err, size_t errlen);
 /* Parses a file holding one JSON object: a regular file of at most
  * KG_JSON_MAX bytes (kg_in_open). 0 with *doc (the caller decrefs); 1 when

@@ -309,7 +309,7 @@ int kg_variants_write(const char *path, char *err, size_t errlen) {
   return rc;
 }
 
-int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen) {
+json_t *kg_results_json(const kg_run *run) {
   json_t *cases = json_array();
   for (size_t i = 0; cases && i < run->n; i++)
     if (json_array_append_new(cases, case_json(run, i))) json_decref(cases), cases = NULL;
@@ -320,7 +320,12 @@ int kg_results_write(const char *path, const kg_run *run, char *err, size_t errl
   if (doc && run->pair.on) json_object_set_new(doc, "paired", paired_json(run));
   json_t *lint = doc && run->nlint ? lint_json(run) : NULL;
   if (doc && run->nlint && (!lint || json_object_set_new(doc, "lint", lint))) json_decref(doc), doc = NULL;
-  int rc = kg_json_write(path, doc, "cases", err, errlen);
+  return doc;
+}
+
+int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen) {
+  json_t *doc = kg_results_json(run);
+  int rc = kg_json_write(path, doc, KG_RESULTS_LIST, err, errlen);
   json_decref(doc);
   return rc;
 }

@@ -79,6 +79,10 @@ typedef struct kg_run {
   kg_pair_cell *pairs; /* malloc'ed: regressions first (see pairrun.h) */
 } kg_run;
 
+/* The results JSON of run (NULL when memory ran out); its list of cases,
+ * KG_RESULTS_LIST, is written one case a line (kg_json_put). */
+json_t *kg_results_json(const kg_run *run);
+#define KG_RESULTS_LIST "cases"
 /* Writes the results JSON atomically ("-" for stdout). 0, or -1 with err. */
 int kg_results_write(const char *path, const kg_run *run, char *err, size_t errlen);
 /* `kgate list --json`: every real variant in the registry with its facts, as

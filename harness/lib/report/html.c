@@ -63,9 +63,9 @@ static void attr(FILE *f, const char *name, const char *value) {
 
 /* Three significant digits, no exponent: read by eye, as in the Markdown. */
 static void sig3(FILE *f, double v) {
-  int mag = v != 0 && isfinite(v) ? (int)floor(log10(fabs(v))) : 0;
-  if (mag < -6 || mag > 15) fprintf(f, "%.3g", v);
-  else fprintf(f, "%.*f", mag >= 2 ? 0 : 2 - mag, v);
+  char b[48];
+  kg_rm_sig3(v, b, sizeof b);
+  fputs(b, f);
 }
 
 
@@ -187,6 +187,13 @@ static void row_open(FILE *f, kg_severity s) {
   else fputs("<tr><td class=\"l\">", f);
 }
 
+/* A cell of the report model: everything escaped, a ratio with its sign. */
+static void cell(FILE *f, const kg_rm_cell *c) {
+  if (!c->text) return;
+  esc(f, c->text);
+  if (c->flags & KG_RM_TIMES) fputs("&times;", f);
+}
+
 static void head(FILE *f, const kg_run *run) {
   char date[48];
   kg_date_label(run->meta.date, date, sizeof date);
@@ -244,14 +251,46 @@ static void verdict(FILE *f, const kg_html_page *p) {
 static void findings(FILE *f, const kg_html_page *p);
 static void headline(FILE *f, const char *dir, const kg_html_page *p);
 
-static void summary(FILE *f, const char *dir, const kg_html_page *p) {
-  const kg_run_meta *m = &p->run->meta;
-  const kg_device_info *d = &m->dev;
-  char date[48], l2[32], drv[16], rt[16];
-  kg_date_label(m->date, date, sizeof date);
+/* The run in a list: the GPU, the checks, each comparison's counts, the history. */
+static void summary_list(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
+  const kg_device_info *d = &p->run->meta.dev;
+  char l2[32], drv[16], rt[16];
   kg_bytes_label((double)d->l2_bytes, l2, sizeof l2);
   kg_cuda_version_label(d->driver_version, drv, sizeof drv);
   kg_cuda_version_label(d->runtime_version, rt, sizeof rt);
+  fprintf(f, "<ul>\n<li>GPU: compute capability %d.%d, %d SMs, L2 %s", d->cc_major, d->cc_minor, d->sms, l2);
+  if (d->peak_gbps > 0) fprintf(f, ", theoretical peak %.0f GB/s", d->peak_gbps);
+  if (d->roofline_gbps > 0) fprintf(f, ", measured roofline %.0f GB/s", d->roofline_gbps);
+  fprintf(f, ", driver %s, CUDA runtime %s</li>\n", drv, rt);
+  fputs("<li>Checks: ", f);
+  esc(f, doc->checks);
+  fputs("</li>\n", f);
+  if (p->cmp) {
+    fputs("<li>Performance against ", f);
+    esc(f, p->baseline ? p->baseline : "the baseline");
+    fputs(p->run->pair.on ? " (advisory: the paired gate decides): " : ": ", f);
+    esc(f, doc->perf_counts);
+    fputs("</li>\n", f);
+  } else if (!p->run->pair.on) {
+    fputs("<li>Performance: no baseline to compare with</li>\n", f);
+  }
+  if (p->run->pair.on) {
+    fputs("<li>Paired gate against ", f);
+    for (size_t k = 0; k < doc->paired.module.nparts; k++) cell(f, &doc->paired.module.parts[k]);
+    fputs(": ", f);
+    esc(f, doc->paired.counts);
+    fputs("</li>\n", f);
+  }
+  if (p->history) fprintf(f, "<li>History: %zu run%s, %zu step change%s</li>\n", p->history->n,
+                          p->history->n == 1 ? "" : "s", p->nsteps, p->nsteps == 1 ? "" : "s");
+  fputs("</ul>\n", f);
+}
+
+static void summary(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *doc) {
+  const kg_run_meta *m = &p->run->meta;
+  const kg_device_info *d = &m->dev;
+  char date[48];
+  kg_date_label(m->date, date, sizeof date);
   fputs("<h1>kgate nightly: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
   fputs("</h1>\n", f);
@@ -275,42 +314,10 @@ static void summary(FILE *f, const char *dir, const kg_html_page *p) {
   /* The first screen: the open findings and the charts themselves; the details after them. */
   findings(f, p);
   headline(f, dir, p);
-  fprintf(f, "<ul>\n<li>GPU: compute capability %d.%d, %d SMs, L2 %s", d->cc_major, d->cc_minor, d->sms, l2);
-  if (d->peak_gbps > 0) fprintf(f, ", theoretical peak %.0f GB/s", d->peak_gbps);
-  if (d->roofline_gbps > 0) fprintf(f, ", measured roofline %.0f GB/s", d->roofline_gbps);
-  fprintf(f, ", driver %s, CUDA runtime %s</li>\n", drv, rt);
-  kg_counts k = kg_count_results(p->run->results, p->run->n);
-  fprintf(f, "<li>Checks: %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic",
-          k.cases, k.passed, k.failed, k.errored, k.unsupported, k.nondeterministic);
-  if (k.pending) fprintf(f, ", %zu not run", k.pending);
-  fputs("</li>\n", f);
-  if (p->cmp) {
-    static const kg_verdict order[] = {KG_V_SLOWER, KG_V_UNKNOWN, KG_V_MISSING, KG_V_FASTER, KG_V_NEW, KG_V_SAME};
-    fputs("<li>Performance against ", f);
-    esc(f, p->baseline ? p->baseline : "the baseline");
-    fputs(p->run->pair.on ? " (advisory: the paired gate decides):" : ":", f);
-    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-      fprintf(f, "%s %zu %s", i ? "," : "", p->cmp->count[order[i]], kg_verdict_name(order[i]));
-    fputs("</li>\n", f);
-  } else if (!p->run->pair.on) {
-    fputs("<li>Performance: no baseline to compare with</li>\n", f);
-  }
-  if (p->run->pair.on) {
-    const kg_pair_meta *pm = &p->run->pair;
-    size_t count[KG_NPVERDICTS] = {0};
-    kg_pair_count(p->run->pairs, p->run->npairs, count);
-    fputs("<li>Paired gate against ", f);
-    kg_export_base(f, pm, esc);
-    fputc(':', f);
-    kg_export_pair_counts(f, count);
-    fputs("</li>\n", f);
-  }
-  if (p->history) fprintf(f, "<li>History: %zu run%s, %zu step change%s</li>\n", p->history->n,
-                          p->history->n == 1 ? "" : "s", p->nsteps, p->nsteps == 1 ? "" : "s");
-  fputs("</ul>\n", f);
-  if (p->cmp && p->cmp->warning[0]) {
+  summary_list(f, p, doc);
+  if (doc->warning) {
     fprintf(f, "<p class=\"box %s\">", sev(KG_SEV_NOTICE)); /* another card, driver: routine */
-    esc(f, p->cmp->warning);
+    esc(f, doc->warning);
     fputs("</p>\n", f);
   }
 }
@@ -550,123 +557,63 @@ static void links(FILE *f, const char *dir, const kg_html_page *p) {
   if (shown) fputs("</ul>\n", f);
 }
 
-static int is_regression(kg_verdict v) { return v == KG_V_SLOWER || v == KG_V_UNKNOWN || v == KG_V_MISSING; }
-
-static void regressions(FILE *f, const kg_comparison *cmp, int paired) {
-  size_t shown = 0;
-  for (size_t i = 0; cmp && i < cmp->n; i++) {
-    const kg_cmp_row *r = &cmp->rows[i];
-    if (!is_regression(r->verdict)) continue;
-    if (!shown++) {
-      /* gate.c: with a paired result the stored baseline never fails the gate. */
-      fputs(paired ? "<h2 id=\"regressions\">Against the stored baseline (advisory)</h2>\n"
-                   : "<h2 id=\"regressions\">Regressions</h2>\n",
-            f);
-      fputs("<table>\n<tr><th class=\"l\">variant</th><th class=\"l\">dtype"
-            "</th><th>n</th><th class=\"l\">verdict</th><th>baseline (&micro;s)</th><th>now (&micro;s)</th>"
-            "<th>change</th><th>tolerance</th></tr>\n",
-            f);
+/* A table of the report model, coloured by each row's level. */
+static void table(FILE *f, const kg_rm_table *t, size_t rows) {
+  fputs("<table>\n<tr>", f);
+  for (size_t k = 0; k < t->ncols; k++) {
+    fputs(t->cols[k].left ? "<th class=\"l\">" : "<th>", f);
+    esc(f, t->cols[k].name);
+    if (t->cols[k].unit) fprintf(f, " (%s)", strcmp(t->cols[k].unit, "us") ? t->cols[k].unit : "&micro;s");
+    fputs("</th>", f);
+  }
+  fputs("</tr>\n", f);
+  for (size_t i = 0; i < t->nrows && i < rows; i++) {
+    const kg_rm_row *r = &t->rows[i];
+    row_open(f, r->sev);
+    cell(f, &r->cells[0]);
+    for (size_t k = 1; k < t->ncols; k++) {
+      fputs(t->cols[k].left ? "</td><td class=\"l\">" : "</td><td>", f);
+      cell(f, &r->cells[k]);
     }
-    row_open(f, r->verdict == KG_V_SLOWER ? KG_SEV_REGRESSION : KG_NSEVERITIES);
-    esc(f, r->variant);
-    fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td class=\"l\">%s</td><td>", kg_dtype_get(r->dtype)->name,
-            r->n, kg_verdict_name(r->verdict));
-    if (r->base_us > 0) sig3(f, r->base_us);
-    fputs("</td><td>", f);
-    if (r->now_us > 0) sig3(f, r->now_us);
-    fputs("</td><td>", f);
-    if (r->base_us > 0 && r->now_us > 0) fprintf(f, "%+.1f %%", r->change * 100);
-    fprintf(f, "</td><td>%.3g %%</td></tr>\n", r->tol * 100);
+    fputs("</td></tr>\n", f);
   }
-  if (shown) fputs("</table>\n", f);
-}
-
-static void pair_row(FILE *f, const kg_pair_cell *c) {
-  static const kg_severity row_sev[KG_NPVERDICTS] = {
-      [KG_PV_SAME] = KG_NSEVERITIES,       [KG_PV_SLOWER] = KG_SEV_REGRESSION, [KG_PV_FASTER] = KG_SEV_GOOD,
-      [KG_PV_UNDECIDED] = KG_SEV_NOTICE,   [KG_PV_UNKNOWN] = KG_SEV_NOTICE,    [KG_PV_MISSING] = KG_SEV_NOTICE,
-      [KG_PV_NEW] = KG_NSEVERITIES,        [KG_PV_UNCHANGED] = KG_NSEVERITIES};
-  const kg_pair_stat *s = &c->stat;
-  row_open(f, (unsigned)s->verdict < KG_NPVERDICTS ? row_sev[s->verdict] : KG_NSEVERITIES);
-  fprintf(f, "%s</td><td class=\"l\">", kg_pverdict_name(s->verdict));
-  esc(f, c->variant); /* from the results file */
-  fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td>", kg_dtype_get(c->dtype)->name, c->n);
-  if (s->blocks > 0) {
-    fputs("<td>", f);
-    sig3(f, s->head_us);
-    fputs("</td><td>", f);
-    sig3(f, s->base_us);
-    fprintf(f, "</td><td>%+.2f %%</td><td>[%+.2f %%, %+.2f %%]</td><td>%.3g %%</td><td>%d</td>", 100 * (s->ratio - 1),
-            100 * (s->lo - 1), 100 * (s->hi - 1), 100 * c->min_effect, s->blocks);
-  } else {
-    fputs("<td></td><td></td><td></td><td></td><td></td><td></td>", f);
-  }
-  fprintf(f, "<td>%d</td><td class=\"l\">", c->rounds);
-  if (s->verdict == KG_PV_MISSING) fputs("only the base module has it", f);
-  else if (s->verdict == KG_PV_NEW) fputs("the base module has no such variant for this dtype", f);
-  else if (s->verdict == KG_PV_UNDECIDED && s->blocks < 2) fputs("fewer than two blocks: no interval", f);
-  else if (s->verdict == KG_PV_UNCHANGED) {
-    fputs("not timed: ", f); /* the evidence, from the results file */
-    esc(f, c->message[0] ? c->message : KG_PV_UNCHANGED_ABOUT);
-  } else esc(f, c->message); /* UNKNOWN: why, from the results file */
-  fputs("</td></tr>\n", f);
-}
-
-/* The paired gate's cells, regressions first whatever order the file had:
- * with a paired result they decide the gate (gate.c), so they come first. */
-static void paired(FILE *f, const kg_run *run) {
-  if (!run->pair.on) return;
-  fputs("<h2 id=\"paired\">Paired gate</h2>\n", f);
-  if (!run->npairs) {
-    fputs("<p>No cell was paired: the base module shares no timed (variant, dtype, n) with this run.</p>\n", f);
-    return;
-  }
-  static const char unchanged_note[] = "UNCHANGED: " KG_PV_UNCHANGED_ABOUT ", so not timed (the evidence is in "
-                                       "its row). ";
-  size_t unchanged = 0;
-  for (size_t i = 0; i < run->npairs; i++) unchanged += run->pairs[i].stat.verdict == KG_PV_UNCHANGED;
-  fprintf(f, "<p class=\"caption\">Change is head/base &minus; 1 (positive: head is slower), from blocks timed side by "
-             "side in one process; the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs "
-             "the whole interval beyond the minimum effect, SAME needs it wholly inside; anything else is UNDECIDED. "
-             "%s%d input copies, %d&ndash;%d rounds, %.1f s.</p>\n",
-          100 * run->pair.confidence, unchanged ? unchanged_note : "", run->pair.copies, run->pair.rounds,
-          run->pair.max_rounds, run->pair.wall_s);
-  fputs("<table>\n<tr><th class=\"l\">verdict</th><th class=\"l\">variant</th><th class=\"l\">dtype</th><th>n</th>"
-        "<th>head (&micro;s)</th><th>base (&micro;s)</th><th>change</th><th>interval</th><th>min effect</th>"
-        "<th>blocks</th><th>rounds</th><th class=\"l\">why</th></tr>\n",
-        f);
-  for (size_t k = 0; k < KG_NPVERDICTS; k++)
-    for (size_t i = 0; i < run->npairs; i++)
-      if (run->pairs[i].stat.verdict == kg_pverdict_order[k]) pair_row(f, &run->pairs[i]);
   fputs("</table>\n", f);
 }
 
-/* A failed case: its cells in order, each after its opening markup; got,
- * expected and the error ratio only for a wrong result. */
-static void failed_row(FILE *f, const kg_case *c, const kg_result *r) {
-  static const char *const open[] = {"<tr class=\"failure\"><td class=\"l\">", "</td><td class=\"l\">", "</td><td>",
-                                     "</td><td>", "</td><td>", "</td><td class=\"l\">"};
-  char label[160], ratio[32] = "";
-  kg_case_label(c, label, sizeof label);
-  int wrong = r->status == KG_ST_FAIL;
-  if (wrong) snprintf(ratio, sizeof ratio, "%.3g", r->ratio);
-  const char *cell[] = {label, kg_status_name(r->status), wrong ? r->got : "", wrong ? r->expected : "", ratio,
-                        r->message};
-  for (size_t k = 0; k < sizeof cell / sizeof cell[0]; k++) {
-    fputs(open[k], f);
-    esc(f, cell[k]);
-  }
-  fputs("</td></tr>\n", f);
+static void regressions(FILE *f, const kg_rdoc *d) {
+  if (!d->regressions.nrows) return;
+  fputs("<h2 id=\"regressions\">", f);
+  esc(f, d->regressions_title);
+  fputs("</h2>\n", f);
+  table(f, &d->regressions, d->regressions.nrows);
 }
 
-static void failed(FILE *f, const kg_run *run) {
-  size_t more;
-  if (kg_export_failed(f, run, KG_HTML_MAX_FAILED,
-                       "<h2 id=\"failed\">Failed cases</h2>\n<table>\n<tr><th class=\"l\">case</th><th class=\"l\">"
-                       "status</th><th>got</th><th>expected</th><th>error / bound</th><th class=\"l\">why</th></tr>\n",
-                       failed_row, &more))
-    fputs("</table>\n", f);
-  if (more) fprintf(f, "<p>... and %zu more (see the results files).</p>\n", more);
+/* The paired gate's cells, every one, regressions first whatever order the
+ * file had: with a paired result they decide the gate (gate.c), so they come first. */
+static void paired(FILE *f, const kg_rdoc *d) {
+  const kg_rm_paired *p = &d->paired;
+  if (!d->run->pair.on) return;
+  fputs("<h2 id=\"paired\">Paired gate</h2>\n", f);
+  if (!d->run->npairs) {
+    fputs("<p>", f);
+    esc(f, p->state);
+    fputs("</p>\n", f);
+    return;
+  }
+  fputs("<p class=\"caption\">", f);
+  esc(f, p->method);
+  fputc(' ', f);
+  esc(f, p->setting);
+  fputs(".</p>\n", f);
+  table(f, &p->cells, p->cells.nrows);
+}
+
+static void failed(FILE *f, const kg_rdoc *d) {
+  if (!d->failed.nrows) return;
+  fputs("<h2 id=\"failed\">Failed cases</h2>\n", f);
+  table(f, &d->failed, d->failed.shown);
+  if (d->failed.nrows > d->failed.shown)
+    fprintf(f, "<p>... and %zu more (see the results files).</p>\n", d->failed.nrows - d->failed.shown);
 }
 
 /* The chart of kind k for dtype d, drawn (its PNG is in dir), or NULL. */
@@ -731,92 +678,32 @@ static void charts(FILE *f, const char *dir, const kg_charts *c) {
   fputs("</table>\n", f);
 }
 
-static const kg_cmp_row *row_of(const kg_comparison *cmp, const char *variant, kg_dtype dt, size_t n) {
-  for (size_t k = 0; cmp && k < cmp->n; k++) {
-    const kg_cmp_row *r = &cmp->rows[k];
-    if (r->dtype == dt && r->n == n && !strcmp(r->variant, variant)) return r;
-  }
-  return NULL;
-}
-
-static long timed_case(const kg_run *run, int v, kg_dtype dt, size_t n) {
-  for (size_t i = 0; i < run->n; i++) {
-    const kg_case *c = &run->cases[i];
-    if (c->timed && c->variant == v && c->dtype == dt && c->n == n) return (long)i;
-  }
-  return -1;
-}
-
-static void speedup(FILE *f, double ref_us, double us) {
-  fputs("<td>", f);
-  if (ref_us > 0) {
-    sig3(f, ref_us / us);
-    fputs("&times;", f);
-  }
-  fputs("</td>", f);
-}
-
-/* One Harris-style ladder table: time, GB/s, % of peak, step and cumulative speedup, vs CUB, verdict. */
-static void ladder_table(FILE *f, const kg_run *run, const kg_comparison *cmp, kg_dtype dt, size_t n) {
+/* One Harris-style ladder of the report model, titled the page's way. */
+static void ladder_table(FILE *f, const kg_rm_ladder *l) {
   char label[32], bytes[32];
-  kg_size_label(n, label, sizeof label);
-  kg_bytes_label((double)n * (double)kg_dtype_get(dt)->size, bytes, sizeof bytes);
-  fprintf(f, "<h3>%s, n = %s (%s)</h3>\n<table>\n<tr><th class=\"l\">variant</th><th>time (&micro;s)</th><th>GB/s</th>"
-             "<th>%% of peak</th><th>step speedup</th><th>cumulative speedup</th><th>vs CUB</th>"
-             "<th class=\"l\">verdict</th></tr>\n",
-          kg_dtype_get(dt)->name, label, bytes);
-  double first = 0, prev = 0;
-  for (size_t v = 0; v < kg_nvariants; v++) {
-    long i = timed_case(run, (int)v, dt, n);
-    if (i < 0) continue;
-    const kg_result *r = &run->results[i];
-    const kg_cmp_row *row = row_of(cmp, kg_variants[v].name, dt, n);
-    kg_verdict vd = row ? row->verdict : KG_NVERDICTS;
-    row_open(f, vd == KG_V_SLOWER ? KG_SEV_REGRESSION : vd == KG_V_FASTER ? KG_SEV_GOOD : KG_NSEVERITIES);
-    esc(f, kg_variants[v].name);
-    fputs("</td>", f);
-    if (r->timing.samples <= 0) {
-      fprintf(f, "<td>not timed (%s)</td><td></td><td></td><td></td><td></td><td></td>", kg_status_name(r->status));
-    } else {
-      double us = r->timing.median_us;
-      kg_perf p = kg_perf_of(run, (size_t)i);
-      fputs("<td>", f);
-      sig3(f, us);
-      fputs("</td><td>", f);
-      sig3(f, p.gbps);
-      fputs("</td><td>", f);
-      if (p.pct_peak > 0) fprintf(f, "%.1f", p.pct_peak);
-      fputs("</td>", f);
-      speedup(f, prev, us);
-      speedup(f, first, us);
-      fputs("<td>", f);
-      if (p.vs_cub > 0) {
-        sig3(f, p.vs_cub);
-        fputs("&times;", f);
-      }
-      fputs("</td>", f);
-      if (first <= 0) first = us;
-      prev = us;
-    }
-    fprintf(f, "<td class=\"l\">%s</td></tr>\n", row ? kg_verdict_name(row->verdict) : "");
-  }
-  fputs("</table>\n", f);
+  kg_size_label(l->n, label, sizeof label);
+  kg_bytes_label((double)l->n * (double)kg_dtype_get(l->dtype)->size, bytes, sizeof bytes);
+  fprintf(f, "<h3>%s, n = %s (%s)</h3>\n", kg_dtype_get(l->dtype)->name, label, bytes);
+  table(f, &l->table, l->table.nrows);
 }
 
-static void ladders(FILE *f, const kg_run *run, const kg_comparison *cmp) {
+/* Two sizes of each dtype (kg_chart_pick_sizes), where the Markdown has every one. */
+static void ladders(FILE *f, const kg_rdoc *d) {
   int any = 0;
-  size_t *all = malloc((run->n + 1) * sizeof *all);
+  size_t *all = malloc((d->nladders + 1) * sizeof *all);
   if (!all) {
     fputs("<p>Ladder tables left out: out of memory.</p>\n", f);
     return;
   }
-  for (int d = 0; d < KG_NDTYPES; d++) {
+  for (int dt = 0; dt < KG_NDTYPES; dt++) {
     size_t nall = 0, picked[2];
-    for (size_t i = 0; i < run->n; i++) /* repeats: kg_chart_pick_sizes counts each size once */
-      if (run->cases[i].dtype == (kg_dtype)d && run->cases[i].timed) all[nall++] = run->cases[i].n;
+    for (size_t k = 0; k < d->nladders; k++)
+      if (d->ladders[k].dtype == (kg_dtype)dt) all[nall++] = d->ladders[k].n;
     size_t np = kg_chart_pick_sizes(all, nall, picked, 2);
     if (np && !any++) fputs("<h2 id=\"ladder\">Ladder tables</h2>\n", f);
-    for (size_t k = 0; k < np; k++) ladder_table(f, run, cmp, (kg_dtype)d, picked[k]);
+    for (size_t j = 0; j < np; j++)
+      for (size_t k = 0; k < d->nladders; k++)
+        if (d->ladders[k].dtype == (kg_dtype)dt && d->ladders[k].n == picked[j]) ladder_table(f, &d->ladders[k]);
   }
   free(all);
 }
@@ -856,7 +743,7 @@ static void steps(FILE *f, const kg_html_page *p) {
 }
 
 /* The contents line links only to the sections this page has. */
-static void toc(FILE *f, const char *dir, const kg_html_page *p) {
+static void toc(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *d) {
   int any_chart = 0, any_link = 0, any_timed = 0;
   for (size_t i = 0; p->charts && i < p->charts->n && !any_chart; i++) {
     char png[80];
@@ -865,11 +752,7 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p) {
   }
   for (size_t i = 0; i < p->nlinks && !any_link; i++) any_link = exists_in(dir, p->links[i].href);
   for (size_t i = 0; i < p->run->n && !any_timed; i++) any_timed = p->run->cases[i].timed;
-  int any_regression = 0, any_failed = 0;
-  for (size_t i = 0; p->cmp && i < p->cmp->n && !any_regression; i++)
-    any_regression = is_regression(p->cmp->rows[i].verdict);
-  for (size_t i = 0; i < p->run->n && !any_failed; i++)
-    any_failed = p->run->results[i].status == KG_ST_FAIL || p->run->results[i].status == KG_ST_ERROR;
+  int any_regression = d->regressions.nrows > 0, any_failed = d->failed.nrows > 0;
   const struct {
     int present;
     const char *anchor, *title;
@@ -893,17 +776,17 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p) {
   if (shown) fputs("</p>\n", f);
 }
 
-static void write_page(FILE *f, const char *dir, const kg_html_page *p) {
+static void write_page(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *d) {
   head(f, p->run);
-  summary(f, dir, p);
-  toc(f, dir, p);
+  summary(f, dir, p, d);
+  toc(f, dir, p, d);
   findings_cells(f, p);
-  paired(f, p->run);
-  regressions(f, p->cmp, p->run->pair.on);
-  failed(f, p->run);
+  paired(f, d);
+  regressions(f, d);
+  failed(f, d);
   lint(f, p->run);
   charts(f, dir, p->charts);
-  ladders(f, p->run, p->cmp);
+  ladders(f, d);
   steps(f, p);
   links(f, dir, p);
   fputs("<p class=\"meta\">Made by kgate: a regression test and CI gate for CUDA reduction kernels.</p>\n"
@@ -964,10 +847,12 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
 typedef struct page_at {
   const char *dir;
   const kg_html_page *page;
+  const kg_rdoc *doc;
 } page_at;
 
 static void index_fill(FILE *f, const void *at) {
-  write_page(f, ((const page_at *)at)->dir, ((const page_at *)at)->page);
+  const page_at *a = at;
+  write_page(f, a->dir, a->page, a->doc);
 }
 
 static void archive_fill(FILE *f, const void *at) {
@@ -975,13 +860,22 @@ static void archive_fill(FILE *f, const void *at) {
 }
 
 int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen) {
-  page_at at = {dir, page};
+  kg_rdoc doc;
+  page_at at = {dir, page, &doc};
   char path[4096];
+  snprintf(path, sizeof path, "%s/index.html", dir);
+  if (kg_rdoc_build(&doc, page->run, page->cmp)) {
+    kg_rdoc_free(&doc);
+    snprintf(err, errlen, "cannot write %s: out of memory", path);
+    return -1;
+  }
   /* The archive first: index.html links to it. */
   snprintf(path, sizeof path, "%s/archive.html", dir);
-  if (page->history && kg_out_write(path, archive_fill, &at, err, errlen)) return -1;
+  int rc = page->history ? kg_out_write(path, archive_fill, &at, err, errlen) : 0;
   snprintf(path, sizeof path, "%s/index.html", dir);
-  return kg_out_write(path, index_fill, &at, err, errlen);
+  if (!rc) rc = kg_out_write(path, index_fill, &at, err, errlen);
+  kg_rdoc_free(&doc);
+  return rc;
 }
 
 /* ---- the page's folder, renamed into place -------------------------------- */

@@ -149,13 +149,6 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
   fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? kg_esc_term(dev->name, name, sizeof name) : "no device", wall_s);
 }
 
-static const kg_cmp_row *find_row(const kg_comparison *cmp, const kg_case *c) {
-  for (size_t i = 0; cmp && i < cmp->n; i++)
-    if (cmp->rows[i].dtype == c->dtype && cmp->rows[i].n == c->n && !strcmp(cmp->rows[i].variant, kg_variants[c->variant].name))
-      return &cmp->rows[i];
-  return NULL;
-}
-
 static void verdict_counts(FILE *f, const kg_comparison *cmp) {
   fprintf(f, "verdicts:");
   for (int v = 0; v < KG_NVERDICTS; v++) fprintf(f, " %zu %s%s", cmp->count[v], kg_verdict_name((kg_verdict)v), v + 1 < KG_NVERDICTS ? "," : "\n");
@@ -163,7 +156,9 @@ static void verdict_counts(FILE *f, const kg_comparison *cmp) {
   if (cmp->warning[0]) fprintf(f, "warning: %s\n", kg_esc_term(cmp->warning, warning, sizeof warning));
 }
 
-void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp) {
+void kg_report_perf(FILE *f, const kg_rdoc *doc) {
+  const kg_run *run = doc->run;
+  const kg_comparison *cmp = doc->cmp;
   const kg_device_info *d = &run->meta.dev;
   char name[sizeof d->name];
   fprintf(f, "\ntiming on %s: peak %.0f GB/s (%d-bit bus at %.0f MHz), measured roofline %.0f GB/s, %s L2\n",
@@ -175,8 +170,8 @@ void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp) {
     const kg_case *c = &run->cases[i];
     const kg_timing *t = &run->results[i].timing;
     if (!c->timed || !t->samples) continue;
-    kg_perf p = kg_perf_of(run, i);
-    const kg_cmp_row *row = find_row(cmp, c);
+    const kg_perf p = doc->cases[i].perf;
+    const kg_cmp_row *row = doc->cases[i].cmp;
     char change[16] = "";
     if (row && row->base_us > 0) snprintf(change, sizeof change, "%+.1f%%", 100 * row->change);
     char label[96];
@@ -200,7 +195,8 @@ void kg_report_compare(FILE *f, const kg_comparison *cmp) {
   verdict_counts(f, cmp);
 }
 
-void kg_report_pairs(FILE *f, const kg_run *run) {
+void kg_report_pairs(FILE *f, const kg_rdoc *doc) {
+  const kg_run *run = doc->run;
   const kg_pair_meta *m = &run->pair;
   size_t count[KG_NPVERDICTS];
   kg_pair_count(run->pairs, run->npairs, count);
@@ -211,8 +207,8 @@ void kg_report_pairs(FILE *f, const kg_run *run) {
           100 * m->confidence, m->wall_s);
   fprintf(f, "%-9s %-24s %-5s %10s %10s %10s %8s %19s %6s %6s %6s\n", "verdict", "variant", "dtype", "n", "head us",
           "base us", "ratio", "interval", "min", "blocks", "rounds");
-  for (size_t i = 0; i < run->npairs; i++) {
-    const kg_pair_cell *c = &run->pairs[i];
+  for (size_t i = 0; i < doc->paired.cells.nrows; i++) { /* report order */
+    const kg_pair_cell *c = doc->paired.cells.rows[i].src;
     const kg_pair_stat *s = &c->stat;
     if (s->verdict == KG_PV_UNCHANGED) continue; /* counted in one line below */
     if (s->blocks)

@@ -7,6 +7,7 @@
 #include "plan.h"
 #include "model.h"
 #include "results.h"
+#include "rmodel.h"
 #include "verdict.h"
 
 /* `kgate list`: name, seed, flags, dtypes, idea. */
@@ -20,13 +21,15 @@ void kg_report_plan(FILE *f, const kg_case *cases, size_t n, kg_plan_estimate es
 void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, size_t n, const kg_device_info *dev,
                      double wall_s, int verbose);
 
+/* The terminal's layouts of the report model (rmodel.h), columns of fixed width. */
+
 /* The timing table of a run: one row per timed case with time, GB/s, % of
- * peak and roofline, ratio to CUB and the verdict (cmp may be NULL). */
-void kg_report_perf(FILE *f, const kg_run *run, const kg_comparison *cmp);
+ * peak and roofline, ratio to CUB and the verdict against the baseline, if any. */
+void kg_report_perf(FILE *f, const kg_rdoc *doc);
 
 /* The paired table of a run (run->pair.on): one row per cell, regressions
  * first, with head and base times, the ratio's change and its interval. */
-void kg_report_pairs(FILE *f, const kg_run *run);
+void kg_report_pairs(FILE *f, const kg_rdoc *doc);
 /* The lint of the run's modules (lint.h): each finding, each waiver in use
  * ("waived: reason"), a line per module; nothing when none was linted. */
 void kg_report_lint(FILE *f, const kg_run *run);

@@ -1,0 +1,162 @@
+/* The Markdown printer: the report model (rmodel.h) as the summary that
+ * $GITHUB_STEP_SUMMARY and a pull request comment get. Short: a no-change
+ * row is counted, not listed, and long tables stop at the model's count. */
+#include "export.h"
+
+#include <string.h>
+
+#include "dtype.h"
+#include "escape.h"
+
+/* Text and table cells (kg_esc_md): a GPU name, date, commit or message from
+ * a file must not become a link, an image, HTML or a new table cell. */
+static void md_put(FILE *f, const char *s) { kg_esc_md(f, s); }
+
+static void md_text(FILE *f, const kg_rm_cell *c) {
+  if (c->flags & KG_RM_STRONG) fputs("**", f);
+  if (c->flags & KG_RM_DATA) md_put(f, c->text);
+  else fputs(c->text, f);
+  if (c->flags & KG_RM_TIMES) fputc('x', f);
+  if (c->flags & KG_RM_STRONG) fputs("**", f);
+}
+
+/* "- **Label** (note): parts", then more (kgate's words) when it is not NULL. */
+static void md_item(FILE *f, const kg_rm_item *it, const char *more) {
+  fprintf(f, "- **%s**%s%s: ", it->label, it->note ? " " : "", it->note ? it->note : "");
+  for (size_t k = 0; k < it->nparts; k++) md_text(f, &it->parts[k]);
+  fprintf(f, "%s%s\n", more ? ", " : "", more ? more : "");
+}
+
+/* A table's header and its first `rows` rows that are not quiet. */
+static void md_table(FILE *f, const kg_rm_table *t, size_t rows) {
+  for (size_t k = 0; k < t->ncols; k++) {
+    fprintf(f, "%s%s", k ? " | " : "| ", t->cols[k].name);
+    if (t->cols[k].unit) fprintf(f, " (%s)", t->cols[k].unit);
+  }
+  fputs(" |\n|", f);
+  for (size_t k = 0; k < t->ncols; k++) fputs(t->cols[k].left ? "---|" : "---:|", f);
+  fputc('\n', f);
+  for (size_t i = 0, shown = 0; i < t->nrows && shown < rows; i++) {
+    const kg_rm_row *r = &t->rows[i];
+    if (r->quiet) continue;
+    shown++;
+    fputc('|', f);
+    for (size_t k = 0; k < t->ncols; k++) {
+      /* an absent value is an empty cell; an empty text is one too, spaced as a value */
+      if (r->cells[k].text) fputc(' ', f), md_text(f, &r->cells[k]);
+      fputs(" |", f);
+    }
+    fputc('\n', f);
+  }
+}
+
+static size_t loud_rows(const kg_rm_table *t) {
+  size_t n = 0;
+  for (size_t i = 0; i < t->nrows; i++) n += !t->rows[i].quiet;
+  return n;
+}
+
+static void md_summary(FILE *f, const kg_rdoc *d) {
+  fputs("# kgate report\n\n", f);
+  for (size_t k = 0; k < d->nitems; k++) md_item(f, &d->items[k], NULL);
+  if (d->warning) {
+    fputs("\n> **Warning:** ", f);
+    md_put(f, d->warning);
+    fputc('\n', f);
+  }
+}
+
+/* The paired gate first: it decides the exit code when it ran (gate.c). */
+static void md_paired(FILE *f, const kg_rdoc *d) {
+  const kg_rm_paired *p = &d->paired;
+  if (!d->run->pair.on) return;
+  fputs("\n## Paired gate\n\n", f);
+  md_item(f, &p->module, p->setting);
+  md_item(f, &p->verdicts, NULL);
+  if (p->state) {
+    fprintf(f, "\n%s\n", p->state);
+  } else {
+    fprintf(f, "\n%s\n\n", p->method);
+    md_table(f, &p->cells, p->cells.shown);
+    size_t more = loud_rows(&p->cells) - p->cells.shown;
+    if (more) fprintf(f, "\n... and %zu more (see the results JSON)\n", more);
+  }
+  if (p->same_line) fprintf(f, "\n%s\n", p->same_line);
+  if (p->unchanged_line) fprintf(f, "\n%s\n", p->unchanged_line);
+}
+
+static void md_regressions(FILE *f, const kg_rdoc *d) {
+  if (!d->regressions.nrows) return;
+  fprintf(f, "\n## %s\n\n", d->regressions_title);
+  md_table(f, &d->regressions, d->regressions.nrows);
+}
+
+static void md_failed(FILE *f, const kg_rdoc *d) {
+  if (!d->failed.nrows) return;
+  fputs("\n## Failed cases\n\n", f);
+  md_table(f, &d->failed, d->failed.shown);
+  if (d->failed.nrows > d->failed.shown) fprintf(f, "\n... and %zu more\n", d->failed.nrows - d->failed.shown);
+}
+
+static void md_ladders(FILE *f, const kg_rdoc *d) {
+  for (size_t k = 0; k < d->nladders; k++) {
+    const kg_rm_ladder *l = &d->ladders[k];
+    fprintf(f, "\n## Ladder: %s, n = %zu (%s)\n\n", kg_dtype_get(l->dtype)->name, l->n, l->bytes);
+    md_table(f, &l->table, l->table.nrows);
+  }
+}
+
+static const char *base_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+static void md_lint_module(FILE *f, const kg_lint_module *m) {
+  fputs("- ", f);
+  md_put(f, base_name(m->path));
+  fputs(": ", f);
+  if (!m->ran) {
+    fputs("not run: ", f);
+    md_put(f, m->why);
+  } else {
+    fprintf(f, "%d kernels, %d tickets, ", m->kernels, m->tickets);
+    fprintf(f, m->nitems ? "**%zu finding%s**" : "%zu finding%s", m->nitems, m->nitems == 1 ? "" : "s");
+  }
+  fputc('\n', f);
+  for (size_t i = 0; i < m->nitems && i < KG_RM_MAX_FAILED; i++) {
+    const kg_lint_item *x = &m->items[i];
+    fputs("  - ", f);
+    md_put(f, x->kernel);
+    fprintf(f, " (sm_%d), %s: ", x->arch, x->side);
+    md_put(f, x->first);
+    fputs(" → ", f);
+    md_put(f, x->second);
+    fputc('\n', f);
+  }
+  if (m->nitems > KG_RM_MAX_FAILED)
+    fprintf(f, "  - and %zu more (the results JSON has them all)\n", m->nitems - KG_RM_MAX_FAILED);
+  for (size_t i = 0; i < m->nwaived; i++) {
+    fputs("  - ", f);
+    md_put(f, m->waived[i].variant);
+    fputs(": waived: ", f);
+    md_put(f, m->waived[i].reason);
+    fprintf(f, " (%d finding%s)\n", m->waived[i].findings, m->waived[i].findings == 1 ? "" : "s");
+  }
+}
+
+/* The lint of each module: its findings, or clean, and every waiver in use. */
+static void md_lint(FILE *f, const kg_rdoc *d) {
+  if (!d->run->nlint) return;
+  fputs("\n## Memory ordering (kgate lint)\n\n", f);
+  for (size_t k = 0; k < d->run->nlint; k++) md_lint_module(f, &d->run->lint[k]);
+}
+
+int kg_print_markdown(FILE *f, const kg_rdoc *d) {
+  md_summary(f, d);
+  md_lint(f, d);
+  md_paired(f, d);
+  md_regressions(f, d);
+  md_failed(f, d);
+  md_ladders(f, d);
+  return 0;
+}

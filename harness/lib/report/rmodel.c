@@ -1,0 +1,662 @@
+/* The report model (rmodel.h): every decision about what a report says. */
+#include "rmodel.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "outcome.h"
+#include "pattern.h"
+#include "registry.h"
+
+/* ---- the pool: every string and array the model holds --------------------- */
+
+struct kg_rm_pool {
+  void **p;
+  size_t n, cap;
+};
+
+static void *keep(kg_rdoc *d, void *p) {
+  struct kg_rm_pool *pool = d->pool;
+  if (p && pool->n == pool->cap) {
+    size_t cap = pool->cap ? 2 * pool->cap : 256;
+    void **more = realloc(pool->p, cap * sizeof *more);
+    if (!more) free(p), p = NULL;
+    else pool->p = more, pool->cap = cap;
+  }
+  if (!p) {
+    d->oom = 1;
+    return NULL;
+  }
+  return pool->p[pool->n++] = p;
+}
+
+static void *array(kg_rdoc *d, size_t n, size_t size) { return keep(d, calloc(n ? n : 1, size)); }
+
+/* A formatted string kept in the pool; "" when memory ran out (d->oom says so). */
+static const char *fmt(kg_rdoc *d, const char *f, ...) {
+  va_list ap;
+  va_start(ap, f);
+  int len = vsnprintf(NULL, 0, f, ap);
+  va_end(ap);
+  char *s = len >= 0 ? keep(d, malloc((size_t)len + 1)) : NULL;
+  if (!s) return "";
+  va_start(ap, f);
+  vsnprintf(s, (size_t)len + 1, f, ap);
+  va_end(ap);
+  return s;
+}
+
+void kg_rm_sig3(double v, char *buf, size_t len) {
+  int mag = v != 0 && isfinite(v) ? (int)floor(log10(fabs(v))) : 0;
+  if (mag < -6 || mag > 15) snprintf(buf, len, "%.3g", v);
+  else snprintf(buf, len, "%.*f", mag >= 2 ? 0 : 2 - mag, v);
+}
+
+static const char *sig3(kg_rdoc *d, double v) {
+  char b[48];
+  kg_rm_sig3(v, b, sizeof b);
+  return fmt(d, "%s", b);
+}
+
+/* A time that may be absent (NEW, MISSING): "-" then. */
+static const char *us_or_dash(kg_rdoc *d, double us) { return us > 0 ? sig3(d, us) : "-"; }
+
+static kg_rm_cell text(const char *s) { return (kg_rm_cell){s, 0}; }
+static kg_rm_cell data(const char *s) { return (kg_rm_cell){s, KG_RM_DATA}; }
+
+static int table_init(kg_rdoc *d, kg_rm_table *t, const kg_rm_col *cols, size_t ncols, size_t max_rows) {
+  t->cols = cols, t->ncols = ncols;
+  t->rows = array(d, max_rows, sizeof *t->rows);
+  return t->rows ? 0 : -1;
+}
+
+/* The next row of t, its cells all empty; NULL when memory ran out. */
+static kg_rm_row *row_add(kg_rdoc *d, kg_rm_table *t, const void *src, kg_severity sev) {
+  kg_rm_cell *cells = array(d, t->ncols, sizeof *cells);
+  if (!cells) return NULL;
+  kg_rm_row *r = &t->rows[t->nrows++];
+  *r = (kg_rm_row){src, sev, 0, cells};
+  return r;
+}
+
+static void item_add(kg_rdoc *d, const char *label, const char *note, const kg_rm_cell *parts, size_t n) {
+  if (d->nitems == KG_RM_MAX_ITEMS) return; /* the builder adds at most six */
+  kg_rm_item *it = &d->items[d->nitems++];
+  *it = (kg_rm_item){label, note, {{0}}, n};
+  memcpy(it->parts, parts, n * sizeof *parts);
+}
+
+/* ---- the summary ------------------------------------------------------------ */
+
+static void summary_device(kg_rdoc *d, const kg_device_info *dev) {
+  char peak[64] = "", roof[80] = "", b[48];
+  if (dev->peak_gbps > 0) kg_rm_sig3(dev->peak_gbps, b, sizeof b), snprintf(peak, sizeof peak, ", peak %s GB/s", b);
+  if (dev->roofline_gbps > 0)
+    kg_rm_sig3(dev->roofline_gbps, b, sizeof b), snprintf(roof, sizeof roof, ", roofline %s GB/s (measured)", b);
+  kg_rm_cell parts[] = {data(dev->name[0] ? dev->name : "unknown"),
+                        text(fmt(d, " (CC %d.%d, %d SMs)%s%s, driver %d, CUDA runtime %d", dev->cc_major,
+                                 dev->cc_minor, dev->sms, peak, roof, dev->driver_version, dev->runtime_version))};
+  item_add(d, "GPU", NULL, parts, 2);
+}
+
+static void summary_run(kg_rdoc *d, const kg_run_meta *m) {
+  kg_rm_cell parts[] = {data(m->date[0] ? m->date : "unknown date"),
+                        text(", commit "),
+                        data(m->commit[0] ? m->commit : "unknown"),
+                        text(", kgate "),
+                        data(m->version[0] ? m->version : "?"),
+                        text(fmt(d, ", seed %llu, %.1f s", (unsigned long long)m->seed, m->wall_s))};
+  item_add(d, "Run", NULL, parts, 6);
+}
+
+/* Where the wall time went (results.h): the phases that took any. */
+static void summary_phases(kg_rdoc *d, const kg_phases *p) {
+  if (!p->known) return;
+  const double v[] = {p->startup_s, p->inputs_s, p->check_s, p->timing_s, p->paired_s, p->reports_s};
+  static const char *const names[] = {"start-up", "inputs and references", "check", "timing", "paired rounds",
+                                      "reports"};
+  char line[400] = "";
+  size_t at = 0, shown = 0;
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+    if (v[k] >= 0.05 && at < sizeof line)
+      at += (size_t)snprintf(line + at, sizeof line - at, "%s%s %.1f s", shown++ ? ", " : "", names[k], v[k]);
+  kg_rm_cell part = text(fmt(d, "%s", shown ? line : "every phase under 0.1 s"));
+  item_add(d, "Time", NULL, &part, 1);
+}
+
+static void summary_checks(kg_rdoc *d, const kg_run *run) {
+  kg_counts t = kg_count_results(run->results, run->n);
+  char pending[48] = "";
+  if (t.pending) snprintf(pending, sizeof pending, ", %zu not run", t.pending);
+  d->checks = fmt(d, "%zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic%s", t.cases,
+                  t.passed, t.failed, t.errored, t.unsupported, t.nondeterministic, pending);
+  kg_rm_cell part = text(d->checks);
+  item_add(d, "Checks", NULL, &part, 1);
+}
+
+/* The comparison's counts in report order: the ones that block first. */
+static const char *verdict_counts(kg_rdoc *d, const kg_comparison *cmp) {
+  char line[256] = "";
+  size_t at = 0;
+  for (int rank = 0; rank < KG_NVERDICTS; rank++)
+    for (int v = 0; v < KG_NVERDICTS; v++)
+      if (kg_verdict_rank((kg_verdict)v) == rank && at < sizeof line)
+        at += (size_t)snprintf(line + at, sizeof line - at, "%s%zu %s", rank ? ", " : "", cmp->count[v],
+                               kg_verdict_name((kg_verdict)v));
+  return fmt(d, "%s", line);
+}
+
+static void summary_perf(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp) {
+  if (!cmp) {
+    kg_rm_cell part = text("no baseline to compare with");
+    if (!run->pair.on) item_add(d, "Performance", NULL, &part, 1);
+    return;
+  }
+  d->perf_counts = verdict_counts(d, cmp);
+  kg_rm_cell part = text(d->perf_counts);
+  /* gate.c: with a paired result the stored baseline never fails the gate. */
+  item_add(d, "Performance vs baseline", run->pair.on ? "(advisory: the paired gate decides)" : NULL, &part, 1);
+  if (cmp->warning[0]) d->warning = cmp->warning;
+}
+
+/* ---- the paired gate ---------------------------------------------------------- */
+
+static const kg_rm_col k_pair_cols[] = {
+    {"verdict", NULL, 1}, {"variant", NULL, 1},  {"dtype", NULL, 1},    {"n", NULL, 0},
+    {"head", "us", 0},    {"base", "us", 0},     {"change", NULL, 0},   {"interval", NULL, 1},
+    {"min effect", NULL, 0}, {"blocks", NULL, 0}, {"rounds", NULL, 0},  {"why", NULL, 1}};
+
+/* Each paired verdict's level on the page's scale (severity.h). */
+static const kg_severity k_pair_sev[KG_NPVERDICTS] = {
+    [KG_PV_SAME] = KG_NSEVERITIES,     [KG_PV_SLOWER] = KG_SEV_REGRESSION, [KG_PV_FASTER] = KG_SEV_GOOD,
+    [KG_PV_UNDECIDED] = KG_SEV_NOTICE, [KG_PV_UNKNOWN] = KG_SEV_NOTICE,    [KG_PV_MISSING] = KG_SEV_NOTICE,
+    [KG_PV_NEW] = KG_NSEVERITIES,      [KG_PV_UNCHANGED] = KG_NSEVERITIES};
+
+static int pair_quiet(kg_pverdict v) { return v == KG_PV_SAME || v == KG_PV_UNCHANGED; }
+
+/* "head/base 1.084 (+8.40 %), 99 % interval [1.079, 1.089] (+7.90 % .. +8.90 %),
+ * minimum effect 1 %: head 41.2 us, base 38.0 us, 16 blocks, 2 rounds" */
+static const char *pair_numbers(kg_rdoc *d, const kg_pair_cell *c) {
+  const kg_pair_stat *s = &c->stat;
+  char head[48], base[48];
+  kg_rm_sig3(s->head_us, head, sizeof head);
+  kg_rm_sig3(s->base_us, base, sizeof base);
+  return fmt(d,
+             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%: "
+             "head %s us, base %s us, %d blocks, %d rounds",
+             s->ratio, 100 * (s->ratio - 1), 100 * d->run->pair.confidence, s->lo, s->hi, 100 * (s->lo - 1),
+             100 * (s->hi - 1), 100 * c->min_effect, head, base, s->blocks, c->rounds);
+}
+
+/* Why a cell has no verdict, or none that counts; "" when a verdict says it
+ * all. in_row: said beside the cell's numbers, which then say it themselves. */
+static const char *pair_why(kg_rdoc *d, const kg_pair_cell *c, int in_row) {
+  const char *msg = c->message;
+  switch (c->stat.verdict) {
+  case KG_PV_UNDECIDED:
+    if (c->stat.blocks < 2)
+      return fmt(d, "undecided: %d block%s, an interval needs two or more%s%s", c->stat.blocks,
+                 c->stat.blocks == 1 ? "" : "s", msg[0] ? ": " : "", msg);
+    return in_row ? "" : fmt(d, "undecided: the interval reaches across the minimum effect: %s", pair_numbers(d, c));
+  case KG_PV_UNKNOWN: return fmt(d, "unknown: %s", msg[0] ? msg : "head's check failed or a timing errored");
+  case KG_PV_MISSING: return "missing: the base module has this cell, head does not";
+  case KG_PV_NEW: return "new: the base module has no such variant for this dtype";
+  case KG_PV_UNCHANGED: return fmt(d, "unchanged, not timed: %s", msg[0] ? msg : KG_PV_UNCHANGED_ABOUT);
+  default: return "";
+  }
+}
+
+static void pair_row(kg_rdoc *d, const kg_pair_cell *c) {
+  const kg_pair_stat *s = &c->stat;
+  kg_pverdict v = s->verdict;
+  kg_rm_row *r = row_add(d, &d->paired.cells, c, (unsigned)v < KG_NPVERDICTS ? k_pair_sev[v] : KG_NSEVERITIES);
+  if (!r) return;
+  r->quiet = pair_quiet(v);
+  kg_rm_cell *x = r->cells;
+  x[0] = (kg_rm_cell){kg_pverdict_name(v), v == KG_PV_SLOWER ? KG_RM_STRONG : 0};
+  x[1] = data(c->variant); /* from the results file: any name it holds */
+  x[2] = text(kg_dtype_get(c->dtype)->name);
+  x[3] = text(fmt(d, "%zu", c->n));
+  if (s->blocks > 0) { /* NEW, MISSING, UNKNOWN and UNCHANGED have no numbers (results.h) */
+    x[4] = text(us_or_dash(d, s->head_us));
+    x[5] = text(us_or_dash(d, s->base_us));
+    x[6] = text(fmt(d, "%+.2f %%", 100 * (s->ratio - 1)));
+    x[7] = text(fmt(d, "[%+.2f %%, %+.2f %%]", 100 * (s->lo - 1), 100 * (s->hi - 1)));
+    x[8] = text(fmt(d, "%.3g %%", 100 * c->min_effect));
+    x[9] = text(fmt(d, "%d", s->blocks));
+  }
+  x[10] = text(fmt(d, "%d", c->rounds));
+  x[11] = data(pair_why(d, c, 1));
+}
+
+static const char *pair_counts(kg_rdoc *d, const size_t count[KG_NPVERDICTS]) {
+  char line[256] = "";
+  size_t at = 0;
+  for (size_t k = 0; k < KG_NPVERDICTS && at < sizeof line; k++) {
+    kg_pverdict v = kg_pverdict_order[k];
+    if (v == KG_PV_UNCHANGED && !count[v]) continue; /* a run without one reads as it always did */
+    at += (size_t)snprintf(line + at, sizeof line - at, "%s%zu %s", k ? ", " : "", count[v], kg_pverdict_name(v));
+  }
+  return fmt(d, "%s", line);
+}
+
+/* What the section says instead of a table, or around it. */
+static void pair_state(kg_rdoc *d, const size_t count[KG_NPVERDICTS]) {
+  kg_rm_paired *p = &d->paired;
+  size_t n = d->run->npairs, same = count[KG_PV_SAME], unchanged = count[KG_PV_UNCHANGED];
+  const char *more = "more ";
+  if (!n) {
+    p->state = "No cell was paired: the base module shares no timed (variant, dtype, n) with this run.";
+    return;
+  }
+  if (same == n) {
+    p->state = fmt(d, "All %zu paired cells are SAME: no change beyond the minimum effect.", n);
+    return;
+  }
+  if (same + unchanged == n) p->state = "No paired cell changed beyond the minimum effect.", more = "";
+  if (same) p->same_line = fmt(d, "%zu %scell%s SAME.", same, more, same == 1 ? " is" : "s are");
+  if (unchanged)
+    p->unchanged_line = fmt(d, "%zu cell%s UNCHANGED: " KG_PV_UNCHANGED_ABOUT ", not timed (the evidence per cell is "
+                            "in the results JSON).", unchanged, unchanged == 1 ? "" : "s");
+}
+
+static void build_paired(kg_rdoc *d) {
+  const kg_run *run = d->run;
+  const kg_pair_meta *m = &run->pair;
+  kg_rm_paired *p = &d->paired;
+  if (!m->on) return;
+  size_t count[KG_NPVERDICTS];
+  kg_pair_count(run->pairs, run->npairs, count);
+  p->counts = pair_counts(d, count);
+  p->module = (kg_rm_item){"Base module", NULL,
+                           {data(m->base_path), text(" ("), data(m->base_name), text(" "), data(m->base_version),
+                            text(")")},
+                           6};
+  p->setting = fmt(d, "%d copies, %d-%d rounds, %.1f s", m->copies, m->rounds, m->max_rounds, m->wall_s);
+  p->verdicts = (kg_rm_item){"Paired verdicts", NULL, {text(p->counts)}, 1};
+  p->method = fmt(d, "Change is head/base - 1 (positive: head is slower), from blocks timed side by side in one "
+                     "process; the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs the "
+                     "whole interval beyond the minimum effect, SAME needs it wholly inside; anything else is UNDECIDED.",
+                  100 * m->confidence);
+  pair_state(d, count);
+  if (table_init(d, &p->cells, k_pair_cols, sizeof k_pair_cols / sizeof k_pair_cols[0], run->npairs)) return;
+  size_t loud = 0;
+  for (size_t k = 0; k < KG_NPVERDICTS; k++) /* SLOWER first, whatever order the file had */
+    for (size_t i = 0; i < run->npairs; i++)
+      if (run->pairs[i].stat.verdict == kg_pverdict_order[k]) {
+        pair_row(d, &run->pairs[i]);
+        loud += !pair_quiet(kg_pverdict_order[k]);
+      }
+  p->cells.shown = loud < KG_RM_MAX_PAIRS ? loud : KG_RM_MAX_PAIRS;
+}
+
+/* ---- the comparison with the stored baseline ------------------------------------ */
+
+static const kg_rm_col k_reg_cols[] = {{"variant", NULL, 1},  {"dtype", NULL, 1}, {"n", NULL, 0},
+                                       {"verdict", NULL, 1},  {"baseline", "us", 0}, {"now", "us", 0},
+                                       {"change", NULL, 0},   {"tolerance", NULL, 0}};
+
+static int is_regression(kg_verdict v) { return v == KG_V_SLOWER || v == KG_V_UNKNOWN || v == KG_V_MISSING; }
+
+static void build_regressions(kg_rdoc *d) {
+  const kg_comparison *cmp = d->cmp;
+  if (!cmp) return;
+  d->regressions_title = d->run->pair.on ? "Against the stored baseline (advisory)" : "Regressions";
+  if (table_init(d, &d->regressions, k_reg_cols, sizeof k_reg_cols / sizeof k_reg_cols[0], cmp->n)) return;
+  for (size_t k = 0; k < cmp->n; k++) { /* rows come sorted regressions first */
+    const kg_cmp_row *c = &cmp->rows[k];
+    if (!is_regression(c->verdict)) continue;
+    kg_rm_row *r = row_add(d, &d->regressions, c, c->verdict == KG_V_SLOWER ? KG_SEV_REGRESSION : KG_NSEVERITIES);
+    if (!r) return;
+    kg_rm_cell *x = r->cells;
+    x[0] = data(c->variant); /* from the baseline: any name the file holds */
+    x[1] = text(kg_dtype_get(c->dtype)->name);
+    x[2] = text(fmt(d, "%zu", c->n));
+    x[3] = text(kg_verdict_name(c->verdict));
+    x[4] = text(us_or_dash(d, c->base_us));
+    x[5] = text(us_or_dash(d, c->now_us));
+    if (c->base_us > 0 && c->now_us > 0) x[6] = text(fmt(d, "%+.1f %%", c->change * 100));
+    x[7] = text(fmt(d, "%.3g %%", c->tol * 100));
+  }
+  d->regressions.shown = d->regressions.nrows;
+}
+
+/* ---- failed cases ------------------------------------------------------------------ */
+
+static const kg_rm_col k_failed_cols[] = {{"case", NULL, 1},    {"status", NULL, 1}, {"got", NULL, 1},
+                                          {"expected", NULL, 1}, {"abs err", NULL, 0}, {"bound", NULL, 0},
+                                          {"err/bound", NULL, 0}, {"why", NULL, 1}};
+
+static int has_numbers(kg_status s) { return s == KG_ST_PASS || s == KG_ST_FAIL; }
+
+static void build_failed(kg_rdoc *d) {
+  const kg_run *run = d->run;
+  if (table_init(d, &d->failed, k_failed_cols, sizeof k_failed_cols / sizeof k_failed_cols[0], run->n)) return;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_result *res = &run->results[i];
+    if (res->status != KG_ST_FAIL && res->status != KG_ST_ERROR) continue;
+    kg_rm_row *r = row_add(d, &d->failed, &run->cases[i], KG_SEV_FAILURE);
+    if (!r) return;
+    char label[160];
+    kg_case_label(&run->cases[i], label, sizeof label);
+    kg_rm_cell *x = r->cells;
+    x[0] = data(fmt(d, "%s", label));
+    x[1] = text(kg_status_name(res->status));
+    if (has_numbers(res->status)) {
+      x[2] = data(res->got), x[3] = data(res->expected);
+      x[4] = text(fmt(d, "%.3g", res->abs_err));
+      x[5] = text(fmt(d, "%.3g", res->bound));
+      x[6] = text(fmt(d, "%.3g", res->ratio));
+    }
+    x[7] = data(res->message);
+  }
+  d->failed.shown = d->failed.nrows < KG_RM_MAX_FAILED ? d->failed.nrows : KG_RM_MAX_FAILED;
+}
+
+/* ---- the ladders ----------------------------------------------------------------------- */
+
+static const kg_rm_col k_ladder_cols[] = {
+    {"variant", NULL, 1},       {"time", "us", 0}, {"GB/s", NULL, 0},     {"% of peak", NULL, 0},
+    {"step speedup", NULL, 0}, {"cumulative speedup", NULL, 0}, {"vs CUB", NULL, 0}, {"verdict", NULL, 1}};
+
+/* The smallest perf size of dt above *n (above nothing when first), or 0 when none is left. */
+static int next_perf_size(const kg_run *run, kg_dtype dt, int first, size_t *n) {
+  int found = 0;
+  size_t best = 0;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (!c->timed || c->dtype != dt || (!first && c->n <= *n)) continue;
+    if (!found || c->n < best) best = c->n, found = 1;
+  }
+  if (found) *n = best;
+  return found;
+}
+
+static const char *bytes_label(kg_rdoc *d, double bytes) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
+  return fmt(d, "%.4g %s", bytes, unit[u]); /* below 1024: no exponent */
+}
+
+static const char *times(kg_rdoc *d, double ratio) { return ratio > 0 ? sig3(d, ratio) : NULL; }
+
+/* One rung; first and prev carry Harris' running state: the first and the previous timed rung. */
+static void rung(kg_rdoc *d, kg_rm_table *t, size_t i, double *first, double *prev) {
+  const kg_run *run = d->run;
+  const kg_result *res = &run->results[i];
+  const kg_cmp_row *row = d->cases[i].cmp;
+  kg_verdict vd = row ? row->verdict : KG_NVERDICTS;
+  kg_rm_row *r = row_add(d, t, &run->cases[i],
+                         vd == KG_V_SLOWER ? KG_SEV_REGRESSION : vd == KG_V_FASTER ? KG_SEV_GOOD : KG_NSEVERITIES);
+  if (!r) return;
+  kg_rm_cell *x = r->cells;
+  const kg_variant_info *vi = &kg_variants[run->cases[i].variant];
+  /* a module's min or max says so */
+  x[0] = data(vi->op == KG_OP_MIN || vi->op == KG_OP_MAX ? fmt(d, "%s (%s)", vi->name, kg_op_name(vi->op)) : vi->name);
+  x[7] = (kg_rm_cell){row ? kg_verdict_name(row->verdict) : "", vd == KG_V_SLOWER ? KG_RM_STRONG : 0};
+  if (res->timing.samples <= 0) {
+    x[1] = text(fmt(d, "not timed (%s)", kg_status_name(res->status)));
+    return;
+  }
+  double us = res->timing.median_us;
+  const kg_perf *p = &d->cases[i].perf;
+  x[1] = text(sig3(d, us));
+  x[2] = text(sig3(d, p->gbps));
+  if (p->pct_peak > 0) x[3] = text(fmt(d, "%.1f", p->pct_peak));
+  x[4] = (kg_rm_cell){times(d, *prev > 0 ? *prev / us : 0), KG_RM_TIMES};
+  x[5] = (kg_rm_cell){times(d, *first > 0 ? *first / us : 0), KG_RM_TIMES};
+  x[6] = (kg_rm_cell){times(d, p->vs_cub), KG_RM_TIMES};
+  if (*first <= 0) *first = us;
+  *prev = us;
+}
+
+static void ladder(kg_rdoc *d, kg_rm_ladder *l) {
+  const kg_run *run = d->run;
+  l->bytes = bytes_label(d, (double)l->n * (double)kg_dtype_get(l->dtype)->size);
+  if (table_init(d, &l->table, k_ladder_cols, sizeof k_ladder_cols / sizeof k_ladder_cols[0], kg_nvariants)) return;
+  double first = 0, prev = 0;
+  for (size_t v = 0; v < kg_nvariants; v++)
+    for (size_t i = 0; i < run->n; i++) {
+      const kg_case *c = &run->cases[i];
+      if (c->timed && c->variant == (int)v && c->dtype == l->dtype && c->n == l->n) {
+        rung(d, &l->table, i, &first, &prev);
+        break;
+      }
+    }
+  l->table.shown = l->table.nrows;
+}
+
+static void build_ladders(kg_rdoc *d) {
+  size_t n = 0, k = 0;
+  for (int dt = 0; dt < KG_NDTYPES; dt++)
+    for (int first = 1; next_perf_size(d->run, (kg_dtype)dt, first, &n); first = 0) k++;
+  if (!k || !(d->ladders = array(d, k, sizeof *d->ladders))) return;
+  for (int dt = 0; dt < KG_NDTYPES; dt++)
+    for (int first = 1; next_perf_size(d->run, (kg_dtype)dt, first, &n); first = 0) {
+      kg_rm_ladder *l = &d->ladders[d->nladders++];
+      l->dtype = (kg_dtype)dt, l->n = n;
+      ladder(d, l);
+    }
+}
+
+/* ---- each case's joins ------------------------------------------------------------------- */
+
+/* The comparison row of case i. Only perf cases are compared, and only the
+ * perf pattern of a (variant, dtype, n) is timed, so the key is unique. */
+static const kg_cmp_row *row_of(const kg_rdoc *d, const kg_case *c) {
+  if (!d->cmp || !c->timed) return NULL;
+  const char *name = kg_variants[c->variant].name;
+  for (size_t k = 0; k < d->cmp->n; k++) {
+    const kg_cmp_row *r = &d->cmp->rows[k];
+    if (r->dtype == c->dtype && r->n == c->n && strcmp(r->variant, name) == 0) return r;
+  }
+  return NULL;
+}
+
+/* The paired cell of a timed case, or NULL. */
+static const kg_pair_cell *pair_of(const kg_run *run, const kg_case *c) {
+  const char *name = kg_variants[c->variant].name;
+  for (size_t k = 0; c->timed && run->pair.on && k < run->npairs; k++) {
+    const kg_pair_cell *p = &run->pairs[k];
+    if (p->dtype == c->dtype && p->n == c->n && strcmp(p->variant, name) == 0) return p;
+  }
+  return NULL;
+}
+
+static void build_cases(kg_rdoc *d) {
+  const kg_run *run = d->run;
+  if (!(d->cases = array(d, run->n, sizeof *d->cases))) return;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    d->cases[i] = (kg_rm_case){row_of(d, c), pair_of(run, c), kg_perf_of(run, i)};
+  }
+}
+
+/* ---- the CI test cases ---------------------------------------------------------------- */
+
+static kg_rm_outcome check_outcome(kg_status s) {
+  switch (s) {
+  case KG_ST_PASS: return KG_RM_PASS;
+  case KG_ST_FAIL: return KG_RM_FAILURE;
+  case KG_ST_ERROR: return KG_RM_ERROR;
+  default: return KG_RM_SKIPPED; /* unsupported, or never run */
+  }
+}
+
+/* A perf test exists for every supported perf case; it fails only on SLOWER
+ * (the gate's rule), and is skipped when the case was not timed. -1: none. */
+static int perf_outcome(const kg_rdoc *d, size_t i) {
+  const kg_case *c = &d->run->cases[i];
+  if (!c->timed || !c->supported) return -1;
+  if (d->run->results[i].timing.samples <= 0) return KG_RM_SKIPPED;
+  const kg_cmp_row *row = d->cases[i].cmp;
+  if (!row || row->verdict != KG_V_SLOWER) return KG_RM_PASS;
+  /* With a paired result the stored baseline only advises (gate.c): a
+   * failure here would turn CI red on a run that exits 0. */
+  return d->run->pair.on ? KG_RM_SKIPPED : KG_RM_FAILURE;
+}
+
+/* The paired gate's rule: only SLOWER fails; a cell without a decision is skipped with its reason. */
+static kg_rm_outcome pair_outcome(kg_pverdict v) {
+  switch (v) {
+  case KG_PV_SLOWER: return KG_RM_FAILURE;
+  case KG_PV_UNDECIDED:
+  case KG_PV_UNKNOWN:
+  case KG_PV_MISSING: return KG_RM_SKIPPED;
+  default: return KG_RM_PASS; /* SAME, FASTER, NEW, UNCHANGED */
+  }
+}
+
+static void test_add(kg_rdoc *d, const char *cls, const char *name, kg_rm_outcome o, const char *message,
+                     const char *out) {
+  kg_rm_suite *s = &d->suites[d->nsuites - 1];
+  d->tests[d->ntests++] = (kg_rm_test){cls, name, o, message ? message : "", out};
+  s->count++;
+  kg_rm_tally *t[] = {&s->tally, &d->tally};
+  for (size_t k = 0; k < 2; k++) {
+    t[k]->tests++;
+    t[k]->failures += o == KG_RM_FAILURE;
+    t[k]->errors += o == KG_RM_ERROR;
+    t[k]->skipped += o == KG_RM_SKIPPED;
+  }
+}
+
+static void suite_open(kg_rdoc *d, const char *name) {
+  d->suites[d->nsuites++] = (kg_rm_suite){name, {0}, d->ntests, 0};
+}
+
+/* The testsuite "paired": a test per cell, named by the cell; the class
+ * carries the variant as the per-variant suites do. An UNCHANGED cell
+ * passes with its evidence (what was proven identical) as its output. */
+static void tests_paired(kg_rdoc *d) {
+  const kg_run *run = d->run;
+  if (!run->pair.on) return;
+  suite_open(d, "paired");
+  for (size_t k = 0; k < run->npairs; k++) {
+    const kg_pair_cell *c = &run->pairs[k];
+    kg_rm_outcome o = pair_outcome(c->stat.verdict);
+    const char *msg = "";
+    if (o == KG_RM_FAILURE) msg = fmt(d, "SLOWER than the base: %s", pair_numbers(d, c));
+    else if (o == KG_RM_SKIPPED || c->stat.verdict == KG_PV_UNCHANGED) msg = pair_why(d, c, 0);
+    const char *cls = fmt(d, "kgate.paired.%s", c->variant), *name = fmt(d, "%s n=%zu", kg_dtype_get(c->dtype)->name, c->n);
+    if (o == KG_RM_PASS && msg[0]) test_add(d, cls, name, o, NULL, msg);
+    else test_add(d, cls, name, o, msg, NULL);
+  }
+}
+
+static const char *base_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+/* The lint's tests: one per module (failed with its findings, skipped when
+ * it could not run), one skipped per waiver ("waived: reason"). */
+static void tests_lint(kg_rdoc *d) {
+  const kg_run *run = d->run;
+  if (!run->nlint) return;
+  suite_open(d, "lint");
+  for (size_t k = 0; k < run->nlint; k++) {
+    const kg_lint_module *m = &run->lint[k];
+    const char *msg = "";
+    if (!m->ran) msg = fmt(d, "not run: %s", m->why);
+    else if (m->nitems)
+      msg = fmt(d, "%zu finding%s; the first: %s (sm_%d): %s: %s -> %s", m->nitems, m->nitems == 1 ? "" : "s",
+                m->items[0].kernel, m->items[0].arch, m->items[0].side, m->items[0].first, m->items[0].second);
+    test_add(d, "kgate.lint", base_name(m->path), !m->ran ? KG_RM_SKIPPED : m->nitems ? KG_RM_FAILURE : KG_RM_PASS, msg,
+             NULL);
+    for (size_t i = 0; i < m->nwaived; i++)
+      test_add(d, "kgate.lint", m->waived[i].variant, KG_RM_SKIPPED, fmt(d, "waived: %s", m->waived[i].reason), NULL);
+  }
+}
+
+/* "the check's numbers: why" */
+static const char *check_message(kg_rdoc *d, const kg_result *r) {
+  if (r->status == KG_ST_ERROR) return r->message;
+  return fmt(d, "got %s, expected %s, |err| %.3g, bound %.3g, err/bound %.3g%s%s%s", r->got, r->expected, r->abs_err,
+             r->bound, r->ratio, r->nondeterministic ? ", nondeterministic" : "", r->message[0] ? ": " : "",
+             r->message);
+}
+
+/* "median 41.2 us vs baseline 38.0 us (+8.4 %, tolerance 3 %)" */
+static const char *perf_message(kg_rdoc *d, const kg_cmp_row *row) {
+  char now[48], base[48];
+  kg_rm_sig3(row->now_us, now, sizeof now);
+  kg_rm_sig3(row->base_us, base, sizeof base);
+  return fmt(d, "median %s us vs baseline %s us (%+.1f %%, tolerance %.3g %%)", now, base, row->change * 100,
+             row->tol * 100);
+}
+
+static void tests_case(kg_rdoc *d, size_t i, const char *cls) {
+  const kg_case *c = &d->run->cases[i];
+  const kg_result *r = &d->run->results[i];
+  const char *dt = kg_dtype_get(c->dtype)->name;
+  kg_rm_outcome o = check_outcome(r->status);
+  const char *msg = o == KG_RM_SKIPPED ? (r->status == KG_ST_UNSUPPORTED ? "unsupported dtype" : "not run")
+                    : o == KG_RM_PASS  ? ""
+                                       : check_message(d, r);
+  test_add(d, cls, fmt(d, "%s n=%zu %s", dt, c->n, kg_pattern_name(c->pattern)), o, msg, NULL);
+  int p = perf_outcome(d, i);
+  if (p < 0) return;
+  msg = "";
+  if (p == KG_RM_FAILURE) msg = perf_message(d, d->cases[i].cmp);
+  else if (p == KG_RM_SKIPPED && r->timing.samples > 0) /* a baseline SLOWER under a paired result */
+    msg = fmt(d, "SLOWER than the stored baseline, advisory: the paired gate decides (%s)",
+              perf_message(d, d->cases[i].cmp));
+  else if (p == KG_RM_SKIPPED) msg = "not timed: the check did not pass";
+  test_add(d, cls, fmt(d, "perf %s n=%zu", dt, c->n), (kg_rm_outcome)p, msg, NULL);
+}
+
+static void build_tests(kg_rdoc *d) {
+  const kg_run *run = d->run;
+  size_t most = 2 * run->n + run->npairs + 2;
+  for (size_t k = 0; k < run->nlint; k++) most += 1 + run->lint[k].nwaived;
+  d->tests = array(d, most, sizeof *d->tests);
+  d->suites = array(d, kg_nvariants + 2, sizeof *d->suites);
+  if (!d->tests || !d->suites) return;
+  tests_paired(d);
+  tests_lint(d);
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    const char *cls = NULL;
+    for (size_t i = 0; i < run->n; i++) {
+      if (run->cases[i].variant != (int)v) continue;
+      if (!cls) suite_open(d, kg_variants[v].name), cls = fmt(d, "kgate.%s", kg_variants[v].name);
+      tests_case(d, i, cls);
+    }
+  }
+}
+
+/* ---- the whole ------------------------------------------------------------------------- */
+
+int kg_rdoc_build(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp) {
+  memset(d, 0, sizeof *d);
+  d->run = run, d->cmp = cmp;
+  if (!(d->pool = calloc(1, sizeof *d->pool))) return d->oom = 1, -1;
+  summary_device(d, &run->meta.dev);
+  summary_run(d, &run->meta);
+  summary_phases(d, &run->meta.phases);
+  summary_checks(d, run);
+  summary_perf(d, run, cmp);
+  build_cases(d);
+  if (!d->oom) {
+    build_paired(d);
+    build_regressions(d);
+    build_failed(d);
+    build_ladders(d);
+    build_tests(d);
+  }
+  return d->oom ? -1 : 0;
+}
+
+void kg_rdoc_free(kg_rdoc *d) {
+  if (d->pool) {
+    for (size_t i = 0; i < d->pool->n; i++) free(d->pool->p[i]);
+    free(d->pool->p);
+    free(d->pool);
+  }
+  memset(d, 0, sizeof *d);
+}

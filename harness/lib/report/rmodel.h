@@ -1,0 +1,160 @@
+/* The report model: what a run's reports say, decided once. Built from a run
+ * (and its comparison with a baseline, when there is one), it holds the
+ * sections, their rows in report order, each number already rounded as
+ * people read it, each verdict's explanation in words, what a row's
+ * severity is, which rows a short report may leave out and how many were
+ * left out, and the CI test cases with their outcomes. The printers
+ * (formats.def: Markdown, JUnit, CSV; the terminal, report.h; the page,
+ * html.c) only lay it out and escape it for where it goes.
+ *
+ * Text a cell or item holds is either kgate's own words (as is) or data read
+ * from a file or a module (KG_RM_DATA: every printer escapes it). */
+#ifndef KG_RMODEL_H
+#define KG_RMODEL_H
+
+#include <stddef.h>
+
+#include "results.h"
+#include "severity.h"
+#include "verdict.h"
+
+/* ---- cells and tables ----------------------------------------------------- */
+
+enum {
+  KG_RM_DATA = 1u << 0,   /* text from a file or a module: escape it */
+  KG_RM_STRONG = 1u << 1, /* the cell that makes the row matter (a SLOWER verdict): bold where a format has it */
+  KG_RM_TIMES = 1u << 2,  /* a ratio: the printer writes its "times" sign after it ("1.73x") */
+};
+
+typedef struct kg_rm_cell {
+  const char *text; /* NULL: no value (an empty cell); "": a value that is empty (a text column with nothing to say) */
+  unsigned flags;   /* KG_RM_DATA, KG_RM_STRONG, KG_RM_TIMES */
+} kg_rm_cell;
+
+typedef struct kg_rm_col {
+  const char *name;
+  const char *unit; /* "us" (a printer may write it its own way), or NULL */
+  int left;         /* text column: aligned left */
+} kg_rm_col;
+
+typedef struct kg_rm_row {
+  const void *src; /* what the row is of (a kg_pair_cell, a kg_cmp_row, a kg_case of run), for printers with columns of their own */
+  kg_severity sev; /* KG_NSEVERITIES: a plain row */
+  int quiet;       /* a no-change row (SAME, UNCHANGED): a short report counts it instead of listing it */
+  kg_rm_cell *cells;
+} kg_rm_row;
+
+typedef struct kg_rm_table {
+  const kg_rm_col *cols;
+  size_t ncols;
+  kg_rm_row *rows;
+  size_t nrows;
+  size_t shown; /* rows a short report lists before "... and N more": nrows when it lists every one */
+} kg_rm_table;
+
+/* ---- the sections ----------------------------------------------------------- */
+
+enum { KG_RM_MAX_PARTS = 8 };
+
+/* One summary line: "Checks: 36 cases, ...". Its value is parts, each
+ * kgate's words or data. */
+typedef struct kg_rm_item {
+  const char *label; /* "Checks" */
+  const char *note;  /* after the label, before the colon: "(advisory: the paired gate decides)", or NULL */
+  kg_rm_cell parts[KG_RM_MAX_PARTS];
+  size_t nparts;
+} kg_rm_item;
+
+enum { KG_RM_MAX_ITEMS = 8 };
+
+/* The paired gate's section (run->pair.on). */
+typedef struct kg_rm_paired {
+  kg_rm_item module;  /* "Base module: PATH (NAME VERSION)" */
+  const char *setting; /* "4 copies, 2-6 rounds, 61.4 s" */
+  kg_rm_item verdicts; /* "Paired verdicts: 2 SLOWER, 1 UNKNOWN, ..." in report order */
+  const char *counts; /* the counts alone: "2 SLOWER, 1 UNKNOWN, ..." */
+  const char *state;  /* instead of the table: "No cell was paired: ...", "All 36 paired cells are SAME: ...", or NULL */
+  const char *method; /* how to read the table: change, interval, the rule */
+  kg_rm_table cells;  /* every cell, in report order (kg_pverdict_order); SAME and UNCHANGED rows are quiet */
+  /* After the table (or the state): the quiet cells in a line each, or NULL. */
+  const char *same_line, *unchanged_line;
+} kg_rm_paired;
+
+/* One Harris-style ladder: every variant timed at (dtype, n), in ladder order. */
+typedef struct kg_rm_ladder {
+  kg_dtype dtype;
+  size_t n;
+  const char *bytes; /* "16 MiB" */
+  kg_rm_table table;
+} kg_rm_ladder;
+
+/* A CI test case (JUnit's testcase). */
+typedef enum kg_rm_outcome { KG_RM_PASS, KG_RM_FAILURE, KG_RM_ERROR, KG_RM_SKIPPED } kg_rm_outcome;
+
+typedef struct kg_rm_test {
+  const char *classname; /* data: "kgate.VARIANT", "kgate.paired.VARIANT", "kgate.lint" */
+  const char *name;      /* data */
+  kg_rm_outcome outcome;
+  const char *message; /* failure, error, skipped: why; "" for a pass */
+  const char *out;     /* a pass with evidence (an UNCHANGED cell): the evidence, or NULL */
+} kg_rm_test;
+
+typedef struct kg_rm_tally {
+  size_t tests, failures, errors, skipped;
+} kg_rm_tally;
+
+/* A testsuite: "paired", "lint", or a variant's. */
+typedef struct kg_rm_suite {
+  const char *name; /* data */
+  kg_rm_tally tally;
+  size_t first, count; /* its tests: tests[first .. first + count) */
+} kg_rm_suite;
+
+/* What one case is joined to: found once, read by every printer. */
+typedef struct kg_rm_case {
+  const kg_cmp_row *cmp;     /* its row in the comparison, or NULL */
+  const kg_pair_cell *pair;  /* its paired cell, or NULL */
+  kg_perf perf;
+} kg_rm_case;
+
+typedef struct kg_rdoc {
+  const kg_run *run;
+  const kg_comparison *cmp; /* NULL: no baseline */
+  int oom;                  /* a string could not be made: the printers refuse to write */
+
+  kg_rm_item items[KG_RM_MAX_ITEMS]; /* the summary, in order */
+  size_t nitems;
+  const char *warning; /* the comparison's warning (data), or NULL */
+  const char *checks;      /* "36 cases, 36 passed, 0 failed, ..." */
+  const char *perf_counts; /* the comparison's counts in report order, or NULL without one */
+
+  kg_rm_paired paired;
+  const char *regressions_title; /* "Regressions", or "Against the stored baseline (advisory)" in a paired run */
+  kg_rm_table regressions;       /* SLOWER, UNKNOWN, MISSING rows of the comparison */
+  kg_rm_table failed;            /* failed and errored cases, in run order */
+  kg_rm_ladder *ladders;         /* per dtype, per perf size, smallest first */
+  size_t nladders;
+
+  kg_rm_case *cases; /* one per run case */
+  kg_rm_test *tests; /* the suites' tests, suite after suite */
+  size_t ntests;
+  kg_rm_suite *suites;
+  size_t nsuites;
+  kg_rm_tally tally; /* over every suite */
+
+  struct kg_rm_pool *pool; /* the strings and arrays above */
+} kg_rdoc;
+
+/* Builds the model of run (and cmp, NULL without a baseline). 0, or -1 when
+ * memory ran out (kg_rdoc_free is safe either way). */
+int kg_rdoc_build(kg_rdoc *doc, const kg_run *run, const kg_comparison *cmp);
+void kg_rdoc_free(kg_rdoc *doc);
+
+/* Rows a short report (Markdown) lists before "... and N more". */
+enum { KG_RM_MAX_FAILED = 50, KG_RM_MAX_PAIRS = 100 };
+
+/* Three significant digits and no exponent (38.0, 41.2, 0.0123, 1235):
+ * people compare these by eye. */
+void kg_rm_sig3(double v, char *buf, size_t len);
+
+#endif
