@@ -190,6 +190,94 @@ static const struct {
     {{"check", "--", "-v"}, "unrecognized argument '-v'"},
 };
 
+/* The defaults come from options.def's rows (kg_cli_parse sets them before it
+ * reads argv): each one, and what the help says it is. An OPT_PCT default is
+ * in percent, like its help, and kept as the fraction --max-noise 0.5 gives. */
+START_TEST(test_cli_row_defaults) {
+  kg_cli cli, given;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"run", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  const kg_gate_opts *g = &cli.gate;
+  ck_assert(g->seed == 1 && g->repeats == 3 && g->timeout_s == 60 && g->device == 0);
+  ck_assert(g->time.min_samples == 10 && g->time.max_seconds == 2 && !g->time.hot);
+  ck_assert(g->paired.rounds == 2 && g->paired.max_rounds == 6 && g->paired.budget_s == 10);
+  ck_assert(g->paired.pair.copies == 4 && g->paired.pair.max_seconds == 0.1 && g->paired.min_effect_pct == 0);
+  ck_assert(g->paired.pair.quads == 32 && cli.tolerance_pct == 0 && !g->mods.own && !g->sanitize);
+  ck_assert(!strcmp(cli.baseline_dir, "baselines") && !strcmp(cli.output, ".") && !cli.json && !cli.allow_missing);
+  ck_assert_msg(kgt_parse((char *[]){"run", "--max-noise", "0.5", NULL}, &given, err, sizeof err) == 0, "%s", err);
+  ck_assert_double_eq(g->time.max_noise, 0.005);
+  ck_assert_double_eq(g->time.max_noise, given.gate.time.max_noise);
+  kg_cli_free(&given);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+/* A row's range and kind decide what a value may be. A refused number gets
+ * the one "bad value" message with the name as typed; a choice names its
+ * words. NULL: accepted, at the edge of its range. */
+static const struct {
+  char *args[7];
+  const char *message;
+} k_row_values[] = {
+    {{"run", "--rounds", "1"}, "bad value '1' for --rounds (see --help)"}, /* OPT_INT: below lo */
+    {{"run", "--rounds", "2"}, NULL},
+    {{"run", "--max-rounds=64"}, NULL},
+    {{"run", "--max-rounds=65"}, "bad value '65' for --max-rounds (see --help)"}, /* past hi */
+    {{"selftest", "--copies", "8"}, NULL},
+    {{"selftest", "--copies", "9"}, "bad value '9' for --copies (see --help)"}, /* hi: KG_PAIR_MAX_COPIES */
+    {{"selftest", "--copies", "4x"}, "bad value '4x' for --copies (see --help)"}, /* a number and nothing after */
+    {{"check", "-d", "1023"}, NULL},
+    {{"check", "-d", "1024"}, "bad value '1024' for -d (see --help)"},
+    {{"history", "calibrate", "h.jsonl", "--seed", "18446744073709551615"}, NULL}, /* OPT_U64: the whole range */
+    {{"history", "calibrate", "h.jsonl", "--seed", "18446744073709551616"},
+     "bad value '18446744073709551616' for --seed (see --help)"},
+    {{"run", "--max-seconds", "3600"}, NULL}, /* OPT_POS: (0, max] */
+    {{"run", "--max-seconds", "3600.5"}, "bad value '3600.5' for --max-seconds (see --help)"},
+    {{"run", "--cell-seconds", "0"}, "bad value '0' for --cell-seconds (see --help)"},
+    {{"run", "--max-noise", "100"}, NULL}, /* OPT_PCT: the range is in percent */
+    {{"run", "--max-noise", "100.5"}, "bad value '100.5' for --max-noise (see --help)"},
+    {{"compare", "a", "b", "--missing", "fail"}, NULL},
+    {{"compare", "a", "b", "--missing", "maybe"}, "bad value 'maybe' for --missing (expected allow or fail)"},
+    {{"run", "--tier=Huge"}, "bad value 'Huge' for --tier (expected huge)"}, /* OPT_CHOICE: exact words */
+};
+
+START_TEST(test_cli_row_values) {
+  kg_cli cli;
+  char err[256] = "";
+  int code = kgt_parse(k_row_values[_i].args, &cli, err, sizeof err);
+  if (k_row_values[_i].message) {
+    ck_assert_int_eq(code, KG_EXIT_USAGE);
+    ck_assert_str_eq(err, k_row_values[_i].message);
+  } else {
+    ck_assert_msg(code == 0, "%s", err);
+  }
+  kg_cli_free(&cli);
+}
+END_TEST
+
+/* Values at their rows' edges land in their targets as given (an OPT_PCT's
+ * divided by 100), and a choice's other word sets 0. */
+START_TEST(test_cli_row_targets) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"run", "--max-rounds", "64", "--copies", "8", "--max-seconds", "3600", "--max-noise",
+                                     "100", "--cell-seconds=60", "--min-samples", "3", "--own-kernels", "o.so", NULL},
+                          &cli, err, sizeof err) == 0, "%s", err);
+  const kg_gate_opts *g = &cli.gate;
+  ck_assert(g->paired.max_rounds == 64 && g->paired.pair.copies == 8 && g->time.min_samples == 3);
+  ck_assert(g->time.max_seconds == 3600 && g->time.max_noise == 1 && g->paired.pair.max_seconds == 60);
+  ck_assert_str_eq(g->mods.own, "o.so"); /* the worker's --own-kernels too (main.c) */
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"compare", "a", "b", "--missing", "allow", "--missing", "fail", NULL}, &cli, err,
+                          sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.allow_missing, 0);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"compare", "a", "b", "--missing=allow", NULL}, &cli, err, sizeof err), 0);
+  ck_assert_int_eq(cli.allow_missing, 1);
+  kg_cli_free(&cli);
+}
+END_TEST
+
 /* --shard, --devices, --tier and merge as parsed. */
 START_TEST(test_cli_multi_options) {
   kg_cli cli;
@@ -1285,6 +1373,9 @@ Suite *make_cli_suite(void) {
   tcase_set_timeout(core, 30);
   tcase_add_test(core, test_cli_no_args_exits_2);
   tcase_add_test(core, test_cli_check_defaults);
+  tcase_add_test(core, test_cli_row_defaults);
+  tcase_add_loop_test(core, test_cli_row_values, 0, N(k_row_values));
+  tcase_add_test(core, test_cli_row_targets);
   tcase_add_loop_test(core, test_cli_commands, 0, N(k_commands));
   tcase_add_loop_test(core, test_cli_options, 0, 2);
   tcase_add_test(core, test_cli_run_options);

@@ -21,25 +21,59 @@ enum {
   C_REPORT = 256, C_SELFTEST = 512, C_MERGE = 1024, C_LIST = 2048, C_HCHECK = 4096,
   C_HCAL = 8192, C_REFV = 16384, C_LINT = 32768, C_ALL = 65535
 };
-enum { SOLO = 0, VALUE = 1 };
 
 /* The options' ids and rows, from options.def; O_FORMAT: an output format's. */
 typedef enum opt_id {
-#define KG_OPTION(id, name, alias, value, commands, meta, help) id,
+#define KG_OPTION(id, name, alias, target, commands, meta, help) id,
 #include "options.def"
 #undef KG_OPTION
   O_FORMAT
 } opt_id;
 
+/* How a row's value is parsed and where it goes: options.def's OPT_* targets. */
+typedef enum opt_kind {
+  K_FLAG, K_CMDMODE, K_INT, K_U64, K_POS, K_PCT, K_STR, K_CHOICE, K_SIZES, K_MODULES, K_CALLBACK
+} opt_kind;
+
+/* A value parser's answer besides 0: BAD, the caller says "bad value 'V' for
+ * NAME (see --help)"; SAID, the parser wrote a message of its own into err. */
+enum { BAD = -1, SAID = -2 };
+
+/* An OPT_CALLBACK row's parser, for an option with rules of its own. */
+typedef int opt_fn(kg_cli *cli, const char *value, char *err, size_t errlen);
+static opt_fn set_sanitize, set_output, set_shard, set_devices;
+
 typedef struct opt_row {
   const char *name, *alias;
-  int value;
   unsigned commands;
   opt_id id;
-  const char *meta, *help; /* the value's name ("LIST"), NULL for SOLO; one line of help */
+  const char *meta, *help; /* the value's name ("LIST"), NULL for a flag; one line of help */
+  opt_kind kind;
+  size_t off, count;               /* offsetof the target in kg_cli, and of a list's count */
+  unsigned long long lo, hi, idef; /* INT, U64: the range, the default; MODULES: hi, the capacity; CMDMODE: lo */
+  double max, ddef;                /* POS, PCT: the range (0, max], the default; both as typed on the command line */
+  const char *str;                 /* STR: the default; CHOICE: the word that sets 1 */
+  opt_fn *fn;                      /* CALLBACK */
 } opt_row;
+
+/* offsetof(kg_cli, m), and a compile error unless m has the type its kind writes. */
+#define MEMBER(m, type) _Generic(((kg_cli *)0)->m, type: offsetof(kg_cli, m))
+#define OPT_FLAG(m) .kind = K_FLAG, .off = MEMBER(m, int)
+#define OPT_CMDMODE(cmd) .kind = K_CMDMODE, .lo = (cmd)
+#define OPT_INT(m, low, high, def) .kind = K_INT, .off = MEMBER(m, int), .lo = (low), .hi = (high), .idef = (def)
+#define OPT_U64(m, low, high, def) .kind = K_U64, .off = MEMBER(m, uint64_t), .lo = (low), .hi = (high), .idef = (def)
+#define OPT_POS(m, top, def) .kind = K_POS, .off = MEMBER(m, double), .max = (top), .ddef = (def)
+#define OPT_PCT(m, top, def) .kind = K_PCT, .off = MEMBER(m, double), .max = (top), .ddef = (def)
+#define OPT_STR(m, def) .kind = K_STR, .off = MEMBER(m, const char *), .str = (def)
+#define OPT_CHOICE(m, word) .kind = K_CHOICE, .off = MEMBER(m, int), .str = (word)
+#define OPT_SIZES(m, n) .kind = K_SIZES, .off = MEMBER(m, const size_t *), .count = MEMBER(n, size_t)
+#define OPT_MODULES(m, n)                                                                                              \
+  .kind = K_MODULES, .off = MEMBER(m, const char **), .count = MEMBER(n, int),                                         \
+  .hi = sizeof((kg_cli *)0)->m / sizeof *((kg_cli *)0)->m
+#define OPT_CALLBACK(f) .kind = K_CALLBACK, .fn = (f)
+
 static const opt_row k_opts[] = {
-#define KG_OPTION(id, name, alias, value, commands, meta, help) {name, alias, value, commands, id, meta, help},
+#define KG_OPTION(id, name, alias, target, commands, meta, help) {name, alias, commands, id, meta, help, target},
 #include "options.def"
 #undef KG_OPTION
 };
@@ -187,8 +221,128 @@ static int parse_pos(const char *s, double max, double *v) {
   return errno || *end || !(*v > 0 && *v <= max) ? -1 : 0;
 }
 
+/* The member of cli at offset off (a row's target or count). */
+static void *field(kg_cli *cli, size_t off) { return (char *)cli + off; }
+
+/* Every row's default into its target, over a zeroed kg_cli (flags, choices
+ * and lists start empty). */
+static void set_defaults(kg_cli *cli) {
+  /* quads has no option; -o's default is plot's, merge's -o has none (set_output) */
+  *cli = (kg_cli){.cmd = KG_CMD_HELP, .gate = {.paired = {.pair = {.quads = 32}}}, .output = "."};
+  for (int o = 0; o < NOPTS; o++) {
+    const opt_row *op = &k_opts[o];
+    void *to = field(cli, op->off);
+    if (op->kind == K_INT) *(int *)to = (int)op->idef;
+    if (op->kind == K_U64) *(uint64_t *)to = op->idef;
+    if (op->kind == K_POS) *(double *)to = op->ddef;
+    if (op->kind == K_PCT) *(double *)to = op->ddef / 100; /* as --max-noise 0.5 gives: the same double */
+    if (op->kind == K_STR) *(const char **)to = op->str;
+  }
+}
+
+/* OPT_CHOICE: value must be one of the row's value-name words ("allow|fail");
+ * the target is 1 for the row's word, else 0. */
+static int set_choice(kg_cli *cli, const opt_row *op, const char *value, char *err, size_t errlen) {
+  char expected[128];
+  size_t used = 0;
+  int found = 0;
+  for (const char *w = op->meta; w && used < sizeof expected;) {
+    const char *bar = strchr(w, '|');
+    size_t len = bar ? (size_t)(bar - w) : strlen(w);
+    found |= strlen(value) == len && !strncmp(value, w, len);
+    used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%.*s", used ? " or " : "", (int)len, w);
+    w = bar ? bar + 1 : NULL;
+  }
+  if (!found) {
+    snprintf(err, errlen, "bad value '%s' for %s (expected %s)", value, op->name, expected);
+    return SAID;
+  }
+  *(int *)field(cli, op->off) = !strcmp(value, op->str);
+  return 0;
+}
+
+/* OPT_SIZES (--sizes, --perf-sizes): the last one given wins. The plan's
+ * lists are const for its readers; kg_cli owns and frees them. */
+static int set_sizes(kg_cli *cli, const opt_row *op, const char *value, char *err, size_t errlen) {
+  const size_t **list = field(cli, op->off);
+  size_t *count = field(cli, op->count), *parsed = NULL;
+  free((size_t *)*list);
+  *list = NULL, *count = 0;
+  int bad = kg_sizes_parse(value, &parsed, count, err, errlen) != 0;
+  *list = parsed;
+  return bad ? SAID : 0;
+}
+
+/* OPT_MODULES (--kernels, --base-kernels): repeatable; the same path twice
+ * would define every variant twice. */
+static int add_module(kg_cli *cli, const opt_row *op, const char *value, char *err, size_t errlen) {
+  const char **list = field(cli, op->off);
+  int *n = field(cli, op->count);
+  for (int k = 0; k < *n; k++)
+    if (!strcmp(list[k], value)) {
+      snprintf(err, errlen, "%s %s given twice", op->name, value);
+      return SAID;
+    }
+  if (*n == (int)op->hi) {
+    snprintf(err, errlen, "more than %d %s modules", (int)op->hi, op->name);
+    return SAID;
+  }
+  list[(*n)++] = value;
+  return 0;
+}
+
+/* Applies one option's value as its row says: 0, BAD or SAID. */
+static int apply(kg_cli *cli, const opt_row *op, const char *value, char *err, size_t errlen) {
+  unsigned long long u;
+  double d;
+  switch (op->kind) {
+  case K_FLAG: *(int *)field(cli, op->off) = 1; return 0;
+  case K_CMDMODE: cli->cmd = (kg_command)op->lo; return 0;
+  case K_INT:
+  case K_U64:
+    if (parse_u64(value, op->hi, &u) || u < op->lo) return BAD;
+    if (op->kind == K_INT) *(int *)field(cli, op->off) = (int)u;
+    else *(uint64_t *)field(cli, op->off) = u;
+    return 0;
+  case K_POS:
+  case K_PCT:
+    if (parse_pos(value, op->max, &d)) return BAD;
+    *(double *)field(cli, op->off) = op->kind == K_PCT ? d / 100 : d;
+    return 0;
+  case K_STR: *(const char **)field(cli, op->off) = value; return 0;
+  case K_CHOICE: return set_choice(cli, op, value, err, errlen);
+  case K_SIZES: return set_sizes(cli, op, value, err, errlen);
+  case K_MODULES: return add_module(cli, op, value, err, errlen);
+  case K_CALLBACK: return op->fn(cli, value, err, errlen);
+  }
+  return BAD;
+}
+
+/* The OPT_CALLBACK rows' parsers. --sanitize: tools kg_san_parse_tools knows. */
+static int set_sanitize(kg_cli *cli, const char *value, char *err, size_t errlen) {
+  unsigned mask;
+  if (kg_san_parse_tools(value, &mask, err, errlen)) return SAID;
+  cli->gate.sanitize = value;
+  return 0;
+}
+
+/* -o: plot's and history plot's chart folder, merge's merged file. */
+static int set_output(kg_cli *cli, const char *value, char *err, size_t errlen) {
+  (void)err, (void)errlen;
+  *(cli->cmd == KG_CMD_MERGE ? &cli->merge_out : &cli->output) = value;
+  return 0;
+}
+
+/* --shard i/N. */
+static int set_shard(kg_cli *cli, const char *value, char *err, size_t errlen) {
+  if (!kg_shard_parse(value, &cli->gate.shard_i, &cli->gate.shard_n)) return 0;
+  snprintf(err, errlen, "bad value '%s' for --shard (expected i/N with 1 <= i <= N)", value);
+  return SAID;
+}
+
 /* --devices all, or a comma list of distinct device numbers. */
-static int parse_devices(kg_gate_opts *g, const char *value, char *err, size_t errlen, int *custom) {
+static int set_devices(kg_cli *cli, const char *value, char *err, size_t errlen) {
+  kg_gate_opts *g = &cli->gate;
   g->devices_all = !strcmp(value, "all");
   g->ndevices = 0;
   if (g->devices_all) return 0;
@@ -205,8 +359,7 @@ static int parse_devices(kg_gate_opts *g, const char *value, char *err, size_t e
     if (!len || len >= sizeof item || parse_u64(item, 1023, &u) || dup || g->ndevices == KG_GATE_MAXDEVICES) {
       snprintf(err, errlen, "bad value '%s' for --devices (expected all, or distinct device numbers like 0,2)",
                value);
-      *custom = 1;
-      return -1;
+      return SAID;
     }
     g->devices[g->ndevices++] = (int)u;
     if (!comma) return 0;
@@ -214,138 +367,15 @@ static int parse_devices(kg_gate_opts *g, const char *value, char *err, size_t e
   }
 }
 
-/* --kernels (kernels) or --base-kernels: repeatable; the same path twice
- * would define every variant twice. -1 with the message in err. */
-static int add_module(kg_modules *m, int kernels, const char *value, char *err, size_t errlen, int *custom) {
-  const char **list = kernels ? m->kernels : m->base_kernels;
-  int *n = kernels ? &m->nkernels : &m->nbase;
-  const char *name = kernels ? "--kernels" : "--base-kernels";
-  for (int k = 0; k < *n; k++)
-    if (!strcmp(list[k], value)) {
-      snprintf(err, errlen, "%s %s given twice", name, value);
-      *custom = 1;
-      return -1;
-    }
-  if (*n == KG_MODULES_MAX) {
-    snprintf(err, errlen, "more than %d %s modules", KG_MODULES_MAX, name);
-    *custom = 1;
-    return -1;
-  }
-  list[(*n)++] = value;
-  return 0;
-}
-
-/* --sizes (perf 0) or --perf-sizes: the last one given wins. The plan's
- * lists are const for its readers; kg_cli owns and frees them. */
-static int set_sizes(kg_plan_opts *plan, int perf, const char *value, char *err, size_t errlen, int *sizes_err) {
-  const size_t **list = perf ? &plan->perf_sizes : &plan->sizes;
-  size_t *count = perf ? &plan->nperf : &plan->nsizes, *parsed = NULL;
-  free((size_t *)*list);
-  *list = NULL, *count = 0;
-  *sizes_err = kg_sizes_parse(value, &parsed, count, err, errlen) != 0;
-  *list = parsed;
-  return *sizes_err ? -1 : 0;
-}
-
-/* Applies one option's value; -1 when the value is bad (err set by caller). */
-static int apply(kg_cli *cli, opt_id id, const char *value, char *err, size_t errlen, int *sizes_err) {
-  kg_gate_opts *g = &cli->gate;
-  kg_paired_opts *p = &g->paired;
-  unsigned long long u;
-  double d;
-  switch (id) {
-  case O_HELP: cli->cmd = KG_CMD_HELP; return 0;
-  case O_FORMAT: return -1; /* kg_cli_parse sets the report path */
-  case O_VERBOSE: g->verbose = 1; return 0;
-  case O_QUIET: g->quiet = 1; return 0;
-  case O_PLAN: g->plan_only = 1; return 0;
-  case O_HOT: g->time.hot = 1; return 0;
-  case O_ROOF: cli->roofline = 1; return 0;
-  case O_DESCRIBE: cli->describe = 1; return 0;
-  case O_OWNK: cli->own_kernels = g->mods.own = value; return 0;
-  case O_REFERENCE: g->mods.pins = value; return 0;
-  case O_CONTROL: cli->control = value; return 0;
-  case O_PAIRED: cli->paired = value; return 0;
-  case O_ACK: cli->ack = value; return 0;
-  case O_SUMMARY: cli->summary = value; return 0;
-  case O_LINTKERNEL: cli->lint_kernel = value; return 0;
-  case O_LISTJSON:
-  case O_CMPJSON: cli->json = value; return 0;
-  case O_KERNELS:
-  case O_BASEK: return add_module(&g->mods, id == O_KERNELS, value, err, errlen, sizes_err);
-  case O_MINEFF: return parse_pos(value, 100, &p->min_effect_pct);
-  case O_ROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (p->rounds = (int)u, 0);
-  case O_MAXROUNDS: return parse_u64(value, 64, &u) || u < 2 ? -1 : (p->max_rounds = (int)u, 0);
-  case O_PAIRSEC: return parse_pos(value, 86400, &p->budget_s);
-  case O_CELLSEC: return parse_pos(value, 60, &p->pair.max_seconds);
-  case O_COPIES: return parse_u64(value, KG_PAIR_MAX_COPIES, &u) || u < 1 ? -1 : (p->pair.copies = (int)u, 0);
-  case O_TIMEUNCH: p->time_unchanged = 1; return 0;
-  case O_HUGE: cli->huge = 1; return 0;
-  case O_ONLY: cli->only = value; return 0;
-  case O_SANITIZE: {
-    unsigned mask;
-    if (kg_san_parse_tools(value, &mask, err, errlen)) {
-      *sizes_err = 1; /* the message is already in err */
-      return -1;
-    }
-    g->sanitize = value;
-    return 0;
-  }
-  case O_VARIANT: g->plan.variants = value; return 0;
-  case O_DTYPE: g->plan.dtypes = value; return 0;
-  case O_PATTERN: g->plan.patterns = value; return 0;
-  case O_WORKER: g->mods.worker = value; return 0;
-  case O_BASEDIR: cli->baseline_dir = value; return 0;
-  case O_OUTPUT: *(cli->cmd == KG_CMD_MERGE ? &cli->merge_out : &cli->output) = value; return 0;
-  case O_SHARD:
-    if (kg_shard_parse(value, &g->shard_i, &g->shard_n)) {
-      snprintf(err, errlen, "bad value '%s' for --shard (expected i/N with 1 <= i <= N)", value);
-      *sizes_err = 1;
-      return -1;
-    }
-    return 0;
-  case O_TIER:
-    if (strcmp(value, "huge")) {
-      snprintf(err, errlen, "bad value '%s' for --tier (expected huge)", value);
-      *sizes_err = 1;
-      return -1;
-    }
-    g->tier_huge = 1;
-    return 0;
-  case O_DEVICES: return parse_devices(g, value, err, errlen, sizes_err);
-  case O_PLOTS: cli->plots = value; return 0;
-  case O_BASELINE: cli->baseline = value; return 0;
-  case O_HISTORY: cli->history = value; return 0;
-  case O_FILE: cli->file = value; return 0;
-  case O_HTML: cli->html = value; return 0;
-  case O_MISSING:
-    if (strcmp(value, "allow") && strcmp(value, "fail")) {
-      snprintf(err, errlen, "bad value '%s' for --missing (expected allow or fail)", value);
-      *sizes_err = 1;
-      return -1;
-    }
-    cli->allow_missing = !strcmp(value, "allow");
-    return 0;
-  case O_SIZES:
-  case O_PERF: return set_sizes(&g->plan, id == O_PERF, value, err, errlen, sizes_err);
-  case O_SEED: return parse_u64(value, ~0ull, &u) ? -1 : (g->seed = u, 0);
-  case O_REPEAT: return parse_u64(value, 100, &u) || u < 1 ? -1 : (g->repeats = (int)u, 0);
-  case O_DEVICE: return parse_u64(value, 1023, &u) ? -1 : (g->device = (int)u, 0);
-  case O_MINS: return parse_u64(value, 4096, &u) || u < 3 ? -1 : (g->time.min_samples = (int)u, 0);
-  case O_TIMEOUT: return parse_pos(value, 86400, &g->timeout_s);
-  case O_MAXS: return parse_pos(value, 3600, &g->time.max_seconds);
-  case O_NOISE: return parse_pos(value, 100, &d) ? -1 : (g->time.max_noise = d / 100, 0);
-  case O_TOL: return parse_pos(value, 1000, &cli->tolerance_pct);
-  }
-  return -1;
-}
+/* Whether a row takes a value (every kind but a flag's). */
+static int takes_value(const opt_row *op) { return op->kind != K_FLAG && op->kind != K_CMDMODE; }
 
 /* The option named by arg's first len characters: a row of k_opts, or an
- * output format's (check and run; compare too when the format says so), its
- * kg_format_id in *format. A name with several rows (--json) gives the row
- * of the command (bit), else the first; *all gets every command that takes
- * the name, for "is an option of". */
-static int find_option(const char *arg, size_t len, unsigned bit, opt_row *op, int *format, unsigned *all) {
+ * output format's (check and run; compare too when the format says so; its
+ * target is its kg_cli.reports entry). A name with several rows (--json)
+ * gives the row of the command (bit), else the first; *all gets every
+ * command that takes the name, for "is an option of". */
+static int find_option(const char *arg, size_t len, unsigned bit, opt_row *op, unsigned *all) {
   int found = 0;
   *all = 0;
   for (int o = 0; o < NOPTS + KG_NFORMATS; o++) {
@@ -360,13 +390,11 @@ static int find_option(const char *arg, size_t len, unsigned bit, opt_row *op, i
       const kg_format *f = &kg_formats[o - NOPTS];
       if (strlen(f->option) != len || strncmp(arg, f->option, len)) continue;
       unsigned commands = C_CHECK | C_RUN | (f->compare ? C_COMPARE : 0);
-      row = (opt_row){f->option, NULL, VALUE, commands, O_FORMAT, "FILE", f->about};
+      row = (opt_row){f->option, NULL, commands, O_FORMAT, "FILE", f->about, .kind = K_STR,
+                      .off = offsetof(kg_cli, reports) + (size_t)(o - NOPTS) * sizeof(const char *)};
     }
     *all |= row.commands;
-    if (!found || (row.commands & bit && !(op->commands & bit))) {
-      *op = row, found = 1;
-      if (o >= NOPTS) *format = o - NOPTS;
-    }
+    if (!found || (row.commands & bit && !(op->commands & bit))) *op = row, found = 1;
   }
   return found ? 0 : -1;
 }
@@ -376,11 +404,11 @@ static int find_option(const char *arg, size_t len, unsigned bit, opt_row *op, i
 static int option_value(const opt_row *op, const char *eq, int argc, char **argv, int *i, const char *name,
                         const char **value, char *err, size_t errlen) {
   *value = NULL;
-  if (op->value == SOLO && eq) {
+  if (!takes_value(op) && eq) {
     snprintf(err, errlen, "option '%s' takes no value", name);
     return -1;
   }
-  if (op->value == VALUE) {
+  if (takes_value(op)) {
     *value = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
     if (!*value || !**value) {
       snprintf(err, errlen, "option '%s' needs a value", name);
@@ -409,8 +437,8 @@ static int unrecognized(const char *arg, size_t len, int commands, char *err, si
 
 /* One option and its value (from '=' or the next argument). 0, or
  * KG_EXIT_USAGE with the message in err. */
-static int take_option(kg_cli *cli, int c, const opt_row *op, unsigned all, int format, const char *name,
-                       const char *eq, int argc, char **argv, int *i, char *err, size_t errlen) {
+static int take_option(kg_cli *cli, int c, const opt_row *op, unsigned all, const char *name, const char *eq,
+                       int argc, char **argv, int *i, char *err, size_t errlen) {
   if (!(op->commands & (k_cmds[c].bit ? k_cmds[c].bit : (unsigned)(op->id == O_HELP)))) {
     char names[256];
     command_names(all & ~(unsigned)C_WORKER, names, sizeof names);
@@ -422,13 +450,9 @@ static int take_option(kg_cli *cli, int c, const opt_row *op, unsigned all, int 
   }
   const char *value = NULL;
   if (option_value(op, eq, argc, argv, i, name, &value, err, errlen)) return KG_EXIT_USAGE;
-  int sizes_err = 0;
-  if (op->id == O_FORMAT) cli->reports[format] = value;
-  else if (apply(cli, op->id, value, err, errlen, &sizes_err)) {
-    if (!sizes_err) snprintf(err, errlen, "bad value '%s' for %s (see --help)", value, name);
-    return KG_EXIT_USAGE;
-  }
-  return 0;
+  int rc = apply(cli, op, value, err, errlen);
+  if (rc == BAD) snprintf(err, errlen, "bad value '%s' for %s (see --help)", value, name);
+  return rc ? KG_EXIT_USAGE : 0;
 }
 
 /* kgate help [COMMAND [SUB]]: which commands' help to print (0: all). */
@@ -442,17 +466,9 @@ static int help_topic(int argc, char **argv, kg_cli *cli, char *err, size_t errl
   return found ? 0 : unrecognized(argv[2], strlen(argv[2]), 1, err, errlen);
 }
 
-int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
-  *cli = (kg_cli){.cmd = KG_CMD_HELP,
-                  .gate = {.seed = 1, .repeats = 3, .timeout_s = 60,
-                           .time = {.hot = 0, .max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
-                           .paired = {.pair = {.copies = 4, .quads = 32, .max_seconds = 0.1}, .rounds = 2,
-                                      .max_rounds = 6, .budget_s = 10}},
-                  .baseline_dir = "baselines", .output = "."};
-  if (argc < 2) { /* `kgate $CMD` with an empty $CMD must not pass as a help request */
-    snprintf(err, errlen, "no command given (usage: kgate <command> [options]; try --help)");
-    return KG_EXIT_USAGE;
-  }
+/* The row of k_cmds that argv[1] (and argv[2], a sub-command) names, in *cmd.
+ * 0, or KG_EXIT_USAGE with the message in err. */
+static int find_command(int argc, char **argv, int *cmd, char *err, size_t errlen) {
   int c = 0, named = -1;
   for (; c < NCMDS; c++) {
     if (strcmp(argv[1], k_cmds[c].name)) continue;
@@ -468,8 +484,13 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
     if (used < errlen) snprintf(err + used, errlen - used, " (try --help)");
     return KG_EXIT_USAGE;
   }
-  cli->cmd = k_cmds[c].cmd;
-  if (!strcmp(argv[1], "help")) return help_topic(argc, argv, cli, err, errlen);
+  *cmd = c;
+  return 0;
+}
+
+/* The arguments after command c's words: options, bundled short flags and
+ * positional arguments. 0, or KG_EXIT_USAGE with the message in err. */
+static int parse_args(kg_cli *cli, int c, int argc, char **argv, char *err, size_t errlen) {
   int first = k_cmds[c].sub ? 3 : 2, rest = 0; /* rest: after "--", all positional */
   for (int i = first; i < argc; i++) {
     char *arg = argv[i];
@@ -483,25 +504,39 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
       continue;
     }
     opt_row op;
-    int format = 0, rc;
+    int rc;
     unsigned all;
     if (arg[1] != '-' && arg[2]) { /* bundled short flags: -vq; only the last may take a value */
       for (const char *p = arg + 1; *p; p++) {
         char name[3] = {'-', *p, '\0'};
-        if (find_option(name, 2, k_cmds[c].bit, &op, &format, &all) || (op.value == VALUE && p[1]))
+        if (find_option(name, 2, k_cmds[c].bit, &op, &all) || (takes_value(&op) && p[1]))
           return unrecognized(arg, strlen(arg), 0, err, errlen);
-        if ((rc = take_option(cli, c, &op, all, format, name, NULL, argc, argv, &i, err, errlen))) return rc;
+        if ((rc = take_option(cli, c, &op, all, name, NULL, argc, argv, &i, err, errlen))) return rc;
       }
       continue;
     }
     /* --name=value or --name value */
     char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    if (find_option(arg, len, k_cmds[c].bit, &op, &format, &all)) return unrecognized(arg, len, 0, err, errlen);
+    if (find_option(arg, len, k_cmds[c].bit, &op, &all)) return unrecognized(arg, len, 0, err, errlen);
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)len, arg);
-    if ((rc = take_option(cli, c, &op, all, format, name, eq, argc, argv, &i, err, errlen))) return rc;
+    if ((rc = take_option(cli, c, &op, all, name, eq, argc, argv, &i, err, errlen))) return rc;
   }
+  return 0;
+}
+
+int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
+  set_defaults(cli);
+  if (argc < 2) { /* `kgate $CMD` with an empty $CMD must not pass as a help request */
+    snprintf(err, errlen, "no command given (usage: kgate <command> [options]; try --help)");
+    return KG_EXIT_USAGE;
+  }
+  int c = 0, rc;
+  if ((rc = find_command(argc, argv, &c, err, errlen))) return rc;
+  cli->cmd = k_cmds[c].cmd;
+  if (!strcmp(argv[1], "help")) return help_topic(argc, argv, cli, err, errlen);
+  if ((rc = parse_args(cli, c, argc, argv, err, errlen))) return rc;
   if (cli->cmd == KG_CMD_HELP) {
     cli->help_commands = k_cmds[c].bit; /* kgate run --help: run's; kgate --help: 0, all */
     return 0;

@@ -68,9 +68,8 @@ typedef struct kg_cli {
   int allow_missing;     /* compare: --missing allow */
   unsigned help_commands; /* help: whose options to print (kgate help run, kgate run --help); 0: every command's */
   /* the worker's hidden options */
-  int roofline;            /* measure the roofline before the hello */
-  const char *own_kernels; /* kgate's own module (default beside the executable) */
-  int describe;            /* describe the modules and exit */
+  int roofline; /* measure the roofline before the hello (its --own-kernels: gate.mods.own) */
+  int describe; /* describe the modules and exit */
 } kg_cli;
 
 /* Parses argv. Returns 0, or KG_EXIT_USAGE with a one-line message in err. */

@@ -27,7 +27,7 @@ int main(int argc, char **argv) {
   int code = kg_cli_run(&cli);
 #else
   const kg_modules *m = &cli.gate.mods;
-  kg_worker_opts wo = {.device = cli.gate.device, .roofline = cli.roofline, .own_kernels = cli.own_kernels,
+  kg_worker_opts wo = {.device = cli.gate.device, .roofline = cli.roofline, .own_kernels = m->own,
                        .nkernels = m->nkernels, .nbase = m->nbase, .describe = cli.describe};
   memcpy(wo.kernels, m->kernels, sizeof wo.kernels);
   memcpy(wo.base_kernels, m->base_kernels, sizeof wo.base_kernels);
