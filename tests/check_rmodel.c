@@ -1,0 +1,167 @@
+/* rmodel: the report model's decisions, apart from any printer: report
+ * order, quiet rows, the short report's caps, the explanations, the CI
+ * tests and their tallies. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "registry.h"
+#include "rmodel.h"
+
+enum { NCELLS = 160 };
+
+static kg_pair_cell g_cells[NCELLS];
+static kg_run g_run;
+
+/* A paired run: n cells, verdict v[k % nv] each, the first with two blocks. */
+static void paired_run(size_t n, const kg_pverdict *v, size_t nv) {
+  memset(&g_run, 0, sizeof g_run);
+  memset(g_cells, 0, sizeof g_cells);
+  for (size_t k = 0; k < n; k++) {
+    kg_pair_cell *c = &g_cells[k];
+    snprintf(c->variant, sizeof c->variant, "v%03zu", k);
+    c->dtype = KG_F32, c->n = 1u << 22, c->min_effect = 0.01, c->rounds = 2;
+    c->stat = (kg_pair_stat){.blocks = 8, .pairs = 64, .ratio = 1.02, .lo = 1.01, .hi = 1.03, .head_us = 102,
+                             .base_us = 100, .verdict = v[k % nv]};
+  }
+  g_run.pairs = g_cells, g_run.npairs = n;
+  g_run.pair = (kg_pair_meta){.on = 1, .base_path = "/b/m.so", .base_name = "m", .base_version = "1",
+                              .confidence = 0.99, .copies = 4, .rounds = 2, .max_rounds = 6};
+}
+
+/* The cells in kg_pverdict_order whatever the file's order; SAME and
+ * UNCHANGED quiet; every verdict's row level from one table. */
+START_TEST(test_rmodel_paired_order) {
+  const kg_pverdict v[] = {KG_PV_SAME, KG_PV_UNCHANGED, KG_PV_FASTER, KG_PV_SLOWER, KG_PV_UNDECIDED};
+  paired_run(10, v, 5);
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  const kg_rm_table *t = &d.paired.cells;
+  ck_assert_uint_eq(t->nrows, 10);
+  for (size_t i = 1; i < t->nrows; i++) {
+    const kg_pair_cell *a = t->rows[i - 1].src, *b = t->rows[i].src;
+    ck_assert_int_le(kg_pverdict_rank(a->stat.verdict), kg_pverdict_rank(b->stat.verdict));
+  }
+  for (size_t i = 0; i < t->nrows; i++) {
+    kg_pverdict pv = ((const kg_pair_cell *)t->rows[i].src)->stat.verdict;
+    ck_assert_int_eq(t->rows[i].quiet, pv == KG_PV_SAME || pv == KG_PV_UNCHANGED);
+    ck_assert_int_eq(t->rows[i].sev == KG_SEV_REGRESSION, pv == KG_PV_SLOWER);
+    ck_assert_int_eq(!!(t->rows[i].cells[0].flags & KG_RM_STRONG), pv == KG_PV_SLOWER);
+  }
+  ck_assert_uint_eq(t->shown, 6); /* the loud ones: 2 FASTER, 2 SLOWER, 2 UNDECIDED */
+  ck_assert_str_eq(d.paired.counts, "2 SLOWER, 0 UNKNOWN, 2 UNDECIDED, 0 MISSING, 2 FASTER, 0 NEW, 2 SAME, 2 UNCHANGED");
+  ck_assert_str_eq(d.paired.same_line, "2 more cells are SAME.");
+  ck_assert_ptr_nonnull(d.paired.unchanged_line);
+  ck_assert_ptr_null(d.paired.state);
+  kg_rdoc_free(&d);
+}
+END_TEST
+
+/* A short report lists KG_RM_MAX_PAIRS loud cells and says how many more;
+ * the model keeps every row (the page lists them all). */
+START_TEST(test_rmodel_paired_cap) {
+  const kg_pverdict v[] = {KG_PV_SLOWER};
+  paired_run(NCELLS, v, 1);
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  ck_assert_uint_eq(d.paired.cells.nrows, NCELLS);
+  ck_assert_uint_eq(d.paired.cells.shown, KG_RM_MAX_PAIRS);
+  char *md = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&md, &len);
+  ck_assert_int_eq(kg_print_markdown(f, &d), 0);
+  fclose(f);
+  char more[64];
+  snprintf(more, sizeof more, "... and %d more (see the results JSON)", NCELLS - KG_RM_MAX_PAIRS);
+  ck_assert_msg(strstr(md, more) != NULL, "%s", more);
+  ck_assert_ptr_null(strstr(md, "| v159 |")); /* past the cap */
+  free(md);
+  kg_rdoc_free(&d);
+}
+END_TEST
+
+/* What the section says instead of a table: nothing paired, all SAME. */
+START_TEST(test_rmodel_paired_states) {
+  const kg_pverdict same[] = {KG_PV_SAME}, quiet[] = {KG_PV_SAME, KG_PV_UNCHANGED};
+  kg_rdoc d;
+  paired_run(0, same, 1);
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(d.paired.state, "No cell was paired"));
+  kg_rdoc_free(&d);
+  paired_run(3, same, 1);
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  ck_assert_str_eq(d.paired.state, "All 3 paired cells are SAME: no change beyond the minimum effect.");
+  ck_assert_ptr_null(d.paired.same_line);
+  kg_rdoc_free(&d);
+  paired_run(3, quiet, 2);
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  ck_assert_str_eq(d.paired.state, "No paired cell changed beyond the minimum effect.");
+  ck_assert_str_eq(d.paired.same_line, "2 cells are SAME.");
+  kg_rdoc_free(&d);
+}
+END_TEST
+
+/* One explanation per verdict: a table row beside its numbers says nothing
+ * more, the CI test of an UNDECIDED cell says why with the numbers. */
+START_TEST(test_rmodel_explanations) {
+  const kg_pverdict v[] = {KG_PV_UNDECIDED, KG_PV_MISSING, KG_PV_UNKNOWN};
+  paired_run(3, v, 3);
+  g_cells[1].stat.blocks = 0, g_cells[2].stat.blocks = 0;
+  snprintf(g_cells[2].message, sizeof g_cells[2].message, "every timing errored");
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  const kg_rm_table *t = &d.paired.cells;
+  ck_assert_str_eq(t->rows[0].cells[11].text, "unknown: every timing errored");
+  ck_assert_ptr_null(t->rows[0].cells[4].text); /* no numbers: an empty cell */
+  ck_assert_str_eq(t->rows[1].cells[11].text, "");  /* UNDECIDED with an interval: its numbers say it */
+  ck_assert_str_eq(t->rows[2].cells[11].text, "missing: the base module has this cell, head does not");
+  ck_assert_str_eq(d.suites[0].name, "paired");
+  ck_assert_uint_eq(d.suites[0].tally.skipped, 3);
+  ck_assert_ptr_nonnull(strstr(d.tests[0].message, "undecided: the interval reaches across the minimum effect"));
+  kg_rdoc_free(&d);
+}
+END_TEST
+
+/* Every test is in one suite, and the whole tally is the suites' sum. */
+START_TEST(test_rmodel_tally) {
+  const kg_pverdict v[] = {KG_PV_SLOWER, KG_PV_SAME, KG_PV_UNKNOWN};
+  paired_run(6, v, 3);
+  kg_case cases[2] = {{kg_variant_find("cub_sum"), KG_F32, 1 << 22, KG_PAT_UNIFORM, 1, 1},
+                      {kg_variant_find("two_pass"), KG_F32, 100, KG_PAT_EXACT, 0, 1}};
+  kg_result res[2] = {{.status = KG_ST_PASS, .timing = {.samples = 10, .median_us = 10, .q1_us = 9, .q3_us = 11}},
+                      {.status = KG_ST_FAIL}};
+  g_run.cases = cases, g_run.results = res, g_run.n = 2;
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  kg_rm_tally sum = {0};
+  size_t tests = 0;
+  for (size_t s = 0; s < d.nsuites; s++) {
+    sum.tests += d.suites[s].tally.tests, sum.failures += d.suites[s].tally.failures;
+    sum.skipped += d.suites[s].tally.skipped;
+    tests += d.suites[s].count;
+  }
+  ck_assert_uint_eq(d.nsuites, 3); /* paired, cub_sum, two_pass */
+  ck_assert_uint_eq(tests, d.ntests);
+  ck_assert_uint_eq(sum.tests, d.tally.tests);
+  ck_assert_uint_eq(d.tally.tests, 6 + 2 + 1); /* the cells, cub_sum's check and perf, two_pass's check */
+  ck_assert_uint_eq(d.tally.failures, 2 + 1);  /* two SLOWER cells, the failed check */
+  ck_assert_uint_eq(sum.failures, d.tally.failures);
+  ck_assert_uint_eq(d.failed.nrows, 1);
+  ck_assert_ptr_null(d.cases[0].pair); /* no cell of cub_sum among v000..v005 */
+  kg_rdoc_free(&d);
+}
+END_TEST
+
+Suite *make_rmodel_suite(void) {
+  Suite *s = suite_create("rmodel");
+  TCase *core = tcase_create("Core");
+  tcase_add_test(core, test_rmodel_paired_order);
+  tcase_add_test(core, test_rmodel_paired_cap);
+  tcase_add_test(core, test_rmodel_paired_states);
+  tcase_add_test(core, test_rmodel_explanations);
+  tcase_add_test(core, test_rmodel_tally);
+  suite_add_tcase(s, core);
+  return s;
+}
