@@ -317,93 +317,129 @@ static int report_detect(const kg_publish_opts *po, const kg_history *h, kg_acks
   return 0;
 }
 
-int kg_publish_report(const kg_publish_opts *po) {
-  char err[1024], label[600] = "", note[1200] = "";
-  kg_html_link links[KG_NFORMATS + 1];
+/* What a report shows: the run, its comparison with --baseline, and with
+ * --history the history's steps, band and detector findings. */
+typedef struct report_src {
   kg_run run;
-  kg_comparison cmp = {0};
-  kg_history h = {0};
-  kg_baseline base = {0};
-  kg_step *steps = NULL;
-  size_t nsteps = 0;
-  int code = KG_EXIT_USAGE, have_base = 0, have_detect = 0;
-  kg_acks acks = {0};
-  kg_detection det = {0};
+  kg_comparison cmp;
+  char label[600]; /* names the baseline */
+  kg_history h;
+  kg_baseline base;
+  int have_base; /* base is the band of the trends */
+  kg_step *steps;
+  size_t nsteps;
+  kg_acks acks;
+  kg_detection det;
+  int have_detect;
+} report_src;
+
+/* The history's part of the report: its steps, the detector over its
+ * paired nights, and the band of the trends. 0, or -1 after printing why. */
+static int report_history(const kg_publish_opts *po, report_src *rs) {
+  char err[1024];
+  if (kg_history_read(po->history, &rs->h, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  if (kg_history_steps(&rs->h, po->tolerance_pct, &rs->steps, &rs->nsteps)) {
+    fprintf(stderr, "kgate: out of memory\n");
+    return -1;
+  }
+  if (report_detect(po, &rs->h, &rs->acks, &rs->det, &rs->have_detect)) return -1;
+  /* The band of the trends: the baseline the run is compared with. */
+  rs->have_base = po->baseline && kg_baseline_load(po->baseline, &rs->base, err, sizeof err) == 0 && rs->h.n &&
+                  kg_same_gpu(&rs->base.dev, &rs->h.runs[rs->h.n - 1].dev);
+  return 0;
+}
+
+/* The charts into dir, drawn when the run timed a case; note says why
+ * there are none. draw's exit code, or -1 after printing why when the
+ * charts' data could not be written (then no page is made). */
+static int report_charts(const kg_publish_opts *po, const char *dir, const report_src *rs, kg_charts *charts,
+                         char *note, size_t notelen) {
+  char err[1024];
+  kg_chart_src src = {.run = &rs->run, .with_run = 1, .cmp = po->baseline ? &rs->cmp : NULL,
+                      .base_label = rs->label, .history = po->history ? &rs->h : NULL,
+                      .band = rs->have_base ? &rs->base : NULL, .tol_pct = po->tolerance_pct, .steps = rs->steps,
+                      .nsteps = rs->nsteps, .detect = rs->have_detect ? &rs->det : NULL};
+  if (!has_timed(&rs->run)) {
+    snprintf(note, notelen, "No charts: the run timed no case (kgate run times the perf sizes).");
+    return KG_EXIT_OK;
+  }
+  if (kg_chart_write(dir, &src, NULL, charts, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  return draw(dir, charts, note, notelen);
+}
+
+/* The page into the site's folder, which then goes in place. code: what
+ * the charts gave. Without gnuplot (exit 3) the page is whole but for its
+ * images: it goes in place; a file that could not be written (exit 2)
+ * keeps the old one. The exit code. */
+static int report_page(const kg_publish_opts *po, kg_site *site, const report_src *rs, const kg_charts *charts,
+                       const kg_html_link *links, const char *note, int code) {
+  char err[1024], repo[256];
+  kg_publish_repo_url(repo, sizeof repo);
+  kg_html_page page = {.run = &rs->run,
+                       .cmp = po->baseline ? &rs->cmp : NULL,
+                       .baseline = po->baseline ? rs->label : NULL,
+                       .history = po->history ? &rs->h : NULL,
+                       .steps = rs->steps,
+                       .nsteps = rs->nsteps,
+                       .charts = charts,
+                       .note = note[0] ? note : NULL,
+                       .links = links,
+                       .nlinks = KG_NFORMATS + 1,
+                       .repo_url = repo[0] ? repo : NULL,
+                       .detect = rs->have_detect ? &rs->det : NULL};
+  if (code == KG_EXIT_USAGE || kg_html_write(site->tmp, &page, err, sizeof err) ||
+      kg_site_commit(site, err, sizeof err)) {
+    if (code != KG_EXIT_USAGE) fprintf(stderr, "kgate: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
+  printf("kgate: wrote %s/index.html%s\n", po->html, po->history ? " and archive.html" : "");
+  return code;
+}
+
+/* Everything the report read; base also when it loaded but was no band
+ * (a baseline of another GPU). */
+static void report_free(report_src *rs) {
+  if (rs->have_detect) kg_detection_free(&rs->det);
+  kg_acks_free(&rs->acks);
+  free(rs->steps);
+  kg_history_free(&rs->h);
+  if (rs->have_base || rs->base.entries) kg_baseline_free(&rs->base);
+  kg_comparison_free(&rs->cmp);
+  kg_run_free(&rs->run);
+}
+
+int kg_publish_report(const kg_publish_opts *po) {
+  char err[1024], note[1200] = "";
+  kg_html_link links[KG_NFORMATS + 1];
+  report_src rs = {0};
+  int code = KG_EXIT_USAGE;
   static kg_charts charts;
   charts.n = 0;
   kg_site site = {.tmp = ""};
-  if (kg_results_read(po->input, &run, err, sizeof err)) {
+  if (kg_results_read(po->input, &rs.run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  if (po->baseline && compare_file(po->baseline, &run, po->tolerance_pct, &cmp, label, sizeof label)) goto out;
-  if (po->history) {
-    if (kg_history_read(po->history, &h, err, sizeof err)) {
-      fprintf(stderr, "kgate: %s\n", err);
-      goto out;
-    }
-    if (kg_history_steps(&h, po->tolerance_pct, &steps, &nsteps)) {
-      fprintf(stderr, "kgate: out of memory\n");
-      goto out;
-    }
-    if (report_detect(po, &h, &acks, &det, &have_detect)) goto out;
-    /* The band of the trends: the baseline the run is compared with. */
-    have_base = po->baseline && kg_baseline_load(po->baseline, &base, err, sizeof err) == 0 && h.n &&
-                kg_same_gpu(&base.dev, &h.runs[h.n - 1].dev);
-  }
+  if (po->baseline && compare_file(po->baseline, &rs.run, po->tolerance_pct, &rs.cmp, rs.label, sizeof rs.label))
+    goto out;
+  if (po->history && report_history(po, &rs)) goto out;
   /* Rendered into a fresh folder beside DIR and renamed into place: a full
    * disk or a crash keeps the old site and leaves no partial DIR. */
   if (kg_site_begin(&site, po->html, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  const char *dir = site.tmp;
-  if (report_files(po, dir, &run, po->baseline ? &cmp : NULL, links)) goto out;
-  code = KG_EXIT_OK;
-  kg_chart_src src = {.run = &run, .with_run = 1, .cmp = po->baseline ? &cmp : NULL, .base_label = label,
-                      .history = po->history ? &h : NULL, .band = have_base ? &base : NULL,
-                      .tol_pct = po->tolerance_pct, .steps = steps, .nsteps = nsteps,
-                      .detect = have_detect ? &det : NULL};
-  if (has_timed(&run)) {
-    if (kg_chart_write(dir, &src, NULL, &charts, err, sizeof err)) {
-      fprintf(stderr, "kgate: %s\n", err);
-      code = KG_EXIT_USAGE;
-      goto out;
-    }
-    code = draw(dir, &charts, note, sizeof note);
-  } else {
-    snprintf(note, sizeof note, "No charts: the run timed no case (kgate run times the perf sizes).");
-  }
-  char repo[256];
-  kg_publish_repo_url(repo, sizeof repo);
-  kg_html_page page = {.run = &run,
-                       .cmp = po->baseline ? &cmp : NULL,
-                       .baseline = po->baseline ? label : NULL,
-                       .history = po->history ? &h : NULL,
-                       .steps = steps,
-                       .nsteps = nsteps,
-                       .charts = &charts,
-                       .note = note[0] ? note : NULL,
-                       .links = links,
-                       .nlinks = KG_NFORMATS + 1,
-                       .repo_url = repo[0] ? repo : NULL,
-                       .detect = have_detect ? &det : NULL};
-  /* Without gnuplot (exit 3) the page is whole but for its images: it goes
-   * in place; a file that could not be written (exit 2) keeps the old one. */
-  if (code == KG_EXIT_USAGE || kg_html_write(dir, &page, err, sizeof err) || kg_site_commit(&site, err, sizeof err)) {
-    if (code != KG_EXIT_USAGE) fprintf(stderr, "kgate: %s\n", err);
-    code = KG_EXIT_USAGE;
-  } else {
-    printf("kgate: wrote %s/index.html%s\n", po->html, po->history ? " and archive.html" : "");
-  }
+  if (report_files(po, site.tmp, &rs.run, po->baseline ? &rs.cmp : NULL, links)) goto out;
+  int drawn = report_charts(po, site.tmp, &rs, &charts, note, sizeof note);
+  code = drawn < 0 ? KG_EXIT_USAGE : report_page(po, &site, &rs, &charts, links, note, drawn);
 out:
   kg_site_abort(&site);
-  if (have_detect) kg_detection_free(&det);
-  kg_acks_free(&acks);
-  free(steps);
-  kg_history_free(&h);
-  if (have_base || base.entries) kg_baseline_free(&base);
-  kg_comparison_free(&cmp);
-  kg_run_free(&run);
+  report_free(&rs);
   return code;
 }

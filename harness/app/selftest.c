@@ -295,6 +295,93 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
   return 0;
 }
 
+/* Settles the rows the loop of kg_selftest does not run: the paired and
+ * fence mutants (paired_rows and lint_rows run them after it), a sanitizer
+ * row without compute-sanitizer, the huge tier without --huge. 1 for those. */
+static int not_run_here(const kg_st_opts *o, const kg_mutant_info *mi, kg_st_row *row) {
+  if (is_paired(mi->expect)) {
+    row->outcome = KG_ST_NOT_RUN;
+    return 1;
+  }
+  if (mi->expect == KG_EXPECT_LINT) { /* no GPU: lint_rows below */
+    row->outcome = KG_ST_NOT_RUN;
+    return 1;
+  }
+  if (sanitizer_tool_of(mi->expect) >= 0 && !o->sanitizer) {
+    row->outcome = KG_ST_NOT_RUN;
+    snprintf(row->observed, sizeof row->observed, "not run (compute-sanitizer missing)");
+    return 1;
+  }
+  if (mi->expect == KG_EXPECT_HUGE && !o->huge) {
+    row->outcome = KG_ST_SKIPPED;
+    snprintf(row->observed, sizeof row->observed,
+             "skipped: needs n > 2^31 (16 GiB+ of device memory) and --huge");
+    return 1;
+  }
+  return 0;
+}
+
+/* A sanitizer row's workers: under compute-sanitizer, reporting into log
+ * (made by the first such row, *logfd kept open for the rest), a fresh
+ * worker per case. *argv is malloc'ed. 0, or -1 with err when the log
+ * cannot be made. */
+static int sanitized(const kg_st_opts *o, int tool, char *log, int *logfd, kg_super_opts *so, kg_super_san *san,
+                     char ***argv, char *err, size_t errlen) {
+  if (*logfd < 0 && (*logfd = mkstemp(log)) < 0) {
+    snprintf(err, errlen, "cannot create a sanitizer log in /tmp");
+    return -1;
+  }
+  *argv = kg_san_argv(o->sanitizer, (kg_san_tool)tool, log, o->worker_argv);
+  so->worker_argv = *argv;
+  *san = (kg_super_san){.log = log, .tool = kg_san_tool_name((kg_san_tool)tool), .exit_code = KG_SAN_EXIT,
+                        .fresh_worker = 1, .exact_alloc = 1, .scan = kg_san_scan};
+  so->timeout_s = so->start_timeout_s = 600; /* racecheck is slow, and so is a worker's start under it */
+  return 0;
+}
+
+/* Runs mutant m's cases and its base's controls and judges them into row.
+ * 0, or the exit code with err: 2 for a mutant whose cases cannot be made,
+ * 3 when the sanitizer log cannot be made or no worker could start (then
+ * the log, if made, is closed and removed). */
+static int run_mutant(const kg_st_opts *o, int m, kg_st_row *row, char *log, int *logfd, char *err, size_t errlen) {
+  const kg_mutant_info *mi = &kg_mutants[m];
+  int tool = sanitizer_tool_of(mi->expect);
+  kg_case *cases;
+  size_t n;
+  if (kg_st_cases(m, o->huge, &cases, &n)) {
+    snprintf(err, errlen, "mutant %s: base variant '%s' unknown, or out of memory", mi->name, mi->base);
+    return KG_EXIT_USAGE;
+  }
+  kg_result *results = calloc(n, sizeof *results);
+  kg_run_params p = {.seed = 1, .repeats = mi->expect == KG_EXPECT_NONDETERMINISTIC ? 5 : 3,
+                     .time = {.hot = 0, .max_noise = 0.005, .min_samples = 20, .max_seconds = 3}};
+  double timeout = o->timeout_s > 0 ? o->timeout_s : 20;
+  kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = timeout, .start_timeout_s = timeout};
+  char **argv = NULL;
+  kg_super_san san = {0};
+  if (tool >= 0 && sanitized(o, tool, log, logfd, &so, &san, &argv, err, errlen)) {
+    free(cases), free(results);
+    return KG_EXIT_ENV;
+  }
+  if (mi->expect == KG_EXPECT_HUGE) so.timeout_s = 600;
+  if (!o->quiet) fprintf(stderr, "selftest: %s (%s)...\n", mi->name, kg_expect_name(mi->expect));
+  kg_device_info dev;
+  int rc = results && (tool < 0 || argv)
+               ? kg_supervise_san(cases, n, &p, &so, tool >= 0 ? &san : NULL, results, &dev, err, errlen)
+               : -1;
+  free(argv);
+  if (rc == 0) kg_st_judge(m, cases, results, n, row);
+  free(cases);
+  free(results);
+  if (rc) { /* no worker could start (no GPU): this row proves nothing */
+    row->outcome = KG_ST_NOT_RUN;
+    snprintf(row->observed, sizeof row->observed, "not run: %.150s", err);
+    if (*logfd >= 0) close(*logfd), unlink(log);
+    return KG_EXIT_ENV;
+  }
+  return 0;
+}
+
 int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, size_t errlen) {
   uint64_t mask = ~0ull;
   *nrows = 0;
@@ -304,70 +391,13 @@ int kg_selftest(const kg_st_opts *o, kg_st_row *rows, size_t *nrows, char *err, 
   kg_st_row *rows_of[64] = {0}; /* the paired mutants' rows, by mutant index */
   for (size_t m = 0; m < kg_nmutants; m++) {
     if (!(mask >> m & 1)) continue;
-    const kg_mutant_info *mi = &kg_mutants[m];
     kg_st_row *row = &rows[(*nrows)++];
     memset(row, 0, sizeof *row);
     row->mutant = (int)m;
-    if (is_paired(mi->expect)) {
-      if (m < 64) rows_of[m] = row;
-      row->outcome = KG_ST_NOT_RUN;
-      continue;
-    }
-    if (mi->expect == KG_EXPECT_LINT) { /* no GPU: lint_rows below */
-      row->outcome = KG_ST_NOT_RUN;
-      continue;
-    }
-    int tool = sanitizer_tool_of(mi->expect);
-    if (tool >= 0 && !o->sanitizer) {
-      row->outcome = KG_ST_NOT_RUN;
-      snprintf(row->observed, sizeof row->observed, "not run (compute-sanitizer missing)");
-      continue;
-    }
-    if (mi->expect == KG_EXPECT_HUGE && !o->huge) {
-      row->outcome = KG_ST_SKIPPED;
-      snprintf(row->observed, sizeof row->observed,
-               "skipped: needs n > 2^31 (16 GiB+ of device memory) and --huge");
-      continue;
-    }
-    kg_case *cases;
-    size_t n;
-    if (kg_st_cases((int)m, o->huge, &cases, &n)) {
-      snprintf(err, errlen, "mutant %s: base variant '%s' unknown, or out of memory", mi->name, mi->base);
-      return KG_EXIT_USAGE;
-    }
-    kg_result *results = calloc(n, sizeof *results);
-    kg_run_params p = {.seed = 1, .repeats = mi->expect == KG_EXPECT_NONDETERMINISTIC ? 5 : 3,
-                       .time = {.hot = 0, .max_noise = 0.005, .min_samples = 20, .max_seconds = 3}};
-    double timeout = o->timeout_s > 0 ? o->timeout_s : 20;
-    kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = timeout, .start_timeout_s = timeout};
-    char **argv = NULL;
-    kg_super_san san = {0};
-    if (tool >= 0) {
-      if (logfd < 0 && (logfd = mkstemp(log)) < 0) {
-        snprintf(err, errlen, "cannot create a sanitizer log in /tmp");
-        free(cases), free(results);
-        return KG_EXIT_ENV;
-      }
-      argv = kg_san_argv(o->sanitizer, (kg_san_tool)tool, log, o->worker_argv);
-      so.worker_argv = argv;
-      san = (kg_super_san){.log = log, .tool = kg_san_tool_name((kg_san_tool)tool), .exit_code = KG_SAN_EXIT,
-                           .fresh_worker = 1, .exact_alloc = 1, .scan = kg_san_scan};
-      so.timeout_s = so.start_timeout_s = 600; /* racecheck is slow, and so is a worker's start under it */
-    }
-    if (mi->expect == KG_EXPECT_HUGE) so.timeout_s = 600;
-    if (!o->quiet) fprintf(stderr, "selftest: %s (%s)...\n", mi->name, kg_expect_name(mi->expect));
-    kg_device_info dev;
-    int rc = results && (tool < 0 || argv) ? kg_supervise_san(cases, n, &p, &so, tool >= 0 ? &san : NULL, results, &dev, err, errlen) : -1;
-    free(argv);
-    if (rc == 0) kg_st_judge((int)m, cases, results, n, row);
-    free(cases);
-    free(results);
-    if (rc) { /* no worker could start (no GPU): this row proves nothing */
-      row->outcome = KG_ST_NOT_RUN;
-      snprintf(row->observed, sizeof row->observed, "not run: %.150s", err);
-      if (logfd >= 0) close(logfd), unlink(log);
-      return KG_EXIT_ENV;
-    }
+    if (is_paired(kg_mutants[m].expect) && m < 64) rows_of[m] = row;
+    if (not_run_here(o, &kg_mutants[m], row)) continue;
+    int code = run_mutant(o, (int)m, row, log, &logfd, err, errlen);
+    if (code) return code;
   }
   if (logfd >= 0) close(logfd), unlink(log);
   lint_rows(o, rows, *nrows);

@@ -83,25 +83,27 @@ typedef struct state {
   unsigned long long *d_fp, *h_fp; /* the GPU input's fingerprint, and its pinned copy */
 } state;
 
-/* One message shape for every CUDA failure: "CUDA error at file:line: name (code) / expr". */
-#define CU(st, expr)                                                                                     \
-  do {                                                                                                   \
-    cudaError_t e_ = (expr);                                                                             \
-    if (e_ != cudaSuccess) {                                                                             \
-      snprintf((st)->error, sizeof (st)->error, "CUDA error at %s:%d: %s (%d) / %s", __FILE_NAME__, __LINE__, \
-               cudaGetErrorName(e_), (int)e_, #expr);                                                    \
-      return -1;                                                                                         \
-    }                                                                                                    \
-  } while (0)
+/* One message shape for every CUDA failure, in st->error: "CUDA error at
+ * file:line: name (code) / expr". 1 when e is a failure. */
+static int cu_fail(state *st, cudaError_t e, const char *file, int line, const char *expr) {
+  if (e == cudaSuccess) return 0;
+  snprintf(st->error, sizeof st->error, "CUDA error at %s:%d: %s (%d) / %s", file, line, cudaGetErrorName(e), (int)e,
+           expr);
+  return 1;
+}
+
+/* cu_fail on a call, naming its place and its text (only a macro can);
+ * the caller returns on it: if (CU_FAILED(st, cudaFree(p))) return -1; */
+#define CU_FAILED(st, expr) cu_fail((st), (expr), __FILE_NAME__, __LINE__, #expr)
 
 /* exact: under compute-sanitizer, a buffer is exactly the case's size (a
  * reused larger one would hide an over-read from memcheck). */
 static int grow_to(state *st, void **p, size_t *cap, size_t want, int exact) {
   if (*p && (exact ? want == *cap : want <= *cap)) return 0;
-  if (*p) CU(st, cudaFree(*p));
+  if (*p && CU_FAILED(st, cudaFree(*p))) return -1;
   *p = NULL;
   *cap = 0;
-  CU(st, cudaMalloc(p, want ? want : 1));
+  if (CU_FAILED(st, cudaMalloc(p, want ? want : 1))) return -1;
   *cap = want;
   return 0;
 }
@@ -130,12 +132,14 @@ static const kg_refcache_entry *find_ref(state *st, const kg_case *c, uint64_t s
  * reference's fingerprint), whether the GPU's input is the one it was
  * computed from: 1 yes, 0 no, -1 a CUDA error. */
 static int gpu_input(state *st, const kg_case *c, uint64_t seed, size_t bytes, const uint64_t *want) {
-  CU(st, (cudaError_t)kg_dev_fill(c->dtype, (int)c->pattern, seed, c->n, st->d_pristine, st->stream));
+  if (CU_FAILED(st, (cudaError_t)kg_dev_fill(c->dtype, (int)c->pattern, seed, c->n, st->d_pristine, st->stream)))
+    return -1;
   if (want) {
-    CU(st, (cudaError_t)kg_dev_fingerprint(st->d_pristine, bytes, st->d_fp, st->stream));
-    CU(st, cudaMemcpyAsync(st->h_fp, st->d_fp, sizeof *st->h_fp, cudaMemcpyDeviceToHost, st->stream));
+    if (CU_FAILED(st, (cudaError_t)kg_dev_fingerprint(st->d_pristine, bytes, st->d_fp, st->stream))) return -1;
+    if (CU_FAILED(st, cudaMemcpyAsync(st->h_fp, st->d_fp, sizeof *st->h_fp, cudaMemcpyDeviceToHost, st->stream)))
+      return -1;
   }
-  CU(st, cudaStreamSynchronize(st->stream));
+  if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
   return !want || *st->h_fp == *want;
 }
 
@@ -162,7 +166,7 @@ static int cpu_input(state *st, const kg_case *c, uint64_t seed, size_t bytes, c
   kg_refcache_entry e = {c->dtype, c->pattern, c->n, seed, KG_GEN_VERSION, fp, st->ref};
   char err[200];
   if (st->cache_path[0] && kg_refcache_put(&st->cache, &e, err, sizeof err) == 0) st->cache_dirty = 1;
-  CU(st, cudaMemcpyAsync(st->d_pristine, st->host, bytes, cudaMemcpyHostToDevice, st->stream));
+  if (CU_FAILED(st, cudaMemcpyAsync(st->d_pristine, st->host, bytes, cudaMemcpyHostToDevice, st->stream))) return -1;
   return 0;
 }
 
@@ -193,8 +197,8 @@ static int prepare_input(state *st, const kg_case *c, const kg_run_params *p, in
   if (ok && e) st->ref = e->ref;
   if (!ok && cpu_input(st, c, p->seed, bytes, e)) return -1;
   /* Stream-ordered copies: the variants run on a non-blocking stream. */
-  CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, bytes, cudaMemcpyDeviceToDevice, st->stream));
-  CU(st, cudaStreamSynchronize(st->stream));
+  if (CU_FAILED(st, cudaMemcpyAsync(st->d_in, st->d_pristine, bytes, cudaMemcpyDeviceToDevice, st->stream))) return -1;
+  if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
   st->dt = c->dtype, st->n = c->n, st->pattern = c->pattern, st->seed = p->seed, st->valid = 1;
   st->has_ref = want_ref;
   st->gen++;
@@ -251,8 +255,9 @@ static int time_case(state *st, const kg_case *c, const kg_time_opts *o, kg_resu
   if (make_timer(st)) return -1;
   step_ctx x = {st, st->mods->fns[c->variant], c, st->d_in};
   int clobbers = (kg_variants[c->variant].flags & KG_CLOBBERS) != 0;
-  CU(st, (cudaError_t)kg_timer_measure(st->timer, run_step, clobbers ? restore_step : NULL, &x,
-                                       c->n * kg_dtype_get(c->dtype)->size, o, &r->timing));
+  if (CU_FAILED(st, (cudaError_t)kg_timer_measure(st->timer, run_step, clobbers ? restore_step : NULL, &x,
+                                                  c->n * kg_dtype_get(c->dtype)->size, o, &r->timing)))
+    return -1;
   return 0;
 }
 
@@ -262,79 +267,103 @@ static int check_buffers(state *st, int runs) {
     snprintf(st->error, sizeof st->error, "%d runs per case: at most %d", runs, KG_MAX_RUNS);
     return -1;
   }
-  if (!st->h_outs) CU(st, cudaHostAlloc((void **)&st->h_outs, 16 * KG_MAX_RUNS + sizeof(int), cudaHostAllocDefault));
-  if (!st->d_flag) CU(st, cudaMalloc((void **)&st->d_flag, sizeof(int)));
-  for (; st->nouts < runs; st->nouts++) CU(st, cudaMalloc(&st->d_outs[st->nouts], 16));
+  if (!st->h_outs &&
+      CU_FAILED(st, cudaHostAlloc((void **)&st->h_outs, 16 * KG_MAX_RUNS + sizeof(int), cudaHostAllocDefault)))
+    return -1;
+  if (!st->d_flag && CU_FAILED(st, cudaMalloc((void **)&st->d_flag, sizeof(int)))) return -1;
+  for (; st->nouts < runs; st->nouts++)
+    if (CU_FAILED(st, cudaMalloc(&st->d_outs[st->nouts], 16))) return -1;
   return 0;
 }
 
-/* Runs one case; -1 on a CUDA error (st->error says which), which ends the worker. */
-static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exact, kg_result *r) {
-  const kg_module_variant *fn = st->mods->fns[c->variant];
+/* What a case's runs need: its input (given back if the last variant
+ * reduced it in place; an in-place variant gets it before each run),
+ * scratch, r->depth and the outputs of its runs. 0, or -1 with st->error. */
+static int case_setup(state *st, const kg_case *c, const kg_run_params *p, int exact, const kg_module_variant *fn,
+                      int runs, kg_result *r) {
   unsigned flags = kg_variants[c->variant].flags;
   const kg_dtype_info *di = kg_dtype_get(c->dtype);
-  memset(r, 0, sizeof *r);
-  if (!fn) {
-    snprintf(st->error, sizeof st->error, "%s: this kgate was built without kernels/mutants", kg_variants[c->variant].name);
-    return -1;
-  }
-  double t0 = kg_now_s();
   if (prepare_input(st, c, p, exact, 1)) return -1;
   r->input_us = st->input_us;
   if (st->dirty && !(flags & KG_CLOBBERS)) { /* untimed: the last variant reduced in place */
-    CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream));
+    if (CU_FAILED(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream)))
+      return -1;
     st->dirty = 0;
   }
   size_t scratch = fn->scratch(c->dtype, c->n);
   if (grow_to(st, &st->d_scratch, &st->scratch_cap, scratch, exact)) return -1;
   r->depth = fn->depth(c->n);
-  int runs = di->is_float ? p->repeats : 1;
-  if (check_buffers(st, runs)) return -1;
+  return check_buffers(st, runs);
+}
+
+/* After check_buffers: the input compare's flag, behind the runs' outputs. */
+static int *input_flag(state *st) { return (int *)(st->h_outs + 16 * KG_MAX_RUNS); }
+
+/* The case's runs, each into its poisoned output read back into h_outs,
+ * and (for a variant not declared in place) the compare of its input
+ * with the pristine copy into the input flag. Every run queued, then one
+ * wait: a wait per run cost more than the kernels of most cases. 0, or -1
+ * with st->error. */
+static int queue_runs(state *st, const kg_case *c, const kg_module_variant *fn, int runs) {
+  unsigned flags = kg_variants[c->variant].flags;
+  const kg_dtype_info *di = kg_dtype_get(c->dtype);
   int poison = poison_byte(c, fn, &st->ref);
-  /* Every run queued, then one wait: a wait per run cost more than the
-   * kernels of most cases. */
   for (int k = 0; k < runs; k++) {
-    if (flags & KG_CLOBBERS)
-      CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream));
-    CU(st, cudaMemsetAsync(st->d_outs[k], poison, di->acc_size, st->stream));
+    if ((flags & KG_CLOBBERS) &&
+        CU_FAILED(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream)))
+      return -1;
+    if (CU_FAILED(st, cudaMemsetAsync(st->d_outs[k], poison, di->acc_size, st->stream))) return -1;
     int rc = fn->run(c->dtype, st->d_in, c->n, st->d_outs[k], st->d_scratch, st->stream);
     if (rc == KG_ERR_UNSUPPORTED) {
       snprintf(st->error, sizeof st->error, "variant refused dtype %s that the registry lists", di->name);
       return -1;
     }
-    CU(st, (cudaError_t)rc);
-    CU(st, cudaMemcpyAsync(st->h_outs + 16 * k, st->d_outs[k], di->acc_size, cudaMemcpyDeviceToHost, st->stream));
+    if (CU_FAILED(st, (cudaError_t)rc)) return -1;
+    if (CU_FAILED(st, cudaMemcpyAsync(st->h_outs + 16 * k, st->d_outs[k], di->acc_size, cudaMemcpyDeviceToHost,
+                                      st->stream)))
+      return -1;
   }
-  int *h_flag = (int *)(st->h_outs + 16 * KG_MAX_RUNS);
+  int *h_flag = input_flag(st);
   *h_flag = 0;
   if (!(flags & KG_CLOBBERS)) {
-    CU(st, (cudaError_t)kg_dev_differ_async(st->d_in, st->d_pristine, c->n * di->size, st->d_flag, st->stream));
-    CU(st, cudaMemcpyAsync(h_flag, st->d_flag, sizeof *h_flag, cudaMemcpyDeviceToHost, st->stream));
+    if (CU_FAILED(st, (cudaError_t)kg_dev_differ_async(st->d_in, st->d_pristine, c->n * di->size, st->d_flag,
+                                                       st->stream)))
+      return -1;
+    if (CU_FAILED(st, cudaMemcpyAsync(h_flag, st->d_flag, sizeof *h_flag, cudaMemcpyDeviceToHost, st->stream)))
+      return -1;
   }
-  CU(st, cudaStreamSynchronize(st->stream));
+  if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
+  return 0;
+}
+
+/* Judges the runs read back: the worst of them (the first failing, else
+ * the one farthest from the reference) in *worst and r's values, whether
+ * they differ, and whether the input flag says the input was written. */
+static void judge_runs(state *st, const kg_case *c, const kg_module_variant *fn, int runs, kg_judgement *worst,
+                       kg_result *r) {
   kg_value first = {0, 0};
-  kg_judgement worst = {.pass = 1};
   kg_value worst_value = {0, 0};
+  *worst = (kg_judgement){.pass = 1};
   for (int k = 0; k < runs; k++) {
     kg_value v = kg_value_from_acc(c->dtype, st->h_outs + 16 * k);
     kg_judgement j;
     kg_judge_op(fn->op, fn->nan, c->dtype, c->pattern, &st->ref, v, r->depth, &j);
     if (k == 0) first = v;
     else if (!same_result(c->dtype, fn->op, first, v)) r->nondeterministic = 1;
-    if (k == 0 || (worst.pass && (!j.pass || j.ratio > worst.ratio))) worst = j, worst_value = v;
+    if (k == 0 || (worst->pass && (!j.pass || j.ratio > worst->ratio))) *worst = j, worst_value = v;
   }
   r->repeats = runs;
-  if (flags & KG_CLOBBERS) st->dirty = 1;
+  if (kg_variants[c->variant].flags & KG_CLOBBERS) st->dirty = 1;
   kg_value_format(c->dtype, worst_value, r->got, sizeof r->got);
   kg_ref_format_op(fn->op, fn->nan, c->dtype, &st->ref, r->expected, sizeof r->expected);
-  r->abs_err = worst.abs_err, r->bound = worst.bound, r->ratio = worst.ratio;
-  if (*h_flag) {
-    r->input_modified = 1;
-    CU(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream));
-    CU(st, cudaStreamSynchronize(st->stream));
-  }
+  r->abs_err = worst->abs_err, r->bound = worst->bound, r->ratio = worst->ratio;
+  if (*input_flag(st)) r->input_modified = 1;
+}
+
+/* The case's status and message from its judged runs. */
+static void case_verdict(const kg_case *c, const kg_judgement *worst, int runs, kg_result *r) {
   r->status = KG_ST_FAIL;
-  if (!worst.pass) r->fail = KG_FK_WRONG_RESULT, snprintf(r->message, sizeof r->message, "%s", worst.why);
+  if (!worst->pass) r->fail = KG_FK_WRONG_RESULT, snprintf(r->message, sizeof r->message, "%s", worst->why);
   else if (r->input_modified)
     r->fail = KG_FK_INPUT_MODIFIED,
     snprintf(r->message, sizeof r->message, "wrote its input but is not declared in-place");
@@ -342,6 +371,28 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
     r->fail = KG_FK_NONDETERMINISTIC,
     snprintf(r->message, sizeof r->message, "results differ across %d runs but the variant claims determinism", runs);
   else r->status = KG_ST_PASS;
+}
+
+/* Runs one case; -1 on a CUDA error (st->error says which), which ends the worker. */
+static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exact, kg_result *r) {
+  const kg_module_variant *fn = st->mods->fns[c->variant];
+  const kg_dtype_info *di = kg_dtype_get(c->dtype);
+  memset(r, 0, sizeof *r);
+  if (!fn) {
+    snprintf(st->error, sizeof st->error, "%s: this kgate was built without kernels/mutants", kg_variants[c->variant].name);
+    return -1;
+  }
+  double t0 = kg_now_s();
+  int runs = di->is_float ? p->repeats : 1;
+  if (case_setup(st, c, p, exact, fn, runs, r) || queue_runs(st, c, fn, runs)) return -1;
+  kg_judgement worst;
+  judge_runs(st, c, fn, runs, &worst, r);
+  if (r->input_modified) { /* the input back for the next case */
+    if (CU_FAILED(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream)))
+      return -1;
+    if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
+  }
+  case_verdict(c, &worst, runs, r);
   double t1 = kg_now_s();
   r->check_us = (t1 - t0) * 1e6 - r->input_us;
   if (r->status != KG_ST_PASS || !c->timed) return 0;

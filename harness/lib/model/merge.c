@@ -90,72 +90,98 @@ static int merge_pairs(const char *const *paths, const kg_run *runs, size_t nrun
   return 0;
 }
 
+/* Why run f may not join run 0 (runs[0..f] read), in err: -1; or 0. */
+static int refuse_join(const char *const *paths, const kg_run *runs, size_t f, char *err, size_t errlen) {
+  const char *what = f ? mismatch(&runs[0].meta, &runs[f].meta) : NULL;
+  long long id0 = runs[0].meta.prov.run_id, id = runs[f].meta.prov.run_id;
+  if (what) {
+    snprintf(err, errlen, "%s and %s have different %s: refusing to merge", paths[0], paths[f], what);
+    return -1;
+  }
+  if (id != id0) { /* shards of one gate come from one CI run; 0: none recorded */
+    snprintf(err, errlen, "%s and %s come from different CI runs (run_id %lld and %lld; 0: none recorded): "
+             "refusing to merge", paths[0], paths[f], id0, id);
+    return -1;
+  }
+  return 0;
+}
+
+/* Reads the files in order until one does not read or may not join the
+ * first. *loaded: the runs read (to free), *total: their cases. 0, or -1
+ * with err. */
+static int load_runs(const char *const *paths, size_t npaths, kg_run *runs, size_t *loaded, size_t *total,
+                     char *err, size_t errlen) {
+  for (size_t f = 0; f < npaths; f++) {
+    if (kg_results_read(paths[f], &runs[f], err, errlen)) return -1; /* a failed read frees its own */
+    *loaded = f + 1;
+    *total += runs[f].n;
+    if (refuse_join(paths, runs, f, err, errlen)) return -1;
+  }
+  return 0;
+}
+
+/* Every file's cases in one array (*joined, to free), sorted, refused when
+ * a case is in two files. 0, or -1 with err. */
+static int join_cases(const char *const *paths, const kg_run *runs, size_t npaths, size_t total, item **joined,
+                      char *err, size_t errlen) {
+  item *all = *joined = malloc((total ? total : 1) * sizeof *all);
+  if (!all) return snprintf(err, errlen, "out of memory"), -1;
+  size_t k = 0;
+  for (size_t f = 0; f < npaths; f++)
+    for (size_t i = 0; i < runs[f].n; i++) all[k++] = (item){runs[f].cases[i], runs[f].results[i], f};
+  qsort(all, total, sizeof *all, item_cmp);
+  /* A case twice inside one file is refused by kg_results_read already,
+   * so equal neighbours here come from two files. */
+  for (size_t i = 1; i < total; i++) {
+    if (item_cmp(&all[i - 1], &all[i])) continue;
+    const kg_case *c = &all[i].c;
+    size_t a = all[i - 1].file < all[i].file ? all[i - 1].file : all[i].file;
+    size_t b = all[i - 1].file ^ all[i].file ^ a;
+    snprintf(err, errlen, "case %s %s n=%zu %s is in both %s and %s: refusing to merge",
+             kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern),
+             paths[a], paths[b]);
+    return -1;
+  }
+  return 0;
+}
+
+/* The merged run from the joined cases: the first file's metadata and lint
+ * (taken from runs[0]), every file's wall time and runner, the paired
+ * cells. 0, or -1 with err and *out freed. */
+static int merged_run(const char *const *paths, kg_run *runs, size_t npaths, const item *all, size_t total,
+                      kg_run *out, char *err, size_t errlen) {
+  out->meta = runs[0].meta;
+  out->meta.shard[0] = '\0';
+  out->meta.phases.known = 0; /* shards on several machines: their phase times do not add up to one run's */
+  /* every shard lints the same modules: the first one's lint is the run's */
+  out->lint = runs[0].lint, out->nlint = runs[0].nlint;
+  runs[0].lint = NULL, runs[0].nlint = 0;
+  for (size_t f = 1; f < npaths; f++) {
+    if (runs[f].meta.wall_s > out->meta.wall_s) out->meta.wall_s = runs[f].meta.wall_s;
+    add_runner(out->meta.prov.runner, sizeof out->meta.prov.runner, runs[f].meta.prov.runner);
+  }
+  out->cases = malloc((total ? total : 1) * sizeof *out->cases);
+  out->results = malloc((total ? total : 1) * sizeof *out->results);
+  if (!out->cases || !out->results) {
+    kg_run_free(out);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < total; i++) out->cases[i] = all[i].c, out->results[i] = all[i].r;
+  out->n = total;
+  if (merge_pairs(paths, runs, npaths, out, err, errlen)) return kg_run_free(out), -1;
+  return 0;
+}
+
 int kg_merge_runs(const char *const *paths, size_t npaths, kg_run *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   kg_run *runs = calloc(npaths ? npaths : 1, sizeof *runs);
   if (!runs) return snprintf(err, errlen, "out of memory"), -1;
-  int rc = 0;
   size_t total = 0, loaded = 0;
-  for (; loaded < npaths && !rc; loaded++) {
-    if (kg_results_read(paths[loaded], &runs[loaded], err, errlen)) {
-      rc = -1;
-      break;
-    }
-    const char *what = loaded ? mismatch(&runs[0].meta, &runs[loaded].meta) : NULL;
-    long long id0 = runs[0].meta.prov.run_id, id = runs[loaded].meta.prov.run_id;
-    if (what) {
-      snprintf(err, errlen, "%s and %s have different %s: refusing to merge", paths[0], paths[loaded], what);
-      rc = -1;
-    } else if (id != id0) { /* shards of one gate come from one CI run; 0: none recorded */
-      snprintf(err, errlen, "%s and %s come from different CI runs (run_id %lld and %lld; 0: none recorded): "
-               "refusing to merge", paths[0], paths[loaded], id0, id);
-      rc = -1;
-    }
-    total += runs[loaded].n;
-  }
-  item *all = rc ? NULL : malloc((total ? total : 1) * sizeof *all);
-  if (!rc && !all) rc = -1, snprintf(err, errlen, "out of memory");
-  if (!rc) {
-    size_t k = 0;
-    for (size_t f = 0; f < npaths; f++)
-      for (size_t i = 0; i < runs[f].n; i++) all[k++] = (item){runs[f].cases[i], runs[f].results[i], f};
-    qsort(all, total, sizeof *all, item_cmp);
-    /* A case twice inside one file is refused by kg_results_read already,
-     * so equal neighbours here come from two files. */
-    for (size_t i = 1; i < total && !rc; i++) {
-      if (item_cmp(&all[i - 1], &all[i])) continue;
-      const kg_case *c = &all[i].c;
-      size_t a = all[i - 1].file < all[i].file ? all[i - 1].file : all[i].file;
-      size_t b = all[i - 1].file ^ all[i].file ^ a;
-      snprintf(err, errlen, "case %s %s n=%zu %s is in both %s and %s: refusing to merge",
-               kg_variants[c->variant].name, kg_dtype_get(c->dtype)->name, c->n, kg_pattern_name(c->pattern),
-               paths[a], paths[b]);
-      rc = -1;
-    }
-  }
-  if (!rc) {
-    out->meta = runs[0].meta;
-    out->meta.shard[0] = '\0';
-    out->meta.phases.known = 0; /* shards on several machines: their phase times do not add up to one run's */
-    /* every shard lints the same modules: the first one's lint is the run's */
-    out->lint = runs[0].lint, out->nlint = runs[0].nlint;
-    runs[0].lint = NULL, runs[0].nlint = 0;
-    for (size_t f = 1; f < npaths; f++) {
-      if (runs[f].meta.wall_s > out->meta.wall_s) out->meta.wall_s = runs[f].meta.wall_s;
-      add_runner(out->meta.prov.runner, sizeof out->meta.prov.runner, runs[f].meta.prov.runner);
-    }
-    out->cases = malloc((total ? total : 1) * sizeof *out->cases);
-    out->results = malloc((total ? total : 1) * sizeof *out->results);
-    if (!out->cases || !out->results) {
-      kg_run_free(out);
-      rc = -1;
-      snprintf(err, errlen, "out of memory");
-    } else {
-      for (size_t i = 0; i < total; i++) out->cases[i] = all[i].c, out->results[i] = all[i].r;
-      out->n = total;
-      if (merge_pairs(paths, runs, npaths, out, err, errlen)) kg_run_free(out), rc = -1;
-    }
-  }
+  item *all = NULL;
+  int rc = load_runs(paths, npaths, runs, &loaded, &total, err, errlen);
+  if (!rc) rc = join_cases(paths, runs, npaths, total, &all, err, errlen);
+  if (!rc) rc = merged_run(paths, runs, npaths, all, total, out, err, errlen);
   free(all);
   for (size_t f = 0; f < loaded && f < npaths; f++) kg_run_free(&runs[f]);
   free(runs);

@@ -121,6 +121,58 @@ static int starts(const char *s, size_t len, const char *word) {
   return len >= w && !strncmp(s, word, w);
 }
 
+/* A detail line under the first error's headline: its first file:line (not
+ * a host frame's, which is kgate's own code) completes the headline. 1 when
+ * it did. */
+static int add_where(const char *msg, size_t ml, kg_san_report *r) {
+  char where[160];
+  if (starts(msg, ml, "Host Frame") || !file_line(msg, ml, where, sizeof where)) return 0;
+  size_t used = strlen(r->first);
+  snprintf(r->first + used, sizeof r->first - used, " at %s", where);
+  return 1;
+}
+
+/* The error count a summary line states; 1 when msg is one. */
+static int summary_line(const char *msg, size_t ml, kg_san_report *r) {
+  if (starts(msg, ml, "ERROR SUMMARY:")) {
+    r->summary_errors = atoi(msg + strlen("ERROR SUMMARY:"));
+    return 1;
+  }
+  if (starts(msg, ml, "RACECHECK SUMMARY:")) {
+    const char *paren = memchr(msg, '(', ml);
+    r->summary_errors = paren ? atoi(paren + 1) : 0;
+    return 1;
+  }
+  return 0;
+}
+
+/* compute-sanitizer's own banners and notes: no error. */
+static int chatter(const char *msg, size_t ml) {
+  return starts(msg, ml, "COMPUTE-SANITIZER") || starts(msg, ml, "Warning:") || starts(msg, ml, "Note:") ||
+         starts(msg, ml, "LEAK SUMMARY") || starts(msg, ml, "Target application returned") ||
+         starts(msg, ml, "Saved host backtrace");
+}
+
+/* The first error's headline into r->first. 1 when it names no file:line
+ * (a detail line below it may). */
+static int first_error(const char *msg, size_t ml, kg_san_report *r) {
+  if (starts(msg, ml, "Error: ")) msg += 7, ml -= 7;
+  /* racecheck names the second access on the next line; its first suffices */
+  snprintf(r->first, sizeof r->first, "%.*s", (int)(ml < 150 ? ml : 150), msg);
+  char where[160];
+  const char *in = NULL;
+  for (size_t i = 0; i + 4 <= ml && !in; i++)
+    if (!strncmp(msg + i, " in ", 4)) in = msg + i;
+  if (!in || !file_line(in, ml - (size_t)(in - msg), where, sizeof where)) return 1;
+  /* the headline itself names the place (racecheck): shorten to "<what> at file:line" */
+  const char *at = NULL;
+  for (size_t i = 0; i + 4 <= ml && !at; i++)
+    if (!strncmp(msg + i, " at ", 4)) at = msg + i;
+  size_t keep = at ? (size_t)(at - msg) : ml;
+  snprintf(r->first, sizeof r->first, "%.*s at %s", (int)(keep < 150 ? keep : 150), msg, where);
+  return 0;
+}
+
 void kg_san_parse(const char *text, size_t len, kg_san_report *r) {
   memset(r, 0, sizeof *r);
   r->summary_errors = -1;
@@ -141,47 +193,12 @@ void kg_san_parse(const char *text, size_t len, kg_san_report *r) {
     size_t ml = bl - indent;
     if (!ml) continue;
     if (indent > 1) { /* detail of the last headline */
-      char where[160];
-      if (want_where && !starts(msg, ml, "Host Frame") && file_line(msg, ml, where, sizeof where)) {
-        size_t used = strlen(r->first);
-        snprintf(r->first + used, sizeof r->first - used, " at %s", where);
-        want_where = 0;
-      }
+      if (want_where && add_where(msg, ml, r)) want_where = 0;
       continue;
     }
-    if (starts(msg, ml, "ERROR SUMMARY:")) {
-      r->summary_errors = atoi(msg + strlen("ERROR SUMMARY:"));
-      continue;
-    }
-    if (starts(msg, ml, "RACECHECK SUMMARY:")) {
-      const char *paren = memchr(msg, '(', ml);
-      r->summary_errors = paren ? atoi(paren + 1) : 0;
-      continue;
-    }
-    if (starts(msg, ml, "COMPUTE-SANITIZER") || starts(msg, ml, "Warning:") || starts(msg, ml, "Note:") ||
-        starts(msg, ml, "LEAK SUMMARY") || starts(msg, ml, "Target application returned") ||
-        starts(msg, ml, "Saved host backtrace"))
-      continue;
+    if (summary_line(msg, ml, r) || chatter(msg, ml)) continue;
     r->errors++;
-    if (r->errors == 1) {
-      if (starts(msg, ml, "Error: ")) msg += 7, ml -= 7;
-      /* racecheck names the second access on the next line; its first suffices */
-      snprintf(r->first, sizeof r->first, "%.*s", (int)(ml < 150 ? ml : 150), msg);
-      char where[160];
-      const char *in = NULL;
-      for (size_t i = 0; i + 4 <= ml && !in; i++)
-        if (!strncmp(msg + i, " in ", 4)) in = msg + i;
-      if (in && file_line(in, ml - (size_t)(in - msg), where, sizeof where)) {
-        /* the headline itself names the place (racecheck): shorten to "<what> at file:line" */
-        const char *at = NULL;
-        for (size_t i = 0; i + 4 <= ml && !at; i++)
-          if (!strncmp(msg + i, " at ", 4)) at = msg + i;
-        size_t keep = at ? (size_t)(at - msg) : ml;
-        snprintf(r->first, sizeof r->first, "%.*s at %s", (int)(keep < 150 ? keep : 150), msg, where);
-      } else {
-        want_where = 1;
-      }
-    }
+    if (r->errors == 1) want_where = first_error(msg, ml, r);
   }
 }
 
