@@ -436,41 +436,24 @@ static void findings_cells(FILE *f, const kg_html_page *p) {
 
 /* The lint of the run's modules (lint.h): a line per module, its findings
  * (failure rows) and the waivers in use ("waived: reason"). */
-static void lint(FILE *f, const kg_run *run) {
-  if (!run->nlint) return;
+/* The lint of each module (the report model's lines): a list, its findings and waivers under it. */
+static void lint(FILE *f, const kg_rdoc *d) {
+  if (!d->nlint) return;
   fputs("<h2 id=\"lint\">Memory ordering (kgate lint)</h2>\n<ul>\n", f);
-  for (size_t k = 0; k < run->nlint; k++) {
-    const kg_lint_module *m = &run->lint[k];
-    const char *base = strrchr(m->path, '/');
-    fputs(m->ran && m->nitems ? "<li class=\"failure\">" : "<li>", f);
-    esc(f, base ? base + 1 : m->path);
-    if (!m->ran) {
-      fputs(": not run: ", f);
-      esc(f, m->why);
-    } else {
-      fprintf(f, ": %d kernels, %d tickets, %zu finding%s", m->kernels, m->tickets, m->nitems, m->nitems == 1 ? "" : "s");
+  for (size_t k = 0; k < d->nlint; k++) {
+    const kg_rm_line *l = &d->lint[k];
+    if (l->level == 0 && k) fputs("</ul></li>\n", f);
+    fputs(l->sev < KG_NSEVERITIES ? "<li class=\"" : "<li", f);
+    if (l->sev < KG_NSEVERITIES) fprintf(f, "%s\"", sev(l->sev));
+    fputc('>', f);
+    for (size_t i = 0; i < l->nparts; i++) {
+      if (l->parts[i].flags & KG_RM_CODE) fputs("<code>", f);
+      cell(f, &l->parts[i]);
+      if (l->parts[i].flags & KG_RM_CODE) fputs("</code>", f);
     }
-    fputs("\n<ul>\n", f);
-    for (size_t i = 0; i < m->nitems && i < KG_HTML_MAX_FAILED; i++) {
-      fputs("<li class=\"failure\"><code>", f);
-      esc(f, m->items[i].kernel);
-      fprintf(f, "</code> (sm_%d), %s: ", m->items[i].arch, m->items[i].side);
-      esc(f, m->items[i].first);
-      fputs(" &rarr; ", f);
-      esc(f, m->items[i].second);
-      fputs("</li>\n", f);
-    }
-    if (m->nitems > KG_HTML_MAX_FAILED) fprintf(f, "<li>... and %zu more (see the results file)</li>\n", m->nitems - KG_HTML_MAX_FAILED);
-    for (size_t i = 0; i < m->nwaived; i++) {
-      fputs("<li>", f);
-      esc(f, m->waived[i].variant);
-      fputs(": waived: ", f);
-      esc(f, m->waived[i].reason);
-      fprintf(f, " (%d finding%s)</li>\n", m->waived[i].findings, m->waived[i].findings == 1 ? "" : "s");
-    }
-    fputs("</ul></li>\n", f);
+    fputs(l->level == 0 ? "\n<ul>\n" : "</li>\n", f);
   }
-  fputs("</ul>\n", f);
+  fputs("</ul></li>\n</ul>\n", f);
 }
 
 /* The chart of kind k for dtype d, drawn (its PNG is in dir), or NULL. */
@@ -784,7 +767,7 @@ static void write_page(FILE *f, const char *dir, const kg_html_page *p, const kg
   paired(f, d);
   regressions(f, d);
   failed(f, d);
-  lint(f, p->run);
+  lint(f, d);
   charts(f, dir, p->charts);
   ladders(f, d);
   steps(f, p);

@@ -3,8 +3,6 @@
  * row is counted, not listed, and long tables stop at the model's count. */
 #include "export.h"
 
-#include <string.h>
-
 #include "dtype.h"
 #include "escape.h"
 
@@ -106,49 +104,16 @@ static void md_ladders(FILE *f, const kg_rdoc *d) {
   }
 }
 
-static const char *base_name(const char *path) {
-  const char *b = strrchr(path, '/');
-  return b ? b + 1 : path;
-}
-
-static void md_lint_module(FILE *f, const kg_lint_module *m) {
-  fputs("- ", f);
-  md_put(f, base_name(m->path));
-  fputs(": ", f);
-  if (!m->ran) {
-    fputs("not run: ", f);
-    md_put(f, m->why);
-  } else {
-    fprintf(f, "%d kernels, %d tickets, ", m->kernels, m->tickets);
-    fprintf(f, m->nitems ? "**%zu finding%s**" : "%zu finding%s", m->nitems, m->nitems == 1 ? "" : "s");
-  }
-  fputc('\n', f);
-  for (size_t i = 0; i < m->nitems && i < KG_RM_MAX_FAILED; i++) {
-    const kg_lint_item *x = &m->items[i];
-    fputs("  - ", f);
-    md_put(f, x->kernel);
-    fprintf(f, " (sm_%d), %s: ", x->arch, x->side);
-    md_put(f, x->first);
-    fputs(" → ", f);
-    md_put(f, x->second);
-    fputc('\n', f);
-  }
-  if (m->nitems > KG_RM_MAX_FAILED)
-    fprintf(f, "  - and %zu more (the results JSON has them all)\n", m->nitems - KG_RM_MAX_FAILED);
-  for (size_t i = 0; i < m->nwaived; i++) {
-    fputs("  - ", f);
-    md_put(f, m->waived[i].variant);
-    fputs(": waived: ", f);
-    md_put(f, m->waived[i].reason);
-    fprintf(f, " (%d finding%s)\n", m->waived[i].findings, m->waived[i].findings == 1 ? "" : "s");
-  }
-}
-
 /* The lint of each module: its findings, or clean, and every waiver in use. */
 static void md_lint(FILE *f, const kg_rdoc *d) {
-  if (!d->run->nlint) return;
+  if (!d->nlint) return;
   fputs("\n## Memory ordering (kgate lint)\n\n", f);
-  for (size_t k = 0; k < d->run->nlint; k++) md_lint_module(f, &d->run->lint[k]);
+  for (size_t k = 0; k < d->nlint; k++) {
+    const kg_rm_line *l = &d->lint[k];
+    fputs(l->level ? "  - " : "- ", f);
+    for (size_t i = 0; i < l->nparts; i++) md_text(f, &l->parts[i]);
+    fputc('\n', f);
+  }
 }
 
 int kg_print_markdown(FILE *f, const kg_rdoc *d) {

@@ -163,6 +163,55 @@ static void summary_perf(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp
   if (cmp->warning[0]) d->warning = cmp->warning;
 }
 
+/* ---- the lint ------------------------------------------------------------------ */
+
+static void line_add(kg_rdoc *d, int level, kg_severity sev, const kg_rm_cell *parts, size_t n) {
+  kg_rm_line *l = &d->lint[d->nlint++];
+  *l = (kg_rm_line){level, sev, {{0}}, n};
+  memcpy(l->parts, parts, n * sizeof *parts);
+}
+
+static const char *base_name(const char *path) {
+  const char *b = strrchr(path, '/');
+  return b ? b + 1 : path;
+}
+
+static void lint_module(kg_rdoc *d, const kg_lint_module *m) {
+  if (!m->ran) {
+    kg_rm_cell p[] = {data(base_name(m->path)), text(": not run: "), data(m->why)};
+    line_add(d, 0, KG_NSEVERITIES, p, 3);
+  } else {
+    kg_rm_cell p[] = {data(base_name(m->path)), text(fmt(d, ": %d kernels, %d tickets, ", m->kernels, m->tickets)),
+                      {fmt(d, "%zu finding%s", m->nitems, m->nitems == 1 ? "" : "s"), m->nitems ? KG_RM_STRONG : 0}};
+    line_add(d, 0, m->nitems ? KG_SEV_FAILURE : KG_NSEVERITIES, p, 3);
+  }
+  for (size_t i = 0; i < m->nitems && i < KG_RM_MAX_FAILED; i++) {
+    const kg_lint_item *x = &m->items[i];
+    kg_rm_cell p[] = {{x->kernel, KG_RM_DATA | KG_RM_CODE}, text(fmt(d, " (sm_%d), %s: ", x->arch, x->side)),
+                      data(x->first), text(" → "), data(x->second)};
+    line_add(d, 1, KG_SEV_FAILURE, p, 5);
+  }
+  if (m->nitems > KG_RM_MAX_FAILED) {
+    kg_rm_cell p = text(fmt(d, "and %zu more (the results JSON has them all)", m->nitems - KG_RM_MAX_FAILED));
+    line_add(d, 1, KG_NSEVERITIES, &p, 1);
+  }
+  for (size_t i = 0; i < m->nwaived; i++) {
+    const kg_lint_waived *w = &m->waived[i];
+    kg_rm_cell p[] = {data(w->variant), text(": waived: "), data(w->reason),
+                      text(fmt(d, " (%d finding%s)", w->findings, w->findings == 1 ? "" : "s"))};
+    line_add(d, 1, KG_NSEVERITIES, p, 4);
+  }
+}
+
+/* Each module the lint read: its line, and under it its findings and the waivers in use. */
+static void build_lint(kg_rdoc *d) {
+  const kg_run *run = d->run;
+  size_t most = 0;
+  for (size_t k = 0; k < run->nlint; k++) most += 2 + run->lint[k].nwaived + KG_RM_MAX_FAILED;
+  if (!run->nlint || !(d->lint = array(d, most, sizeof *d->lint))) return;
+  for (size_t k = 0; k < run->nlint; k++) lint_module(d, &run->lint[k]);
+}
+
 /* ---- the paired gate ---------------------------------------------------------- */
 
 static const kg_rm_col k_pair_cols[] = {
@@ -549,11 +598,6 @@ static void tests_paired(kg_rdoc *d) {
   }
 }
 
-static const char *base_name(const char *path) {
-  const char *b = strrchr(path, '/');
-  return b ? b + 1 : path;
-}
-
 /* The lint's tests: one per module (failed with its findings, skipped when
  * it could not run), one skipped per waiver ("waived: reason"). */
 static void tests_lint(kg_rdoc *d) {
@@ -643,6 +687,7 @@ int kg_rdoc_build(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp) {
   summary_perf(d, run, cmp);
   build_cases(d);
   if (!d->oom) {
+    build_lint(d);
     build_paired(d);
     build_regressions(d);
     build_failed(d);

@@ -24,6 +24,7 @@ enum {
   KG_RM_DATA = 1u << 0,   /* text from a file or a module: escape it */
   KG_RM_STRONG = 1u << 1, /* the cell that makes the row matter (a SLOWER verdict): bold where a format has it */
   KG_RM_TIMES = 1u << 2,  /* a ratio: the printer writes its "times" sign after it ("1.73x") */
+  KG_RM_CODE = 1u << 3,   /* a name in the code (a kernel): set as code where a format has it */
 };
 
 typedef struct kg_rm_cell {
@@ -66,6 +67,14 @@ typedef struct kg_rm_item {
 } kg_rm_item;
 
 enum { KG_RM_MAX_ITEMS = 8 };
+
+/* A line of a nested list: level 0, or 1 under the line before. */
+typedef struct kg_rm_line {
+  int level;
+  kg_severity sev; /* KG_NSEVERITIES: plain */
+  kg_rm_cell parts[KG_RM_MAX_PARTS];
+  size_t nparts;
+} kg_rm_line;
 
 /* The paired gate's section (run->pair.on). */
 typedef struct kg_rm_paired {
@@ -127,6 +136,9 @@ typedef struct kg_rdoc {
   const char *warning; /* the comparison's warning (data), or NULL */
   const char *checks;      /* "36 cases, 36 passed, 0 failed, ..." */
   const char *perf_counts; /* the comparison's counts in report order, or NULL without one */
+
+  kg_rm_line *lint; /* per module: its line, then its findings (KG_RM_MAX_FAILED), the rest counted, its waivers */
+  size_t nlint;
 
   kg_rm_paired paired;
   const char *regressions_title; /* "Regressions", or "Against the stored baseline (advisory)" in a paired run */
