@@ -373,7 +373,7 @@ START_TEST(test_lint_in_every_report) {
   g_run.lint = mods, g_run.nlint = 2;
   char *md = export_text(KG_FMT_MD, "r.md", &g_cmp);
   ck_assert_msg(strstr(md, "## Memory ordering (kgate lint)\n\n- libteam.so: 7 kernels, 2 tickets, **1 finding**\n"), "%s", md);
-  ck_assert_msg(strstr(md, "  - \\_Z9bad\\_fencePKiPi (sm_90), release: 0x0110 STG.E \\[R2\\], R5 (k.cu:12) → "), "%s", md);
+  ck_assert_msg(strstr(md, "  - `_Z9bad_fencePKiPi` (sm_90), release: 0x0110 STG.E \\[R2\\], R5 (k.cu:12) → "), "%s", md);
   ck_assert_msg(strstr(md, "  - kgate\\_single\\_pass: waived: tagged slots &lt;polled&gt; (2 findings)\n"), "%s", md);
   ck_assert_msg(strstr(md, "- other.so: not run: no cuobjdump or nvdisasm here\n"), "%s", md);
   free(md);

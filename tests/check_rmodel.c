@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "export.h"
+#include "report.h"
+#include "testutil.h"
 #include "registry.h"
 #include "rmodel.h"
 
@@ -154,6 +156,39 @@ START_TEST(test_rmodel_tally) {
 }
 END_TEST
 
+/* The nightly's findings: one set of words for history check's lines, its
+ * Markdown summary and the page (check_html.c holds the page's). */
+START_TEST(test_rmodel_findings) {
+  kg_history *h;
+  kg_detection *det;
+  kgt_nightly(&h, &det);
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_init(&d), 0);
+  ck_assert_int_eq(kg_rdoc_findings(&d, h, det, "https://github.com/o/r"), 0);
+  ck_assert_uint_eq(d.findings.n, det->nfind);
+  const kg_rm_finding *reg = &d.findings.find[0];
+  ck_assert_str_eq(reg->title, "regression (open)");
+  ck_assert_str_eq(reg->tag, "REGRESSION");
+  ck_assert_str_eq(reg->compare, "https://github.com/o/r/compare/c0ffee3...c0ffee4");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  ck_assert_int_eq(kg_print_nightly_markdown(f, &d), 0);
+  kg_report_findings(f, &d);
+  fclose(f);
+  ck_assert_msg(strstr(text, "## kgate nightly: 1 open regression finding\n\n"), "%s", text);
+  ck_assert_msg(strstr(text, "### regression (open): first bad night 2026-11-23 02:00 UTC, commits `c0ffee3..c0ffee4` "
+                             "([compare](https://github.com/o/r/compare/c0ffee3...c0ffee4))\n"),
+                "%s", text);
+  ck_assert_msg(strstr(text, "| reduce0\\_divergent | f32 | 33554432 | "), "%s", text);
+  ck_assert_msg(strstr(text, "kgate: regression (open) since the night of 2026-11-23 02:00 UTC (commits c0ffee3..c0ffee4)\n"
+                             "  reduce0_divergent f32 33554432: +2.00 % (ratio "),
+                "%s", text);
+  free(text);
+  kg_rdoc_free(&d);
+}
+END_TEST
+
 Suite *make_rmodel_suite(void) {
   Suite *s = suite_create("rmodel");
   TCase *core = tcase_create("Core");
@@ -162,6 +197,7 @@ Suite *make_rmodel_suite(void) {
   tcase_add_test(core, test_rmodel_paired_states);
   tcase_add_test(core, test_rmodel_explanations);
   tcase_add_test(core, test_rmodel_tally);
+  tcase_add_test(core, test_rmodel_findings);
   suite_add_tcase(s, core);
   return s;
 }

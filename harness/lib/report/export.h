@@ -34,6 +34,10 @@ typedef struct kg_format {
 } kg_format;
 extern const kg_format kg_formats[KG_NFORMATS];
 
+/* The nightly's summary (history check --summary): the model's findings
+ * (kg_rdoc_findings) as Markdown. 0, or -1 out of memory. */
+int kg_print_nightly_markdown(FILE *f, const kg_rdoc *doc);
+
 /* Writes format id of doc to path. 0, or -1 with err. */
 int kg_report_write(kg_format_id id, const char *path, const kg_rdoc *doc, char *err, size_t errlen);
 /* The fan-out: doc, built once, written to every format whose paths[id] is

@@ -248,7 +248,7 @@ static void verdict(FILE *f, const kg_html_page *p) {
   fputs("</p>\n", f);
 }
 
-static void findings(FILE *f, const kg_html_page *p);
+static void findings(FILE *f, const kg_html_page *p, const kg_rdoc *doc);
 static void headline(FILE *f, const char *dir, const kg_html_page *p);
 
 /* The run in a list: the GPU, the checks, each comparison's counts, the history. */
@@ -312,7 +312,7 @@ static void summary(FILE *f, const char *dir, const kg_html_page *p, const kg_rd
     fputs("</p>\n", f);
   }
   /* The first screen: the open findings and the charts themselves; the details after them. */
-  findings(f, p);
+  findings(f, p, doc);
   headline(f, dir, p);
   summary_list(f, p, doc);
   if (doc->warning) {
@@ -344,91 +344,82 @@ static void night_label(const kg_history *h, size_t i, char *buf, size_t len) {
 }
 
 /* "reduce7_shuffle f32 2²⁵ +0.61 %" */
-static void find_cell(FILE *f, const kg_find_cell *c) {
+/* A cell as the box names it: "variant dtype 2^25 +2.00 %". */
+static void find_cell(FILE *f, const kg_rm_row *r) {
+  const kg_find_cell *c = r->src;
   char label[32];
   kg_size_label(c->n, label, sizeof label);
   esc(f, c->variant);
   fprintf(f, " %s %s", kg_dtype_get(c->dtype)->name, label);
-  if (c->before > 0 && isfinite(c->before) && isfinite(c->after)) fprintf(f, " %+.2f %%", (c->after / c->before - 1) * 100);
+  if (r->cells[5].text) fprintf(f, " %s", r->cells[5].text);
 }
 
-/* One finding's box: what moved, since which night, the commit range, the cells. */
-static void finding(FILE *f, const kg_html_page *p, const kg_finding *fd) {
-  const kg_history *h = p->history;
-  char first[48], alarm[48];
-  night_label(h, fd->first_bad, first, sizeof first);
-  night_label(h, fd->alarm, alarm, sizeof alarm);
-  fprintf(f, "<p class=\"box %s%s\"><span class=\"tag\"><strong>%s</strong>%s</span> ", sev(find_sev(fd)),
-          fd->acknowledged ? " muted" : "", find_tag(fd), fd->acknowledged ? " (acknowledged)" : "");
-  if (fd->ncells) fprintf(f, "%zu cell%s ", fd->ncells, fd->ncells == 1 ? "" : "s");
-  if (fd->kind == KG_FIND_REGRESSION) fputs("slower than the reference's accepted level ", f);
-  else if (fd->kind == KG_FIND_IMPROVEMENT) fputs("faster than the accepted level ", f);
+static void finding(FILE *f, const kg_html_page *p, const kg_rm_finding *x) {
+  fprintf(f, "<p class=\"box %s%s\"><span class=\"tag\"><strong>%s</strong>%s</span> ", sev(x->sev),
+          x->src->acknowledged ? " muted" : "", x->tag, x->src->acknowledged ? " (acknowledged)" : "");
+  if (x->cells.nrows) fprintf(f, "%zu cell%s ", x->cells.nrows, x->cells.nrows == 1 ? "" : "s");
+  if (x->what) fprintf(f, "%s ", x->what);
   fputs("from the night of ", f);
-  esc(f, first);
-  if (fd->alarm != fd->first_bad) {
+  esc(f, x->first_bad);
+  if (x->alarm) {
     fputs(" (flagged on ", f);
-    esc(f, alarm);
+    esc(f, x->alarm);
     fputc(')', f);
   }
-  if (h && fd->last_good < h->n && fd->first_bad < h->n && fd->last_good != fd->first_bad) {
+  if (x->good[0] && x->bad[0] && x->src->last_good != x->src->first_bad) {
     fputs("; commits ", f);
-    range_link(f, p->repo_url, h->runs[fd->last_good].commit, h->runs[fd->first_bad].commit);
+    range_link(f, p->repo_url, x->good, x->bad);
     fputs(" (last good...first bad)", f);
   }
-  if (fd->note[0]) {
+  if (x->src->note[0]) {
     fputs(": ", f);
-    esc(f, fd->note);
+    esc(f, x->src->note);
   }
-  size_t shown = fd->ncells < KG_HTML_FINDING_CELLS ? fd->ncells : KG_HTML_FINDING_CELLS;
-  for (size_t i = 0; i < shown; i++) {
+  for (size_t i = 0; i < x->cells.shown; i++) {
     fputs(i ? ", " : "<br>", f);
-    find_cell(f, &fd->cells[i]);
+    find_cell(f, &x->cells.rows[i]);
   }
-  if (shown < fd->ncells)
-    fprintf(f, " and %zu more (<a href=\"#findings-cells\">every cell</a>)", fd->ncells - shown);
+  if (x->cells.shown < x->cells.nrows)
+    fprintf(f, " and %zu more (<a href=\"#findings-cells\">every cell</a>)", x->cells.nrows - x->cells.shown);
   fputs("</p>\n", f);
 }
 
-/* The first thing on the page after the verdict: what the detector found,
- * open regressions first (detect.h's order), then the environment and
- * health notices, then improvements; acknowledged findings muted. */
-static void findings(FILE *f, const kg_html_page *p) {
-  const kg_detection *d = p->detect;
-  if (!d) return;
-  size_t nights = 0;
-  for (size_t i = 0; p->history && i < p->history->n; i++) nights += p->history->runs[i].paired.has != 0;
+static void findings(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
+  const kg_rm_findings *fs = &doc->findings;
+  if (!fs->on) return;
   fputs("<div id=\"findings\">\n", f);
-  if (!d->nfind)
+  if (!fs->n)
     fprintf(f, "<p class=\"box %s\"><strong>No findings</strong> across %zu paired night%s and %zu cell%s: every cell within its "
                "accepted level against the pinned reference.</p>\n",
-            sev(KG_SEV_GOOD), nights, nights == 1 ? "" : "s", d->nseries, d->nseries == 1 ? "" : "s");
-  for (size_t i = 0; i < d->nfind; i++) finding(f, p, &d->find[i]);
+            sev(KG_SEV_GOOD), fs->nights, fs->nights == 1 ? "" : "s", fs->nseries, fs->nseries == 1 ? "" : "s");
+  for (size_t i = 0; i < fs->n; i++) finding(f, p, &fs->find[i]);
   fputs("</div>\n", f);
 }
 
 /* Every cell of every finding, when a box could not name them all. */
-static void findings_cells(FILE *f, const kg_html_page *p) {
-  const kg_detection *d = p->detect;
+/* Every cell of the findings whose box names only some, in one table. */
+static void findings_cells(FILE *f, const kg_rdoc *doc) {
+  const kg_rm_findings *fs = &doc->findings;
   int any = 0;
-  for (size_t i = 0; d && i < d->nfind; i++) any |= d->find[i].ncells > KG_HTML_FINDING_CELLS;
+  for (size_t i = 0; i < fs->n; i++) any |= fs->find[i].cells.shown < fs->find[i].cells.nrows;
   if (!any) return;
   fputs("<h2 id=\"findings-cells\">Findings: every cell</h2>\n<table>\n<tr><th class=\"l\">finding</th>"
-        "<th class=\"l\">first bad night</th><th class=\"l\">variant</th><th class=\"l\">dtype</th><th>n</th>"
-        "<th>level before</th><th>since</th><th>change</th></tr>\n",
-        f);
-  for (size_t i = 0; i < d->nfind; i++) {
-    const kg_finding *fd = &d->find[i];
-    char first[48];
-    night_label(p->history, fd->first_bad, first, sizeof first);
-    for (size_t c = 0; c < fd->ncells; c++) {
-      const kg_find_cell *cl = &fd->cells[c];
-      row_open(f, fd->acknowledged ? KG_SEV_NOTICE : find_sev(fd));
-      fprintf(f, "%s</td><td class=\"l\">", find_tag(fd));
-      esc(f, first);
-      fputs("</td><td class=\"l\">", f);
-      esc(f, cl->variant);
-      fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%.4f</td><td>%.4f</td><td>%+.2f %%</td></tr>\n",
-              kg_dtype_get(cl->dtype)->name, cl->n, cl->before, cl->after, (cl->after / cl->before - 1) * 100);
+        "<th class=\"l\">first bad night</th>", f);
+  const kg_rm_table *t0 = &fs->find[0].cells;
+  for (size_t k = 0; k < t0->ncols; k++) fprintf(f, t0->cols[k].left ? "<th class=\"l\">%s</th>" : "<th>%s</th>", t0->cols[k].name);
+  fputs("</tr>\n", f);
+  for (size_t i = 0; i < fs->n; i++) {
+    const kg_rm_finding *x = &fs->find[i];
+    for (size_t r = 0; r < x->cells.nrows; r++) {
+      const kg_rm_row *row = &x->cells.rows[r];
+      row_open(f, row->sev);
+      fprintf(f, "%s</td><td class=\"l\">", x->tag);
+      esc(f, x->first_bad);
+      for (size_t k = 0; k < x->cells.ncols; k++) {
+        fputs(x->cells.cols[k].left ? "</td><td class=\"l\">" : "</td><td>", f);
+        cell(f, &row->cells[k]);
+      }
+      fputs("</td></tr>\n", f);
     }
   }
   fputs("</table>\n", f);
@@ -763,7 +754,7 @@ static void write_page(FILE *f, const char *dir, const kg_html_page *p, const kg
   head(f, p->run);
   summary(f, dir, p, d);
   toc(f, dir, p, d);
-  findings_cells(f, p);
+  findings_cells(f, d);
   paired(f, d);
   regressions(f, d);
   failed(f, d);
@@ -847,7 +838,8 @@ int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t e
   page_at at = {dir, page, &doc};
   char path[4096];
   snprintf(path, sizeof path, "%s/index.html", dir);
-  if (kg_rdoc_build(&doc, page->run, page->cmp)) {
+  if (kg_rdoc_build(&doc, page->run, page->cmp) ||
+      (page->detect && kg_rdoc_findings(&doc, page->history, page->detect, page->repo_url))) {
     kg_rdoc_free(&doc);
     snprintf(err, errlen, "cannot write %s: out of memory", path);
     return -1;

@@ -10,9 +10,18 @@
  * a file must not become a link, an image, HTML or a new table cell. */
 static void md_put(FILE *f, const char *s) { kg_esc_md(f, s); }
 
+/* A code span: nothing inside is Markdown but a backquote, which (with a
+ * control character, which would end the line) becomes '?'. */
+static void md_code(FILE *f, const char *s) {
+  fputc('`', f);
+  for (; *s; s++) fputc(*s == '`' || (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+  fputc('`', f);
+}
+
 static void md_text(FILE *f, const kg_rm_cell *c) {
   if (c->flags & KG_RM_STRONG) fputs("**", f);
-  if (c->flags & KG_RM_DATA) md_put(f, c->text);
+  if (c->flags & KG_RM_CODE) md_code(f, c->text);
+  else if (c->flags & KG_RM_DATA) md_put(f, c->text);
   else fputs(c->text, f);
   if (c->flags & KG_RM_TIMES) fputc('x', f);
   if (c->flags & KG_RM_STRONG) fputs("**", f);
@@ -123,5 +132,37 @@ int kg_print_markdown(FILE *f, const kg_rdoc *d) {
   md_regressions(f, d);
   md_failed(f, d);
   md_ladders(f, d);
+  return 0;
+}
+
+/* ---- the nightly's summary (history check --summary) ------------------------ */
+
+static void md_finding(FILE *f, const kg_rm_finding *x) {
+  char range[160];
+  snprintf(range, sizeof range, "%s..%s", x->good[0] ? x->good : "unknown", x->bad[0] ? x->bad : "unknown");
+  fprintf(f, "### %s: first bad night %s, commits ", x->title, x->first_bad);
+  md_code(f, range);
+  /* commits are validated names (kg_why_bad_commit); the URL passed kg_html_url_ok */
+  if (x->compare) fprintf(f, " ([compare](%s))", x->compare);
+  fputs("\n\n", f);
+  if (x->src->note[0]) {
+    md_put(f, x->src->note);
+    fputs("\n\n", f);
+  }
+  if (!x->cells.nrows) return;
+  md_table(f, &x->cells, x->cells.nrows);
+  fputc('\n', f);
+}
+
+int kg_print_nightly_markdown(FILE *f, const kg_rdoc *d) {
+  const kg_rm_findings *fs = &d->findings;
+  fprintf(f, "## kgate nightly: %zu open regression finding%s\n\n", fs->open, fs->open == 1 ? "" : "s");
+  if (fs->last.nparts) {
+    fputs("Last night: ", f);
+    for (size_t k = 0; k < fs->last.nparts; k++) md_text(f, &fs->last.parts[k]);
+    fprintf(f, ". %zu nights, %zu cells watched by a CUSUM each (docs/nightly.md).\n\n", fs->runs, fs->nseries);
+  }
+  if (!fs->n) fputs("No finding: every watched cell is at its accepted level.\n", f);
+  for (size_t i = 0; i < fs->n; i++) md_finding(f, &fs->find[i]);
   return 0;
 }

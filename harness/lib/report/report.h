@@ -34,6 +34,10 @@ void kg_report_pairs(FILE *f, const kg_rdoc *doc);
  * ("waived: reason"), a line per module; nothing when none was linted. */
 void kg_report_lint(FILE *f, const kg_run *run);
 
+/* The nightly's findings (kg_rdoc_findings), a line each and a line per
+ * cell, then how many nights and cells were watched and how many are open. */
+void kg_report_findings(FILE *f, const kg_rdoc *doc);
+
 /* The verdict table of a comparison, regressions first, and its counts. */
 void kg_report_compare(FILE *f, const kg_comparison *cmp);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "label.h"
 #include "outcome.h"
 #include "pattern.h"
 #include "registry.h"
@@ -674,12 +675,111 @@ static void build_tests(kg_rdoc *d) {
   }
 }
 
+/* ---- the nightly's findings ------------------------------------------------------------ */
+
+static const kg_rm_col k_find_cols[] = {{"variant", NULL, 1},      {"dtype", NULL, 1}, {"n", NULL, 0},
+                                        {"level before", NULL, 0}, {"since", NULL, 0}, {"change", NULL, 0}};
+
+int kg_rm_commit_hex(const char *c, char *hex, size_t len) {
+  size_t n = strspn(c, "0123456789abcdef");
+  if (n < 7 || n > 40 || (c[n] && strcmp(c + n, "-dirty")) || n >= len) return 0;
+  snprintf(hex, len, "%.*s", (int)n, c);
+  return 1;
+}
+
+static const char *night(kg_rdoc *d, const kg_history *h, size_t i) {
+  char b[48];
+  if (h && i < h->n) kg_date_label(h->runs[i].date, b, sizeof b);
+  else snprintf(b, sizeof b, "unknown");
+  return fmt(d, "%s", b);
+}
+
+static void finding_words(kg_rm_finding *f) {
+  static const char *const tag[KG_NFIND_KINDS] = {[KG_FIND_REGRESSION] = "REGRESSION",
+                                                  [KG_FIND_ENVIRONMENT] = "ENVIRONMENT",
+                                                  [KG_FIND_HEALTH] = "RUNNER HEALTH",
+                                                  [KG_FIND_IMPROVEMENT] = "IMPROVEMENT"};
+  kg_find_kind k = f->src->kind;
+  int known = (unsigned)k < KG_NFIND_KINDS;
+  f->tag = known ? tag[k] : "FINDING";
+  f->sev = kg_find_severity(k);
+  f->title = k == KG_FIND_REGRESSION    ? (f->src->acknowledged ? "regression (acknowledged)" : "regression (open)")
+             : k == KG_FIND_ENVIRONMENT ? "environment"
+             : k == KG_FIND_HEALTH      ? "runner health"
+                                        : "improvement";
+  f->what = k == KG_FIND_REGRESSION    ? "slower than the reference's accepted level"
+            : k == KG_FIND_IMPROVEMENT ? "faster than the accepted level"
+                                       : NULL;
+}
+
+static void finding_cells(kg_rdoc *d, kg_rm_finding *f) {
+  const kg_finding *x = f->src;
+  if (table_init(d, &f->cells, k_find_cols, sizeof k_find_cols / sizeof k_find_cols[0], x->ncells)) return;
+  for (size_t k = 0; k < x->ncells; k++) {
+    const kg_find_cell *c = &x->cells[k];
+    kg_rm_row *r = row_add(d, &f->cells, c, x->acknowledged ? KG_SEV_NOTICE : f->sev);
+    if (!r) return;
+    kg_rm_cell *y = r->cells;
+    y[0] = data(c->variant), y[1] = text(kg_dtype_get(c->dtype)->name), y[2] = text(fmt(d, "%zu", c->n));
+    y[3] = text(fmt(d, "%.4f", c->before)), y[4] = text(fmt(d, "%.4f", c->after));
+    if (c->before > 0 && isfinite(c->before) && isfinite(c->after))
+      y[5] = text(fmt(d, "%+.2f %%", 100 * (c->after / c->before - 1)));
+  }
+  f->cells.shown = x->ncells < KG_RM_FINDING_CELLS ? x->ncells : KG_RM_FINDING_CELLS;
+}
+
+static void finding(kg_rdoc *d, const kg_history *h, const kg_finding *x, const char *repo, kg_rm_finding *f) {
+  *f = (kg_rm_finding){.src = x};
+  finding_words(f);
+  f->first_bad = night(d, h, x->first_bad);
+  f->alarm = x->alarm != x->first_bad ? night(d, h, x->alarm) : NULL;
+  int both = h && x->last_good < h->n && x->first_bad < h->n;
+  f->good = both ? h->runs[x->last_good].commit : "";
+  f->bad = both ? h->runs[x->first_bad].commit : "";
+  char a[48], b[48];
+  if (repo && repo[0] && both && x->last_good != x->first_bad && kg_rm_commit_hex(f->good, a, sizeof a) &&
+      kg_rm_commit_hex(f->bad, b, sizeof b))
+    f->compare = fmt(d, "%s/compare/%s...%s", repo, a, b);
+  finding_cells(d, f);
+}
+
+/* "Last night: DATE, commit C, GPU, reference R" */
+static void last_night(kg_rdoc *d, const kg_history *h) {
+  if (!h || !h->n) return;
+  const kg_hist_run *last = &h->runs[h->n - 1];
+  const char *ref = last->paired.ref_commit[0] ? last->paired.ref_commit : last->paired.ref_version;
+  d->findings.last = (kg_rm_item){"Last night", NULL,
+                                  {text(night(d, h, h->n - 1)), text(", commit "), {last->commit, KG_RM_DATA | KG_RM_CODE},
+                                   text(", "), data(last->dev.name)},
+                                  5};
+  if (last->paired.has) {
+    d->findings.last.parts[5] = text(", reference ");
+    d->findings.last.parts[6] = (kg_rm_cell){ref, KG_RM_DATA | KG_RM_CODE};
+    d->findings.last.nparts = 7;
+  }
+}
+
+int kg_rdoc_findings(kg_rdoc *d, const kg_history *h, const kg_detection *det, const char *repo) {
+  kg_rm_findings *fs = &d->findings;
+  fs->on = 1, fs->open = det->open_regressions, fs->nseries = det->nseries, fs->runs = h ? h->n : 0;
+  for (size_t i = 0; h && i < h->n; i++) fs->nights += h->runs[i].paired.has != 0;
+  last_night(d, h);
+  if (det->nfind && (fs->find = array(d, det->nfind, sizeof *fs->find)))
+    for (size_t i = 0; i < det->nfind; i++) finding(d, h, &det->find[i], repo, &fs->find[fs->n++]);
+  return d->oom ? -1 : 0;
+}
+
 /* ---- the whole ------------------------------------------------------------------------- */
 
-int kg_rdoc_build(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp) {
+int kg_rdoc_init(kg_rdoc *d) {
   memset(d, 0, sizeof *d);
-  d->run = run, d->cmp = cmp;
   if (!(d->pool = calloc(1, sizeof *d->pool))) return d->oom = 1, -1;
+  return 0;
+}
+
+int kg_rdoc_build(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp) {
+  if (kg_rdoc_init(d)) return -1;
+  d->run = run, d->cmp = cmp;
   summary_device(d, &run->meta.dev);
   summary_run(d, &run->meta);
   summary_phases(d, &run->meta.phases);

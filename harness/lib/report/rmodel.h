@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "detect.h"
+#include "history.h"
 #include "results.h"
 #include "severity.h"
 #include "verdict.h"
@@ -119,6 +121,34 @@ typedef struct kg_rm_suite {
   size_t first, count; /* its tests: tests[first .. first + count) */
 } kg_rm_suite;
 
+/* A nightly finding (detect.h): what `history check`, its summary and the page say of it. */
+typedef struct kg_rm_finding {
+  const kg_finding *src;
+  kg_severity sev;       /* its level; an acknowledged one keeps it (drawn muted) */
+  const char *tag;       /* "REGRESSION", "ENVIRONMENT", "RUNNER HEALTH", "IMPROVEMENT" */
+  const char *title;     /* "regression (open)", "regression (acknowledged)", "environment", ... */
+  const char *what;      /* "slower than the reference's accepted level", "faster than the accepted level", or NULL */
+  const char *first_bad; /* the change night's label */
+  const char *alarm;     /* the night the detector crossed its threshold, or NULL when the same */
+  const char *good, *bad; /* the commits of the last good and first bad nights (data; "" unknown) */
+  const char *compare;   /* the repository's compare URL of good...bad, or NULL (no repository, not commits, the same) */
+  kg_rm_table cells;     /* variant, dtype, n, level before, since, change; shown: the ones a box names */
+} kg_rm_finding;
+
+typedef struct kg_rm_findings {
+  int on;              /* a detection was given */
+  kg_rm_finding *find; /* in the detector's order */
+  size_t n;
+  size_t open;         /* open regression findings: history check fails on them */
+  size_t runs;         /* nights in the history */
+  size_t nights;       /* nights with paired cells */
+  size_t nseries;      /* cells watched */
+  kg_rm_item last;     /* "Last night: DATE, commit C, GPU, reference R" (no history: nparts 0) */
+} kg_rm_findings;
+
+/* Cells a finding's box names before "and N more". */
+enum { KG_RM_FINDING_CELLS = 6 };
+
 /* What one case is joined to: found once, read by every printer. */
 typedef struct kg_rm_case {
   const kg_cmp_row *cmp;     /* its row in the comparison, or NULL */
@@ -154,6 +184,8 @@ typedef struct kg_rdoc {
   size_t nsuites;
   kg_rm_tally tally; /* over every suite */
 
+  kg_rm_findings findings; /* kg_rdoc_findings */
+
   struct kg_rm_pool *pool; /* the strings and arrays above */
 } kg_rdoc;
 
@@ -161,6 +193,15 @@ typedef struct kg_rdoc {
  * memory ran out (kg_rdoc_free is safe either way). */
 int kg_rdoc_build(kg_rdoc *doc, const kg_run *run, const kg_comparison *cmp);
 void kg_rdoc_free(kg_rdoc *doc);
+/* An empty model (no run): for the findings alone. 0, or -1 out of memory. */
+int kg_rdoc_init(kg_rdoc *doc);
+/* Adds the nightly's findings over h (det from kg_detect; repo: the
+ * repository's URL for compare links, or NULL). 0, or -1 out of memory. */
+int kg_rdoc_findings(kg_rdoc *doc, const kg_history *h, const kg_detection *det, const char *repo);
+
+/* The commit a "git describe"-like name is, when it is one: 7-40 lowercase
+ * hex, "-dirty" allowed after. 1 with the hex in buf, else 0. */
+int kg_rm_commit_hex(const char *name, char *buf, size_t len);
 
 /* Rows a short report (Markdown) lists before "... and N more". */
 enum { KG_RM_MAX_FAILED = 50, KG_RM_MAX_PAIRS = 100 };
