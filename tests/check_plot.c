@@ -337,7 +337,7 @@ START_TEST(test_chart_compare) {
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "compare-f32");
   char *vars = file_in("compare-f32.vars"), *dat = file_in("compare-f32.dat");
-  ck_assert_msg(strstr(vars, "(1 SLOWER, 1 FASTER, 2 SAME, 1 MISSING)"), "%s", vars);
+  ck_assert_msg(strstr(vars, "(1 SLOWER, 1 MISSING, 1 FASTER, 2 SAME)"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "note = 'vs old.json (2026-11-20)'\n"));
   /* Small multiples: a panel per size, a row per variant in each, nothing left out. */
   ck_assert_ptr_nonnull(strstr(vars, "npanels = 2\ncols = 2\nrows = 1\nnrows = 4\n"));
@@ -489,11 +489,11 @@ START_TEST(test_chart_paired) {
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "paired-f32");
   ck_assert_int_eq(g_charts.c[0].kind, kg_chart_kind_find("paired"));
-  ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 FASTER, 1 SAME, 1 UNDECIDED, 1 NEW)"), "%s",
+  ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME)"), "%s",
                 g_charts.c[0].caption);
   char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "title = 'f32 sum, paired gate: change head / base per cell "
-                             "(1 SLOWER, 1 FASTER, 1 SAME, 1 UNDECIDED, 1 NEW)'\n"),
+                             "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME)'\n"),
                 "%s", vars);
   ck_assert_msg(strstr(vars, "subtitle = 'NVIDIA H200 \u00b7 2026-11-21 08:30 UTC \u00b7 head commit abc123def456 "
                              "\u00b7 base kgate_kernels 0.1.0'\n"),
@@ -540,7 +540,7 @@ START_TEST(test_chart_paired_unchanged) {
   add_pair("cub_sum", KG_I64, M25, KG_PV_UNCHANGED, 1, 1, 1, 0.005);
   ck_assert_msg(chart_run("paired", g_dir, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1); /* f32 only: i32 has a MISSING cell, i64 an UNCHANGED one */
-  ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 FASTER, 1 SAME, 1 UNDECIDED, 1 NEW, 2 UNCHANGED)"), "%s",
+  ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME, 2 UNCHANGED)"), "%s",
                 g_charts.c[0].caption);
   char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "nrows = 7\nxmin = -13.8\nxmax = 13.8\n"), "%s", vars); /* no interval of theirs */

@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "label.h"
 #include "registry.h"
+#include "rmodel.h"
 #include "severity.h"
 
 /* Line colours by variant family (the registry's seed): one hue per family,
@@ -602,10 +603,10 @@ static double compare_dev(const kg_comparison *cmp, const size_t *idx, size_t k)
   return fmin(dev, 1.0);
 }
 
-/* A verdict's colour: the severity scale's for SLOWER and FASTER, greys for the rest. */
+/* A verdict's colour: its level's (SLOWER, FASTER: rmodel.h), greys for the rest. */
 static unsigned verdict_rgb(kg_verdict v) {
-  if (v == KG_V_SLOWER) return kg_severity_get(KG_SEV_REGRESSION)->ink;
-  if (v == KG_V_FASTER) return kg_severity_get(KG_SEV_GOOD)->ink;
+  kg_severity s = kg_rm_verdict_severity(v);
+  if (s < KG_NSEVERITIES) return kg_severity_get(s)->ink;
   return v == KG_V_SAME ? 0x9e9e9e : 0x7f7f7f;
 }
 
@@ -635,19 +636,8 @@ static void compare_row(FILE *f, const kg_cmp_row *r, double y, double dev) {
   fprintf(f, " %d %s \"%s\"\n", side, kg_verdict_name(r->verdict), label);
 }
 
-/* Appends "N NAME" to a list of counts ("2 SLOWER, 5 SAME") unless N is 0. */
-static void count_item(char *out, size_t len, size_t *used, size_t n, const char *name) {
-  if (n && *used < len) *used += (size_t)snprintf(out + *used, len - *used, "%s%zu %s", *used ? ", " : "", n, name);
-}
-
-/* The verdicts a comparison chart shows, worst first. */
-static void compare_counts(const size_t *count, char *out, size_t len) {
-  static const kg_verdict order[] = {KG_V_SLOWER, KG_V_FASTER, KG_V_SAME, KG_V_NEW, KG_V_MISSING, KG_V_UNKNOWN};
-  size_t used = 0;
-  out[0] = 0;
-  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
-    count_item(out, len, &used, count[order[o]], kg_verdict_name(order[o]));
-}
+/* The verdicts a comparison chart shows, in report order (rmodel.h). */
+static void compare_counts(const size_t *count, char *out, size_t len) { kg_rm_verdict_counts(count, 1, out, len); }
 
 static void verdict_colors(FILE *g) {
   for (int v = 0; v < KG_NVERDICTS; v++) {
@@ -829,8 +819,8 @@ out:
  * "no change" is a result, an UNDECIDED cell is the absence of one.
  * UNCHANGED (proven, not timed) is a result too: its text row is black. */
 static unsigned pverdict_rgb(kg_pverdict v) {
-  if (v == KG_PV_SLOWER) return kg_severity_get(KG_SEV_REGRESSION)->ink;
-  if (v == KG_PV_FASTER) return kg_severity_get(KG_SEV_GOOD)->ink;
+  kg_severity s = kg_rm_pverdict_severity(v);
+  if (s == KG_SEV_REGRESSION || s == KG_SEV_GOOD) return kg_severity_get(s)->ink;
   return v == KG_PV_SAME || v == KG_PV_UNCHANGED ? 0x000000 : v == KG_PV_UNDECIDED ? 0x9e9e9e : 0x7f7f7f;
 }
 
@@ -856,15 +846,8 @@ static double pair_half(const kg_run *run, const size_t *idx, size_t k) {
   return fmin(half, 100);
 }
 
-/* The paired verdicts a chart shows, worst first. */
-static void pair_counts(const size_t *count, char *out, size_t len) {
-  static const kg_pverdict order[] = {KG_PV_SLOWER,    KG_PV_FASTER,  KG_PV_SAME,    KG_PV_UNDECIDED,
-                                      KG_PV_NEW,       KG_PV_MISSING, KG_PV_UNKNOWN, KG_PV_UNCHANGED};
-  size_t used = 0;
-  out[0] = 0;
-  for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
-    count_item(out, len, &used, count[order[o]], kg_pverdict_name(order[o]));
-}
+/* The paired verdicts a chart shows, in report order (rmodel.h). */
+static void pair_counts(const size_t *count, char *out, size_t len) { kg_rm_pverdict_counts(count, 1, out, len); }
 
 /* Cells of this dtype in ladder order, then by n, into idx (*k of them);
  * returns how many of them have an interval to draw. */
@@ -890,10 +873,7 @@ static void paired_row(FILE *f, kg__tics *ytics, const kg_pair_cell *c, size_t j
   double band = c->min_effect > 0 && isfinite(c->min_effect) ? fmin(c->min_effect * 100, half) : NAN;
   const char *vname = kg_pverdict_name(st->verdict);
   if (have) snprintf(label, sizeof label, "%s %+.2f %% [%+.2f, %+.2f]", vname, chg, lo, hi);
-  else if (st->verdict == KG_PV_NEW) snprintf(label, sizeof label, "NEW: only in head");
-  else if (st->verdict == KG_PV_MISSING) snprintf(label, sizeof label, "MISSING: only in base");
-  else if (st->verdict == KG_PV_UNCHANGED) snprintf(label, sizeof label, "UNCHANGED: same machine code, not timed");
-  else snprintf(label, sizeof label, "%s: no numbers", vname);
+  else snprintf(label, sizeof label, "%s: %s", vname, kg_rm_pverdict_brief(st->verdict));
   fprintf(f, "%zu", j);
   dat_num(f, chg);
   dat_num(f, lo);

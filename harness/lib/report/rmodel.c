@@ -139,15 +139,41 @@ static void summary_checks(kg_rdoc *d, const kg_run *run) {
   item_add(d, "Checks", NULL, &part, 1);
 }
 
-/* The comparison's counts in report order: the ones that block first. */
-static const char *verdict_counts(kg_rdoc *d, const kg_comparison *cmp) {
-  char line[256] = "";
+static size_t count_item(char *buf, size_t len, size_t at, size_t n, const char *name) {
+  return at < len ? at + (size_t)snprintf(buf + at, len - at, "%s%zu %s", at ? ", " : "", n, name) : at;
+}
+
+void kg_rm_verdict_counts(const size_t count[KG_NVERDICTS], int skip_zero, char *buf, size_t len) {
   size_t at = 0;
+  buf[0] = '\0';
   for (int rank = 0; rank < KG_NVERDICTS; rank++)
     for (int v = 0; v < KG_NVERDICTS; v++)
-      if (kg_verdict_rank((kg_verdict)v) == rank && at < sizeof line)
-        at += (size_t)snprintf(line + at, sizeof line - at, "%s%zu %s", rank ? ", " : "", cmp->count[v],
-                               kg_verdict_name((kg_verdict)v));
+      if (kg_verdict_rank((kg_verdict)v) == rank && (count[v] || !skip_zero))
+        at = count_item(buf, len, at, count[v], kg_verdict_name((kg_verdict)v));
+}
+
+void kg_rm_pverdict_counts(const size_t count[KG_NPVERDICTS], int skip_zero, char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (size_t k = 0; k < KG_NPVERDICTS; k++) {
+    kg_pverdict v = kg_pverdict_order[k];
+    if (count[v] || (!skip_zero && v != KG_PV_UNCHANGED)) /* a run without UNCHANGED reads as it always did */
+      at = count_item(buf, len, at, count[v], kg_pverdict_name(v));
+  }
+}
+
+kg_severity kg_rm_verdict_severity(kg_verdict v) {
+  return v == KG_V_SLOWER ? KG_SEV_REGRESSION : v == KG_V_FASTER ? KG_SEV_GOOD : KG_NSEVERITIES;
+}
+
+const char *kg_rm_pverdict_brief(kg_pverdict v) {
+  return v == KG_PV_NEW ? "only in head" : v == KG_PV_MISSING ? "only in base"
+         : v == KG_PV_UNCHANGED ? "same machine code, not timed" : "no numbers";
+}
+
+static const char *verdict_counts(kg_rdoc *d, const kg_comparison *cmp) {
+  char line[256];
+  kg_rm_verdict_counts(cmp->count, 0, line, sizeof line);
   return fmt(d, "%s", line);
 }
 
@@ -226,6 +252,10 @@ static const kg_severity k_pair_sev[KG_NPVERDICTS] = {
     [KG_PV_UNDECIDED] = KG_SEV_NOTICE, [KG_PV_UNKNOWN] = KG_SEV_NOTICE,    [KG_PV_MISSING] = KG_SEV_NOTICE,
     [KG_PV_NEW] = KG_NSEVERITIES,      [KG_PV_UNCHANGED] = KG_NSEVERITIES};
 
+kg_severity kg_rm_pverdict_severity(kg_pverdict v) {
+  return (unsigned)v < KG_NPVERDICTS ? k_pair_sev[v] : KG_NSEVERITIES;
+}
+
 static int pair_quiet(kg_pverdict v) { return v == KG_PV_SAME || v == KG_PV_UNCHANGED; }
 
 /* "head/base 1.084 (+8.40 %), 99 % interval [1.079, 1.089] (+7.90 % .. +8.90 %),
@@ -263,7 +293,7 @@ static const char *pair_why(kg_rdoc *d, const kg_pair_cell *c, int in_row) {
 static void pair_row(kg_rdoc *d, const kg_pair_cell *c) {
   const kg_pair_stat *s = &c->stat;
   kg_pverdict v = s->verdict;
-  kg_rm_row *r = row_add(d, &d->paired.cells, c, (unsigned)v < KG_NPVERDICTS ? k_pair_sev[v] : KG_NSEVERITIES);
+  kg_rm_row *r = row_add(d, &d->paired.cells, c, kg_rm_pverdict_severity(v));
   if (!r) return;
   r->quiet = pair_quiet(v);
   kg_rm_cell *x = r->cells;
@@ -284,13 +314,8 @@ static void pair_row(kg_rdoc *d, const kg_pair_cell *c) {
 }
 
 static const char *pair_counts(kg_rdoc *d, const size_t count[KG_NPVERDICTS]) {
-  char line[256] = "";
-  size_t at = 0;
-  for (size_t k = 0; k < KG_NPVERDICTS && at < sizeof line; k++) {
-    kg_pverdict v = kg_pverdict_order[k];
-    if (v == KG_PV_UNCHANGED && !count[v]) continue; /* a run without one reads as it always did */
-    at += (size_t)snprintf(line + at, sizeof line - at, "%s%zu %s", k ? ", " : "", count[v], kg_pverdict_name(v));
-  }
+  char line[256];
+  kg_rm_pverdict_counts(count, 0, line, sizeof line);
   return fmt(d, "%s", line);
 }
 
@@ -441,8 +466,7 @@ static void rung(kg_rdoc *d, kg_rm_table *t, size_t i, double *first, double *pr
   const kg_result *res = &run->results[i];
   const kg_cmp_row *row = d->cases[i].cmp;
   kg_verdict vd = row ? row->verdict : KG_NVERDICTS;
-  kg_rm_row *r = row_add(d, t, &run->cases[i],
-                         vd == KG_V_SLOWER ? KG_SEV_REGRESSION : vd == KG_V_FASTER ? KG_SEV_GOOD : KG_NSEVERITIES);
+  kg_rm_row *r = row_add(d, t, &run->cases[i], kg_rm_verdict_severity(vd));
   if (!r) return;
   kg_rm_cell *x = r->cells;
   const kg_variant_info *vi = &kg_variants[run->cases[i].variant];

@@ -206,6 +206,20 @@ int kg_rm_commit_hex(const char *name, char *buf, size_t len);
 /* Rows a short report (Markdown) lists before "... and N more". */
 enum { KG_RM_MAX_FAILED = 50, KG_RM_MAX_PAIRS = 100 };
 
+/* Verdict counts in the one report order (kg_verdict_rank, kg_pverdict_order):
+ * "2 SLOWER, 0 UNKNOWN, ...". skip_zero: only the verdicts some cell has (a
+ * chart's caption); else every one, but UNCHANGED only when a cell is. */
+void kg_rm_verdict_counts(const size_t count[KG_NVERDICTS], int skip_zero, char *buf, size_t len);
+void kg_rm_pverdict_counts(const size_t count[KG_NPVERDICTS], int skip_zero, char *buf, size_t len);
+/* A verdict's level: SLOWER a regression, FASTER good; a paired cell without
+ * a decision (UNDECIDED, UNKNOWN, MISSING) a notice; the rest plain (KG_NSEVERITIES). */
+kg_severity kg_rm_verdict_severity(kg_verdict v);
+kg_severity kg_rm_pverdict_severity(kg_pverdict v);
+/* A paired cell without numbers in a few words (a chart's label): "only in
+ * head" (NEW), "only in base" (MISSING), "same machine code, not timed"
+ * (UNCHANGED), else "no numbers". */
+const char *kg_rm_pverdict_brief(kg_pverdict v);
+
 /* Three significant digits and no exponent (38.0, 41.2, 0.0123, 1235):
  * people compare these by eye. */
 void kg_rm_sig3(double v, char *buf, size_t len);
