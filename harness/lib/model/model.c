@@ -103,34 +103,37 @@ void kg_copy_text(char *dst, size_t len, const char *src) {
 /* ---- one table of fields per object, read and written in either form ---- */
 
 #define AT(s, m) offsetof(s, m)
+#define NFIELDS(t) (sizeof t / sizeof t[0])
 static const kg_field k_dev[] = {
-    {"cc_major", 'i', AT(kg_device_info, cc_major), 0, 99, 0, 0, 0},
-    {"cc_minor", 'i', AT(kg_device_info, cc_minor), 0, 99, 0, 0, 0},
-    {"sms", 'i', AT(kg_device_info, sms), 0, 1 << 20, 0, 0, 0},
-    {"l2_bytes", 'L', AT(kg_device_info, l2_bytes), 0, LLONG_MAX, 0, 0, 0},
-    {"mem_bytes", 'L', AT(kg_device_info, mem_bytes), 0, LLONG_MAX, 0, 0, 0},
-    {"mem_clock_khz", 'i', AT(kg_device_info, mem_clock_khz), 0, INT_MAX, 0, 0, 0},
-    {"bus_width_bits", 'i', AT(kg_device_info, bus_width_bits), 0, 1 << 20, 0, 0, 0},
+    {"cc_major", KG_FT_INT_IN, AT(kg_device_info, cc_major), 0, 99, 0, 0, 0},
+    {"cc_minor", KG_FT_INT_IN, AT(kg_device_info, cc_minor), 0, 99, 0, 0, 0},
+    {"sms", KG_FT_INT_IN, AT(kg_device_info, sms), 0, 1 << 20, 0, 0, 0},
+    {"l2_bytes", KG_FT_LLONG_IN, AT(kg_device_info, l2_bytes), 0, LLONG_MAX, 0, 0, 0},
+    {"mem_bytes", KG_FT_LLONG_IN, AT(kg_device_info, mem_bytes), 0, LLONG_MAX, 0, 0, 0},
+    {"mem_clock_khz", KG_FT_INT_IN, AT(kg_device_info, mem_clock_khz), 0, INT_MAX, 0, 0, 0},
+    {"bus_width_bits", KG_FT_INT_IN, AT(kg_device_info, bus_width_bits), 0, 1 << 20, 0, 0, 0},
     /* null: not measured (kg_json_real writes a non-finite number so). */
-    {"peak_gbps", 'r', AT(kg_device_info, peak_gbps), 0, 0, 0, 1e9, NAN},
-    {"roofline_gbps", 'r', AT(kg_device_info, roofline_gbps), 0, 0, 0, 1e9, NAN},
-    {"driver_version", 'i', AT(kg_device_info, driver_version), 0, INT_MAX, 0, 0, 0},
-    {"runtime_version", 'i', AT(kg_device_info, runtime_version), 0, INT_MAX, 0, 0, 0},
+    {"peak_gbps", KG_FT_REAL_IN, AT(kg_device_info, peak_gbps), 0, 0, 0, 1e9, NAN},
+    {"roofline_gbps", KG_FT_REAL_IN, AT(kg_device_info, roofline_gbps), 0, 0, 0, 1e9, NAN},
+    {"driver_version", KG_FT_INT_IN, AT(kg_device_info, driver_version), 0, INT_MAX, 0, 0, 0},
+    {"runtime_version", KG_FT_INT_IN, AT(kg_device_info, runtime_version), 0, INT_MAX, 0, 0, 0},
 };
 /* The order of k_dev's fields in each form (the hello names the versions earlier). */
-static const unsigned char k_dev_order[2][11] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {0, 1, 2, 3, 4, 9, 10, 5, 6, 7, 8}};
+enum { KG_DEV_FIELDS = 11 };
+_Static_assert(NFIELDS(k_dev) == KG_DEV_FIELDS, "k_dev_order lists every field of k_dev");
+static const unsigned char k_dev_order[2][KG_DEV_FIELDS] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {0, 1, 2, 3, 4, 9, 10, 5, 6, 7, 8}};
 
 static const kg_field k_timing[] = {
-    {"samples", 'i', AT(kg_timing, samples), 1, INT_MAX, 0, 0, 0},
-    {"median_us", 't', AT(kg_timing, median_us), 0, 0, 0, 0, 0},
-    {"q1_us", 't', AT(kg_timing, q1_us), 0, 0, 0, 0, 0},
-    {"q3_us", 't', AT(kg_timing, q3_us), 0, 0, 0, 0, 0},
-    {"min_us", 't', AT(kg_timing, min_us), 0, 0, 0, 0, 0},
-    {"noise", 'r', AT(kg_timing, noise), 0, 0, 0, 1e9, INFINITY},
+    {"samples", KG_FT_INT_IN, AT(kg_timing, samples), 1, INT_MAX, 0, 0, 0},
+    {"median_us", KG_FT_TIME, AT(kg_timing, median_us), 0, 0, 0, 0, 0},
+    {"q1_us", KG_FT_TIME, AT(kg_timing, q1_us), 0, 0, 0, 0, 0},
+    {"q3_us", KG_FT_TIME, AT(kg_timing, q3_us), 0, 0, 0, 0, 0},
+    {"min_us", KG_FT_TIME, AT(kg_timing, min_us), 0, 0, 0, 0, 0},
+    {"noise", KG_FT_REAL_IN, AT(kg_timing, noise), 0, 0, 0, 1e9, INFINITY},
     /* 0 is what the worker writes for "not measured". */
-    {"graph_us", 'r', AT(kg_timing, graph_us), 0, 0, 0, KG_MAX_TIME_US, 0},
-    {"sm_clock_mhz", 'r', AT(kg_timing, sm_clock_mhz), 0, 0, 0, 1e6, 0},
-    {"throttled", 'b', AT(kg_timing, throttled), 0, 0, 0, 0, 0},
+    {"graph_us", KG_FT_REAL_IN, AT(kg_timing, graph_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"sm_clock_mhz", KG_FT_REAL_IN, AT(kg_timing, sm_clock_mhz), 0, 0, 0, 1e6, 0},
+    {"throttled", KG_FT_FLAG, AT(kg_timing, throttled), 0, 0, 0, 0, 0},
 };
 
 /* The result's own fields, in the order both forms write them: after
@@ -138,22 +141,21 @@ static const kg_field k_timing[] = {
  * A field a new check adds is one row here (and its member in model.h). */
 #define TEXT(s, m) AT(s, m), 0, sizeof((s *)0)->m
 static const kg_field k_result[] = {
-    {"got", 's', TEXT(kg_result, got), 0, 0, 0},
-    {"expected", 's', TEXT(kg_result, expected), 0, 0, 0},
+    {"got", KG_FT_TEXT, TEXT(kg_result, got), 0, 0, 0},
+    {"expected", KG_FT_TEXT, TEXT(kg_result, expected), 0, 0, 0},
     /* null: an infinite error or ratio (a bound of 0) */
-    {"abs_err", 'R', AT(kg_result, abs_err), 0, 0, 0, DBL_MAX, INFINITY},
-    {"bound", 'R', AT(kg_result, bound), 0, 0, 0, DBL_MAX, INFINITY},
-    {"ratio", 'R', AT(kg_result, ratio), 0, 0, 0, DBL_MAX, INFINITY},
-    {"depth", 'r', AT(kg_result, depth), 0, 0, 0, DBL_MAX, INFINITY},
-    {"repeats", 'i', AT(kg_result, repeats), 0, 1000000, 0, 0, 0},
-    {"nondeterministic", 'b', AT(kg_result, nondeterministic), 0, 0, 0, 0, 0},
-    {"input_modified", 'b', AT(kg_result, input_modified), 0, 0, 0, 0, 0},
-    {"message", 's', TEXT(kg_result, message), 0, 0, 0},
-    {"input_us", 'r', AT(kg_result, input_us), 0, 0, 0, KG_MAX_TIME_US, 0},
-    {"check_us", 'r', AT(kg_result, check_us), 0, 0, 0, KG_MAX_TIME_US, 0},
-    {"time_us", 'r', AT(kg_result, time_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"abs_err", KG_FT_REAL_OR_NULL, AT(kg_result, abs_err), 0, 0, 0, DBL_MAX, INFINITY},
+    {"bound", KG_FT_REAL_OR_NULL, AT(kg_result, bound), 0, 0, 0, DBL_MAX, INFINITY},
+    {"ratio", KG_FT_REAL_OR_NULL, AT(kg_result, ratio), 0, 0, 0, DBL_MAX, INFINITY},
+    {"depth", KG_FT_REAL_IN, AT(kg_result, depth), 0, 0, 0, DBL_MAX, INFINITY},
+    {"repeats", KG_FT_INT_IN, AT(kg_result, repeats), 0, 1000000, 0, 0, 0},
+    {"nondeterministic", KG_FT_FLAG, AT(kg_result, nondeterministic), 0, 0, 0, 0, 0},
+    {"input_modified", KG_FT_FLAG, AT(kg_result, input_modified), 0, 0, 0, 0, 0},
+    {"message", KG_FT_TEXT, TEXT(kg_result, message), 0, 0, 0},
+    {"input_us", KG_FT_REAL_IN, AT(kg_result, input_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"check_us", KG_FT_REAL_IN, AT(kg_result, check_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"time_us", KG_FT_REAL_IN, AT(kg_result, time_us), 0, 0, 0, KG_MAX_TIME_US, 0},
 };
-#define NFIELDS(t) (sizeof t / sizeof t[0])
 /* The rows every result has had; a row added after them is optional when
  * read in either form (absent: 0), as results files and lines written
  * before its check lack it. Both forms always write every row. */
@@ -169,12 +171,12 @@ int kg_fields_to_json(json_t *o, const void *obj, const kg_field *tab, const uns
     const kg_field *f = &tab[order ? order[k] : k];
     json_t *v;
     switch (f->type) {
-    case 'i':
-    case 'I': v = json_integer(CFIELD(obj, f, int)); break;
-    case 'L': v = json_integer((json_int_t)CFIELD(obj, f, long long)); break;
-    case 'b': v = json_boolean(CFIELD(obj, f, int)); break;
-    case 's': v = json_string((const char *)obj + f->off); break;
-    case 'R': v = kg_json_real(CFIELD(obj, f, double)); break;
+    case KG_FT_INT_IN:
+    case KG_FT_INT: v = json_integer(CFIELD(obj, f, int)); break;
+    case KG_FT_LLONG_IN: v = json_integer((json_int_t)CFIELD(obj, f, long long)); break;
+    case KG_FT_FLAG: v = json_boolean(CFIELD(obj, f, int)); break;
+    case KG_FT_TEXT: v = json_string((const char *)obj + f->off); break;
+    case KG_FT_REAL_OR_NULL: v = kg_json_real(CFIELD(obj, f, double)); break;
     default: /* JSON has no Inf or NaN: the file writes null, the wire cannot */
       v = form == KG_FORM_FILE ? kg_json_real(CFIELD(obj, f, double)) : json_real(CFIELD(obj, f, double));
     }
@@ -195,21 +197,21 @@ static int get_wire(json_t *o, void *obj, const kg_field *tab, const unsigned ch
   for (size_t k = 0; k < n; k++) {
     const kg_field *f = &tab[order ? order[k] : k];
     json_t *v = json_object_get(o, f->key);
-    if (f->type == 'R') { /* anything but a number (null, or left out) is the non-finite value */
+    if (f->type == KG_FT_REAL_OR_NULL) { /* anything but a number (null, or left out) is the non-finite value */
       *FIELD(obj, f, double) = json_is_number(v) ? json_number_value(v) : f->null_value;
       continue;
     }
-    int flag = f->type == 'b', text = f->type == 's', integer = f->type == 'i' || f->type == 'I' || f->type == 'L';
+    int flag = f->type == KG_FT_FLAG, text = f->type == KG_FT_TEXT, integer = f->type == KG_FT_INT_IN || f->type == KG_FT_INT || f->type == KG_FT_LLONG_IN;
     const char *want = flag ? "true or false" : text ? "string" : integer ? "integer" : "real or integer";
     int ok = flag ? json_is_boolean(v) : text ? json_is_string(v) : integer ? json_is_integer(v) : json_is_number(v);
     if (!v) return snprintf(err, errlen, "Object item not found: %s", f->key), -1;
     if (!ok) return snprintf(err, errlen, "Expected %s, got %s", want, type_name(v)), -1;
     switch (f->type) {
-    case 'i':
-    case 'I': *FIELD(obj, f, int) = (int)json_integer_value(v); break;
-    case 'L': *FIELD(obj, f, long long) = json_integer_value(v); break;
-    case 'b': *FIELD(obj, f, int) = json_is_true(v); break;
-    case 's': kg_copy_text((char *)obj + f->off, (size_t)f->hi, json_string_value(v)); break;
+    case KG_FT_INT_IN:
+    case KG_FT_INT: *FIELD(obj, f, int) = (int)json_integer_value(v); break;
+    case KG_FT_LLONG_IN: *FIELD(obj, f, long long) = json_integer_value(v); break;
+    case KG_FT_FLAG: *FIELD(obj, f, int) = json_is_true(v); break;
+    case KG_FT_TEXT: kg_copy_text((char *)obj + f->off, (size_t)f->hi, json_string_value(v)); break;
     default: *FIELD(obj, f, double) = json_number_value(v);
     }
   }
@@ -220,13 +222,13 @@ void kg_fields_from_json(kg_jrd *r, json_t *o, void *obj, const kg_field *tab, c
   for (size_t k = 0; k < n; k++) {
     const kg_field *f = &tab[order ? order[k] : k];
     switch (f->type) {
-    case 'I': *FIELD(obj, f, int) = (int)kg_jrd_int(r, o, f->key); break;
-    case 'n': *FIELD(obj, f, double) = kg_jrd_num(r, o, f->key); break;
-    case 'i': *FIELD(obj, f, int) = (int)kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
-    case 'L': *FIELD(obj, f, long long) = kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
-    case 'b': *FIELD(obj, f, int) = kg_jrd_bool(r, o, f->key); break;
-    case 't': *FIELD(obj, f, double) = kg_jrd_time(r, o, f->key); break;
-    case 's': kg_jrd_text(r, o, f->key, (char *)obj + f->off, (size_t)f->hi, NULL); break;
+    case KG_FT_INT: *FIELD(obj, f, int) = (int)kg_jrd_int(r, o, f->key); break;
+    case KG_FT_NUM: *FIELD(obj, f, double) = kg_jrd_num(r, o, f->key); break;
+    case KG_FT_INT_IN: *FIELD(obj, f, int) = (int)kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
+    case KG_FT_LLONG_IN: *FIELD(obj, f, long long) = kg_jrd_range(r, o, f->key, f->lo, f->hi); break;
+    case KG_FT_FLAG: *FIELD(obj, f, int) = kg_jrd_bool(r, o, f->key); break;
+    case KG_FT_TIME: *FIELD(obj, f, double) = kg_jrd_time(r, o, f->key); break;
+    case KG_FT_TEXT: kg_jrd_text(r, o, f->key, (char *)obj + f->off, (size_t)f->hi, NULL); break;
     default: *FIELD(obj, f, double) = kg_jrd_real(r, o, f->key, f->rlo, f->rhi, f->null_value);
     }
   }
@@ -235,7 +237,7 @@ void kg_fields_from_json(kg_jrd *r, json_t *o, void *obj, const kg_field *tab, c
 json_t *kg_device_to_json(const kg_device_info *d, kg_form form) {
   json_t *o = json_object();
   if (!o || json_object_set_new(o, "name", json_string(d->name)) ||
-      kg_fields_to_json(o, d, k_dev, k_dev_order[form], 11, form) ||
+      kg_fields_to_json(o, d, k_dev, k_dev_order[form], KG_DEV_FIELDS, form) ||
       (form == KG_FORM_WIRE && d->count && json_object_set_new(o, "count", json_integer(d->count))) ||
       (d->uuid[0] && json_object_set_new(o, "uuid", json_string(d->uuid))) ||
       (d->pci[0] && json_object_set_new(o, "pci", json_string(d->pci)))) {
@@ -258,7 +260,7 @@ static const char *wire_str(json_t *o, const char *key, char *err, size_t errlen
 static int device_from_wire(json_t *o, kg_device_info *d, char *err, size_t errlen) {
   if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
   const char *name = wire_str(o, "name", err, errlen);
-  if (!name || get_wire(o, d, k_dev, k_dev_order[KG_FORM_WIRE], 11, err, errlen)) return -1;
+  if (!name || get_wire(o, d, k_dev, k_dev_order[KG_FORM_WIRE], KG_DEV_FIELDS, err, errlen)) return -1;
   kg_copy_text(d->name, sizeof d->name, name);
   json_t *count = json_object_get(o, "count");
   d->count = json_is_integer(count) ? (int)json_integer_value(count) : 0;
@@ -277,7 +279,7 @@ int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, s
   kg_jrd r = {.err = err, .errlen = errlen};
   /* The name becomes a file name (the baseline's slug) and a title. */
   kg_jrd_text(&r, o, "name", d->name, sizeof d->name, kg_why_bad_gpu_name);
-  kg_fields_from_json(&r, o, d, k_dev, k_dev_order[KG_FORM_FILE], 11);
+  kg_fields_from_json(&r, o, d, k_dev, k_dev_order[KG_FORM_FILE], KG_DEV_FIELDS);
   /* optional: files written before kgate recorded the card have neither */
   if (json_object_get(o, "uuid")) kg_jrd_text(&r, o, "uuid", d->uuid, sizeof d->uuid, kg_why_bad_uuid);
   if (json_object_get(o, "pci")) kg_jrd_text(&r, o, "pci", d->pci, sizeof d->pci, kg_why_bad_pci);
@@ -286,7 +288,7 @@ int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, s
 
 json_t *kg_timing_to_json(const kg_timing *t, kg_form form) {
   json_t *o = json_object();
-  if (!o || kg_fields_to_json(o, t, k_timing, NULL, 9, form) ||
+  if (!o || kg_fields_to_json(o, t, k_timing, NULL, NFIELDS(k_timing), form) ||
       (form == KG_FORM_WIRE && t->set_aside && json_object_set_new(o, "set_aside", json_integer(t->set_aside)))) {
     json_decref(o);
     return NULL;
@@ -297,13 +299,13 @@ json_t *kg_timing_to_json(const kg_timing *t, kg_form form) {
 int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t errlen) {
   if (form == KG_FORM_WIRE) {
     if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
-    if (get_wire(o, t, k_timing, NULL, 9, err, errlen)) return -1;
+    if (get_wire(o, t, k_timing, NULL, NFIELDS(k_timing), err, errlen)) return -1;
     json_t *aside = json_object_get(o, "set_aside");
     t->set_aside = json_is_integer(aside) ? (int)json_integer_value(aside) : 0;
     return 0;
   }
   kg_jrd r = {.err = err, .errlen = errlen};
-  kg_fields_from_json(&r, o, t, k_timing, NULL, 9);
+  kg_fields_from_json(&r, o, t, k_timing, NULL, NFIELDS(k_timing));
   char why[200];
   if (!r.failed && kg_timing_check(t, 1, why, sizeof why)) kg_jrd_fail(&r, "%s", why);
   return r.failed ? -1 : 0;
@@ -378,11 +380,11 @@ int kg_result_from_json(json_t *o, kg_result *r, kg_form form, char *err, size_t
 
 #define PV(m) offsetof(kg_provenance, m)
 static const kg_field k_provenance[] = {
-    {"run_id", 'L', PV(run_id), 1, LLONG_MAX, 0, 0, 0},
-    {"run_attempt", 'i', PV(run_attempt), 1, INT_MAX, 0, 0, 0},
-    {"runner", 's', PV(runner), 0, sizeof((kg_provenance *)0)->runner, 0, 0, 0},
-    {"repository", 's', PV(repository), 0, sizeof((kg_provenance *)0)->repository, 0, 0, 0},
-    {"sha", 's', PV(sha), 0, sizeof((kg_provenance *)0)->sha, 0, 0, 0},
+    {"run_id", KG_FT_LLONG_IN, PV(run_id), 1, LLONG_MAX, 0, 0, 0},
+    {"run_attempt", KG_FT_INT_IN, PV(run_attempt), 1, INT_MAX, 0, 0, 0},
+    {"runner", KG_FT_TEXT, PV(runner), 0, sizeof((kg_provenance *)0)->runner, 0, 0, 0},
+    {"repository", KG_FT_TEXT, PV(repository), 0, sizeof((kg_provenance *)0)->repository, 0, 0, 0},
+    {"sha", KG_FT_TEXT, PV(sha), 0, sizeof((kg_provenance *)0)->sha, 0, 0, 0},
 };
 
 static const char *why_bad_repository(const char *s) {
@@ -409,8 +411,8 @@ static const char *(*const k_provenance_why[])(const char *) = {why_bad_runner, 
 /* Whether row k of k_provenance is known in p. */
 static int provenance_has(const kg_provenance *p, size_t k) {
   const kg_field *f = &k_provenance[k];
-  if (f->type == 'L') return CFIELD(p, f, long long) != 0;
-  if (f->type == 'i') return CFIELD(p, f, int) != 0;
+  if (f->type == KG_FT_LLONG_IN) return CFIELD(p, f, long long) != 0;
+  if (f->type == KG_FT_INT_IN) return CFIELD(p, f, int) != 0;
   return ((const char *)p + f->off)[0] != '\0';
 }
 
@@ -453,7 +455,7 @@ void kg_provenance_read(kg_jrd *r, json_t *o, kg_provenance *p) {
   for (size_t k = 0; k < NFIELDS(k_provenance) && !r->failed; k++) {
     const kg_field *f = &k_provenance[k];
     if (!json_object_get(o, f->key)) continue; /* each is optional: set only where the CI said */
-    if (f->type == 's') kg_jrd_text(r, o, f->key, (char *)p + f->off, (size_t)f->hi, k_provenance_why[k - 2]);
+    if (f->type == KG_FT_TEXT) kg_jrd_text(r, o, f->key, (char *)p + f->off, (size_t)f->hi, k_provenance_why[k - 2]);
     else kg_fields_from_json(r, o, p, f, NULL, 1);
   }
 }

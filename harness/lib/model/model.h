@@ -182,16 +182,25 @@ int kg_result_from_json(json_t *o, kg_result *r, kg_form form, char *err, size_t
  * names the case; the timing's messages name "<where>.timing". */
 void kg_result_read(struct kg_jrd *r, json_t *o, kg_result *res, const char *label);
 
-/* One field of an object, for a table that both writes and reads it: type
- * 'i' int in lo..hi, 'I' int, 'L' long long in lo..hi, 'b' a flag (int),
- * 's' a text of a char[hi] (the file refuses a longer one, the wire cuts
- * it), 'r' double in rlo..rhi (null reads as null_value), 'R' the same but
- * non-finite is null in both forms and the wire reads anything but a
- * number as null_value, 'n' double (null reads as +Inf), 't' a time
- * (kg_jrd_time); off: offsetof the member. */
+/* What a field of a table is, and how it is read and written. */
+typedef enum kg_ftype {
+  KG_FT_INT_IN,       /* int in lo..hi */
+  KG_FT_INT,          /* int */
+  KG_FT_LLONG_IN,     /* long long in lo..hi */
+  KG_FT_FLAG,         /* a flag (int) */
+  KG_FT_TEXT,         /* a text of a char[hi]: the file refuses a longer one, the wire cuts it */
+  KG_FT_REAL_IN,      /* double in rlo..rhi (null reads as null_value) */
+  KG_FT_REAL_OR_NULL, /* the same, but non-finite is null in both forms, and the wire reads anything */
+                      /* but a number as null_value */
+  KG_FT_NUM,          /* double (null reads as +Inf) */
+  KG_FT_TIME,         /* a time (kg_jrd_time) */
+} kg_ftype;
+
+/* One field of an object, for a table that both writes and reads it; off:
+ * offsetof the member. */
 typedef struct kg_field {
   const char *key;
-  char type;
+  kg_ftype type;
   size_t off;
   long long lo, hi;
   double rlo, rhi, null_value;

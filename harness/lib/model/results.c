@@ -63,9 +63,9 @@ static json_t *case_json(const kg_run *run, size_t i) {
 
 #define PH(m) offsetof(kg_phases, m)
 static const kg_field k_phases[] = {
-    {"startup_s", 'r', PH(startup_s), 0, 0, 0, 1e9, 0}, {"inputs_s", 'r', PH(inputs_s), 0, 0, 0, 1e9, 0},
-    {"check_s", 'r', PH(check_s), 0, 0, 0, 1e9, 0},     {"timing_s", 'r', PH(timing_s), 0, 0, 0, 1e9, 0},
-    {"paired_s", 'r', PH(paired_s), 0, 0, 0, 1e9, 0},   {"reports_s", 'r', PH(reports_s), 0, 0, 0, 1e9, 0},
+    {"startup_s", KG_FT_REAL_IN, PH(startup_s), 0, 0, 0, 1e9, 0}, {"inputs_s", KG_FT_REAL_IN, PH(inputs_s), 0, 0, 0, 1e9, 0},
+    {"check_s", KG_FT_REAL_IN, PH(check_s), 0, 0, 0, 1e9, 0},     {"timing_s", KG_FT_REAL_IN, PH(timing_s), 0, 0, 0, 1e9, 0},
+    {"paired_s", KG_FT_REAL_IN, PH(paired_s), 0, 0, 0, 1e9, 0},   {"reports_s", KG_FT_REAL_IN, PH(reports_s), 0, 0, 0, 1e9, 0},
 };
 
 /* "lint": each module's lint (lint.h): what ran, the findings that count, the waivers. */
@@ -120,18 +120,18 @@ static json_t *run_json(const kg_run_meta *m) {
 /* The numbers of "paired" and of each of its cells, in the file's order. */
 #define PM(m) offsetof(kg_pair_meta, m)
 static const kg_field k_pair_meta[] = {
-    {"confidence", 'n', PM(confidence), 0, 0, 0, 0, 0}, {"min_effect_pct", 'n', PM(min_effect_pct), 0, 0, 0, 0, 0},
-    {"copies", 'I', PM(copies), 0, 0, 0, 0, 0},         {"quads", 'I', PM(quads), 0, 0, 0, 0, 0},
-    {"rounds", 'I', PM(rounds), 0, 0, 0, 0, 0},         {"max_rounds", 'I', PM(max_rounds), 0, 0, 0, 0, 0},
-    {"budget_s", 'n', PM(budget_s), 0, 0, 0, 0, 0},     {"wall_s", 'n', PM(wall_s), 0, 0, 0, 0, 0},
+    {"confidence", KG_FT_NUM, PM(confidence), 0, 0, 0, 0, 0}, {"min_effect_pct", KG_FT_NUM, PM(min_effect_pct), 0, 0, 0, 0, 0},
+    {"copies", KG_FT_INT, PM(copies), 0, 0, 0, 0, 0},         {"quads", KG_FT_INT, PM(quads), 0, 0, 0, 0, 0},
+    {"rounds", KG_FT_INT, PM(rounds), 0, 0, 0, 0, 0},         {"max_rounds", KG_FT_INT, PM(max_rounds), 0, 0, 0, 0, 0},
+    {"budget_s", KG_FT_NUM, PM(budget_s), 0, 0, 0, 0, 0},     {"wall_s", KG_FT_NUM, PM(wall_s), 0, 0, 0, 0, 0},
 };
 #define PC(m) offsetof(kg_pair_cell, m)
 static const kg_field k_pair_cell[] = {
-    {"ratio", 'n', PC(stat.ratio), 0, 0, 0, 0, 0},     {"lo", 'n', PC(stat.lo), 0, 0, 0, 0, 0},
-    {"hi", 'n', PC(stat.hi), 0, 0, 0, 0, 0},           {"head_us", 'n', PC(stat.head_us), 0, 0, 0, 0, 0},
-    {"base_us", 'n', PC(stat.base_us), 0, 0, 0, 0, 0}, {"min_effect", 'n', PC(min_effect), 0, 0, 0, 0, 0},
-    {"blocks", 'I', PC(stat.blocks), 0, 0, 0, 0, 0},   {"pairs", 'I', PC(stat.pairs), 0, 0, 0, 0, 0},
-    {"rounds", 'I', PC(rounds), 0, 0, 0, 0, 0},        {"set_aside", 'I', PC(set_aside), 0, 0, 0, 0, 0},
+    {"ratio", KG_FT_NUM, PC(stat.ratio), 0, 0, 0, 0, 0},     {"lo", KG_FT_NUM, PC(stat.lo), 0, 0, 0, 0, 0},
+    {"hi", KG_FT_NUM, PC(stat.hi), 0, 0, 0, 0, 0},           {"head_us", KG_FT_NUM, PC(stat.head_us), 0, 0, 0, 0, 0},
+    {"base_us", KG_FT_NUM, PC(stat.base_us), 0, 0, 0, 0, 0}, {"min_effect", KG_FT_NUM, PC(min_effect), 0, 0, 0, 0, 0},
+    {"blocks", KG_FT_INT, PC(stat.blocks), 0, 0, 0, 0, 0},   {"pairs", KG_FT_INT, PC(stat.pairs), 0, 0, 0, 0, 0},
+    {"rounds", KG_FT_INT, PC(rounds), 0, 0, 0, 0, 0},        {"set_aside", KG_FT_INT, PC(set_aside), 0, 0, 0, 0, 0},
 };
 #define NFIELDS(t) (sizeof t / sizeof t[0])
 
