@@ -15,8 +15,8 @@
 const char *kg_why_bad_date(const char *s);     /* ISO 8601 UTC: 2026-11-21T08:30:00Z, a real day and time */
 const char *kg_why_bad_commit(const char *s);   /* git describe-like: [A-Za-z0-9._+/-], 1-63 bytes, alnum first */
 const char *kg_why_bad_gpu_name(const char *s); /* non-empty, no control characters, a non-empty file name slug */
-const char *kg_why_bad_variant(const char *s);
-const char *kg_why_bad_hex_list(const char *s); /* "" or lowercase hex words joined by '+' (module hashes, commits) */  /* [A-Za-z0-9_.+-], 1-63 bytes */
+const char *kg_why_bad_variant(const char *s);  /* [A-Za-z0-9_.+-], 1-63 bytes, alnum first */
+const char *kg_why_bad_hex_list(const char *s); /* "" or lowercase hex words joined by '+' (module hashes, commits) */
 const char *kg_why_bad_uuid(const char *s);     /* GPU-8-4-4-4-12 lowercase hex, as the worker writes */
 const char *kg_why_bad_pci(const char *s);      /* dddd:bb:dd.f lowercase hex */
 
