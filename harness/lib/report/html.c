@@ -93,19 +93,10 @@ int kg_html_url_ok(const char *url) {
   return 1;
 }
 
-/* The commit a link may name: 7 to 40 lowercase hex digits, alone or before
- * "-dirty" (kgate's own build id); anything else stays text. */
-static int commit_hex(const char *c, char *hex, size_t len) {
-  size_t n = strspn(c, "0123456789abcdef");
-  if (n < 7 || n > 40 || (c[n] && strcmp(c + n, "-dirty")) || n >= len) return 0;
-  snprintf(hex, len, "%.*s", (int)n, c);
-  return 1;
-}
-
 /* A commit as a link to repo/commit/<hex> when both are safe to link; text otherwise. */
 static void commit_link(FILE *f, const char *repo, const char *commit) {
   char hex[48], href[300];
-  if (repo && commit_hex(commit, hex, sizeof hex)) {
+  if (repo && kg_rm_commit_hex(commit, hex, sizeof hex)) {
     snprintf(href, sizeof href, "%s/commit/%s", repo, hex);
     fputs("<a", f);
     attr(f, "href", href);
@@ -135,7 +126,7 @@ static const kg_hist_run *previous_night(const kg_html_page *p) {
 /* "<a>old...new</a>": the commits from one night to another, a compare link when both can be linked. */
 static void range_link(FILE *f, const char *repo, const char *from, const char *to) {
   char a[48], b[48], href[400];
-  if (repo && commit_hex(from, a, sizeof a) && commit_hex(to, b, sizeof b)) {
+  if (repo && kg_rm_commit_hex(from, a, sizeof a) && kg_rm_commit_hex(to, b, sizeof b)) {
     snprintf(href, sizeof href, "%s/compare/%s...%s", repo, a, b);
     fputs("<a", f);
     attr(f, "href", href);
