@@ -1,22 +1,17 @@
 /* history check (nightly.h). */
 #include "nightly.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "detect.h"
-#include "dtype.h"
-#include "escape.h"
 #include "exitcode.h"
 #include "export.h"
 #include "fileio.h"
-#include "label.h"
 #include "publish.h"
 #include "refpin.h"
 #include "replay.h"
 #include "report.h"
-#include "fields.h"
 
 static void summary_fill(FILE *f, const void *doc) { kg_print_nightly_markdown(f, doc); }
 

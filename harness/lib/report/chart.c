@@ -636,9 +636,6 @@ static void compare_row(FILE *f, const kg_cmp_row *r, double y, double dev) {
   fprintf(f, " %d %s \"%s\"\n", side, kg_verdict_name(r->verdict), label);
 }
 
-/* The verdicts a comparison chart shows, in report order (rmodel.h). */
-static void compare_counts(const size_t *count, char *out, size_t len) { kg_rm_verdict_counts(count, 1, out, len); }
-
 static void verdict_colors(FILE *g) {
   for (int v = 0; v < KG_NVERDICTS; v++) {
     char key[24];
@@ -800,7 +797,7 @@ static int compare_one(const kg__job *job, kg_dtype dt) {
   size_t count[KG_NVERDICTS] = {0};
   compare_data(f, g, &c, dev, count);
   char verdicts[200];
-  compare_counts(count, verdicts, sizeof verdicts);
+  kg_rm_verdict_counts(count, 1, verdicts, sizeof verdicts); /* the verdicts shown, in report order */
   compare_vars(g, run, di, verdicts, &c, dev, job->src->base_label);
   compare_left(g, &c);
   verdict_colors(g);
@@ -846,8 +843,6 @@ static double pair_half(const kg_run *run, const size_t *idx, size_t k) {
   return fmin(half, 100);
 }
 
-/* The paired verdicts a chart shows, in report order (rmodel.h). */
-static void pair_counts(const size_t *count, char *out, size_t len) { kg_rm_pverdict_counts(count, 1, out, len); }
 
 /* Cells of this dtype in ladder order, then by n, into idx (*k of them);
  * returns how many of them have an interval to draw. */
@@ -951,7 +946,7 @@ static int paired_draw(const kg__job *job, kg_dtype dt, const size_t *idx, size_
   }
   tics_end(&ytics);
   char verdicts[200];
-  pair_counts(count, verdicts, sizeof verdicts);
+  kg_rm_pverdict_counts(count, 1, verdicts, sizeof verdicts); /* the verdicts shown, in report order */
   paired_vars(g, run, di, verdicts, k, half);
   snprintf(p.chart->caption, sizeof p.chart->caption,
            "%s: change head / base per cell with its interval (%.100s)", di->name, verdicts);

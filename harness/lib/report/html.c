@@ -24,7 +24,6 @@
 #include "export.h"
 #include "fileio.h"
 #include "label.h"
-#include "pairrun.h"
 #include "plot.h"
 #include "registry.h"
 #include "severity.h"

@@ -7,7 +7,6 @@
 
 #include "dtype.h"
 #include "escape.h"
-#include "pairrun.h"
 #include "registry.h"
 
 static void dtype_list(unsigned mask, char *buf, size_t len) {
