@@ -280,7 +280,7 @@ static int load_table(int default_sizes) {
     if (!slash) return fprintf(stderr, "check_gpu_gen: cannot find this test's folder\n"), EXIT_FAILURE;
     strcpy(slash, "/../" KG_REFCACHE_TABLE);
   }
-  long dropped = kg_refcache_load(&g_table, path, err, sizeof err);
+  long dropped = kg_refcache_load(&g_table, path, NULL, err, sizeof err);
   if (dropped != 0 || g_table.n == 0) {
     fprintf(stderr, "check_gpu_gen: %s: %s\n", path, dropped ? err : "no references (missing or empty)");
     return EXIT_FAILURE;

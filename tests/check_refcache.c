@@ -1,9 +1,12 @@
-/* refcache: real references through the file bit for bit, corrupt files
- * loaded without their bad lines (and rewritten without them), writers side
- * by side losing nothing, and where the cache lives. */
+/* refcache: real references through the file bit for bit, corrupt and
+ * forged files loaded without their bad lines (and rewritten without them),
+ * writers side by side losing nothing, where the cache and its key live, and
+ * the key files that are refused. */
 #include <check.h>
 #include <float.h>
 #include <math.h>
+#include <errno.h>
+#include <nettle/hmac.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +16,19 @@
 #include <unistd.h>
 
 #include "dtype.h"
+#include "fileio.h"
 #include "input.h"
 #include "refcache.h"
+#include "refkey.h"
 #include "roofcache.h"
 #include "testutil.h"
 
 #define N(a) (int)(sizeof a / sizeof a[0])
 
 static char g_dir[64], g_path[128];
+/* The key every test's cache is MACed under (a real one is random: refkey.h). */
+static const kg_refkey g_key = {{0x6b, 0x67, 0x61, 0x74, 0x65, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+                                 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}};
 
 static void setup(void) {
   kgt_mkscratch(g_dir, sizeof g_dir, "refcache");
@@ -73,13 +81,13 @@ static void put_ok(kg_refcache *c, const kg_refcache_entry *e) {
 
 static void save_ok(kg_refcache *c, const char *path) {
   char err[512] = "";
-  ck_assert_msg(kg_refcache_save(c, path, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_refcache_save(c, path, &g_key, err, sizeof err) == 0, "%s", err);
 }
 
 /* Loads path, asserting the number of dropped lines. */
 static void load_expect(kg_refcache *c, const char *path, long dropped) {
   char err[512] = "";
-  long got = kg_refcache_load(c, path, err, sizeof err);
+  long got = kg_refcache_load(c, path, &g_key, err, sizeof err);
   ck_assert_msg(got == dropped, "%ld lines dropped, expected %ld: %s", got, dropped, err);
   ck_assert_msg(dropped ? strstr(err, path) != NULL : err[0] == '\0', "message: '%s'", err);
 }
@@ -258,13 +266,13 @@ static uint64_t seed_of(int round, int k, int i) { return (uint64_t)(round * 100
 static int worker(int round, int k) {
   kg_refcache c;
   char err[512];
-  if (kg_refcache_load(&c, g_path, err, sizeof err) != 0) return 1;
+  if (kg_refcache_load(&c, g_path, &g_key, err, sizeof err) != 0) return 1;
   for (int i = 0; i < PER; i++) {
     kg_refcache_entry e = make_entry(KG_I32, KG_PAT_EXACT, 16, seed_of(round, k, i));
     if (kg_refcache_put(&c, &e, err, sizeof err)) return 2;
   }
   kg_refcache_entry shared = make_entry(KG_F32, KG_PAT_UNIFORM, 64, (uint64_t)round);
-  if (kg_refcache_put(&c, &shared, err, sizeof err) || kg_refcache_save(&c, g_path, err, sizeof err)) return 3;
+  if (kg_refcache_put(&c, &shared, err, sizeof err) || kg_refcache_save(&c, g_path, &g_key, err, sizeof err)) return 3;
   kg_refcache_free(&c);
   return 0;
 }
@@ -293,7 +301,7 @@ START_TEST(test_refcache_writers_side_by_side) {
     for (int left = WRITERS; left;) {
       kg_refcache c;
       char err[512];
-      torn += kg_refcache_load(&c, g_path, err, sizeof err) != 0;
+      torn += kg_refcache_load(&c, g_path, &g_key, err, sizeof err) != 0;
       reads++;
       kg_refcache_free(&c);
       int st;
@@ -368,19 +376,43 @@ static void write_lines(const lines *L) {
   ck_assert_int_eq(fclose(f), 0);
 }
 
-/* Gives line i a correct checksum for what it now says. */
-static void resign(lines *L, size_t i) {
+/* The HMAC-SHA256 of the header, a newline and content under key, in hex
+ * (computed here from nettle, not through refkey.c). */
+static void mac_hex(const kg_refkey *key, const char *content, char hex[65]) {
+  struct hmac_sha256_ctx ctx;
+  uint8_t d[SHA256_DIGEST_SIZE];
+  hmac_sha256_set_key(&ctx, sizeof key->k, key->k);
+  hmac_sha256_update(&ctx, strlen(KG_REFCACHE_HEADER), (const uint8_t *)KG_REFCACHE_HEADER);
+  hmac_sha256_update(&ctx, 1, (const uint8_t *)"\n");
+  hmac_sha256_update(&ctx, strlen(content), (const uint8_t *)content);
+  hmac_sha256_digest(&ctx, sizeof d, d);
+  for (size_t k = 0; k < sizeof d; k++) snprintf(hex + 2 * k, 3, "%02x", d[k]);
+}
+
+/* The first `digits` hex digits of the content's plain SHA-256: the shipped
+ * table's check (16), or a whole digest (64) in place of a MAC. */
+static void sha_hex(const char *content, int digits, char *hex) {
+  struct sha256_ctx ctx;
+  uint8_t d[SHA256_DIGEST_SIZE];
+  sha256_init(&ctx);
+  sha256_update(&ctx, strlen(content), (const uint8_t *)content);
+  sha256_digest(&ctx, sizeof d, d);
+  for (int k = 0; k < digits / 2; k++) snprintf(hex + 2 * k, 3, "%02x", d[k]);
+}
+
+/* Replaces the last field of line i: with MAC under key, or (key NULL) a
+ * plain SHA-256 of `digits` hex digits, for what the line now says. */
+static void sign_with(lines *L, size_t i, const kg_refkey *key, int digits) {
   char *sp = strrchr(L->s[i], ' ');
   *sp = '\0';
-  struct sha256_ctx ctx;
-  uint8_t d[8];
-  sha256_init(&ctx);
-  sha256_update(&ctx, strlen(L->s[i]), (const uint8_t *)L->s[i]);
-  sha256_digest(&ctx, sizeof d, d);
-  for (int k = 0; k < 8; k++) snprintf(sp + 1 + 2 * k, 3, "%02x", d[k]);
+  if (key) mac_hex(key, L->s[i], sp + 1);
+  else sha_hex(L->s[i], digits, sp + 1);
   *sp = ' ';
   L->len[i] = strlen(L->s[i]);
 }
+
+/* Gives line i a correct MAC (the test's key) for what it now says. */
+static void resign(lines *L, size_t i) { sign_with(L, i, &g_key, 0); }
 
 /* Sets field k of line i to v, with a correct checksum. */
 static void set_field(lines *L, size_t i, int k, const char *v) {
@@ -397,7 +429,7 @@ static void set_field(lines *L, size_t i, int k, const char *v) {
 }
 
 /* The file holds the header and three entries: line 1 i32, line 2 f32, line 3 f64. */
-static void flip_digit(lines *L) { /* a digit of the f32 sum: the checksum catches it */
+static void flip_digit(lines *L) { /* a digit of the f32 sum: the MAC catches it */
   char *x = strstr(L->s[2], " 0x") + 3;
   *x = *x == '9' ? '8' : '9';
 }
@@ -455,7 +487,7 @@ static const struct {
   int kept; /* bit mask of the entries that survive (1 i32, 2 f32, 4 f64) */
 } k_corrupt[] = {
     {"a flipped digit", flip_digit, 1, 5},       {"a cut line", cut_line, 1, 5},
-    {"a bad checksum", bad_check, 1, 5},         {"the file cut short", cut_end, 1, 3},
+    {"a bad MAC", bad_check, 1, 5},         {"the file cut short", cut_end, 1, 3},
     {"a duplicate key", dup_key, 2, 5},          {"a line twice", dup_same, 2, 5},
     {"binary garbage", garbage, 1, 7},           {"NaN on an integer", nan_on_int, 1, 6},
     {"nvals over n", nvals_over_n, 1, 6},        {"an unknown dtype", unknown_dtype, 1, 5},
@@ -517,7 +549,7 @@ START_TEST(test_refcache_too_big_or_folder) {
   assert_found(&c, &e);
   kg_refcache_free(&c);
   char err[512] = "";
-  ck_assert_int_eq(kg_refcache_load(&c, g_dir, err, sizeof err), -1);
+  ck_assert_int_eq(kg_refcache_load(&c, g_dir, &g_key, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, g_dir));
   ck_assert_uint_eq(c.n, 0);
 }
@@ -540,6 +572,239 @@ START_TEST(test_refcache_put_refuses_untrue) {
   ck_assert_int_eq(kg_refcache_put(&c, &e, err, sizeof err), -1);
   ck_assert_uint_eq(c.n, 0);
   kg_refcache_free(&c);
+}
+END_TEST
+
+/* ---- Errors: forged lines and the key ------------------------------------------- */
+
+/* The three entries of the corrupt tests, saved under the test's key, and
+ * the file's lines. */
+static void three_saved(kg_refcache_entry e[3], lines *L) {
+  e[0] = make_entry(KG_I32, KG_PAT_EXACT, 1000, 1);
+  e[1] = make_entry(KG_F32, KG_PAT_UNIFORM, 1000, 1);
+  e[2] = make_entry(KG_F64, KG_PAT_NAN, 100, 1);
+  kg_refcache c = {0};
+  for (int i = 0; i < 3; i++) put_ok(&c, &e[i]);
+  save_ok(&c, g_path);
+  kg_refcache_free(&c);
+  read_lines(L);
+  ck_assert_uint_eq(L->n, 4);
+}
+
+/* Line 2 (the f32 entry) made to say sum 2 (err 0): a value that can be true,
+ * so only the line's signature can tell it from a real one. */
+static void forge_sum(lines *L) {
+  char two[64], zero[64];
+  snprintf(two, sizeof two, "%La", 2.0L);
+  snprintf(zero, sizeof zero, "%La", 0.0L);
+  set_field(L, 2, 7, two);
+  set_field(L, 2, 8, zero);
+}
+
+/* A forged reference whose line carries a correct SHA-256 of what it says
+ * (all a checksum can check, and what anyone who can write the file can
+ * compute) is dropped, the MAC named; so is a whole file in the checksummed
+ * format kgate wrote before (its header and 16-digit checks) at the cache's
+ * path: read as empty, never as references. */
+START_TEST(test_refcache_forged_checksum) {
+  kg_refcache_entry e[3];
+  lines L;
+  three_saved(e, &L);
+  forge_sum(&L);
+  sign_with(&L, 2, NULL, 64);
+  write_lines(&L);
+  kg_refcache c;
+  char err[512] = "";
+  ck_assert_int_eq(kg_refcache_load(&c, g_path, &g_key, err, sizeof err), 1);
+  ck_assert_msg(strstr(err, g_path) && strstr(err, "line 3") && strstr(err, "MAC"), "message: '%s'", err);
+  ck_assert_ptr_null(kg_refcache_find(&c, KG_F32, 1000, KG_PAT_UNIFORM, 1, KG_GEN_VERSION));
+  assert_found(&c, &e[0]);
+  assert_found(&c, &e[2]);
+  kg_refcache_free(&c);
+
+  /* The old format: the checksummed table's header and checks, the forged line among them. */
+  snprintf(L.s[0], LCAP, "%s", KG_REFCACHE_TABLE_HEADER);
+  L.len[0] = strlen(L.s[0]);
+  for (size_t i = 1; i < 4; i++) sign_with(&L, i, NULL, 16);
+  write_lines(&L);
+  ck_assert_int_eq(kg_refcache_load(&c, g_path, &g_key, err, sizeof err), 4);
+  ck_assert_msg(strstr(err, "not a kgate reference cache of this format"), "message: '%s'", err);
+  ck_assert_uint_eq(c.n, 0);
+  kg_refcache_free(&c);
+}
+END_TEST
+
+/* Lines MACed under another key (another user's, another machine's cache)
+ * are all dropped; the next save rewrites the file under this key. */
+START_TEST(test_refcache_other_key) {
+  kg_refcache_entry e[3];
+  lines L;
+  three_saved(e, &L);
+  kg_refkey other = g_key;
+  other.k[31] ^= 1;
+  for (size_t i = 1; i < 4; i++) sign_with(&L, i, &other, 0);
+  write_lines(&L);
+  kg_refcache c;
+  char err[512] = "";
+  ck_assert_int_eq(kg_refcache_load(&c, g_path, &g_key, err, sizeof err), 3);
+  ck_assert_msg(strstr(err, "MAC does not verify"), "message: '%s'", err);
+  ck_assert_uint_eq(c.n, 0);
+  kg_refcache_free(&c);
+  /* and the right key reads the file the other key's writer would have read */
+  ck_assert_int_eq(kg_refcache_load(&c, g_path, &other, err, sizeof err), 0);
+  ck_assert_uint_eq(c.n, 3);
+  kg_refcache_free(&c);
+}
+END_TEST
+
+/* The shipped table's format (key NULL): its own header and checksums,
+ * read back whole; neither format reads as the other. */
+START_TEST(test_refcache_table_format) {
+  kg_refcache_entry e = make_entry(KG_F64, KG_PAT_CANCEL, 5000, 1);
+  kg_refcache c = {0}, back;
+  put_ok(&c, &e);
+  char err[512] = "";
+  ck_assert_msg(kg_refcache_save(&c, g_path, NULL, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  ck_assert_msg(!strncmp(text, KG_REFCACHE_TABLE_HEADER "\n", strlen(KG_REFCACHE_TABLE_HEADER) + 1), "%s", text);
+  free(text);
+  ck_assert_int_eq(kg_refcache_load(&back, g_path, NULL, err, sizeof err), 0);
+  assert_found(&back, &e);
+  kg_refcache_free(&back);
+  ck_assert_int_eq(kg_refcache_load(&back, g_path, &g_key, err, sizeof err), 2);
+  ck_assert_uint_eq(back.n, 0);
+  kg_refcache_free(&back);
+  save_ok(&c, g_path); /* the keyed format over it */
+  ck_assert_int_eq(kg_refcache_load(&back, g_path, NULL, err, sizeof err), 2);
+  ck_assert_uint_eq(back.n, 0);
+  kg_refcache_free(&back);
+  kg_refcache_free(&c);
+}
+END_TEST
+
+static char g_key_path[320], g_cache[192];
+
+static void key_setup(void) {
+  setup();
+  snprintf(g_key_path, sizeof g_key_path, "%s/state/kgate/refcache.key", g_dir);
+  snprintf(g_cache, sizeof g_cache, "%s/cache/refs.txt", g_dir);
+  unsetenv("GITHUB_WORKSPACE");
+  unsetenv("RUNNER_WORKSPACE");
+}
+
+/* A missing key is made once, with its folders: 32 bytes, mode 0600, the
+ * same bytes on every open after; no temp file left beside it. */
+START_TEST(test_refkey_made_once) {
+  kg_refkey a, b;
+  char err[512] = "";
+  ck_assert_msg(kg_refkey_open(&a, g_key_path, g_cache, err, sizeof err) == 0, "%s", err);
+  struct stat st;
+  ck_assert_int_eq(lstat(g_key_path, &st), 0);
+  ck_assert(S_ISREG(st.st_mode));
+  ck_assert_uint_eq(st.st_mode & 07777, 0600);
+  ck_assert_int_eq(st.st_size, KG_REFKEY_LEN);
+  ck_assert_msg(kg_refkey_open(&b, g_key_path, g_cache, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(memcmp(a.k, b.k, sizeof a.k), 0);
+  static const kg_refkey zero;
+  ck_assert_int_ne(memcmp(a.k, zero.k, sizeof a.k), 0);
+  char dir[256];
+  snprintf(dir, sizeof dir, "%s/state/kgate", g_dir);
+  ck_assert_int_eq(kgt_count_files(dir, NULL), 1);
+}
+END_TEST
+
+/* Writes a key file of len bytes and mode at path (its folder made). */
+static void write_key(const char *path, size_t len, mode_t mode) {
+  char dir[256];
+  snprintf(dir, sizeof dir, "%s", path);
+  *strrchr(dir, '/') = '\0';
+  char err[300];
+  ck_assert_msg(kg_mkdirs(dir, err, sizeof err) == 0, "%s", err);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  for (size_t i = 0; i < len; i++) fputc((int)i, f);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+static void key_0644(void) { write_key(g_key_path, KG_REFKEY_LEN, 0644); }
+static void key_0400(void) { write_key(g_key_path, KG_REFKEY_LEN, 0400); }
+static void key_short(void) { write_key(g_key_path, 16, 0600); }
+static void key_symlink(void) { /* a link to a good key: the file at the path is not the user's own key */
+  char target[256];
+  snprintf(target, sizeof target, "%s/elsewhere.key", g_dir);
+  write_key(target, KG_REFKEY_LEN, 0600);
+  char dir[256];
+  snprintf(dir, sizeof dir, "%s/state/kgate", g_dir);
+  char err[300];
+  ck_assert_msg(kg_mkdirs(dir, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(symlink(target, g_key_path), 0);
+}
+static void key_folder(void) {
+  char err[300];
+  ck_assert_msg(kg_mkdirs(g_key_path, err, sizeof err) == 0, "%s", err);
+}
+static void key_in_cache(void) { snprintf(g_key_path, sizeof g_key_path, "%s/cache/refcache.key", g_dir); }
+static void key_in_cache_below(void) { snprintf(g_key_path, sizeof g_key_path, "%s/cache/keys/refcache.key", g_dir); }
+static void key_in_workspace(void) {
+  char ws[256];
+  snprintf(ws, sizeof ws, "%s/work/repo", g_dir);
+  char err[300];
+  ck_assert_msg(kg_mkdirs(ws, err, sizeof err) == 0, "%s", err);
+  setenv("GITHUB_WORKSPACE", ws, 1);
+  snprintf(g_key_path, sizeof g_key_path, "%s/.kgate/refcache.key", ws);
+}
+
+static const struct {
+  const char *name;
+  void (*make)(void);
+  const char *why;
+} k_bad_keys[] = {
+    {"mode 0644", key_0644, "mode is not 0600"},
+    {"mode 0400", key_0400, "mode is not 0600"},
+    {"16 bytes", key_short, "not 32 bytes"},
+    {"a symbolic link", key_symlink, "symbolic link"},
+    {"a folder", key_folder, "not a regular file"},
+    {"in the cache's folder", key_in_cache, "inside the cache's folder"},
+    {"below the cache's folder", key_in_cache_below, "inside the cache's folder"},
+    {"in the workspace", key_in_workspace, "inside the CI workspace"},
+};
+
+/* A key anyone else could have written or read, or kept where the cache or
+ * a job's checkout is, is refused with one line naming the file and why. */
+START_TEST(test_refkey_refused) {
+  k_bad_keys[_i].make();
+  kg_refkey k;
+  memset(&k, 0xaa, sizeof k);
+  char err[512] = "";
+  ck_assert_msg(kg_refkey_open(&k, g_key_path, g_cache, err, sizeof err) == -1, "%s: accepted", k_bad_keys[_i].name);
+  ck_assert_msg(strstr(err, g_key_path) && strstr(err, k_bad_keys[_i].why), "%s: '%s'", k_bad_keys[_i].name, err);
+  ck_assert_ptr_null(strchr(err, '\n'));
+  static const kg_refkey zero;
+  ck_assert_int_eq(memcmp(k.k, zero.k, sizeof k.k), 0);
+}
+END_TEST
+
+/* The key's three places, in order; an empty or relative XDG value skipped. */
+START_TEST(test_refkey_path) {
+  char p[96];
+  unsetenv("KGATE_REFCACHE_KEY");
+  unsetenv("XDG_STATE_HOME");
+  unsetenv("HOME");
+  ck_assert_int_eq(kg_refkey_path(p, sizeof p), -1);
+  setenv("HOME", "/home/u", 1);
+  ck_assert_int_eq(kg_refkey_path(p, sizeof p), 0);
+  ck_assert_str_eq(p, "/home/u/.local/state/kgate/refcache.key");
+  setenv("XDG_STATE_HOME", "rel", 1);
+  ck_assert_int_eq(kg_refkey_path(p, sizeof p), 0);
+  ck_assert_str_eq(p, "/home/u/.local/state/kgate/refcache.key");
+  setenv("XDG_STATE_HOME", "/xdg", 1);
+  ck_assert_int_eq(kg_refkey_path(p, sizeof p), 0);
+  ck_assert_str_eq(p, "/xdg/kgate/refcache.key");
+  setenv("KGATE_REFCACHE_KEY", "/secrets/k", 1);
+  ck_assert_int_eq(kg_refkey_path(p, sizeof p), 0);
+  ck_assert_str_eq(p, "/secrets/k");
+  ck_assert_int_eq(kg_refkey_path(p, 8), -1);
 }
 END_TEST
 
@@ -615,6 +880,15 @@ Suite *make_refcache_suite(void) {
   tcase_add_loop_test(errors, test_refcache_corrupt, 0, N(k_corrupt));
   tcase_add_test(errors, test_refcache_too_big_or_folder);
   tcase_add_test(errors, test_refcache_put_refuses_untrue);
+  tcase_add_test(errors, test_refcache_forged_checksum);
+  tcase_add_test(errors, test_refcache_other_key);
+  tcase_add_test(errors, test_refcache_table_format);
   suite_add_tcase(s, errors);
+  TCase *key = tcase_create("Key");
+  tcase_add_checked_fixture(key, key_setup, teardown);
+  tcase_add_test(key, test_refkey_made_once);
+  tcase_add_loop_test(key, test_refkey_refused, 0, N(k_bad_keys));
+  tcase_add_test(key, test_refkey_path);
+  suite_add_tcase(s, key);
   return s;
 }

@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
   if (fd >= 0) close(fd), unlink(tmp); /* a fresh name: save merges with what the file holds */
   kg_refcache c = {0};
   int rc = derive(&c);
-  if (!rc && kg_refcache_save(&c, write ? path : tmp, err, sizeof err) != 0) {
+  if (!rc && kg_refcache_save(&c, write ? path : tmp, NULL, err, sizeof err) != 0) {
     fprintf(stderr, "ref_table: %s\n", err);
     rc = -1;
   }

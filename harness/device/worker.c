@@ -80,6 +80,7 @@ typedef struct state {
   int refs_loaded, cache_dirty;
   kg_refcache shipped, cache;
   char cache_path[PATH_MAX];
+  kg_refkey key; /* MACs the user's cache (refkey.h) */
   unsigned long long *d_fp, *h_fp; /* the GPU input's fingerprint, and its pinned copy */
 } state;
 
@@ -115,10 +116,17 @@ static void load_refs(state *st) {
   char err[600];
   st->refs_loaded = 1;
   char path[PATH_MAX];
-  if (kg_refcache_table_path(path, sizeof path) == 0 && kg_refcache_load(&st->shipped, path, err, sizeof err))
+  if (kg_refcache_table_path(path, sizeof path) == 0 && kg_refcache_load(&st->shipped, path, NULL, err, sizeof err))
     fprintf(stderr, "kgate worker: %s\n", err);
   if (kg_refcache_default_path(st->cache_path, sizeof st->cache_path)) st->cache_path[0] = '\0';
-  if (st->cache_path[0] && kg_refcache_load(&st->cache, st->cache_path, err, sizeof err))
+  /* No key, no cache: every reference is then computed on the CPU. */
+  int nokey = st->cache_path[0] && kg_refkey_path(path, sizeof path);
+  if (nokey) snprintf(err, sizeof err, "no place for the reference cache's key (set KGATE_REFCACHE_KEY or HOME)");
+  if (nokey || (st->cache_path[0] && kg_refkey_open(&st->key, path, st->cache_path, err, sizeof err))) {
+    fprintf(stderr, "kgate worker: %s; the reference cache is not used\n", err);
+    st->cache_path[0] = '\0';
+  }
+  if (st->cache_path[0] && kg_refcache_load(&st->cache, st->cache_path, &st->key, err, sizeof err))
     fprintf(stderr, "kgate worker: %s\n", err);
 }
 
@@ -571,7 +579,7 @@ static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_re
 /* The references this worker computed, added to the user's cache. */
 static void save_refs(state *st) {
   char err[600];
-  if (st->cache_dirty && kg_refcache_save(&st->cache, st->cache_path, err, sizeof err) < 0)
+  if (st->cache_dirty && kg_refcache_save(&st->cache, st->cache_path, &st->key, err, sizeof err) < 0)
     fprintf(stderr, "kgate worker: %s\n", err);
   kg_refcache_free(&st->shipped);
   kg_refcache_free(&st->cache);

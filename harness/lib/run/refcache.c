@@ -1,5 +1,5 @@
 /* The reference cache (refcache.h): the table, the file's one codec, the
- * checks that keep a corrupt line out, and the locked merge on save. */
+ * checks that keep a corrupt or forged line out, and the locked merge on save. */
 #include "refcache.h"
 
 #include <errno.h>
@@ -176,8 +176,16 @@ static int format_content(const kg_refcache_entry *e, char *buf, size_t len) {
   return w > 0 && (size_t)w < len ? 0 : -1;
 }
 
-/* The first 16 hex digits of the SHA-256 of the line's content. */
-static void line_check(const char *content, char hex[17]) {
+/* The last field of a line of content: with a key (the user's cache) the
+ * HMAC-SHA256 of the header, a newline and the content, in 64 hex digits;
+ * without (the shipped table) the first 16 hex digits of the content's SHA-256. */
+static void line_check(const kg_refkey *key, const char *content, char hex[65]) {
+  if (key) {
+    char text[sizeof KG_REFCACHE_HEADER + KG_REFCACHE_LINE_MAX + 1];
+    snprintf(text, sizeof text, "%s\n%s", KG_REFCACHE_HEADER, content);
+    kg_refkey_mac(key, text, hex);
+    return;
+  }
   struct sha256_ctx ctx;
   uint8_t d[8];
   sha256_init(&ctx);
@@ -185,6 +193,8 @@ static void line_check(const char *content, char hex[17]) {
   sha256_digest(&ctx, sizeof d, d);
   for (int i = 0; i < 8; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
+
+static const char *header_of(const kg_refkey *key) { return key ? KG_REFCACHE_HEADER : KG_REFCACHE_TABLE_HEADER; }
 
 enum { NFIELDS = 18 };
 /* n and nvals are read as uint64_t into size_t. */
@@ -264,15 +274,17 @@ static int parse_fields(char *f[NFIELDS], kg_refcache_entry *e) {
 }
 
 /* One line of the file into e: NULL, or why it is not a true entry. */
-static const char *parse_line(char *line, size_t len, int newline, kg_refcache_entry *e) {
+static const char *parse_line(const kg_refkey *key, char *line, size_t len, int newline, kg_refcache_entry *e) {
   if (len > KG_REFCACHE_LINE_MAX) return "longer than any line kgate writes";
   if (strlen(line) != len) return "holds a NUL byte";
   if (!newline) return "the last line has no newline (cut short)";
-  char *sp = strrchr(line, ' '), want[17], copy[KG_REFCACHE_LINE_MAX + 1], again[KG_REFCACHE_LINE_MAX + 1];
-  if (!sp) return "no checksum";
+  char *sp = strrchr(line, ' '), want[65], copy[KG_REFCACHE_LINE_MAX + 1], again[KG_REFCACHE_LINE_MAX + 1];
+  if (!sp) return key ? "no MAC" : "no checksum";
   *sp = '\0';
-  line_check(line, want);
-  if (strcmp(sp + 1, want)) return "the checksum does not match (a changed or cut line)";
+  line_check(key, line, want);
+  if (key && !kg_refkey_mac_eq(sp + 1, want))
+    return "the MAC does not verify (a changed or cut line, or one not written under this user's key)";
+  if (!key && strcmp(sp + 1, want)) return "the checksum does not match (a changed or cut line)";
   char *f[NFIELDS];
   snprintf(copy, sizeof copy, "%s", line);
   if (split(copy, f)) return "not 18 fields separated by single spaces";
@@ -287,6 +299,7 @@ static const char *parse_line(char *line, size_t len, int newline, kg_refcache_e
 
 typedef struct loader {
   kg_refcache *c;
+  const kg_refkey *key; /* NULL: the shipped table */
   long dropped;
   size_t first;      /* the line of the first drop */
   const char *why;   /* and why */
@@ -315,7 +328,7 @@ static int mark_dup(loader *ld, long i, size_t line) {
 /* One entry line. 0, or -1 out of memory. */
 static int take_line(loader *ld, char *line, size_t len, int newline, size_t lineno) {
   kg_refcache_entry e;
-  const char *why = parse_line(line, len, newline, &e);
+  const char *why = parse_line(ld->key, line, len, newline, &e);
   if (why) {
     drop(ld, lineno, why);
     return 0;
@@ -355,7 +368,7 @@ static int read_lines(loader *ld, int fd, const char *path, char *err, size_t er
   int newline, rc, foreign = 0;
   kg_lines_init(&l, fd, path, KG_REFCACHE_FILE_MAX);
   while ((rc = kg_lines_next(&l, &line, &len, &newline, err, errlen)) == 1) {
-    if (++lineno == 1) foreign = strcmp(line, KG_REFCACHE_HEADER) != 0 || !newline;
+    if (++lineno == 1) foreign = strcmp(line, header_of(ld->key)) != 0 || !newline;
     if (foreign) drop(ld, lineno, "not a kgate reference cache of this format (its first line)");
     else if (lineno > 1 && take_line(ld, line, len, newline, lineno)) {
       snprintf(err, errlen, "cannot read %s: out of memory", path);
@@ -368,9 +381,9 @@ static int read_lines(loader *ld, int fd, const char *path, char *err, size_t er
   return rc;
 }
 
-long kg_refcache_load(kg_refcache *c, const char *path, char *err, size_t errlen) {
+long kg_refcache_load(kg_refcache *c, const char *path, const kg_refkey *key, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
-  loader ld = {.c = c};
+  loader ld = {.c = c, .key = key};
   int fd, rc = kg_in_open(path, KG_REFCACHE_FILE_MAX, &fd, err, errlen);
   if (rc == 1 || (rc < 0 && !too_big(path))) {
     if (rc == 1) err[0] = '\0'; /* no file yet: an empty cache */
@@ -407,22 +420,23 @@ static int cmp_entry(const void *a, const void *b) {
 typedef struct sorted {
   const kg_refcache_entry **e;
   size_t n;
+  const kg_refkey *key;
 } sorted;
 
 static void fill(FILE *f, const void *ctx) {
   const sorted *s = ctx;
-  char content[KG_REFCACHE_LINE_MAX], check[17];
-  fprintf(f, "%s\n", KG_REFCACHE_HEADER);
+  char content[KG_REFCACHE_LINE_MAX], check[65];
+  fprintf(f, "%s\n", header_of(s->key));
   for (size_t i = 0; i < s->n; i++) {
     if (format_content(s->e[i], content, sizeof content)) continue; /* cannot happen: why_bad bounds every field */
-    line_check(content, check);
+    line_check(s->key, content, check);
     fprintf(f, "%s %s\n", content, check);
   }
 }
 
 /* Writes the entries sorted by key: the same cache is the same file. 0, or -1 with err. */
-static int write_sorted(const kg_refcache *c, const char *path, char *err, size_t errlen) {
-  sorted s = {c->n ? malloc(c->n * sizeof *s.e) : NULL, c->n};
+static int write_sorted(const kg_refcache *c, const char *path, const kg_refkey *key, char *err, size_t errlen) {
+  sorted s = {c->n ? malloc(c->n * sizeof *s.e) : NULL, c->n, key};
   if (c->n && !s.e) {
     snprintf(err, errlen, "cannot write %s: out of memory", path);
     return -1;
@@ -435,10 +449,10 @@ static int write_sorted(const kg_refcache *c, const char *path, char *err, size_
 }
 
 /* Adds the file's entries that c lacks. How many did not fit, or -1 with err. */
-static long merge_file(kg_refcache *c, const char *path, char *err, size_t errlen) {
+static long merge_file(kg_refcache *c, const char *path, const kg_refkey *key, char *err, size_t errlen) {
   kg_refcache disk;
   long left = 0;
-  if (kg_refcache_load(&disk, path, err, errlen) < 0) return -1;
+  if (kg_refcache_load(&disk, path, key, err, errlen) < 0) return -1;
   for (size_t i = 0; i < disk.n && left >= 0; i++) {
     if (index_of(c, key_of(&disk.e[i])) >= 0) continue;
     if (c->n >= KG_REFCACHE_MAX) left++;
@@ -448,11 +462,11 @@ static long merge_file(kg_refcache *c, const char *path, char *err, size_t errle
   return left;
 }
 
-long kg_refcache_save(kg_refcache *c, const char *path, char *err, size_t errlen) {
+long kg_refcache_save(kg_refcache *c, const char *path, const kg_refkey *key, char *err, size_t errlen) {
   kg_lock lk;
   if (kg_make_parent(path, err, errlen) || kg_lock_take(&lk, path, err, errlen)) return -1;
-  long left = merge_file(c, path, err, errlen);
-  if (left >= 0 && write_sorted(c, path, err, errlen)) left = -1;
+  long left = merge_file(c, path, key, err, errlen);
+  if (left >= 0 && write_sorted(c, path, key, err, errlen)) left = -1;
   kg_lock_drop(&lk);
   if (left == 0) err[0] = '\0'; /* the file's corrupt lines are gone now: nothing to say */
   if (left > 0)
