@@ -350,5 +350,43 @@ KA_MODE=bogus "$here/setup.sh" > "$tmp/log" 2>&1
 expect "mode other than gate or nightly refused (exit 2)" test $? -eq 2
 unset KA_WORK KA_PINS KA_REF_RELEASE KA_REF_ASSET
 
+# --- kgate's own nightly after "Re-run failed jobs" (.github/actions/download-verified) ---
+# The shard that passed keeps its attempt-1 artifact; the re-run shard uploads at attempt 2.
+na="$root/.github/actions/download-verified/newest-attempts.sh"
+att="$tmp/attempts"
+mkdir -p "$att/in/kgate-shard-1-77-1" "$att/in/kgate-shard-2-77-1" "$att/in/kgate-shard-2-77-2" \
+  "$att/in/kgate-shard-paired-77-1"
+echo passed > "$att/in/kgate-shard-1-77-1/results-1.json"
+echo failed > "$att/in/kgate-shard-2-77-1/results-2.json"
+echo failed > "$att/in/kgate-shard-2-77-1/junit-2.xml"
+echo rerun > "$att/in/kgate-shard-2-77-2/results-2.json"
+echo paired > "$att/in/kgate-shard-paired-77-1/paired-abc.json"
+"$na" "$att/in" "$att/out" 77 2 kgate-shard-1 kgate-shard-2 > "$tmp/log" 2>&1
+expect "re-run: each shard's newest attempt is read" \
+  test "$(cat "$att/out/results-1.json" "$att/out/results-2.json" "$att/out/paired-abc.json" 2>&1)" \
+  = "$(printf 'passed\nrerun\npaired')"
+expect "re-run: nothing of the failed attempt beside it" test ! -e "$att/out/junit-2.xml"
+"$na" "$att/in" "$att/out-1" 77 1 kgate-shard-1 kgate-shard-2 > "$tmp/log" 2>&1
+expect "re-run: an artifact of a later attempt refused" grep -q "after this one (1)" "$tmp/log"
+rm -rf "$att/in/kgate-shard-2-77-"*
+"$na" "$att/in" "$att/out-partial" 77 2 kgate-shard-1 kgate-shard-2 > "$tmp/log" 2>&1
+expect "re-run: a partial set (one shard missing) refused" grep -q "no artifact kgate-shard-2-77-\* in this run" "$tmp/log"
+mkdir -p "$att/in/kgate-shard-2-77-2"
+echo twice > "$att/in/kgate-shard-2-77-2/results-1.json"
+"$na" "$att/in" "$att/out-both" 77 2 kgate-shard-1 kgate-shard-2 > "$tmp/log" 2>&1
+expect "re-run: a file in two jobs' artifacts refused" grep -q "results-1.json is in two artifacts" "$tmp/log"
+mkdir -p "$att/in/kgate-shard-1-78-1"
+"$na" "$att/in" "$att/out-run" 77 2 > "$tmp/log" 2>&1
+expect "re-run: an artifact of another run refused" grep -q "is not STEM-77-ATTEMPT" "$tmp/log"
+# nightly.yml reads every shard that way, in verify and in publish.
+expect "nightly: verify and publish read each shard's newest attempt, both shards required" python3 -c '
+import sys, yaml
+jobs = yaml.safe_load(open(sys.argv[1]))["jobs"]
+for j in ("verify", "publish"):
+    w = [s.get("with", {}) for s in jobs[j]["steps"] if s.get("uses") == "./.github/actions/download-verified"]
+    assert w and all(x.get("attempts") == "newest" and x.get("pattern", "").endswith("-${{ github.run_id }}-*")
+                     and set(x.get("require", "").split()) >= {"kgate-shard-1", "kgate-shard-2"} for x in w), j
+' "$root/.github/workflows/nightly.yml"
+
 echo "action scripts: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
