@@ -232,12 +232,125 @@ static void hash_shared(struct sha256_ctx *c, const image *im, char **k, size_t 
   }
 }
 
-static int add_fn(kg_code_table *t, const char *name, int arch, const unsigned char sha[32]) {
+/* The device runtime's launch functions (a launch from the device). */
+static int is_device_launch(const char *n) {
+  static const char *const k_names[] = {"cudaLaunchDevice", "cudaGetParameterBuffer", "__cudaCDP"};
+  for (size_t k = 0; k < sizeof k_names / sizeof *k_names; k++)
+    if (strstr(n, k_names[k])) return 1;
+  return 0;
+}
+
+/* The kernel among k a section symbol's .text section is, or NULL. */
+static const char *text_kernel(const image *im, uint32_t s, char **k, size_t nk) {
+  const Elf64_Sym *y = &im->sym[s];
+  const char *n = ELF64_ST_TYPE(y->st_info) == STT_SECTION && y->st_shndx < im->nsh ? sec_name(im, y->st_shndx) : NULL;
+  for (size_t j = 0; n && !strncmp(n, ".text.", 6) && j < nk; j++)
+    if (!strcmp(n + 6, k[j])) return k[j];
+  return NULL;
+}
+
+/* Why the relocations of section i let the code run something its digest
+ * leaves out, for kernel self (NULL: code the unit shares): another kernel,
+ * the device runtime's launches, a symbol outside the unit. "" when none. */
+static void check_refs(const image *im, size_t i, char **k, size_t nk, const char *self, char *why, size_t len) {
+  const Elf64_Shdr *s = &im->sh[i];
+  size_t step = s->sh_type == SHT_RELA ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
+  for (size_t off = 0; !why[0] && off + step <= s->sh_size; off += step) {
+    Elf64_Rela r = {0};
+    memcpy(&r, im->b + s->sh_offset + off, step);
+    uint32_t y = (uint32_t)ELF64_R_SYM(r.r_info);
+    if (!y) continue;
+    if (!im->sym || y >= im->nsym) {
+      snprintf(why, len, "a relocation against a symbol kgate cannot read");
+      break;
+    }
+    const char *n = sym_name(im, y), *kern = kernel_of(im, y, k, nk);
+    if (!kern) kern = text_kernel(im, y, k, nk);
+    if (is_device_launch(n))
+      snprintf(why, len, "it launches kernels from the device (%.100s): their code is not in its digest", n);
+    else if (im->sym[y].st_shndx == SHN_UNDEF)
+      snprintf(why, len, "it refers to %.100s, outside its unit", n);
+    else if (kern && (!self || strcmp(kern, self)))
+      snprintf(why, len, "it refers to the kernel %.100s (a launch from the device): whose code is not in its digest",
+               kern);
+  }
+}
+
+/* A function's own constant bank other than its parameters (0) and its
+ * literals (2): data, not code. */
+static int is_data_bank(const char *n) {
+  const char *bank = strstr(n, ".nv.constant");
+  return bank && bank[12] != '0' && bank[12] != '2';
+}
+
+/* Data the host may set (cudaMemcpyToSymbol), of which the digest holds
+ * only the initial image: __device__ variables (.nv.global, .nv.global.init)
+ * and __constant__ ones (a constant bank no kernel owns: bank 3, and bank 4
+ * with the addresses of __device__ data), with their relocations. */
+static int is_data(const char *n) {
+  if (!strncmp(n, ".rela.", 6)) n += 5;
+  else if (!strncmp(n, ".rel.", 5)) n += 4;
+  return !strncmp(n, ".nv.global", 10) || (!strncmp(n, ".nv.constant", 12) && (!owner(n) || is_data_bank(n)));
+}
+
+/* Sections a unit may share that hold neither code nor data: the
+ * attributes, the call graph, the toolkit's compatibility and prototype
+ * records, the linker's actions. */
+static int is_known_shared(const char *n) {
+  static const char *const k_names[] = {".nv.info", ".nv.compat", ".nv.callgraph", ".nv.prototype", ".nv.rel.action"};
+  for (size_t k = 0; k < sizeof k_names / sizeof *k_names; k++)
+    if (!strcmp(n, k_names[k])) return 1;
+  return 0;
+}
+
+/* Why no kernel of the unit is proven by its digest ("" when they may be):
+ * data the host may set, a section the proof does not know, shared code
+ * that refers to a kernel or outside the unit. */
+static void unit_unproven(const image *im, char **k, size_t nk, char *why, size_t len) {
+  const char *data = NULL; /* a __device__ section named first: the clearer reason */
+  for (size_t i = 1; i < im->nsh; i++) {
+    const char *n = sec_name(im, i);
+    if (n && is_data(n) && (!data || (strstr(n, ".nv.global") && !strstr(data, ".nv.global")))) data = n;
+  }
+  if (data)
+    snprintf(why, len,
+             "its unit holds __device__ or __constant__ data (%.60s) the host may set, of which the digest holds only "
+             "the initial image",
+             data + (!strncmp(data, ".rela.", 6) ? 5 : !strncmp(data, ".rel.", 5) ? 4 : 0));
+  for (size_t i = 1; !why[0] && i < im->nsh; i++) {
+    const char *n = sec_name(im, i), *o = n ? owner(n) : NULL;
+    int own = 0;
+    for (size_t j = 0; o && !own && j < nk; j++) own = !strcmp(o, k[j]);
+    if (own || (n && is_debug(n)) || im->sh[i].sh_type == SHT_NOTE) continue;
+    if (!n)
+      snprintf(why, len, "its unit has a section without a name");
+    else if (!o && !is_known_shared(n))
+      snprintf(why, len, "its unit has a section the proof does not know (%.80s)", n);
+    else if (im->sh[i].sh_type == SHT_REL || im->sh[i].sh_type == SHT_RELA)
+      check_refs(im, i, k, nk, NULL, why, len);
+  }
+}
+
+/* Why kernel self is not proven by its digest, from its own sections: a
+ * constant bank other than its parameters (0) and literals (2), relocations
+ * as check_refs says. "" when none. */
+static void kernel_unproven(const image *im, char **k, size_t nk, const char *self, char *why, size_t len) {
+  for (size_t i = 1; !why[0] && i < im->nsh; i++) {
+    const char *n = sec_name(im, i), *o = n ? owner(n) : NULL;
+    if (!o || strcmp(o, self)) continue;
+    if (is_data_bank(n)) snprintf(why, len, "it has a constant bank of data the host may set (%.80s)", n);
+    else if (im->sh[i].sh_type == SHT_REL || im->sh[i].sh_type == SHT_RELA)
+      check_refs(im, i, k, nk, self, why, len);
+  }
+}
+
+static int add_fn(kg_code_table *t, const char *name, int arch, const unsigned char sha[32], const char *unproven) {
   uint64_t h = kg_code_name_hash(name);
   for (size_t i = 0; i < t->n; i++) {
     kg_code_fn *f = &t->f[i];
     if (f->arch != arch || f->hash != h) continue;
     f->twice |= memcmp(f->sha, sha, 32) != 0;
+    if (!f->unproven[0]) snprintf(f->unproven, sizeof f->unproven, "%s", unproven);
     return 0;
   }
   if (t->n == t->cap) {
@@ -251,6 +364,7 @@ static int add_fn(kg_code_table *t, const char *name, int arch, const unsigned c
   if (!(f->name = strdup(name))) return -1;
   f->arch = arch, f->hash = h;
   memcpy(f->sha, sha, 32);
+  snprintf(f->unproven, sizeof f->unproven, "%s", unproven);
   t->n++;
   return 0;
 }
@@ -267,7 +381,8 @@ int kg_code_table_add_cubin(kg_code_table *t, const void *elf, size_t len, int a
   int rc = k ? 0 : -1;
   struct sha256_ctx shared;
   sha256_init(&shared);
-  if (k) hash_shared(&shared, &im, k, nk);
+  char unit_why[160] = "";
+  if (k) hash_shared(&shared, &im, k, nk), unit_unproven(&im, k, nk, unit_why, sizeof unit_why);
   for (size_t j = 0; !rc && j < nk; j++) {
     struct sha256_ctx c = shared; /* the unit's shared part, then the kernel's own sections */
     for (size_t i = 1; i < im.nsh; i++) {
@@ -279,7 +394,10 @@ int kg_code_table_add_cubin(kg_code_table *t, const void *elf, size_t len, int a
     }
     unsigned char d[32];
     sha256_digest(&c, sizeof d, d);
-    rc = add_fn(t, k[j], arch, d);
+    char why[160];
+    snprintf(why, sizeof why, "%s", unit_why);
+    if (!why[0]) kernel_unproven(&im, k, nk, k[j], why, sizeof why);
+    rc = add_fn(t, k[j], arch, d, why);
   }
   free(k);
   if (rc)
@@ -346,6 +464,9 @@ int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch,
     const kg_code_fn *b = h ? find(base, kernels[k], arch, "base", buf, len) : NULL;
     if (!b) return 0;
     if (memcmp(h->sha, b->sha, 32)) return snprintf(buf, len, "machine code differs: %.100s", h->name), 0;
+    const kg_code_fn *u = h->unproven[0] ? h : b->unproven[0] ? b : NULL;
+    if (u)
+      return snprintf(buf, len, "not proven: %.60s in the %s: %s", u->name, u == h ? "head" : "base", u->unproven), 0;
     sha256_update(&all, 32, h->sha);
   }
   unsigned char d[32];

@@ -17,7 +17,16 @@
  * attributes that name a kernel), so a unit that gains a kernel keeps the
  * others' digests. Debug sections (line tables) and notes (the toolkit's
  * command line) are left out: they do not run. A kernel listed in two units
- * of one architecture with different digests is refused. */
+ * of one architecture with different digests is refused.
+ *
+ * The digest says what a kernel's code is, not what it reads: a kernel is
+ * refused outright (kg_code_fn.unproven) when its unit holds __device__ or
+ * __constant__ data (.nv.global, .nv.global.init, a constant bank that is no
+ * kernel's own: the host may have set it with cudaMemcpyToSymbol, and only
+ * the initial image is hashed), has a section the proof does not know, or
+ * when the kernel, or code its unit shares, refers to another kernel, to the
+ * device runtime's launch functions (dynamic parallelism: the child's code
+ * is not in the parent's digest) or to a symbol outside the unit. */
 #ifndef KG_UNCHANGED_H
 #define KG_UNCHANGED_H
 
@@ -40,6 +49,7 @@ typedef struct kg_code_fn {
   uint64_t hash;         /* kg_code_name_hash(name) */
   unsigned char sha[32]; /* the digest above */
   int twice;             /* another unit of this arch has it with another digest */
+  char unproven[160];    /* why its digest cannot stand for what it runs; "" when it can */
 } kg_code_fn;
 
 /* The kernels of one or more modules. */
@@ -58,9 +68,9 @@ int kg_code_table_add_module(kg_code_table *t, const char *path);
 void kg_code_table_free(kg_code_table *t);
 
 /* Whether the kernels (by name hash, nkernels of them, launched nlaunches
- * times) have the same digest in head and base at arch. 1 with the evidence
- * ("same machine code (sm_90, SHA-256 ...) and launches: ..."), 0 with why
- * not, in buf. */
+ * times) have the same digest in head and base at arch, none of them
+ * unproven on either side. 1 with the evidence ("same machine code (sm_90,
+ * SHA-256 ...) and launches: ..."), 0 with why not, in buf. */
 int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch, const uint64_t *kernels, int nkernels,
                  int nlaunches, char *buf, size_t len);
 
