@@ -829,8 +829,10 @@ START_TEST(test_cli_kernels_check) {
   char dir[64], json[128], mod[1024], out[4096];
   kgt_mkscratch(dir, sizeof dir, "kernels");
   snprintf(json, sizeof json, "%s/r.json", dir);
+  /* --lint off: the test module has no machine code to lint (test_lint_not_run_fails_gate) */
   char *args[] = {"check", "--worker", FAKE_WORKER, "--kernels", testmod("minmax", mod, sizeof mod), "--variant",
-                  "team_max,team_min,cub_sum", "--dtype", "f32,i32", "--sizes", "1,2", "-q", "--json", json, NULL};
+                  "team_max,team_min,cub_sum", "--dtype", "f32,i32", "--sizes", "1,2", "-q", "--json", json,
+                  "--lint", "off", NULL};
   ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_OK);
   ck_assert_msg(strstr(out, "team_max (max)") != NULL, "%s", out);
   char *text = kgt_slurp(json);
@@ -941,7 +943,8 @@ START_TEST(test_cli_module_text_round_trip) {
   snprintf(json, sizeof json, "%s/r.json", dir);
   snprintf(csv, sizeof csv, "%s/r.csv", dir);
   char *check[] = {"check", "--worker", FAKE_WORKER, "--kernels", testmod("text", mod, sizeof mod), "--variant",
-                   "first,cub_sum", "--dtype", "i32", "--sizes", "1,2", "-q", "--json", json, "--csv", csv, NULL};
+                   "first,cub_sum", "--dtype", "i32", "--sizes", "1,2", "-q", "--json", json, "--csv", csv,
+                   "--lint", "off", NULL};
   ck_assert_int_eq(run_capture(check, out, sizeof out), KG_EXIT_OK);
   ck_assert_msg(strstr(out, "\nfirst                    Harris 2007, \"\xc3\x9cnal\"       4       4") != NULL, "%s", out);
   ck_assert_msg(strstr(out, "\n::") == NULL && strncmp(out, "::", 2), "%s", out);
@@ -1053,10 +1056,12 @@ END_TEST
 #define N(a) (int)(sizeof a / sizeof a[0])
 
 /* compare's exit code says what NEW shows (README, exit codes): 1 for a
- * failed or errored case in NEW and for cells of OLD that NEW lacks (unless
- * --missing allow), 4 for a SLOWER only, 0 otherwise; the missing count is
- * always printed. NEW is h200-run1 changed as each row says. */
-enum { NEW_SAME, NEW_FAILED, NEW_ERRORED, NEW_EMPTY, NEW_SHORT, NEW_SLOWER, NEW_SLOWER_SHORT };
+ * failed or errored case in NEW, a lint finding and for cells of OLD that
+ * NEW lacks (unless --missing allow), 3 for a module NEW's run did not lint
+ * (unless it said --lint off), 4 for a SLOWER only, 0 otherwise; the missing
+ * count is always printed. NEW is h200-run1 changed as each row says. */
+enum { NEW_SAME, NEW_FAILED, NEW_ERRORED, NEW_EMPTY, NEW_SHORT, NEW_SLOWER, NEW_SLOWER_SHORT,
+       NEW_LINT_NOT_RUN, NEW_LINT_OFF, NEW_LINT_FINDING, NEW_LINT_NOT_RUN_SLOWER };
 static const struct {
   int change;
   const char *missing; /* --missing's value, or NULL */
@@ -1074,6 +1079,12 @@ static const struct {
     {NEW_SLOWER, NULL, KG_EXIT_PERF, "\nmissing: 0 of the cells in "},
     {NEW_SLOWER_SHORT, NULL, KG_EXIT_FAIL, "\nmissing: 40 of the cells in "},
     {NEW_SLOWER_SHORT, "allow", KG_EXIT_PERF, "\nmissing: 40 of the cells in "},
+    {NEW_LINT_NOT_RUN, NULL, KG_EXIT_ENV,
+     "kgate: lint: /x/team.so was not linted: no disassembler here (a failure, exit 3; --lint off runs without the "
+     "lint)\n"},
+    {NEW_LINT_OFF, NULL, KG_EXIT_OK, "\nmissing: 0 of the cells in "},
+    {NEW_LINT_FINDING, NULL, KG_EXIT_FAIL, "/new.json has lint findings (memory ordering)\n"},
+    {NEW_LINT_NOT_RUN_SLOWER, NULL, KG_EXIT_ENV, "kgate: lint: /x/team.so was not linted: "},
 };
 
 START_TEST(test_cli_missing_option) {
@@ -1195,7 +1206,27 @@ START_TEST(test_cli_compare_exit_codes) {
     break;
   case NEW_EMPTY: run.n = 0; break;
   case NEW_SHORT: run.n -= 40; break;
-  case NEW_SLOWER_SHORT: run.n -= 40; /* fall through */
+  case NEW_LINT_NOT_RUN:
+  case NEW_LINT_OFF:
+  case NEW_LINT_FINDING:
+  case NEW_LINT_NOT_RUN_SLOWER: /* one module's lint, as the run recorded it */
+    ck_assert_ptr_nonnull(run.lint = calloc(1, sizeof *run.lint));
+    run.nlint = 1;
+    snprintf(run.lint[0].path, sizeof run.lint[0].path, "/x/team.so");
+    snprintf(run.lint[0].why, sizeof run.lint[0].why, "%s",
+             k_compare_codes[_i].change == NEW_LINT_OFF ? "--lint off" : "no disassembler here");
+    run.lint[0].off = k_compare_codes[_i].change == NEW_LINT_OFF;
+    if (k_compare_codes[_i].change == NEW_LINT_FINDING) {
+      ck_assert_ptr_nonnull(run.lint[0].items = calloc(1, sizeof *run.lint[0].items));
+      run.lint[0].ran = 1, run.lint[0].nitems = 1;
+      run.lint[0].items[0] = (kg_lint_item){.kernel = "k", .arch = 90, .side = "release", .first = "0x0010 STG",
+                                            .second = "0x0020 ATOMG", .path = "0x0010 -> 0x0020"};
+    }
+    if (k_compare_codes[_i].change != NEW_LINT_NOT_RUN_SLOWER) break;
+    /* fall through */
+  case NEW_SLOWER_SHORT:
+    if (k_compare_codes[_i].change == NEW_SLOWER_SHORT) run.n -= 40;
+    /* fall through */
   case NEW_SLOWER:
     for (size_t i = 0; i < run.n; i++) {
       kg_timing *t = &run.results[i].timing;
@@ -1283,7 +1314,8 @@ START_TEST(test_cli_team_control_is_a_copy) {
            "{\"kind\":\"kgate-reference-pins\",\"schema_version\":1,\"pins\":[{\"module\":\"teammod\",\"sha256\":\"%s\","
            "\"commit\":\"abcdef1\",\"nvcc\":\"12.8\",\"architectures\":\"90-real\",\"pinned\":\"2026-11-25\"}]}\n", sha);
   kgt_spit(pins, doc);
-  char *args[] = {"run", "--worker", FAKE_WORKER, "--kernels", ctl, "--base-kernels", ref, "--reference", pins,
+  char *args[] = {"run", "--worker", FAKE_WORKER, "--lint", "off", "--kernels", ctl, "--base-kernels", ref,
+                  "--reference", pins,
                   "--variant", "team_sum,team_max", "--dtype", "f32", "--sizes", "1", "--perf-sizes", "2",
                   "--rounds", "2", "--json", json, NULL};
   int code = run_capture(args, out, sizeof out);
@@ -1317,7 +1349,8 @@ START_TEST(test_cli_unchanged_cells) {
   kgt_spit(tool, script);
   ck_assert_int_eq(chmod(tool, 0755), 0);
   setenv("KGATE_CUOBJDUMP", tool, 1);
-  char *args[] = {"run", "--worker", FAKE_WORKER, "--kernels", ctl, "--base-kernels", ref, "--variant", "team_sum,team_max",
+  char *args[] = {"run", "--worker", FAKE_WORKER, "--lint", "off", "--kernels", ctl, "--base-kernels", ref, "--variant",
+                  "team_sum,team_max",
                   "--dtype", "f32", "--sizes", "1", "--perf-sizes", "2", "--json", json, NULL, NULL};
   setenv("FAKE_PROBE_KERNEL", "_Z5k_sumPKiPii", 1);
   int code = run_capture(args, out, sizeof out);
@@ -1338,7 +1371,7 @@ START_TEST(test_cli_unchanged_cells) {
   text = kgt_slurp(json);
   ck_assert_msg(strstr(text, "UNCHANGED") == NULL, "%.2000s", text);
   free(text);
-  args[17] = "--time-unchanged";
+  args[19] = "--time-unchanged";
   setenv("FAKE_PROBE_KERNEL", "_Z5k_sumPKiPii", 1);
   code = run_capture(args, out, sizeof out);
   ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "exitcode.h"
+#include "gate.h"
 #include "lint.h"
 #include "lintcmd.h"
 #include "sass.h"
@@ -342,6 +343,79 @@ START_TEST(test_lint_exit_codes) {
 }
 END_TEST
 
+/* ---- a lint that could not run fails the gate ---- */
+
+/* Modules the lint cannot read, each as kg_lint_for_run meets it in a run:
+ * text that is no listing, a cubin with no disassembler here, a module the
+ * disassembler refuses, a module with no cubin (PTX only). */
+static const struct {
+  const char *what, *nvdisasm, *cuobjdump;
+  unsigned char machine; /* the ELF machine of the file made, 0: the file is fences.cu */
+  const char *why;       /* part of what the module's why must say */
+} k_unread[] = {
+    {"no listing", NULL, NULL, 0, "not a SASS listing"},
+    {"no disassembler", "/nonexistent/nvdisasm", "/nonexistent/cuobjdump", 190, "is machine code (a cubin)"},
+    {"refused", "/bin/false", "/bin/false", 190, "failed on it"},
+    {"ptx only", "/bin/true", "/bin/true", 62, "no cubin in it"},
+};
+
+START_TEST(test_lint_not_run_fails_gate) {
+  char path[] = "/tmp/kgate-lint-gate-XXXXXX", msg[2048] = "";
+  const char *file = KG_SOURCE_DIR "/tests/data/sass/fences.cu";
+  if (k_unread[_i].machine) {
+    int fd = mkstemp(path);
+    unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    elf[18] = k_unread[_i].machine;
+    ck_assert_int_eq(write(fd, elf, sizeof elf), (int)sizeof elf);
+    close(fd);
+    file = path;
+  }
+  if (k_unread[_i].nvdisasm) setenv("KGATE_NVDISASM", k_unread[_i].nvdisasm, 1);
+  if (k_unread[_i].cuobjdump) setenv("KGATE_CUOBJDUMP", k_unread[_i].cuobjdump, 1);
+  static kg_lint_module m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.path, sizeof m.path, "%s", file);
+  ck_assert_int_eq(kg_lint_for_run(&m, 0), 0);
+  unsetenv("KGATE_NVDISASM"), unsetenv("KGATE_CUOBJDUMP");
+  if (k_unread[_i].machine) unlink(path);
+  ck_assert_msg(!m.ran && strstr(m.why, k_unread[_i].why), "%s: ran %d, why '%s'", k_unread[_i].what, m.ran, m.why);
+  kg_run run = {.lint = &m, .nlint = 1};
+  FILE *e = fmemopen(msg, sizeof msg, "w");
+  ck_assert_int_eq(kg_gate_lint_code(&run, e), KG_EXIT_ENV);
+  fclose(e);
+  /* one line, naming the module and why */
+  ck_assert_msg(strstr(msg, "kgate: lint: ") == msg && strstr(msg, file) && strstr(msg, "was not linted: ") &&
+                    strstr(msg, k_unread[_i].why) && strchr(msg, '\n') == msg + strlen(msg) - 1,
+                "%s: %s", k_unread[_i].what, msg);
+  /* --lint off: recorded as off, not a failure, nothing said */
+  m.off = 1;
+  memset(msg, 0, sizeof msg);
+  e = fmemopen(msg, sizeof msg, "w");
+  ck_assert_int_eq(kg_gate_lint_code(&run, e), KG_EXIT_OK);
+  fclose(e);
+  ck_assert_str_eq(msg, "");
+}
+END_TEST
+
+/* A finding fails (1) before a module not linted (3); a clean module and no
+ * lint record at all (check --sanitize, an older results file) pass. */
+START_TEST(test_lint_gate_code_order) {
+  kg_lint_item item = {.kernel = "k", .arch = 90, .side = "release"};
+  kg_lint_module m[2] = {{.path = "a.so", .ran = 1, .items = &item, .nitems = 1},
+                         {.path = "b.so", .why = "no disassembler"}};
+  FILE *null = fopen("/dev/null", "w");
+  kg_run run = {.lint = m, .nlint = 2};
+  ck_assert_int_eq(kg_gate_lint_code(&run, null), KG_EXIT_FAIL);
+  m[0].nitems = 0;
+  ck_assert_int_eq(kg_gate_lint_code(&run, null), KG_EXIT_ENV);
+  run.nlint = 1;
+  ck_assert_int_eq(kg_gate_lint_code(&run, null), KG_EXIT_OK);
+  run.nlint = 0;
+  ck_assert_int_eq(kg_gate_lint_code(&run, null), KG_EXIT_OK);
+  fclose(null);
+}
+END_TEST
+
 Suite *make_lint_suite(void) {
   Suite *s = suite_create("lint");
   TCase *core = tcase_create("Core");
@@ -355,6 +429,8 @@ Suite *make_lint_suite(void) {
   TCase *errors = tcase_create("Errors");
   tcase_add_test(errors, test_lint_not_sass);
   tcase_add_test(errors, test_lint_exit_codes);
+  tcase_add_loop_test(errors, test_lint_not_run_fails_gate, 0, (int)(sizeof k_unread / sizeof k_unread[0]));
+  tcase_add_test(errors, test_lint_gate_code_order);
   suite_add_tcase(s, errors);
   return s;
 }

@@ -189,6 +189,38 @@ START_TEST(test_rmodel_findings) {
 }
 END_TEST
 
+/* A module the lint could not read is a failure in every report (the gate
+ * exits 3 for it); with --lint off it is said to be off, and fails none. */
+START_TEST(test_rmodel_lint_not_run) {
+  kg_lint_module m[2] = {{.path = "/x/own.so", .why = "/x/own.so: cuobjdump -xelf failed on it"},
+                         {.path = "/x/team.so", .off = 1, .why = "--lint off"}};
+  kg_run run = {.lint = m, .nlint = 2};
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build(&d, &run, NULL), 0);
+  ck_assert_uint_eq(d.tally.failures, 1);
+  ck_assert_uint_eq(d.tally.skipped, 1);
+  ck_assert_int_eq(d.lint[0].sev, KG_SEV_FAILURE);
+  char *md = NULL, *xml = NULL;
+  size_t len = 0, xlen = 0;
+  FILE *f = open_memstream(&md, &len), *x = open_memstream(&xml, &xlen);
+  ck_assert_int_eq(kg_print_markdown(f, &d), 0);
+  ck_assert_int_eq(kg_print_junit(x, &d), 0);
+  fclose(f), fclose(x);
+  ck_assert_msg(strstr(md, "- own.so: **not run**: /x/own.so: cuobjdump -xelf failed on it; the gate fails (exit 3; "
+                           "--lint off runs without the lint)\n"),
+                "%s", md);
+  ck_assert_msg(strstr(md, "- team.so: off (--lint off): not linted\n"), "%s", md);
+  ck_assert_msg(strstr(xml, "<testsuite name=\"lint\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\">"), "%s",
+                xml);
+  ck_assert_msg(strstr(xml, "<testcase classname=\"kgate.lint\" name=\"own.so\">\n      <failure message=\"not run: "
+                            "/x/own.so: cuobjdump -xelf failed on it; the gate fails (exit 3"),
+                "%s", xml);
+  ck_assert_msg(strstr(xml, "name=\"team.so\">\n      <skipped message=\"off (--lint off): not linted\"/>"), "%s", xml);
+  free(md), free(xml);
+  kg_rdoc_free(&d);
+}
+END_TEST
+
 Suite *make_rmodel_suite(void) {
   Suite *s = suite_create("rmodel");
   TCase *core = tcase_create("Core");
@@ -198,6 +230,7 @@ Suite *make_rmodel_suite(void) {
   tcase_add_test(core, test_rmodel_explanations);
   tcase_add_test(core, test_rmodel_tally);
   tcase_add_test(core, test_rmodel_findings);
+  tcase_add_test(core, test_rmodel_lint_not_run);
   suite_add_tcase(s, core);
   return s;
 }

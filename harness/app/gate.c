@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "escape.h"
+#include "exitcode.h"
 #include "export.h"
 #include "fileio.h"
 #include "label.h"
@@ -469,16 +471,22 @@ static void *lint_thread(void *arg) {
   return NULL;
 }
 
-/* A module to lint; one whose path does not fit is reported "not run", with why. */
-static void lint_module(kg_run *run, const char *path) {
+/* A module to lint; one whose path does not fit is reported "not run", with
+ * why; with --lint off each is recorded as off, not linted. */
+static void lint_module(kg_run *run, const char *path, int off) {
   kg_lint_module *m = &run->lint[run->nlint++];
   size_t len = strlen(path);
   if (len < sizeof m->path) memcpy(m->path, path, len + 1);
-  else snprintf(m->why, sizeof m->why, "its path is longer than %zu bytes", sizeof m->path - 1);
+  else snprintf(m->path, sizeof m->path, "%.*s...", (int)(sizeof m->path - 4), path);
+  if (off) m->off = 1, snprintf(m->why, sizeof m->why, "--lint off");
+  else if (len >= sizeof m->path)
+    snprintf(m->why, sizeof m->why, "its path is longer than %zu bytes", sizeof m->path - 1);
 }
 
 /* Starts the lint (not under a sanitizer: that run checks memory, not
- * ordering). 0, or -1 out of memory. */
+ * ordering). kgate's own module that cannot be found is "not run", with
+ * why, unless a --worker of its own stands in for kgate's (tests). 0, or -1
+ * out of memory. */
 static int lint_start(const kg_gate_opts *go, kg_run *run, lint_job *j) {
   char own[PATH_MAX], err[512];
   *j = (lint_job){.run = run};
@@ -486,11 +494,31 @@ static int lint_start(const kg_gate_opts *go, kg_run *run, lint_job *j) {
   const char *self = go->mods.own ? go->mods.own : kg_module_default_path(own, sizeof own, err, sizeof err) ? NULL : own;
   run->lint = calloc((size_t)go->mods.nkernels + 1, sizeof *run->lint);
   if (!run->lint) return -1;
-  if (self) lint_module(run, self), j->own = 1;
-  for (int k = 0; k < go->mods.nkernels; k++) lint_module(run, go->mods.kernels[k]);
+  if (self) lint_module(run, self, go->lint_off), j->own = 1;
+  else if (!go->mods.worker) {
+    lint_module(run, KG_MODULE_FILE, go->lint_off);
+    if (!go->lint_off) snprintf(run->lint[0].why, sizeof run->lint[0].why, "%.200s", err);
+  }
+  for (int k = 0; k < go->mods.nkernels; k++) lint_module(run, go->mods.kernels[k], go->lint_off);
+  if (go->lint_off) return 0;
   j->started = pthread_create(&j->tid, NULL, lint_thread, j) == 0;
   if (!j->started) lint_thread(j); /* no thread: lint first, then the matrix */
   return 0;
+}
+
+int kg_gate_lint_code(const kg_run *run, FILE *err) {
+  size_t findings = 0, unrun = 0;
+  char a[200], b[260];
+  for (size_t k = 0; k < run->nlint; k++) {
+    const kg_lint_module *m = &run->lint[k];
+    findings += m->ran ? m->nitems : 0;
+    if (m->ran || m->off) continue;
+    unrun++;
+    /* a module's path and why come from the command line or a results file: escaped */
+    fprintf(err, "kgate: lint: %s was not linted: %s (a failure, exit 3; --lint off runs without the lint)\n",
+            kg_esc_term(m->path, a, sizeof a), kg_esc_term(m->why[0] ? m->why : "no reason recorded", b, sizeof b));
+  }
+  return findings ? KG_EXIT_FAIL : unrun ? KG_EXIT_ENV : KG_EXIT_OK;
 }
 
 static int lint_join(lint_job *j) {
@@ -682,8 +710,6 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   double t0 = kg_now_s();
   kg_comparison cmp = {0};
   int have_cmp = 0, bad_baseline = 0;
-  size_t lint_findings = 0;
-  for (size_t k = 0; k < run->nlint; k++) lint_findings += run->lint[k].nitems;
   if (timing && measured) bad_baseline = compare_with_baseline(go, run, &cmp, &have_cmp) != 0;
   run->meta.phases.reports_s = kg_now_s() - t0; /* the model below says it: the terminal's lines take no more */
   kg_rdoc doc;
@@ -703,6 +729,9 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
     plots = kg_publish_charts(go->plots, run, 1, have_cmp ? &cmp : NULL, base);
   }
   if (env) fprintf(stderr, "kgate: %s\n", err);
+  /* A module the lint could not read was not shown to be fenced: it fails
+   * the run unless --lint off said not to lint (kg_gate_lint_code). */
+  int lint = kg_gate_lint_code(run, stderr);
   /* A chart that could not be drawn never hides what the gate found: it
    * decides the exit code only when the gate itself passed. */
   /* With a paired result only a decided paired SLOWER is a regression: the
@@ -711,7 +740,8 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   kg_pair_count(run->pairs, run->npairs, pcount);
   int slower = run->pair.on ? pcount[KG_PV_SLOWER] > 0 : have_cmp && cmp.count[KG_V_SLOWER] > 0;
   int code = env || pair_env                ? KG_EXIT_ENV
-             : c.failed || c.errored || lint_findings ? KG_EXIT_FAIL
+             : c.failed || c.errored || lint == KG_EXIT_FAIL ? KG_EXIT_FAIL
+             : lint == KG_EXIT_ENV          ? KG_EXIT_ENV
              : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
              : slower                       ? KG_EXIT_PERF
                                             : plots;
@@ -938,12 +968,17 @@ int kg_gate_compare(const kg_compare_opts *co) {
             !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
     if (k.failed || k.errored)
       fprintf(out, "failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
+    /* NEW's lint decides as it did in the run: a finding fails, a module
+     * not linted is exit 3 unless that run said --lint off. */
+    int lint = kg_gate_lint_code(&run, stderr);
+    if (lint == KG_EXIT_FAIL) fprintf(out, "failed: %s has lint findings (memory ordering)\n", co->new_path);
     int bad_reports = write_run_reports(co->reports, &run, &cmp) != 0;
     if (co->json && kg_comparison_write(co->json, &cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
       bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;
     code = bad_reports || plots == KG_EXIT_USAGE              ? KG_EXIT_USAGE
-           : k.failed || k.errored || (missing && !co->allow_missing) ? KG_EXIT_FAIL
+           : k.failed || k.errored || lint == KG_EXIT_FAIL || (missing && !co->allow_missing) ? KG_EXIT_FAIL
+           : lint == KG_EXIT_ENV                               ? KG_EXIT_ENV
            : cmp.count[KG_V_SLOWER]                            ? KG_EXIT_PERF
                                                                : plots;
   }

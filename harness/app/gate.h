@@ -5,11 +5,13 @@
 #define KG_GATE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "export.h"
 #include "model.h"
 #include "module.h"
 #include "plan.h"
+#include "results.h"
 
 enum { KG_GATE_MAXDEVICES = 64 };
 
@@ -50,6 +52,7 @@ typedef struct kg_gate_opts {
   const char *sanitize;      /* check: compute-sanitizer tools, comma-separated */
   unsigned shard_i, shard_n; /* --shard i/N (shard_n 0: the whole plan) */
   int tier_huge;             /* --tier huge adds 2^31+1 and 2^32+3 */
+  int lint_off;              /* --lint off: no lint, recorded as off; else a module not linted fails (exit 3) */
   kg_modules mods;
   kg_paired_opts paired;
   /* the options run shares with compare and the drawing commands */
@@ -98,8 +101,9 @@ typedef struct kg_merge_opts {
 int kg_gate_run(const kg_gate_opts *go);
 /* list: kgate's own variants and those of the --kernels modules. */
 int kg_gate_list(const kg_modules *mods, const char *json);
-/* compare OLD NEW: verdicts offline; 1 when NEW has failed or errored cases
- * or lacks cells of OLD (unless allow_missing), else 4 when a case is SLOWER. */
+/* compare OLD NEW: verdicts offline; 1 when NEW has failed or errored cases,
+ * lint findings, or lacks cells of OLD (unless allow_missing), else 3 when
+ * NEW's lint did not run (kg_gate_lint_code), else 4 when a case is SLOWER. */
 int kg_gate_compare(const kg_compare_opts *co);
 /* selftest: every mutant through the check that must catch it. */
 int kg_gate_selftest(const kg_selftest_opts *so);
@@ -108,6 +112,14 @@ int kg_gate_baseline_update(const kg_baseline_opts *bo);
 
 /* merge A B ... -o ALL: one results file from several (merge.h). */
 int kg_gate_merge(const kg_merge_opts *mo);
+
+/* What the lint of a run (or a results file) decides: KG_EXIT_FAIL on a
+ * finding that counts; else KG_EXIT_ENV when a module was not linted (no
+ * disassembler, a module it cannot read) and the run did not say --lint off,
+ * with one line per such module on err ("kgate: lint: MODULE was not linted:
+ * WHY ..."); else KG_EXIT_OK. A run with no lint record (check --sanitize, a
+ * results file from before the lint) is KG_EXIT_OK. */
+int kg_gate_lint_code(const kg_run *run, FILE *err);
 
 /* One cell of the check --sanitize summary, for a variant's supported cases
  * under one tool: "clean" (all ran, none failed), "FAIL (k of r cases; first:

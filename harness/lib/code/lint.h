@@ -84,6 +84,7 @@ typedef struct kg_lint_waived {
 typedef struct kg_lint_module {
   char path[1024];
   int ran;         /* 0: not run, why says why (no disassembler here, or not a module it can read) */
+  int off;         /* not run because the run said --lint off: not a failure (ran is 0) */
   char why[240];
   int kernels, tickets, unknown_calls;
   kg_lint_item *items; /* the findings that count */

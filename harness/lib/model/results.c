@@ -74,6 +74,7 @@ static json_t *lint_json(const kg_run *run) {
   for (size_t k = 0; a && k < run->nlint; k++) {
     const kg_lint_module *m = &run->lint[k];
     json_t *o = json_pack("{ss sb}", "module", m->path, "ran", m->ran);
+    if (o && !m->ran && m->off) json_object_set_new(o, "off", json_true()); /* --lint off: not a failure */
     if (o && !m->ran) json_object_set_new(o, "why", json_string(m->why));
     json_t *items = json_array(), *waived = json_array();
     for (size_t i = 0; items && i < m->nitems; i++) {
@@ -439,6 +440,8 @@ static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) 
   m->ran = kg_jrd_bool(r, o, "ran");
   if (r->failed) return;
   if (!m->ran) {
+    /* "off" (optional): the run said --lint off; absent, a lint not run fails */
+    if (json_object_get(o, "off")) m->off = kg_jrd_bool(r, o, "off");
     kg_jrd_text(r, o, "why", m->why, sizeof m->why, why_bad_text);
     return;
   }

@@ -203,10 +203,17 @@ static const char *base_name(const char *path) {
   return b ? b + 1 : path;
 }
 
+/* What a module not linted means for the gate (gate.c, kg_gate_lint_code). */
+#define KG_RM_LINT_NOT_RUN "the gate fails (exit 3; --lint off runs without the lint)"
+
 static void lint_module(kg_rdoc *d, const kg_lint_module *m) {
-  if (!m->ran) {
-    kg_rm_cell p[] = {data(base_name(m->path)), text(": not run: "), data(m->why)};
-    line_add(d, 0, KG_NSEVERITIES, p, 3);
+  if (!m->ran && m->off) {
+    kg_rm_cell p[] = {data(base_name(m->path)), text(": off (--lint off): not linted")};
+    line_add(d, 0, KG_NSEVERITIES, p, 2);
+  } else if (!m->ran) {
+    kg_rm_cell p[] = {data(base_name(m->path)), text(": "), {"not run", KG_RM_STRONG}, text(": "), data(m->why),
+                      text("; " KG_RM_LINT_NOT_RUN)};
+    line_add(d, 0, KG_SEV_FAILURE, p, 6);
   } else {
     kg_rm_cell p[] = {data(base_name(m->path)), text(fmt(d, ": %d kernels, %d tickets, ", m->kernels, m->tickets)),
                       {fmt(d, "%zu finding%s", m->nitems, m->nitems == 1 ? "" : "s"), m->nitems ? KG_RM_STRONG : 0}};
@@ -623,8 +630,9 @@ static void tests_paired(kg_rdoc *d) {
   }
 }
 
-/* The lint's tests: one per module (failed with its findings, skipped when
- * it could not run), one skipped per waiver ("waived: reason"). */
+/* The lint's tests: one per module (failed with its findings or when it
+ * could not run, skipped with --lint off), one skipped per waiver ("waived:
+ * reason"). */
 static void tests_lint(kg_rdoc *d) {
   const kg_run *run = d->run;
   if (!run->nlint) return;
@@ -632,12 +640,13 @@ static void tests_lint(kg_rdoc *d) {
   for (size_t k = 0; k < run->nlint; k++) {
     const kg_lint_module *m = &run->lint[k];
     const char *msg = "";
-    if (!m->ran) msg = fmt(d, "not run: %s", m->why);
+    if (!m->ran && m->off) msg = "off (--lint off): not linted";
+    else if (!m->ran) msg = fmt(d, "not run: %s; " KG_RM_LINT_NOT_RUN, m->why);
     else if (m->nitems)
       msg = fmt(d, "%zu finding%s; the first: %s (sm_%d): %s: %s -> %s", m->nitems, m->nitems == 1 ? "" : "s",
                 m->items[0].kernel, m->items[0].arch, m->items[0].side, m->items[0].first, m->items[0].second);
-    test_add(d, "kgate.lint", base_name(m->path), !m->ran ? KG_RM_SKIPPED : m->nitems ? KG_RM_FAILURE : KG_RM_PASS, msg,
-             NULL);
+    kg_rm_outcome o = !m->ran ? (m->off ? KG_RM_SKIPPED : KG_RM_FAILURE) : m->nitems ? KG_RM_FAILURE : KG_RM_PASS;
+    test_add(d, "kgate.lint", base_name(m->path), o, msg, NULL);
     for (size_t i = 0; i < m->nwaived; i++)
       test_add(d, "kgate.lint", m->waived[i].variant, KG_RM_SKIPPED, fmt(d, "waived: %s", m->waived[i].reason), NULL);
   }
