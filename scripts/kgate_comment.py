@@ -9,7 +9,8 @@ paired cells that changed (SLOWER, FASTER, NEW, MISSING, UNKNOWN), the failed
 cases, or one "nothing changed" line. UNCHANGED cells (the same machine code
 and launches in base and head, so not timed) are counted, never listed. A results file comes from a run of the
 pull request's own code, so every string in it is data: escaped for Markdown,
-never a mention, a link, an image or HTML.
+never a mention, a link (an autolinked URL, e-mail address or #123 reference
+included), an image or HTML.
 
 post: keeps ONE comment per marker up to date on the pull request of the event
 ($GITHUB_EVENT_PATH): edits the comment that carries the hidden marker and was
@@ -54,12 +55,27 @@ class InputError(Exception):
     """Bad input: one line naming the file and field."""
 
 
+# What GitHub turns into a link in plain comment text, after entities are
+# decoded (so "&#64;" alone does not stop a mention or an e-mail address): URLs
+# (scheme://), www. addresses, e-mail addresses and @mentions (an '@' followed
+# by a letter or digit), #123 and GH-123 references (owner/repo#123 too).
+# A WORD JOINER (U+2060, invisible) after the trigger breaks each pattern.
+NO_LINK = "\u2060"
+_LINK_BREAKS = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?<=@)|(?<=#)|(?<=gh-)(?=\d)", re.IGNORECASE)
+
+
+def unlink(text):
+    """text with every autolink trigger broken by NO_LINK."""
+    return _LINK_BREAKS.sub(NO_LINK, text)
+
+
 def md(text):
-    """Markdown text or a table cell, as kgate's kg_esc_md, plus '@' (no mentions).
+    """Markdown text or a table cell, as kgate's kg_esc_md, plus '@' (no mentions)
+    and unlink() (no autolinks, mentions or references).
 
     Control characters (C0, DEL, C1) become '?', line breaks and tabs spaces."""
     out = []
-    for ch in str(text):
+    for ch in unlink(str(text)):
         o = ord(ch)
         if ch in "\n\r\t":
             out.append(" ")

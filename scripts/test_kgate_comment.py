@@ -4,8 +4,10 @@ committed results files in tests/data and on made-up ones. No network: post()
 gets a fake GitHub. Run: python3 -m unittest discover -s scripts -p 'test_*.py'"""
 
 import copy
+import html
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -18,6 +20,21 @@ DATA = os.path.join(HERE, "..", "tests", "data")
 PAIRED = os.path.join(DATA, "h200-paired.json")
 RUN1 = os.path.join(DATA, "h200-run1.json")
 HOSTILE = "<img src=x onerror=alert(1)> @octocat | [a](javascript:x) `c` *b* ~s~ \\ \n# head &amp;"
+
+
+def github_links(text):
+    """What GitHub would link in comment text (extended autolinks, mentions,
+    issue references), after entities are decoded as GitHub's renderer does."""
+    text = html.unescape(text)
+    patterns = [
+        r"(?i)\b(https?|ftp)://",  # URLs
+        r"(?i)(^|[\s*_~(])www\.",  # www. addresses
+        r"[A-Za-z0-9.+_-]@[A-Za-z0-9]",  # e-mail addresses (mailto: too)
+        r"(?<![A-Za-z0-9`])@[A-Za-z0-9]",  # @mentions, @team/name
+        r"#[0-9]",  # #123, owner/repo#123
+        r"(?i)\bgh-[0-9]",  # GH-123
+    ]
+    return [m.group(0) for p in patterns for m in re.finditer(p, text)]
 
 
 def base_doc():
@@ -136,7 +153,7 @@ class Limits(unittest.TestCase):
         table = [
             ("<b>", "&lt;b&gt;"),
             ("a&b", "a&amp;b"),
-            ("@octocat", "&#64;octocat"),
+            ("@octocat", "&#64;\u2060octocat"),
             ("x|y", "x\\|y"),
             ("[a](b)", "\\[a\\](b)"),
             ("`c`", "\\`c\\`"),
@@ -150,6 +167,36 @@ class Limits(unittest.TestCase):
         for raw, want in table:
             with self.subTest(raw=raw):
                 self.assertEqual(kc.md(raw), want)
+
+    def test_md_breaks_every_autolink(self):
+        # What GitHub links in comment text; entities are decoded first, so "&#64;" alone is no defence.
+        table = [
+            "https://evil.example/pay", "HTTP://evil.example", "ftp://evil.example/x", "see www.evil.example",
+            "WWW.evil.example", "mallory@evil.example", "mailto:mallory@evil.example", "@octocat",
+            "cc @kgate-dev/maintainers", "#123", "fixes #7", "owner/repo#42", "GH-9", "gh-10",
+        ]
+        for raw in table:
+            with self.subTest(raw=raw):
+                self.assertEqual(github_links(kc.md(raw)), [], kc.md(raw))
+                # and reads the same: only invisible word joiners added
+                self.assertEqual(html.unescape(kc.md(raw)).replace(kc.NO_LINK, ""), raw)
+
+    def test_render_file_text_is_never_a_link(self):
+        bait = "https://evil.example www.evil.example mallory@evil.example @octocat #1 GH-2 owner/repo#3"
+        doc = base_doc()
+        doc["run"]["device"]["name"] = bait
+        doc["run"]["kgate_commit"] = bait
+        doc["cases"][0].update(status="fail", got=bait, expected=bait, message=bait)
+        doc["paired"]["cells"][0].update(variant=bait, message=bait)
+        doc["paired"]["base_name"] = bait
+        doc["paired"]["base_version"] = bait
+        body = kc.render(kc.load(self.files.write(doc)), 1, "kgate", "https://github.com/o/r/actions/runs/7")
+        lines = body.splitlines()
+        run_link = "[The run: summary, results and charts](https://github.com/o/r/actions/runs/7)"
+        self.assertEqual(lines[-1], run_link)  # kgate's own link stays a link
+        text = "\n".join(lines[1:-1])  # past the marker, before the run's link
+        self.assertGreaterEqual(text.count("evil.example"), 8)
+        self.assertEqual(github_links(text), [])
 
     def test_render_hostile_strings_stay_text(self):
         doc = base_doc()
