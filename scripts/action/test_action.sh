@@ -379,6 +379,7 @@ mkdir -p "$att/in/kgate-shard-1-78-1"
 "$na" "$att/in" "$att/out-run" 77 2 > "$tmp/log" 2>&1
 expect "re-run: an artifact of another run refused" grep -q "is not STEM-77-ATTEMPT" "$tmp/log"
 # nightly.yml reads every shard that way, in verify and in publish.
+# shellcheck disable=SC2016 # ${{ }} is the workflow's text, not the shell's
 expect "nightly: verify and publish read each shard's newest attempt, both shards required" python3 -c '
 import sys, yaml
 jobs = yaml.safe_load(open(sys.argv[1]))["jobs"]
@@ -387,6 +388,19 @@ for j in ("verify", "publish"):
     assert w and all(x.get("attempts") == "newest" and x.get("pattern", "").endswith("-${{ github.run_id }}-*")
                      and set(x.get("require", "").split()) >= {"kgate-shard-1", "kgate-shard-2"} for x in w), j
 ' "$root/.github/workflows/nightly.yml"
+
+# GITHUB_TOKEN is the whole job's: a job of kgate's workflows that may write to the
+# repository builds and runs no kgate (whose readers take the GPU runners' files).
+expect "workflows: no job with contents: write runs kgate" python3 -c '
+import glob, sys, yaml
+for wf in sorted(glob.glob(sys.argv[1] + "/.github/workflows/*.yml")):
+    for name, job in yaml.safe_load(open(wf))["jobs"].items():
+        if (job.get("permissions") or {}).get("contents") != "write":
+            continue
+        for s in job.get("steps", []):
+            run = s.get("run", "")
+            assert "host-kgate" not in run and "build/kgate" not in run, (wf, name, s.get("name"))
+' "$root"
 
 echo "action scripts: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
