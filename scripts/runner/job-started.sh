@@ -117,7 +117,7 @@ done
 bad_key='^(init\.templatedir|core\.(fsmonitor|hookspath|sshcommand|pager|editor|askpass|gitproxy|alternaterefscommand)|include(if)?\..*|url\..*|credential\..*|filter\..*|diff\..*\.(textconv|command)|merge\..*\.driver|hook\..*|protocol\..*|http\..*|gpg\.(.*\.)?program|sequence\.editor|uploadpack\.packobjectshook)$'
 mapfile -d '' -t cfg < <(git config --list --show-scope --show-origin --name-only -z 2>/dev/null)
 if ! wait "$!"; then
-  refuse "git cannot read its configuration (git config --list fails): a file it reads is broken"
+  refuse "git cannot read its configuration: git config --list --show-scope fails (a file it reads is broken, or git is older than 2.26)"
 fi
 shopt -s nocasematch
 for ((i = 0; i + 2 < ${#cfg[@]}; i += 3)); do
