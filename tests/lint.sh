@@ -28,7 +28,7 @@ expect 0 "$data/single_pass_sm90_O3.nvdisasm"
 grep -q "^kgate_single_pass: kernels matching 'single_pass': waived: " "$t/out" || fail "the waiver is not shown"
 expect 1 "$data/cub_reduce_sm90_O3.nvdisasm" "$data/mut_fence_after_sm80_O3.nvdisasm"
 expect 2 /nonexistent/x.cubin "$data/mut_fence_after_sm80_O3.nvdisasm"
-grep -q '^kgate lint: /nonexistent/x.cubin: No such file or directory$' "$t/out" || fail "the error does not name the file"
+grep -q '^kgate lint: cannot read /nonexistent/x.cubin: No such file or directory$' "$t/out" || fail "the error does not name the file"
 expect 2
 grep -q 'lint needs a kernel module, cubin or SASS listing' "$t/out" || fail "no usage error: $(cat "$t/out")"
 expect 1 "$data/fences_sm90_O3.nvdisasm" --kernel bug_one_branch

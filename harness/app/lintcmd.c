@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "disasm.h"
+#include "escape.h"
 #include "exitcode.h"
 #include "registry.h"
 #include "sass.h"
@@ -33,29 +34,31 @@ static int select_kernels(kg_sass_listing *l, const char *kernel) {
 }
 
 int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out) {
-  char err[1024], *text = NULL;
+  char err[1024], *text = NULL, shown[1200], name[1024];
   size_t len = 0, nw;
   kg_dis_rc dr = kg_dis_read(path, &text, &len, err, sizeof err);
+  /* every line names the file as given: escaped, like anything kgate prints */
+  kg_esc_term(path, name, sizeof name);
   if (dr != KG_DIS_OK) {
-    fprintf(err_out, "kgate lint: %s\n", err);
+    fprintf(err_out, "kgate lint: %s\n", kg_esc_term(err, shown, sizeof shown));
     return dr == KG_DIS_NO_TOOL ? KG_EXIT_ENV : KG_EXIT_USAGE;
   }
   kg_sass_listing l;
   int prc = kg_sass_parse(text, len, &l, err, sizeof err);
   free(text);
   if (prc) {
-    fprintf(err_out, "kgate lint: %s: not a SASS listing: %s\n", path, err);
+    fprintf(err_out, "kgate lint: %s: not a SASS listing: %s\n", name, kg_esc_term(err, shown, sizeof shown));
     return KG_EXIT_USAGE;
   }
   if (kernel && !select_kernels(&l, kernel)) {
-    fprintf(err_out, "kgate lint: %s: no kernel's symbol contains '%s'\n", path, kernel);
+    fprintf(err_out, "kgate lint: %s: no kernel's symbol contains '%s'\n", name, kg_esc_term(kernel, shown, sizeof shown));
     kg_sass_free(&l);
     return KG_EXIT_USAGE;
   }
   const kg_lint_waiver *w = kg_lint_own_waivers(&nw);
   kg_lint_report r;
   int rc = kg_lint_listing(&l, w, nw, &r);
-  if (rc) fprintf(err_out, "kgate lint: %s: out of memory\n", path);
+  if (rc) fprintf(err_out, "kgate lint: %s: out of memory\n", name);
   else kg_lint_print(out, path, &l, &r);
   int code = rc ? KG_EXIT_ENV : kg_lint_unwaived(&r) ? KG_EXIT_FAIL : KG_EXIT_OK;
   kg_lint_report_free(&r);

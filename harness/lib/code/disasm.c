@@ -11,6 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "escape.h"
+#include "fileio.h"
+
 enum { EM_CUDA = 190 };
 #define KG_DIS_MAX ((size_t)1 << 31) /* 2 GiB of text: past any module */
 
@@ -239,27 +242,69 @@ static kg_dis_rc disassemble(const char *path, int cubin, char **text, size_t *l
   return KG_DIS_NO_TOOL;
 }
 
-kg_dis_rc kg_dis_read(const char *path, char **text, size_t *len, char *err, size_t errlen) {
-  struct stat st;
-  FILE *f = fopen(path, "rb");
-  if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-    snprintf(err, errlen, "%s: %s", path, !f ? strerror(errno) : "not a regular file");
-    if (f) fclose(f);
-    return KG_DIS_BAD;
+/* The text is what kgate prints and stores, so it must be text: a control
+ * byte (ESC and its sequences, a carriage return, NUL) or a byte that is not
+ * UTF-8 is refused, naming the line; tabs and line ends are a listing's own.
+ * No disassembler prints either, so such a file is no listing of theirs. */
+static kg_dis_rc text_only(const char *path, char *t, size_t len, char *err, size_t errlen) {
+  char *line = NULL;
+  size_t cap = 0;
+  int lineno = 1, bad = 0;
+  for (size_t at = 0; at < len && !bad; lineno++) {
+    const char *nl = memchr(t + at, '\n', len - at);
+    size_t n = nl ? (size_t)(nl - (t + at)) : len - at;
+    if (n + 1 > cap) {
+      char *q = realloc(line, n + 1);
+      if (!q) return free(line), snprintf(err, errlen, "%s: out of memory", path), KG_DIS_BAD;
+      line = q, cap = n + 1;
+    }
+    unsigned char first = 0;
+    for (size_t i = 0; i < n; i++) {
+      unsigned char c = (unsigned char)t[at + i];
+      if ((c < 0x20 && c != '\t') || c == 0x7f) first = first ? first : c, bad = 1;
+      line[i] = c == '\t' ? ' ' : (char)c; /* kg_has_control takes a tab for a control character */
+    }
+    line[n] = '\0';
+    if (bad || kg_has_control(line)) {
+      if (bad) snprintf(err, errlen, "%s: line %d holds the control byte 0x%02x: not a SASS listing", path, lineno, first);
+      else snprintf(err, errlen, "%s: line %d holds a C1 control character or bytes that are not UTF-8: not a SASS listing",
+                    path, lineno);
+      bad = 1;
+    }
+    at += n + 1;
   }
+  free(line);
+  return bad ? KG_DIS_BAD : KG_DIS_OK;
+}
+
+/* The file or the tool's output, whichever path names, then judged as text. */
+static kg_dis_rc read_any(const char *path, char **text, size_t *len, char *err, size_t errlen) {
+  /* kg_in_open: a FIFO, a device or a directory is refused before any read,
+   * and opening a FIFO with no writer does not block (O_NONBLOCK). */
+  int fd;
+  if (kg_in_open(path, KG_DIS_MAX, &fd, err, errlen)) return KG_DIS_BAD;
   unsigned char head[20] = {0};
-  size_t got = fread(head, 1, sizeof head, f);
-  if (got == 0) {
-    fclose(f);
-    return snprintf(err, errlen, "%s: empty file", path), KG_DIS_BAD;
+  ssize_t got;
+  while ((got = read(fd, head, sizeof head)) < 0 && errno == EINTR) {
   }
-  if (got >= sizeof head && !memcmp(head, "\177ELF", 4)) {
-    fclose(f);
+  if (got <= 0) {
+    snprintf(err, errlen, got ? "%s: cannot read it: %s" : "%s: empty file", path, strerror(errno));
+    return close(fd), KG_DIS_BAD;
+  }
+  if ((size_t)got >= sizeof head && !memcmp(head, "\177ELF", 4)) {
+    close(fd);
     return disassemble(path, (head[18] | head[19] << 8) == EM_CUDA, text, len, err, errlen);
   }
-  rewind(f);
-  int rc = read_all(f, text, len);
-  fclose(f);
+  FILE *f = lseek(fd, 0, SEEK_SET) == 0 ? fdopen(fd, "rb") : NULL;
+  int rc = f ? read_all(f, text, len) : -1;
+  if (f) fclose(f);
+  else close(fd);
   if (rc) return snprintf(err, errlen, "%s: cannot read it (or out of memory)", path), KG_DIS_BAD;
   return KG_DIS_OK;
+}
+
+kg_dis_rc kg_dis_read(const char *path, char **text, size_t *len, char *err, size_t errlen) {
+  kg_dis_rc rc = read_any(path, text, len, err, errlen);
+  if (rc == KG_DIS_OK && (rc = text_only(path, *text, *len, err, errlen)) != KG_DIS_OK) free(*text), *text = NULL;
+  return rc;
 }

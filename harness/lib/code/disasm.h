@@ -17,7 +17,10 @@ typedef enum kg_dis_rc {
 } kg_dis_rc;
 
 /* The SASS text of path in *text (malloc'ed, NUL-terminated), its length in
- * *len. On failure a one-line reason naming path in err. */
+ * *len. path must be a regular file (a FIFO, a device or a directory is
+ * refused without blocking), and the text, the file's or the tool's, holds
+ * no control byte but tabs and line ends and is UTF-8. On failure a one-line
+ * reason naming path in err. */
 kg_dis_rc kg_dis_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
 
 /* Each cubin a host binary (a kernel module) carries, taken out with

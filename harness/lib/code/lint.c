@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 /* ---- what an instruction means for the rule ---- */
 
 /* A fence that orders memory for the whole GPU: MEMBAR.SC.GPU, MEMBAR.ALL.GPU
@@ -583,11 +585,14 @@ void kg_lint_report_free(kg_lint_report *r) {
 
 /* ---- the report ---- */
 
+/* Text from a listing goes to a terminal: escaped (kg_esc_term), though
+ * kg_dis_read already refused listings with control bytes. */
 static void print_at(FILE *f, const char *what, const kg_lint_at *at) {
-  fprintf(f, "    %-7s 0x%04x  %s", what, at->addr, at->text);
+  char t[300], b[600];
+  fprintf(f, "    %-7s 0x%04x  %s", what, at->addr, kg_esc_term(at->text, t, sizeof t));
   if (at->line) {
     const char *base = at->file ? strrchr(at->file, '/') : NULL;
-    fprintf(f, "  (%s:%d)", base ? base + 1 : at->file ? at->file : "?", at->line);
+    fprintf(f, "  (%s:%d)", kg_esc_term(base ? base + 1 : at->file ? at->file : "?", b, sizeof b), at->line);
   }
   fputc('\n', f);
 }
@@ -598,7 +603,8 @@ static void print_finding(FILE *f, const kg_sass_listing *l, const kg_lint_findi
       [KG_LINT_RELEASE] = "a store reaches the last-block ticket with no GPU-scope fence or release between",
       [KG_LINT_ACQUIRE] = "after the ticket, a weak load of other blocks' data with no GPU-scope fence, acquire or strong load before it",
       [KG_LINT_SCOPE] = "the ticket is a block-scope atomic: other blocks' stores are not ordered by it"};
-  fprintf(f, "%s (sm_%d): %s: %s\n", fn->name, fn->arch, x->side == KG_LINT_RELEASE ? "release" : x->side == KG_LINT_ACQUIRE ? "acquire" : "scope", why[x->side]);
+  char name[4096];
+  fprintf(f, "%s (sm_%d): %s: %s\n", kg_esc_term(fn->name, name, sizeof name), fn->arch, x->side == KG_LINT_RELEASE ? "release" : x->side == KG_LINT_ACQUIRE ? "acquire" : "scope", why[x->side]);
   if (x->side == KG_LINT_RELEASE) print_at(f, "store", &x->from);
   print_at(f, "ticket", x->side == KG_LINT_RELEASE ? &x->to : &x->from);
   if (x->side == KG_LINT_ACQUIRE) print_at(f, "load", &x->to);
@@ -614,8 +620,9 @@ void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg
     fprintf(f, "%s: kernels matching '%s': waived: %s (%zu finding%s)\n", r->used[k]->variant ? r->used[k]->variant : "?",
             r->used[k]->match, r->used[k]->reason, n, n == 1 ? "" : "s");
   }
-  fprintf(f, "lint %s: %d kernel%s, %d ticket%s, %zu finding%s, %zu waived", name, r->nkernels,
-          r->nkernels == 1 ? "" : "s", r->ntickets, r->ntickets == 1 ? "" : "s", kg_lint_unwaived(r),
+  char shown[4096];
+  fprintf(f, "lint %s: %d kernel%s, %d ticket%s, %zu finding%s, %zu waived", kg_esc_term(name, shown, sizeof shown),
+          r->nkernels, r->nkernels == 1 ? "" : "s", r->ntickets, r->ntickets == 1 ? "" : "s", kg_lint_unwaived(r),
           kg_lint_unwaived(r) == 1 ? "" : "s", r->nwaived);
   if (r->unknown_calls) fprintf(f, "; %d call%s into code the listing lacks, not followed", r->unknown_calls, r->unknown_calls == 1 ? "" : "s");
   fputc('\n', f);
