@@ -1,5 +1,6 @@
 /* kgate: a thin main over the harness library; `kgate worker` is the
  * hidden sub-command the supervisor re-executes for its CUDA workers. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,21 @@
 #ifndef KG_HOST_ONLY
 #include "worker.h"
 #endif
+
+/* What a command printed must have reached standard output: a write that
+ * failed there (a full disk, /dev/full, a closed descriptor) is an output
+ * that cannot be written, exit 2 (README, exit codes), in one line. A
+ * command that already exits 2 has said so for its own output (`--json -`);
+ * one that exits 1, 3 or for a signal keeps its code, with the line. */
+static int flush_stdout(int code) {
+  errno = 0;
+  int flushed = fflush(stdout) == 0, e = errno;
+  if (flushed && !ferror(stdout)) return code;
+  if (code == KG_EXIT_USAGE) return code;
+  /* a write that failed while printing left only the stream's error flag, not its errno */
+  fprintf(stderr, "kgate: cannot write to standard output: %s\n", !flushed && e ? strerror(e) : "a write failed");
+  return code == KG_EXIT_OK || code == KG_EXIT_PERF ? KG_EXIT_USAGE : code;
+}
 
 int main(int argc, char **argv) {
   kg_cli cli;
@@ -34,5 +50,5 @@ int main(int argc, char **argv) {
   int code = cli.cmd == KG_CMD_WORKER ? kg_worker_main(&wo) : kg_cli_run(&cli);
 #endif
   kg_cli_free(&cli);
-  return code;
+  return flush_stdout(code);
 }
