@@ -375,13 +375,15 @@ START_TEST(test_lint_in_every_report) {
   ck_assert_msg(strstr(md, "## Memory ordering (kgate lint)\n\n- libteam.so: 7 kernels, 2 tickets, **1 finding**\n"), "%s", md);
   ck_assert_msg(strstr(md, "  - `_Z9bad_fencePKiPi` (sm_90), release: 0x0110 STG.E \\[R2\\], R5 (k.cu:12) → "), "%s", md);
   ck_assert_msg(strstr(md, "  - kgate\\_single\\_pass: waived: tagged slots &lt;polled&gt; (2 findings)\n"), "%s", md);
-  ck_assert_msg(strstr(md, "- other.so: not run: no cuobjdump or nvdisasm here\n"), "%s", md);
+  ck_assert_msg(strstr(md, "- other.so: **not run**: no cuobjdump or nvdisasm here; the gate fails (exit 3; --lint off "
+                           "runs without the lint)\n"),
+                "%s", md);
   free(md);
   char *x = export_text(KG_FMT_JUNIT, "r.xml", &g_cmp);
-  ck_assert_msg(strstr(x, "<testsuite name=\"lint\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"2\">"), "%s", x);
+  ck_assert_msg(strstr(x, "<testsuite name=\"lint\" tests=\"3\" failures=\"2\" errors=\"0\" skipped=\"1\">"), "%s", x);
   ck_assert_msg(strstr(x, "<skipped message=\"waived: tagged slots &lt;polled&gt;\""), "%s", x);
   ck_assert_msg(strstr(x, "<failure message=\"1 finding; the first: _Z9bad_fencePKiPi (sm_90): release:"), "%s", x);
-  ck_assert_msg(strstr(x, "<skipped message=\"not run: no cuobjdump or nvdisasm here\""), "%s", x);
+  ck_assert_msg(strstr(x, "<failure message=\"not run: no cuobjdump or nvdisasm here; the gate fails (exit 3"), "%s", x);
   free(x);
   char err[256] = "";
   snprintf(g_path, sizeof g_path, "%s/r.json", g_dir);
