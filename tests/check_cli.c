@@ -1334,9 +1334,9 @@ END_TEST
 
 /* Cells proven unchanged, end to end: the fake worker's probe names the
  * kernel its variants launch, a stand-in cuobjdump gives the head module
- * (ctl/) the unit base.cubin and the base module scale.cubin
- * (tests/data/cubin). k_sum is the same code in both: every cell is
- * UNCHANGED with its evidence and timed once; k_scale differs: the cells are
+ * (ctl/) the unit plain.cubin and the base module plain5.cubin
+ * (tests/data/cubin). k_parent is the same code in both: every cell is
+ * UNCHANGED with its evidence and timed once; k_child differs: the cells are
  * paired, and the log says why; --time-unchanged probes nothing. */
 START_TEST(test_cli_unchanged_cells) {
   char dir[64], ref[128], ctl[160], json[128], tool[128], mod[1024], out[16384], script[1024];
@@ -1344,7 +1344,7 @@ START_TEST(test_cli_unchanged_cells) {
   snprintf(json, sizeof json, "%s/run.json", dir);
   snprintf(tool, sizeof tool, "%s/cuobjdump", dir);
   snprintf(script, sizeof script,
-           "#!/bin/sh\ncase \"$3\" in */ctl/*) u=base ;; */ref.so) u=scale ;; *) exit 1 ;; esac\n"
+           "#!/bin/sh\ncase \"$3\" in */ctl/*) u=plain ;; */ref.so) u=plain5 ;; *) exit 1 ;; esac\n"
            "cp %s/tests/data/cubin/$u.cubin mod.1.sm_90.cubin\n", KG_SOURCE_DIR);
   kgt_spit(tool, script);
   ck_assert_int_eq(chmod(tool, 0755), 0);
@@ -1352,7 +1352,7 @@ START_TEST(test_cli_unchanged_cells) {
   char *args[] = {"run", "--worker", FAKE_WORKER, "--lint", "off", "--kernels", ctl, "--base-kernels", ref, "--variant",
                   "team_sum,team_max",
                   "--dtype", "f32", "--sizes", "1", "--perf-sizes", "2", "--json", json, NULL, NULL};
-  setenv("FAKE_PROBE_KERNEL", "_Z5k_sumPKiPii", 1);
+  setenv("FAKE_PROBE_KERNEL", "_Z8k_parentPi", 1);
   int code = run_capture(args, out, sizeof out);
   kg_registry_reset(); /* the run added the module's variants */
   ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
@@ -1361,18 +1361,18 @@ START_TEST(test_cli_unchanged_cells) {
   ck_assert_msg(strstr(text, "\"verdict\":\"UNCHANGED\"") != NULL, "%.2000s", text);
   ck_assert_msg(strstr(text, "same machine code (sm_90, SHA-256 ") && strstr(text, "1 kernel, 2 launches"), "%.2000s", text);
   free(text);
-  setenv("FAKE_PROBE_KERNEL", "_Z7k_scalePKiPii", 1);
+  setenv("FAKE_PROBE_KERNEL", "_Z7k_childPi", 1);
   code = run_capture(args, out, sizeof out);
   kg_registry_reset();
   ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
   ck_assert_msg(strstr(out, "kgate: 0 of 2 cells proven unchanged") != NULL, "%s", out);
-  ck_assert_msg(strstr(out, "is paired: not proven unchanged (f32 2: machine code differs: _Z7k_scalePKiPii)") != NULL,
+  ck_assert_msg(strstr(out, "is paired: not proven unchanged (f32 2: machine code differs: _Z7k_childPi)") != NULL,
                 "%s", out);
   text = kgt_slurp(json);
   ck_assert_msg(strstr(text, "UNCHANGED") == NULL, "%.2000s", text);
   free(text);
   args[19] = "--time-unchanged";
-  setenv("FAKE_PROBE_KERNEL", "_Z5k_sumPKiPii", 1);
+  setenv("FAKE_PROBE_KERNEL", "_Z8k_parentPi", 1);
   code = run_capture(args, out, sizeof out);
   ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
   ck_assert_msg(strstr(out, "proven unchanged") == NULL, "%s", out);

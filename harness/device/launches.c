@@ -2,14 +2,20 @@
 #include "launches.h"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "proof.h"
 #include "unchanged.h"
 
-enum { MAX_NODES = 4096, MAX_PARAMS = 256 };
+/* Launch attribute ids asked of every kernel node: CUDA 13 knows 1..16; the
+ * rest are asked too, so one a newer driver reports is seen (proof.h
+ * refuses an unknown one that is set). */
+enum { MAX_NODES = 4096, MAX_PARAMS = 256, ATTR_IDS = 32 };
 
 static int put(kg_launches *l, const char *fmt, ...) {
   for (;;) {
@@ -32,6 +38,106 @@ static int put_hex(kg_launches *l, const void *p, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (put(l, "%02x", b[i])) return -1;
   return 0;
+}
+
+/* A fixed-size value: its bytes up to the last that is not zero, "0" when none is. */
+static int put_value(kg_launches *l, const void *p, size_t n) {
+  const unsigned char *b = p;
+  while (n && !b[n - 1]) n--;
+  return n ? put_hex(l, b, n) : put(l, "0");
+}
+
+/* What the call asked the runtime while this thread captures it: the
+ * attributes it passed with cudaLaunchKernelEx ("launch" lines) and how
+ * often it asked whether its stream is capturing. */
+static _Thread_local struct {
+  int on, queries;
+  kg_launches asked; /* its desc only */
+} t_probe;
+
+/* The runtime's own functions behind kgate's (below). */
+typedef cudaError_t (*is_capturing_fn)(cudaStream_t, enum cudaStreamCaptureStatus *);
+typedef cudaError_t (*capture_info_fn)(cudaStream_t, enum cudaStreamCaptureStatus *, unsigned long long *,
+                                       cudaGraph_t *, const cudaGraphNode_t **, const cudaGraphEdgeData **, size_t *);
+typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, void **);
+static struct {
+  is_capturing_fn is, is_ptsz;
+  capture_info_fn info, info_ptsz;
+  launch_ex_fn ex, ex_ptsz;
+} g_real;
+static pthread_once_t g_real_once = PTHREAD_ONCE_INIT;
+
+static void find_real(void) {
+  *(void **)&g_real.is = dlsym(RTLD_NEXT, "cudaStreamIsCapturing");
+  *(void **)&g_real.is_ptsz = dlsym(RTLD_NEXT, "cudaStreamIsCapturing_ptsz");
+  *(void **)&g_real.info = dlsym(RTLD_NEXT, "cudaStreamGetCaptureInfo");
+  *(void **)&g_real.info_ptsz = dlsym(RTLD_NEXT, "cudaStreamGetCaptureInfo_ptsz");
+  *(void **)&g_real.ex = dlsym(RTLD_NEXT, "cudaLaunchKernelExC");
+  *(void **)&g_real.ex_ptsz = dlsym(RTLD_NEXT, "cudaLaunchKernelExC_ptsz");
+}
+
+/* The per-thread default stream's names, which the runtime's header declares only for that mode. */
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *status);
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+                                          unsigned long long *id, cudaGraph_t *graph, const cudaGraphNode_t **deps,
+                                          const cudaGraphEdgeData **edges, size_t *ndeps);
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args);
+
+/* A module that asks whether its stream is capturing may queue other work
+ * when it is not: counted while a probe captures, then forwarded. kgate
+ * exports these (CMakeLists.txt), so a module's calls through the shared
+ * runtime come here first. */
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
+  pthread_once(&g_real_once, find_real);
+  t_probe.queries += t_probe.on;
+  return g_real.is ? g_real.is(stream, status) : cudaErrorNotSupported;
+}
+
+cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *status) {
+  pthread_once(&g_real_once, find_real);
+  t_probe.queries += t_probe.on;
+  return g_real.is_ptsz ? g_real.is_ptsz(stream, status) : cudaErrorNotSupported;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+                                     unsigned long long *id, cudaGraph_t *graph, const cudaGraphNode_t **deps,
+                                     const cudaGraphEdgeData **edges, size_t *ndeps) {
+  pthread_once(&g_real_once, find_real);
+  t_probe.queries += t_probe.on;
+  return g_real.info ? g_real.info(stream, status, id, graph, deps, edges, ndeps) : cudaErrorNotSupported;
+}
+
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *status,
+                                          unsigned long long *id, cudaGraph_t *graph, const cudaGraphNode_t **deps,
+                                          const cudaGraphEdgeData **edges, size_t *ndeps) {
+  pthread_once(&g_real_once, find_real);
+  t_probe.queries += t_probe.on;
+  return g_real.info_ptsz ? g_real.info_ptsz(stream, status, id, graph, deps, edges, ndeps) : cudaErrorNotSupported;
+}
+
+/* A launch's attributes as the call passed them, whether or not the graph
+ * node keeps them (the carve-out is valid for launches). */
+static void note_launch(const cudaLaunchConfig_t *config) {
+  if (!t_probe.on) return;
+  kg_launches *a = &t_probe.asked;
+  int rc = put(a, "launch");
+  for (unsigned i = 0; !rc && config && i < config->numAttrs; i++) {
+    rc = put(a, " %d=", (int)config->attrs[i].id);
+    if (!rc) rc = put_value(a, &config->attrs[i].val, sizeof config->attrs[i].val);
+  }
+  if (rc || put(a, "\n")) t_probe.queries = -1; /* out of memory: the capture is refused */
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args) {
+  pthread_once(&g_real_once, find_real);
+  note_launch(config);
+  return g_real.ex ? g_real.ex(config, func, args) : cudaErrorNotSupported;
+}
+
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args) {
+  pthread_once(&g_real_once, find_real);
+  note_launch(config);
+  return g_real.ex_ptsz ? g_real.ex_ptsz(config, func, args) : cudaErrorNotSupported;
 }
 
 static int fail(kg_launches *l, const char *why) {
@@ -57,24 +163,17 @@ static int put_func_attrs(kg_launches *l, const void *func) {
       a.requiredClusterWidth, a.requiredClusterHeight, a.requiredClusterDepth, a.nonPortableClusterSizeAllowed);
 }
 
-/* The launch attributes a kernel node can carry; one the driver does not
- * report for a node is written as "-". */
+/* Every launch attribute id 1..ATTR_IDS-1 of a kernel node (the
+ * carve-out, programmatic and completion events, NVLink scheduling among
+ * them); one the driver does not report for a node is written "-", an unset
+ * one "0". */
 static int put_node_attrs(kg_launches *l, cudaGraphNode_t node) {
-  static const cudaLaunchAttributeID k_ids[] = {cudaLaunchAttributeAccessPolicyWindow,
-                                                cudaLaunchAttributeCooperative,
-                                                cudaLaunchAttributeClusterDimension,
-                                                cudaLaunchAttributeClusterSchedulingPolicyPreference,
-                                                cudaLaunchAttributePriority,
-                                                cudaLaunchAttributeMemSyncDomainMap,
-                                                cudaLaunchAttributeMemSyncDomain,
-                                                cudaLaunchAttributePreferredClusterDimension,
-                                                cudaLaunchAttributeDeviceUpdatableKernelNode};
-  for (size_t k = 0; k < sizeof k_ids / sizeof *k_ids; k++) {
+  for (int id = 1; id < ATTR_IDS; id++) {
     cudaLaunchAttributeValue v;
     memset(&v, 0, sizeof v);
-    int rc = put(l, " a%d=", (int)k_ids[k]);
-    if (!rc && cudaGraphKernelNodeGetAttribute(node, k_ids[k], &v) == cudaSuccess)
-      rc = put_hex(l, &v, sizeof v);
+    int rc = put(l, " a%d=", id);
+    if (!rc && cudaGraphKernelNodeGetAttribute(node, (cudaLaunchAttributeID)id, &v) == cudaSuccess)
+      rc = put_value(l, &v, sizeof v);
     else if (!rc)
       cudaGetLastError(), rc = put(l, "-");
     if (rc) return -1;
@@ -127,26 +226,76 @@ static int put_kernel(kg_launches *l, cudaGraphNode_t node) {
   return rc;
 }
 
+/* The buffers the harness gave the call being captured. */
+static _Thread_local struct {
+  const kg_launch_buf *b;
+  int n;
+} t_bufs;
+
+/* Where bytes [p, p + n) lie, as proof.h names it: "buf" inside a buffer
+ * the harness gave the call; host memory as "host:<SHA-256 of the bytes
+ * now>" when hash (a copy's source), else "host"; otherwise "device",
+ * "managed" or "unknown", which the proof refuses. */
+static void where(const void *p, size_t n, int hash, char *out, size_t len) {
+  for (int i = 0; i < t_bufs.n; i++) {
+    uintptr_t a = (uintptr_t)t_bufs.b[i].p, x = (uintptr_t)p;
+    if (x >= a && n <= t_bufs.b[i].bytes && x - a <= t_bufs.b[i].bytes - n) {
+      snprintf(out, len, "buf");
+      return;
+    }
+  }
+  struct cudaPointerAttributes at;
+  memset(&at, 0, sizeof at);
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    cudaGetLastError();
+    snprintf(out, len, "unknown");
+  } else if (at.type == cudaMemoryTypeUnregistered || at.type == cudaMemoryTypeHost) {
+    char hex[65];
+    const void *h = at.type == cudaMemoryTypeHost && at.hostPointer ? at.hostPointer : p;
+    if (!hash) {
+      snprintf(out, len, "host");
+    } else {
+      kg_proof_digest_hex(h, n, hex);
+      snprintf(out, len, "host:%s", hex);
+    }
+  } else {
+    snprintf(out, len, "%s", at.type == cudaMemoryTypeDevice ? "device" : at.type == cudaMemoryTypeManaged ? "managed" : "unknown");
+  }
+}
+
 static int put_memset(kg_launches *l, cudaGraphNode_t node) {
   struct cudaMemsetParams p;
   memset(&p, 0, sizeof p);
   if (cudaGraphMemsetNodeGetParams(node, &p) != cudaSuccess)
     return cudaGetLastError(), fail(l, "an unreadable memset node");
-  return put(l, "memset dst=%p pitch=%zu value=%u elem=%u width=%zu height=%zu", p.dst, p.pitch, p.value, p.elementSize,
-             p.width, p.height);
+  char to[80];
+  size_t rows = p.height ? p.height : 1, bytes = (rows - 1) * p.pitch + p.width * p.elementSize;
+  where(p.dst, bytes, 0, to, sizeof to);
+  return put(l, "memset dst=%p to=%s pitch=%zu value=%u elem=%u width=%zu height=%zu", p.dst, to, p.pitch, p.value,
+             p.elementSize, p.width, p.height);
 }
 
+/* A copy: its parameters, and where it reads and writes when it is flat
+ * (one row, no offsets in y or z: what cudaMemcpyAsync captures as);
+ * another shape is named 3d, which the proof refuses. */
 static int put_memcpy(kg_launches *l, cudaGraphNode_t node) {
   struct cudaMemcpy3DParms p;
   memset(&p, 0, sizeof p);
   if (cudaGraphMemcpyNodeGetParams(node, &p) != cudaSuccess)
     return cudaGetLastError(), fail(l, "an unreadable copy node");
   if (p.srcArray || p.dstArray) return fail(l, "a copy to or from a CUDA array");
+  int flat = p.extent.height <= 1 && p.extent.depth <= 1 && !p.srcPos.y && !p.srcPos.z && !p.dstPos.y && !p.dstPos.z;
+  char from[80] = "-", to[80] = "-";
+  if (flat) {
+    where((const char *)p.srcPtr.ptr + p.srcPos.x, p.extent.width, 1, from, sizeof from);
+    where((const char *)p.dstPtr.ptr + p.dstPos.x, p.extent.width, 0, to, sizeof to);
+  }
   return put(l,
-             "memcpy src=%p,%zu,%zu,%zu pos=%zu,%zu,%zu dst=%p,%zu,%zu,%zu pos=%zu,%zu,%zu extent=%zu,%zu,%zu kind=%d",
-             p.srcPtr.ptr, p.srcPtr.pitch, p.srcPtr.xsize, p.srcPtr.ysize, p.srcPos.x, p.srcPos.y, p.srcPos.z,
-             p.dstPtr.ptr, p.dstPtr.pitch, p.dstPtr.xsize, p.dstPtr.ysize, p.dstPos.x, p.dstPos.y, p.dstPos.z,
-             p.extent.width, p.extent.height, p.extent.depth, (int)p.kind);
+             "memcpy src=%p,%zu,%zu,%zu from=%s pos=%zu,%zu,%zu dst=%p,%zu,%zu,%zu to=%s pos=%zu,%zu,%zu "
+             "extent=%zu,%zu,%zu kind=%d shape=%s",
+             p.srcPtr.ptr, p.srcPtr.pitch, p.srcPtr.xsize, p.srcPtr.ysize, from, p.srcPos.x, p.srcPos.y, p.srcPos.z,
+             p.dstPtr.ptr, p.dstPtr.pitch, p.dstPtr.xsize, p.dstPtr.ysize, to, p.dstPos.x, p.dstPos.y, p.dstPos.z,
+             p.extent.width, p.extent.height, p.extent.depth, (int)p.kind, flat ? "1d" : "3d");
 }
 
 static int put_node(kg_launches *l, cudaGraphNode_t node) {
@@ -200,19 +349,30 @@ static int describe(kg_launches *l, cudaGraph_t g) {
   return rc;
 }
 
-int kg_launches_capture(kg_step_fn run, void *ctx, void *stream, kg_launches *out) {
+int kg_launches_capture(kg_step_fn run, void *ctx, void *stream, const kg_launch_buf *bufs, int nbufs,
+                        kg_launches *out) {
   memset(out, 0, sizeof *out);
   cudaStream_t s = stream;
   cudaGraph_t g = NULL;
   if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
     return cudaGetLastError(), fail(out, "the stream would not capture");
+  kg_launches_free(&t_probe.asked);
+  t_probe.queries = 0, t_probe.on = 1;
   int e = run(ctx);
+  t_probe.on = 0;
   cudaError_t end = cudaStreamEndCapture(s, &g);
   int rc;
-  if (e || end != cudaSuccess || !g)
+  if (e || end != cudaSuccess || !g) {
     rc = fail(out, "the call does not capture into a graph (it waits, or uses another stream)");
-  else
+  } else {
+    t_bufs.b = bufs, t_bufs.n = nbufs;
     rc = describe(out, g);
+    t_bufs.b = NULL, t_bufs.n = 0;
+  }
+  /* what the call asked the runtime, after its nodes */
+  if (!rc && t_probe.asked.desc) rc = put(out, "%s", t_probe.asked.desc);
+  if (!rc) rc = t_probe.queries < 0 ? -1 : put(out, "queries %d\n", t_probe.queries);
+  kg_launches_free(&t_probe.asked);
   cudaGetLastError(); /* capture failures are not sticky: the next call starts clean */
   if (g) cudaGraphDestroy(g);
   if (rc < 0) rc = fail(out, "out of host memory");
@@ -224,18 +384,4 @@ int kg_launches_capture(kg_step_fn run, void *ctx, void *stream, kg_launches *ou
 void kg_launches_free(kg_launches *l) {
   free(l->desc);
   memset(l, 0, sizeof *l);
-}
-
-void kg_launches_first_difference(const kg_launches *a, const kg_launches *b, char *buf, size_t len) {
-  const char *p = a->desc ? a->desc : "", *q = b->desc ? b->desc : "";
-  buf[0] = '\0';
-  for (int line = 0;; line++) {
-    size_t lp = strcspn(p, "\n"), lq = strcspn(q, "\n");
-    if (lp != lq || memcmp(p, q, lp)) {
-      snprintf(buf, len, "line %d: %.*s", line, (int)(lp < 100 ? lp : 100), p);
-      return;
-    }
-    if (!p[lp] && !q[lq]) return;
-    p += lp + (p[lp] != 0), q += lq + (q[lq] != 0);
-  }
 }

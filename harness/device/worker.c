@@ -21,6 +21,7 @@
 #include "launches.h"
 #include "module.h"
 #include "paired.h"
+#include "proof.h"
 #include "proto.h"
 #include "reference.h"
 #include "refcache.h"
@@ -548,31 +549,34 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   return 0;
 }
 
-/* A probe of a paired case: head and base each captured once on the same
- * buffers (launches.h), untimed; the answer says whether they queue the same
- * work and names the kernels, whose machine code the supervisor compares. */
+/* A probe of a paired case: head and base each captured twice on the same
+ * buffers (launches.h), untimed; the CPU side (proof.h) judges whether they
+ * queue the same work it can compare, and the answer names the kernels,
+ * whose machine code the supervisor compares. */
 static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
   if (pair_setup(st, c, p, 1, 0, &head, &base)) return -1;
   step_ctx xh = {st, head, c, st->pcopy[0]}, xb = {st, base, c, st->pcopy[0]};
-  kg_launches lh, lb;
-  int ch = kg_launches_capture(run_step, &xh, st->stream, &lh);
-  int cb = ch ? 1 : kg_launches_capture(run_step, &xb, st->stream, &lb);
+  const kg_launch_buf bufs[] = {
+      {st->pcopy[0], c->n * kg_dtype_get(c->dtype)->size}, {st->d_out, 16}, {st->d_scratch, st->scratch_cap}};
+  kg_launches l[4]; /* the head's two calls, then the base's */
+  int failed = -1;
+  for (int k = 0; k < 4 && failed < 0; k++)
+    if (kg_launches_capture(run_step, k < 2 ? (void *)&xh : (void *)&xb, st->stream, bufs, 3, &l[k])) failed = k;
   r->status = KG_ST_PASS, r->probed = 1, r->launch_same = -1;
-  if (ch || cb) {
-    snprintf(r->message, sizeof r->message, "not proven: the %s: %s", ch ? "head" : "base", ch ? lh.why : lb.why);
-  } else if (lh.len != lb.len || memcmp(lh.desc, lb.desc, lh.len)) {
-    char d[120];
-    kg_launches_first_difference(&lh, &lb, d, sizeof d);
-    r->launch_same = 0;
-    snprintf(r->message, sizeof r->message, "launches differ at %s", d);
+  if (failed >= 0) {
+    snprintf(r->message, sizeof r->message, "not proven: the %s: %s", failed < 2 ? "head" : "base", l[failed].why);
   } else {
-    r->launch_same = 1, r->nlaunches = lh.nlaunches, r->nkernels = lh.nkernels;
-    memcpy(r->kernels, lh.kernels, sizeof r->kernels);
+    const char *h[2] = {l[0].desc, l[1].desc}, *b[2] = {l[2].desc, l[3].desc};
+    int v = kg_proof_launches(h, b, r->message, sizeof r->message);
+    r->launch_same = v == KG_PROOF_SAME ? 1 : v == KG_PROOF_DIFFER ? 0 : -1;
+    if (v == KG_PROOF_SAME) {
+      r->nlaunches = l[0].nlaunches, r->nkernels = l[0].nkernels;
+      memcpy(r->kernels, l[0].kernels, sizeof r->kernels);
+    }
   }
-  kg_launches_free(&lh);
-  if (!ch) kg_launches_free(&lb);
+  for (int k = 0; k < 4 && (failed < 0 || k <= failed); k++) kg_launches_free(&l[k]);
   return 0;
 }
 

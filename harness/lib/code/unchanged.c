@@ -267,12 +267,11 @@ static void check_refs(const image *im, size_t i, char **k, size_t nk, const cha
     const char *n = sym_name(im, y), *kern = kernel_of(im, y, k, nk);
     if (!kern) kern = text_kernel(im, y, k, nk);
     if (is_device_launch(n))
-      snprintf(why, len, "it launches kernels from the device (%.100s): their code is not in its digest", n);
+      snprintf(why, len, "it launches kernels from the device (%.60s): their code is not in its digest", n);
     else if (im->sym[y].st_shndx == SHN_UNDEF)
-      snprintf(why, len, "it refers to %.100s, outside its unit", n);
+      snprintf(why, len, "it refers to %.60s, outside its unit", n);
     else if (kern && (!self || strcmp(kern, self)))
-      snprintf(why, len, "it refers to the kernel %.100s (a launch from the device): whose code is not in its digest",
-               kern);
+      snprintf(why, len, "it refers to the kernel %.60s (a launch from the device)", kern);
   }
 }
 
@@ -314,8 +313,8 @@ static void unit_unproven(const image *im, char **k, size_t nk, char *why, size_
   }
   if (data)
     snprintf(why, len,
-             "its unit holds __device__ or __constant__ data (%.60s) the host may set, of which the digest holds only "
-             "the initial image",
+             "its unit holds __device__ or __constant__ data (%.24s) the host may set; the digest holds only its "
+             "initial image",
              data + (!strncmp(data, ".rela.", 6) ? 5 : !strncmp(data, ".rel.", 5) ? 4 : 0));
   for (size_t i = 1; !why[0] && i < im->nsh; i++) {
     const char *n = sec_name(im, i), *o = n ? owner(n) : NULL;
