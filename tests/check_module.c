@@ -2,12 +2,17 @@
  * description the supervisor reads (module.h). The modules are built from
  * tests/modules/test_module.c without CUDA. */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "module.h"
+#include "refpin.h"
 #include "registry.h"
+#include "testutil.h"
 
 static const char *mod_path(const char *kind, char *buf, size_t len) {
   snprintf(buf, len, "%s/libkg_testmod_%s.so", TEST_MODULES, kind);
@@ -295,6 +300,97 @@ START_TEST(test_module_parse_describe_malformed) {
 }
 END_TEST
 
+/* Writes the bytes of file from over to, in place (the same inode: what a
+ * writer racing kgate would do). */
+static void overwrite(const char *to, const char *from) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "r+b");
+  ck_assert_ptr_nonnull(in);
+  ck_assert_ptr_nonnull(out);
+  ck_assert_int_eq(ftruncate(fileno(out), 0), 0);
+  char buf[1 << 14];
+  size_t got;
+  while ((got = fread(buf, 1, sizeof buf, in)) > 0) ck_assert_uint_eq(fwrite(buf, 1, got, out), got);
+  fclose(in);
+  ck_assert_int_eq(fclose(out), 0);
+}
+
+/* The module that was hashed is the module that loads: the good module's
+ * bytes are read into a sealed image and hashed; then another module is
+ * written over the path; loading the image's path gets the good module, the
+ * image's own bytes still hash as before, and nothing can write the image. */
+START_TEST(test_module_image_swap) {
+  char dir[64], path[128], good[1024], other[1024], err[512] = "", sha_good[65], sha_now[65];
+  kgt_mkscratch(dir, sizeof dir, "modimage");
+  snprintf(path, sizeof path, "%s/reference.so", dir);
+  mod_path("good", good, sizeof good);
+  mod_path("minmax", other, sizeof other);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  overwrite(path, good);
+  ck_assert_int_eq(kg_sha256_file(good, sha_good, err, sizeof err), 0);
+
+  kg_module_image im;
+  ck_assert_msg(kg_module_image_open(path, &im, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(im.sha256, sha_good);
+  overwrite(path, other); /* after the hash, before the load */
+  ck_assert_int_eq(kg_sha256_file(path, sha_now, err, sizeof err), 0);
+  ck_assert_str_ne(sha_now, sha_good);
+
+  kg_loaded_module m;
+  ck_assert_msg(kg_module_open(im.load_path, &m, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(m.m->name, "testmod"); /* the hashed module, not the one now at the path */
+  kg_module_close(&m);
+  ck_assert_int_eq(kg_sha256_file(im.load_path, sha_now, err, sizeof err), 0);
+  ck_assert_str_eq(sha_now, sha_good);
+
+  /* sealed: no write, no truncation, no writable shared mapping, by anyone */
+  ck_assert_int_eq(write(im.fd, "x", 1), -1);
+  ck_assert_int_eq(errno, EPERM);
+  ck_assert_int_eq(ftruncate(im.fd, 0), -1);
+  int again = open(im.load_path, O_RDWR);
+  if (again >= 0) { /* a reopen shares the seals */
+    ck_assert_int_eq(pwrite(again, "x", 1, 0), -1);
+    close(again);
+  }
+  ck_assert_int_eq(fcntl(im.fd, F_GETFD) & FD_CLOEXEC, 0); /* the workers inherit it */
+  kg_module_image_close(&im);
+  ck_assert_int_eq(im.fd, -1);
+  kgt_rmtree(dir);
+}
+END_TEST
+
+/* A worker's message names each image by the path it was read from;
+ * /proc/self/fd/1 is not taken for the start of /proc/self/fd/12. */
+START_TEST(test_module_image_names) {
+  kg_module_image im[2] = {{.fd = 1, .load_path = "/proc/self/fd/1"}, {.fd = 12, .load_path = "/proc/self/fd/12"}};
+  const char *given[2] = {"ref/a.so", "ref/b.so"};
+  char out[128];
+  kg_module_image_names(im, given, 2, "in base modules /proc/self/fd/12 and /proc/self/fd/1 (x)", out, sizeof out);
+  ck_assert_str_eq(out, "in base modules ref/b.so and ref/a.so (x)");
+  kg_module_image_names(im, given, 2, "/proc/self/fd/13: /proc/self/fd/1", out, sizeof out);
+  ck_assert_str_eq(out, "/proc/self/fd/13: ref/a.so");
+  kg_module_image_names(im, given, 2, "at /proc/self/fd/1", out, 8); /* cut, never past the end */
+  ck_assert_str_eq(out, "at ref/");
+}
+END_TEST
+
+/* What cannot be read into an image is one line naming the path. */
+START_TEST(test_module_image_refuses) {
+  char dir[64], missing[128], err[512] = "";
+  kgt_mkscratch(dir, sizeof dir, "modimage");
+  snprintf(missing, sizeof missing, "%s/none.so", dir);
+  const char *paths[] = {missing, dir};
+  for (int i = 0; i < 2; i++) {
+    kg_module_image im;
+    ck_assert_int_eq(kg_module_image_open(paths[i], &im, err, sizeof err), -1);
+    ck_assert_int_eq(im.fd, -1);
+    ck_assert_msg(strstr(err, paths[i]) && !strchr(err, '\n'), "%s", err);
+  }
+  kgt_rmtree(dir);
+}
+END_TEST
+
 Suite *make_module_suite(void) {
   Suite *s = suite_create("module");
   TCase *core = tcase_create("Core");
@@ -304,6 +400,8 @@ Suite *make_module_suite(void) {
   tcase_add_test(core, test_module_minmax_describe);
   tcase_add_test(core, test_module_set_union);
   tcase_add_test(core, test_module_text_edge_cases);
+  tcase_add_test(core, test_module_image_swap);
+  tcase_add_test(core, test_module_image_names);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_module_open_refuses, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
@@ -311,6 +409,7 @@ Suite *make_module_suite(void) {
   tcase_add_loop_test(errors, test_module_validate_defects, 0, NBAD);
   tcase_add_test(errors, test_module_parse_describe_malformed);
   tcase_add_test(errors, test_module_parse_describe_bad_text);
+  tcase_add_test(errors, test_module_image_refuses);
   tcase_add_loop_test(errors, test_module_set_clash, 0, (int)(sizeof k_set_clash / sizeof k_set_clash[0]));
   suite_add_tcase(s, errors);
   return s;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The nightly's pinned reference through the real kgate and kgate's own built
 # module: a pin of another hash is refused in one line with exit 2 before any
-# GPU work (no GPU is needed to see it); the module's own hash is accepted by
+# GPU work and before the module is loaded (no GPU is needed to see it); the module's own hash is accepted by
 # `reference verify`, and by `run --reference` up to the GPU (exit 3 without one,
 # 0 or 4 with one).
 # usage: reference_pin.sh KGATE MODULE.so
@@ -23,6 +23,9 @@ code=$?
 [ $code = 2 ] || fail "a module of another hash: exit $code, expected 2: $(cat "$out/wrong.txt")"
 [ "$(wc -l < "$out/wrong.txt")" = 1 ] || fail "the refusal is not one line: $(cat "$out/wrong.txt")"
 grep -q "not a pinned one (pinned: 000000000000" "$out/wrong.txt" || fail "the refusal names no hash: $(cat "$out/wrong.txt")"
+# refused from the sealed copy's hash, before any worker loaded the module
+grep -q "$mod has sha256 ${sha:0:12}, .*it was not loaded" "$out/wrong.txt" ||
+  fail "the refusal does not say the module was not loaded: $(cat "$out/wrong.txt")"
 
 "$kgate" reference verify "$out/right.json" "$mod" > "$out/verify.txt" 2>&1 || fail "reference verify: exit $?"
 "$kgate" reference verify "$out/wrong.json" "$mod" > /dev/null 2>&1

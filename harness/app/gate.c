@@ -213,6 +213,57 @@ static void join(char *buf, size_t len, const char *sep, const char *s) {
  * The --kernels modules' variants join the registry here, as they do in each
  * worker. *base (when not NULL) gets the union of the base modules, for
  * pairing by name. 0, or -1 after printing why. */
+/* With --reference, the base modules, each read once into sealed memory
+ * (module.h): the workers load the sealed bytes, so the SHA-256 checked
+ * against the pins and recorded is that of the code that runs, whatever
+ * happens at the path meanwhile. Reports and messages name the paths given. */
+static struct {
+  kg_module_image im[KG_MODULES_MAX];
+  const char *given[KG_MODULES_MAX];
+  int n;
+} g_sealed;
+
+/* The path given for a module path a worker was handed. */
+static const char *given_path(const char *path) {
+  for (int k = 0; k < g_sealed.n; k++)
+    if (!strcmp(path, g_sealed.im[k].load_path)) return g_sealed.given[k];
+  return path;
+}
+
+/* A worker's message with the paths given in place of the images'. */
+static const char *given_text(const char *text, char *buf, size_t len) {
+  kg_module_image_names(g_sealed.im, g_sealed.given, g_sealed.n, text, buf, len);
+  return buf;
+}
+
+static void unseal_bases(void) {
+  for (int k = 0; k < g_sealed.n; k++) kg_module_image_close(&g_sealed.im[k]);
+  g_sealed.n = 0;
+}
+
+/* Seals m's base modules into out (a copy of m whose base paths are the
+ * images'); with pins, a module of a hash no pin has is refused here, before
+ * anything of it is loaded. 0, or -1 printed. */
+static int seal_bases(const kg_modules *m, kg_modules *out) {
+  char err[1024];
+  kg_pins pins;
+  *out = *m;
+  if (m->pins && kg_pins_read(m->pins, &pins, err, sizeof err)) return fprintf(stderr, "kgate: %s\n", err), -1;
+  for (int k = 0; k < m->nbase; k++) {
+    kg_module_image *im = &g_sealed.im[g_sealed.n];
+    if (kg_module_image_open(m->base_kernels[k], im, err, sizeof err) ||
+        (m->pins && !kg_pin_by_sha(&pins, m->base_kernels[k], im->sha256, err, sizeof err))) {
+      fprintf(stderr, "kgate: %s%s%s\n", m->pins && im->fd >= 0 ? m->pins : "", m->pins && im->fd >= 0 ? ": " : "",
+              err);
+      kg_module_image_close(im);
+      return unseal_bases(), -1;
+    }
+    g_sealed.given[g_sealed.n++] = m->base_kernels[k];
+    out->base_kernels[k] = im->load_path;
+  }
+  return 0;
+}
+
 /* A base module's identity in pm: its SHA-256 and, with pins (--reference),
  * the commit of its pin; a module that is not a pinned reference is refused
  * (refpin.h). 0, or -1 printed. */
@@ -248,7 +299,8 @@ static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *bas
   int n = kg_module_query(worker_cmd_make(&cmd, worker, -1, 0, m, base != NULL, 1), mods, sizeof mods / sizeof mods[0],
                           err, sizeof err);
   if (n < 0) {
-    fprintf(stderr, "kgate: %s\n", err);
+    char shown[2048];
+    fprintf(stderr, "kgate: %s\n", given_text(err, shown, sizeof shown));
     return -1;
   }
   int rc = 0;
@@ -258,7 +310,7 @@ static int load_modules(const kg_modules *m, const char *worker, kg_modinfo *bas
   for (int k = 0; !rc && k < n; k++) {
     const kg_modinfo *mi = &mods[k];
     if (mi->role == KG_MOD_BASE && base) { /* the worker refused a name two base modules define */
-      join(base->path, sizeof base->path, ",", mi->path);
+      join(base->path, sizeof base->path, ",", given_path(mi->path));
       join(base->name, sizeof base->name, "+", mi->name);
       join(base->version, sizeof base->version, "+", mi->version);
       memcpy(base->v + base->n, mi->v, mi->n * sizeof *mi->v);
@@ -928,10 +980,13 @@ int kg_gate_selftest(const kg_selftest_opts *so) {
 
 int kg_gate_run(const kg_gate_opts *go) {
   if (go->plan_only) return gate_plan(go);
+  kg_gate_opts sealed = *go; /* --reference: the base modules loaded from sealed memory (seal_bases) */
+  if (go->mods.pins && go->timing && go->mods.nbase && seal_bases(&go->mods, &sealed.mods)) return KG_EXIT_USAGE;
   kg_super_trap(1); /* held until the reports are written: a signal meanwhile is recorded, not fatal */
-  int code = gate_run(go);
+  int code = gate_run(&sealed);
   if (kg_super_interrupted()) code = KG_EXIT_SIGNAL + kg_super_interrupted();
   kg_super_trap(0);
+  unseal_bases();
   return code;
 }
 

@@ -135,3 +135,16 @@ const kg_pin *kg_pin_match(const kg_pins *p, const char *module, const char *sha
   else snprintf(err, errlen, "no pinned reference for module '%s'", shown);
   return NULL;
 }
+
+const kg_pin *kg_pin_by_sha(const kg_pins *p, const char *path, const char *sha256, char *err, size_t errlen) {
+  char pinned[16 * KG_PINS_MAX] = "";
+  for (size_t i = 0; i < p->n; i++) {
+    if (!strcmp(p->pins[i].sha256, sha256)) return &p->pins[i];
+    size_t len = strlen(pinned);
+    snprintf(pinned + len, sizeof pinned - len, "%s%.12s", i ? ", " : "", p->pins[i].sha256);
+  }
+  char shown[300];
+  snprintf(err, errlen, "%s has sha256 %.12s, not a pinned one (pinned: %s); it was not loaded",
+           kg_esc_term(path, shown, sizeof shown), sha256, pinned);
+  return NULL;
+}

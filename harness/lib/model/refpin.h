@@ -41,4 +41,9 @@ int kg_pin_has_ptx(const kg_pin *p);
  * for the module, or another hash: "pinned a1b2c3d4e5f6, given 0a1b2c3d4e5f"). */
 const kg_pin *kg_pin_match(const kg_pins *p, const char *module, const char *sha256, char *err, size_t errlen);
 
+/* The pin whose hash is sha256 (any module), or NULL with err naming path
+ * and the pinned hashes: the check made before a module is loaded at all,
+ * when its registry name is not known yet. */
+const kg_pin *kg_pin_by_sha(const kg_pins *p, const char *path, const char *sha256, char *err, size_t errlen);
+
 #endif

@@ -3,11 +3,14 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,11 +87,12 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
   struct stat st;
   if (stat(path, &st) != 0) return snprintf(err, errlen, "kernel module %s: %s", path, strerror(errno)), -1;
   if (!S_ISREG(st.st_mode)) return snprintf(err, errlen, "kernel module %s: not a regular file", path), -1;
-  /* dlopen searches the library path for a bare name: make it a path. */
-  char real[PATH_MAX];
-  if (!realpath(path, real)) return snprintf(err, errlen, "kernel module %s: %s", path, strerror(errno)), -1;
+  /* dlopen searches the library path for a bare name: make it a path. Not
+   * realpath: a sealed image's /proc/self/fd/N resolves to no file. */
+  char given[PATH_MAX + 2];
+  snprintf(given, sizeof given, "%s%s", strchr(path, '/') ? "" : "./", path);
   dlerror();
-  out->handle = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+  out->handle = dlopen(given, RTLD_NOW | RTLD_LOCAL);
   if (!out->handle) {
     const char *why = dlerror();
     return snprintf(err, errlen, "kernel module %s: cannot load: %.300s", path, why ? why : "unknown error"), -1;
@@ -126,6 +130,95 @@ void kg_module_close(kg_loaded_module *m) {
   m->vars = NULL;
   m->handle = NULL;
   m->m = NULL;
+}
+
+/* Copies fd's size bytes into the memory file to. 0, or -1 (errno). */
+static int copy_all(int from, int to, size_t size) {
+  enum { CHUNK = 1 << 20 };
+  unsigned char *buf = malloc(CHUNK);
+  if (!buf) return -1;
+  size_t done = 0;
+  int rc = 0;
+  while (!rc && done < size) {
+    ssize_t got = read(from, buf, CHUNK < size - done ? CHUNK : size - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) { /* a read error, or a file that shrank meanwhile */
+      if (!got) errno = EIO;
+      rc = -1;
+    }
+    for (ssize_t put = 0, w; !rc && put < got; put += w)
+      if ((w = write(to, buf + put, (size_t)(got - put))) < 0) rc = -1;
+    done += got > 0 ? (size_t)got : 0;
+  }
+  free(buf);
+  return rc;
+}
+
+/* The SHA-256 of fd's bytes from offset 0, in hex. 0, or -1 (errno). */
+static int sha256_fd(int fd, char hex[65]) {
+  struct sha256_ctx ctx;
+  unsigned char buf[1 << 16], d[SHA256_DIGEST_SIZE];
+  sha256_init(&ctx);
+  ssize_t got;
+  for (off_t at = 0; (got = pread(fd, buf, sizeof buf, at)) != 0; at += got) {
+    if (got < 0 && errno == EINTR) got = 0;
+    else if (got < 0) return -1;
+    sha256_update(&ctx, (size_t)got, buf);
+  }
+  sha256_digest(&ctx, sizeof d, d);
+  for (size_t i = 0; i < sizeof d; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+  return 0;
+}
+
+int kg_module_image_open(const char *path, kg_module_image *im, char *err, size_t errlen) {
+  memset(im, 0, sizeof *im);
+  im->fd = -1;
+  int from = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), to = -1;
+  struct stat st;
+  const char *why = NULL;
+  if (from < 0 || fstat(from, &st)) why = strerror(errno);
+  else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+  else if ((unsigned long long)st.st_size > KG_MODULE_IMAGE_MAX) why = "larger than any kernel module (2 GiB)";
+  else if ((to = memfd_create("kgate-module", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0)
+    why = strerror(errno);
+  else if (copy_all(from, to, (size_t)st.st_size) ||
+           fcntl(to, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) ||
+           sha256_fd(to, im->sha256)) /* the sealed bytes, read back: what every load maps */
+    why = strerror(errno);
+  else if (fcntl(to, F_SETFD, 0)) /* the workers load it by the same number */
+    why = strerror(errno);
+  if (from >= 0) close(from);
+  if (why) {
+    if (to >= 0) close(to);
+    memset(im->sha256, 0, sizeof im->sha256);
+    return snprintf(err, errlen, "kernel module %s: cannot read it into sealed memory: %s", path, why), -1;
+  }
+  im->fd = to;
+  snprintf(im->load_path, sizeof im->load_path, "/proc/self/fd/%d", to);
+  return 0;
+}
+
+void kg_module_image_close(kg_module_image *im) {
+  if (im->fd >= 0) close(im->fd);
+  im->fd = -1;
+}
+
+void kg_module_image_names(const kg_module_image *im, const char *const *given, int n, const char *text, char *out,
+                           size_t len) {
+  size_t o = 0;
+  while (*text && o + 1 < len) {
+    int k = 0;
+    for (size_t l; k < n; k++) /* "/proc/self/fd/1" is not the start of ".../fd/12" */
+      if (!strncmp(text, im[k].load_path, l = strlen(im[k].load_path)) && !(text[l] >= '0' && text[l] <= '9')) break;
+    if (k < n) {
+      int w = snprintf(out + o, len - o, "%s", given[k]);
+      o = w < 0 ? o : (size_t)w < len - o ? o + (size_t)w : len - 1;
+      text += strlen(im[k].load_path);
+    } else {
+      out[o++] = *text++;
+    }
+  }
+  if (len) out[o < len ? o : len - 1] = '\0';
 }
 
 int kg_module_find(const kg_module *m, const char *name) {

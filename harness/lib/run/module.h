@@ -35,11 +35,38 @@ typedef struct kg_loaded_module {
 #define KG_MODULE_VARIANT_MIN offsetof(kg_module_variant, op)
 
 /* dlopen(path) (RTLD_LOCAL: two modules' symbols never meet), check the ABI,
- * then the registry. 0, or -1 with a one-line reason naming the file. */
+ * then the registry. A path without a slash is taken in the current folder,
+ * never searched for. 0, or -1 with a one-line reason naming the file. */
 int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t errlen);
 void kg_module_close(kg_loaded_module *m);
 /* Index of the variant called name in the module, or -1. */
 int kg_module_find(const kg_module *m, const char *name);
+
+/* A module's file read once into a sealed memory file (memfd_create, then
+ * F_SEAL_WRITE, SHRINK, GROW and SEAL: no process can change it, its owner
+ * included), and the SHA-256 of the sealed bytes read back. Whatever happens
+ * at the path afterwards, loading load_path ("/proc/self/fd/N") maps exactly
+ * the bytes that were hashed: what a pin (refpin.h) is checked against is
+ * what runs. The descriptor is inherited by the processes this one starts
+ * (the workers are given load_path and find the same N). */
+typedef struct kg_module_image {
+  int fd; /* -1: none */
+  char sha256[65];
+  char load_path[32];
+} kg_module_image;
+
+/* The most bytes an image holds: far more than any kernel module's fat binary. */
+#define KG_MODULE_IMAGE_MAX ((size_t)2 << 30)
+
+/* Reads path (a regular file of at most KG_MODULE_IMAGE_MAX bytes) into im.
+ * 0, or -1 with a one-line reason naming path (im->fd is then -1). */
+int kg_module_image_open(const char *path, kg_module_image *im, char *err, size_t errlen);
+void kg_module_image_close(kg_module_image *im); /* im->fd -1 after */
+/* text into out (len bytes, cut at the end) with each of the n images'
+ * load_path replaced by the path it was read from, given[k]: a worker names
+ * the module it loaded by the path it was handed. */
+void kg_module_image_names(const kg_module_image *im, const char *const *given, int n, const char *text, char *out,
+                           size_t len);
 
 /* Checks a registry table without calling into it: the ABI fields, a
  * variant_size from KG_MODULE_VARIANT_MIN to sizeof(kg_module_variant)
