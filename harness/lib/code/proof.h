@@ -13,9 +13,9 @@
  *                                  bytes) or "-" (not reported). An id kgate
  *                                  does not know (kg_proof_attr_name) must be
  *                                  "0" or "-"
- *   launch N:ID=HEX,...            the attributes a launch passed to the
- *                                  runtime (cudaLaunchKernelEx), in order; every
- *                                  id must be known
+ *   launch ID=HEX ...              the attributes a launch passed to the
+ *                                  runtime (cudaLaunchKernelEx), a line per
+ *                                  launch in order; every id must be known
  *   memset to=buf ...              a memset into a buffer the harness gave the call
  *   memcpy from=buf|host:SHA256 to=buf shape=1d ...
  *                                  a flat copy from a harness buffer, or from
@@ -27,7 +27,9 @@
  *                                  its stream is capturing: must be 0
  * Anything else is refused: another memory kind (from=device: memory the
  * harness did not give the call, whose contents the host may have set;
- * managed; array), a pitched or 3D copy, an unknown line. */
+ * managed; unknown), a pitched or 3D copy (shape=3d), an unknown line. The
+ * worker itself refuses what it cannot describe (a host, event or array
+ * node, a call that does not capture). */
 #ifndef KG_PROOF_H
 #define KG_PROOF_H
 
