@@ -6,10 +6,14 @@
 # kgate_single_pass, whose units hold __device__ data the host may set, are
 # paired with that reason in the log; --time-unchanged pairs them all
 # instead; the roofline is kept in the cache folder and read back by the
-# next run.
-# usage: unchanged_gpu.sh KGATE   (exit 77 without a GPU)
+# next run. With a team's module built as a head and a base that differ
+# only at the host (tests/modules/gpu_unchanged.cu): the same launch is
+# UNCHANGED; a carve-out passed with the launch, a call that asks whether it
+# is captured and a call whose arguments change from call to call are paired
+# with their reasons; against itself the carve-out is UNCHANGED again.
+# usage: unchanged_gpu.sh KGATE [HEAD_MODULE BASE_MODULE]   (exit 77 without a GPU)
 set -u
-kgate=$1
+kgate=$1 head=${2:-} base=${3:-}
 out=$(mktemp -d /tmp/kg_unchanged_XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "unchanged_gpu: FAIL: $*"; exit 1; }
@@ -53,3 +57,27 @@ r2=$(grep -o '"roofline_gbps":[0-9.]*' "$out/timed.json" | head -1 | cut -d: -f2
 awk -v a="$r1" -v b="$r2" 'BEGIN { d = a - b; exit !(a > 0 && d < 0.051 && d > -0.051) }' ||
   fail "the second run did not read the kept roofline ($r1, $r2)"
 echo "unchanged_gpu: 6 cells UNCHANGED with their evidence and timed once, 6 paired for __device__ data; --time-unchanged pairs them; the roofline kept ($r1)"
+[ -n "$head" ] || exit 0
+
+team() { # name, base module
+  "$kgate" run --kernels "$head" --base-kernels "$2" --variant unch_plain,unch_carveout,unch_query,unch_stateful \
+    --dtype i32 --sizes 1 --perf-sizes 2^20 --json "$out/$1.json" > "$out/$1.txt" 2> "$out/$1.err"
+  code=$?
+  [ $code = 0 ] || { cat "$out/$1.txt" "$out/$1.err"; fail "the $1 run exited $code"; }
+}
+verdict() { grep -o "\"variant\":\"$2\",\"dtype\":\"i32\",\"n\":1048576,\"verdict\":\"[A-Z]*\"" "$out/$1.json" | cut -d'"' -f14; }
+paired_for() { # name, variant, reason
+  grep -q "kgate: $2 is paired: not proven unchanged (.*$3" "$out/$1.err" ||
+    { cat "$out/$1.err"; fail "$1: $2 not paired for: $3"; }
+  [ "$(verdict "$1" "$2")" != UNCHANGED ] || fail "$1: $2 is UNCHANGED"
+}
+team host "$base"
+[ "$(verdict host unch_plain)" = UNCHANGED ] || { cat "$out/host.err"; fail "unch_plain is $(verdict host unch_plain)"; }
+paired_for host unch_carveout "launches differ at line"
+paired_for host unch_query "asked whether its stream is capturing"
+paired_for host unch_stateful "queued other work on a second call"
+grep "is paired" "$out/host.err"
+team self "$head"
+[ "$(verdict self unch_carveout)" = UNCHANGED ] || { cat "$out/self.err"; fail "the carve-out against itself: $(verdict self unch_carveout)"; }
+paired_for self unch_query "asked whether its stream is capturing"
+echo "unchanged_gpu: a team's host-side changes: the same launch UNCHANGED; a carve-out, a capture query, a changing argument paired"
