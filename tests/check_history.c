@@ -306,8 +306,11 @@ END_TEST
 /* --- the writers' lock: appenders side by side */
 
 /* Forks n children that each append a run of their own date to g_path at the
- * same moment (they wait on one pipe); 0 when every child exited 0. */
-static int add_side_by_side(int round, int n) {
+ * same moment (they wait on one pipe). A child that takes the lock after a
+ * later night's appender is refused (a history holds its nights in order):
+ * *added counts those that appended. 0 when every child appended or was
+ * refused for that reason alone. */
+static int add_side_by_side(int round, int n, size_t *added) {
   int go[2];
   ck_assert_int_eq(pipe(go), 0);
   pid_t kids[16];
@@ -320,16 +323,19 @@ static int add_side_by_side(int round, int n) {
       if (read(go[0], &c, 1) != 0) _exit(9); /* returns 0 when the parent closes it: all start */
       snprintf(date, sizeof date, "2026-%02d-%02dT%02d:00:00Z", 1 + round / 28 % 12, 1 + round % 28, k);
       make_run(date, 200 + k);
-      _exit(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err) == 0 ? 0 : 1);
+      int rc = kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err);
+      _exit(rc == 0 ? 0 : rc < 0 && strstr(err, "is not after its last night's") ? 2 : 1);
     }
   }
   close(go[0]);
   close(go[1]);
   int bad = 0;
+  *added = 0;
   for (int k = 0; k < n; k++) {
     int st;
     ck_assert_int_eq(waitpid(kids[k], &st, 0), kids[k]);
-    bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    bad |= !WIFEXITED(st) || (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 2);
+    *added += WIFEXITED(st) && WEXITSTATUS(st) == 0;
   }
   return bad ? -1 : 0;
 }
@@ -342,18 +348,21 @@ static size_t file_lines(void) {
 }
 
 /* N appenders at once into one history, R rounds (every other round from no
- * file, so the lock passes from the folder to the new file): no line lost,
- * every appender exits 0, the file reads back. KGATE_CONCURRENT_ROUNDS sets R. */
+ * file, so the lock passes from the folder to the new file): no line lost
+ * (every appender that succeeded is in the file), none fails but for coming
+ * after a later night, the file reads back. KGATE_CONCURRENT_ROUNDS sets R. */
 START_TEST(test_history_add_concurrent) {
   const char *env = getenv("KGATE_CONCURRENT_ROUNDS");
   int rounds = env ? atoi(env) : 40, writers = 4;
-  size_t lost = 0, failed = 0;
+  size_t lost = 0, failed = 0, kept = 0, added;
   for (int r = 0; r < rounds; r++) {
-    if (r % 2 == 0) unlink(g_path);
+    if (r % 2 == 0) unlink(g_path), kept = 0;
     size_t before = file_lines();
-    failed += add_side_by_side(r, writers) != 0;
+    failed += add_side_by_side(r, writers, &added) != 0;
+    ck_assert_uint_ge(added, 1); /* the first to take the lock always appends */
+    kept += added;
     size_t after = file_lines();
-    lost += before + (size_t)writers - after;
+    lost += before + added - after;
   }
   fprintf(stderr, "history add side by side: %d rounds of %d appenders, %zu lines lost, %zu failed\n", rounds,
           writers, lost, failed);
@@ -362,7 +371,7 @@ START_TEST(test_history_add_concurrent) {
   kg_history h;
   char err[512] = "";
   ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
-  ck_assert_uint_eq(h.n, (rounds % 2 ? 1 : 2) * (size_t)writers);
+  ck_assert_uint_eq(h.n, kept);
   kg_history_free(&h);
   ck_assert_int_eq(kgt_count_files(g_dir, NULL), 1); /* no temp or lock file */
 }
@@ -470,6 +479,61 @@ END_TEST
 
 #define N(a) (int)(sizeof a / sizeof a[0])
 
+/* ---- Errors: nights that cannot be a history (tests/data/refused) ---------- */
+
+#define REFUSED KG_SOURCE_DIR "/tests/data/refused/"
+
+/* Each fixture differs from history-ok.jsonl in one night; the reader
+ * refuses it in one line naming the file, the line and the field. */
+static const struct {
+  const char *file, *want;
+} k_refused_histories[] = {
+    {"history-out-of-order.jsonl", "line 3: date 2026-11-25T21:23:16Z is before line 2's (2026-11-25T21:25:00Z): "
+                                   "nights out of order"},
+    {"history-one-date.jsonl", "line 3: date 2026-11-25T21:23:16Z is the date of line 2 too: two nights on one date"},
+    {"history-duplicate.jsonl", "line 3: date 2026-11-25T21:23:16Z, commit 79c9a97eb8f4: the same night as line 2"},
+    {"history-paired-rounds0.jsonl", "line 2: paired: rounds is 0"},
+};
+
+START_TEST(test_history_read_refuses_fixture) {
+  kg_history h;
+  char err[512] = "";
+  ck_assert_msg(kg_history_read(REFUSED "history-ok.jsonl", &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(h.n, 3);
+  kg_history_free(&h);
+  const char *file = k_refused_histories[_i].file;
+  char path[512];
+  snprintf(path, sizeof path, REFUSED "%s", file);
+  ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, path) && strstr(err, k_refused_histories[_i].want) && !strchr(err, '\n'), "%s: %s", file,
+                err);
+  ck_assert_uint_eq(h.n, 0);
+}
+END_TEST
+
+/* An append never makes a file the reader refuses: a night dated before
+ * the last, or on its date with another commit, is refused and the file
+ * left as it was; the same night again is still harmless (1). */
+START_TEST(test_history_add_refuses_disorder) {
+  char err[512] = "";
+  add_ok("2026-11-22T08:30:00Z", 200);
+  char *before = kgt_slurp(g_path);
+  make_run("2026-11-21T08:30:00Z", 200);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, g_path) && strstr(err, "2026-11-21T08:30:00Z is not after"), "%s", err);
+  make_run("2026-11-22T08:30:00Z", 200);
+  snprintf(g_run.meta.commit, sizeof g_run.meta.commit, "0123456789ab"); /* another night, the same date */
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "2026-11-22T08:30:00Z is not after"), "%s", err);
+  char *after = kgt_slurp(g_path);
+  ck_assert_str_eq(before, after);
+  make_run("2026-11-22T08:30:00Z", 200);
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), 1);
+  free(before);
+  free(after);
+}
+END_TEST
+
 Suite *make_history_suite(void) {
   Suite *s = suite_create("history");
   TCase *core = tcase_create("Core");
@@ -498,6 +562,8 @@ Suite *make_history_suite(void) {
   tcase_add_test(errors, test_history_add_unwritable);
   tcase_add_test(errors, test_history_add_refuses_fifo);
   tcase_add_loop_test(errors, test_history_cli_rejects, 0, N(k_parse_bad));
+  tcase_add_loop_test(errors, test_history_read_refuses_fixture, 0, N(k_refused_histories));
+  tcase_add_test(errors, test_history_add_refuses_disorder);
   suite_add_tcase(s, errors);
   return s;
 }

@@ -716,6 +716,38 @@ END_TEST
 
 #define N(a) (int)(sizeof a / sizeof a[0])
 
+/* ---- Errors: values that cannot be true (tests/data/refused) --------------- */
+
+#define REFUSED KG_SOURCE_DIR "/tests/data/refused/"
+
+/* Each fixture differs from results-ok.json in one field; the reader refuses
+ * it in one line naming the file, the object and the field. */
+static const struct {
+  const char *file, *want;
+} k_refused_results[] = {
+    {"results-paired-rounds0.json", "paired: rounds is 0 and max_rounds 6: a paired run has 1 <= rounds"},
+    {"results-cell-rounds0.json", "paired.cells[0]: rounds is 0 with 8 blocks"},
+    {"results-unsupported-timed.json",
+     "cases[0] (two_pass i32 33554432 wrap): supported is false, yet the case has a timing"},
+};
+
+START_TEST(test_results_read_refuses_fixture) {
+  kg_run run = {0};
+  char err[512] = "";
+  ck_assert_msg(kg_results_read(REFUSED "results-ok.json", &run, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(run.n, 1);
+  ck_assert_uint_eq(run.npairs, 1);
+  kg_run_free(&run);
+  const char *file = k_refused_results[_i].file;
+  char path[512];
+  snprintf(path, sizeof path, REFUSED "%s", file);
+  ck_assert_int_eq(kg_results_read(path, &run, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, path) && strstr(err, k_refused_results[_i].want) && !strchr(err, '\n'), "%s: %s", file,
+                err);
+  kg_run_free(&run);
+}
+END_TEST
+
 Suite *make_results_suite(void) {
   Suite *s = suite_create("results");
   TCase *core = tcase_create("Core");
@@ -740,6 +772,7 @@ Suite *make_results_suite(void) {
   tcase_add_test(errors, test_results_phases_round_trip);
   tcase_add_test(errors, test_results_lint_round_trip);
   tcase_add_loop_test(errors, test_results_provenance_rejects, 0, N(k_bad_prov));
+  tcase_add_loop_test(errors, test_results_read_refuses_fixture, 0, N(k_refused_results));
   suite_add_tcase(s, errors);
   TCase *atomic = tcase_create("Atomic");
   tcase_add_checked_fixture(atomic, scratch_setup, scratch_teardown);

@@ -272,7 +272,7 @@ static void read_paired(kg_jrd *r, json_t *doc, kg_hist_paired *p) {
   kg_jrd_text(r, ref, "commit", p->ref_commit, sizeof p->ref_commit, kg_why_bad_hex_list);
   if (json_object_get(o, "card")) kg_jrd_text(r, o, "card", p->card, sizeof p->card, why_bad_card);
   p->confidence = kg_jrd_num(r, o, "confidence");
-  p->rounds = (int)kg_jrd_range(r, o, "rounds", 0, 1 << 20);
+  p->rounds = (int)kg_jrd_range(r, o, "rounds", 1, 1 << 20); /* a paired night had its rounds */
   if (!r->failed && !(p->confidence > 0 && p->confidence < 1)) kg_jrd_fail(r, "confidence must lie in (0, 1)");
   r->where[len] = '\0';
   read_pcells(r, o, "cells", &p->cells, &p->n);
@@ -323,6 +323,22 @@ static void hist_paired_free(kg_hist_paired *p) {
   memset(p, 0, sizeof *p);
 }
 
+/* The night on a line after the one before it (line `before`): a later
+ * date, never the same one. Dates are one fixed-width UTC format
+ * (kg_why_bad_date), so their bytes order them as time does. */
+static void refuse_disorder(kg_jrd *r, const kg_hist_run *prev, const kg_hist_run *run, size_t before) {
+  int c = strcmp(run->date, prev->date);
+  if (c > 0) return;
+  if (c == 0 && !strcmp(run->commit, prev->commit))
+    kg_jrd_fail(r, "date %s, commit %s: the same night as line %zu (a night appears once)", run->date, run->commit,
+                before);
+  else if (c == 0)
+    kg_jrd_fail(r, "date %s is the date of line %zu too: two nights on one date", run->date, before);
+  else
+    kg_jrd_fail(r, "date %s is before line %zu's (%s): nights out of order (oldest first)", run->date, before,
+                prev->date);
+}
+
 /* Parses the history line by line from l (memory: the longest line and the
  * parsed runs, never the whole file). With copy, every line read goes there
  * byte for byte, a newline added to a last line that lacked one: the old part
@@ -331,7 +347,7 @@ static void hist_paired_free(kg_hist_paired *p) {
 static int parse_history(const char *path, kg_lines *l, FILE *copy, int keep, kg_history *h, char *err,
                          size_t errlen) {
   memset(h, 0, sizeof *h);
-  size_t cap = 0, line = 0, n;
+  size_t cap = 0, line = 0, n, prev_line = 0;
   char *s;
   int got = 0, nl;
   kg_jrd r = {.file = path, .err = err, .errlen = errlen};
@@ -371,6 +387,8 @@ static int parse_history(const char *path, kg_lines *l, FILE *copy, int keep, kg
     snprintf(r.where, sizeof r.where, "line %zu", line);
     if (!r.failed && h->n > 1 && !kg_same_gpu(&h->runs[0].dev, &run->dev))
       kg_jrd_fail(&r, "a run of %s in a history of %s", run->dev.name, h->runs[0].dev.name);
+    if (!r.failed && h->n > 1) refuse_disorder(&r, &h->runs[h->n - 2], run, prev_line);
+    prev_line = line;
   }
   if (got < 0) r.failed = 1; /* err says why */
   if (r.failed) kg_history_free(h);
@@ -428,12 +446,17 @@ static int add_locked(const char *path, const kg_run *run, const kg_run *paired,
     for (size_t i = 0; rc == 0 && i < h.n; i++)
       dup |= !strcmp(h.runs[i].date, run->meta.date) && !strcmp(h.runs[i].commit, run->meta.commit) &&
              kg_same_gpu(&h.runs[i].dev, &run->meta.dev);
+    const char *last = h.n ? h.runs[h.n - 1].date : NULL;
     if (rc == 0 && h.n && !kg_same_gpu(&h.runs[0].dev, &run->meta.dev)) {
       snprintf(err, errlen, "%s holds runs of %s, this run is of %s: keep one history per GPU model", path,
                h.runs[0].dev.name, run->meta.dev.name);
       rc = -1;
     } else if (rc == 0 && dup) {
       rc = 1;
+    } else if (rc == 0 && last && strcmp(run->meta.date, last) <= 0) { /* a line no reader would accept after it */
+      snprintf(err, errlen, "not adding to %s: the run's date %s is not after its last night's (%s): a history "
+               "holds one night a date, oldest first", path, run->meta.date, last);
+      rc = -1;
     } else if (rc == 0 && (fputs(line, o.f) == EOF || fputc('\n', o.f) == EOF)) {
       snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
       rc = -1;

@@ -181,6 +181,12 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     kg_jrd_fail(r, "confidence must lie in (0, 1)");
     return;
   }
+  /* A paired run gives every cell its rounds: none is no paired run at all. */
+  if (m->rounds < 1 || m->max_rounds < m->rounds) {
+    kg_jrd_fail(r, "rounds is %d and max_rounds %d: a paired run has 1 <= rounds <= max_rounds", m->rounds,
+                m->max_rounds);
+    return;
+  }
   run->pairs = calloc(n ? n : 1, sizeof *run->pairs);
   if (!run->pairs) {
     kg_jrd_fail(r, "out of memory");
@@ -204,6 +210,8 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     else if (st->verdict == KG_NPVERDICTS) kg_jrd_fail(r, "unknown verdict '%s'", verdict);
     else if (nn < 0 || st->blocks < 0 || st->pairs < 0 || pc->rounds < 0 || pc->set_aside < 0)
       kg_jrd_fail(r, "negative n, blocks, pairs, rounds or set_aside");
+    else if (st->blocks > 0 && pc->rounds < 1) /* its blocks came from the rounds that timed it */
+      kg_jrd_fail(r, "rounds is 0 with %d blocks: a measured cell was timed in 1 round or more", st->blocks);
     else if (st->blocks > 0 && !(st->lo > 0 && st->lo <= st->ratio && st->ratio <= st->hi && isfinite(st->hi) &&
                                  st->head_us > 0 && isfinite(st->head_us) && st->base_us > 0 && isfinite(st->base_us)))
       kg_jrd_fail(r, "ratio and interval must be finite with 0 < lo <= ratio <= hi, times > 0");
@@ -397,6 +405,11 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   kg_result_read(r, o, res, label);
   c->supported = kg_jrd_bool(r, o, "supported");
   c->timed = kg_jrd_bool(r, o, "timed");
+  /* A case the variant cannot run is never timed (plan.c): a timing there is made up. */
+  if (!r->failed && !c->supported && res->timing.samples)
+    kg_jrd_fail(r, "supported is false, yet the case has a timing: kgate times only cases it can run");
+  else if (!r->failed && !c->supported && c->timed)
+    kg_jrd_fail(r, "supported is false, yet timed is true: kgate times only cases it can run");
 }
 
 /* Cases in (variant, dtype, n, pattern) order. */
