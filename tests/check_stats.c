@@ -144,6 +144,37 @@ START_TEST(test_stats_identical_and_zero) {
 }
 END_TEST
 
+/* digamma and trigamma at known values (Abramowitz and Stegun 6.3, 6.4):
+ * psi(1) = -gamma, psi(1/2) = -gamma - 2 ln 2, psi1(1) = pi^2/6,
+ * psi1(1/2) = pi^2/2; trigamma's inverse undoes it. */
+START_TEST(test_stats_gamma_functions) {
+  const double g = 0.57721566490153286, pi = 3.14159265358979324;
+  ck_assert_double_eq_tol(kg_digamma(1), -g, 1e-10);
+  ck_assert_double_eq_tol(kg_digamma(0.5), -g - 2 * log(2.0), 1e-10);
+  ck_assert_double_eq_tol(kg_trigamma(1), pi * pi / 6, 1e-10);
+  ck_assert_double_eq_tol(kg_trigamma(0.5), pi * pi / 2, 1e-10);
+  for (double x = 0.05; x < 500; x *= 2.5) ck_assert_double_eq_tol(kg_trigamma_inv(kg_trigamma(x)), x, 1e-8 * x);
+  ck_assert(isnan(kg_digamma(0)) && isnan(kg_trigamma_inv(-1)));
+}
+END_TEST
+
+/* The variance prior: equal variances fit nu0 = +Inf (all shrink to one);
+ * variances spread far beyond chance fit a small nu0, so each keeps most of
+ * its own; a posterior lies between its own variance and s0^2. */
+START_TEST(test_stats_eb_prior) {
+  double same[6] = {4, 4, 4, 4, 4, 4}, nu[6] = {5, 5, 5, 5, 5, 5}, s0sq, nu0;
+  ck_assert_int_eq(kg_eb_prior(same, nu, 6, &s0sq, &nu0), 0);
+  ck_assert(isinf(nu0));
+  ck_assert_double_eq_tol(kg_eb_shrink(9, 5, s0sq, nu0), s0sq, 1e-12);
+  double wide[6] = {0.01, 100, 0.1, 10, 1, 1000};
+  ck_assert_int_eq(kg_eb_prior(wide, nu, 6, &s0sq, &nu0), 0);
+  ck_assert(nu0 > 0 && nu0 < 5);
+  double post = kg_eb_shrink(100, 5, s0sq, nu0);
+  ck_assert(post < 100 && post > s0sq);
+  ck_assert_int_eq(kg_eb_prior(wide, nu, 2, &s0sq, &nu0), -1); /* too few */
+}
+END_TEST
+
 Suite *make_stats_suite(void) {
   Suite *s = suite_create("stats");
   TCase *core = tcase_create("Core");
@@ -154,6 +185,8 @@ Suite *make_stats_suite(void) {
   tcase_add_test(core, test_stats_tight_series_stops_at_min);
   tcase_add_test(core, test_stats_noisy_series_goes_on);
   tcase_add_test(core, test_stats_enough_rules);
+  tcase_add_test(core, test_stats_gamma_functions);
+  tcase_add_test(core, test_stats_eb_prior);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_test(limits, test_stats_empty);

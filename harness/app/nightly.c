@@ -1,6 +1,7 @@
 /* history check (nightly.h). */
 #include "nightly.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,7 +56,12 @@ int kg_nightly_check(const kg_nightly_opts *o) {
   return code;
 }
 
+/* The replay at the recorded noise, then the aim and the false alarms as
+ * if each night had more paired rounds: a night's spread shrinks as
+ * 1 / sqrt(rounds) (docs/nightly.md), so each cell's distance from its
+ * median night is scaled by sqrt(recorded / R). */
 int kg_nightly_calibrate(const char *nights, unsigned long long seed) {
+  static const int k_rounds[] = {8, 16, 32};
   char err[1024];
   kg_history h;
   if (kg_history_read(nights, &h, err, sizeof err)) {
@@ -65,12 +71,27 @@ int kg_nightly_calibrate(const char *nights, unsigned long long seed) {
   kg_replay_opts o = kg_replay_defaults();
   o.seed = seed;
   static kg_replay_result r;
-  int code = KG_EXIT_OK;
+  int code = KG_EXIT_OK, recorded = h.n ? h.runs[0].paired.rounds : 0;
   if (kg_replay(&h, &o, &r, err, sizeof err)) {
     fprintf(stderr, "kgate: %s: %s\n", nights, err);
-    code = KG_EXIT_USAGE;
-  } else {
-    kg_replay_markdown(stdout, &o, &r);
+    kg_history_free(&h);
+    return KG_EXIT_USAGE;
+  }
+  kg_replay_markdown(stdout, &o, &r);
+  printf("\nAt more rounds a night (each cell's spread scaled by sqrt(%d / R); %d series of %d nights for the false "
+         "alarms, %d plants at the aim):\n\n| rounds | scale | size | plants x cells | P flagged within %d nights | "
+         "cells with P >= 0.95 | false alarms per %d nights |\n|---:|---:|---:|---:|---:|---:|---:|\n",
+         recorded, o.series / 2, o.nights, o.plants / 2, o.within, o.nights);
+  kg_replay_aim_markdown(stdout, recorded, &o, &r);
+  for (size_t i = 0; recorded > 0 && i < sizeof k_rounds / sizeof k_rounds[0]; i++) {
+    kg_replay_opts m = o;
+    m.aim_only = 1, m.series = o.series / 2, m.plants = o.plants / 2, m.scale = sqrt((double)recorded / k_rounds[i]);
+    if (kg_replay(&h, &m, &r, err, sizeof err)) {
+      fprintf(stderr, "kgate: %s: %s\n", nights, err);
+      code = KG_EXIT_USAGE;
+      break;
+    }
+    kg_replay_aim_markdown(stdout, k_rounds[i], &m, &r);
   }
   kg_history_free(&h);
   return code;

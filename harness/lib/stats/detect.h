@@ -10,21 +10,35 @@
 
 #include "history.h"
 
-/* Each cell's CUSUM is tuned to one step: `design` times the PR gate's
- * minimum effect for the cell's input size (paired.h), delta = that step in
- * the cell's sigmas (kept within [delta_min, delta_max]); k = delta / 2,
- * scores clipped to delta + 1, h from arl0 and at least clip - k + 0.5. */
+/* Two detectors watch the nights. Per cell, a CUSUM tuned to one step:
+ * `design` times the PR gate's minimum effect for the cell's input size
+ * (paired.h; 0.5: 0.25 % at 2^25, 0.5 % at 2^22), delta = that step in the
+ * cell's sigmas (kept within [delta_min, delta_max]), k = delta / 2, scores
+ * clipped to delta + 1, h from arl0 and at least clip - k + 0.5 (one night
+ * never alarms alone). Per variant, a pooled CUSUM on the sum of its watched
+ * cells' scores (each clipped to +-3) over the square root of their count,
+ * tuned to pool_delta of its own sigmas with arl0_pooled: a regression of a
+ * variant moves all its dtypes and sizes, and the sum gains sqrt(m) in
+ * signal to noise. The false-alarm budget is split between the two. */
 typedef struct kg_detect_opts {
-  double arl0;       /* nights between false alarms per cell at no change (Siegmund; sets h) */
-  double design;     /* the step to catch, as a share of the gate's minimum effect */
+  double arl0;        /* nights between false alarms per cell at no change (Siegmund; sets h) */
+  double arl0_pooled; /* the same per variant, for the pooled detector */
+  double design;      /* the step to catch, as a share of the gate's minimum effect */
   double delta_min, delta_max;
-  int warmup;        /* nights that set a series' level before it is watched (at most 64) */
-  double env_share;  /* this share of a night's watched cells moving one way: the environment */
-  double health_pct; /* the reference's own time this much slower than its card's median: runner health */
+  double pool_delta;  /* the pooled detector's step, in its own sigmas */
+  int warmup;         /* nights that set a series' level before it is watched (at most 64) */
+  int pooled;         /* run the pooled per-variant detector */
+  int legacy;         /* the detector as it was before (replay's comparison): a fixed warm-up level, sigma
+                         floored by its size class's median and by the step / delta_max */
+  double health_pct;  /* the reference's own time this much slower than its card's median: runner health */
 } kg_detect_opts;
 
 /* The calibrated defaults (docs/nightly.md). */
 kg_detect_opts kg_detect_defaults(void);
+/* The detector before sigma was shrunk and cells pooled (arl0 50,000, the
+ * gate's minimum effect, delta 2-5, its sigma floors): the replay prints it
+ * beside the defaults. */
+kg_detect_opts kg_detect_legacy(void);
 
 /* The CUSUM threshold h for an average run length arl0 at no change, by
  * Siegmund's approximation with k = delta / 2 (solved by bisection). */
@@ -37,7 +51,7 @@ void kg_cusum_tune(const kg_detect_opts *o, double sigma, size_t bytes, double *
 
 typedef enum kg_find_kind {
   KG_FIND_REGRESSION,  /* cells slower than their accepted level: fails (exit 4) while open */
-  KG_FIND_ENVIRONMENT, /* many cells, or the control, moved on one night: the machine, not a commit */
+  KG_FIND_ENVIRONMENT, /* the control or the reference's own time moved in its window: the machine, not a commit */
   KG_FIND_HEALTH,      /* the reference itself slower on its card than that card's history */
   KG_FIND_IMPROVEMENT, /* cells faster: recorded, never fails */
   KG_NFIND_KINDS
@@ -89,7 +103,7 @@ typedef struct kg_series {
   char variant[64];
   kg_dtype dtype;
   size_t n;
-  double sigma, level; /* the robust night-to-night sigma (log scale) and the accepted level (ratio) */
+  double sigma, level; /* the night-to-night sigma (log scale, shrunk toward its size class) and the accepted level (ratio) */
   double k, h;         /* its CUSUM's allowance and threshold (kg_cusum_tune) */
   double *ratio, *lo, *hi, *up, *down; /* h->n each; up/down: the CUSUM sums (NaN: not watched) */
   double *z;                           /* the clipped score of each watched night */
@@ -101,6 +115,7 @@ typedef struct kg_detection {
   size_t nseries;
   kg_series *series; /* every paired cell of the history, sorted by (variant, dtype, n) */
   size_t open_regressions;
+  size_t cell_alarms, pooled_alarms; /* regression alarms (not the environment's) of each detector */
 } kg_detection;
 
 /* Runs the detector over the whole history. acks may be NULL. 0, or -1 out of memory. */

@@ -10,9 +10,10 @@
 #include "verdict.h"
 
 static const double k_steps[KG_REPLAY_STEPS] = {0.0025, 0.005, 0.01, 0.02, 0.05};
+static const double k_pool_shares[KG_REPLAY_POOLS] = {0.25, 0.5, 1};
 
 kg_replay_opts kg_replay_defaults(void) {
-  return (kg_replay_opts){.seed = 1, .series = 200, .nights = 60, .plants = 200, .within = 3,
+  return (kg_replay_opts){.seed = 1, .series = 200, .nights = 60, .plants = 200, .within = 3, .scale = 1,
                           .detect = kg_detect_defaults()};
 }
 
@@ -25,6 +26,18 @@ static uint64_t next(uint64_t *s) {
 }
 static size_t pick(uint64_t *s, size_t n) { return (size_t)(next(s) % n); }
 
+typedef struct ctx {
+  const kg_history *pool;
+  const kg_replay_opts *o;
+  uint64_t rng;
+  size_t *all;          /* 0 .. pool->n */
+  kg_hist_pcell *cells; /* the first night's cells: the keys plants choose from */
+  size_t ncells;
+  double *median;       /* per key, its median log ratio over the pool (the centre of scale) */
+  unsigned *hits;       /* per key, plants flagged (a row's tally) */
+  unsigned *legacy_hits;
+} ctx;
+
 /* ---- synthetic histories ------------------------------------------------------- */
 
 static void synth_free(kg_history *h) {
@@ -33,21 +46,36 @@ static void synth_free(kg_history *h) {
   memset(h, 0, sizeof *h);
 }
 
-/* The nights idx[0 .. len) of pool as a history of consecutive nights; each
- * night's cells are copied, so a plant may change them. */
-static int synth(const kg_history *pool, const size_t *idx, size_t len, kg_history *h) {
+static size_t key_index(const ctx *c, const kg_hist_pcell *e) {
+  const kg_hist_pcell *k = bsearch(e, c->cells, c->ncells, sizeof *c->cells, kg_hist_pcell_cmp);
+  return k ? (size_t)(k - c->cells) : c->ncells;
+}
+
+/* Scales a cell's distance from its pool median (log scale) by f. */
+static void scale_cell(kg_hist_pcell *e, double median, double f) {
+  double x = log(e->ratio), g = exp(median + (x - median) * f) / e->ratio;
+  e->ratio *= g, e->lo *= g, e->hi *= g, e->head_us *= g;
+}
+
+/* The nights idx[0 .. len) of the pool as a history of consecutive nights;
+ * each night's cells are copied (and scaled), so a plant may change them. */
+static int synth(const ctx *c, const size_t *idx, size_t len, kg_history *h) {
   h->n = 0;
   if (!(h->runs = calloc(len ? len : 1, sizeof *h->runs))) return -1;
   for (size_t t = 0; t < len; t++, h->n++) {
-    const kg_hist_run *src = &pool->runs[idx[t]];
+    const kg_hist_run *src = &c->pool->runs[idx[t]];
     kg_hist_run *r = &h->runs[t];
     r->dev = src->dev, r->hot = src->hot, r->paired = src->paired;
     r->paired.control = NULL, r->paired.ncontrol = 0;
-    snprintf(r->date, sizeof r->date, "2026-01-01T03:17:00Z");
+    snprintf(r->date, sizeof r->date, "2026-01-%02uT%02u:17:00Z", (unsigned)(t / 24 % 28 + 1), (unsigned)(t % 24));
     snprintf(r->commit, sizeof r->commit, "%07zx", 0x1000000 + t);
     size_t bytes = src->paired.n * sizeof *r->paired.cells;
     if (!(r->paired.cells = malloc(bytes ? bytes : 1))) return synth_free(h), -1;
     if (bytes) memcpy(r->paired.cells, src->paired.cells, bytes);
+    for (size_t i = 0; c->o->scale != 1 && i < r->paired.n; i++) {
+      size_t k = key_index(c, &r->paired.cells[i]);
+      if (k < c->ncells) scale_cell(&r->paired.cells[i], c->median[k], c->o->scale);
+    }
   }
   return 0;
 }
@@ -61,6 +89,17 @@ static size_t *draw(uint64_t *s, const size_t *from, size_t nfrom, size_t len) {
 static kg_hist_pcell *cell_at(kg_history *h, size_t t, const kg_hist_pcell *key) {
   kg_hist_paired *p = &h->runs[t].paired;
   return (kg_hist_pcell *)kg_hist_pfind(p->cells, p->n, key->variant, key->dtype, key->n);
+}
+
+static void slow(kg_hist_pcell *e, double f) {
+  if (e) e->ratio *= f, e->lo *= f, e->hi *= f, e->head_us *= f;
+}
+
+/* The aim at a cell's size: the design step (half the gate's minimum effect). */
+static double aim(const ctx *c, const kg_hist_pcell *key) {
+  return kg_cusum_step(&c->o->detect, key->n * kg_dtype_get(key->dtype)->size) > 0
+             ? expm1(kg_cusum_step(&c->o->detect, key->n * kg_dtype_get(key->dtype)->size))
+             : 0;
 }
 
 /* ---- what the detector said ----------------------------------------------------- */
@@ -81,10 +120,31 @@ static int alarm_on(const kg_detection *d, const kg_hist_pcell *key, size_t *at,
   return got;
 }
 
-static size_t regression_cells(const kg_detection *d) {
-  size_t n = 0;
-  for (size_t i = 0; i < d->nfind; i++) n += d->find[i].kind == KG_FIND_REGRESSION ? d->find[i].ncells : 0;
-  return n;
+/* Per key, the first bad night of the regression finding that holds it (SIZE_MAX: none). */
+static void regression_nights(const ctx *c, const kg_detection *d, size_t *fb) {
+  for (size_t k = 0; k < c->ncells; k++) fb[k] = SIZE_MAX;
+  for (size_t i = 0; i < d->nfind; i++) {
+    const kg_finding *f = &d->find[i];
+    if (f->kind != KG_FIND_REGRESSION) continue;
+    for (size_t j = 0; j < f->ncells; j++) {
+      kg_hist_pcell e = {.dtype = f->cells[j].dtype, .n = f->cells[j].n};
+      snprintf(e.variant, sizeof e.variant, "%s", f->cells[j].variant);
+      size_t k = key_index(c, &e);
+      if (k < c->ncells && (fb[k] == SIZE_MAX || f->first_bad > fb[k])) fb[k] = f->first_bad;
+    }
+  }
+}
+
+/* The night key's own CUSUM first crossed its threshold at or after t0 (SIZE_MAX: never). */
+static size_t crossed(const kg_detection *d, const kg_hist_pcell *key, size_t t0, size_t nruns) {
+  for (size_t i = 0; i < d->nseries; i++) {
+    const kg_series *s = &d->series[i];
+    if (s->dtype != key->dtype || s->n != key->n || strcmp(s->variant, key->variant)) continue;
+    for (size_t t = t0; t < nruns; t++)
+      if (s->up[t] > s->h) return t;
+    return SIZE_MAX;
+  }
+  return SIZE_MAX;
 }
 
 /* The old rule, for comparison: a case whose absolute time moved beyond its
@@ -101,75 +161,6 @@ static int old_step(const kg_history *h, size_t t, const kg_hist_pcell *key) {
 
 /* ---- the runs ------------------------------------------------------------------- */
 
-typedef struct ctx {
-  const kg_history *pool;
-  const kg_replay_opts *o;
-  uint64_t rng;
-  size_t *all; /* 0 .. pool->n */
-  kg_hist_pcell *cells; /* the first night's cells: the keys plants choose from */
-  size_t ncells;
-} ctx;
-
-/* One synthetic series with plant applied from night t0 (plant may be NULL), detected. */
-typedef void (*plant_fn)(kg_history *h, const kg_hist_pcell *key, size_t t0, double arg);
-
-static int run_one(ctx *c, const size_t *idx, size_t len, plant_fn plant, const kg_hist_pcell *key, size_t t0,
-                   double arg, kg_history *h, kg_detection *d) {
-  if (synth(c->pool, idx, len, h)) return -1;
-  if (plant) plant(h, key, t0, arg);
-  kg_detect_opts o = c->o->detect;
-  if (kg_detect(h, NULL, &o, d)) return synth_free(h), -1;
-  return 0;
-}
-
-static void plant_step(kg_history *h, const kg_hist_pcell *key, size_t t0, double s) {
-  for (size_t t = t0; t < h->n; t++) {
-    kg_hist_pcell *e = cell_at(h, t, key);
-    if (e) e->ratio *= 1 + s, e->lo *= 1 + s, e->hi *= 1 + s, e->head_us *= 1 + s;
-  }
-}
-static void plant_blip(kg_history *h, const kg_hist_pcell *key, size_t t0, double s) {
-  kg_hist_pcell *e = cell_at(h, t0, key);
-  if (e) e->ratio *= 1 + s, e->lo *= 1 + s, e->hi *= 1 + s, e->head_us *= 1 + s;
-}
-static void plant_ramp(kg_history *h, const kg_hist_pcell *key, size_t t0, double per_night) {
-  for (size_t t = t0; t < h->n; t++) {
-    kg_hist_pcell *e = cell_at(h, t, key);
-    double f = 1 + per_night * (double)(t - t0 + 1);
-    if (e) e->ratio *= f, e->lo *= f, e->hi *= f, e->head_us *= f;
-  }
-}
-/* The cell's log ratio strays twice as far from its level (level: the median). */
-static void plant_noise(kg_history *h, const kg_hist_pcell *key, size_t t0, double level) {
-  for (size_t t = t0; t < h->n; t++) {
-    kg_hist_pcell *e = cell_at(h, t, key);
-    if (!e) continue;
-    double f = e->ratio / level;
-    e->ratio *= f, e->lo *= f, e->hi *= f;
-  }
-}
-
-/* The A/A series: false alarms of the detector and of the old rule. */
-static int aa_series(ctx *c, kg_replay_result *r) {
-  size_t alarms = 0, old = 0, len = (size_t)c->o->nights;
-  for (int i = 0; i < c->o->series; i++) {
-    size_t *idx = draw(&c->rng, c->all, c->pool->n, len);
-    kg_history h;
-    kg_detection d;
-    if (!idx || run_one(c, idx, len, NULL, NULL, 0, 0, &h, &d)) return free(idx), -1;
-    size_t a = regression_cells(&d);
-    alarms += a, r->fa_series_with_any += a > 0;
-    for (size_t t = 1; t < h.n; t++)
-      for (size_t k = 0; k < c->ncells; k++) old += (size_t)old_step(&h, t, &c->cells[k]);
-    kg_detection_free(&d);
-    synth_free(&h);
-    free(idx);
-  }
-  r->fa_per_series = (double)alarms / c->o->series;
-  r->old_fa_per_series = (double)old / c->o->series;
-  return 0;
-}
-
 /* A plant's series: 30 nights, the step at a night after the warm-up and a few watched nights. */
 enum { PLANT_NIGHTS = 30 };
 
@@ -178,95 +169,279 @@ static size_t plant_night(ctx *c) {
   return first + pick(&c->rng, last - first + 1);
 }
 
-static int step_row(ctx *c, size_t n, double step, kg_replay_row *row) {
-  size_t sel[c->ncells ? c->ncells : 1], m = 0;
-  for (size_t k = 0; k < c->ncells; k++)
-    if (c->cells[k].n == n) sel[m++] = k;
-  double delays[c->o->plants > 0 ? c->o->plants : 1];
-  *row = (kg_replay_row){.n = n, .step = step, .plants = c->o->plants};
-  for (int i = 0; m && i < c->o->plants; i++) {
-    const kg_hist_pcell *key = &c->cells[sel[pick(&c->rng, m)]];
-    size_t t0 = plant_night(c), at, fb;
-    size_t *idx = draw(&c->rng, c->all, c->pool->n, PLANT_NIGHTS);
+/* The A/A series: false alarms of both detectors, the detector before and the old rule. */
+static int aa_series(ctx *c, kg_replay_result *r) {
+  size_t cells = 0, pooled = 0, legacy = 0, old = 0, len = (size_t)c->o->nights;
+  kg_detect_opts lo = kg_detect_legacy();
+  for (int i = 0; i < c->o->series; i++) {
+    size_t *idx = draw(&c->rng, c->all, c->pool->n, len);
     kg_history h;
-    kg_detection d;
-    if (!idx || run_one(c, idx, PLANT_NIGHTS, plant_step, key, t0, step, &h, &d)) return free(idx), -1;
-    if (alarm_on(&d, key, &at, &fb) && at >= t0) {
-      row->flagged_ever++;
-      if (at - t0 + 1 <= (size_t)c->o->within) {
-        delays[row->flagged++] = (double)(at - t0 + 1);
-        row->right_night += fb == t0;
-      }
+    kg_detection d, e;
+    if (!idx || synth(c, idx, len, &h)) return free(idx), -1;
+    free(idx);
+    if (kg_detect(&h, NULL, &c->o->detect, &d)) return synth_free(&h), -1;
+    cells += d.cell_alarms, pooled += d.pooled_alarms;
+    r->fa_series_with_any += d.cell_alarms + d.pooled_alarms > 0;
+    kg_detection_free(&d);
+    if (!c->o->aim_only) {
+      if (kg_detect(&h, NULL, &lo, &e)) return synth_free(&h), -1;
+      legacy += e.cell_alarms;
+      kg_detection_free(&e);
+      for (size_t t = 1; t < h.n; t++)
+        for (size_t k = 0; k < c->ncells; k++) old += (size_t)old_step(&h, t, &c->cells[k]);
     }
-    for (size_t t = t0; t < t0 + (size_t)c->o->within && t < h.n; t++)
-      if (old_step(&h, t, key)) {
-        row->old_flagged++;
+    synth_free(&h);
+  }
+  double n = c->o->series > 0 ? c->o->series : 1;
+  r->fa_cells = (double)cells / n, r->fa_pooled = (double)pooled / n;
+  r->fa_legacy = (double)legacy / n, r->fa_old = (double)old / n;
+  return 0;
+}
+
+/* Tallies which keys of sel (m) the detection flagged as a regression within
+ * `within` nights of t0 into hits; delays and right nights into the row's
+ * sums when row is not NULL. */
+static void tally(ctx *c, const kg_detection *d, size_t nruns, const size_t *sel, size_t m, size_t t0,
+                  unsigned *hits, double *delays, size_t *nd, size_t *right) {
+  size_t fb[c->ncells ? c->ncells : 1];
+  regression_nights(c, d, fb);
+  for (size_t j = 0; j < m; j++) {
+    size_t k = sel[j], at = crossed(d, &c->cells[k], t0, nruns);
+    if (fb[k] == SIZE_MAX || at == SIZE_MAX || at - t0 + 1 > (size_t)c->o->within) continue;
+    hits[k]++;
+    if (delays) delays[(*nd)++] = (double)(at - t0 + 1), *right += fb[k] == t0;
+  }
+}
+
+/* The step planted into every cell of size n from t0 of series idx, the
+ * history cut `within` nights after the step (what the night of the alarm
+ * sees), detected by both detectors (the pooled one off: this is each
+ * cell's own power). */
+static int step_series(ctx *c, const size_t *idx, size_t t0, const size_t *sel, size_t m, double step, int legacy,
+                       double *delays, size_t *nd, size_t *right, size_t *old) {
+  size_t len = t0 + (size_t)c->o->within;
+  kg_history h;
+  if (synth(c, idx, len, &h)) return -1;
+  for (size_t t = t0; t < len; t++)
+    for (size_t j = 0; j < m; j++) slow(cell_at(&h, t, &c->cells[sel[j]]), 1 + (step > 0 ? step : aim(c, &c->cells[sel[j]])));
+  kg_detect_opts o = c->o->detect, lo = kg_detect_legacy();
+  o.pooled = 0;
+  kg_detection d;
+  if (kg_detect(&h, NULL, &o, &d)) return synth_free(&h), -1;
+  tally(c, &d, len, sel, m, t0, c->hits, delays, nd, right);
+  kg_detection_free(&d);
+  if (legacy) {
+    if (kg_detect(&h, NULL, &lo, &d)) return synth_free(&h), -1;
+    tally(c, &d, len, sel, m, t0, c->legacy_hits, NULL, NULL, NULL);
+    kg_detection_free(&d);
+  }
+  for (size_t j = 0; old && j < m; j++)
+    for (size_t t = t0; t < len; t++)
+      if (old_step(&h, t, &c->cells[sel[j]])) {
+        (*old)++;
         break;
       }
-    kg_detection_free(&d);
-    synth_free(&h);
-    free(idx);
-  }
-  row->delay_median = row->flagged ? kg_median(delays, (size_t)row->flagged) : NAN;
+  synth_free(&h);
   return 0;
+}
+
+static double share_at_95(const unsigned *hits, const size_t *sel, size_t m, int plants) {
+  size_t ok = 0;
+  for (size_t j = 0; j < m; j++) ok += hits[sel[j]] >= 0.95 * plants;
+  return m ? (double)ok / (double)m : NAN;
+}
+
+static double mean_p(const unsigned *hits, const size_t *sel, size_t m, int plants) {
+  double sum = 0;
+  for (size_t j = 0; j < m; j++) sum += hits[sel[j]];
+  return m && plants ? sum / (double)m / plants : NAN;
+}
+
+static int step_row(ctx *c, size_t n, double step, kg_replay_row *row) {
+  size_t sel[c->ncells ? c->ncells : 1], m = 0, nd = 0, right = 0, old = 0;
+  for (size_t k = 0; k < c->ncells; k++)
+    if (c->cells[k].n == n) sel[m++] = k;
+  int plants = c->o->plants, legacy = !c->o->aim_only;
+  double *delays = malloc((m ? m : 1) * (size_t)(plants > 0 ? plants : 1) * sizeof *delays);
+  if (!delays) return -1;
+  memset(c->hits, 0, c->ncells * sizeof *c->hits), memset(c->legacy_hits, 0, c->ncells * sizeof *c->hits);
+  *row = (kg_replay_row){.n = n, .step = step > 0 || !m ? step : aim(c, &c->cells[sel[0]]), .plants = plants,
+                         .cells = (int)m};
+  for (int i = 0; m && i < plants; i++) {
+    size_t t0 = plant_night(c), *idx = draw(&c->rng, c->all, c->pool->n, PLANT_NIGHTS);
+    int rc = idx ? step_series(c, idx, t0, sel, m, step, legacy, delays, &nd, &right, legacy ? &old : NULL) : -1;
+    free(idx);
+    if (rc) return free(delays), -1;
+  }
+  row->p = mean_p(c->hits, sel, m, plants), row->cells_at_95 = share_at_95(c->hits, sel, m, plants);
+  row->legacy_p = mean_p(c->legacy_hits, sel, m, plants);
+  row->legacy_cells_at_95 = share_at_95(c->legacy_hits, sel, m, plants);
+  row->old_p = m && plants ? (double)old / (double)m / plants : NAN;
+  row->right_night = nd ? (double)right / (double)nd : NAN;
+  row->delay_median = nd ? kg_median(delays, nd) : NAN;
+  free(delays);
+  return 0;
+}
+
+/* Whether any of keys sel (m) sits in a regression finding whose alarm is in [t0, t0 + within). */
+static int variant_flagged(ctx *c, const kg_detection *d, const size_t *sel, size_t m, size_t t0) {
+  for (size_t j = 0; j < m; j++) {
+    size_t at, fb;
+    if (alarm_on(d, &c->cells[sel[j]], &at, &fb) && at >= t0 && at - t0 < (size_t)c->o->within) return 1;
+  }
+  return 0;
+}
+
+/* A step of `share` of the aim in every cell of one random variant: flagged
+ * with the pooled detector, and by the cells' own detectors alone. */
+static int pool_row(ctx *c, double share, kg_replay_pool_row *row) {
+  *row = (kg_replay_pool_row){.share = share, .plants = c->o->plants};
+  size_t sel[c->ncells ? c->ncells : 1], pooled = 0, cells = 0;
+  for (int i = 0; i < c->o->plants; i++) {
+    const char *v = c->cells[pick(&c->rng, c->ncells)].variant;
+    size_t m = 0, t0 = plant_night(c), len = t0 + (size_t)c->o->within;
+    for (size_t k = 0; k < c->ncells; k++)
+      if (!strcmp(c->cells[k].variant, v)) sel[m++] = k;
+    size_t *idx = draw(&c->rng, c->all, c->pool->n, PLANT_NIGHTS);
+    kg_history h;
+    if (!idx || synth(c, idx, len, &h)) return free(idx), -1;
+    free(idx);
+    for (size_t t = t0; t < len; t++)
+      for (size_t j = 0; j < m; j++) slow(cell_at(&h, t, &c->cells[sel[j]]), 1 + share * aim(c, &c->cells[sel[j]]));
+    for (int with = 0; with < 2; with++) {
+      kg_detect_opts o = c->o->detect;
+      o.pooled = with;
+      kg_detection d;
+      if (kg_detect(&h, NULL, &o, &d)) return synth_free(&h), -1;
+      int got = variant_flagged(c, &d, sel, m, t0);
+      with ? (pooled += got) : (cells += got);
+      kg_detection_free(&d);
+    }
+    synth_free(&h);
+  }
+  row->pooled_p = c->o->plants ? (double)pooled / c->o->plants : NAN;
+  row->cells_p = c->o->plants ? (double)cells / c->o->plants : NAN;
+  return 0;
+}
+
+/* A runner that changes card on night `half`: before it, nights of any card
+ * but b; from it, b's nights only. 0: no night of another card. */
+static int two_cards(ctx *c, size_t *idx, size_t len, size_t half) {
+  const kg_history *p = c->pool;
+  size_t first[p->n], second[p->n], na = 0, nb = 0, b = pick(&c->rng, p->n);
+  for (size_t t = 0; t < p->n; t++) {
+    if (strcmp(kg_hist_card(&p->runs[t]), kg_hist_card(&p->runs[b]))) first[na++] = t;
+    else second[nb++] = t;
+  }
+  if (!na) return 0;
+  for (size_t t = 0; t < len; t++) idx[t] = t < half ? first[pick(&c->rng, na)] : second[pick(&c->rng, nb)];
+  return 1;
+}
+
+/* The aim planted into every cell on the night the runner changed card. */
+static int swap_plants(ctx *c, kg_replay_result *r) {
+  size_t idx[PLANT_NIGHTS], sel[c->ncells ? c->ncells : 1], half = PLANT_NIGHTS / 2;
+  for (size_t k = 0; k < c->ncells; k++) sel[k] = k;
+  memset(c->hits, 0, c->ncells * sizeof *c->hits), memset(c->legacy_hits, 0, c->ncells * sizeof *c->hits);
+  for (int i = 0; i < c->o->plants; i++) {
+    if (!two_cards(c, idx, PLANT_NIGHTS, half)) continue;
+    if (step_series(c, idx, half, sel, c->ncells, 0, 1, NULL, NULL, NULL, NULL)) return -1;
+    r->swaps++;
+  }
+  r->swap_p = mean_p(c->hits, sel, c->ncells, r->swaps);
+  r->swap_legacy_p = mean_p(c->legacy_hits, sel, c->ncells, r->swaps);
+  return 0;
+}
+
+static void plant_blip(kg_history *h, const kg_hist_pcell *key, size_t t0, double s) { slow(cell_at(h, t0, key), 1 + s); }
+static void plant_ramp(kg_history *h, const kg_hist_pcell *key, size_t t0, double per_night) {
+  for (size_t t = t0; t < h->n; t++) slow(cell_at(h, t, key), 1 + per_night * (double)(t - t0 + 1));
+}
+/* The cell's log ratio strays twice as far from its level (level: the median). */
+static void plant_noise(kg_history *h, const kg_hist_pcell *key, size_t t0, double level) {
+  for (size_t t = t0; t < h->n; t++) {
+    kg_hist_pcell *e = cell_at(h, t, key);
+    if (e) slow(e, e->ratio / level);
+  }
 }
 
 /* Blips, ramps and a noisier cell: alarms (or flags) on the planted cell. */
 static int shapes(ctx *c, kg_replay_result *r) {
-  int count = c->o->plants;
   for (int kind = 0; kind < 3; kind++)
-    for (int i = 0; i < count; i++) {
-      const kg_hist_pcell *key = &c->cells[pick(&c->rng, c->ncells)];
-      size_t t0 = plant_night(c), at, fb;
-      double arg = 0.05;
-      plant_fn fn = plant_blip;
-      if (kind == 1) fn = plant_ramp, arg = 0.001;
-      if (kind == 2) {
-        double v[c->pool->n ? c->pool->n : 1];
-        size_t m = 0;
-        for (size_t t = 0; t < c->pool->n; t++) {
-          const kg_hist_paired *p = &c->pool->runs[t].paired;
-          const kg_hist_pcell *e = kg_hist_pfind(p->cells, p->n, key->variant, key->dtype, key->n);
-          if (e) v[m++] = e->ratio;
-        }
-        fn = plant_noise, arg = m ? kg_median(v, m) : 1;
-      }
+    for (int i = 0; i < c->o->plants; i++) {
+      size_t key = pick(&c->rng, c->ncells), t0 = plant_night(c), at, fb;
       size_t *idx = draw(&c->rng, c->all, c->pool->n, PLANT_NIGHTS);
       kg_history h;
       kg_detection d;
-      if (!idx || run_one(c, idx, PLANT_NIGHTS, fn, key, t0, arg, &h, &d)) return free(idx), -1;
-      int got = alarm_on(&d, key, &at, &fb) && at >= t0;
+      if (!idx || synth(c, idx, PLANT_NIGHTS, &h)) return free(idx), -1;
+      free(idx);
+      if (kind == 0) plant_blip(&h, &c->cells[key], t0, 0.05);
+      if (kind == 1) plant_ramp(&h, &c->cells[key], t0, 0.001);
+      if (kind == 2) plant_noise(&h, &c->cells[key], t0, exp(c->median[key]));
+      if (kg_detect(&h, NULL, &c->o->detect, &d)) return synth_free(&h), -1;
+      int got = alarm_on(&d, &c->cells[key], &at, &fb) && at >= t0;
       if (kind == 0) r->blips++, r->blip_alarms += got;
       if (kind == 1) r->ramps++, r->ramp_flagged += got && at - t0 + 1 <= 10;
       if (kind == 2) r->noisy++, r->noisy_alarms += got;
       kg_detection_free(&d);
       synth_free(&h);
-      free(idx);
     }
   return 0;
 }
 
-/* Series of one card's nights, then another card's: a runner swap. */
+/* Series whose runner changes card half way (two_cards), nothing planted. */
 static int card_swaps(ctx *c, kg_replay_result *r) {
-  const kg_history *p = c->pool;
-  size_t first[p->n ? p->n : 1], second[p->n ? p->n : 1];
+  size_t idx[PLANT_NIGHTS];
   for (int i = 0; i < c->o->series; i++) {
-    size_t a = pick(&c->rng, p->n), b = pick(&c->rng, p->n), na = 0, nb = 0;
-    for (size_t t = 0; t < p->n; t++) {
-      if (!strcmp(kg_hist_card(&p->runs[t]), kg_hist_card(&p->runs[a]))) first[na++] = t;
-      else if (!strcmp(kg_hist_card(&p->runs[t]), kg_hist_card(&p->runs[b]))) second[nb++] = t;
-    }
-    if (!nb) continue; /* the same card twice */
-    size_t half = PLANT_NIGHTS / 2, idx[PLANT_NIGHTS];
-    for (size_t t = 0; t < PLANT_NIGHTS; t++) idx[t] = t < half ? first[pick(&c->rng, na)] : second[pick(&c->rng, nb)];
+    if (!two_cards(c, idx, PLANT_NIGHTS, PLANT_NIGHTS / 2)) continue;
     kg_history h;
     kg_detection d;
-    if (run_one(c, idx, PLANT_NIGHTS, NULL, NULL, 0, 0, &h, &d)) return -1;
-    r->card_blocks++, r->card_block_alarms += regression_cells(&d) > 0;
+    if (synth(c, idx, PLANT_NIGHTS, &h)) return -1;
+    if (kg_detect(&h, NULL, &c->o->detect, &d)) return synth_free(&h), -1;
+    r->card_blocks++, r->card_block_alarms += d.cell_alarms + d.pooled_alarms > 0;
     kg_detection_free(&d);
     synth_free(&h);
   }
   return 0;
+}
+
+/* Per key, the median log ratio over the pool. */
+static int medians(ctx *c) {
+  double v[c->pool->n];
+  for (size_t k = 0; k < c->ncells; k++) {
+    size_t m = 0;
+    for (size_t t = 0; t < c->pool->n; t++) {
+      const kg_hist_paired *p = &c->pool->runs[t].paired;
+      const kg_hist_pcell *e = kg_hist_pfind(p->cells, p->n, c->cells[k].variant, c->cells[k].dtype, c->cells[k].n);
+      if (e) v[m++] = log(e->ratio);
+    }
+    c->median[k] = m ? kg_median(v, m) : 0;
+  }
+  return 0;
+}
+
+static int run_all(ctx *c, kg_replay_result *r) {
+  size_t sizes[KG_REPLAY_SIZES], ns = 0;
+  for (size_t k = 0; k < c->ncells; k++) {
+    size_t j = 0;
+    while (j < ns && sizes[j] != c->cells[k].n) j++;
+    if (j == ns && ns < KG_REPLAY_SIZES) sizes[ns++] = c->cells[k].n;
+    r->variants += !k || strcmp(c->cells[k].variant, c->cells[k - 1].variant);
+  }
+  int rc = aa_series(c, r);
+  for (size_t i = 0; !rc && i < ns; i++) {
+    if (c->o->aim_only) {
+      rc = step_row(c, sizes[i], 0, &r->rows[r->nrows++]);
+      continue;
+    }
+    for (int s = 0; !rc && s < KG_REPLAY_STEPS; s++) rc = step_row(c, sizes[i], k_steps[s], &r->rows[r->nrows++]);
+  }
+  if (c->o->aim_only) return rc;
+  for (int i = 0; !rc && i < KG_REPLAY_POOLS; i++) rc = pool_row(c, k_pool_shares[i], &r->pools[i]);
+  if (!rc) rc = swap_plants(c, r);
+  if (!rc) rc = shapes(c, r);
+  if (!rc) rc = card_swaps(c, r);
+  return rc;
 }
 
 int kg_replay(const kg_history *pool, const kg_replay_opts *o, kg_replay_result *r, char *err, size_t errlen) {
@@ -278,63 +453,90 @@ int kg_replay(const kg_history *pool, const kg_replay_opts *o, kg_replay_result 
              usable, pool->n);
     return -1;
   }
-  ctx c = {pool, o, o->seed, malloc(pool->n * sizeof(size_t)), pool->runs[0].paired.cells, pool->runs[0].paired.n};
-  if (!c.all) return snprintf(err, errlen, "out of memory"), -1;
-  for (size_t t = 0; t < pool->n; t++) c.all[t] = t;
+  size_t nc = pool->runs[0].paired.n;
+  ctx c = {pool, o, o->seed, malloc(pool->n * sizeof(size_t)), pool->runs[0].paired.cells, nc,
+           malloc(nc * sizeof(double)), calloc(nc, sizeof(unsigned)), calloc(nc, sizeof(unsigned))};
+  int rc = c.all && c.median && c.hits && c.legacy_hits ? 0 : -1;
+  for (size_t t = 0; !rc && t < pool->n; t++) c.all[t] = t;
   r->pool = pool->n, r->cells = c.ncells;
   for (size_t t = 0; t < pool->n; t++) {
     size_t same = 0;
     for (size_t u = 0; u < t; u++) same += !strcmp(kg_hist_card(&pool->runs[u]), kg_hist_card(&pool->runs[t]));
     r->cards += same == 0;
   }
-  size_t sizes[KG_REPLAY_SIZES], ns = 0;
-  for (size_t k = 0; k < c.ncells; k++) {
-    size_t j = 0;
-    while (j < ns && sizes[j] != c.cells[k].n) j++;
-    if (j == ns && ns < KG_REPLAY_SIZES) sizes[ns++] = c.cells[k].n;
-  }
-  int rc = aa_series(&c, r);
-  for (size_t i = 0; !rc && i < ns; i++)
-    for (int s = 0; !rc && s < KG_REPLAY_STEPS; s++) rc = step_row(&c, sizes[i], k_steps[s], &r->rows[r->nrows++]);
-  if (!rc) rc = shapes(&c, r);
-  if (!rc) rc = card_swaps(&c, r);
-  free(c.all);
+  if (!rc) rc = medians(&c);
+  if (!rc) rc = run_all(&c, r);
+  free(c.all), free(c.median), free(c.hits), free(c.legacy_hits);
   if (rc) snprintf(err, errlen, "out of memory");
   return rc;
 }
 
-static void pct(FILE *f, int k, int of) {
-  if (of) fprintf(f, "%.1f %%", 100.0 * k / of);
-  else fputs("-", f);
+/* ---- Markdown -------------------------------------------------------------------- */
+
+static void pct(FILE *f, double p) {
+  if (isnan(p)) fputs("-", f);
+  else fprintf(f, "%.1f %%", 100 * p);
+}
+
+static const char *size_name(size_t n, char *buf, size_t len) {
+  int e = 0;
+  while (e < 63 && ((size_t)1 << e) < n) e++;
+  if (((size_t)1 << e) == n) snprintf(buf, len, "2^%d", e);
+  else snprintf(buf, len, "%zu", n);
+  return buf;
 }
 
 void kg_replay_markdown(FILE *f, const kg_replay_opts *o, const kg_replay_result *r) {
-  fprintf(f, "Replay of %zu recorded nights (%zu cells a night, %zu card(s)); seed %llu; ARL0 %.0f nights a cell, "
-             "the step tuned for %.2f of the gate's minimum effect (delta %.0f-%.0f sigma), warm-up %d nights.\n\n",
-          r->pool, r->cells, r->cards, (unsigned long long)o->seed, o->detect.arl0, o->detect.design,
-          o->detect.delta_min, o->detect.delta_max, o->detect.warmup);
-  fprintf(f, "False alarms (A/A, %d series of %d nights): %.3f regression alarms per %d nights across all cells "
-             "(%d series with any); the old consecutive-run rule: %.1f.\n\n",
-          o->series, o->nights, r->fa_per_series, o->nights, r->fa_series_with_any, r->old_fa_per_series);
-  fprintf(f, "| size | step | plants | flagged within %d nights | median delay (nights) | first bad night right | "
-             "flagged at all (of 30 nights) | old rule within %d |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-          o->within, o->within);
+  const kg_detect_opts *d = &o->detect;
+  char b[32];
+  fprintf(f, "Replay of %zu recorded nights (%zu cells a night, %zu variants, %zu card(s)); seed %llu; noise scale "
+             "%.3f. Cells: ARL0 %.0f nights, the step %.2f of the gate's minimum effect (delta %.0f-%.0f sigma); "
+             "variants pooled: ARL0 %.0f, delta %.0f; warm-up %d nights.\n\n",
+          r->pool, r->cells, r->variants, r->cards, (unsigned long long)o->seed, o->scale, d->arl0, d->design,
+          d->delta_min, d->delta_max, d->arl0_pooled, d->pool_delta, d->warmup);
+  fprintf(f, "False alarms (A/A, %d series of %d nights), per %d nights over all %zu cells: **%.3f** (cells %.3f, "
+             "pooled variants %.3f; %d series with any); the detector before: %.3f; the old consecutive-run rule: "
+             "%.1f.\n\n",
+          o->series, o->nights, o->nights, r->cells, r->fa_cells + r->fa_pooled, r->fa_cells, r->fa_pooled,
+          r->fa_series_with_any, r->fa_legacy, r->fa_old);
+  fprintf(f, "| size | step | plants x cells | P flagged within %d nights | cells with P >= 0.95 | median delay "
+             "(nights) | first bad night right | before: P | before: cells >= 0.95 | old rule: P |\n"
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+          o->within);
   for (size_t i = 0; i < r->nrows; i++) {
     const kg_replay_row *w = &r->rows[i];
-    fprintf(f, "| %zu | %.2f %% | %d | ", w->n, 100 * w->step, w->plants);
-    pct(f, w->flagged, w->plants);
-    if (w->flagged) fprintf(f, " | %.0f | ", w->delay_median);
-    else fputs(" | - | ", f);
-    pct(f, w->right_night, w->flagged);
-    fputs(" | ", f);
-    pct(f, w->flagged_ever, w->plants);
-    fputs(" | ", f);
-    pct(f, w->old_flagged, w->plants);
-    fputs(" |\n", f);
+    fprintf(f, "| %s | %.2f %% | %d x %d | ", size_name(w->n, b, sizeof b), 100 * w->step, w->plants, w->cells);
+    pct(f, w->p), fputs(" | ", f), pct(f, w->cells_at_95), fputs(" | ", f);
+    if (isnan(w->delay_median)) fputs("-", f);
+    else fprintf(f, "%.0f", w->delay_median);
+    fputs(" | ", f), pct(f, w->right_night), fputs(" | ", f), pct(f, w->legacy_p), fputs(" | ", f);
+    pct(f, w->legacy_cells_at_95), fputs(" | ", f), pct(f, w->old_p), fputs(" |\n", f);
   }
-  fprintf(f, "\nOne-night +5 %% blips that alarmed: %d of %d. Ramps of +0.1 %% a night flagged within 10 nights: "
-             "%d of %d. A cell whose spread doubles, alarms: %d of %d. Card swaps (15 nights of one card, 15 of "
-             "another) with any alarm: %d of %d.\n",
+  fprintf(f, "\nA step in every cell of one variant (each size at a share of its aim), flagged within %d nights:\n\n"
+             "| share of the aim | plants | with the pooled detector | the cells' own detectors alone |\n"
+             "|---:|---:|---:|---:|\n",
+          o->within);
+  for (int i = 0; i < KG_REPLAY_POOLS; i++) {
+    fprintf(f, "| %.2f | %d | ", r->pools[i].share, r->pools[i].plants);
+    pct(f, r->pools[i].pooled_p), fputs(" | ", f), pct(f, r->pools[i].cells_p), fputs(" |\n", f);
+  }
+  fprintf(f, "\nThe aim planted in every cell on the night the runner changed card (%d series): flagged as a "
+             "regression within %d nights in ",
+          r->swaps, o->within);
+  pct(f, r->swap_p), fputs(" of cells (the detector before: ", f), pct(f, r->swap_legacy_p);
+  fprintf(f, "). One-night +5 %% blips that alarmed: %d of %d. Ramps of +0.1 %% a night flagged within 10 nights: "
+             "%d of %d. A cell whose spread doubles, alarms: %d of %d. Card swaps (15 nights of the other cards, then "
+             "15 of one card) with any alarm: %d of %d.\n",
           r->blip_alarms, r->blips, r->ramp_flagged, r->ramps, r->noisy_alarms, r->noisy, r->card_block_alarms,
           r->card_blocks);
+}
+
+void kg_replay_aim_markdown(FILE *f, int rounds, const kg_replay_opts *o, const kg_replay_result *r) {
+  char b[32];
+  for (size_t i = 0; i < r->nrows; i++) {
+    const kg_replay_row *w = &r->rows[i];
+    fprintf(f, "| %d | %.3f | %s | %d x %d | ", rounds, o->scale, size_name(w->n, b, sizeof b), w->plants, w->cells);
+    pct(f, w->p), fputs(" | ", f), pct(f, w->cells_at_95);
+    fprintf(f, " | %.3f |\n", r->fa_cells + r->fa_pooled);
+  }
 }

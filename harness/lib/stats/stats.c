@@ -64,3 +64,71 @@ double kg_median(const double *v, size_t n) {
   kg_stats_compute(v, n, &s);
   return n ? s.median : NAN;
 }
+
+/* Digamma: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10, then the
+ * asymptotic series (error below 1e-12 there). */
+double kg_digamma(double x) {
+  double r = 0;
+  if (!(x > 0)) return NAN;
+  for (; x < 10; x += 1) r -= 1 / x;
+  double f = 1 / (x * x);
+  return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+/* Trigamma: psi1(x) = psi1(x + 1) + 1/x^2 up to x >= 10, then its series. */
+double kg_trigamma(double x) {
+  double r = 0;
+  if (!(x > 0)) return NAN;
+  for (; x < 10; x += 1) r += 1 / (x * x);
+  double f = 1 / (x * x);
+  return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
+/* Tetragamma, for Newton's step below: psi2(x) = psi2(x + 1) - 2/x^3. */
+static double tetragamma(double x) {
+  double r = 0;
+  for (; x < 10; x += 1) r -= 2 / (x * x * x);
+  double f = 1 / (x * x);
+  return r - f - f / x - f * f * (0.5 - f * (1.0 / 6 - f * (1.0 / 6 - f * 3.0 / 10)));
+}
+
+/* Newton from 0.5 + 1/y (limma's trigammaInverse: psi1 is convex and
+ * decreasing, so the steps increase x monotonically to the root). */
+double kg_trigamma_inv(double y) {
+  if (!(y > 0)) return NAN;
+  if (y > 1e7) return 1 / sqrt(y);
+  if (y < 1e-6) return 1 / y;
+  double x = 0.5 + 1 / y;
+  for (int i = 0; i < 50; i++) {
+    double t = kg_trigamma(x), dif = t * (1 - t / y) / tetragamma(x);
+    x += dif;
+    if (-dif / x < 1e-10) break;
+  }
+  return x;
+}
+
+int kg_eb_prior(const double *s2, const double *nu, size_t n, double *s0sq, double *nu0) {
+  double sum = 0, sum2 = 0, tri = 0;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!(s2[i] > 0) || !(nu[i] > 0) || !isfinite(s2[i])) continue;
+    double e = log(s2[i]) - kg_digamma(nu[i] / 2) + log(nu[i] / 2);
+    sum += e, sum2 += e * e, tri += kg_trigamma(nu[i] / 2), m++;
+  }
+  if (m < 3) return -1;
+  double mean = sum / (double)m, var = (sum2 - sum * mean) / (double)(m - 1) - tri / (double)m;
+  if (var > 0) {
+    *nu0 = 2 * kg_trigamma_inv(var);
+    *s0sq = exp(mean + kg_digamma(*nu0 / 2) - log(*nu0 / 2));
+  } else {
+    *nu0 = INFINITY;
+    *s0sq = exp(mean);
+  }
+  return 0;
+}
+
+double kg_eb_shrink(double s2, double nu, double s0sq, double nu0) {
+  if (!isfinite(nu0)) return s0sq;
+  if (!(nu > 0) || !isfinite(s2)) return s0sq;
+  return (nu0 * s0sq + nu * s2) / (nu0 + nu);
+}
