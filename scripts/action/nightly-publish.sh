@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# kgate nightly publish (publish/action.yml), with the host-only kgate and no
-# token: the night (paired.json, control.json: already verified) into the
-# history file on the branch checked out at KP_PAGES (a new branch when it has
-# none), the page into KP_SITE (and beside the history with site: branch),
-# the detector's findings in the step summary (output findings: 0, or 4
-# while a regression is open), and a local commit that the push step sends.
+# kgate nightly publish (publish/action.yml, mode: render), in a read-only job
+# with the host-only kgate and no token: the night (paired.json, control.json:
+# already verified) into the history file read from the branch checked out at
+# KP_PAGES (none yet: a new history), the page into KP_SITE, the detector's
+# findings in the step summary (output findings: 0, or 4 while a regression is
+# open). The new history (and, with site: branch, the page's files) go into
+# KP_HANDOVER for the push job (publish/push/action.yml), with their manifest
+# and the branch commit they were built on (outputs manifest and base).
 set -euo pipefail
 # shellcheck source=scripts/action/lib.sh
 . "$(dirname "$0")/lib.sh"
-kgate=${KP_KGATE:?} dir=${KP_DIR:?} pages=${KP_PAGES:?} site=${KP_SITE:?}
+ci="$(dirname "$0")/../ci"
+kgate=${KP_KGATE:?} dir=${KP_DIR:?} pages=${KP_PAGES:?} site=${KP_SITE:?} handover=${KP_HANDOVER:?}
 valid_ref "${KP_BRANCH:-}" || die "input branch: '${KP_BRANCH:-}' is not a plain branch name" 2
 [[ ${KP_HISTORY:-} =~ ^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.jsonl$ ]] ||
   die "input history: '${KP_HISTORY:-}' is not a file name ending in .jsonl" 2
@@ -16,10 +19,14 @@ case ${KP_SITE_MODE:-pages} in
   pages | branch | none) ;;
   *) die "input site: '$KP_SITE_MODE' is not pages, branch or none" 2 ;;
 esac
-if [[ ${KP_HAVE_BRANCH:-} != success ]]; then
+[[ ${KP_HANDOVER_NAME:-} =~ ^[A-Za-z0-9_.-]+$ ]] || die "input artifact-name: '${KP_HANDOVER_NAME:-}' is not a plain name" 2
+if [[ ${KP_HAVE_BRANCH:-} == success ]]; then
+  base=$(git -C "$pages" rev-parse HEAD)
+else
   echo "::notice::kgate nightly: no branch $KP_BRANCH yet; starting the history"
   rm -rf "$pages"
-  git init -q -b "$KP_BRANCH" "$pages"
+  mkdir -p "$pages"
+  base=none
 fi
 ack=()
 if [[ -n ${KP_ACK:-} && -f $KP_ACK ]]; then
@@ -27,7 +34,7 @@ if [[ -n ${KP_ACK:-} && -f $KP_ACK ]]; then
 elif [[ -n ${KP_ACK:-} ]]; then
   echo "kgate nightly: no $KP_ACK: no finding is acknowledged"
 fi
-# kgate's readers refuse a bad file with exit 2: the job stops before anything is pushed.
+# kgate's readers refuse a bad file with exit 2: the job stops before anything is handed over.
 "$kgate" history add "$dir/paired.json" --control "$dir/control.json" --file "$pages/$KP_HISTORY"
 # Links to commits and compare ranges (the page validates and escapes them).
 export KGATE_REPO_URL="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}"
@@ -36,14 +43,22 @@ rm -rf "$site"
 code=0
 "$kgate" history check "$pages/$KP_HISTORY" "${ack[@]}" --summary "${GITHUB_STEP_SUMMARY:-/dev/null}" || code=$?
 [[ $code == 0 || $code == 4 ]] || die "kgate history check exited $code" "$code"
+
+# What the push takes: the history, and the page's plain files (site: branch)
+# but for its copy of the history (the branch's own is beside it).
+rm -rf "$handover"
+mkdir -p "$handover"
+cp "$pages/$KP_HISTORY" "$handover/"
+if [[ $KP_SITE_MODE == branch ]]; then
+  mkdir "$handover/site"
+  for f in "$site"/*; do
+    b=${f##*/}
+    [[ -f $f && ! -L $f && $b != *.jsonl ]] || continue
+    cp "$f" "$handover/site/"
+  done
+fi
 out findings "$code"
 out site "$site"
-cd "$pages"
-if [[ $KP_SITE_MODE == branch ]]; then
-  cp -r "$site"/. .
-  touch .nojekyll # the page's files as they are, no Jekyll build
-fi
-git config user.name "kgate nightly"
-git config user.email "kgate-nightly@users.noreply.github.com"
-git add -A
-git commit -q -m "kgate nightly ${KP_RUN_ID:-}" || echo "::notice::kgate nightly: the history is unchanged"
+out base "$base"
+out handover "$KP_HANDOVER_NAME"
+out manifest "$("$ci/manifest.sh" "$handover")"

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # kgate nightly publish (publish/action.yml): before anything reads them, the
-# files the GPU job handed over. KP_VERIFY=true (the read-only verify job,
+# files the GPU job handed over. KP_VERIFY=true (mode: verify, a read-only job,
 # GH_TOKEN with attestations: read): every file must carry a build-provenance
 # attestation made by this workflow on the default branch in this run
 # (scripts/ci/verify-attestations.sh, as kgate's own nightly does); outputs
-# their manifest. Otherwise (the writing job, no token): they must be the very
-# files verified, KP_MANIFEST. Either way the two files the night needs must
-# be there, as plain files.
+# their manifest. Otherwise (mode: render, read-only, no token): they must be
+# the very files verified, KP_MANIFEST. Either way the two files the night
+# needs must be there, as plain files.
 set -euo pipefail
 # shellcheck source=scripts/action/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -26,7 +26,7 @@ if [[ ${KP_VERIFY:-false} == true ]]; then
   out manifest "$("$ci/manifest.sh" "$dir")"
 else
   [[ ${KP_MANIFEST:-} =~ ^[0-9a-f]{64}$ ]] ||
-    die "input manifest: give the verify job's manifest output (publish reads only verified files)" 2
+    die "input manifest: give the verify job's manifest output (render reads only verified files)" 2
   got=$("$ci/manifest.sh" "$dir")
   [[ $got == "$KP_MANIFEST" ]] || die "the files differ from the ones whose attestations were verified"
   echo "kgate nightly: the files are the ones verified ($got)"

@@ -295,40 +295,115 @@ expect "nightly: a failed run stops the night (no control)" test "$(grep -c '^ru
 expect "nightly: ... code 3, nothing to attest" test "$(output code)/$(output complete)" = 3/
 KA_ROUNDS='6; x' "$here/nightly-run.sh" > "$tmp/log" 2>&1
 expect "nightly: rounds not a number refused (exit 2)" test $? -eq 2
-# 8b. the publish half (publish/action.yml): a new branch, the history and the
-# page, the findings; refusals of bad inputs.
+# 8b. the render half (publish/action.yml, mode: render, a read-only job): the
+# history read from the branch (none yet), the page, the findings, and the
+# files handed to the push job with their manifest and the commit read.
 fresh publish
 pub="$tmp/publish"
 mkdir -p "$pub/in"
 echo '{}' > "$pub/in/paired.json"
 echo '{}' > "$pub/in/control.json"
 echo '{}' > "$tmp/ack.json"
-export KP_KGATE="$prefix/bin/kgate" KP_DIR="$pub/in" KP_PAGES="$pub/branch" KP_HAVE_BRANCH=failure KP_BRANCH=gh-pages
+export KP_KGATE="$prefix/bin/kgate" KP_DIR="$pub/in" KP_PAGES="$pub/render1" KP_HAVE_BRANCH=failure KP_BRANCH=gh-pages
 export KP_HISTORY=history.jsonl KP_ACK="$tmp/ack.json" KP_SITE_MODE=pages KP_SITE="$pub/site" KP_RUN_ID=42
+export KP_HANDOVER="$pub/handover1" KP_HANDOVER_NAME=kgate-nightly-history-42-1
 : > "$tmp/kgate.calls"
 FAKE_FINDINGS=4 "$here/nightly-publish.sh" > "$tmp/log" 2>&1
 expect "publish: exits 0 with a finding open" test $? -eq 0
 expect "publish: findings 4" test "$(output findings)" = 4
 expect "publish: the night added with its control" \
-  grep -qx "history add $pub/in/paired.json --control $pub/in/control.json --file $pub/branch/history.jsonl" "$tmp/kgate.calls"
+  grep -qx "history add $pub/in/paired.json --control $pub/in/control.json --file $pub/render1/history.jsonl" "$tmp/kgate.calls"
 expect "publish: the page from the history, acknowledgements read" \
-  grep -qx "report $pub/in/paired.json --html $pub/site --history $pub/branch/history.jsonl --ack $tmp/ack.json" "$tmp/kgate.calls"
+  grep -qx "report $pub/in/paired.json --html $pub/site --history $pub/render1/history.jsonl --ack $tmp/ack.json" "$tmp/kgate.calls"
 expect "publish: the findings in the step summary" \
-  grep -qx "history check $pub/branch/history.jsonl --ack $tmp/ack.json --summary $GITHUB_STEP_SUMMARY" "$tmp/kgate.calls"
-expect "publish: a new branch, one commit of the history" \
-  test "$(git -C "$pub/branch" branch --show-current) $(git -C "$pub/branch" ls-files)" = "gh-pages history.jsonl"
-KP_HAVE_BRANCH=success KP_SITE_MODE=branch "$here/nightly-publish.sh" > "$tmp/log" 2>&1
-expect "publish: the next night on the branch, the page beside it" \
-  test "$(git -C "$pub/branch" rev-list --count HEAD) $(git -C "$pub/branch" ls-files | tr '\n' ' ')" = \
-       "2 .nojekyll history.jsonl index.html "
-expect "publish: the history grows" test "$(wc -l < "$pub/branch/history.jsonl")" = 2
+  grep -qx "history check $pub/render1/history.jsonl --ack $tmp/ack.json --summary $GITHUB_STEP_SUMMARY" "$tmp/kgate.calls"
+expect "publish: no branch yet, base none" test "$(output base)" = none
+expect "publish: hands over the history only (site: pages)" test "$(cd "$pub/handover1" && find . | sort | tr '\n' ' ')" = ". ./history.jsonl "
+expect "publish: the manifest of what it hands over" test "$(output manifest)" = "$("$root/scripts/ci/manifest.sh" "$pub/handover1")"
+expect "publish: the handover artifact's name" test "$(output handover)" = kgate-nightly-history-42-1
+expect "publish: commits nothing (the push job does)" test ! -e "$pub/render1/.git"
+m1=$(output manifest)
 FAKE_FINDINGS=2 "$here/nightly-publish.sh" > "$tmp/log" 2>&1
 expect "publish: history check refusing the file stops it (exit 2)" test $? -eq 2
-for bad in "KP_BRANCH=--force" "KP_HISTORY=../x.jsonl" "KP_HISTORY=history.json" "KP_SITE_MODE=web"; do
+for bad in "KP_BRANCH=--force" "KP_HISTORY=../x.jsonl" "KP_HISTORY=history.json" "KP_SITE_MODE=web" \
+           "KP_HANDOVER_NAME=a/b"; do
   env "$bad" "$here/nightly-publish.sh" > "$tmp/log" 2>&1
   expect "publish: $bad refused (exit 2)" test $? -eq 2
 done
-unset KP_KGATE KP_DIR KP_PAGES KP_HAVE_BRANCH KP_BRANCH KP_HISTORY KP_ACK KP_SITE_MODE KP_SITE KP_RUN_ID
+
+# 8c. the push (publish/push/action.yml, the only job that may write): no kgate;
+# the files handed over only if they are the ones listed, the branch is where
+# the render job read it, and the history is only appended to.
+unset KP_KGATE KP_DIR KP_ACK KP_SITE KP_HANDOVER
+push() { KP_IN=$1 KP_PAGES=$2 KP_MANIFEST=$3 KP_BASE=$4 "$here/nightly-push.sh" > "$tmp/log" 2>&1; }
+: > "$tmp/kgate.calls"
+KP_HAVE_BRANCH=failure push "$pub/handover1" "$pub/branch" "$m1" none
+expect "push: the first night starts the branch (exit 0)" test $? -eq 0
+expect "push: one commit of the history on gh-pages" \
+  test "$(git -C "$pub/branch" branch --show-current) $(git -C "$pub/branch" rev-list --count HEAD) $(git -C "$pub/branch" ls-files)" = \
+       "gh-pages 1 history.jsonl"
+expect "push: runs no kgate" test ! -s "$tmp/kgate.calls"
+base1=$(git -C "$pub/branch" rev-parse HEAD)
+# The second night, the page beside the history (site: branch): the render job reads a checkout of the branch.
+git clone -q -b gh-pages "$pub/branch" "$pub/render2"
+fresh publish2
+KP_KGATE="$prefix/bin/kgate" KP_DIR="$pub/in" KP_PAGES="$pub/render2" KP_HAVE_BRANCH=success KP_SITE_MODE=branch \
+  KP_SITE="$pub/site" KP_HANDOVER="$pub/handover2" "$here/nightly-publish.sh" > "$tmp/log" 2>&1
+expect "publish: the next night read from the branch, base its commit" test "$(output base)" = "$base1"
+expect "publish: site: branch hands over the page too" \
+  test "$(cd "$pub/handover2" && find . -type f | sort | tr '\n' ' ')" = "./history.jsonl ./site/index.html "
+m2=$(output manifest)
+cp -r "$pub/branch" "$pub/branch1" # the branch after night 1, for the refusals below
+KP_HAVE_BRANCH=success KP_SITE_MODE=branch push "$pub/handover2" "$pub/branch" "$m2" "$base1"
+expect "push: the next night on the branch, the page beside it" \
+  test "$(git -C "$pub/branch" rev-list --count HEAD) $(git -C "$pub/branch" ls-files | tr '\n' ' ')" = \
+       "2 .nojekyll history.jsonl index.html "
+expect "push: the history grows" test "$(wc -l < "$pub/branch/history.jsonl")" = 2
+# Refusals: each on a copy of night 2's files and of the branch after night 1; nothing is committed.
+# refused NAME WANT-CODE WANT-TEXT MUTATION [MANIFEST [BASE]]: MANIFEST @ is the one of the
+# mutated files (a render job that lists what it hands over); by default night 2's.
+refused() {
+  local name=$1 code=$2 text=$3 mutation=$4 m=${5:-$m2} got
+  rm -rf "$pub/h" "$pub/b"
+  cp -r "$pub/handover2" "$pub/h"
+  cp -r "$pub/branch1" "$pub/b"
+  (cd "$pub/h" && eval "$mutation")
+  [[ $m != @ ]] || m=$("$root/scripts/ci/manifest.sh" "$pub/h")
+  KP_HAVE_BRANCH=${have:-success} KP_SITE_MODE=${site:-branch} push "$pub/h" "$pub/b" "$m" "${6:-$base1}"
+  got=$?
+  expect "push: $name refused (exit $code)" test $got -eq "$code"
+  expect "push: $name: one ::error:: line saying why" grep -q "^::error::kgate action: $text" "$tmp/log"
+  expect "push: $name: nothing committed" test "$(git -C "$pub/b" rev-parse HEAD)" = "$base1"
+}
+listed="the files handed over are not the ones the render job listed"
+refused "a file not in the manifest" 2 "push: $listed" 'echo x > site/extra.html'
+refused "a file changed since it was listed" 2 "push: $listed" 'echo page2 > site/index.html'
+for mu in 'echo evil.example > site/CNAME' 'echo x > .nojekyll' 'echo x > history-next-abc.jsonl' \
+          'mkdir -p .github/workflows && echo x > .github/workflows/x.yml' 'mkdir site/sub && echo x > site/sub/a.html' \
+          'echo x > site/a.sh'; do
+  refused "a file listed that is no history or page file ($mu)" 2 "push: '.*' is not a file the nightly pushes" "$mu" @
+done
+refused "a link" 2 "push: 'site/x.html' is not a plain file" 'ln -s /etc/passwd site/x.html'
+refused "an old history line changed" 2 "push: history.jsonl does not keep the branch's history as it was" \
+  'sed -i 1s/night/nite/ history.jsonl' @
+refused "a history cut short" 2 "push: history.jsonl does not keep the branch's history as it was" ': > history.jsonl' @
+refused "a history with a partial line" 2 "push: history.jsonl does not end in a whole line" 'printf x >> history.jsonl' @
+refused "no history" 2 "push: no history.jsonl handed over" 'rm history.jsonl' @
+site=pages refused "the page with site: pages" 2 "push: 'site' is not a file the nightly pushes" ':'
+refused "a branch moved since the render job read it" 3 "push: the branch gh-pages moved since the render job read it" \
+  ':' "$m2" "$(printf %040d 0)"
+refused "a base of none while the branch is there" 3 "push: the branch gh-pages moved" ':' "$m2" none
+have=failure refused "a branch gone since the render job read it" 3 "push: the branch gh-pages is gone" ':'
+refused "a manifest that is not a SHA-256" 2 "input manifest" ':' "x$m2"
+refused "a base that is not a commit" 2 "input base" ':' "$m2" "HEAD~1"
+# A link on the branch where the page goes: not written through.
+rm -rf "$pub/h" "$pub/b" && cp -r "$pub/handover2" "$pub/h" && cp -r "$pub/branch1" "$pub/b"
+ln -s "$tmp/outside" "$pub/b/index.html"
+KP_HAVE_BRANCH=success KP_SITE_MODE=branch push "$pub/h" "$pub/b" "$m2" "$base1"
+expect "push: a link on the branch refused" grep -q "index.html on the branch is not a plain file" "$tmp/log"
+expect "push: ... nothing written through it" test ! -e "$tmp/outside"
+unset -f push refused
+unset KP_PAGES KP_HAVE_BRANCH KP_BRANCH KP_HISTORY KP_SITE_MODE KP_RUN_ID KP_HANDOVER_NAME
 KP_VERIFY=true KP_DIR="$tmp/none" KP_WORKFLOW_REF="o/r/.github/workflows/kgate-nightly.yml@refs/heads/main" \
   "$here/nightly-verify.sh" > "$tmp/log" 2>&1
 expect "verify: no files from the GPU job refused before any token use" grep -q "handed over no paired.json" "$tmp/log"
@@ -389,18 +464,80 @@ for j in ("verify", "publish"):
                      and set(x.get("require", "").split()) >= {"kgate-shard-1", "kgate-shard-2"} for x in w), j
 ' "$root/.github/workflows/nightly.yml"
 
-# GITHUB_TOKEN is the whole job's: a job of kgate's workflows that may write to the
-# repository builds and runs no kgate (whose readers take the GPU runners' files).
+# GITHUB_TOKEN is the whole job's: a job that may write to the repository (kgate's
+# workflows, the example's a team copies) builds and runs no kgate (whose readers
+# take the GPU runners' files), neither in its own steps nor in an action it uses:
+# kgate's actions are followed into their steps and the scripts those run.
+# shellcheck disable=SC2016 # Python, not the shell
 expect "workflows: no job with contents: write runs kgate" python3 -c '
-import glob, sys, yaml
-for wf in sorted(glob.glob(sys.argv[1] + "/.github/workflows/*.yml")):
-    for name, job in yaml.safe_load(open(wf))["jobs"].items():
-        if (job.get("permissions") or {}).get("contents") != "write":
-            continue
-        for s in job.get("steps", []):
-            run = s.get("run", "")
-            assert "host-kgate" not in run and "build/kgate" not in run, (wf, name, s.get("name"))
+import glob, os, re, sys, yaml
+root = sys.argv[1]
+# A kgate build, a path ending in /kgate, $kgate, or kgate SUBCOMMAND where a command starts.
+KGATE = re.compile(r"host-kgate|build-kgate|/kgate(?=[\s\"\x27;)]|$)|\bKP_KGATE\b|\$\{?kgate\b|"
+                   r"(?:^|[;&|(`]|\$\()\s*(?:\w+=\S*\s+)*kgate\s+(?:merge|history|report|run|check|compare|"
+                   r"list|reference|selftest|baseline|lint|unchanged)\b", re.M)
+SCRIPT = re.compile(r"scripts/[\w/.-]+\.(?:sh|py)")
+def code(text):
+    return "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("#"))
+def run_kgate(run):
+    """The kgate a run: script starts: in itself or in a script of kgate it names."""
+    if KGATE.search(code(run)):
+        return True
+    for m in SCRIPT.findall(run):
+        path = os.path.join(root, m[m.index("scripts/"):])
+        if os.path.exists(path) and KGATE.search(code(open(path).read())):
+            return True
+    return False
+def action_of(uses, own):
+    """kgate action.yml a uses: names: OWNER/kgate[/dir]@REF, or ./dir in kgate own workflows."""
+    m = re.fullmatch(r"OWNER/kgate(/[\w./-]+)?@REF", uses)
+    if m:
+        return os.path.join(root, (m.group(1) or "/").lstrip("/"), "action.yml")
+    if own and uses.startswith("./"):
+        return os.path.join(root, uses[2:], "action.yml")
+    return None
+def steps_kgate(steps, own, seen=()):
+    for s in steps or []:
+        if run_kgate(str(s.get("run", ""))):
+            return s.get("name") or s.get("run")
+        path = action_of(str(s.get("uses", "")), own)
+        if path and path not in seen:
+            inner = steps_kgate(yaml.safe_load(open(path))["runs"]["steps"], True, seen + (path,))
+            if inner:
+                return "%s -> %s" % (s["uses"], inner)
+    return None
+def writes(perms):
+    return perms == "write-all" or isinstance(perms, dict) and perms.get("contents") == "write"
+# The detector finds kgate where it is, and the push action is free of it.
+load = lambda p: yaml.safe_load(open(os.path.join(root, p)))["runs"]["steps"]
+assert steps_kgate(load("publish/action.yml"), True), "publish/action.yml: no kgate found"
+assert steps_kgate(load("action.yml"), True), "action.yml: no kgate found"
+assert not steps_kgate(load("publish/push/action.yml"), True), steps_kgate(load("publish/push/action.yml"), True)
+writers = 0
+for own, pattern in ((True, "/.github/workflows/*.yml"), (False, "/examples/*/.github/workflows/*.yml")):
+    for wf in sorted(glob.glob(root + pattern)):
+        doc = yaml.safe_load(open(wf))
+        for name, job in doc["jobs"].items():
+            if not writes(job.get("permissions", doc.get("permissions"))):
+                continue
+            writers += 1
+            found = steps_kgate(job.get("steps"), own)
+            assert not found, (wf, name, found)
+assert writers >= 2, writers
 ' "$root"
+# The example's nightly: the writer is publish/push alone, after a read-only render job.
+# shellcheck disable=SC2016 # Python, not the shell
+expect "example nightly: kgate runs in a read-only job, the push job only pushes" python3 -c '
+import sys, yaml
+jobs = yaml.safe_load(open(sys.argv[1]))["jobs"]
+uses = {n: [s.get("uses", "") for s in j.get("steps", [])] for n, j in jobs.items()}
+assert jobs["publish"]["permissions"] == {"contents": "read"}, jobs["publish"]["permissions"]
+assert [s.get("with", {}).get("mode") for s in jobs["publish"]["steps"] if s.get("uses") == "OWNER/kgate/publish@REF"] == ["render"]
+assert jobs["push"]["permissions"] == {"contents": "write"} and uses["push"] == ["OWNER/kgate/publish/push@REF"], uses["push"]
+w = jobs["push"]["steps"][0]["with"]
+for k in ("manifest", "base", "handover", "findings"):
+    assert w[k] == "${{ needs.publish.outputs.%s }}" % k, k
+' "$root/examples/external-kernels/.github/workflows/kgate-nightly.yml"
 
 echo "action scripts: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
