@@ -278,6 +278,7 @@ static int step_row(ctx *c, size_t n, double step, kg_replay_row *row) {
   row->legacy_cells_at_95 = share_at_95(c->legacy_hits, sel, m, plants);
   row->old_p = m && plants ? (double)old / (double)m / plants : NAN;
   row->right_night = nd ? (double)right / (double)nd : NAN;
+  row->aim = m && fabs(row->step - aim(c, &c->cells[sel[0]])) < 1e-12;
   row->delay_median = nd ? kg_median(delays, nd) : NAN;
   free(delays);
   return 0;
@@ -535,6 +536,7 @@ void kg_replay_aim_markdown(FILE *f, int rounds, const kg_replay_opts *o, const 
   char b[32];
   for (size_t i = 0; i < r->nrows; i++) {
     const kg_replay_row *w = &r->rows[i];
+    if (!w->aim) continue;
     fprintf(f, "| %d | %.3f | %s | %d x %d | ", rounds, o->scale, size_name(w->n, b, sizeof b), w->plants, w->cells);
     pct(f, w->p), fputs(" | ", f), pct(f, w->cells_at_95);
     fprintf(f, " | %.3f |\n", r->fa_cells + r->fa_pooled);

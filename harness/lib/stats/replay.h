@@ -43,6 +43,7 @@ typedef struct kg_replay_row {
   double delay_median; /* nights from the step to the alarm, the step night counted as 1 (flagged ones) */
   double legacy_p, legacy_cells_at_95; /* the detector before */
   double old_p;        /* the consecutive-run rule on absolute times, within `within` nights */
+  int aim;             /* the step is the aim at this size (the design step) */
 } kg_replay_row;
 
 /* A step planted into every cell of one variant (each size at `share` of its aim). */
