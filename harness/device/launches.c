@@ -47,6 +47,53 @@ static int put_value(kg_launches *l, const void *p, size_t n) {
   return n ? put_hex(l, b, n) : put(l, "0");
 }
 
+/* A launch attribute's value, field by field for the ids kgate knows (the
+ * caller's union holds stack garbage past the member it set, and padding
+ * inside a member); the whole union for any other id, so an attribute kgate
+ * does not know can never look equal by accident. */
+static int put_attr(kg_launches *l, int id, const cudaLaunchAttributeValue *v) {
+  unsigned char b[64];
+  size_t n = 0;
+#define KG_FIELD(x) (memcpy(b + n, &(x), sizeof(x)), n += sizeof(x))
+  switch (id) {
+  case cudaLaunchAttributeAccessPolicyWindow:
+    KG_FIELD(v->accessPolicyWindow.base_ptr), KG_FIELD(v->accessPolicyWindow.num_bytes);
+    KG_FIELD(v->accessPolicyWindow.hitRatio), KG_FIELD(v->accessPolicyWindow.hitProp);
+    KG_FIELD(v->accessPolicyWindow.missProp);
+    break;
+  case cudaLaunchAttributeCooperative: KG_FIELD(v->cooperative); break;
+  case cudaLaunchAttributeSynchronizationPolicy: KG_FIELD(v->syncPolicy); break;
+  case cudaLaunchAttributeClusterDimension:
+    KG_FIELD(v->clusterDim.x), KG_FIELD(v->clusterDim.y), KG_FIELD(v->clusterDim.z);
+    break;
+  case cudaLaunchAttributeClusterSchedulingPolicyPreference: KG_FIELD(v->clusterSchedulingPolicyPreference); break;
+  case cudaLaunchAttributeProgrammaticStreamSerialization: KG_FIELD(v->programmaticStreamSerializationAllowed); break;
+  case cudaLaunchAttributeProgrammaticEvent:
+    KG_FIELD(v->programmaticEvent.event), KG_FIELD(v->programmaticEvent.flags);
+    KG_FIELD(v->programmaticEvent.triggerAtBlockStart);
+    break;
+  case cudaLaunchAttributePriority: KG_FIELD(v->priority); break;
+  case cudaLaunchAttributeMemSyncDomainMap:
+    KG_FIELD(v->memSyncDomainMap.default_), KG_FIELD(v->memSyncDomainMap.remote);
+    break;
+  case cudaLaunchAttributeMemSyncDomain: KG_FIELD(v->memSyncDomain); break;
+  case cudaLaunchAttributePreferredClusterDimension:
+    KG_FIELD(v->preferredClusterDim.x), KG_FIELD(v->preferredClusterDim.y), KG_FIELD(v->preferredClusterDim.z);
+    break;
+  case cudaLaunchAttributeLaunchCompletionEvent:
+    KG_FIELD(v->launchCompletionEvent.event), KG_FIELD(v->launchCompletionEvent.flags);
+    break;
+  case cudaLaunchAttributeDeviceUpdatableKernelNode:
+    KG_FIELD(v->deviceUpdatableKernelNode.deviceUpdatable), KG_FIELD(v->deviceUpdatableKernelNode.devNode);
+    break;
+  case cudaLaunchAttributePreferredSharedMemoryCarveout: KG_FIELD(v->sharedMemCarveout); break;
+  case cudaLaunchAttributeNvlinkUtilCentricScheduling: KG_FIELD(v->nvlinkUtilCentricScheduling); break;
+  default: return put_value(l, v, sizeof *v);
+  }
+#undef KG_FIELD
+  return put_value(l, b, n);
+}
+
 /* What the call asked the runtime while this thread captures it: the
  * attributes it passed with cudaLaunchKernelEx ("launch" lines) and how
  * often it asked whether its stream is capturing. */
@@ -123,7 +170,7 @@ static void note_launch(const cudaLaunchConfig_t *config) {
   int rc = put(a, "launch");
   for (unsigned i = 0; !rc && config && i < config->numAttrs; i++) {
     rc = put(a, " %d=", (int)config->attrs[i].id);
-    if (!rc) rc = put_value(a, &config->attrs[i].val, sizeof config->attrs[i].val);
+    if (!rc) rc = put_attr(a, (int)config->attrs[i].id, &config->attrs[i].val);
   }
   if (rc || put(a, "\n")) t_probe.queries = -1; /* out of memory: the capture is refused */
 }
@@ -173,7 +220,7 @@ static int put_node_attrs(kg_launches *l, cudaGraphNode_t node) {
     memset(&v, 0, sizeof v);
     int rc = put(l, " a%d=", id);
     if (!rc && cudaGraphKernelNodeGetAttribute(node, (cudaLaunchAttributeID)id, &v) == cudaSuccess)
-      rc = put_value(l, &v, sizeof v);
+      rc = put_attr(l, id, &v);
     else if (!rc)
       cudaGetLastError(), rc = put(l, "-");
     if (rc) return -1;

@@ -683,7 +683,7 @@ static int detect_cells(const kg_history *h, int control, const scan_ctx *c, kg_
   kg_series *s = calloc(n ? n : 1, sizeof *s);
   double *x = malloc((n ? n : 1) * (nruns ? nruns : 1) * sizeof *x);
   watch *w = calloc(n ? n : 1, sizeof *w);
-  size_t *cls = malloc((n ? n : 1) * sizeof *cls);
+  size_t *cls = calloc(n ? n : 1, sizeof *cls);
   int rc = s && x && w && cls ? 0 : -1;
   for (size_t i = 0; !rc && i < n; i++) {
     rc = fill_series(h, &keys[i], control, &s[i]);
