@@ -18,9 +18,9 @@ ctl_so="$KA_WORK/ctl/module.so"
 mkdir -p "$outdir"
 out results "$outdir/paired.json"
 out paired true
-[[ ${KA_ROUNDS:-6} =~ ^[0-9]+$ ]] || die "input rounds: '$KA_ROUNDS' is not a number" 2
+[[ ${KA_ROUNDS:-16} =~ ^[0-9]+$ ]] || die "input rounds: '$KA_ROUNDS' is not a number" 2
 
-common=(run --sizes 1 --rounds "${KA_ROUNDS:-6}" --reference "${KA_PINS:?}" --base-kernels "$ref_so")
+common=(run --sizes 1 --rounds "${KA_ROUNDS:-16}" --reference "${KA_PINS:?}" --base-kernels "$ref_so")
 [[ -z ${KA_PERF_SIZES:-} ]] || common+=(--perf-sizes "$KA_PERF_SIZES")
 [[ -z ${KA_MIN_EFFECT:-} ]] || common+=(--min-effect "$KA_MIN_EFFECT")
 [[ -z ${KA_DEVICES:-} ]] || common+=(--devices "$KA_DEVICES")
