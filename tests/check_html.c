@@ -7,8 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "detect.h"
+#include "dtype.h"
 #include "html.h"
+#include "label.h"
 #include "registry.h"
+#include "report.h"
+#include "rmodel.h"
 #include "testutil.h"
 
 #define M22 ((size_t)1 << 22)
@@ -209,23 +214,16 @@ START_TEST(test_html_history_and_note) {
   kg_hist_run runs[2] = {{.date = "2026-11-20T02:00:00Z", .commit = "aaa"},
                          {.date = "2026-11-21T02:00:00Z", .commit = "b<b>"}};
   kg_history h = {.n = 2, .runs = runs};
-  kg_step steps[] = {{.run = 1, .prev = 0, .variant = "cub_sum", .dtype = KG_F32, .n = M25, .verdict = KG_V_SLOWER,
-                      .before_us = 30, .after_us = 33, .tol = 0.03}};
+  runs[1].checks = (kg_counts){.cases = 4, .passed = 3, .failed = 1};
   kg_html_page p = full_page();
-  p.history = &h, p.steps = steps, p.nsteps = 1, p.note = "No charts: gnuplot <missing>";
+  p.history = &h, p.note = "No charts: gnuplot <missing>";
   char *html = write_page(&p);
   ck_assert_ptr_nonnull(strstr(html, "<p class=\"box notice\">No charts: gnuplot &lt;missing&gt;</p>"));
-  ck_assert_ptr_nonnull(strstr(html, "<li>History: 2 runs, 1 step change</li>"));
-  ck_assert_msg(strstr(html, "<tr class=\"regression\"><td class=\"l\">2 (2026-11-21 02:00 UTC)</td><td class=\"l\">b&lt;b&gt;"
-                             "</td><td class=\"l\">cub_sum</td><td class=\"l\">f32</td><td>33554432</td>"
-                             "<td class=\"l\">SLOWER</td><td>30.0</td><td>33.0</td><td>+10.0 %</td></tr>"),
-                "%s", html);
-  ck_assert_ptr_nonnull(strstr(html, "<a href=\"#steps\">"));
+  /* The nights counted by their verdicts (the report model's); no night-to-night step section. */
+  ck_assert_msg(strstr(html, "<li>History: 2 nights: 1 FAIL, 1 PASS</li>"), "%s", html);
+  ck_assert_ptr_null(strstr(html, "#steps"));
+  ck_assert_ptr_null(strstr(html, "Step change"));
   check_references(html);
-  free(html);
-  p.nsteps = 0;
-  html = write_page(&p);
-  ck_assert_ptr_nonnull(strstr(html, "<p>None across 2 runs"));
   free(html);
 }
 END_TEST
@@ -266,8 +264,10 @@ START_TEST(test_html_findings) {
   kg_html_page p = full_page();
   p.history = h, p.detect = d, p.repo_url = "https://github.com/o/r";
   char *html = write_page(&p);
-  ck_assert_msg(strstr(html, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 case(s) slower than "),
-                "%.2000s", html); /* the baseline's SLOWER speaks first; the finding is below */
+  /* The night's verdict of the report model, in the nightly's words: not the stored baseline's SLOWER. */
+  ck_assert_msg(strstr(html, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 cell slower than the "
+                             "reference&#39;s accepted level (1 open finding)</p>"),
+                "%.2000s", html);
   const char *reg = strstr(html, "<p class=\"box regression\"><span class=\"tag\"><strong>REGRESSION</strong></span> 1 "
                                  "cell slower than the reference's accepted level from the night of 2026-11-23 02:00 "
                                  "UTC (flagged on 2026-11-24 02:00 UTC); commits <a href=\"https://github.com/o/r/"
@@ -295,11 +295,11 @@ START_TEST(test_html_findings) {
   ck_assert_ptr_nonnull(strstr(html, ".notice{background:#f3f3f3;"));
   check_references(html);
   free(html);
-  /* Without the baseline's SLOWER, the open finding is the verdict. */
+  /* Without the baseline, the same. */
   p.cmp = NULL, p.baseline = NULL;
   html = write_page(&p);
-  ck_assert_msg(strstr(html, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 open nightly finding against "
-                             "the pinned reference</p>"),
+  ck_assert_msg(strstr(html, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 cell slower than the "
+                             "reference&#39;s accepted level (1 open finding)</p>"),
                 "%.2000s", strstr(html, "<p class=\"verdict"));
   free(html);
   /* Nothing found: one green line says so. */
@@ -308,7 +308,9 @@ START_TEST(test_html_findings) {
   html = write_page(&p);
   ck_assert_msg(strstr(html, "<p class=\"box good\"><strong>No findings</strong> across 6 paired nights and 10 cells"),
                 "%.2000s", strstr(html, "<p class=\"verdict"));
-  ck_assert_ptr_nonnull(strstr(html, "<p class=\"verdict good\""));
+  ck_assert_msg(strstr(html, "<p class=\"verdict good\" id=\"verdict\">PASS: every watched cell within its accepted "
+                             "level against the pinned reference</p>"),
+                "%.2000s", strstr(html, "<p class=\"verdict"));
   free(html);
 }
 END_TEST
@@ -356,11 +358,8 @@ START_TEST(test_html_hostile_text) {
   snprintf(runs[1].date, sizeof runs[1].date, "%s", k_xss);
   snprintf(runs[1].commit, sizeof runs[1].commit, "%s", k_xss);
   kg_history h = {.n = 2, .runs = runs};
-  kg_step steps[] = {{.run = 1, .prev = 0, .dtype = KG_F32, .n = M25, .verdict = KG_V_SLOWER, .before_us = 30,
-                      .after_us = 33, .tol = 0.03}};
-  snprintf(steps[0].variant, sizeof steps[0].variant, "%s", k_xss);
   kg_html_page p = full_page();
-  p.baseline = k_xss, p.note = k_xss, p.history = &h, p.steps = steps, p.nsteps = 1;
+  p.baseline = k_xss, p.note = k_xss, p.history = &h;
   p.repo_url = "https://github.com/o/r"; /* a hostile commit is never linked: text */
   char *html = write_page(&p);
   char apath[128];
@@ -635,7 +634,9 @@ START_TEST(test_html_commit_links) {
 }
 END_TEST
 
-/* archive.html: every night, newest first, FAIL / SLOWER / PASS, links that exist. */
+/* archive.html: every night, newest first, its verdict (the report model's)
+ * and why, links that exist. A case 10 % slower than the night before is
+ * no verdict: without the nightly's detector a night is FAIL or PASS. */
 START_TEST(test_html_archive) {
   kg_hist_run runs[3] = {{.date = "2026-11-19T02:00:00Z", .commit = "0123456789ab", .version = "0.1.0"},
                          {.date = "2026-11-20T02:00:00Z", .commit = "1123456789ab", .version = "0.1.0"},
@@ -644,11 +645,14 @@ START_TEST(test_html_archive) {
   runs[1].checks = (kg_counts){.cases = 10, .passed = 10};
   runs[2].checks = (kg_counts){.cases = 10, .passed = 9, .failed = 1};
   for (int i = 0; i < 3; i++) runs[i].dev = kgt_h200();
+  kg_hist_entry e[3];
+  for (int i = 0; i < 3; i++) {
+    e[i] = (kg_hist_entry){.variant = "cub_sum", .dtype = KG_F32, .n = M25, .t = kgt_timing(i == 1 ? 33 : 30)};
+    runs[i].entries = &e[i], runs[i].n = 1;
+  }
   kg_history h = {.n = 3, .runs = runs};
-  kg_step steps[] = {{.run = 1, .prev = 0, .variant = "cub_sum", .dtype = KG_F32, .n = M25, .verdict = KG_V_SLOWER,
-                      .before_us = 30, .after_us = 33, .tol = 0.03}};
   kg_html_page p = full_page();
-  p.history = &h, p.steps = steps, p.nsteps = 1, p.repo_url = "https://github.com/o/r";
+  p.history = &h, p.repo_url = "https://github.com/o/r";
   free(write_page(&p));
   char path[128];
   snprintf(path, sizeof path, "%s/archive.html", g_dir);
@@ -656,15 +660,213 @@ START_TEST(test_html_archive) {
   const char *n3 = strstr(a, ">2026-11-21 02:00 UTC<"), *n2 = strstr(a, ">2026-11-20 02:00 UTC<"),
              *n1 = strstr(a, ">2026-11-19 02:00 UTC<");
   ck_assert_msg(n3 && n2 && n1 && n3 < n2 && n2 < n1, "%s", a);
-  ck_assert_ptr_nonnull(strstr(n3, "<td class=\"l\">FAIL</td><td>10</td><td>9</td><td>1</td>"));
-  ck_assert_ptr_nonnull(strstr(n2, "<td class=\"l\">SLOWER</td><td>10</td><td>10</td><td>0</td><td>0</td><td>1</td>"));
+  ck_assert_msg(strstr(n3, "<td class=\"l\">FAIL</td><td class=\"l\">1 of 10 cases failed or errored</td><td>10</td>"
+                          "<td>9</td><td>1</td>"),
+                "%s", a);
+  ck_assert_ptr_nonnull(strstr(n2, "<td class=\"l\">PASS</td><td class=\"l\">10 cases checked, none failed</td>"
+                                   "<td>10</td><td>10</td><td>0</td><td>0</td><td class=\"l\">0.1.0</td>"));
   ck_assert_ptr_nonnull(strstr(n1, "<td class=\"l\">PASS</td>"));
+  ck_assert_ptr_null(strstr(a, "SLOWER"));
   ck_assert_ptr_nonnull(strstr(a, "<a href=\"https://github.com/o/r/commit/1123456789ab\">1123456789ab</a>"));
   ck_assert_ptr_nonnull(strstr(a, "<td class=\"l\">13.0 / 13.0</td>"));
   /* history.jsonl is not in the folder: not linked. */
   ck_assert_ptr_null(strstr(a, "history.jsonl"));
   check_references(a);
   free(a);
+}
+END_TEST
+
+/* ---- one story per night: the recorded nights of tests/data/nightly ------------------------ */
+
+/* The recorded H100 nights: eight A/A nights, then (live) the four live
+ * nights, whose last two slow reduce7_shuffle by about 0.5 % at 2^25. */
+static void nightly_history(const char *path, int live) {
+  char *aa = slurp(KG_SOURCE_DIR "/tests/data/nightly/h100-aa.jsonl");
+  char *lv = live ? slurp(KG_SOURCE_DIR "/tests/data/nightly/h100-live.jsonl") : NULL;
+  char *both = malloc(strlen(aa) + (lv ? strlen(lv) : 0) + 1);
+  ck_assert_ptr_nonnull(both);
+  strcpy(both, aa);
+  if (lv) strcat(both, lv);
+  kgt_spit(path, both);
+  free(both), free(aa), free(lv);
+}
+
+/* What each printer says of the nights: the page (index, archive and chart
+ * data, as `kgate report --html` writes them), `history check --summary`'s
+ * Markdown and its terminal lines. */
+typedef struct nightly_out {
+  char site[128], hist[128];
+  char *index, *archive, *md, *term;
+  kg_history h;
+  kg_detection d;
+} nightly_out;
+
+static void nightly_render(nightly_out *o, int live) {
+  char err[512], md[160];
+  snprintf(o->hist, sizeof o->hist, "%s/h.jsonl", g_dir);
+  snprintf(o->site, sizeof o->site, "%s/site", g_dir);
+  snprintf(md, sizeof md, "%s/summary.md", g_dir);
+  nightly_history(o->hist, live);
+  /* No gnuplot: the page and the chart data without their images (exit 3), and quicker. */
+  char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+  setenv("PATH", "/nonexistent", 1);
+  char *report[] = {"report", KG_SOURCE_DIR "/tests/data/nightly/h100-live-night4.json", "--html", o->site,
+                    "--history", o->hist, NULL};
+  int code = kgt_run_cli(report);
+  setenv("PATH", path, 1);
+  free(path);
+  ck_assert_msg(code == 0 || code == 3, "report: exit %d", code);
+  char *check[] = {"history", "check", o->hist, "--summary", md, NULL};
+  ck_assert_int_eq(kgt_run_cli(check), live ? 4 : 0);
+  char file[200];
+  snprintf(file, sizeof file, "%s/index.html", o->site);
+  o->index = slurp(file);
+  snprintf(file, sizeof file, "%s/archive.html", o->site);
+  o->archive = slurp(file);
+  o->md = slurp(md);
+  /* The terminal: history check's lines, as nightly.c prints them. */
+  ck_assert_msg(kg_history_read(o->hist, &o->h, err, sizeof err) == 0, "%s", err);
+  kg_detect_opts opts = kg_detect_defaults();
+  ck_assert_int_eq(kg_detect(&o->h, NULL, &opts, &o->d), 0);
+  kg_rdoc doc;
+  ck_assert_int_eq(kg_rdoc_init(&doc), 0);
+  ck_assert_int_eq(kg_rdoc_findings(&doc, &o->h, &o->d, NULL), 0);
+  size_t len = 0;
+  FILE *f = open_memstream(&o->term, &len);
+  kg_report_findings(f, &doc);
+  fclose(f);
+  kg_rdoc_free(&doc);
+}
+
+static void nightly_free(nightly_out *o) {
+  free(o->index), free(o->archive), free(o->md), free(o->term);
+  kg_detection_free(&o->d);
+  kg_history_free(&o->h);
+}
+
+/* The archive's row of a night: from its date to the end of the row. */
+static char *archive_row(const char *archive, const char *label) {
+  char key[80];
+  snprintf(key, sizeof key, "<td class=\"l\">%s</td>", label);
+  const char *at = strstr(archive, key), *end = at ? strstr(at, "</tr>") : NULL;
+  ck_assert_msg(at && end, "no row for %s in %s", label, archive);
+  return strndup(at, (size_t)(end - at));
+}
+
+/* The .dat row of chart x = j + 1 in the block of `block`: up to its newline. */
+static char *dat_row(const char *site, const char *file, const char *block, size_t j) {
+  char path[200], key[160];
+  snprintf(path, sizeof path, "%s/%s", site, file);
+  char *dat = slurp(path);
+  snprintf(key, sizeof key, "# %s\n", block);
+  const char *at = strstr(dat, key);
+  ck_assert_msg(at != NULL, "no block %s in %s", block, path);
+  snprintf(key, sizeof key, "\n%zu ", j + 1);
+  at = strstr(at, key);
+  ck_assert_ptr_nonnull(at);
+  const char *end = strchr(at + 1, '\n');
+  char *row = strndup(at + 1, (size_t)(end - at - 1));
+  free(dat);
+  return row;
+}
+
+/* The detector opens a regression on the live nights: the index's headline,
+ * the archive's row of its first bad night, the charts' data for that night,
+ * `history check`'s Markdown and its terminal lines all say REGRESSION, in
+ * the nightly's words; no night-to-night SLOWER anywhere. */
+START_TEST(test_html_nightly_regression_one_story) {
+  nightly_out o;
+  nightly_render(&o, 1);
+  const kg_finding *reg = NULL;
+  for (size_t i = 0; i < o.d.nfind && !reg; i++)
+    if (o.d.find[i].kind == KG_FIND_REGRESSION && !o.d.find[i].acknowledged) reg = &o.d.find[i];
+  ck_assert_msg(reg != NULL, "the detector opened no regression");
+  size_t fb = reg->first_bad;
+  char label[48], block[128];
+  kg_date_label(o.h.runs[fb].date, label, sizeof label);
+  /* The index: the night's verdict, the nightly's words, never the PR gate's. */
+  ck_assert_msg(strstr(o.index, "id=\"verdict\">REGRESSION: ") &&
+                    strstr(o.index, " slower than the reference&#39;s accepted level (1 open finding)</p>"),
+                "%.3000s", strstr(o.index, "<h1>"));
+  ck_assert_ptr_null(strstr(o.index, "the base build (paired)"));
+  ck_assert_ptr_null(strstr(o.index, "step change"));
+  /* The archive: the first bad night and every one after it REGRESSION, no SLOWER. */
+  for (size_t i = 0; i < o.h.n; i++) {
+    char l[48];
+    kg_date_label(o.h.runs[i].date, l, sizeof l);
+    char *row = archive_row(o.archive, l);
+    if (i >= fb)
+      ck_assert_msg(strstr(row, "<td class=\"l\">REGRESSION</td><td class=\"l\">") &&
+                        strstr(row, " slower than the reference&#39;s accepted level</td>"),
+                    "night %zu: %.500s", i, row);
+    free(row);
+  }
+  ck_assert_ptr_null(strstr(o.archive, "SLOWER"));
+  /* The charts' data: that night of the finding's cell is REGRESSION, and the trend marks it. */
+  const kg_find_cell *c = &reg->cells[0];
+  const char *dt = kg_dtype_get(c->dtype)->name;
+  char file[64];
+  snprintf(block, sizeof block, "%s %s %zu", c->variant, dt, c->n);
+  snprintf(file, sizeof file, "ratio-%s.dat", dt);
+  char *row = dat_row(o.site, file, block, fb); /* every night of the fixture is paired */
+  ck_assert_msg(strstr(row, " \"REGRESSION\"") != NULL, "%s", row);
+  free(row);
+  snprintf(file, sizeof file, "trend-%s.dat", dt);
+  row = dat_row(o.site, file, c->variant, fb);
+  ck_assert_msg(strstr(row, " -1 \"REGRESSION\"") != NULL, "%s", row);
+  free(row);
+  /* history check's Markdown and terminal: the last night's verdict, and the run of nights from the first bad one. */
+  ck_assert_msg(strstr(o.md, "## kgate nightly: REGRESSION\n\n**REGRESSION**: "), "%.1000s", o.md);
+  char key[160];
+  snprintf(key, sizeof key, "| %s to ", label);
+  const char *span = strstr(o.md, key);
+  ck_assert_msg(span && strstr(span, " | **REGRESSION** | ") < strchr(span, '\n'), "%.1000s", o.md);
+  snprintf(key, sizeof key, "kgate: %s to ", label);
+  span = strstr(o.term, key);
+  ck_assert_msg(span && strstr(span, ": REGRESSION: ") < strchr(span, '\n'), "%.1000s", o.term);
+  ck_assert_msg(strstr(o.term, "; last night (") && strstr(strstr(o.term, "; last night ("), "): REGRESSION: "),
+                "%.1000s", o.term);
+  nightly_free(&o);
+}
+END_TEST
+
+/* The recorded A/A nights: nothing moved, so no night is SLOWER or a
+ * REGRESSION on the page's first screen, the archive, the charts' data,
+ * the Markdown or the terminal. */
+START_TEST(test_html_nightly_aa_no_slower) {
+  nightly_out o;
+  nightly_render(&o, 0);
+  ck_assert_uint_eq(o.d.open_regressions, 0);
+  ck_assert_msg(strstr(o.index, "id=\"verdict\">PASS: every watched cell within its accepted level against the pinned "
+                                "reference</p>"),
+                "%.2000s", strstr(o.index, "<h1>"));
+  /* The first screen (up to the details of tonight's cells against the reference). */
+  const char *details = strstr(o.index, "<h2 id=\"paired\">");
+  ck_assert_ptr_nonnull(details);
+  char *first = strndup(o.index, (size_t)(details - o.index));
+  ck_assert_msg(!strstr(first, "SLOWER") && !strstr(first, "REGRESSION"), "%.1000s", first);
+  free(first);
+  ck_assert_ptr_null(strstr(o.archive, "SLOWER"));
+  ck_assert_ptr_null(strstr(o.archive, "<td class=\"l\">REGRESSION</td>"));
+  size_t pass = 0;
+  for (const char *q = strstr(o.archive, "<td class=\"l\">PASS</td>"); q; q = strstr(q + 1, "<td class=\"l\">PASS</td>"))
+    pass++;
+  ck_assert_uint_eq(pass, o.h.n);
+  static const char *const kinds[] = {"trend", "ratio"};
+  for (size_t k = 0; k < 2; k++)
+    for (int d = 0; d < KG_NDTYPES; d++) {
+      char path[200];
+      snprintf(path, sizeof path, "%s/%s-%s.dat", o.site, kinds[k], kg_dtype_get((kg_dtype)d)->name);
+      char *dat = kgt_slurp(path);
+      if (!dat) continue;
+      ck_assert_msg(!strstr(dat, "\"REGRESSION\"") && !strstr(dat, " -1 \"") && !strstr(dat, " -1\n"), "%s", path);
+      free(dat);
+    }
+  ck_assert_msg(strstr(o.md, "## kgate nightly: PASS\n"), "%.1000s", o.md);
+  ck_assert_msg(!strstr(o.md, "SLOWER") && !strstr(o.md, "REGRESSION"), "%.1000s", o.md);
+  ck_assert_msg(!strstr(o.term, "SLOWER") && !strstr(o.term, "REGRESSION"), "%.1000s", o.term);
+  ck_assert_msg(strstr(o.term, "; last night (") && strstr(o.term, "): PASS: "), "%.1000s", o.term);
+  nightly_free(&o);
 }
 END_TEST
 
@@ -697,6 +899,12 @@ Suite *make_html_suite(void) {
   tcase_add_test(errors, test_html_hostile_text);
   tcase_add_test(errors, test_html_paired_hostile_text);
   tcase_add_test(errors, test_html_url_ok);
+  TCase *nightly = tcase_create("Nightly");
+  tcase_add_checked_fixture(nightly, setup, teardown);
+  tcase_set_timeout(nightly, 60);
+  tcase_add_test(nightly, test_html_nightly_regression_one_story);
+  tcase_add_test(nightly, test_html_nightly_aa_no_slower);
+  suite_add_tcase(s, nightly);
   suite_add_tcase(s, errors);
   return s;
 }

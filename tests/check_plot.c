@@ -128,9 +128,8 @@ static int chart_cmp(const kg_comparison *cmp, const char *label, char *err, siz
 }
 
 /* The charts of a history alone (history plot). */
-static int chart_trend(const kg_history *h, const kg_baseline *band, const kg_step *steps, size_t nsteps, char *err,
-                       size_t errlen) {
-  kg_chart_src s = {.history = h, .band = band, .steps = steps, .nsteps = nsteps};
+static int chart_trend(const kg_history *h, const kg_baseline *band, char *err, size_t errlen) {
+  kg_chart_src s = {.history = h, .band = band};
   return kg_chart_write(g_dir, &s, NULL, &g_charts, err, errlen);
 }
 
@@ -391,8 +390,9 @@ START_TEST(test_chart_ratio) {
   ck_assert_ptr_nonnull(strstr(vars, "nmarks = 2\n"));
   ck_assert_ptr_nonnull(strstr(vars, "level1 = 0\n"));
   /* Night 4 of the first cell: +2 % with its interval. */
-  ck_assert_msg(strstr(dat, "# reduce0_divergent f32 33554432\n1 -0.05 -0.25 0.15\n2 0 -0.2 0.2\n3 0.05 -0.15 0.25\n"
-                            "4 1.95 1.75 2.15\n"),
+  /* Each night with its verdict (the report model's): the environment's night, then the open regression's. */
+  ck_assert_msg(strstr(dat, "# reduce0_divergent f32 33554432\n1 -0.05 -0.25 0.15 \"PASS\"\n2 0 -0.2 0.2 \"ENVIRONMENT\"\n"
+                            "3 0.05 -0.15 0.25 \"PASS\"\n4 1.95 1.75 2.15 \"REGRESSION\"\n"),
                 "%s", dat);
   free(vars);
   free(dat);
@@ -596,7 +596,10 @@ START_TEST(test_chart_paired_clipped) {
 }
 END_TEST
 
-/* The trend from a history of three runs, with a baseline and one step. */
+/* The trend from a history of three runs, with a baseline. Run 3 of
+ * reduce0 is 20 % slower than the night before, but no night-to-night step
+ * is marked: a night's marker is its verdict (rmodel.h), and without the
+ * nightly's detector every night of passing checks is PASS. */
 START_TEST(test_chart_trend) {
   char path[128], err[512] = "";
   snprintf(path, sizeof path, "%s/h.jsonl", g_dir);
@@ -609,14 +612,10 @@ START_TEST(test_chart_trend) {
   }
   kg_history h;
   ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), 0);
-  kg_step *steps;
-  size_t nsteps;
-  ck_assert_int_eq(kg_history_steps(&h, 0, &steps, &nsteps), 0);
-  ck_assert_uint_eq(nsteps, 1);
   make_run(); /* the baseline: the first run's times */
   kg_baseline base;
   ck_assert_int_eq(kg_baseline_from_run(&g_run, &base), 0);
-  ck_assert_msg(chart_trend(&h, &base, steps, nsteps, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(chart_trend(&h, &base, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "trend-f32");
   char *vars = file_in("trend-f32.vars"), *dat = file_in("trend-f32.dat");
@@ -628,23 +627,25 @@ START_TEST(test_chart_trend) {
                 "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "base_mid = '13.9395 "));
   ck_assert_ptr_nonnull(strstr(vars, "at n = 2\u00b2\u2075 (128 MiB)"));
-  ck_assert_ptr_nonnull(strstr(vars, "1 step change marked"));
+  ck_assert_ptr_null(strstr(vars, "marked"));
+  ck_assert_ptr_null(strstr(vars, "\u25bc"));
   ck_assert_ptr_nonnull(strstr(vars, "\u25ef outside the band"));
-  /* Run 3 of reduce0 is flagged slower (-1); nothing else. */
-  ck_assert_msg(strstr(dat, "# reduce0_divergent\n1 13.9395 13.8701 14.0095 0\n2 13.8701 13.8011 13.9398 0\n3 "),
+  /* Every night PASS, none marked. */
+  ck_assert_msg(strstr(dat, "# reduce0_divergent\n1 13.9395 13.8701 14.0095 0 \"PASS\"\n2 13.8701 13.8011 13.9398 0 "
+                            "\"PASS\"\n3 "),
                 "%s", dat);
-  ck_assert_ptr_nonnull(strstr(dat, " -1\n\n\n# reduce7_shuffle"));
+  ck_assert_ptr_nonnull(strstr(dat, " 0 \"PASS\"\n\n\n# reduce7_shuffle"));
+  ck_assert_ptr_null(strstr(dat, " -1 "));
   free(vars);
   free(dat);
   /* Without a baseline: no band, and the legend says so. */
   g_charts.n = 0;
-  ck_assert_int_eq(chart_trend(&h, NULL, NULL, 0, err, sizeof err), 0);
+  ck_assert_int_eq(chart_trend(&h, NULL, err, sizeof err), 0);
   vars = file_in("trend-f32.vars");
   ck_assert_ptr_nonnull(strstr(vars, "base_mid = 'nan nan nan'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "no baseline given: no band"));
   ck_assert_ptr_null(strstr(vars, "outside the band")); /* issue 15: rings only where there is a band */
   free(vars);
-  free(steps);
   kg_baseline_free(&base);
   kg_history_free(&h);
 }
@@ -661,7 +662,7 @@ START_TEST(test_chart_trend_tick_precision) {
   }
   kg_history h;
   ck_assert_int_eq(kg_history_read(path, &h, err, sizeof err), 0);
-  ck_assert_int_eq(chart_trend(&h, NULL, NULL, 0, err, sizeof err), 0);
+  ck_assert_int_eq(chart_trend(&h, NULL, err, sizeof err), 0);
   char *vars = file_in("trend-f32.vars");
   ck_assert_msg(strstr(vars, "xtic_label1 = '11-21'\nxtic_sub1 = '08:52:25'\nxtic_pos1 = 1\n"
                              "xtic_label2 = '11-21'\nxtic_sub2 = '08:52:50'\nxtic_pos2 = 2\n"
@@ -932,7 +933,7 @@ START_TEST(test_plot_real_gnuplot_edges) {
   ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
   ck_assert_int_eq(chart_run("ladder", g_dir, err, sizeof err), 0);
   ck_assert_int_eq(chart_cmp(&cmp, NULL, err, sizeof err), 0);
-  ck_assert_int_eq(chart_trend(&h, NULL, NULL, 0, err, sizeof err), 0);
+  ck_assert_int_eq(chart_trend(&h, NULL, err, sizeof err), 0);
   /* A paired cell from one block (lo = hi, no bar) beside a NEW one (text only). */
   make_pairs();
   g_run.npairs = 0;
@@ -1030,7 +1031,7 @@ START_TEST(test_chart_injection_inert) {
   ck_assert_int_eq(chart_run("bandwidth", g_dir, err, sizeof err), 0);
   ck_assert_int_eq(chart_run("ladder", g_dir, err, sizeof err), 0);
   ck_assert_int_eq(chart_cmp(&cmp, k_evil_commit, err, sizeof err), 0);
-  ck_assert_int_eq(chart_trend(&h, NULL, NULL, 0, err, sizeof err), 0);
+  ck_assert_int_eq(chart_trend(&h, NULL, err, sizeof err), 0);
   ck_assert_int_eq(chart_run("paired", g_dir, err, sizeof err), 0);
   ck_assert_uint_eq(g_charts.n, 5);
   for (size_t i = 0; i < g_charts.n; i++) {

@@ -176,7 +176,18 @@ START_TEST(test_rmodel_findings) {
   ck_assert_int_eq(kg_print_nightly_markdown(f, &d), 0);
   kg_report_findings(f, &d);
   fclose(f);
-  ck_assert_msg(strstr(text, "## kgate nightly: 1 open regression finding\n\n"), "%s", text);
+  /* The last night's verdict heads the summary; the nights not PASS follow, a run of one verdict a row. */
+  ck_assert_msg(strstr(text, "## kgate nightly: REGRESSION\n\n**REGRESSION**: 1 cell slower than the reference's accepted "
+                             "level (1 open regression finding)\n\n"),
+                "%s", text);
+  ck_assert_msg(strstr(text, "| 2026-11-21 02:00 UTC | **ENVIRONMENT** | the control or the reference's own time moved: "
+                             "the machine, not a commit |\n| 2026-11-23 02:00 UTC to 2026-11-25 02:00 UTC (3 nights) | "
+                             "**REGRESSION** | 1 cell slower than the reference's accepted level |\n\n2 of 6 nights PASS."),
+                "%s", text);
+  ck_assert_msg(strstr(text, "kgate: 2026-11-23 02:00 UTC to 2026-11-25 02:00 UTC (3 nights): REGRESSION: 1 cell slower "
+                             "than the reference's accepted level\nkgate: history check: 6 nights, 10 cells watched: 1 "
+                             "open regression finding(s); last night (2026-11-25 02:00 UTC): REGRESSION: "),
+                "%s", text);
   ck_assert_msg(strstr(text, "### regression (open): first bad night 2026-11-23 02:00 UTC, commits `c0ffee3..c0ffee4` "
                              "([compare](https://github.com/o/r/compare/c0ffee3...c0ffee4))\n"),
                 "%s", text);
@@ -186,6 +197,57 @@ START_TEST(test_rmodel_findings) {
                 "%s", text);
   free(text);
   kg_rdoc_free(&d);
+}
+END_TEST
+
+/* Each night's verdict, from the detector's findings and the night's checks
+ * (kgt_nightly: an environment notice on night 1, an open regression of one
+ * cell from night 3, an acknowledged improvement from night 4). */
+START_TEST(test_rmodel_night_verdicts) {
+  kg_history *h;
+  kg_detection *det;
+  kgt_nightly(&h, &det);
+  kg_night v[KGT_NIGHTS];
+  static const kg_night_verdict want[KGT_NIGHTS] = {KG_NIGHT_PASS, KG_NIGHT_ENVIRONMENT, KG_NIGHT_PASS,
+                                                     KG_NIGHT_REGRESSION, KG_NIGHT_REGRESSION, KG_NIGHT_REGRESSION};
+  kg_night_verdicts(h, det, v);
+  for (int i = 0; i < KGT_NIGHTS; i++) ck_assert_msg(v[i].verdict == want[i], "night %d: %d", i, v[i].verdict);
+  ck_assert_uint_eq(v[3].cells, 1);
+  ck_assert_ptr_eq(v[3].finding, &det->find[0]);
+  const char *cell = det->find[0].cells[0].variant;
+  ck_assert(kg_night_regressed(h, det, 3, cell, KG_F32, (size_t)1 << 25));
+  ck_assert(!kg_night_regressed(h, det, 2, cell, KG_F32, (size_t)1 << 25)); /* before its first bad night */
+  ck_assert(!kg_night_regressed(h, det, 3, cell, KG_F64, (size_t)1 << 25));
+  ck_assert(!kg_night_regressed(h, det, 4, det->find[2].cells[0].variant, KG_F32, (size_t)1 << 25)); /* the improvement */
+  /* A failed check is FAIL whatever the detector says. */
+  h->runs[4].checks = (kg_counts){.cases = 10, .passed = 9, .failed = 1};
+  kg_night_verdicts(h, det, v);
+  ck_assert_int_eq(v[4].verdict, KG_NIGHT_FAIL);
+  ck_assert_int_eq(v[5].verdict, KG_NIGHT_REGRESSION);
+  /* Acknowledged, the regression's level is accepted: its nights pass, and say so; runner health on the last. */
+  kg_finding find[4];
+  memcpy(find, det->find, 3 * sizeof *find);
+  find[0].acknowledged = 1;
+  find[3] = (kg_finding){.kind = KG_FIND_HEALTH, .first_bad = 5, .last_good = 5, .alarm = 5};
+  kg_detection acked = *det;
+  acked.find = find, acked.nfind = 4, acked.open_regressions = 0;
+  kg_night_verdicts(h, &acked, v);
+  ck_assert_int_eq(v[3].verdict, KG_NIGHT_PASS);
+  ck_assert_uint_eq(v[3].acked, 1);
+  ck_assert_int_eq(v[5].verdict, KG_NIGHT_HEALTH);
+  ck_assert(!kg_night_regressed(h, &acked, 5, cell, KG_F32, (size_t)1 << 25));
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_init(&d), 0);
+  ck_assert_int_eq(kg_rdoc_findings(&d, h, &acked, NULL), 0);
+  ck_assert_str_eq(d.findings.night[3].word, "PASS");
+  ck_assert_str_eq(d.findings.night[3].why, "every watched cell within its accepted level (the new level of 1 cell "
+                                            "acknowledged)");
+  ck_assert_str_eq(d.findings.night[4].why, "1 of 10 cases failed or errored");
+  ck_assert_str_eq(d.findings.night[5].word, "RUNNER HEALTH");
+  kg_rdoc_free(&d);
+  /* Without a detector (no paired night): the checks alone. */
+  kg_night_verdicts(h, NULL, v);
+  for (int i = 0; i < KGT_NIGHTS; i++) ck_assert_int_eq(v[i].verdict, i == 4 ? KG_NIGHT_FAIL : KG_NIGHT_PASS);
 }
 END_TEST
 
@@ -230,6 +292,7 @@ Suite *make_rmodel_suite(void) {
   tcase_add_test(core, test_rmodel_explanations);
   tcase_add_test(core, test_rmodel_tally);
   tcase_add_test(core, test_rmodel_findings);
+  tcase_add_test(core, test_rmodel_night_verdicts);
   tcase_add_test(core, test_rmodel_lint_not_run);
   suite_add_tcase(s, core);
   return s;

@@ -212,8 +212,7 @@ int kg_publish_history_plot(const kg_publish_opts *po) {
     goto out;
   }
   print_steps(&h, steps, nsteps);
-  kg_chart_src src = {
-      .history = &h, .band = have ? &base : NULL, .tol_pct = po->tolerance_pct, .steps = steps, .nsteps = nsteps};
+  kg_chart_src src = {.history = &h, .band = have ? &base : NULL, .tol_pct = po->tolerance_pct};
   if (kg_mkdirs(po->output, err, sizeof err) || kg_chart_write(po->output, &src, NULL, &charts, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
@@ -318,7 +317,7 @@ static int report_detect(const kg_publish_opts *po, const kg_history *h, kg_acks
 }
 
 /* What a report shows: the run, its comparison with --baseline, and with
- * --history the history's steps, band and detector findings. */
+ * --history the history's band, its nights and the detector's findings. */
 typedef struct report_src {
   kg_run run;
   kg_comparison cmp;
@@ -326,23 +325,18 @@ typedef struct report_src {
   kg_history h;
   kg_baseline base;
   int have_base; /* base is the band of the trends */
-  kg_step *steps;
-  size_t nsteps;
   kg_acks acks;
   kg_detection det;
   int have_detect;
 } report_src;
 
-/* The history's part of the report: its steps, the detector over its
- * paired nights, and the band of the trends. 0, or -1 after printing why. */
+/* The history's part of the report: the detector over its paired nights
+ * (the nights' verdicts, rmodel.h), and the band of the trends. 0, or -1
+ * after printing why. */
 static int report_history(const kg_publish_opts *po, report_src *rs) {
   char err[1024];
   if (kg_history_read(po->history, &rs->h, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
-    return -1;
-  }
-  if (kg_history_steps(&rs->h, po->tolerance_pct, &rs->steps, &rs->nsteps)) {
-    fprintf(stderr, "kgate: out of memory\n");
     return -1;
   }
   if (report_detect(po, &rs->h, &rs->acks, &rs->det, &rs->have_detect)) return -1;
@@ -360,8 +354,8 @@ static int report_charts(const kg_publish_opts *po, const char *dir, const repor
   char err[1024];
   kg_chart_src src = {.run = &rs->run, .with_run = 1, .cmp = po->baseline ? &rs->cmp : NULL,
                       .base_label = rs->label, .history = po->history ? &rs->h : NULL,
-                      .band = rs->have_base ? &rs->base : NULL, .tol_pct = po->tolerance_pct, .steps = rs->steps,
-                      .nsteps = rs->nsteps, .detect = rs->have_detect ? &rs->det : NULL};
+                      .band = rs->have_base ? &rs->base : NULL, .tol_pct = po->tolerance_pct,
+                      .detect = rs->have_detect ? &rs->det : NULL};
   if (!has_timed(&rs->run)) {
     snprintf(note, notelen, "No charts: the run timed no case (kgate run times the perf sizes).");
     return KG_EXIT_OK;
@@ -385,8 +379,6 @@ static int report_page(const kg_publish_opts *po, kg_site *site, const report_sr
                        .cmp = po->baseline ? &rs->cmp : NULL,
                        .baseline = po->baseline ? rs->label : NULL,
                        .history = po->history ? &rs->h : NULL,
-                       .steps = rs->steps,
-                       .nsteps = rs->nsteps,
                        .charts = charts,
                        .note = note[0] ? note : NULL,
                        .links = links,
@@ -407,7 +399,6 @@ static int report_page(const kg_publish_opts *po, kg_site *site, const report_sr
 static void report_free(report_src *rs) {
   if (rs->have_detect) kg_detection_free(&rs->det);
   kg_acks_free(&rs->acks);
-  free(rs->steps);
   kg_history_free(&rs->h);
   if (rs->have_base || rs->base.entries) kg_baseline_free(&rs->base);
   kg_comparison_free(&rs->cmp);

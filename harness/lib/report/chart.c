@@ -971,15 +971,6 @@ static void run_label(const kg_hist_run *r, int precision, char *buf, size_t len
   else snprintf(buf, len, "%.5s %.8s", d + 5, d + 11);
 }
 
-static int step_at(const kg_step *steps, size_t nsteps, size_t run, const char *variant, kg_dtype dt, size_t n) {
-  for (size_t i = 0; i < nsteps; i++) {
-    const kg_step *s = &steps[i];
-    if (s->run == run && s->dtype == dt && s->n == n && !strcmp(s->variant, variant))
-      return s->verdict == KG_V_SLOWER ? -1 : 1;
-  }
-  return 0;
-}
-
 static const kg_base_entry *base_find(const kg_baseline *b, const char *variant, kg_dtype dt, size_t n) {
   for (size_t i = 0; b && i < b->n; i++)
     if (b->entries[i].dtype == dt && b->entries[i].n == n && !strcmp(b->entries[i].variant, variant) &&
@@ -1001,9 +992,21 @@ typedef struct kg__trend {
   size_t nruns;
   const kg_baseline *base; /* may be NULL */
   double tol_pct;
-  const kg_step *steps;
-  size_t nsteps;
+  const kg_detection *det; /* the detector over the history, or NULL */
+  const kg_night *nights;  /* each history night's verdict (rmodel.h, kg_night_verdicts) */
 } kg__trend;
+
+/* A night's verdict as a data column: its word, quoted ("RUNNER HEALTH" is two). */
+static void dat_verdict(FILE *f, const kg__trend *t, size_t run) {
+  fprintf(f, " \"%s\"", kg_night_verdict_name(t->nights[run].verdict));
+}
+
+/* Each night's verdict of h (det may be NULL), malloc'ed; NULL out of memory. */
+static kg_night *night_verdicts(const kg_history *h, const kg_detection *det) {
+  kg_night *v = malloc((h->n ? h->n : 1) * sizeof *v);
+  if (v) kg_night_verdicts(h, det, v);
+  return v;
+}
 
 /* Entries of every run drawn: room enough for any list built from them. */
 static size_t trend_entries(const kg__trend *t) {
@@ -1075,8 +1078,11 @@ static void lists_write(FILE *g, kg__lists *l) {
   }
 }
 
-/* A variant's block in the .dat: a row per run that timed it. Widens
- * [*lo, *hi] to its numbers; returns the step changes it marks. */
+/* A variant's block in the .dat: a row per run that timed it, with the
+ * night's verdict (the report model's) and its marker: -1 on a night the
+ * verdict is REGRESSION because of this cell (an open finding that holds
+ * the night names it). Widens [*lo, *hi] to its numbers; returns the
+ * markers. */
 static size_t trend_block(FILE *f, const kg__trend *t, const char *name, kg_dtype dt, size_t n, double *lo,
                           double *hi) {
   size_t flagged = 0;
@@ -1087,13 +1093,18 @@ static size_t trend_block(FILE *f, const kg__trend *t, const char *name, kg_dtyp
     if (!e) continue;
     double pm = pct_at(r, dt, n, e->t.median_us), pq3 = pct_at(r, dt, n, e->t.q3_us),
            pq1 = pct_at(r, dt, n, e->t.q1_us);
-    int step = step_at(t->steps, t->nsteps, t->runs[j], name, dt, n);
-    flagged += step != 0;
+    int mark = t->nights[t->runs[j]].verdict == KG_NIGHT_REGRESSION &&
+                       kg_night_regressed(t->h, t->det, t->runs[j], name, dt, n)
+                   ? -1
+                   : 0;
+    flagged += mark != 0;
     fprintf(f, "%zu", j + 1);
     dat_num(f, pm);
     dat_num(f, pq3);
     dat_num(f, pq1);
-    fprintf(f, " %d\n", step);
+    fprintf(f, " %d", mark);
+    dat_verdict(f, t, t->runs[j]);
+    fputc('\n', f);
     *lo = fmin(*lo, fmin(pm, pq3)), *hi = fmax(*hi, fmax(pm, pq1));
   }
   fputs("\n\n", f);
@@ -1163,11 +1174,14 @@ static void trend_vars(FILE *g, const kg__trend *t, const kg_dtype_info *di, siz
   kg_date_label(last->date, lastd, sizeof lastd);
   gp_str(g, "title", "%s sum at n = %s (%s): %% of theoretical peak over %zu run%s", di->name, label, bytes, t->nruns,
          t->nruns == 1 ? "" : "s");
-  gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %zu step change%s marked", last->dev.name, first, lastd,
-         last->hot ? "warm" : "cold", flagged, flagged == 1 ? "" : "s");
-  gp_str(g, "legend", "line: median %% of peak (bars: quartiles) \u00b7 %s \u00b7 \u25bc slower / \u25b2 faster than "
-         "the run before", t->base ? "band: baseline \u00b1 tolerance (dashed: its median); \u25ef outside the band"
-                                   : "no baseline given: no band");
+  if (t->det)
+    gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %zu point%s of a REGRESSION night marked", last->dev.name,
+           first, lastd, last->hot ? "warm" : "cold", flagged, flagged == 1 ? "" : "s");
+  else
+    gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2", last->dev.name, first, lastd, last->hot ? "warm" : "cold");
+  gp_str(g, "legend", "line: median %% of peak (bars: quartiles) \u00b7 %s%s", t->base ? "band: baseline \u00b1 "
+         "tolerance (dashed: its median); \u25ef outside the band" : "no baseline given: no band",
+         t->det ? " \u00b7 \u25bc a night the nightly's detector calls REGRESSION, on the cells its finding names" : "");
 }
 
 static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt, size_t n, const char **names,
@@ -1193,7 +1207,8 @@ static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt,
   kg__pair p;
   if (pair_open(&p, job, di->name,
                 "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
-                "# columns: run pct_peak pct_at_q3 pct_at_q1 step (-1 slower, 1 faster than the run before)\n",
+                "# columns: run pct_peak pct_at_q3 pct_at_q1 mark verdict (the night's verdict; mark -1: REGRESSION in "
+                "this cell)\n",
                 di->name, n))
     return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
@@ -1232,9 +1247,16 @@ static int trend_one(const kg__job *job, kg_dtype dt) {
   }
   for (size_t j = 0; j < h->n; j++)
     if (h->runs[j].hot == h->runs[h->n - 1].hot) runs[nruns++] = j;
-  kg__trend t = {h, runs, nruns, s->band, s->tol_pct, s->steps, s->nsteps};
+  kg_night *nights = night_verdicts(h, s->detect);
+  if (!nights) {
+    free(runs);
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  kg__trend t = {h, runs, nruns, s->band, s->tol_pct, s->detect, nights};
   int rc = trend_draw(job, &t, dt);
   free(runs);
+  free(nights);
   return rc;
 }
 
@@ -1295,7 +1317,8 @@ static size_t *paired_runs(const kg_history *h, size_t *n) {
   return r;
 }
 
-/* The .dat block of one panel: a row per paired night, (ratio - 1) in %. */
+/* The .dat block of one panel: a row per paired night, (ratio - 1) in %,
+ * and the night's verdict (the report model's). */
 static void ratio_block(FILE *f, const kg__trend *t, const kg_series *s) {
   fprintf(f, "# %s %s %zu\n", s->variant, kg_dtype_get(s->dtype)->name, s->n);
   for (size_t j = 0; j < t->nruns; j++) {
@@ -1304,6 +1327,7 @@ static void ratio_block(FILE *f, const kg__trend *t, const kg_series *s) {
     dat_num(f, (s->ratio[r] - 1) * 100);
     dat_num(f, (s->lo[r] - 1) * 100);
     dat_num(f, (s->hi[r] - 1) * 100);
+    dat_verdict(f, t, r);
     fputc('\n', f);
   }
   fputs("\n\n", f);
@@ -1395,7 +1419,7 @@ static int ratio_draw(const kg__job *job, const kg__trend *t, const kg_detection
   kg__pair p;
   if (shown && !(rc = pair_open(&p, job, di->name,
                                 "# kgate ratio to the pinned reference, %s: a block per cell (a panel), a row per "
-                                "paired night\n# columns: night change lo hi (tonight / reference - 1, %%)\n",
+                                "paired night\n# columns: night change lo hi (tonight / reference - 1, %%) verdict (the night's)\n",
                                 di->name))) {
     size_t nmarks = 0;
     for (size_t i = 0; i < shown; i++) {
@@ -1429,9 +1453,16 @@ static int ratio_one(const kg__job *job, kg_dtype dt) {
     snprintf(job->err, job->errlen, "out of memory");
     return -1;
   }
-  kg__trend t = {s->history, runs, nruns, NULL, 0, NULL, 0};
+  kg_night *nights = night_verdicts(s->history, s->detect);
+  if (!nights) {
+    free(runs);
+    snprintf(job->err, job->errlen, "out of memory");
+    return -1;
+  }
+  kg__trend t = {s->history, runs, nruns, NULL, 0, s->detect, nights};
   int rc = nruns ? ratio_draw(job, &t, s->detect, dt) : 0;
   free(runs);
+  free(nights);
   return rc;
 }
 

@@ -44,7 +44,10 @@ typedef struct kg_charts {
 /* What charts are drawn from. A kind applies when its part is there: the
  * run's own charts (bandwidth, ladder; paired when the run is paired) when
  * with_run, the comparison when cmp, the trend when history, the ratio to
- * the reference when history and detect. */
+ * the reference when history and detect. The trend and ratio charts carry
+ * each night's verdict of the report model (rmodel.h, kg_night_verdicts) in
+ * their data, and the trend marks a cell on a REGRESSION night its finding
+ * names: the verdict the page and `history check` give that night. */
 typedef struct kg_chart_src {
   const kg_run *run; /* needed by every kind but the trend */
   int with_run;
@@ -53,9 +56,7 @@ typedef struct kg_chart_src {
   const kg_history *history; /* or NULL */
   const kg_baseline *band;   /* the trend's baseline band, or NULL (no band) */
   double tol_pct;            /* the tolerance override for the band */
-  const kg_step *steps;      /* the history's step changes (kg_history_steps) */
-  size_t nsteps;
-  const kg_detection *detect; /* the detector over history's paired nights (ratio charts), or NULL */
+  const kg_detection *detect; /* the detector over history's paired nights (ratio charts, the nights' verdicts), or NULL */
 } kg_chart_src;
 
 /* The charts of src: each kind that applies, in table order, one chart per

@@ -60,12 +60,6 @@ static void attr(FILE *f, const char *name, const char *value) {
   fputc('"', f);
 }
 
-/* Three significant digits, no exponent: read by eye, as in the Markdown. */
-static void sig3(FILE *f, double v) {
-  char b[48];
-  kg_rm_sig3(v, b, sizeof b);
-  fputs(b, f);
-}
 
 
 
@@ -198,13 +192,27 @@ static void head(FILE *f, const kg_run *run) {
   fputs("</head>\n<body>\n", f);
 }
 
-/* The headline: FAIL (a case failed or errored), REGRESSION (the paired gate
- * or, without one, the stored baseline says SLOWER), else PASS; and why, in
- * words. A slower step since the previous night is said but decides nothing:
- * the gate's rules are the baseline's and the paired gate's (gate.c). */
-static void verdict(FILE *f, const kg_html_page *p) {
+/* The headline. On a nightly page (a history the detector read) it is the
+ * night's verdict of the report model (kg_rdoc_nights), as the archive, the
+ * charts' night markers and `history check` say it, the run's own failed
+ * cases first. Otherwise the run's gate: FAIL (a case failed or errored),
+ * REGRESSION (the paired gate or, without one, the stored baseline says
+ * SLOWER), else PASS; and why, in words. */
+static void verdict(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   kg_counts k = kg_count_results(p->run->results, p->run->n);
-  size_t bad = k.failed + k.errored, slower = 0, pcount[KG_NPVERDICTS] = {0}, night_steps = 0;
+  size_t bad = k.failed + k.errored, slower = 0, pcount[KG_NPVERDICTS] = {0};
+  const kg_rm_findings *fs = &doc->findings;
+  if (p->detect && fs->night && p->history && p->history->n) {
+    const kg_rm_night *n = &fs->night[kg_rm_night_of(p->history, p->run->meta.date, p->run->meta.commit)];
+    kg_night_verdict v = bad ? KG_NIGHT_FAIL : n->v.verdict;
+    fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">%s: ", sev(kg_night_verdict_severity(v)),
+            kg_night_verdict_name(v));
+    if (bad) fprintf(f, "%zu of %zu cases failed or errored", bad, k.cases);
+    else esc(f, n->why);
+    if (v == KG_NIGHT_REGRESSION) fprintf(f, " (%zu open finding%s)", fs->open, fs->open == 1 ? "" : "s");
+    fputs("</p>\n", f);
+    return;
+  }
   const char *against = NULL;
   if (p->run->pair.on) {
     kg_pair_count(p->run->pairs, p->run->npairs, pcount);
@@ -214,17 +222,9 @@ static void verdict(FILE *f, const kg_html_page *p) {
     slower = p->cmp->count[KG_V_SLOWER];
     against = p->baseline ? p->baseline : "the baseline";
   }
-  for (size_t i = 0; p->history && i < p->nsteps; i++)
-    night_steps += p->steps[i].run + 1 == p->history->n && p->steps[i].verdict == KG_V_SLOWER;
-  size_t open = p->detect ? p->detect->open_regressions : 0;
-  const char *cls = sev(bad ? KG_SEV_FAILURE : slower || open ? KG_SEV_REGRESSION : KG_SEV_GOOD);
+  const char *cls = sev(bad ? KG_SEV_FAILURE : slower ? KG_SEV_REGRESSION : KG_SEV_GOOD);
   fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">", cls);
   if (bad) fprintf(f, "FAIL: %zu of %zu cases failed or errored", bad, k.cases);
-  else if (open && !slower) {
-    fprintf(f, "REGRESSION: %zu open nightly finding%s against the pinned reference</p>\n", open,
-            open == 1 ? "" : "s");
-    return;
-  }
   else if (slower) fprintf(f, "REGRESSION: %zu %s slower than ", slower, p->run->pair.on ? "cell(s)" : "case(s)");
   else fprintf(f, "PASS: %zu cases checked, none failed", k.cases);
   if (!bad && slower) esc(f, against);
@@ -234,12 +234,21 @@ static void verdict(FILE *f, const kg_html_page *p) {
   } else if (!bad) {
     fputs(" (correctness only: no baseline to compare with)", f);
   }
-  if (night_steps) fprintf(f, "; %zu step change(s) slower since the previous night", night_steps);
   fputs("</p>\n", f);
 }
 
 static void findings(FILE *f, const kg_html_page *p, const kg_rdoc *doc);
 static void headline(FILE *f, const char *dir, const kg_html_page *p);
+
+/* "History: 12 nights: 10 PASS, 2 REGRESSION": each night's verdict (kg_rdoc_nights), counted. */
+static void history_item(FILE *f, const kg_history *h, const kg_rdoc *doc) {
+  size_t count[KG_NNIGHT_VERDICTS] = {0};
+  for (size_t i = 0; doc->findings.night && i < h->n; i++) count[doc->findings.night[i].v.verdict]++;
+  fprintf(f, "<li>History: %zu night%s", h->n, h->n == 1 ? "" : "s");
+  for (int v = 0, shown = 0; v < KG_NNIGHT_VERDICTS; v++)
+    if (count[v]) fprintf(f, "%s %zu %s", shown++ ? "," : ":", count[v], kg_night_verdict_name((kg_night_verdict)v));
+  fputs("</li>\n", f);
+}
 
 /* The run in a list: the GPU, the checks, each comparison's counts, the history. */
 static void summary_list(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
@@ -265,14 +274,21 @@ static void summary_list(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
     fputs("<li>Performance: no baseline to compare with</li>\n", f);
   }
   if (p->run->pair.on) {
-    fputs("<li>Paired gate against ", f);
+    /* A nightly's run is paired with the pinned reference: one night's
+     * intervals, which decide nothing (the detector does), so no verdict
+     * counts here to read beside the headline. */
+    fputs(p->detect ? "<li>Tonight against the pinned reference " : "<li>Paired gate against ", f);
     for (size_t k = 0; k < doc->paired.module.nparts; k++) cell(f, &doc->paired.module.parts[k]);
-    fputs(": ", f);
-    esc(f, doc->paired.counts);
-    fputs("</li>\n", f);
+    if (p->detect) {
+      fprintf(f, ": %zu cell%s, one night's intervals (<a href=\"#paired\">the table</a>); the detector over the "
+                 "nights decides</li>\n", p->run->npairs, p->run->npairs == 1 ? "" : "s");
+    } else {
+      fputs(": ", f);
+      esc(f, doc->paired.counts);
+      fputs("</li>\n", f);
+    }
   }
-  if (p->history) fprintf(f, "<li>History: %zu run%s, %zu step change%s</li>\n", p->history->n,
-                          p->history->n == 1 ? "" : "s", p->nsteps, p->nsteps == 1 ? "" : "s");
+  if (p->history) history_item(f, p->history, doc);
   fputs("</ul>\n", f);
 }
 
@@ -284,7 +300,7 @@ static void summary(FILE *f, const char *dir, const kg_html_page *p, const kg_rd
   fputs("<h1>kgate nightly: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
   fputs("</h1>\n", f);
-  verdict(f, p);
+  verdict(f, p, doc);
   fputs("<p class=\"meta\">night of ", f);
   esc(f, date);
   fputs(" &middot; commit ", f);
@@ -557,7 +573,11 @@ static void regressions(FILE *f, const kg_rdoc *d) {
 static void paired(FILE *f, const kg_rdoc *d) {
   const kg_rm_paired *p = &d->paired;
   if (!d->run->pair.on) return;
-  fputs("<h2 id=\"paired\">Paired gate</h2>\n", f);
+  if (d->findings.on)
+    fputs("<h2 id=\"paired\">Tonight against the pinned reference</h2>\n<p class=\"caption\">One night's intervals, "
+          "head the night's build and base the reference: the detector over the nights decides (the findings "
+          "above).</p>\n", f);
+  else fputs("<h2 id=\"paired\">Paired gate</h2>\n", f);
   if (!d->run->npairs) {
     fputs("<p>", f);
     esc(f, p->state);
@@ -672,40 +692,6 @@ static void ladders(FILE *f, const kg_rdoc *d) {
   free(all);
 }
 
-static void steps(FILE *f, const kg_html_page *p) {
-  if (!p->history) return;
-  fputs("<h2 id=\"steps\">Step changes in the history</h2>\n", f);
-  if (!p->nsteps) {
-    fprintf(f, "<p>None across %zu run%s: no case moved beyond its tolerance with its quartiles apart.</p>\n",
-            p->history->n, p->history->n == 1 ? "" : "s");
-    return;
-  }
-  fputs("<table>\n<tr><th class=\"l\">run</th><th class=\"l\">commit</th><th class=\"l\">variant</th>"
-        "<th class=\"l\">dtype</th><th>n</th><th class=\"l\">step</th><th>before (&micro;s)</th><th>after (&micro;s)</th>"
-        "<th>change</th></tr>\n",
-        f);
-  for (size_t i = 0; i < p->nsteps; i++) {
-    const kg_step *s = &p->steps[i];
-    const kg_hist_run *r = &p->history->runs[s->run];
-    char date[48];
-    kg_date_label(r->date, date, sizeof date);
-    row_open(f, s->verdict == KG_V_SLOWER ? KG_SEV_REGRESSION : KG_SEV_GOOD);
-    fprintf(f, "%zu (", s->run + 1);
-    esc(f, date);
-    fputs(")</td><td class=\"l\">", f);
-    esc(f, r->commit);
-    fputs("</td><td class=\"l\">", f);
-    esc(f, s->variant);
-    fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td class=\"l\">%s</td><td>", kg_dtype_get(s->dtype)->name, s->n,
-            kg_verdict_name(s->verdict));
-    sig3(f, s->before_us);
-    fputs("</td><td>", f);
-    sig3(f, s->after_us);
-    fprintf(f, "</td><td>%+.1f %%</td></tr>\n", (s->after_us / s->before_us - 1) * 100);
-  }
-  fputs("</table>\n", f);
-}
-
 /* The contents line links only to the sections this page has. */
 static void toc(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *d) {
   int any_chart = 0, any_link = 0, any_timed = 0;
@@ -721,13 +707,12 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *
     int present;
     const char *anchor, *title;
   } sections[] = {
-      {p->run->pair.on, "#paired", "Paired gate"},
+      {p->run->pair.on, "#paired", d->findings.on ? "Tonight against the reference" : "Paired gate"},
       {any_regression, "#regressions", "Regressions"},
       {any_failed, "#failed", "Failed cases"},
       {p->run->nlint > 0, "#lint", "Memory ordering"},
       {any_chart, "#charts", "Charts"},
       {any_timed, "#ladder", "Ladder tables"},
-      {p->history != NULL, "#steps", "Step changes"},
       {any_link, "#files", "Files"},
       {p->history != NULL, "archive.html", "Every night"},
   };
@@ -751,18 +736,18 @@ static void write_page(FILE *f, const char *dir, const kg_html_page *p, const kg
   lint(f, d);
   charts(f, dir, p->charts);
   ladders(f, d);
-  steps(f, p);
   links(f, dir, p);
   fputs("<p class=\"meta\">Made by kgate: a regression test and CI gate for CUDA reduction kernels.</p>\n"
         "</body>\n</html>\n",
         f);
 }
 
-/* archive.html: every night of the history, newest first, with its verdict:
- * FAIL when a case failed or errored, SLOWER when a case stepped slower than
- * the night before it (kg_history_steps), else PASS. The baseline comparison
- * of an old night is not in the history; its checks and steps are. */
-static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
+/* archive.html: every night of the history, newest first, with its verdict
+ * and why as the report model says it (kg_rdoc_nights: the detector's
+ * findings and the night's checks), the verdict the index and `history
+ * check` give that night. The baseline comparison of an old night is not in
+ * the history; its checks and paired cells are. */
+static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *doc) {
   const kg_history *h = p->history;
   const kg_device_info *d = h->n ? &h->runs[h->n - 1].dev : &p->run->meta.dev;
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -777,30 +762,28 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p) {
           h->n, h->n == 1 ? "" : "s");
   if (exists_in(dir, "history.jsonl")) fputs(" &middot; <a href=\"history.jsonl\">history.jsonl</a>", f);
   fputs("</p>\n", f);
-  fputs("<p class=\"caption\">FAIL: a case failed or errored. SLOWER: a case moved slower than the night before, "
-        "beyond its tolerance with its quartiles apart. PASS: neither.</p>\n<table>\n<tr><th class=\"l\">night</th>"
-        "<th class=\"l\">commit</th><th class=\"l\">verdict</th><th>cases</th><th>passed</th><th>failed</th>"
-        "<th>errors</th><th>slower</th><th>faster</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
+  fputs("<p class=\"caption\">FAIL: a case failed or errored. REGRESSION: an open finding of the nightly's detector "
+        "holds the night (cells slower than the reference's accepted level, from the finding's first bad night "
+        "until it is acknowledged). RUNNER HEALTH, ENVIRONMENT: the reference's own time or the control moved (the "
+        "machine, not a commit). PASS: none of these.</p>\n<table>\n<tr><th class=\"l\">night</th>"
+        "<th class=\"l\">commit</th><th class=\"l\">verdict</th><th class=\"l\">why</th><th>cases</th>"
+        "<th>passed</th><th>failed</th><th>errors</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
         "</tr>\n",
         f);
-  for (size_t i = h->n; i-- > 0;) {
+  for (size_t i = h->n; doc->findings.night && i-- > 0;) {
     const kg_hist_run *r = &h->runs[i];
-    size_t slower = 0, faster = 0;
-    for (size_t k = 0; k < p->nsteps; k++)
-      if (p->steps[k].run == i) p->steps[k].verdict == KG_V_SLOWER ? slower++ : faster++;
-    size_t bad = r->checks.failed + r->checks.errored;
-    char date[48], drv[16], rt[16];
-    kg_date_label(r->date, date, sizeof date);
+    const kg_rm_night *n = &doc->findings.night[i];
+    char drv[16], rt[16];
     kg_cuda_version_label(r->dev.driver_version, drv, sizeof drv);
     kg_cuda_version_label(r->dev.runtime_version, rt, sizeof rt);
-    row_open(f, bad ? KG_SEV_FAILURE : slower ? KG_SEV_REGRESSION : KG_NSEVERITIES);
-    esc(f, date);
+    row_open(f, n->v.verdict == KG_NIGHT_PASS ? KG_NSEVERITIES : n->sev);
+    esc(f, n->label);
     fputs("</td><td class=\"l\">", f);
     commit_link(f, p->repo_url, r->commit);
-    fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td>"
-               "<td class=\"l\">",
-            bad ? "FAIL" : slower ? "SLOWER" : "PASS", r->checks.cases, r->checks.passed, r->checks.failed,
-            r->checks.errored, slower, faster);
+    fprintf(f, "</td><td class=\"l\">%s</td><td class=\"l\">", n->word);
+    esc(f, n->why);
+    fprintf(f, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"l\">", r->checks.cases,
+            r->checks.passed, r->checks.failed, r->checks.errored);
     esc(f, r->version);
     fprintf(f, "</td><td class=\"l\">%s / %s</td></tr>\n", drv, rt);
   }
@@ -820,7 +803,8 @@ static void index_fill(FILE *f, const void *at) {
 }
 
 static void archive_fill(FILE *f, const void *at) {
-  write_archive(f, ((const page_at *)at)->dir, ((const page_at *)at)->page);
+  const page_at *a = at;
+  write_archive(f, a->dir, a->page, a->doc);
 }
 
 int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen) {
@@ -829,7 +813,8 @@ int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t e
   char path[4096];
   snprintf(path, sizeof path, "%s/index.html", dir);
   if (kg_rdoc_build(&doc, page->run, page->cmp) ||
-      (page->detect && kg_rdoc_findings(&doc, page->history, page->detect, page->repo_url))) {
+      (page->detect && kg_rdoc_findings(&doc, page->history, page->detect, page->repo_url)) ||
+      kg_rdoc_nights(&doc, page->history, page->detect)) {
     kg_rdoc_free(&doc);
     snprintf(err, errlen, "cannot write %s: out of memory", path);
     return -1;

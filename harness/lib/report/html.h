@@ -3,7 +3,10 @@
  * charts as images, then the details: the paired gate, regressions, every
  * chart one click away, the ladder tables and links to the machine-readable
  * files) and, with a history,
- * DIR/archive.html (every night with its verdict). */
+ * DIR/archive.html (every night with its verdict). With a history the
+ * detector read (detect), the headline and the archive give each night's
+ * verdict of the report model (rmodel.h, kg_rdoc_nights), in the nightly's
+ * words; a results file alone keeps the PR gate's. */
 #ifndef KG_HTML_H
 #define KG_HTML_H
 
@@ -25,8 +28,6 @@ typedef struct kg_html_page {
   const kg_comparison *cmp;  /* NULL: no baseline */
   const char *baseline;      /* what the run was compared with (NULL: nothing) */
   const kg_history *history; /* NULL: no history */
-  const kg_step *steps;
-  size_t nsteps;
   const kg_charts *charts; /* those drawn; a chart whose PNG is not in the folder is left out */
   const char *note;        /* one line shown at the top, e.g. why there are no charts; NULL: none */
   const kg_html_link *links;

@@ -154,13 +154,31 @@ static void md_finding(FILE *f, const kg_rm_finding *x) {
   fputc('\n', f);
 }
 
+/* The latest night's verdict first (the report model's, as the page and the
+ * terminal say it), then the nights that were not PASS, then the findings. */
 int kg_print_nightly_markdown(FILE *f, const kg_rdoc *d) {
   const kg_rm_findings *fs = &d->findings;
-  fprintf(f, "## kgate nightly: %zu open regression finding%s\n\n", fs->open, fs->open == 1 ? "" : "s");
+  const kg_rm_night *last = fs->night && fs->runs ? &fs->night[fs->runs - 1] : NULL;
+  if (last) {
+    fprintf(f, "## kgate nightly: %s\n\n**%s**: ", last->word, last->word);
+    md_put(f, last->why);
+    fprintf(f, " (%zu open regression finding%s)\n\n", fs->open, fs->open == 1 ? "" : "s");
+  } else {
+    fprintf(f, "## kgate nightly: %zu open regression finding%s\n\n", fs->open, fs->open == 1 ? "" : "s");
+  }
   if (fs->last.nparts) {
     fputs("Last night: ", f);
     for (size_t k = 0; k < fs->last.nparts; k++) md_text(f, &fs->last.parts[k]);
     fprintf(f, ". %zu nights, %zu cells watched by a CUSUM each (docs/nightly.md).\n\n", fs->runs, fs->nseries);
+  }
+  if (loud_rows(&fs->spans)) {
+    md_table(f, &fs->spans, fs->spans.nrows); /* the nights not PASS; a PASS night is counted in the line below */
+    fputc('\n', f);
+  }
+  if (fs->spans.nrows) {
+    size_t pass = 0;
+    for (size_t i = 0; i < fs->runs; i++) pass += fs->night[i].v.verdict == KG_NIGHT_PASS;
+    fprintf(f, "%zu of %zu nights PASS.\n\n", pass, fs->runs);
   }
   if (!fs->n) fputs("No finding: every watched cell is at its accepted level.\n", f);
   for (size_t i = 0; i < fs->n; i++) md_finding(f, &fs->find[i]);

@@ -272,6 +272,20 @@ void kg_report_findings(FILE *f, const kg_rdoc *doc) {
               c[5].text ? c[5].text : "?", c[3].text, c[4].text);
     }
   }
-  fprintf(f, "kgate: history check: %zu nights, %zu cells watched: %zu open regression finding(s)\n", fs->runs,
+  /* the nights that were not PASS, a run of one verdict a line (the report model's, as the page says them) */
+  char nights[160], why[300];
+  for (size_t i = 0; i < fs->spans.nrows; i++) {
+    const kg_rm_row *r = &fs->spans.rows[i];
+    if (r->quiet) continue;
+    fprintf(f, "kgate: %s: %s: %s\n", kg_esc_term(r->cells[0].text, nights, sizeof nights), r->cells[1].text,
+            kg_esc_term(r->cells[2].text, why, sizeof why));
+  }
+  fprintf(f, "kgate: history check: %zu nights, %zu cells watched: %zu open regression finding(s)", fs->runs,
           fs->nseries, fs->open);
+  if (fs->night && fs->runs) {
+    const kg_rm_night *last = &fs->night[fs->runs - 1];
+    fprintf(f, "; last night (%s): %s: %s", kg_esc_term(last->label, nights, sizeof nights), last->word,
+            kg_esc_term(last->why, why, sizeof why));
+  }
+  fputc('\n', f);
 }

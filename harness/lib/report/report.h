@@ -35,7 +35,9 @@ void kg_report_pairs(FILE *f, const kg_rdoc *doc);
 void kg_report_lint(FILE *f, const kg_run *run);
 
 /* The nightly's findings (kg_rdoc_findings), a line each and a line per
- * cell, then how many nights and cells were watched and how many are open. */
+ * cell; the nights that were not PASS (a line per run of one verdict); then
+ * how many nights and cells were watched, how many findings are open and the
+ * last night's verdict (kg_rdoc_nights: the page says the same). */
 void kg_report_findings(FILE *f, const kg_rdoc *doc);
 
 /* The verdict table of a comparison, regressions first, and its counts. */

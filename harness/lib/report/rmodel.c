@@ -799,6 +799,157 @@ int kg_rdoc_findings(kg_rdoc *d, const kg_history *h, const kg_detection *det, c
   last_night(d, h);
   if (det->nfind && (fs->find = array(d, det->nfind, sizeof *fs->find)))
     for (size_t i = 0; i < det->nfind; i++) finding(d, h, &det->find[i], repo, &fs->find[fs->n++]);
+  return d->oom ? -1 : kg_rdoc_nights(d, h, det);
+}
+
+/* ---- the nights' verdicts ------------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  kg_severity sev;
+} k_night[KG_NNIGHT_VERDICTS] = {
+    [KG_NIGHT_FAIL] = {"FAIL", KG_SEV_FAILURE},
+    [KG_NIGHT_REGRESSION] = {"REGRESSION", KG_SEV_REGRESSION},
+    [KG_NIGHT_HEALTH] = {"RUNNER HEALTH", KG_SEV_ENVIRONMENT},
+    [KG_NIGHT_ENVIRONMENT] = {"ENVIRONMENT", KG_SEV_ENVIRONMENT},
+    [KG_NIGHT_PASS] = {"PASS", KG_SEV_GOOD},
+};
+
+const char *kg_night_verdict_name(kg_night_verdict v) {
+  return (unsigned)v < KG_NNIGHT_VERDICTS ? k_night[v].name : "UNKNOWN";
+}
+
+kg_severity kg_night_verdict_severity(kg_night_verdict v) {
+  return (unsigned)v < KG_NNIGHT_VERDICTS ? k_night[v].sev : KG_SEV_NOTICE;
+}
+
+/* Whether finding f decides night i's verdict: an open regression from its
+ * first bad night on (it fails every night until acknowledged), the
+ * environment and runner health between their first bad night and their
+ * alarm. An acknowledged regression and an improvement decide no night. */
+static int covers(const kg_finding *f, size_t i) {
+  switch (f->kind) {
+  case KG_FIND_REGRESSION: return !f->acknowledged && f->first_bad <= i;
+  case KG_FIND_ENVIRONMENT:
+  case KG_FIND_HEALTH: return f->first_bad <= i && i <= f->alarm;
+  default: return 0;
+  }
+}
+
+static kg_night_verdict night_of_kind(kg_find_kind k) {
+  return k == KG_FIND_REGRESSION ? KG_NIGHT_REGRESSION : k == KG_FIND_HEALTH ? KG_NIGHT_HEALTH : KG_NIGHT_ENVIRONMENT;
+}
+
+/* Cells of findings of one kind that hold a cell more than once count it once. */
+static int cell_seen(const kg_detection *det, size_t upto_f, size_t upto_c, const kg_find_cell *c, size_t i,
+                     kg_find_kind kind) {
+  for (size_t f = 0; f <= upto_f; f++) {
+    const kg_finding *x = &det->find[f];
+    if (x->kind != kind || !covers(x, i)) continue;
+    for (size_t k = 0; k < (f == upto_f ? upto_c : x->ncells); k++)
+      if (x->cells[k].dtype == c->dtype && x->cells[k].n == c->n && !strcmp(x->cells[k].variant, c->variant))
+        return 1;
+  }
+  return 0;
+}
+
+void kg_night_verdicts(const kg_history *h, const kg_detection *det, kg_night *out) {
+  for (size_t i = 0; h && i < h->n; i++) {
+    kg_night *nv = &out[i];
+    *nv = (kg_night){.verdict = KG_NIGHT_PASS};
+    for (size_t f = 0; det && f < det->nfind; f++) {
+      const kg_finding *x = &det->find[f];
+      if (x->kind == KG_FIND_REGRESSION && x->acknowledged && x->first_bad <= i) nv->acked += x->ncells;
+      if (!covers(x, i)) continue;
+      kg_night_verdict v = night_of_kind(x->kind);
+      if (v < nv->verdict) nv->verdict = v, nv->cells = 0, nv->finding = NULL;
+      if (v != nv->verdict) continue;
+      if (!nv->finding || x->first_bad > nv->finding->first_bad) nv->finding = x; /* the newest */
+      for (size_t k = 0; k < x->ncells; k++) nv->cells += !cell_seen(det, f, k, &x->cells[k], i, x->kind);
+    }
+    if (h->runs[i].checks.failed + h->runs[i].checks.errored) nv->verdict = KG_NIGHT_FAIL, nv->finding = NULL;
+  }
+}
+
+int kg_night_regressed(const kg_history *h, const kg_detection *det, size_t i, const char *variant, kg_dtype dt,
+                       size_t n) {
+  if (!h || !det || i >= h->n) return 0;
+  for (size_t f = 0; f < det->nfind; f++) {
+    const kg_finding *x = &det->find[f];
+    if (x->kind != KG_FIND_REGRESSION || !covers(x, i)) continue;
+    for (size_t k = 0; k < x->ncells; k++)
+      if (x->cells[k].dtype == dt && x->cells[k].n == n && !strcmp(x->cells[k].variant, variant)) return 1;
+  }
+  return 0;
+}
+
+size_t kg_rm_night_of(const kg_history *h, const char *date, const char *commit) {
+  if (!h || !h->n) return h ? h->n : 0;
+  for (size_t i = h->n; i-- > 0;)
+    if (!strcmp(h->runs[i].date, date) && !strcmp(h->runs[i].commit, commit)) return i;
+  return h->n - 1;
+}
+
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
+
+/* Why a night has its verdict, in the nightly's words. */
+static const char *night_why(kg_rdoc *d, const kg_hist_run *r, const kg_night *v) {
+  switch (v->verdict) {
+  case KG_NIGHT_FAIL:
+    return fmt(d, "%zu of %zu cases failed or errored", r->checks.failed + r->checks.errored, r->checks.cases);
+  case KG_NIGHT_REGRESSION:
+    return fmt(d, "%zu cell%s slower than the reference's accepted level", v->cells, plural(v->cells));
+  case KG_NIGHT_HEALTH: return "the reference itself ran slower on this night's card: the machine, not the code";
+  case KG_NIGHT_ENVIRONMENT:
+    if (!v->cells) return "the control or the reference's own time moved: the machine, not a commit";
+    return fmt(d, "%zu cell%s moved while the control or the reference's own time moved: the machine, not a commit",
+               v->cells, plural(v->cells));
+  default: break;
+  }
+  if (!r->paired.has) return fmt(d, "%zu cases checked, none failed", r->checks.cases);
+  if (v->acked)
+    return fmt(d, "every watched cell within its accepted level (the new level of %zu cell%s acknowledged)", v->acked,
+               plural(v->acked));
+  return "every watched cell within its accepted level against the pinned reference";
+}
+
+static const kg_rm_col k_span_cols[] = {{"nights", NULL, 1}, {"verdict", NULL, 1}, {"why", NULL, 1}};
+
+/* The nights as runs of one verdict and one why: "DATE" or "DATE to DATE (N nights)". */
+static void night_spans(kg_rdoc *d, const kg_history *h) {
+  kg_rm_findings *fs = &d->findings;
+  if (table_init(d, &fs->spans, k_span_cols, sizeof k_span_cols / sizeof k_span_cols[0], h->n)) return;
+  for (size_t i = 0; i < h->n;) {
+    size_t j = i + 1;
+    while (j < h->n && fs->night[j].v.verdict == fs->night[i].v.verdict && !strcmp(fs->night[j].why, fs->night[i].why))
+      j++;
+    kg_rm_row *r = row_add(d, &fs->spans, &fs->night[i], fs->night[i].sev);
+    if (!r) return;
+    r->quiet = fs->night[i].v.verdict == KG_NIGHT_PASS;
+    r->cells[0] = data(j - i == 1 ? fs->night[i].label /* dates from the file */
+                                  : fmt(d, "%s to %s (%zu nights)", fs->night[i].label, fs->night[j - 1].label, j - i));
+    r->cells[1] = (kg_rm_cell){fs->night[i].word, fs->night[i].v.verdict == KG_NIGHT_PASS ? 0u : KG_RM_STRONG};
+    r->cells[2] = text(fs->night[i].why);
+    i = j;
+  }
+  fs->spans.shown = fs->spans.nrows;
+}
+
+int kg_rdoc_nights(kg_rdoc *d, const kg_history *h, const kg_detection *det) {
+  kg_rm_findings *fs = &d->findings;
+  if (!h || fs->night) return d->oom ? -1 : 0;
+  kg_night *v = malloc((h->n ? h->n : 1) * sizeof *v);
+  if (!keep(d, v) || !(fs->night = array(d, h->n, sizeof *fs->night))) return -1;
+  kg_night_verdicts(h, det, v);
+  for (size_t i = 0; i < h->n; i++) {
+    kg_rm_night *x = &fs->night[i];
+    x->v = v[i];
+    x->word = kg_night_verdict_name(v[i].verdict);
+    x->sev = kg_night_verdict_severity(v[i].verdict);
+    x->label = night(d, h, i);
+    x->why = night_why(d, &h->runs[i], &v[i]);
+  }
+  night_spans(d, h);
   return d->oom ? -1 : 0;
 }
 

@@ -135,6 +135,55 @@ typedef struct kg_rm_finding {
   kg_rm_table cells;     /* variant, dtype, n, level before, since, change; shown: the ones a box names */
 } kg_rm_finding;
 
+/* ---- the nights' verdicts ------------------------------------------------------ */
+
+/* A night's verdict, the one every nightly printer shows (the index's headline,
+ * the archive's row, the charts' night markers, `history check` and its
+ * summary), worst first: FAIL (the night's checks failed or errored),
+ * REGRESSION (an open regression finding covers the night: its first bad
+ * night <= night), RUNNER HEALTH and ENVIRONMENT (a finding of that kind
+ * holds the night between its first bad night and its alarm), else PASS. An
+ * acknowledged regression accepts its cells' new level from its first bad
+ * night on, so its nights pass (the archive says so). */
+typedef enum kg_night_verdict {
+  KG_NIGHT_FAIL,
+  KG_NIGHT_REGRESSION,
+  KG_NIGHT_HEALTH,
+  KG_NIGHT_ENVIRONMENT,
+  KG_NIGHT_PASS,
+  KG_NNIGHT_VERDICTS
+} kg_night_verdict;
+
+typedef struct kg_night {
+  kg_night_verdict verdict;
+  size_t cells;    /* REGRESSION: cells of the open regressions that cover it; ENVIRONMENT: cells that moved with the machine */
+  size_t acked;    /* cells of acknowledged regressions from this night on (their new level accepted) */
+  const kg_finding *finding; /* the finding that decides it (the newest of its kind), or NULL: FAIL and PASS */
+} kg_night;
+
+/* "REGRESSION", "RUNNER HEALTH", ... */
+const char *kg_night_verdict_name(kg_night_verdict v);
+kg_severity kg_night_verdict_severity(kg_night_verdict v);
+
+/* Every night's verdict: out[i] for h->runs[i] (h->n of them). det: the
+ * detector over h, or NULL (no paired night: FAIL or PASS by the checks). */
+void kg_night_verdicts(const kg_history *h, const kg_detection *det, kg_night *out);
+
+/* Whether night i's verdict is REGRESSION because of (variant, dtype, n):
+ * an open regression finding that covers the night names the cell (a chart's
+ * night marker on that cell). */
+int kg_night_regressed(const kg_history *h, const kg_detection *det, size_t i, const char *variant, kg_dtype dt,
+                       size_t n);
+
+/* A night as the reports say it. */
+typedef struct kg_rm_night {
+  kg_night v;
+  const char *word;  /* kg_night_verdict_name */
+  kg_severity sev;
+  const char *label; /* the night's date */
+  const char *why;   /* "2 cells slower than the reference's accepted level", "3 of 1656 cases failed or errored", ... */
+} kg_rm_night;
+
 typedef struct kg_rm_findings {
   int on;              /* a detection was given */
   kg_rm_finding *find; /* in the detector's order */
@@ -144,6 +193,8 @@ typedef struct kg_rm_findings {
   size_t nights;       /* nights with paired cells */
   size_t nseries;      /* cells watched */
   kg_rm_item last;     /* "Last night: DATE, commit C, GPU, reference R" (no history: nparts 0) */
+  kg_rm_night *night;  /* one per history run (kg_rdoc_nights), oldest first; NULL before it ran */
+  kg_rm_table spans;   /* the nights as runs of one verdict and why, oldest first: nights, verdict, why */
 } kg_rm_findings;
 
 /* Cells a finding's box names before "and N more". */
@@ -198,6 +249,12 @@ int kg_rdoc_init(kg_rdoc *doc);
 /* Adds the nightly's findings over h (det from kg_detect; repo: the
  * repository's URL for compare links, or NULL). 0, or -1 out of memory. */
 int kg_rdoc_findings(kg_rdoc *doc, const kg_history *h, const kg_detection *det, const char *repo);
+/* Every night's verdict in words (findings.night, findings.spans): det may be
+ * NULL (a history without paired nights). kg_rdoc_findings calls it. 0, or -1
+ * out of memory. */
+int kg_rdoc_nights(kg_rdoc *doc, const kg_history *h, const kg_detection *det);
+/* The night of h a run is (its date and commit), else the latest night; h->n when h is empty. */
+size_t kg_rm_night_of(const kg_history *h, const char *date, const char *commit);
 
 /* The commit a "git describe"-like name is, when it is one: 7-40 lowercase
  * hex, "-dirty" allowed after. 1 with the hex in buf, else 0. */
