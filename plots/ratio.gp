@@ -4,7 +4,7 @@
 # with its interval as an error bar, the accepted level dashed, and each
 # finding's first bad night as a vertical line in the page's severity colour
 # (mark_panel<k>, mark_x<k>, mark_color<k>).
-# Data: a block per panel, columns night change lo hi.
+# Data: a block per panel, columns night change lo hi verdict (the night's, not drawn).
 load plots.'/common.gp'
 set multiplot layout rows,cols title sprintf("%s\n%s\n%s", title, subtitle, legend) font ',13' \
     margins 0.06, 0.99, (70.0/height), (1 - 120.0/height) spacing 0.05, (95.0/height)

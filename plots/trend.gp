@@ -1,10 +1,11 @@
 # 3. Trend, one chart per dtype: % of theoretical peak at 2²⁵ (or the
 # largest size the history timed) over the runs of a history, one panel per
 # variant; the baseline as a band (its median, dashed, and its tolerance),
-# quartiles as error bars, step changes between runs as triangles, a run whose
-# median lies outside the band as a ring (a drift no single step shows); the
-# markers in the page's severity colours (sev_regression, sev_good).
-# Data: one block per variant, rows run pct_peak pct_at_q3 pct_at_q1 step.
+# quartiles as error bars, a cell on a night the nightly's detector calls
+# REGRESSION as a triangle (mark -1; the night's verdict is the last column),
+# a run whose median lies outside the band as a ring; the markers in the
+# page's severity colour (sev_regression).
+# Data: one block per variant, rows run pct_peak pct_at_q3 pct_at_q1 mark verdict.
 load plots.'/common.gp'
 set multiplot layout rows,cols title sprintf("%s\n%s\n%s", title, subtitle, legend) font ',14' \
     margins 0.055, 0.99, (70.0/height), (1 - 120.0/height) spacing 0.05, (100.0/height)
@@ -37,7 +38,6 @@ do for [i=1:nseries] {
   plot data index (i-1) using 1:2:3:4 with yerrorbars pt 0 lw 1 lc rgb '#6baed6', \
        data index (i-1) using 1:2 with linespoints lw 2 pt 7 ps (nruns > 60 ? 0.3 : 0.8) lc rgb '#08519c', \
        data index (i-1) using 1:($5 < 0 ? $2 : NaN) with points pt 11 ps 2.2 lc rgb sev_regression, \
-       data index (i-1) using 1:($5 > 0 ? $2 : NaN) with points pt 9 ps 2.2 lc rgb sev_good, \
        data index (i-1) using 1:(mid == mid && ($2 < lo || $2 > hi) ? $2 : NaN) with points pt 6 ps 2.6 lw 2 \
             lc rgb sev_regression
 }
