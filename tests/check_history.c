@@ -534,6 +534,181 @@ START_TEST(test_history_add_refuses_disorder) {
 }
 END_TEST
 
+/* ---- the toolchain and machine of a night ------------------------------------ */
+
+static const kg_toolchain k_tc = {"13.0.88", "3.0.1",
+                                  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "580.65.06",
+                                  "ubuntu24/20250105.1"};
+
+/* A night's line carries its toolchain, and reads it back. */
+START_TEST(test_history_toolchain_round_trip) {
+  char err[512] = "";
+  make_run("2026-11-21T08:30:00Z", 200);
+  g_run.meta.dev.toolchain = k_tc;
+  ck_assert_msg(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  ck_assert_msg(strstr(text, "\"toolchain\":{\"nvcc\":\"13.0.88\",\"cccl\":\"3.0.1\",\"flags\":\"0123456789abcdef"),
+                "%s", text);
+  char *dev = strstr(text, "\"device\":{"); /* beside "device", not inside it (it holds no object) */
+  ck_assert(dev && strstr(dev, "\"toolchain\"") > strchr(dev, '}'));
+  free(text);
+  add_ok("2026-11-22T08:30:00Z", 200); /* a night that knows nothing of it: no "toolchain" */
+  kg_history h;
+  ck_assert_msg(kg_history_read(g_path, &h, err, sizeof err) == 0, "%s", err);
+  const kg_toolchain *t = &h.runs[0].dev.toolchain;
+  ck_assert_str_eq(t->nvcc, "13.0.88");
+  ck_assert_str_eq(t->cccl, "3.0.1");
+  ck_assert_str_eq(t->flags, k_tc.flags);
+  ck_assert_str_eq(t->driver, "580.65.06");
+  ck_assert_str_eq(t->image, "ubuntu24/20250105.1");
+  ck_assert(!kg_toolchain_known(&h.runs[1].dev.toolchain));
+  kg_history_free(&h);
+}
+END_TEST
+
+/* The recorded nights (tests/data/nightly), written before the toolchain was
+ * kept, still read: their toolchain is unknown, and said so. */
+static const char *const k_nightly_fixtures[] = {"h100-aa.jsonl", "h100-differs.jsonl", "h100-live.jsonl"};
+
+START_TEST(test_history_toolchain_absent_reads) {
+  char path[512], err[512] = "", said[512];
+  snprintf(path, sizeof path, KG_SOURCE_DIR "/tests/data/nightly/%s", k_nightly_fixtures[_i]);
+  kg_history h;
+  ck_assert_msg(kg_history_read(path, &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_ge(h.n, 2);
+  for (size_t i = 0; i < h.n; i++) ck_assert(!kg_toolchain_known(&h.runs[i].dev.toolchain));
+  ck_assert_int_ge(kg_hist_what_changed(&h, 0, h.n - 1, said, sizeof said), 0);
+  ck_assert_msg(strstr(said, "not recorded: nvcc, CCCL, flags, driver, runner image"), "%s", said);
+  kg_history_free(&h);
+}
+END_TEST
+
+/* A toolchain field no kgate writes: the read fails, naming the file, the line and the field. */
+static const struct {
+  const char *toolchain, *message;
+} k_bad_toolchain[] = {
+    {"{\"nvcc\":\"13.0.88;x\"}", "line 2: toolchain: nvcc is '13.0.88;x': not a version"},
+    {"{\"cccl\":\"3..1\"}", "line 2: toolchain: cccl is '3..1': not a version"},
+    {"{\"nvcc\":\"13.0.88+\"}", "line 2: toolchain: nvcc is '13.0.88+': not a version"},
+    {"{\"flags\":\"0123ABCD\"}", "line 2: toolchain: flags is '0123ABCD': not a digest"},
+    {"{\"flags\":\"0123\"}", "line 2: toolchain: flags is '0123': not a digest"},
+    {"{\"driver\":580}", "line 2: toolchain: field 'driver' should be a string"},
+    {"{\"image\":\"ubuntu\\u001b[2J\"}", "line 2: toolchain: image is 'ubuntu?[2J': not printable ASCII"},
+    {"{\"image\":\" ubuntu\"}", "line 2: toolchain: image is ' ubuntu': starts or ends with a space"},
+    {"{\"image\":\"\\u00dcbuntu\"}", "line 2: toolchain: image is '\xc3\x9c" "buntu': not printable ASCII"},
+    {"[\"13.0.88\"]", "line 2: toolchain: not an object"},
+};
+
+START_TEST(test_history_toolchain_rejects) {
+  char line[2048], text[4096], err[512] = "";
+  snprintf(line, sizeof line, "%s", k_line_ok);
+  char *end = strrchr(line, '}'); /* the line's last brace: add "toolchain" before it */
+  snprintf(end, sizeof line - (size_t)(end - line), ",\"toolchain\":%s}\n", k_bad_toolchain[_i].toolchain);
+  snprintf(text, sizeof text, "%s%s", k_line_ok, line);
+  char *date = strstr(text + strlen(k_line_ok), "2026-11-20");
+  memcpy(date, "2026-11-21", 10); /* the second night, after the first */
+  kgt_spit(g_path, text);
+  kg_history h;
+  ck_assert_int_eq(kg_history_read(g_path, &h, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_toolchain[_i].message) != NULL, "'%s' lacks '%s'", err, k_bad_toolchain[_i].message);
+  ck_assert_msg(strncmp(err, g_path, strlen(g_path)) == 0 && !strchr(err, '\n') && !strchr(err, '\x1b'), "%s", err);
+  ck_assert_uint_eq(h.n, 0);
+}
+END_TEST
+
+/* A run whose toolchain no reader would take is not written (the file stays as it was). */
+START_TEST(test_history_add_refuses_bad_toolchain) {
+  char err[512] = "";
+  add_ok("2026-11-21T08:30:00Z", 200);
+  char *before = kgt_slurp(g_path);
+  make_run("2026-11-22T08:30:00Z", 200);
+  g_run.meta.dev.toolchain = k_tc;
+  snprintf(g_run.meta.dev.toolchain.image, sizeof g_run.meta.dev.toolchain.image, "img\x1b]0;x\x07");
+  ck_assert_int_eq(kg_history_add(g_path, &g_run, NULL, NULL, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "run.toolchain.image is 'img?]0;x?': not printable ASCII"), "%s", err);
+  char *after = kgt_slurp(g_path);
+  ck_assert_str_eq(before, after);
+  free(before);
+  free(after);
+}
+END_TEST
+
+/* What changed between the last good and the first bad night, in words. */
+enum { WC_NIGHTS = 4 };
+static const struct {
+  const char *what;
+  size_t last_good, first_bad;
+  int changed;
+  const char *want;
+} k_what_changed[] = {
+    {"same", 0, 1, 0, "nothing of the toolchain or machine changed"},
+    {"nvcc+driver", 0, 1, 2, "nvcc 13.0.88 -> 13.1.42, driver 580.65.06 -> 580.82.07 on the first bad night"},
+    {"image mid-window", 0, 2, 1,
+     "runner image ubuntu24/20250105.1 -> ubuntu24/20250112.1 on the night of 2026-11-21 08:30 UTC"},
+    {"two nights", 0, 2, 2,
+     "CCCL 3.0.1 -> 3.1.0 on the night of 2026-11-21 08:30 UTC; flags 0123456789ab -> fedcba987654 on the first bad "
+     "night"},
+    {"unknown before", 0, 1, 5, "nvcc unknown -> 13.0.88, CCCL unknown -> 3.0.1, flags unknown -> 0123456789ab, "
+                                "driver unknown -> 580.65.06, runner image unknown -> ubuntu24/20250105.1 on the first "
+                                "bad night"},
+    {"nothing known", 0, 1, 0, "nothing of the toolchain or machine changed; not recorded: nvcc, CCCL, flags, driver, "
+                               "runner image"},
+    {"card, runtime", 1, 3, 3,
+     "driver's CUDA 13.0 -> 13.1, CUDA runtime 13.0 -> 13.1, card GPU-1111aaaa -> GPU-2222bbbb on the first bad night"},
+    {"paired card", 0, 1, 1, "card GPU-1111aaaa -> GPU-3333cccc on the first bad night"},
+    {"reverse", 1, 1, -1, ""},
+    {"past the end", 0, WC_NIGHTS, -1, ""},
+};
+
+START_TEST(test_history_what_changed) {
+  static kg_hist_run runs[WC_NIGHTS];
+  memset(runs, 0, sizeof runs);
+  for (size_t i = 0; i < WC_NIGHTS; i++) {
+    snprintf(runs[i].date, sizeof runs[i].date, "2026-11-%02zuT08:30:00Z", 20 + i);
+    runs[i].dev = kgt_h200();
+    runs[i].dev.driver_version = runs[i].dev.runtime_version = 13000;
+    snprintf(runs[i].dev.uuid, sizeof runs[i].dev.uuid, "GPU-1111aaaa-0000-0000-0000-000000000000");
+    runs[i].dev.toolchain = k_tc;
+  }
+  kg_toolchain *t1 = &runs[1].dev.toolchain, *t2 = &runs[2].dev.toolchain;
+  switch (_i) {
+  case 1:
+    snprintf(t1->nvcc, sizeof t1->nvcc, "13.1.42"), snprintf(t1->driver, sizeof t1->driver, "580.82.07");
+    break;
+  case 2:
+    for (size_t i = 1; i < WC_NIGHTS; i++)
+      snprintf(runs[i].dev.toolchain.image, sizeof runs[i].dev.toolchain.image, "ubuntu24/20250112.1");
+    break;
+  case 3:
+    snprintf(t1->cccl, sizeof t1->cccl, "3.1.0"), snprintf(t2->cccl, sizeof t2->cccl, "3.1.0");
+    snprintf(t2->flags, sizeof t2->flags, "fedcba9876543210");
+    break;
+  case 4: memset(&runs[0].dev.toolchain, 0, sizeof runs[0].dev.toolchain); break;
+  case 5: memset(&runs[0].dev.toolchain, 0, sizeof *t1), memset(t1, 0, sizeof *t1); break;
+  case 6:
+    runs[3].dev.driver_version = runs[3].dev.runtime_version = 13010;
+    snprintf(runs[3].dev.uuid, sizeof runs[3].dev.uuid, "GPU-2222bbbb-0000-0000-0000-000000000000");
+    break;
+  case 7: /* the paired night's own card record speaks for the night */
+    runs[1].paired.has = 1;
+    snprintf(runs[1].paired.card, sizeof runs[1].paired.card, "GPU-3333cccc-0000-0000-0000-000000000000");
+    break;
+  }
+  kg_history h = {WC_NIGHTS, runs};
+  char said[512];
+  memset(said, 'x', sizeof said);
+  int n = kg_hist_what_changed(&h, k_what_changed[_i].last_good, k_what_changed[_i].first_bad, said, sizeof said);
+  ck_assert_msg(n == k_what_changed[_i].changed, "%s: %d changed: %s", k_what_changed[_i].what, n, said);
+  ck_assert_str_eq(said, k_what_changed[_i].want);
+  /* a short buffer is cut, never overrun, and always ended */
+  char small[24];
+  memset(small, 'x', sizeof small);
+  ck_assert_int_eq(kg_hist_what_changed(&h, k_what_changed[_i].last_good, k_what_changed[_i].first_bad, small, 20), n);
+  ck_assert_uint_le(strlen(small), 19);
+  ck_assert_int_eq(small[20], 'x');
+}
+END_TEST
+
 Suite *make_history_suite(void) {
   Suite *s = suite_create("history");
   TCase *core = tcase_create("Core");
@@ -547,6 +722,9 @@ Suite *make_history_suite(void) {
   tcase_add_test(core, test_history_cli_add);
   tcase_add_loop_test(core, test_history_cli_parse, 0, N(k_parse_ok));
   tcase_add_test(core, test_history_add_through_symlink);
+  tcase_add_test(core, test_history_toolchain_round_trip);
+  tcase_add_loop_test(core, test_history_toolchain_absent_reads, 0, N(k_nightly_fixtures));
+  tcase_add_loop_test(core, test_history_what_changed, 0, N(k_what_changed));
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, setup, teardown);
@@ -564,6 +742,8 @@ Suite *make_history_suite(void) {
   tcase_add_loop_test(errors, test_history_cli_rejects, 0, N(k_parse_bad));
   tcase_add_loop_test(errors, test_history_read_refuses_fixture, 0, N(k_refused_histories));
   tcase_add_test(errors, test_history_add_refuses_disorder);
+  tcase_add_loop_test(errors, test_history_toolchain_rejects, 0, N(k_bad_toolchain));
+  tcase_add_test(errors, test_history_add_refuses_bad_toolchain);
   suite_add_tcase(s, errors);
   return s;
 }

@@ -181,6 +181,9 @@ static const struct {
     {"longseed", ": variant first: seed 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': too long (seed and "
                  "version: at most 63 bytes, idea: 159)"},
     {"badversion", ": version 'v1?::error::forged': not UTF-8, or holds control characters (C0, ESC, DEL, C1)"},
+    {"tcflags", ": toolchain: flags '0123456789ABCDEF': not a digest (8 to 64 lowercase hex digits)"},
+    {"tcshort", ": toolchain record of 8 bytes, this kgate reads 32 or more"},
+    {"tcnvcc", ": toolchain: nvcc 1000.0.0 is not a version of nvcc"},
 };
 
 START_TEST(test_module_open_refuses) {
@@ -239,6 +242,94 @@ START_TEST(test_module_open_not_a_module) {
   ck_assert_ptr_nonnull(strstr(err, "not a regular file"));
   ck_assert_int_eq(kg_module_open(TEST_MODULES "/../CTestTestfile.cmake", &m, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "cannot load"));
+}
+END_TEST
+
+/* A module that names its toolchain: its nvcc, CCCL and flags as text; one
+ * without kgate_module_toolchain loads as before, its toolchain unknown. */
+START_TEST(test_module_toolchain_named) {
+  char path[1024], err[512] = "";
+  kg_loaded_module m;
+  ck_assert_msg(kg_module_open(mod_path("tc", path, sizeof path), &m, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(m.tc.nvcc, "13.0.88");
+  ck_assert_str_eq(m.tc.cccl, "3.0.1");
+  ck_assert_str_eq(m.tc.flags, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+  kg_module_close(&m);
+  ck_assert_msg(kg_module_open(mod_path("good", path, sizeof path), &m, err, sizeof err) == 0, "%s", err);
+  ck_assert(!m.tc.nvcc[0] && !m.tc.cccl[0] && !m.tc.flags[0]);
+  kg_module_close(&m);
+}
+END_TEST
+
+/* kg_module_toolchain_read on records: one defect each, refused in one line. */
+static const struct {
+  kg_module_toolchain t;
+  const char *want; /* NULL: read */
+} k_tc[] = {
+    {{sizeof(kg_module_toolchain), 12, 9, 41, 2008000, "deadbeef"}, NULL},
+    {{sizeof(kg_module_toolchain), 0, 0, 0, 0, NULL}, NULL},          /* a host compiler: all unknown */
+    {{sizeof(kg_module_toolchain) + 16, 13, 1, 0, 0, ""}, NULL},      /* a later, longer record */
+    {{sizeof(kg_module_toolchain) - 1, 13, 1, 0, 0, ""}, "toolchain record of"},
+    {{sizeof(kg_module_toolchain), 13, 1000, 0, 0, ""}, "not a version of nvcc"},
+    {{sizeof(kg_module_toolchain), 0, 1, 0, 0, ""}, "not a version of nvcc"},
+    {{sizeof(kg_module_toolchain), 13, 0, 1000000, 0, ""}, "not a version of nvcc"},
+    {{sizeof(kg_module_toolchain), 13, 0, 88, 1000000000u, ""}, "not a CCCL_VERSION"},
+    {{sizeof(kg_module_toolchain), 13, 0, 88, 0, "abc"}, "not a digest"},
+    {{sizeof(kg_module_toolchain), 13, 0, 88, 0, "deadbeef\x1b[2J"}, "not a digest"},
+    {{sizeof(kg_module_toolchain), 13, 0, 88, 0,
+      "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0"}, "longer than 64 bytes"},
+};
+
+START_TEST(test_module_toolchain_defects) {
+  kg_toolchain out;
+  memset(&out, 'x', sizeof out);
+  char err[256] = "";
+  int rc = kg_module_toolchain_read(&k_tc[_i].t, &out, err, sizeof err);
+  if (!k_tc[_i].want) {
+    ck_assert_msg(rc == 0, "%s", err);
+    ck_assert_str_eq(out.nvcc, _i == 0 ? "12.9.41" : _i == 2 ? "13.1.0" : "");
+    ck_assert_str_eq(out.cccl, _i == 0 ? "2.8.0" : "");
+    ck_assert_str_eq(out.flags, _i == 0 ? "deadbeef" : "");
+    return;
+  }
+  ck_assert_int_eq(rc, -1);
+  ck_assert_msg(strstr(err, k_tc[_i].want) != NULL, "'%s' lacks '%s'", err, k_tc[_i].want);
+  ck_assert_ptr_null(strchr(err, '\x1b'));
+  ck_assert_ptr_null(strchr(err, '\n'));
+}
+END_TEST
+
+/* The toolchain a worker says: its --kernels modules' (kgate's own when
+ * none), values that differ joined, digests that differ hashed together. */
+START_TEST(test_module_set_toolchain) {
+  static kg_module_set s; /* large: not on the stack */
+  memset(&s, 0, sizeof s);
+  const kg_toolchain own = {"13.0.88", "3.0.1", "11111111", "", ""}, a = {"13.0.88", "3.0.1", "22222222", "", ""},
+                     b = {"12.9.41", "", "33333333", "", ""};
+  s.nmods = 1, s.mod[0].tc = own, s.role[0] = KG_MOD_OWN;
+  kg_toolchain t = {.driver = "580.65.06"};
+  kg_module_set_toolchain(&s, &t);
+  ck_assert_str_eq(t.nvcc, "13.0.88");
+  ck_assert_str_eq(t.flags, "11111111");
+  ck_assert_str_eq(t.driver, "580.65.06"); /* the machine's part is not the modules' */
+  s.nmods = 3, s.mod[1].tc = a, s.role[1] = KG_MOD_KERNELS, s.mod[2].tc = own, s.role[2] = KG_MOD_BASE;
+  kg_module_set_toolchain(&s, &t);
+  ck_assert_str_eq(t.flags, "22222222"); /* the module under test, not kgate's own nor the base */
+  s.nmods = 4, s.mod[3].tc = b, s.role[3] = KG_MOD_KERNELS;
+  kg_module_set_toolchain(&s, &t);
+  ck_assert_str_eq(t.nvcc, "13.0.88+12.9.41");
+  ck_assert_str_eq(t.cccl, "3.0.1");
+  ck_assert_uint_eq(strlen(t.flags), 64);
+  ck_assert_ptr_null(kg_why_bad_toolchain_flags(t.flags));
+  char both[65];
+  snprintf(both, sizeof both, "%s", t.flags);
+  s.mod[3].tc.flags[0] = '4'; /* either module's flags move the digest */
+  kg_module_set_toolchain(&s, &t);
+  ck_assert_str_ne(t.flags, both);
+  s.mod[3].tc = a; /* the same flags: that digest, unchanged */
+  kg_module_set_toolchain(&s, &t);
+  ck_assert_str_eq(t.flags, "22222222");
+  ck_assert_str_eq(t.nvcc, "13.0.88");
 }
 END_TEST
 
@@ -402,6 +493,8 @@ Suite *make_module_suite(void) {
   tcase_add_test(core, test_module_text_edge_cases);
   tcase_add_test(core, test_module_image_swap);
   tcase_add_test(core, test_module_image_names);
+  tcase_add_test(core, test_module_toolchain_named);
+  tcase_add_test(core, test_module_set_toolchain);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_module_open_refuses, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
@@ -410,6 +503,7 @@ Suite *make_module_suite(void) {
   tcase_add_test(errors, test_module_parse_describe_malformed);
   tcase_add_test(errors, test_module_parse_describe_bad_text);
   tcase_add_test(errors, test_module_image_refuses);
+  tcase_add_loop_test(errors, test_module_toolchain_defects, 0, (int)(sizeof k_tc / sizeof k_tc[0]));
   tcase_add_loop_test(errors, test_module_set_clash, 0, (int)(sizeof k_set_clash / sizeof k_set_clash[0]));
   suite_add_tcase(s, errors);
   return s;

@@ -204,7 +204,8 @@ END_TEST
 
 START_TEST(test_proto_hello_round_trip) {
   kg_device_info a = {"NVIDIA H100 80GB HBM3", 9, 0, 132, 52428800, 85520809984LL, 12080, 12040, 2619000, 5120,
-                      3352.3, 3010.5, 2, "GPU-0123abcd-4567-89ab-cdef-0123456789ab", "0000:1b:00.0"}, b;
+                      3352.3, 3010.5, 2, "GPU-0123abcd-4567-89ab-cdef-0123456789ab", "0000:1b:00.0",
+                      {"13.0.88", "3.0.1", "0123456789abcdef", "580.65.06", "ubuntu24/20250105.1"}}, b;
   char *line = kg_proto_encode_hello(&a);
   ck_assert_ptr_nonnull(line);
   char err[200] = "";
@@ -218,11 +219,24 @@ START_TEST(test_proto_hello_round_trip) {
   ck_assert_double_eq(b.roofline_gbps, 3010.5);
   ck_assert_str_eq(b.uuid, a.uuid);
   ck_assert_str_eq(b.pci, a.pci);
+  /* the toolchain and machine travel with the hello */
+  ck_assert_str_eq(b.toolchain.nvcc, "13.0.88");
+  ck_assert_str_eq(b.toolchain.cccl, "3.0.1");
+  ck_assert_str_eq(b.toolchain.flags, "0123456789abcdef");
+  ck_assert_str_eq(b.toolchain.driver, "580.65.06");
+  ck_assert_str_eq(b.toolchain.image, "ubuntu24/20250105.1");
+  free(line);
+  /* nothing known: no "toolchain" at all, read back as unknown */
+  memset(&a.toolchain, 0, sizeof a.toolchain);
+  line = kg_proto_encode_hello(&a);
+  ck_assert_ptr_null(strstr(line, "toolchain"));
+  ck_assert_msg(kg_proto_decode_hello(line, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert(!b.toolchain.nvcc[0] && !b.toolchain.image[0]);
   free(line);
 }
 END_TEST
 
-/* A hello with a malformed card identity is refused, one without any is read as "not known". */
+/* A hello with a malformed card identity or toolchain is refused, one without any is read as "not known". */
 START_TEST(test_proto_hello_card_identity) {
   static const struct {
     const char *extra;
@@ -232,7 +246,14 @@ START_TEST(test_proto_hello_card_identity) {
            {",\"uuid\":\"GPU-0123ABCD-4567-89ab-cdef-0123456789ab\"", -1},
            {",\"uuid\":\"GPU-0123abcd\"", -1},
            {",\"pci\":\"0000:1b:00.0;id\"", -1},
-           {",\"pci\":\"1b:00.0\"", -1}};
+           {",\"pci\":\"1b:00.0\"", -1},
+           /* the toolchain: each field optional, each that is there well formed */
+           {",\"toolchain\":{\"nvcc\":\"13.0.88\",\"image\":\"ubuntu24/20250105.1\"}", 0},
+           {",\"toolchain\":{\"nvcc\":\"13.0.88; rm -rf /\"}", -1},
+           {",\"toolchain\":{\"flags\":\"XYZ\"}", -1},
+           {",\"toolchain\":{\"image\":\"ubuntu\\u001b[2J\"}", -1},
+           {",\"toolchain\":{\"driver\":5}", -1},
+           {",\"toolchain\":[]", -1}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
     char line[600], err[200] = "";
     snprintf(line, sizeof line,
@@ -244,6 +265,8 @@ START_TEST(test_proto_hello_card_identity) {
     ck_assert_msg(kg_proto_decode_hello(line, &d, err, sizeof err) == k[i].rc, "%zu: %s", i, err);
     if (i == 0) ck_assert(d.uuid[0] == 0 && d.pci[0] == 0);
     if (k[i].rc) ck_assert_msg(strstr(err, "hello: ") != NULL, "%s", err);
+    if (k[i].rc && strstr(k[i].extra, "toolchain")) ck_assert_msg(strstr(err, "toolchain") != NULL, "%s", err);
+    ck_assert_ptr_null(strchr(err, '\x1b'));
   }
 }
 END_TEST

@@ -484,6 +484,104 @@ START_TEST(test_results_provenance_rejects) {
 }
 END_TEST
 
+/* What built the code under test and the machine: "run.toolchain" when
+ * anything is known (never inside "device"), read back; absent (a module
+ * that does not say, an older file) reads as unknown. */
+START_TEST(test_results_toolchain_round_trip) {
+  kg_run a = sample_run(), b;
+  char err[512] = "";
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  ck_assert_ptr_null(strstr(text, "toolchain"));
+  free(text);
+  a.meta.dev.toolchain = (kg_toolchain){"13.0.88", "3.0.1", "0123456789abcdef", "580.65.06", "ubuntu24/20250105.1"};
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  text = kgt_slurp(g_path);
+  ck_assert_msg(strstr(text, "\"toolchain\":{\"nvcc\":\"13.0.88\",\"cccl\":\"3.0.1\",\"flags\":\"0123456789abcdef\","
+                             "\"driver\":\"580.65.06\",\"image\":\"ubuntu24/20250105.1\"}"),
+                "%.900s", text);
+  char *dev = strstr(text, "\"device\":{");
+  ck_assert_ptr_nonnull(dev);
+  char *tc = strstr(dev, "\"toolchain\""), *dev_end = strchr(dev, '}'); /* "device" holds no object */
+  ck_assert_msg(tc == NULL || tc > dev_end, "the toolchain is inside \"device\": %.300s", dev);
+  free(text);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(b.meta.dev.toolchain.nvcc, "13.0.88");
+  ck_assert_str_eq(b.meta.dev.toolchain.cccl, "3.0.1");
+  ck_assert_str_eq(b.meta.dev.toolchain.flags, "0123456789abcdef");
+  ck_assert_str_eq(b.meta.dev.toolchain.driver, "580.65.06");
+  ck_assert_str_eq(b.meta.dev.toolchain.image, "ubuntu24/20250105.1");
+  kg_run_free(&b);
+  /* only some known: only those written */
+  a.meta.dev.toolchain = (kg_toolchain){.image = "gpu-runner:2026.1 (cuda 13.0)"};
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_results_read(g_path, &b, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(b.meta.dev.toolchain.image, "gpu-runner:2026.1 (cuda 13.0)");
+  ck_assert(!b.meta.dev.toolchain.nvcc[0]);
+  kg_run_free(&b);
+}
+END_TEST
+
+/* The machine's part: the runner image from GitHub's ImageOS/ImageVersion,
+ * else KGATE_RUNNER_IMAGE, each only when well formed; the kernel driver
+ * from the driver's version file. */
+START_TEST(test_results_toolchain_machine) {
+  char drv[192];
+  snprintf(drv, sizeof drv, "%s/version", g_dir);
+  kgt_spit(drv, "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 07:09:18 UTC 2025\n"
+                "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n");
+  kg_toolchain t = {.nvcc = "13.0.88"};
+  setenv("ImageOS", "ubuntu24", 1), setenv("ImageVersion", "20250105.1", 1), setenv("KGATE_RUNNER_IMAGE", "own", 1);
+  kg_toolchain_machine(&t, drv);
+  ck_assert_str_eq(t.image, "ubuntu24/20250105.1");
+  ck_assert_str_eq(t.driver, "580.65.06");
+  ck_assert_str_eq(t.nvcc, "13.0.88"); /* the modules' part is left as it was */
+  unsetenv("ImageOS");
+  kgt_spit(drv, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  "
+                "(dvs-builder@U16)\n");
+  kg_toolchain_machine(&t, drv);
+  ck_assert_str_eq(t.image, "own");
+  ck_assert_str_eq(t.driver, "575.57.08");
+  setenv("KGATE_RUNNER_IMAGE", "own\x1b[2J", 1); /* not printable: unknown, never written */
+  kgt_spit(drv, "no driver here 1.2.3.4.5\n");
+  kg_toolchain_machine(&t, drv);
+  ck_assert_str_eq(t.image, "");
+  ck_assert_str_eq(t.driver, "");
+  unsetenv("KGATE_RUNNER_IMAGE"), unsetenv("ImageVersion");
+  kg_toolchain_machine(&t, "/nonexistent/version");
+  ck_assert(!t.image[0] && !t.driver[0]);
+}
+END_TEST
+
+/* A toolchain that cannot be what kgate wrote is refused, naming the field. */
+static const struct {
+  const char *tc, *message;
+} k_bad_tc[] = {
+    {"{\"nvcc\":\"13.0.88\\u001b[2J\"}", "run.toolchain: nvcc is '13.0.88?[2J': not a version"},
+    {"{\"cccl\":\"v3\"}", "run.toolchain: cccl is 'v3': not a version"},
+    {"{\"flags\":\"0123456789abcdefg\"}", "run.toolchain: flags is '0123456789abcdefg': not a digest"},
+    {"{\"driver\":\"580.65.06 beta\"}", "run.toolchain: driver is '580.65.06 beta': not a version"},
+    {"{\"image\":\"a\\nb\"}", "run.toolchain: image is 'a?b': not printable ASCII"},
+    {"{\"image\":7}", "run.toolchain: field 'image' should be a string"},
+    {"\"13.0.88\"", "run.toolchain: not an object"},
+};
+
+START_TEST(test_results_toolchain_rejects) {
+  kg_run a = sample_run(), b;
+  char err[512] = "", bad[160], insert[256];
+  ck_assert_msg(kg_results_write(g_path, &a, err, sizeof err) == 0, "%s", err);
+  char *text = kgt_slurp(g_path);
+  snprintf(insert, sizeof insert, "\"toolchain\":%s,\"device\":", k_bad_tc[_i].tc);
+  char *edited = replace_first(text, "\"device\":", insert);
+  snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
+  kgt_spit(bad, edited);
+  ck_assert_int_eq(kg_results_read(bad, &b, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad_tc[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad_tc[_i].message);
+  ck_assert_msg(strncmp(err, bad, strlen(bad)) == 0 && !strchr(err, '\n') && !strchr(err, '\x1b'), "%s", err);
+  free(text), free(edited);
+}
+END_TEST
+
 START_TEST(test_results_read_rejects) {
   kg_run a = sample_run(), b;
   char err[512] = "", bad[160];
@@ -772,6 +870,9 @@ Suite *make_results_suite(void) {
   tcase_add_test(errors, test_results_phases_round_trip);
   tcase_add_test(errors, test_results_lint_round_trip);
   tcase_add_loop_test(errors, test_results_provenance_rejects, 0, N(k_bad_prov));
+  tcase_add_test(errors, test_results_toolchain_round_trip);
+  tcase_add_test(errors, test_results_toolchain_machine);
+  tcase_add_loop_test(errors, test_results_toolchain_rejects, 0, N(k_bad_tc));
   tcase_add_loop_test(errors, test_results_read_refuses_fixture, 0, N(k_refused_results));
   suite_add_tcase(s, errors);
   TCase *atomic = tcase_create("Atomic");

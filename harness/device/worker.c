@@ -665,6 +665,9 @@ static int hello(state *st, int device, int roofline) {
       snprintf(d.name, sizeof d.name, "%s", prop.name);
       d.cc_major = prop.major, d.cc_minor = prop.minor, d.sms = prop.multiProcessorCount;
       card_identity(&prop, &d);
+      /* what built the code under test and the machine's image and driver: the nightly names their changes */
+      kg_module_set_toolchain(&st->mods->set, &d.toolchain);
+      kg_toolchain_machine(&d.toolchain, NULL);
       d.l2_bytes = st->l2_bytes = l2, d.mem_bytes = (long long)total_b;
       /* DDR: two transfers per clock over the whole bus. */
       d.peak_gbps = 2.0 * d.mem_clock_khz * 1e3 * (d.bus_width_bits / 8.0) / 1e9;

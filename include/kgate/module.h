@@ -13,7 +13,17 @@
  * below must bump the number. Fields may only be appended to
  * kg_module_variant: variant_size tells kgate which ones a module has, and a
  * record that ends before `op` is a sum (modules built before ops existed
- * keep loading). Names are [a-z0-9_], 1..63 characters, unique. */
+ * keep loading). Names are [a-z0-9_], 1..63 characters, unique.
+ *
+ * A module may export a third symbol, optional (a module without it loads,
+ * and its toolchain reads as unknown), so it needs no new ABI number:
+ *   const kg_module_toolchain *kgate_module_toolchain(void);
+ * what compiled the module: the nvcc and CCCL versions and a digest of the
+ * build's flags, which kgate records with each run so that a nightly's
+ * finding names what changed (docs/nightly.md). kgate/registry.h defines it;
+ * kgate_add_kernels passes the flags' digest. Fields may only be appended
+ * (size says which a module has); kgate refuses a module whose record is
+ * shorter than its first version or holds a value no compiler gives. */
 #ifndef KGATE_MODULE_H
 #define KGATE_MODULE_H
 
@@ -88,6 +98,15 @@ typedef struct kg_module {
 
 typedef unsigned (*kg_module_abi_fn)(void);
 typedef const kg_module *(*kg_module_fn)(void);
+
+/* What compiled a module (kgate_module_toolchain above). */
+typedef struct kg_module_toolchain {
+  unsigned size;                                /* sizeof(kg_module_toolchain) */
+  unsigned nvcc_major, nvcc_minor, nvcc_build; /* __CUDACC_VER_*__ (13, 0, 88); all 0: not compiled by nvcc */
+  unsigned cccl;     /* CCCL_VERSION: major * 1000000 + minor * 1000 + patch (3000001 is 3.0.1); 0: unknown */
+  const char *flags; /* lowercase hex, 8..64 digits: a digest of the flags it was built with; NULL or "": unknown */
+} kg_module_toolchain;
+typedef const kg_module_toolchain *(*kg_module_toolchain_fn)(void);
 
 #ifdef __cplusplus
 }

@@ -1,13 +1,22 @@
-/* kgate/registry.h: turns a registry file into a kernel module's two exports,
- * kgate_module_abi() and kgate_module() (kgate/module.h). Include it in exactly
- * one source file of the module, after naming the registry:
+/* kgate/registry.h: turns a registry file into a kernel module's exports,
+ * kgate_module_abi(), kgate_module() and kgate_module_toolchain()
+ * (kgate/module.h). Include it in exactly one source file of the module,
+ * after naming the registry:
  *
  *   #define KGATE_REGISTRY "my_variants.def"   (required: a file to #include: an
  *                                               absolute path, or a name on the -I path,
  *                                               since it is included from kgate/)
  *   #define KGATE_MODULE_NAME "my_team"        (required: [a-z0-9_], 1..63)
  *   #define KGATE_MODULE_VERSION "1.2.0"       (optional: free text, a commit)
+ *   #define KGATE_FLAGS_HASH "3f1c..."         (optional: 8..64 lowercase hex digits, a
+ *                                               digest of the build's flags; kgate_add_kernels
+ *                                               passes the SHA-256 of its CUDA flags,
+ *                                               architectures and build type)
  *   #include <kgate/registry.h>
+ *
+ * The nvcc version comes from __CUDACC_VER_*__ and the CCCL version from
+ * <cuda/std/version> (CUB's <cub/version.cuh> before CCCL): a file compiled
+ * by nvcc names its toolchain; one compiled by another compiler says unknown.
  *
  * kgate_add_kernels (the CMake package) writes that file for you. The
  * registry file has one line per variant:
@@ -27,7 +36,7 @@
  *   size_t kg_scratch_<name>(int dtype, size_t n);
  *   double kg_depth_<name>(size_t n);
  *
- * Everything here is static except the two entry points, so modules of two
+ * Everything here is static except the entry points, so modules of two
  * commits load side by side. To build a table from functions of other
  * signatures (kgate's own kernels take a kg_dtype), define
  * KGATE_REGISTRY_NO_PROTOTYPES and KGATE_RUN_FN(name), KGATE_SCRATCH_FN(name),
@@ -63,7 +72,7 @@
 #else
 #define KGATE__EXTERN_C
 #endif
-/* The two entry points stay visible under -fvisibility=hidden. */
+/* The entry points stay visible under -fvisibility=hidden. */
 #define KGATE__EXPORT KGATE__EXTERN_C __attribute__((visibility("default")))
 
 #ifndef KGATE_REGISTRY_NO_PROTOTYPES
@@ -83,5 +92,33 @@ static const kg_module kgate__module = {KG_MODULE_ABI, sizeof(kg_module_variant)
 
 KGATE__EXPORT unsigned kgate_module_abi(void) { return KG_MODULE_ABI; }
 KGATE__EXPORT const kg_module *kgate_module(void) { return &kgate__module; }
+
+/* What compiled this file: the nightly records it, so a finding names what changed. */
+#ifndef KGATE_FLAGS_HASH
+#define KGATE_FLAGS_HASH ""
+#endif
+#if defined(__CUDACC__) && defined(__has_include)
+#if __has_include(<cuda/std/version>)
+#include <cuda/std/version>
+#elif __has_include(<cub/version.cuh>)
+#include <cub/version.cuh>
+#endif
+#endif
+#if defined(CCCL_VERSION)
+#define KGATE__CCCL CCCL_VERSION
+#elif defined(CUB_VERSION) /* major * 100000 + minor * 100 + subminor, in CCCL's scale */
+#define KGATE__CCCL ((CUB_VERSION / 100000) * 1000000 + (CUB_VERSION / 100 % 1000) * 1000 + CUB_VERSION % 100)
+#else
+#define KGATE__CCCL 0
+#endif
+#if defined(__CUDACC_VER_MAJOR__) && defined(__NVCC__)
+static const kg_module_toolchain kgate__toolchain = {sizeof(kg_module_toolchain), __CUDACC_VER_MAJOR__,
+                                                     __CUDACC_VER_MINOR__, __CUDACC_VER_BUILD__, KGATE__CCCL,
+                                                     KGATE_FLAGS_HASH};
+#else
+static const kg_module_toolchain kgate__toolchain = {sizeof(kg_module_toolchain), 0, 0, 0, KGATE__CCCL,
+                                                     KGATE_FLAGS_HASH};
+#endif
+KGATE__EXPORT const kg_module_toolchain *kgate_module_toolchain(void) { return &kgate__toolchain; }
 
 #endif

@@ -9,7 +9,11 @@
  *                    1 edge cases kgate must take (spaces, quotes, commas,
  *                    UTF-8, "::error::"), 2 a seed that is not UTF-8, 3 an
  *                    idea with an ESC sequence, 4 a seed of 64 bytes, 5 a
- *                    version with a line break and a workflow command */
+ *                    version with a line break and a workflow command
+ *   TEST_TOOLCHAIN   exports kgate_module_toolchain: 1 nvcc 13.0.88, CCCL
+ *                    3.0.1 and a flags digest, 2 flags in upper case, 3 a
+ *                    record of 8 bytes, 4 an nvcc 1000.0.0 (without it: no
+ *                    such export, the toolchain unknown) */
 #include <stddef.h>
 
 #include "kgate/module.h"
@@ -95,4 +99,18 @@ static const kg_module k_module = {TEST_ABI, (unsigned)(TEST_RECORD_SIZE), TEST_
 #ifndef TEST_NO_SYMBOLS
 __attribute__((visibility("default"))) unsigned kgate_module_abi(void) { return TEST_ABI; }
 __attribute__((visibility("default"))) const kg_module *kgate_module(void) { return &k_module; }
+#endif
+
+#ifdef TEST_TOOLCHAIN
+#if TEST_TOOLCHAIN == 1
+static const kg_module_toolchain k_toolchain = {sizeof(kg_module_toolchain), 13, 0, 88, 3000001,
+                                                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"};
+#elif TEST_TOOLCHAIN == 2
+static const kg_module_toolchain k_toolchain = {sizeof(kg_module_toolchain), 13, 0, 88, 3000001, "0123456789ABCDEF"};
+#elif TEST_TOOLCHAIN == 3
+static const kg_module_toolchain k_toolchain = {8, 13, 0, 88, 3000001, ""};
+#else
+static const kg_module_toolchain k_toolchain = {sizeof(kg_module_toolchain), 1000, 0, 0, 0, ""};
+#endif
+__attribute__((visibility("default"))) const kg_module_toolchain *kgate_module_toolchain(void) { return &k_toolchain; }
 #endif

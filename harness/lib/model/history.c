@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "escape.h"
 #include "fileio.h"
 #include "jread.h"
+#include "label.h"
 #include "registry.h"
 #include "sizes.h"
 #include "fields.h"
@@ -85,6 +87,11 @@ char *kg_history_line(const kg_run *run, const kg_run *paired, const kg_run *con
                           (json_int_t)k.pending, "perf", perf_json(run));
   json_t *p = doc ? paired_json(paired ? paired : run, control) : NULL;
   if (p && json_object_set_new(doc, "paired", p)) json_decref(doc), doc = NULL;
+  /* The night's toolchain and machine: the paired run's (its cells are the night's), else the run's. */
+  const kg_toolchain *tc = paired && kg_toolchain_known(&paired->meta.dev.toolchain) ? &paired->meta.dev.toolchain
+                                                                                       : &m->dev.toolchain;
+  if (doc && kg_toolchain_known(tc) && json_object_set_new(doc, "toolchain", kg_toolchain_to_json(tc)))
+    json_decref(doc), doc = NULL;
   char *line = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
   json_decref(doc);
   return line;
@@ -298,6 +305,11 @@ static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   json_t *perf = kg_jrd_arr(r, doc, "perf");
   char e[300];
   if (!r->failed && kg_device_from_json(dev, &run->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "device: %s", e);
+  json_t *tc = json_object_get(doc, "toolchain"); /* optional: lines before it read as unknown */
+  size_t len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, ": toolchain");
+  if (tc && !r->failed) kg_toolchain_read(r, tc, &run->dev.toolchain);
+  if (!r->failed) r->where[len] = '\0';
   read_checks(r, checks, &run->checks);
   if (r->failed) return;
   size_t n = json_array_size(perf);
@@ -306,7 +318,6 @@ static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
     kg_jrd_fail(r, "out of memory");
     return;
   }
-  size_t len = strlen(r->where);
   for (size_t i = 0; i < n && !r->failed; i++, run->n++) {
     snprintf(r->where + len, sizeof r->where - len, ": perf[%zu]", i);
     read_entry(r, json_array_get(perf, i), &run->entries[i]);
@@ -490,4 +501,88 @@ int kg_history_add(const char *path, const kg_run *run, const kg_run *paired, co
   int rc = add_locked(path, run, paired, control, err, errlen);
   kg_lock_drop(&lk);
   return rc;
+}
+
+/* ---- what changed in a window ---------------------------------------------- */
+
+/* A CUDA version as the driver and runtime give it (13000, 12080) as "13.0", "12.8"; "" for 0. */
+static void cuda_version(int v, char *buf, size_t len) {
+  if (v > 0) snprintf(buf, len, "%d.%d", v / 1000, v % 1000 / 10);
+  else if (len) buf[0] = '\0';
+}
+
+enum { WC_NVCC, WC_CCCL, WC_FLAGS, WC_DRIVER, WC_DRIVER_CUDA, WC_RUNTIME, WC_IMAGE, WC_CARD, WC_N };
+static const char *const k_wc_name[WC_N] = {"nvcc",          "CCCL",         "flags",        "driver",
+                                            "driver's CUDA", "CUDA runtime", "runner image", "card"};
+
+/* Field f of night r as text ("" unknown); a digest and a card cut to 12 characters, as people compare them. */
+static void wc_value(const kg_hist_run *r, int f, char *buf, size_t len) {
+  const kg_toolchain *t = &r->dev.toolchain;
+  const char *s = NULL;
+  switch (f) {
+  case WC_NVCC: s = t->nvcc; break;
+  case WC_CCCL: s = t->cccl; break;
+  case WC_FLAGS: s = t->flags; break;
+  case WC_DRIVER: s = t->driver; break;
+  case WC_DRIVER_CUDA: cuda_version(r->dev.driver_version, buf, len); return;
+  case WC_RUNTIME: cuda_version(r->dev.runtime_version, buf, len); return;
+  case WC_IMAGE: s = t->image; break;
+  default: s = kg_hist_card(r);
+  }
+  snprintf(buf, len, "%.*s", f == WC_FLAGS || f == WC_CARD ? 12 : (int)len, s);
+}
+
+/* Appends to buf, cut at len (never past it). */
+static void wc_put(char *buf, size_t len, size_t *at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void wc_put(char *buf, size_t len, size_t *at, const char *fmt, ...) {
+  if (*at + 1 >= len) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(buf + *at, len - *at, fmt, ap);
+  va_end(ap);
+  if (w > 0) *at = *at + (size_t)w < len ? *at + (size_t)w : len - 1;
+}
+
+int kg_hist_what_changed(const kg_history *h, size_t last_good, size_t first_bad, char *buf, size_t len) {
+  if (len) buf[0] = '\0';
+  if (!h || last_good >= first_bad || first_bad >= h->n) return -1;
+  const kg_hist_run *good = &h->runs[last_good], *bad = &h->runs[first_bad];
+  size_t when[WC_N]; /* the night each changed field first moved from the last good night's value; 0: unchanged */
+  int changed = 0;
+  for (int f = 0; f < WC_N; f++) {
+    char a[128], b[128];
+    wc_value(good, f, a, sizeof a), wc_value(bad, f, b, sizeof b);
+    when[f] = 0;
+    if (!strcmp(a, b)) continue;
+    changed++;
+    for (size_t i = last_good + 1; i <= first_bad && !when[f]; i++) {
+      wc_value(&h->runs[i], f, b, sizeof b);
+      if (strcmp(a, b)) when[f] = i;
+    }
+  }
+  size_t at = 0;
+  /* One group per night, oldest first: "a -> b, c -> d on <night>". */
+  for (size_t night = last_good + 1; night <= first_bad; night++) {
+    int in_group = 0;
+    for (int f = 0; f < WC_N; f++) {
+      if (when[f] != night) continue;
+      char a[128], b[128];
+      wc_value(good, f, a, sizeof a), wc_value(bad, f, b, sizeof b);
+      wc_put(buf, len, &at, "%s%s %s -> %s", in_group ? ", " : at ? "; " : "", k_wc_name[f], a[0] ? a : "unknown",
+             b[0] ? b : "unknown");
+      in_group = 1;
+    }
+    char date[64];
+    kg_date_label(h->runs[night].date, date, sizeof date);
+    if (in_group && night == first_bad) wc_put(buf, len, &at, " on the first bad night");
+    else if (in_group) wc_put(buf, len, &at, " on the night of %s", date);
+  }
+  if (!changed) wc_put(buf, len, &at, "nothing of the toolchain or machine changed");
+  for (int f = 0, listed = 0; f < WC_N; f++) {
+    char a[128], b[128];
+    wc_value(good, f, a, sizeof a), wc_value(bad, f, b, sizeof b);
+    if (a[0] || b[0]) continue;
+    wc_put(buf, len, &at, "%s%s", listed++ ? ", " : "; not recorded: ", k_wc_name[f]);
+  }
+  return changed;
 }

@@ -43,7 +43,7 @@ typedef struct kg_hist_paired {
 
 typedef struct kg_hist_run {
   char date[32], commit[64], version[32];
-  kg_device_info dev;
+  kg_device_info dev; /* dev.toolchain: the line's "toolchain" (absent in older lines: all unknown) */
   int hot;         /* timed with a warm L2 */
   kg_counts checks; /* the run's case counts (a failing run is kept too) */
   size_t n;
@@ -92,6 +92,20 @@ const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const c
 
 /* The entry of (variant, dtype, n) in a run, or NULL. */
 const kg_hist_entry *kg_hist_find(const kg_hist_run *r, const char *variant, kg_dtype dt, size_t n);
+
+/* What of the toolchain and machine changed between night last_good and
+ * night first_bad (indices into h->runs, last_good < first_bad < h->n): nvcc,
+ * CCCL, the flags' digest, the kernel driver, the driver's and the runtime's
+ * CUDA versions, the runner image and the card. Each field whose value
+ * differs is named with both values ("unknown" for a night that did not
+ * record it) and the night it first moved in the window:
+ *   "nvcc 13.0.88 -> 13.1.42, driver 580.65.06 -> 580.82.07 on the first bad night"
+ *   "runner image ubuntu24/20250105.1 -> ubuntu24/20250112.1 on the night of 2026-11-20 02:10 UTC"
+ *   "nothing of the toolchain or machine changed"
+ * with "; not recorded: nvcc, CCCL" after it for fields neither night knows.
+ * Writes one line into buf (cut to len) and returns how many fields differ,
+ * or -1 (buf "") for indices out of order or range. */
+int kg_hist_what_changed(const kg_history *h, size_t last_good, size_t first_bad, char *buf, size_t len);
 
 
 #endif

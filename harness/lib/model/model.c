@@ -240,7 +240,9 @@ json_t *kg_device_to_json(const kg_device_info *d, kg_form form) {
       kg_fields_to_json(o, d, k_dev, k_dev_order[form], KG_DEV_FIELDS, form) ||
       (form == KG_FORM_WIRE && d->count && json_object_set_new(o, "count", json_integer(d->count))) ||
       (d->uuid[0] && json_object_set_new(o, "uuid", json_string(d->uuid))) ||
-      (d->pci[0] && json_object_set_new(o, "pci", json_string(d->pci)))) {
+      (d->pci[0] && json_object_set_new(o, "pci", json_string(d->pci))) ||
+      (form == KG_FORM_WIRE && kg_toolchain_known(&d->toolchain) &&
+       json_object_set_new(o, "toolchain", kg_toolchain_to_json(&d->toolchain)))) {
     json_decref(o);
     return NULL;
   }
@@ -270,7 +272,10 @@ static int device_from_wire(json_t *o, kg_device_info *d, char *err, size_t errl
   if (pci && kg_why_bad_pci(pci)) return snprintf(err, errlen, "pci: %s", kg_why_bad_pci(pci)), -2;
   kg_copy_text(d->uuid, sizeof d->uuid, uuid);
   kg_copy_text(d->pci, sizeof d->pci, pci);
-  return 0;
+  json_t *tc = json_object_get(o, "toolchain"); /* optional: a worker before it, or nothing known */
+  kg_jrd r = {.where = "toolchain", .err = err, .errlen = errlen};
+  if (tc) kg_toolchain_read(&r, tc, &d->toolchain);
+  return r.failed ? -2 : 0;
 }
 
 int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, size_t errlen) {
@@ -483,4 +488,122 @@ int kg_timing_check(const kg_timing *t, int has_min, char *why, size_t len) {
       return -1;
     }
   return 0;
+}
+
+/* ---- the toolchain: what built the code under test, and the machine ------ */
+
+/* "580.65.06", "13.0.88": 1 to 4 numbers of 1 to 9 digits, dot-separated. */
+static int version_ok(const char *s, size_t n) {
+  size_t parts = 0, digits = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] >= '0' && s[i] <= '9') {
+      if (++digits > 9) return 0;
+    } else if (s[i] == '.' && digits) {
+      digits = 0, parts++;
+    } else {
+      return 0;
+    }
+  }
+  return digits > 0 && parts < 4;
+}
+
+const char *kg_why_bad_toolchain_version(const char *s) {
+  const char *why = "not a version (digits and dots, several joined with '+')";
+  if (strlen(s) >= sizeof((kg_toolchain *)0)->nvcc) return why;
+  for (const char *p = s; *p;) { /* each '+'-joined part a version */
+    size_t n = strcspn(p, "+");
+    if (!version_ok(p, n)) return why;
+    p += n;
+    if (*p && !*++p) return why; /* a trailing '+' */
+  }
+  return NULL;
+}
+
+const char *kg_why_bad_toolchain_flags(const char *s) {
+  size_t n = strspn(s, "0123456789abcdef");
+  return !*s || (s[n] == '\0' && n >= 8 && n <= 64) ? NULL : "not a digest (8 to 64 lowercase hex digits)";
+}
+
+const char *kg_why_bad_toolchain_image(const char *s) {
+  size_t n = strlen(s);
+  if (!n) return NULL;
+  if (n >= sizeof((kg_toolchain *)0)->image) return "longer than 127 bytes";
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < 0x20 || s[i] > 0x7e) return "not printable ASCII";
+  return s[0] == ' ' || s[n - 1] == ' ' ? "starts or ends with a space" : NULL;
+}
+
+#define TC(m) offsetof(kg_toolchain, m), sizeof((kg_toolchain *)0)->m
+static const struct {
+  const char *key;
+  size_t off, size;
+  const char *(*why)(const char *);
+} k_toolchain[] = {
+    {"nvcc", TC(nvcc), kg_why_bad_toolchain_version},     {"cccl", TC(cccl), kg_why_bad_toolchain_version},
+    {"flags", TC(flags), kg_why_bad_toolchain_flags},     {"driver", TC(driver), kg_why_bad_toolchain_version},
+    {"image", TC(image), kg_why_bad_toolchain_image},
+};
+#define TC_FIELD(t, k) ((const char *)(t) + k_toolchain[k].off)
+
+int kg_toolchain_check(const kg_toolchain *t, char *why, size_t len) {
+  for (size_t k = 0; k < NFIELDS(k_toolchain); k++) {
+    const char *s = TC_FIELD(t, k);
+    int ended = memchr(s, '\0', k_toolchain[k].size) != NULL;
+    const char *bad = ended ? k_toolchain[k].why(s) : "not a string";
+    char shown[56];
+    if (bad)
+      return snprintf(why, len, "toolchain.%s is '%s': %s", k_toolchain[k].key,
+                      ended ? kg_esc_term(s, shown, sizeof shown) : "", bad),
+             -1;
+  }
+  return 0;
+}
+
+int kg_toolchain_known(const kg_toolchain *t) {
+  for (size_t k = 0; k < NFIELDS(k_toolchain); k++)
+    if (TC_FIELD(t, k)[0]) return 1;
+  return 0;
+}
+
+json_t *kg_toolchain_to_json(const kg_toolchain *t) {
+  json_t *o = json_object();
+  for (size_t k = 0; o && k < NFIELDS(k_toolchain); k++)
+    if (TC_FIELD(t, k)[0] && json_object_set_new(o, k_toolchain[k].key, json_string(TC_FIELD(t, k))))
+      json_decref(o), o = NULL;
+  return o;
+}
+
+void kg_toolchain_read(kg_jrd *r, json_t *o, kg_toolchain *t) {
+  memset(t, 0, sizeof *t);
+  if (!json_is_object(o)) kg_jrd_fail(r, "not an object");
+  for (size_t k = 0; k < NFIELDS(k_toolchain) && !r->failed; k++)
+    if (json_object_get(o, k_toolchain[k].key)) /* each optional: absent is unknown */
+      kg_jrd_text(r, o, k_toolchain[k].key, (char *)t + k_toolchain[k].off, k_toolchain[k].size, k_toolchain[k].why);
+}
+
+/* The kernel driver's version: the first word of the file's first line made
+ * of digits and dots ("NVRM version: NVIDIA UNIX x86_64 Kernel Module
+ * 580.65.06  Sun Jul 27 ..."). */
+static void driver_version(const char *path, char *out, size_t len) {
+  FILE *f = fopen(path, "re");
+  char line[512];
+  out[0] = '\0';
+  if (!f) return;
+  if (fgets(line, sizeof line, f))
+    for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
+      if (strchr(w, '.') && strlen(w) < len && !kg_why_bad_toolchain_version(w) && !strchr(w, '+')) {
+        snprintf(out, len, "%s", w);
+        break;
+      }
+  fclose(f);
+}
+
+void kg_toolchain_machine(kg_toolchain *t, const char *driver_file) {
+  const char *os = getenv("ImageOS"), *ver = getenv("ImageVersion"), *own = getenv("KGATE_RUNNER_IMAGE");
+  char image[512] = "";
+  if (os && *os && ver && *ver) snprintf(image, sizeof image, "%s/%s", os, ver);
+  if (!image[0] || kg_why_bad_toolchain_image(image)) snprintf(image, sizeof image, "%s", own ? own : "");
+  if (kg_why_bad_toolchain_image(image)) image[0] = '\0';
+  snprintf(t->image, sizeof t->image, "%.127s", image);
+  driver_version(driver_file ? driver_file : "/proc/driver/nvidia/version", t->driver, sizeof t->driver);
 }

@@ -120,6 +120,22 @@ typedef struct kg_run_params {
   kg_pair_opts pair; /* used for cases with kg_case.paired */
 } kg_run_params;
 
+/* What built the code under test and what it ran on beyond the card: the
+ * nightly records it, and a finding names which of it changed (history.h,
+ * kg_hist_what_changed). "" is unknown (a module without
+ * kgate_module_toolchain, a machine that does not say, files before it).
+ * A worker says it in its hello (the modules under test: the --kernels
+ * modules, else kgate's own; values that differ between them joined with
+ * '+', flags' digests by the SHA-256 of the list); the results file keeps it
+ * as run.toolchain, a history line as "toolchain", never inside "device". */
+typedef struct kg_toolchain {
+  char nvcc[48];   /* "13.0.88" */
+  char cccl[48];   /* "3.0.1" (CCCL, or CUB before it) */
+  char flags[65];  /* the modules' flags' digest: 8..64 lowercase hex digits */
+  char driver[48]; /* the NVIDIA kernel driver: "580.65.06" (/proc/driver/nvidia/version) */
+  char image[128]; /* the runner's image: "ubuntu24/20250105.1" (ImageOS/ImageVersion), KGATE_RUNNER_IMAGE */
+} kg_toolchain;
+
 typedef struct kg_device_info {
   char name[KG_GPU_NAME_LEN];
   int cc_major, cc_minor;
@@ -136,6 +152,7 @@ typedef struct kg_device_info {
    * written before kgate recorded them). */
   char uuid[48];
   char pci[16];
+  kg_toolchain toolchain; /* hello: the toolchain and machine (above); not a device fact, not in "device" */
 } kg_device_info;
 
 typedef struct kg_counts {
@@ -151,12 +168,14 @@ kg_counts kg_count_results(const kg_result *results, size_t n);
 typedef enum kg_form { KG_FORM_FILE, KG_FORM_WIRE } kg_form;
 struct kg_jrd;
 
-/* Device facts; WIRE also carries "count". NULL when out of memory or, on
- * the wire, for a non-finite number. */
+/* Device facts; WIRE also carries "count" and the toolchain (when known).
+ * NULL when out of memory or, on the wire, for a non-finite number. */
 json_t *kg_device_to_json(const kg_device_info *d, kg_form form);
 /* 0, or -1 with the problem in err. FILE: the name must pass
  * kg_why_bad_gpu_name, a null peak or roofline reads as NAN. WIRE: -2 for a
- * malformed card identity ("uuid: why"). uuid and pci are optional in both. */
+ * malformed card identity ("uuid: why") or toolchain ("toolchain.nvcc is
+ * '...': why"). uuid and pci are optional in both, the toolchain on the wire
+ * (the file form neither writes nor reads it). */
 int kg_device_from_json(json_t *o, kg_device_info *d, kg_form form, char *err, size_t errlen);
 
 /* A timed case's timing (t->samples > 0); WIRE also carries "set_aside". */
@@ -246,6 +265,31 @@ json_t *kg_provenance_to_json(const kg_provenance *p);
  * there checked (a run id and attempt >= 1, owner/name, hex, the runner's
  * name by the module text rule). */
 void kg_provenance_read(struct kg_jrd *r, json_t *o, kg_provenance *p);
+
+/* ---- the toolchain (kg_toolchain above) ---- */
+
+/* Why s cannot be the field of a toolchain, or NULL. nvcc, cccl, driver:
+ * versions, digits and dots ("13.0.88"), several joined with '+'; flags:
+ * 8..64 lowercase hex digits; image: printable ASCII without leading or
+ * trailing space, at most 127 bytes. "" (unknown) is acceptable. */
+const char *kg_why_bad_toolchain_version(const char *s);
+const char *kg_why_bad_toolchain_flags(const char *s);
+const char *kg_why_bad_toolchain_image(const char *s);
+/* The first field of t that is bad: 0, or -1 with "toolchain.nvcc is '...': why" in why. */
+int kg_toolchain_check(const kg_toolchain *t, char *why, size_t len);
+/* Whether any field is known. */
+int kg_toolchain_known(const kg_toolchain *t);
+/* The known fields as an object (NULL when out of memory). */
+json_t *kg_toolchain_to_json(const kg_toolchain *t);
+/* Reads the object through r (fileio.h) into *t: every field optional, each
+ * that is there checked as above. r->where names the object ("run.toolchain"). */
+void kg_toolchain_read(struct kg_jrd *r, json_t *o, kg_toolchain *t);
+/* The machine's part from this process's environment and host: image from
+ * ImageOS and ImageVersion (GitHub-hosted runners: "ubuntu24/20250105.1"),
+ * else KGATE_RUNNER_IMAGE (a self-hosted runner's image says it), and the
+ * kernel driver's version from driver_file (NULL: /proc/driver/nvidia/version).
+ * A value that is not well formed is left unknown. */
+void kg_toolchain_machine(kg_toolchain *t, const char *driver_file);
 
 /* One case in one line: "reduce0_divergent f32 n=257 uniform". */
 void kg_case_label(const kg_case *c, char *buf, size_t len);

@@ -107,6 +107,10 @@ static json_t *run_json(const kg_run_meta *m) {
   if (o && m->shard[0]) json_object_set_new(json_object_get(o, "options"), "shard", json_string(m->shard));
   if (o && kg_provenance_known(&m->prov) && json_object_set_new(o, "provenance", kg_provenance_to_json(&m->prov)))
     json_decref(o), o = NULL;
+  /* what built the code under test, and the machine beyond the card (absent: nothing known) */
+  if (o && kg_toolchain_known(&m->dev.toolchain) &&
+      json_object_set_new(o, "toolchain", kg_toolchain_to_json(&m->dev.toolchain)))
+    json_decref(o), o = NULL;
   json_t *ph = o && m->phases.known ? json_object() : NULL;
   if (ph && kg_fields_to_json(ph, &m->phases, k_phases, NULL, sizeof k_phases / sizeof k_phases[0], KG_FORM_FILE))
     json_decref(ph), ph = NULL, json_decref(o), o = NULL;
@@ -382,6 +386,9 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   snprintf(r->where, sizeof r->where, "run.device");
   char e[300];
   if (!r->failed && kg_device_from_json(dev, &m->dev, KG_FORM_FILE, e, sizeof e)) kg_jrd_fail(r, "%s", e);
+  json_t *tc = json_object_get(o, "toolchain"); /* optional: nothing known, and files before it */
+  snprintf(r->where, sizeof r->where, "run.toolchain");
+  if (tc && !r->failed) kg_toolchain_read(r, tc, &m->dev.toolchain);
 }
 
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {

@@ -24,11 +24,12 @@ int kg_run_check(const kg_run *run, char *why, size_t len) {
       snprintf(why, len, "%s is '%s': %s", text[k].field, kg_esc_term(text[k].value, v, sizeof v), text[k].why);
       return -1;
     }
+  char bad[200];
+  if (kg_toolchain_check(&m->dev.toolchain, bad, sizeof bad)) return snprintf(why, len, "run.%s", bad), -1;
   for (size_t i = 0; i < run->n; i++) {
     const kg_case *c = &run->cases[i];
     const kg_timing *t = &run->results[i].timing;
     if (!c->timed || t->samples == 0) continue; /* not timed: nothing is claimed */
-    char bad[160];
     if (kg_timing_check(t, 1, bad, sizeof bad) == 0) continue;
     const char *variant = c->variant >= 0 && (size_t)c->variant < kg_nvariants ? kg_variants[c->variant].name : "?";
     snprintf(why, len, "cases[%zu] (%s %s %zu %s): timing: %s", i, variant, kg_dtype_get(c->dtype)->name, c->n,

@@ -10,8 +10,8 @@
 #include "results.h"
 
 /* A run about to be written where others will read it (a history line, a
- * baseline): its date, commit, version and GPU name, and the timing of every
- * case it timed. 0, or -1 with "run.date: ..." or
+ * baseline): its date, commit, version and GPU name, its toolchain, and the
+ * timing of every case it timed. 0, or -1 with "run.date: ..." or
  * "cases[3] (cub_sum f32 33554432 uniform): ..." in why. */
 int kg_run_check(const kg_run *run, char *why, size_t len);
 

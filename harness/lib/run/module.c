@@ -18,6 +18,7 @@
 #include "kernels.h"
 #include "proc.h"
 #include "registry.h"
+#include "escape.h"
 #include "fields.h"
 
 /* More variants than any registry will hold: a count past it is garbage. */
@@ -99,8 +100,10 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
   }
   kg_module_abi_fn abi = NULL;
   kg_module_fn reg = NULL;
+  kg_module_toolchain_fn tc = NULL; /* optional: a module without it is of an unknown toolchain */
   *(void **)&abi = dlsym(out->handle, "kgate_module_abi");
   *(void **)&reg = dlsym(out->handle, "kgate_module");
+  *(void **)&tc = dlsym(out->handle, "kgate_module_toolchain");
   char why[300];
   if (!abi || !reg) {
     snprintf(err, errlen, "kernel module %s: not a kgate kernel module (no kgate_module_abi/kgate_module)", path);
@@ -108,6 +111,8 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
     snprintf(err, errlen, "kernel module %s: built for kernel ABI %u, this kgate speaks ABI %u: rebuild it with "
              "this kgate's headers", path, abi(), KG_MODULE_ABI);
   } else if (kg_module_validate(out->m = reg(), why, sizeof why)) {
+    snprintf(err, errlen, "kernel module %s: %s", path, why);
+  } else if (kg_module_toolchain_read(tc ? tc() : NULL, &out->tc, why, sizeof why)) {
     snprintf(err, errlen, "kernel module %s: %s", path, why);
   } else if (!(out->vars = calloc(out->m->nvariants, sizeof *out->vars))) {
     snprintf(err, errlen, "kernel module %s: out of memory", path);
@@ -122,6 +127,82 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
   }
   kg_module_close(out);
   return -1;
+}
+
+int kg_module_toolchain_read(const kg_module_toolchain *t, kg_toolchain *out, char *err, size_t errlen) {
+  out->nvcc[0] = out->cccl[0] = out->flags[0] = '\0';
+  if (!t) return 0;
+  if (t->size < KG_MODULE_TOOLCHAIN_MIN)
+    return snprintf(err, errlen, "toolchain record of %u bytes, this kgate reads %zu or more", t->size,
+                    (size_t)KG_MODULE_TOOLCHAIN_MIN),
+           -1;
+  kg_module_toolchain rec; /* the fields this kgate knows, whatever the module's record size */
+  memset(&rec, 0, sizeof rec);
+  memcpy(&rec, t, t->size < sizeof rec ? t->size : sizeof rec);
+  t = &rec;
+  /* Numbers any nvcc and CCCL have had, with room: more is not a version. */
+  if (t->nvcc_major > 999 || t->nvcc_minor > 999 || t->nvcc_build > 999999 ||
+      (!t->nvcc_major && (t->nvcc_minor || t->nvcc_build)))
+    return snprintf(err, errlen, "toolchain: nvcc %u.%u.%u is not a version of nvcc", t->nvcc_major, t->nvcc_minor,
+                    t->nvcc_build),
+           -1;
+  if (t->cccl >= 1000000000u) return snprintf(err, errlen, "toolchain: cccl %u is not a CCCL_VERSION", t->cccl), -1;
+  const char *flags = t->flags ? t->flags : "";
+  size_t n = strnlen(flags, 65);
+  const char *bad = n > 64 ? "longer than 64 bytes" : kg_why_bad_toolchain_flags(flags);
+  if (bad) {
+    char head[65], shown[80];
+    memcpy(head, flags, n < 64 ? n : 64), head[n < 64 ? n : 64] = '\0';
+    return snprintf(err, errlen, "toolchain: flags '%s': %s", kg_esc_term(head, shown, sizeof shown), bad), -1;
+  }
+  if (t->nvcc_major)
+    snprintf(out->nvcc, sizeof out->nvcc, "%u.%u.%u", t->nvcc_major, t->nvcc_minor, t->nvcc_build);
+  if (t->cccl)
+    snprintf(out->cccl, sizeof out->cccl, "%u.%u.%u", t->cccl / 1000000, t->cccl / 1000 % 1000, t->cccl % 1000);
+  memcpy(out->flags, flags, n + 1);
+  return 0;
+}
+
+/* Appends v to list ('+' between), once; an empty v adds nothing. The list
+ * becomes "" (unknown) for good when it would not fit: *over marks it. */
+static void join_once(char *list, size_t len, const char *v, int *over) {
+  size_t have = strlen(list), n = strlen(v);
+  if (*over || !n) return;
+  for (const char *p = list; *p;) { /* already listed? */
+    size_t k = strcspn(p, "+");
+    if (k == n && !strncmp(p, v, n)) return;
+    p += k + (p[k] == '+');
+  }
+  if (have + (have > 0) + n + 1 > len) {
+    *over = 1, list[0] = '\0';
+    return;
+  }
+  snprintf(list + have, len - have, "%s%s", have ? "+" : "", v);
+}
+
+void kg_module_set_toolchain(const kg_module_set *s, kg_toolchain *out) {
+  kg_modrole under = KG_MOD_OWN;
+  for (int k = 0; k < s->nmods; k++)
+    if (s->role[k] == KG_MOD_KERNELS) under = KG_MOD_KERNELS;
+  out->nvcc[0] = out->cccl[0] = out->flags[0] = '\0';
+  int over_nvcc = 0, over_cccl = 0, nflags = 0, same = 1;
+  struct sha256_ctx ctx;
+  sha256_init(&ctx);
+  for (int k = 0; k < s->nmods; k++) {
+    const kg_toolchain *t = &s->mod[k].tc;
+    if (s->role[k] != under) continue;
+    join_once(out->nvcc, sizeof out->nvcc, t->nvcc, &over_nvcc);
+    join_once(out->cccl, sizeof out->cccl, t->cccl, &over_cccl);
+    if (nflags++) sha256_update(&ctx, 1, (const uint8_t *)"+");
+    sha256_update(&ctx, strlen(t->flags), (const uint8_t *)t->flags);
+    if (nflags == 1) snprintf(out->flags, sizeof out->flags, "%s", t->flags);
+    else same &= !strcmp(out->flags, t->flags);
+  }
+  if (!same) { /* modules of different flags: one digest of all, in load order */
+    unsigned char d[SHA256_DIGEST_SIZE];
+    sha256_digest(&ctx, sizeof d, d);
+    for (size_t i = 0; i < sizeof d; i++) snprintf(out->flags + 2 * i, 3, "%02x", d[i]);
+  }
 }
 
 void kg_module_close(kg_loaded_module *m) {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "kgate/module.h"
+#include "model.h"
 
 /* The most modules of one kind (--kernels, --base-kernels) a run loads. */
 #define KG_MODULES_MAX 16
@@ -28,15 +29,29 @@ typedef struct kg_loaded_module {
   char path[1024];
   kg_module norm;
   kg_module_variant *vars; /* malloc'ed: norm.variants */
+  kg_toolchain tc;         /* what compiled it (nvcc, cccl, flags; "" unknown): kgate_module_toolchain */
 } kg_loaded_module;
+
+/* The shortest toolchain record a module may have: the first version's, which ends with flags. */
+#define KG_MODULE_TOOLCHAIN_MIN (offsetof(kg_module_toolchain, flags) + sizeof(const char *))
+
+/* A module's toolchain record (kgate/module.h) as text into out's nvcc,
+ * cccl and flags ("13.0.88", "3.0.1", the digest; "" unknown; the rest of
+ * out untouched): t NULL (a module without kgate_module_toolchain) is
+ * unknown. A longer record than this kgate's is read up to its fields.
+ * 0, or -1 with the first problem in err: a record shorter than
+ * KG_MODULE_TOOLCHAIN_MIN, a version no nvcc or CCCL has, flags that are
+ * not 8..64 lowercase hex digits. */
+int kg_module_toolchain_read(const kg_module_toolchain *t, kg_toolchain *out, char *err, size_t errlen);
 
 /* The shortest variant record a module may have: one that ends before `op`
  * (a module built before ops existed). */
 #define KG_MODULE_VARIANT_MIN offsetof(kg_module_variant, op)
 
 /* dlopen(path) (RTLD_LOCAL: two modules' symbols never meet), check the ABI,
- * then the registry. A path without a slash is taken in the current folder,
- * never searched for. 0, or -1 with a one-line reason naming the file. */
+ * then the registry, then the toolchain record when the module has one. A
+ * path without a slash is taken in the current folder, never searched for.
+ * 0, or -1 with a one-line reason naming the file. */
 int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t errlen);
 void kg_module_close(kg_loaded_module *m);
 /* Index of the variant called name in the module, or -1. */
@@ -131,6 +146,13 @@ typedef struct kg_module_set {
 int kg_module_set_load(kg_module_set *s, const char *own, const char *const *kernels, int nkernels,
                        const char *const *base, int nbase, char *err, size_t errlen);
 void kg_module_set_close(kg_module_set *s);
+
+/* The toolchain of the code a worker of s runs under test, into out's nvcc,
+ * cccl and flags: the --kernels modules' when s has any, else kgate's own.
+ * Where modules under test differ, nvcc and cccl are their known values
+ * joined with '+' (unknown when that does not fit), flags the SHA-256 of
+ * their digests joined with '+' in load order, so any one's change shows. */
+void kg_module_set_toolchain(const kg_module_set *s, kg_toolchain *out);
 
 /* Runs `worker_argv... --describe` (argv ends with NULL; the caller puts the
  * --kernels/--base-kernels options in it), reads its line and waits for it.

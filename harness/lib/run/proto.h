@@ -1,13 +1,15 @@
 /* The supervisor-worker protocol: one compact JSON object per line.
  *   supervisor -> worker: {"case":i,"variant":..,"dtype":..,"n":..,"pattern":..,"seed":..,"repeats":..}
- *   worker -> supervisor: first {"hello":{device facts}} or {"fatal":"why"},
+ *   worker -> supervisor: first {"hello":{device facts, "toolchain":{...}}} or {"fatal":"why"},
  *                         then one {"case":i,"status":..,...} per case received.
  * A result with "restart":true means the worker hit a CUDA error and exits.
  * A paired case ("pair":{...}, kg_pair_opts) is not checked but timed against
  * its base; its result carries "blocks":[[log_ratio,pairs,head_us,base_us],...].
  * A probe ("pair":{...,"probe":true}) is answered with "probe":{"same","launches",
  * "kernels"} (launches.h). A case that did not pass says its kind of failure
- * ("fail":"wrong_result", kg_fail_kind) beside its message.
+ * ("fail":"wrong_result", kg_fail_kind) beside its message. The hello's
+ * "toolchain" (optional, model.h kg_toolchain) says what built the modules
+ * under test and the machine's driver and image; a malformed one is refused.
  * A line from a worker is at most KG_PROTO_MAX_LINE bytes before its newline:
  * the supervisor fails the case of a longer one (or of bytes that never end a
  * line) without reading on, so its buffer never grows past the limit. The
