@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "escape.h"
 #include "history.h"
 #include "registry.h"
 #include "testutil.h"
@@ -642,20 +643,20 @@ static const struct {
   const char *want;
 } k_what_changed[] = {
     {"same", 0, 1, 0, "nothing of the toolchain or machine changed"},
-    {"nvcc+driver", 0, 1, 2, "nvcc 13.0.88 -> 13.1.42, driver 580.65.06 -> 580.82.07 on the first bad night"},
+    {"nvcc+driver", 0, 1, 2, "nvcc 13.0.88 \u2192 13.1.42, driver 580.65.06 \u2192 580.82.07 on the first bad night"},
     {"image mid-window", 0, 2, 1,
-     "runner image ubuntu24/20250105.1 -> ubuntu24/20250112.1 on the night of 2026-11-21 08:30 UTC"},
+     "runner image ubuntu24/20250105.1 \u2192 ubuntu24/20250112.1 on the night of 2026-11-21 08:30 UTC"},
     {"two nights", 0, 2, 2,
-     "CCCL 3.0.1 -> 3.1.0 on the night of 2026-11-21 08:30 UTC; flags 0123456789ab -> fedcba987654 on the first bad "
+     "CCCL 3.0.1 \u2192 3.1.0 on the night of 2026-11-21 08:30 UTC; flags 0123456789ab \u2192 fedcba987654 on the first bad "
      "night"},
-    {"unknown before", 0, 1, 5, "nvcc unknown -> 13.0.88, CCCL unknown -> 3.0.1, flags unknown -> 0123456789ab, "
-                                "driver unknown -> 580.65.06, runner image unknown -> ubuntu24/20250105.1 on the first "
+    {"unknown before", 0, 1, 5, "nvcc unknown \u2192 13.0.88, CCCL unknown \u2192 3.0.1, flags unknown \u2192 0123456789ab, "
+                                "driver unknown \u2192 580.65.06, runner image unknown \u2192 ubuntu24/20250105.1 on the first "
                                 "bad night"},
     {"nothing known", 0, 1, 0, "nothing of the toolchain or machine changed; not recorded: nvcc, CCCL, flags, driver, "
                                "runner image"},
     {"card, runtime", 1, 3, 3,
-     "driver's CUDA 13.0 -> 13.1, CUDA runtime 13.0 -> 13.1, card GPU-1111aaaa -> GPU-2222bbbb on the first bad night"},
-    {"paired card", 0, 1, 1, "card GPU-1111aaaa -> GPU-3333cccc on the first bad night"},
+     "driver's CUDA 13.0 \u2192 13.1, CUDA runtime 13.0 \u2192 13.1, card GPU-1111aaaa \u2192 GPU-2222bbbb on the first bad night"},
+    {"paired card", 0, 1, 1, "card GPU-1111aaaa \u2192 GPU-3333cccc on the first bad night"},
     {"reverse", 1, 1, -1, ""},
     {"past the end", 0, WC_NIGHTS, -1, ""},
 };
@@ -706,6 +707,10 @@ START_TEST(test_history_what_changed) {
   ck_assert_int_eq(kg_hist_what_changed(&h, k_what_changed[_i].last_good, k_what_changed[_i].first_bad, small, 20), n);
   ck_assert_uint_le(strlen(small), 19);
   ck_assert_int_eq(small[20], 'x');
+  for (size_t cut = 1; cut < sizeof small; cut++) { /* every cut ends on a whole character */
+    kg_hist_what_changed(&h, k_what_changed[_i].last_good, k_what_changed[_i].first_bad, small, cut);
+    ck_assert_msg(!kg_has_control(small), "cut at %zu: '%s'", cut, small);
+  }
 }
 END_TEST
 

@@ -467,6 +467,7 @@ typedef struct fixture_edit {
   int from;            /* the nights from this one on are slowed */
   const char *slow;    /* a variant, or "variant dtype n" (NULL: every cell) */
   double cells, ctl;   /* the slowed cells' factor, and the control's */
+  const char *nvcc;    /* the nvcc of the nights from `from` on (13.0.88 before), or NULL: no toolchain record */
 } fixture_edit;
 
 static int cell_is(json_t *c, const char *what) {
@@ -503,6 +504,8 @@ static void write_fixture(const char *out, const fixture_edit *e) {
       json_array_append(kept, c);
     }
     json_object_set_new(paired, "cells", kept);
+    if (e->nvcc)
+      json_object_set_new(run, "toolchain", json_pack("{ss}", "nvcc", night >= e->from ? e->nvcc : "13.0.88"));
     if (e->control) json_object_set_new(paired, "control", control);
     else json_decref(control);
     char *text = json_dumps(run, JSON_COMPACT);
@@ -562,6 +565,25 @@ START_TEST(test_check_every_cell_regression) {
   ck_assert_uint_ge(d.find[0].ncells, 200);
   for (size_t i = 0; i < d.nfind; i++) ck_assert_int_ne(d.find[i].kind, KG_FIND_ENVIRONMENT);
   kg_detection_free(&d);
+}
+END_TEST
+
+/* A compiler regression (every cell +1 % from the night a new nvcc came) is
+ * a regression, and the finding names what changed in every printer. */
+START_TEST(test_check_compiler_regression_named) {
+  fixture_edit e = {.from = 5, .cells = 1.01, .ctl = 1, .nvcc = "13.1.42"};
+  char hist[128], md[128];
+  path_in(hist, sizeof hist, "compiler.jsonl");
+  path_in(md, sizeof md, "compiler.md");
+  write_fixture(hist, &e);
+  char *args[] = {"history", "check", hist, "--summary", md, NULL};
+  ck_assert_int_eq(kgt_run_cli(args), KG_EXIT_PERF);
+  char *text = kgt_slurp(md);
+  ck_assert_ptr_nonnull(text);
+  /* the fixture's first bad night is also a new card: both are named */
+  ck_assert_msg(strstr(text, "Toolchain and machine: nvcc 13.0.88 \u2192 13.1.42, card "), "%.300s", text);
+  ck_assert_ptr_nonnull(strstr(text, "on the first bad night"));
+  free(text);
 }
 END_TEST
 
@@ -708,6 +730,7 @@ Suite *make_nightly_suite(void) {
   tcase_add_test(cal, test_replay_aim_at_16_rounds);
   tcase_add_test(cal, test_check_team_variant_regression);
   tcase_add_test(cal, test_check_every_cell_regression);
+  tcase_add_test(cal, test_check_compiler_regression_named);
   tcase_add_test(cal, test_check_new_card_regression);
   tcase_add_test(cal, test_fixture_in_order);
   tcase_add_test(cal, test_live_nights_flag_the_planted_slowdown);

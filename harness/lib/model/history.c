@@ -540,7 +540,21 @@ static void wc_put(char *buf, size_t len, size_t *at, const char *fmt, ...) {
   va_start(ap, fmt);
   int w = vsnprintf(buf + *at, len - *at, fmt, ap);
   va_end(ap);
-  if (w > 0) *at = *at + (size_t)w < len ? *at + (size_t)w : len - 1;
+  if (w <= 0) return;
+  if (*at + (size_t)w < len) {
+    *at += (size_t)w;
+    return;
+  }
+  /* cut: never inside a character (the arrow is three bytes): drop a last
+   * character whose lead byte wants more bytes than the cut left */
+  size_t end = len - 1, lead = end;
+  while (lead > *at && ((unsigned char)buf[lead - 1] & 0xc0) == 0x80) lead--;
+  if (lead > *at) {
+    unsigned char c = (unsigned char)buf[lead - 1];
+    size_t want = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    if (end - (lead - 1) < want) buf[lead - 1] = '\0';
+  }
+  *at = len - 1;
 }
 
 int kg_hist_what_changed(const kg_history *h, size_t last_good, size_t first_bad, char *buf, size_t len) {
@@ -568,7 +582,7 @@ int kg_hist_what_changed(const kg_history *h, size_t last_good, size_t first_bad
       if (when[f] != night) continue;
       char a[128], b[128];
       wc_value(good, f, a, sizeof a), wc_value(bad, f, b, sizeof b);
-      wc_put(buf, len, &at, "%s%s %s -> %s", in_group ? ", " : at ? "; " : "", k_wc_name[f], a[0] ? a : "unknown",
+      wc_put(buf, len, &at, "%s%s %s \u2192 %s", in_group ? ", " : at ? "; " : "", k_wc_name[f], a[0] ? a : "unknown",
              b[0] ? b : "unknown");
       in_group = 1;
     }

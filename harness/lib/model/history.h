@@ -99,7 +99,7 @@ const kg_hist_entry *kg_hist_find(const kg_hist_run *r, const char *variant, kg_
  * CUDA versions, the runner image and the card. Each field whose value
  * differs is named with both values ("unknown" for a night that did not
  * record it) and the night it first moved in the window:
- *   "nvcc 13.0.88 -> 13.1.42, driver 580.65.06 -> 580.82.07 on the first bad night"
+ *   "nvcc 13.0.88 → 13.1.42, driver 580.65.06 → 580.82.07 on the first bad night"
  *   "runner image ubuntu24/20250105.1 -> ubuntu24/20250112.1 on the night of 2026-11-20 02:10 UTC"
  *   "nothing of the toolchain or machine changed"
  * with "; not recorded: nvcc, CCCL" after it for fields neither night knows.

@@ -381,6 +381,10 @@ static void finding(FILE *f, const kg_html_page *p, const kg_rm_finding *x) {
     fputs(": ", f);
     esc(f, x->src->note);
   }
+  if (x->changed) {
+    fputs("<br>Toolchain and machine: ", f);
+    esc(f, x->changed);
+  }
   for (size_t i = 0; i < x->cells.shown; i++) {
     fputs(i ? ", " : "<br>", f);
     find_cell(f, &x->cells.rows[i]);

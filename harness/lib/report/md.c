@@ -149,6 +149,11 @@ static void md_finding(FILE *f, const kg_rm_finding *x) {
     md_put(f, x->src->note);
     fputs("\n\n", f);
   }
+  if (x->changed) {
+    fputs("Toolchain and machine: ", f);
+    md_put(f, x->changed);
+    fputs("\n\n", f);
+  }
   if (!x->cells.nrows) return;
   md_table(f, &x->cells, x->cells.nrows);
   fputc('\n', f);

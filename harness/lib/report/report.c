@@ -260,12 +260,13 @@ void kg_report_lint(FILE *f, const kg_run *run) {
 
 void kg_report_findings(FILE *f, const kg_rdoc *doc) {
   const kg_rm_findings *fs = &doc->findings;
-  char note[160], a[72], b[72], v[72];
+  char note[400], a[72], b[72], v[72];
   for (size_t i = 0; i < fs->n; i++) {
     const kg_rm_finding *x = &fs->find[i];
     fprintf(f, "kgate: %s since the night of %s (commits %s..%s)%s%s\n", x->title, x->first_bad,
             kg_esc_term(x->good, a, sizeof a), kg_esc_term(x->bad, b, sizeof b), x->src->note[0] ? ": " : "",
             kg_esc_term(x->src->note, note, sizeof note));
+    if (x->changed) fprintf(f, "  toolchain and machine: %s\n", kg_esc_term(x->changed, note, sizeof note));
     for (size_t k = 0; k < x->cells.nrows; k++) {
       const kg_rm_cell *c = x->cells.rows[k].cells;
       fprintf(f, "  %s %s %s: %s (ratio %s -> %s)\n", kg_esc_term(c[0].text, v, sizeof v), c[1].text, c[2].text,

@@ -773,6 +773,12 @@ static void finding(kg_rdoc *d, const kg_history *h, const kg_finding *x, const 
   if (repo && repo[0] && both && x->last_good != x->first_bad && kg_rm_commit_hex(f->good, a, sizeof a) &&
       kg_rm_commit_hex(f->bad, b, sizeof b))
     f->compare = fmt(d, "%s/compare/%s...%s", repo, a, b);
+  /* What changed, where the nights say: a history before the toolchain record names the card alone. */
+  char changed[400];
+  if (both && x->last_good < x->first_bad &&
+      (kg_hist_what_changed(h, x->last_good, x->first_bad, changed, sizeof changed) > 0 ||
+       h->runs[x->last_good].dev.toolchain.nvcc[0] || h->runs[x->first_bad].dev.toolchain.nvcc[0]))
+    f->changed = fmt(d, "%s", changed);
   finding_cells(d, f);
 }
 

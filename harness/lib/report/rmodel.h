@@ -132,6 +132,8 @@ typedef struct kg_rm_finding {
   const char *alarm;     /* the night the detector crossed its threshold, or NULL when the same */
   const char *good, *bad; /* the commits of the last good and first bad nights (data; "" unknown) */
   const char *compare;   /* the repository's compare URL of good...bad, or NULL (no repository, not commits, the same) */
+  const char *changed;   /* what of the toolchain and machine changed inside the window (kg_hist_what_changed;
+                          * data: its versions come from the history), or NULL with one night only */
   kg_rm_table cells;     /* variant, dtype, n, level before, since, change; shown: the ones a box names */
 } kg_rm_finding;
 
