@@ -648,6 +648,54 @@ START_TEST(test_fixture_in_order) {
 }
 END_TEST
 
+/* A team's one-variant module live on an H100 (team-live.sh): four A/A
+ * nights, then three of a build reading 0.5 % more bytes, 16 rounds a
+ * night. No finding before the second slow night; a regression on it (exit
+ * 4), named from the first slow night; with the control moved on the slow
+ * nights, environment and exit 0. */
+START_TEST(test_team_live_nights) {
+  static const char *const files[] = {"h100-team-live.jsonl", "h100-team-live-moved.jsonl"};
+  for (size_t fi = 0; fi < 2; fi++) {
+    char src[512], part[128], err[512];
+    snprintf(src, sizeof src, "%s/tests/data/nightly/%s", KG_SOURCE_DIR, files[fi]);
+    char *doc = kgt_slurp(src);
+    ck_assert_ptr_nonnull(doc);
+    path_in(part, sizeof part, "team.jsonl");
+    for (int nights = 5; nights <= 7; nights++) {
+      char *end = doc;
+      for (int k = 0; k < nights; k++) end = strchr(end, '\n') + 1;
+      char keep = *end;
+      *end = '\0';
+      kgt_spit(part, doc);
+      *end = keep;
+      char *args[] = {"history", "check", part, NULL};
+      int code = kgt_run_cli(args);
+      kg_history h;
+      ck_assert_msg(kg_history_read(part, &h, err, sizeof err) == 0, "%s", err);
+      kg_detect_opts o = kg_detect_defaults();
+      kg_detection d;
+      ck_assert_int_eq(kg_detect(&h, NULL, &o, &d), 0);
+      size_t reg = 0, env = 0;
+      for (size_t i = 0; i < d.nfind; i++)
+        reg += d.find[i].kind == KG_FIND_REGRESSION, env += d.find[i].kind == KG_FIND_ENVIRONMENT;
+      if (nights == 5 || fi == 1) {
+        ck_assert_int_eq(code, 0);
+        ck_assert_uint_eq(reg, 0);
+      } else {
+        ck_assert_int_eq(code, KG_EXIT_PERF);
+        ck_assert_uint_eq(reg, 1);
+        ck_assert_uint_eq(d.find[0].first_bad, 4); /* the first slow night */
+        ck_assert_str_eq(d.find[0].cells[0].variant, "team_warp_sum");
+      }
+      if (fi == 1 && nights > 5) ck_assert_uint_ge(env, 1);
+      kg_detection_free(&d);
+      kg_history_free(&h);
+    }
+    free(doc);
+  }
+}
+END_TEST
+
 /* The live nights (a fourth card): two of tonight's build, then two with
  * reduce7_shuffle streaming 0.6 % more bytes, after the recorded A/A nights.
  * Flagged on the second slow night, naming that variant and the commits
@@ -734,6 +782,7 @@ Suite *make_nightly_suite(void) {
   tcase_add_test(cal, test_check_new_card_regression);
   tcase_add_test(cal, test_fixture_in_order);
   tcase_add_test(cal, test_live_nights_flag_the_planted_slowdown);
+  tcase_add_test(cal, test_team_live_nights);
   suite_add_tcase(s, cal);
   return s;
 }
