@@ -782,8 +782,9 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   }
   if (env) fprintf(stderr, "kgate: %s\n", err);
   /* A module the lint could not read was not shown to be fenced: it fails
-   * the run unless --lint off said not to lint (kg_gate_lint_code). */
-  int lint = kg_gate_lint_code(run, stderr);
+   * the run unless --lint off said not to lint (kg_gate_lint_code). An
+   * environment that stopped the run already said why in its one line. */
+  int lint = env || pair_env ? KG_EXIT_ENV : kg_gate_lint_code(run, stderr);
   /* A chart that could not be drawn never hides what the gate found: it
    * decides the exit code only when the gate itself passed. */
   /* With a paired result only a decided paired SLOWER is a regression: the
