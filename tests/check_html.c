@@ -826,6 +826,14 @@ START_TEST(test_html_nightly_regression_one_story) {
   ck_assert_msg(span && strstr(span, ": REGRESSION: ") < strchr(span, '\n'), "%.1000s", o.term);
   ck_assert_msg(strstr(o.term, "; last night (") && strstr(strstr(o.term, "; last night ("), "): REGRESSION: "),
                 "%.1000s", o.term);
+  /* The site's summary.md is the night's, in the nightly's words, as history check --summary writes it. */
+  char path[200];
+  snprintf(path, sizeof path, "%s/summary.md", o.site);
+  char *site_md = kgt_slurp(path);
+  ck_assert_ptr_nonnull(site_md);
+  ck_assert_str_eq(site_md, o.md);
+  ck_assert_ptr_null(strstr(site_md, "base build"));
+  free(site_md);
   nightly_free(&o);
 }
 END_TEST

@@ -256,9 +256,26 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
  * then the history. */
 static const kg_html_link k_history_file = {"history.jsonl", "the history this page's trends come from, one run per line"};
 
+static void nightly_summary(FILE *f, const void *doc) { kg_print_nightly_markdown(f, doc); }
+
+/* On a nightly page the Markdown summary is the night's, in the nightly's
+ * words (what `history check --summary` writes), not the gate's paired
+ * report. 0, or -1 after printing why. */
+static int nightly_md(const char *path, const kg_history *h, const kg_detection *det) {
+  char err[1024], repo[256];
+  kg_publish_repo_url(repo, sizeof repo);
+  kg_rdoc doc;
+  int rc = kg_rdoc_init(&doc) || kg_rdoc_findings(&doc, h, det, repo[0] ? repo : NULL) ? -1 : 0;
+  if (rc) snprintf(err, sizeof err, "out of memory");
+  else rc = kg_out_write(path, nightly_summary, &doc, err, sizeof err);
+  kg_rdoc_free(&doc);
+  if (rc) fprintf(stderr, "kgate: %s\n", err);
+  return rc ? -1 : 0;
+}
+
 /* The output formats' files and history.jsonl into dir; links gets the page's list. */
 static int report_files(const kg_publish_opts *po, const char *dir, const kg_run *run, const kg_comparison *cmp,
-                        kg_html_link *links) {
+                        const kg_history *h, const kg_detection *det, kg_html_link *links) {
   char err[1024], path[PATH_MAX + 64], paths[KG_NFORMATS][PATH_MAX + 64];
   const char *to[KG_NFORMATS];
   for (int f = 0; f < KG_NFORMATS; f++) {
@@ -270,7 +287,8 @@ static int report_files(const kg_publish_opts *po, const char *dir, const kg_run
   kg_rdoc_build(&doc, run, cmp);
   int rc = kg_report_files(to, &doc, stderr);
   kg_rdoc_free(&doc);
-  if (rc) return -1;
+  if (rc || (det && nightly_md(paths[KG_FMT_MD], h, det))) return -1;
+  if (det) links[KG_FMT_MD].label = "the night's summary: its verdict, the nights that did not pass and the findings";
   links[KG_NFORMATS] = k_history_file;
   snprintf(path, sizeof path, "%s/%s", dir, k_history_file.href);
   if (po->history && copy_file(po->history, path, err, sizeof err)) {
@@ -426,7 +444,9 @@ int kg_publish_report(const kg_publish_opts *po) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  if (report_files(po, site.tmp, &rs.run, po->baseline ? &rs.cmp : NULL, links)) goto out;
+  if (report_files(po, site.tmp, &rs.run, po->baseline ? &rs.cmp : NULL, &rs.h, rs.have_detect ? &rs.det : NULL,
+                   links))
+    goto out;
   int drawn = report_charts(po, site.tmp, &rs, &charts, note, sizeof note);
   code = drawn < 0 ? KG_EXIT_USAGE : report_page(po, &site, &rs, &charts, links, note, drawn);
 out:
