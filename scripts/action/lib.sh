@@ -19,6 +19,18 @@ valid_ref() {
   [[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}$ && $1 != *..* ]]
 }
 
+# The inputs the nightly's render and push steps share: the branch, the
+# history's file name and the site mode (exit 2 on a bad one).
+publish_inputs() {
+  valid_ref "${KP_BRANCH:-}" || die "input branch: '${KP_BRANCH:-}' is not a plain branch name" 2
+  [[ ${KP_HISTORY:-} =~ ^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.jsonl$ ]] ||
+    die "input history: '${KP_HISTORY:-}' is not a file name ending in .jsonl" 2
+  case ${KP_SITE_MODE:-pages} in
+    pages | branch | none) ;;
+    *) die "input site: '$KP_SITE_MODE' is not pages, branch or none" 2 ;;
+  esac
+}
+
 valid_repo() {
   [[ $1 =~ ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$ ]]
 }

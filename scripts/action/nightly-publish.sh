@@ -12,13 +12,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 ci="$(dirname "$0")/../ci"
 kgate=${KP_KGATE:?} dir=${KP_DIR:?} pages=${KP_PAGES:?} site=${KP_SITE:?} handover=${KP_HANDOVER:?}
-valid_ref "${KP_BRANCH:-}" || die "input branch: '${KP_BRANCH:-}' is not a plain branch name" 2
-[[ ${KP_HISTORY:-} =~ ^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.jsonl$ ]] ||
-  die "input history: '${KP_HISTORY:-}' is not a file name ending in .jsonl" 2
-case ${KP_SITE_MODE:-pages} in
-  pages | branch | none) ;;
-  *) die "input site: '$KP_SITE_MODE' is not pages, branch or none" 2 ;;
-esac
+publish_inputs
 [[ ${KP_HANDOVER_NAME:-} =~ ^[A-Za-z0-9_.-]+$ ]] || die "input artifact-name: '${KP_HANDOVER_NAME:-}' is not a plain name" 2
 if [[ ${KP_HAVE_BRANCH:-} == success ]]; then
   base=$(git -C "$pages" rev-parse HEAD)

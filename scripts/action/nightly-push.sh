@@ -18,13 +18,7 @@ ci="$(dirname "$0")/../ci"
 in=${KP_IN:?} pages=${KP_PAGES:?}
 # A file handed over that is not taken: exit 2 (bad input), nothing committed.
 refuse() { die "push: $1" 2; }
-valid_ref "${KP_BRANCH:-}" || die "input branch: '${KP_BRANCH:-}' is not a plain branch name" 2
-[[ ${KP_HISTORY:-} =~ ^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.jsonl$ ]] ||
-  die "input history: '${KP_HISTORY:-}' is not a file name ending in .jsonl" 2
-case ${KP_SITE_MODE:-pages} in
-  pages | branch | none) ;;
-  *) die "input site: '$KP_SITE_MODE' is not pages, branch or none" 2 ;;
-esac
+publish_inputs
 [[ ${KP_MANIFEST:-} =~ ^[0-9a-f]{64}$ ]] || die "input manifest: give the render job's manifest output" 2
 [[ ${KP_BASE:-} == none || ${KP_BASE:-} =~ ^([0-9a-f]{40}|[0-9a-f]{64})$ ]] ||
   die "input base: give the render job's base output (a commit, or none)" 2
