@@ -607,17 +607,16 @@ START_TEST(test_check_new_card_regression) {
 }
 END_TEST
 
-/* The replay at 16 rounds a night (the recorded nights' spread halved):
- * the aim (0.25 % at 2^25, 0.5 % at 2^22) flagged within 3 nights in most
- * plants, no blip alarms, few false alarms. A short run: the full one is
- * docs/nightly.md's. */
+/* The replay of the nights recorded at 16 rounds: the aim (0.25 % at 2^25,
+ * 0.5 % at 2^22) flagged within 3 nights in most plants, few false alarms.
+ * A short run: the full one is docs/nightly.md's. */
 START_TEST(test_replay_aim_at_16_rounds) {
   kg_history h;
   char err[512];
-  ck_assert_msg(kg_history_read(KG_SOURCE_DIR "/tests/data/nightly/h100-aa.jsonl", &h, err, sizeof err) == 0, "%s",
+  ck_assert_msg(kg_history_read(KG_SOURCE_DIR "/tests/data/nightly/h100-aa16.jsonl", &h, err, sizeof err) == 0, "%s",
                 err);
   kg_replay_opts o = kg_replay_defaults();
-  o.series = 30, o.plants = 20, o.aim_only = 1, o.scale = 0.5;
+  o.series = 30, o.plants = 20, o.aim_only = 1;
   static kg_replay_result r;
   ck_assert_msg(kg_replay(&h, &o, &r, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(r.nrows, 2);
@@ -628,6 +627,33 @@ START_TEST(test_replay_aim_at_16_rounds) {
   }
   ck_assert_msg(r.fa_cells + r.fa_pooled < 0.5, "false alarms per 60 nights: %.2f", r.fa_cells + r.fa_pooled);
   kg_history_free(&h);
+}
+END_TEST
+
+/* Card offsets: nights on two cards, the second's 2^25 cells 1 % slower
+ * on every one of its nights: the card holds nearly all of those cells'
+ * spread, none of the 2^22 cells'. Without the offset, neither size's. */
+START_TEST(test_replay_card_offsets) {
+  for (int offset = 0; offset < 2; offset++) {
+    make_synth(&g_s, 12);
+    for (int t = 0; t < 12; t++) snprintf(g_s.runs[t].paired.card, sizeof g_s.runs[t].paired.card, "GPU-%c", "AB"[t / 6]);
+    for (int i = 0; offset && i < NCELLS; i++) {
+      kg_hist_pcell k;
+      cell_key(i, &k);
+      if (k.n == M25) step(&g_s, 6, 12, k.variant, k.dtype, k.n, 1.01);
+    }
+    kg_replay_opts o = kg_replay_defaults();
+    o.series = 2, o.plants = 2, o.aim_only = 1;
+    static kg_replay_result r;
+    char err[256];
+    ck_assert_msg(kg_replay(&g_s.h, &o, &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_uint_eq(r.ncard_sizes, 2);
+    for (size_t i = 0; i < r.ncard_sizes; i++) {
+      int moved = offset && r.card_n[i] == M25;
+      ck_assert_msg(moved ? r.card_share[i] > 0.9 : r.card_share[i] < 0.3, "offset %d, n %zu: card share %.3f", offset,
+                    r.card_n[i], r.card_share[i]);
+    }
+  }
 }
 END_TEST
 
@@ -776,6 +802,7 @@ Suite *make_nightly_suite(void) {
   TCase *cal = tcase_create("Calibration");
   tcase_set_timeout(cal, 120);
   tcase_add_test(cal, test_replay_aim_at_16_rounds);
+  tcase_add_test(cal, test_replay_card_offsets);
   tcase_add_test(cal, test_check_team_variant_regression);
   tcase_add_test(cal, test_check_every_cell_regression);
   tcase_add_test(cal, test_check_compiler_regression_named);

@@ -218,6 +218,31 @@ static double robust_sigma(const double *x, size_t from, size_t to) {
   return m >= 2 ? 1.4826 * kg_median(d, m) / sqrt(2.0) : NAN;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The cap's sigma from first differences: their 80th percentile of |d| over
+ * 1.2816 sqrt 2 (NaN: fewer than 2). The median, as robust_sigma, sees only
+ * a cell's quiet nights: on the recorded 16-round nights some cells
+ * (atomic_per_element f16/bf16/i64) sit within 0.01 % most nights and
+ * 0.2-0.9 % away on one night in five, and a cap from the quiet nights
+ * called every second such night a regression. The 80th percentile counts
+ * those nights as the cell's spread, yet one step among five differences
+ * still does not move it. */
+static double spread_sigma(const double *x, size_t from, size_t to) {
+  double d[to - from + 1];
+  size_t m = diffs(x, from, to, d);
+  if (m < 2) return NAN;
+  for (size_t i = 0; i < m; i++) d[i] = fabs(d[i]);
+  qsort(d, m, sizeof *d, cmp_double);
+  double at = 0.8 * (double)(m - 1), f = at - floor(at);
+  size_t i = (size_t)at;
+  double q = i + 1 < m ? d[i] * (1 - f) + d[i + 1] * f : d[i];
+  return q / (1.2816 * sqrt(2.0));
+}
+
 /* The variance of x from its first differences, each capped at 2.5 sqrt2
  * cap (the step night, or one wild night, weighs as a 2.5 sigma one) and
  * corrected for the cap under normal noise. nu: the differences over 1.5,
@@ -321,7 +346,7 @@ static int acknowledged(const scan_ctx *c, const kg_series *s, size_t last_good,
 /* The segment's sigma: its capped variance shrunk toward its class (legacy:
  * robust, floored by the class median and the step over delta_max). */
 static double segment_sigma(const scan_ctx *c, const watch *w, size_t from, size_t to) {
-  double own = robust_sigma(w->x, from, to);
+  double own = c->o->legacy ? robust_sigma(w->x, from, to) : spread_sigma(w->x, from, to);
   if (c->o->legacy) {
     double fl = fmax(w->floor, w->bytes ? kg_cusum_step(c->o, w->bytes) / c->o->delta_max : 0);
     return own >= fl ? own : fl;
@@ -451,6 +476,8 @@ static int class_priors(const double *x, const size_t *cls, size_t n, size_t nru
       if (cls[j] == cls[i] && !isnan(own[j])) a[m++] = own[j];
     w[i].floor = m ? kg_median(a, m) : NAN;
   }
+  /* the class's floor is the median's (legacy's floor too); a cell's cap, its spread (spread_sigma) */
+  for (size_t i = 0; i < n; i++) own[i] = spread_sigma(x + i * nruns, 0, nruns);
   for (size_t i = 0; i < n; i++)
     capped_var(x + i * nruns, 0, nruns, fmax(isnan(own[i]) ? 0 : own[i], isnan(w[i].floor) ? 0 : w[i].floor),
                &s2[i], &nu[i]);

@@ -34,11 +34,16 @@ typedef struct ctx {
   kg_hist_pcell *cells; /* the first night's cells: the keys plants choose from */
   size_t ncells;
   double *median;       /* per key, its median log ratio over the pool (the centre of scale) */
+  double *eff;          /* [night * ncells + key]: the night's card's offset, shrunk (card_effects) */
   unsigned *hits;       /* per key, plants flagged (a row's tally) */
   unsigned *legacy_hits;
 } ctx;
 
 /* ---- synthetic histories ------------------------------------------------------- */
+
+static void slow(kg_hist_pcell *e, double f) {
+  if (e) e->ratio *= f, e->lo *= f, e->hi *= f, e->head_us *= f;
+}
 
 static void synth_free(kg_history *h) {
   for (size_t t = 0; t < h->n; t++) free(h->runs[t].paired.cells);
@@ -58,8 +63,10 @@ static void scale_cell(kg_hist_pcell *e, double median, double f) {
 }
 
 /* The nights idx[0 .. len) of the pool as a history of consecutive nights;
- * each night's cells are copied (and scaled), so a plant may change them. */
-static int synth(const ctx *c, const size_t *idx, size_t len, kg_history *h) {
+ * each night's cells are copied (and scaled), so a plant may change them.
+ * as: NULL, or per night a pool night whose card the night moves to (its
+ * own card's offset taken out, that card's put in; SIZE_MAX: stays). */
+static int synth_as(const ctx *c, const size_t *idx, const size_t *as, size_t len, kg_history *h) {
   h->n = 0;
   if (!(h->runs = calloc(len ? len : 1, sizeof *h->runs))) return -1;
   for (size_t t = 0; t < len; t++, h->n++) {
@@ -76,9 +83,15 @@ static int synth(const ctx *c, const size_t *idx, size_t len, kg_history *h) {
       size_t k = key_index(c, &r->paired.cells[i]);
       if (k < c->ncells) scale_cell(&r->paired.cells[i], c->median[k], c->o->scale);
     }
+    for (size_t i = 0; as && as[t] != SIZE_MAX && i < r->paired.n; i++) {
+      size_t k = key_index(c, &r->paired.cells[i]);
+      if (k < c->ncells) slow(&r->paired.cells[i], exp(c->eff[as[t] * c->ncells + k] - c->eff[idx[t] * c->ncells + k]));
+    }
   }
   return 0;
 }
+
+static int synth(const ctx *c, const size_t *idx, size_t len, kg_history *h) { return synth_as(c, idx, NULL, len, h); }
 
 static size_t *draw(uint64_t *s, const size_t *from, size_t nfrom, size_t len) {
   size_t *idx = malloc((len ? len : 1) * sizeof *idx);
@@ -89,10 +102,6 @@ static size_t *draw(uint64_t *s, const size_t *from, size_t nfrom, size_t len) {
 static kg_hist_pcell *cell_at(kg_history *h, size_t t, const kg_hist_pcell *key) {
   kg_hist_paired *p = &h->runs[t].paired;
   return (kg_hist_pcell *)kg_hist_pfind(p->cells, p->n, key->variant, key->dtype, key->n);
-}
-
-static void slow(kg_hist_pcell *e, double f) {
-  if (e) e->ratio *= f, e->lo *= f, e->hi *= f, e->head_us *= f;
 }
 
 /* The aim at a cell's size: the design step (half the gate's minimum effect). */
@@ -217,11 +226,11 @@ static void tally(ctx *c, const kg_detection *d, size_t nruns, const size_t *sel
  * history cut `within` nights after the step (what the night of the alarm
  * sees), detected by both detectors (the pooled one off: this is each
  * cell's own power). */
-static int step_series(ctx *c, const size_t *idx, size_t t0, const size_t *sel, size_t m, double step, int legacy,
-                       double *delays, size_t *nd, size_t *right, size_t *old) {
+static int step_series(ctx *c, const size_t *idx, const size_t *as, size_t t0, const size_t *sel, size_t m, double step,
+                       int legacy, double *delays, size_t *nd, size_t *right, size_t *old) {
   size_t len = t0 + (size_t)c->o->within;
   kg_history h;
-  if (synth(c, idx, len, &h)) return -1;
+  if (synth_as(c, idx, as, len, &h)) return -1;
   for (size_t t = t0; t < len; t++)
     for (size_t j = 0; j < m; j++) slow(cell_at(&h, t, &c->cells[sel[j]]), 1 + (step > 0 ? step : aim(c, &c->cells[sel[j]])));
   kg_detect_opts o = c->o->detect, lo = kg_detect_legacy();
@@ -269,7 +278,7 @@ static int step_row(ctx *c, size_t n, double step, kg_replay_row *row) {
                          .cells = (int)m};
   for (int i = 0; m && i < plants; i++) {
     size_t t0 = plant_night(c), *idx = draw(&c->rng, c->all, c->pool->n, PLANT_NIGHTS);
-    int rc = idx ? step_series(c, idx, t0, sel, m, step, legacy, delays, &nd, &right, legacy ? &old : NULL) : -1;
+    int rc = idx ? step_series(c, idx, NULL, t0, sel, m, step, legacy, delays, &nd, &right, legacy ? &old : NULL) : -1;
     free(idx);
     if (rc) return free(delays), -1;
   }
@@ -326,27 +335,31 @@ static int pool_row(ctx *c, double share, kg_replay_pool_row *row) {
 }
 
 /* A runner that changes card on night `half`: before it, nights of any card
- * but b; from it, b's nights only. 0: no night of another card. */
-static int two_cards(ctx *c, size_t *idx, size_t len, size_t half) {
+ * but b's; from it, nights of card b: any recorded night, moved to b's card
+ * (as[t] = b; card_effects). A card's own 1-3 recorded nights would repeat
+ * the same few deviations for 15 nights, a shift no card was measured to
+ * have. 0: no night of another card. */
+static int two_cards(ctx *c, size_t *idx, size_t *as, size_t len, size_t half) {
   const kg_history *p = c->pool;
-  size_t first[p->n], second[p->n], na = 0, nb = 0, b = pick(&c->rng, p->n);
-  for (size_t t = 0; t < p->n; t++) {
+  size_t first[p->n], na = 0, b = pick(&c->rng, p->n);
+  for (size_t t = 0; t < p->n; t++)
     if (strcmp(kg_hist_card(&p->runs[t]), kg_hist_card(&p->runs[b]))) first[na++] = t;
-    else second[nb++] = t;
-  }
   if (!na) return 0;
-  for (size_t t = 0; t < len; t++) idx[t] = t < half ? first[pick(&c->rng, na)] : second[pick(&c->rng, nb)];
+  for (size_t t = 0; t < len; t++) {
+    idx[t] = t < half ? first[pick(&c->rng, na)] : pick(&c->rng, p->n);
+    as[t] = t < half ? SIZE_MAX : b;
+  }
   return 1;
 }
 
 /* The aim planted into every cell on the night the runner changed card. */
 static int swap_plants(ctx *c, kg_replay_result *r) {
-  size_t idx[PLANT_NIGHTS], sel[c->ncells ? c->ncells : 1], half = PLANT_NIGHTS / 2;
+  size_t idx[PLANT_NIGHTS], as[PLANT_NIGHTS], sel[c->ncells ? c->ncells : 1], half = PLANT_NIGHTS / 2;
   for (size_t k = 0; k < c->ncells; k++) sel[k] = k;
   memset(c->hits, 0, c->ncells * sizeof *c->hits), memset(c->legacy_hits, 0, c->ncells * sizeof *c->hits);
   for (int i = 0; i < c->o->plants; i++) {
-    if (!two_cards(c, idx, PLANT_NIGHTS, half)) continue;
-    if (step_series(c, idx, half, sel, c->ncells, 0, 1, NULL, NULL, NULL, NULL)) return -1;
+    if (!two_cards(c, idx, as, PLANT_NIGHTS, half)) continue;
+    if (step_series(c, idx, as, half, sel, c->ncells, 0, 1, NULL, NULL, NULL, NULL)) return -1;
     r->swaps++;
   }
   r->swap_p = mean_p(c->hits, sel, c->ncells, r->swaps);
@@ -392,12 +405,12 @@ static int shapes(ctx *c, kg_replay_result *r) {
 
 /* Series whose runner changes card half way (two_cards), nothing planted. */
 static int card_swaps(ctx *c, kg_replay_result *r) {
-  size_t idx[PLANT_NIGHTS];
+  size_t idx[PLANT_NIGHTS], as[PLANT_NIGHTS];
   for (int i = 0; i < c->o->series; i++) {
-    if (!two_cards(c, idx, PLANT_NIGHTS, PLANT_NIGHTS / 2)) continue;
+    if (!two_cards(c, idx, as, PLANT_NIGHTS, PLANT_NIGHTS / 2)) continue;
     kg_history h;
     kg_detection d;
-    if (synth(c, idx, PLANT_NIGHTS, &h)) return -1;
+    if (synth_as(c, idx, as, PLANT_NIGHTS, &h)) return -1;
     if (kg_detect(&h, NULL, &c->o->detect, &d)) return synth_free(&h), -1;
     r->card_blocks++, r->card_block_alarms += d.cell_alarms + d.pooled_alarms > 0;
     kg_detection_free(&d);
@@ -421,6 +434,82 @@ static int medians(ctx *c) {
   return 0;
 }
 
+/* Sums of one cell's nights for the random-effects fit: its nights in units
+ * of its own spread, grouped by card. */
+typedef struct card_fit {
+  double ssb, ssw, dfb, dfw, n0, cells;
+} card_fit;
+
+/* The cards of the pool's nights: per night, the first night of its card. */
+static void card_of(const kg_history *p, size_t *card) {
+  for (size_t t = 0; t < p->n; t++) {
+    card[t] = t;
+    for (size_t u = 0; u < t && card[t] == t; u++)
+      if (!strcmp(kg_hist_card(&p->runs[u]), kg_hist_card(&p->runs[t]))) card[t] = u;
+  }
+}
+
+static double night_x(const ctx *c, size_t t, size_t k) {
+  const kg_hist_paired *p = &c->pool->runs[t].paired;
+  const kg_hist_pcell *e = kg_hist_pfind(p->cells, p->n, c->cells[k].variant, c->cells[k].dtype, c->cells[k].n);
+  return e ? log(e->ratio) : NAN;
+}
+
+/* Cell k's card means less its grand mean (mean[card], cnt[card]) and its
+ * contribution to f; 0 when its nights show no spread or one card only. */
+static int card_sums(const ctx *c, size_t k, const size_t *card, double *mean, double *cnt, card_fit *f) {
+  size_t n = c->pool->n, N = 0, G = 0;
+  double grand = 0, ss = 0, x[n];
+  for (size_t t = 0; t < n; t++) mean[t] = cnt[t] = 0;
+  for (size_t t = 0; t < n; t++)
+    if (!isnan(x[t] = night_x(c, t, k))) mean[card[t]] += x[t], cnt[card[t]]++, grand += x[t], N++;
+  if (N < 2) return 0;
+  grand /= (double)N;
+  double sumsq = 0;
+  for (size_t t = 0; t < n; t++)
+    if (cnt[t] > 0) mean[t] /= cnt[t], G++, sumsq += cnt[t] * cnt[t];
+  for (size_t t = 0; t < n; t++)
+    if (!isnan(x[t])) ss += (x[t] - grand) * (x[t] - grand);
+  double v = ss / (double)(N - 1);
+  if (!(v > 0) || G < 2) return 0;
+  for (size_t t = 0; t < n; t++) {
+    if (cnt[t] > 0) f->ssb += cnt[t] * (mean[t] - grand) * (mean[t] - grand) / v;
+    if (!isnan(x[t])) f->ssw += (x[t] - mean[card[t]]) * (x[t] - mean[card[t]]) / v;
+  }
+  f->dfb += (double)(G - 1), f->dfw += (double)(N - G);
+  f->n0 += ((double)N - sumsq / (double)N) / (double)(G - 1), f->cells++;
+  for (size_t t = 0; t < n; t++) mean[t] -= cnt[t] > 0 ? grand : 0;
+  return 1;
+}
+
+/* Each night's card offset per cell: the card's mean deviation shrunk by the
+ * random-effects share its nights earn, w = n lambda / (n lambda + 1),
+ * lambda = tau^2 / within from the method of moments over the cells of the
+ * size (tau^2 < 0 is 0: no card offset, w = 0). A card swap in the replay
+ * moves a night by these offsets (two_cards). */
+static void card_effects(ctx *c, kg_replay_result *r) {
+  size_t n = c->pool->n, card[n];
+  double mean[n], cnt[n];
+  card_of(c->pool, card);
+  memset(c->eff, 0, n * c->ncells * sizeof *c->eff);
+  for (size_t s = 0; s < r->ncard_sizes; s++) {
+    card_fit f = {0};
+    for (size_t k = 0; k < c->ncells; k++)
+      if (c->cells[k].n == r->card_n[s]) card_sums(c, k, card, mean, cnt, &f);
+    double msb = f.dfb > 0 ? f.ssb / f.dfb : NAN, msw = f.dfw > 0 ? f.ssw / f.dfw : NAN;
+    double tau2 = f.cells > 0 ? fmax(0, (msb - msw) / (f.n0 / f.cells)) : NAN, lambda = tau2 / msw;
+    r->card_share[s] = tau2 / (tau2 + msw);
+    if (!(lambda > 0)) continue;
+    for (size_t k = 0; k < c->ncells; k++) {
+      if (c->cells[k].n != r->card_n[s] || !card_sums(c, k, card, mean, cnt, &(card_fit){0})) continue;
+      for (size_t t = 0; t < n; t++) {
+        double nb = cnt[card[t]], w = nb * lambda / (nb * lambda + 1);
+        c->eff[t * c->ncells + k] = nb > 0 ? w * mean[card[t]] : 0;
+      }
+    }
+  }
+}
+
 static int run_all(ctx *c, kg_replay_result *r) {
   size_t sizes[KG_REPLAY_SIZES], ns = 0;
   for (size_t k = 0; k < c->ncells; k++) {
@@ -429,6 +518,9 @@ static int run_all(ctx *c, kg_replay_result *r) {
     if (j == ns && ns < KG_REPLAY_SIZES) sizes[ns++] = c->cells[k].n;
     r->variants += !k || strcmp(c->cells[k].variant, c->cells[k - 1].variant);
   }
+  r->ncard_sizes = ns;
+  memcpy(r->card_n, sizes, ns * sizeof *sizes);
+  card_effects(c, r);
   int rc = aa_series(c, r);
   for (size_t i = 0; !rc && i < ns; i++) {
     if (c->o->aim_only) {
@@ -456,8 +548,9 @@ int kg_replay(const kg_history *pool, const kg_replay_opts *o, kg_replay_result 
   }
   size_t nc = pool->runs[0].paired.n;
   ctx c = {pool, o, o->seed, malloc(pool->n * sizeof(size_t)), pool->runs[0].paired.cells, nc,
-           malloc(nc * sizeof(double)), calloc(nc, sizeof(unsigned)), calloc(nc, sizeof(unsigned))};
-  int rc = c.all && c.median && c.hits && c.legacy_hits ? 0 : -1;
+           malloc(nc * sizeof(double)), calloc(pool->n * nc + 1, sizeof(double)), calloc(nc, sizeof(unsigned)),
+           calloc(nc, sizeof(unsigned))};
+  int rc = c.all && c.median && c.eff && c.hits && c.legacy_hits ? 0 : -1;
   for (size_t t = 0; !rc && t < pool->n; t++) c.all[t] = t;
   r->pool = pool->n, r->cells = c.ncells;
   for (size_t t = 0; t < pool->n; t++) {
@@ -467,7 +560,7 @@ int kg_replay(const kg_history *pool, const kg_replay_opts *o, kg_replay_result 
   }
   if (!rc) rc = medians(&c);
   if (!rc) rc = run_all(&c, r);
-  free(c.all), free(c.median), free(c.hits), free(c.legacy_hits);
+  free(c.all), free(c.median), free(c.eff), free(c.hits), free(c.legacy_hits);
   if (rc) snprintf(err, errlen, "out of memory");
   return rc;
 }
@@ -527,9 +620,18 @@ void kg_replay_markdown(FILE *f, const kg_replay_opts *o, const kg_replay_result
   pct(f, r->swap_p), fputs(" of cells (the detector before: ", f), pct(f, r->swap_legacy_p);
   fprintf(f, "). One-night +5 %% blips that alarmed: %d of %d. Ramps of +0.1 %% a night flagged within 10 nights: "
              "%d of %d. A cell whose spread doubles, alarms: %d of %d. Card swaps (15 nights of the other cards, then "
-             "15 of one card) with any alarm: %d of %d.\n",
+             "15 moved to one card by its offsets) with any alarm: %d of %d.\n",
           r->blip_alarms, r->blips, r->ramp_flagged, r->ramps, r->noisy_alarms, r->noisy, r->card_block_alarms,
           r->card_blocks);
+  fputs("\nCard offsets (one-way random effects over the cards, each cell in units of its own spread): the card's "
+        "share of a night's variance",
+        f);
+  for (size_t i = 0; i < r->ncard_sizes; i++) {
+    fprintf(f, "%s %s ", i ? "," : "", size_name(r->card_n[i], b, sizeof b));
+    if (isnan(r->card_share[i])) fputs("unmeasured (no card with two nights)", f);
+    else pct(f, r->card_share[i]);
+  }
+  fputs(".\n", f);
 }
 
 void kg_replay_aim_markdown(FILE *f, int rounds, const kg_replay_opts *o, const kg_replay_result *r) {

@@ -69,6 +69,13 @@ typedef struct kg_replay_result {
   int ramps, ramp_flagged; /* +0.1 % a night from a random night on: flagged within 10 nights */
   int noisy, noisy_alarms; /* a cell whose night-to-night spread doubles: alarms */
   int card_blocks, card_block_alarms; /* half the nights from one card, then another: alarms */
+  /* Card offsets, per cell size (one-way random effects over the pool's
+   * cards, each cell's nights in units of its own spread, pooled over the
+   * cells of a size): the share of a night's variance that is the card's
+   * (tau^2 / (tau^2 + within)), NaN when no card has two nights. */
+  size_t ncard_sizes;
+  size_t card_n[KG_REPLAY_SIZES];
+  double card_share[KG_REPLAY_SIZES];
 } kg_replay_result;
 
 kg_replay_opts kg_replay_defaults(void);
