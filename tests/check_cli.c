@@ -1083,7 +1083,9 @@ static const struct {
      "kgate: lint: /x/team.so was not linted: no disassembler here (a failure, exit 3; --lint off runs without the "
      "lint)\n"},
     {NEW_LINT_OFF, NULL, KG_EXIT_OK, "\nmissing: 0 of the cells in "},
-    {NEW_LINT_FINDING, NULL, KG_EXIT_FAIL, "/new.json has lint findings (memory ordering)\n"},
+    {NEW_LINT_FINDING, NULL, KG_EXIT_FAIL, "\nverdict: FAIL (exit 1): 1 lint finding (memory ordering)\n"},
+    {NEW_SLOWER_SHORT, NULL, KG_EXIT_FAIL, "\nverdict: FAIL (exit 1): 40 cells of "},
+    {NEW_SLOWER, NULL, KG_EXIT_PERF, "\nverdict: REGRESSION (exit 4): 240 cases slower than "},
     {NEW_LINT_NOT_RUN_SLOWER, NULL, KG_EXIT_ENV, "kgate: lint: /x/team.so was not linted: "},
 };
 
