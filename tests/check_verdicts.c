@@ -153,7 +153,7 @@ static int term_verdict(const char *out, char *word, size_t len) {
 
 /* The results JSON: {"verdict": {"verdict": WORD, "exit_code": N, "why": ...}}. */
 static int json_verdict(const char *dir, const char *name, char *word, size_t len) {
-  char path[512];
+  char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   json_error_t e;
   json_t *doc = json_load_file(path, 0, &e), *v = json_object_get(doc, "verdict");
