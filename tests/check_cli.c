@@ -760,33 +760,7 @@ static char *testmod(const char *kind, char *buf, size_t len) {
 }
 
 /* kg_cli_run with stdout and stderr into out (the last len - 1 bytes). */
-static int run_capture(char **args, char *out, size_t len) {
-  char path[] = "/tmp/kg_cli_out_XXXXXX";
-  int fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  kg_cli cli;
-  char err[256];
-  int code = kgt_parse(args, &cli, err, sizeof err);
-  if (code) {
-    snprintf(out, len, "%s", err);
-  } else {
-    fflush(stdout), fflush(stderr);
-    int o = dup(STDOUT_FILENO), e = dup(STDERR_FILENO);
-    dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO);
-    code = kg_cli_run(&cli);
-    fflush(stdout), fflush(stderr);
-    dup2(o, STDOUT_FILENO), dup2(e, STDERR_FILENO);
-    close(o), close(e);
-    char *text = kgt_slurp(path);
-    size_t n = strlen(text);
-    snprintf(out, len, "%s", n >= len ? text + n - (len - 1) : text);
-    free(text);
-  }
-  close(fd);
-  unlink(path);
-  kg_cli_free(&cli);
-  return code;
-}
+static int run_capture(char **args, char *out, size_t len) { return kgt_run_capture(args, out, len); }
 
 START_TEST(test_cli_kernels_options) {
   kg_cli cli;
@@ -1083,7 +1057,9 @@ static const struct {
      "kgate: lint: /x/team.so was not linted: no disassembler here (a failure, exit 3; --lint off runs without the "
      "lint)\n"},
     {NEW_LINT_OFF, NULL, KG_EXIT_OK, "\nmissing: 0 of the cells in "},
-    {NEW_LINT_FINDING, NULL, KG_EXIT_FAIL, "/new.json has lint findings (memory ordering)\n"},
+    {NEW_LINT_FINDING, NULL, KG_EXIT_FAIL, "\nverdict: FAIL (exit 1): 1 lint finding (memory ordering)\n"},
+    {NEW_SLOWER_SHORT, NULL, KG_EXIT_FAIL, "\nverdict: FAIL (exit 1): 40 cells of "},
+    {NEW_SLOWER, NULL, KG_EXIT_PERF, "\nverdict: REGRESSION (exit 4): 240 cases slower than "},
     {NEW_LINT_NOT_RUN_SLOWER, NULL, KG_EXIT_ENV, "kgate: lint: /x/team.so was not linted: "},
 };
 

@@ -40,6 +40,11 @@ static const struct {
     {kg_esc_md, "md", "a|b `c` *d* _e_ ~f~ \\g &h", "a\\|b \\`c\\` \\*d\\* \\_e\\_ \\~f\\~ \\\\g &amp;h"},
     {kg_esc_md, "md", "two\nlines\r\n| x |", "two lines  \\| x \\|"},
     {kg_esc_md, "md", "bell\x07", "bell?"},
+    /* GitHub's autolinks, mentions and references: each trigger broken by a WORD JOINER */
+    {kg_esc_md, "md", "see https://evil.example/x", "see https:\xe2\x81\xa0//evil.example/x"},
+    {kg_esc_md, "md", "www.evil.example", "www\xe2\x81\xa0.evil.example"},
+    {kg_esc_md, "md", "@octocat a@b.example", "&#64;\xe2\x81\xa0" "octocat a&#64;\xe2\x81\xa0" "b.example"},
+    {kg_esc_md, "md", "#12 o/r#3 GH-4 gh-x", "#\xe2\x81\xa0" "12 o/r#\xe2\x81\xa0" "3 GH-\xe2\x81\xa0" "4 gh-x"},
     {kg_esc_csv, "csv", "plain", "plain"},
     {kg_esc_csv, "csv", "a,b", "\"a,b\""},
     {kg_esc_csv, "csv", "say \"hi\"", "\"say \"\"hi\"\"\""},

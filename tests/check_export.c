@@ -500,7 +500,7 @@ START_TEST(test_export_hostile_text) {
   ck_assert_msg(strstr(md, "- **GPU**: &lt;img src=x onerror=alert(1)&gt; \\[x\\](javascript:alert(1)) \\`c\\` \\| "
                            "\\*b\\* (CC 9.0"),
                 "%s", md);
-  ck_assert_msg(strstr(md, "- **Run**: &lt;img src=x onerror=alert(1)&gt;, commit !\\[i\\](http://x/t.png), kgate "
+  ck_assert_msg(strstr(md, "- **Run**: &lt;img src=x onerror=alert(1)&gt;, commit !\\[i\\](http:\xe2\x81\xa0//x/t.png), kgate "
                            "\\_0\\_\\|, seed"),
                 "%s", md);
   ck_assert_msg(strstr(md, "| &lt;b&gt;v\\|x&lt;/b&gt; | f32 |"), "%s", md);

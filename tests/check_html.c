@@ -539,14 +539,15 @@ START_TEST(test_html_verdict_headline) {
     int fail, slower, baseline, paired_slower;
     const char *want;
   } rows[] = {
-      {1, 1, 1, 0, "<p class=\"verdict failure\" id=\"verdict\">FAIL: 1 of 6 cases failed or errored</p>"},
-      {0, 1, 1, 0, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 case(s) slower than "
+      {1, 1, 1, 0, "<p class=\"verdict failure\" id=\"verdict\">FAIL: 1 of 6 cases failed or errored; 1 case slower "
+                   "than baselines/nvidia-h200.json</p>"},
+      {0, 1, 1, 0, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 case slower than "
                    "baselines/nvidia-h200.json</p>"},
       {0, 0, 1, 0, "<p class=\"verdict good\" id=\"verdict\">PASS: 6 cases checked, none failed; none slower than "
                    "baselines/nvidia-h200.json</p>"},
       {0, 0, 0, 0, "<p class=\"verdict good\" id=\"verdict\">PASS: 6 cases checked, none failed (correctness only: "
                    "no baseline to compare with)</p>"},
-      {0, 1, 1, 1, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 cell(s) slower than the base build "
+      {0, 1, 1, 1, "<p class=\"verdict regression\" id=\"verdict\">REGRESSION: 1 cell slower than the base build "
                    "(paired)</p>"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

@@ -107,7 +107,10 @@ grep -q ' MISSING "MISSING: only in base"$' "$out/paired/paired-i32.dat" || fail
 grep -q "^subtitle = 'NVIDIA H200 · 2026-11-21 09:04 UTC · head commit 90386bbe7606-dirty · base kgate 42cbd2a78d3c'$" \
   "$out/paired/paired-f32.vars" || fail "paired-f32: the title does not name the GPU, date and base module"
 grep -q 'SLOWER +3.10 % \[+2.50, +3.70\]' "$out/paired/paired-f32.svg" || fail "paired-f32.svg lacks the SLOWER label"
-run "$kgate" report "$paired" --html "$out/paired-site"
+# report exits as the run did: the paired SLOWER cell is a regression (exit 4)
+rc=0
+"$kgate" report "$paired" --html "$out/paired-site" >"$out/last.log" 2>&1 || rc=$?
+[ "$rc" -eq 4 ] || { cat "$out/last.log" >&2; fail "report of the paired run: exit $rc, not the run's 4"; }
 check_charts "$out/paired-site" 6
 grep -q '<a href="paired-i32.png"' "$out/paired-site/index.html" || fail "the page does not link the paired chart"
 # Not paired: no paired chart (the plot of the sweep above drew 12 charts, none of them paired).

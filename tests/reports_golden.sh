@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every report kgate writes from the committed sample results, byte for byte
-# against tests/data/reports: the Markdown, JUnit, CSV and terminal report of
+# against tests/data/reports: the Markdown, JUnit, CSV, comment and terminal report of
 # a comparison and of a paired run, and the page (its HTML, chart data and
 # the files it writes beside them, its results JSON as a SHA-256; not the PNG
 # and SVG, which are gnuplot's). A change to what a report says regenerates
@@ -18,10 +18,10 @@ cp "$data/h200-run1.json" "$data/h200-run2.json" "$data/h200-paired.json" "$data
 cd "$out" || exit 1 # the inputs by relative names: the reports that name them read the same anywhere
 {
   "$kgate" compare ../h200-run1.json ../h200-run2.json --markdown compare.md --junit compare.xml \
-    --csv compare.csv > compare.txt 2>&1
+    --csv compare.csv --comment compare.comment.md > compare.txt 2>&1
   echo "compare: exit $?"
   "$kgate" compare ../h200-paired.json ../h200-paired.json --markdown paired.md --junit paired.xml \
-    --csv paired.csv > paired.txt 2>&1
+    --csv paired.csv --comment paired.comment.md > paired.txt 2>&1
   echo "paired: exit $?"
   "$kgate" report ../h200-sweep.json --html page > /dev/null 2>&1
   echo "report: exit $?"

@@ -95,6 +95,34 @@ int kgt_run_cli(char **args) {
   return code;
 }
 
+int kgt_run_capture(char **args, char *out, size_t len) {
+  char path[] = "/tmp/kg_cli_out_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  kg_cli cli;
+  char err[256];
+  int code = kgt_parse(args, &cli, err, sizeof err);
+  if (code) {
+    snprintf(out, len, "%s", err);
+  } else {
+    fflush(stdout), fflush(stderr);
+    int o = dup(STDOUT_FILENO), e = dup(STDERR_FILENO);
+    dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO);
+    code = kg_cli_run(&cli);
+    fflush(stdout), fflush(stderr);
+    dup2(o, STDOUT_FILENO), dup2(e, STDERR_FILENO);
+    close(o), close(e);
+    char *text = kgt_slurp(path);
+    size_t n = strlen(text);
+    snprintf(out, len, "%s", n >= len ? text + n - (len - 1) : text);
+    free(text);
+  }
+  close(fd);
+  unlink(path);
+  kg_cli_free(&cli);
+  return code;
+}
+
 kg_timing kgt_timing(double med) {
   return (kg_timing){.samples = 12, .median_us = med, .q1_us = med * 0.995, .q3_us = med * 1.005, .min_us = med * 0.99};
 }

@@ -31,6 +31,9 @@ void kgt_assert_rejected(char *const *args, const char *message);
 int kgt_run_quiet(const kg_cli *cli);
 /* Parse, then run quietly: the exit code either step gives. */
 int kgt_run_cli(char **args);
+/* The same, its stdout and stderr together into out (the last len - 1
+ * bytes; a usage error's message instead when parsing refused args). */
+int kgt_run_capture(char **args, char *out, size_t len);
 
 /* A 12-sample timing around med, as the chart and history tests expect. */
 kg_timing kgt_timing(double med);

@@ -70,11 +70,14 @@ static int write_reports(const char *const *reports, const kg_rdoc *doc) {
   return rc;
 }
 
-/* The same, building the model of run and cmp (NULL: no baseline) for it. */
-static int write_run_reports(const char *const *reports, const kg_run *run, const kg_comparison *cmp) {
+/* The same, building the model of run and cmp (NULL: no baseline) for it;
+ * with say, its verdict line there and in *verdict (whose words are gone). */
+static int write_run_reports(const char *const *reports, const kg_run *run, const kg_comparison *cmp,
+                             const kg_rm_gate *gate, FILE *say, kg_rm_verdict *verdict) {
   kg_rdoc doc;
-  kg_rdoc_build(&doc, run, cmp); /* out of memory: each write says so */
+  kg_rdoc_build_gate(&doc, run, cmp, gate); /* out of memory: each write says so */
   int rc = write_reports(reports, &doc);
+  if (say) kg_report_verdict(say, &doc), *verdict = doc.verdict;
   kg_rdoc_free(&doc);
   return rc;
 }
@@ -448,7 +451,7 @@ static int write_interrupted(const kg_gate_opts *go, kg_run *run, const kg_devic
   snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(sig));
   kg_counts c = kg_count_results(run->results, run->n);
   kg_report_check(stdout, run->cases, run->results, run->n, &dev, wall, go->verbose);
-  write_run_reports(go->reports, run, NULL);
+  write_run_reports(go->reports, run, NULL, NULL, NULL, NULL);
   fprintf(stderr, "kgate: interrupted by %s: %zu of %zu cases not run; the reports asked for are written, marked incomplete\n",
           kg_super_signal_name(sig), c.pending, run->n);
   kg_run_free(run);
@@ -762,45 +765,36 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   double t0 = kg_now_s();
   kg_comparison cmp = {0};
   int have_cmp = 0, bad_baseline = 0;
+  char base[PATH_MAX];
+  kg_baseline_path(go->baseline_dir, run->meta.dev.name, base, sizeof base);
   if (timing && measured) bad_baseline = compare_with_baseline(go, run, &cmp, &have_cmp) != 0;
   run->meta.phases.reports_s = kg_now_s() - t0; /* the model below says it: the terminal's lines take no more */
+  if (env) fprintf(stderr, "kgate: %s\n", err);
+  /* What the results cannot say: the environment that stopped the run (its
+   * one line above), a baseline that could not be used. The verdict, and so
+   * the exit code, is the report model's (rmodel.h). */
+  kg_rm_gate gate = {.baseline = base,
+                     .environment = env ? err : pair_env ? "the paired rounds could not run (the log says why)" : NULL,
+                     .refused = bad_baseline ? "the baseline could not be used (the log says why)" : NULL};
   kg_rdoc doc;
-  kg_rdoc_build(&doc, run, have_cmp ? &cmp : NULL); /* out of memory: each write says so */
+  kg_rdoc_build_gate(&doc, run, have_cmp ? &cmp : NULL, &gate); /* out of memory: each write says so */
   if (measured) kg_report_lint(stdout, run);
   if (timing && measured && !doc.oom) {
     kg_report_perf(stdout, &doc);
     if (run->pair.on) kg_report_pairs(stdout, &doc);
   }
+  /* a module the lint could not read: its one line on stderr (the verdict counts it) */
+  if (!env && !pair_env) kg_gate_lint_code(run, stderr);
   int bad_reports = measured && write_reports(go->reports, &doc) != 0;
+  kg_report_verdict(stdout, &doc);
+  kg_rm_verdict verdict = doc.verdict;
   kg_rdoc_free(&doc);
   /* Charts come last: without gnuplot every other output is already written. */
   int plots = KG_EXIT_OK;
-  if (timing && measured && go->plots) {
-    char base[PATH_MAX];
-    kg_baseline_path(go->baseline_dir, run->meta.dev.name, base, sizeof base);
-    plots = kg_publish_charts(go->plots, run, 1, have_cmp ? &cmp : NULL, base);
-  }
-  if (env) fprintf(stderr, "kgate: %s\n", err);
-  /* A module the lint could not read was not shown to be fenced: it fails
-   * the run unless --lint off said not to lint (kg_gate_lint_code). An
-   * environment that stopped the run already said why in its one line. */
-  int lint = env || pair_env ? KG_EXIT_ENV : kg_gate_lint_code(run, stderr);
-  /* A chart that could not be drawn never hides what the gate found: it
-   * decides the exit code only when the gate itself passed. */
-  /* With a paired result only a decided paired SLOWER is a regression: the
-   * stored baseline is another process's, often another card's. */
-  size_t pcount[KG_NPVERDICTS] = {0};
-  kg_pair_count(run->pairs, run->npairs, pcount);
-  int slower = run->pair.on ? pcount[KG_PV_SLOWER] > 0 : have_cmp && cmp.count[KG_V_SLOWER] > 0;
-  int code = env || pair_env                ? KG_EXIT_ENV
-             : c.failed || c.errored || lint == KG_EXIT_FAIL ? KG_EXIT_FAIL
-             : lint == KG_EXIT_ENV          ? KG_EXIT_ENV
-             : bad_baseline || bad_reports || plots == KG_EXIT_USAGE ? KG_EXIT_USAGE
-             : slower                       ? KG_EXIT_PERF
-                                            : plots;
+  if (timing && measured && go->plots) plots = kg_publish_charts(go->plots, run, 1, have_cmp ? &cmp : NULL, base);
   kg_comparison_free(&cmp);
   kg_run_free(run);
-  return code;
+  return kg_rm_exit_code(&verdict, bad_reports ? KG_EXIT_USAGE : plots);
 }
 
 /* The workers of a run, one per device: the run's own (the roofline when
@@ -1024,19 +1018,16 @@ int kg_gate_compare(const kg_compare_opts *co) {
             !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
     if (k.failed || k.errored)
       fprintf(out, "failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
-    /* NEW's lint decides as it did in the run: a finding fails, a module
-     * not linted is exit 3 unless that run said --lint off. */
-    int lint = kg_gate_lint_code(&run, stderr);
-    if (lint == KG_EXIT_FAIL) fprintf(out, "failed: %s has lint findings (memory ordering)\n", co->new_path);
-    int bad_reports = write_run_reports(co->reports, &run, &cmp) != 0;
+    /* NEW's lint as it did in the run: a module not linted says so here */
+    kg_gate_lint_code(&run, stderr);
+    /* The verdict is the report model's, as the run's was (rmodel.h). */
+    kg_rm_gate gate = {.baseline = co->old_path, .missing_fails = !co->allow_missing};
+    kg_rm_verdict verdict;
+    int bad_reports = write_run_reports(co->reports, &run, &cmp, &gate, out, &verdict) != 0;
     if (co->json && kg_comparison_write(co->json, &cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
       bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;
-    code = bad_reports || plots == KG_EXIT_USAGE              ? KG_EXIT_USAGE
-           : k.failed || k.errored || lint == KG_EXIT_FAIL || (missing && !co->allow_missing) ? KG_EXIT_FAIL
-           : lint == KG_EXIT_ENV                               ? KG_EXIT_ENV
-           : cmp.count[KG_V_SLOWER]                            ? KG_EXIT_PERF
-                                                               : plots;
+    code = kg_rm_exit_code(&verdict, bad_reports ? KG_EXIT_USAGE : plots);
   }
   kg_comparison_free(&cmp);
   kg_run_free(&run);

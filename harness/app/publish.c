@@ -273,9 +273,11 @@ static int nightly_md(const char *path, const kg_history *h, const kg_detection 
   return rc ? -1 : 0;
 }
 
-/* The output formats' files and history.jsonl into dir; links gets the page's list. */
+/* The output formats' files and history.jsonl into dir; links gets the page's
+ * list, *verdict the run's verdict (rmodel.h; its words are gone). */
 static int report_files(const kg_publish_opts *po, const char *dir, const kg_run *run, const kg_comparison *cmp,
-                        const kg_history *h, const kg_detection *det, kg_html_link *links) {
+                        const char *base_label, const kg_history *h, const kg_detection *det, kg_html_link *links,
+                        kg_rm_verdict *verdict) {
   char err[1024], path[PATH_MAX + 64], paths[KG_NFORMATS][PATH_MAX + 64];
   const char *to[KG_NFORMATS];
   for (int f = 0; f < KG_NFORMATS; f++) {
@@ -284,8 +286,10 @@ static int report_files(const kg_publish_opts *po, const char *dir, const kg_run
     to[f] = paths[f];
   }
   kg_rdoc doc;
-  kg_rdoc_build(&doc, run, cmp);
+  kg_rm_gate gate = {.baseline = cmp ? base_label : NULL};
+  kg_rdoc_build_gate(&doc, run, cmp, &gate);
   int rc = kg_report_files(to, &doc, stderr);
+  *verdict = doc.verdict;
   kg_rdoc_free(&doc);
   if (rc || (det && nightly_md(paths[KG_FMT_MD], h, det))) return -1;
   if (det) links[KG_FMT_MD].label = "the night's summary: its verdict, the nights that did not pass and the findings";
@@ -444,11 +448,15 @@ int kg_publish_report(const kg_publish_opts *po) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  if (report_files(po, site.tmp, &rs.run, po->baseline ? &rs.cmp : NULL, &rs.h, rs.have_detect ? &rs.det : NULL,
-                   links))
+  kg_rm_verdict verdict;
+  if (report_files(po, site.tmp, &rs.run, po->baseline ? &rs.cmp : NULL, rs.label, &rs.h,
+                   rs.have_detect ? &rs.det : NULL, links, &verdict))
     goto out;
   int drawn = report_charts(po, site.tmp, &rs, &charts, note, sizeof note);
   code = drawn < 0 ? KG_EXIT_USAGE : report_page(po, &site, &rs, &charts, links, note, drawn);
+  /* The run's verdict decides, as it did the run's exit; a nightly page's
+   * verdict is the night's, which `history check` exits with. */
+  if (!po->history) code = kg_rm_exit_code(&verdict, code);
 out:
   kg_site_abort(&site);
   report_free(&rs);

@@ -28,7 +28,9 @@ int kg_publish_plot(const kg_publish_opts *po);
 int kg_publish_history_add(const kg_publish_opts *po);
 /* history plot HISTORY [-o DIR]: chart 3 and the step changes. */
 int kg_publish_history_plot(const kg_publish_opts *po);
-/* report RESULTS --html DIR: the files, the charts and index.html. */
+/* report RESULTS --html DIR: the files, the charts and index.html. Exits
+ * as the run of RESULTS did (the report model's verdict, rmodel.h), but
+ * with --history: a nightly page's verdict is `history check`'s. */
 int kg_publish_report(const kg_publish_opts *po);
 
 /* The repository's URL for commit links ($KGATE_REPO_URL, or GitHub Actions'

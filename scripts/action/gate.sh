@@ -2,8 +2,9 @@
 # kgate action: `kgate run --kernels HEAD.so [--base-kernels BASE.so]`, its
 # reports in KA_WORK/out and a line on top of the job summary (kgate appends
 # its own Markdown report to $GITHUB_STEP_SUMMARY). The pull-request comment is
-# rendered from the uploaded results by comment/action.yml, in a job that runs
-# no pull-request code. Never fails itself: the verdict step turns the exit code into the job's result.
+# kgate's too (--comment, out/comment.md): comment/action.yml posts it from the
+# artifact, in a job that runs no pull-request code and no kgate. Never fails
+# itself: the verdict step turns the exit code into the job's result.
 set -uo pipefail
 # shellcheck source=scripts/action/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +16,7 @@ results="$outdir/results.json"
 out results "$results"
 
 args=(run --kernels "$head_so" --json "$results" --junit "$outdir/junit.xml"
-      --markdown "$outdir/summary.md" --csv "$outdir/results.csv")
+      --markdown "$outdir/summary.md" --csv "$outdir/results.csv" --comment "$outdir/comment.md")
 paired=false
 if [[ ${KA_PAIRED:-0} == 1 && -f $base_so ]]; then
   args+=(--base-kernels "$base_so")

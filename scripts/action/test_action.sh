@@ -44,6 +44,7 @@ case "\$1" in
   run)
     while [[ \$# -gt 0 ]]; do
       if [[ \$1 == --json ]]; then cp "$root/tests/data/h200-paired.json" "\$2"; fi
+      if [[ \$1 == --comment ]]; then cp "$root/tests/data/reports/paired.comment.md" "\$2"; fi
       shift
     done
     echo "kgate (fake): done"
@@ -126,7 +127,8 @@ FAKE_CODE=4 "$here/gate.sh" > "$tmp/log" 2>&1
 expect "gate exits 0 whatever kgate said" test $? -eq 0
 mapfile -t args < "$tmp/kgate.args"
 want=(run --kernels "$work/head/module.so" --json "$work/out/results.json" --junit "$work/out/junit.xml"
-      --markdown "$work/out/summary.md" --csv "$work/out/results.csv" --base-kernels "$work/base/module.so"
+      --markdown "$work/out/summary.md" --csv "$work/out/results.csv" --comment "$work/out/comment.md"
+      --base-kernels "$work/base/module.so"
       --perf-sizes '2^22,2^25' --variant 'team_warp_sum,team_block_max,cub_sum' --rounds 3 --sizes '*')
 expect "gate: kgate's arguments (extra ones split on white space, no glob)" test "${args[*]}" = "${want[*]}"
 expect "gate: code" test "$(output code)" = 4
@@ -134,7 +136,8 @@ expect "gate: verdict" test "$(output verdict)" = slower
 expect "gate: paired" test "$(output paired)" = true
 expect "gate: results" test "$(output results)" = "$work/out/results.json"
 expect "gate: summary names the base" grep -q "paired gate against the base \`${base_sha:0:12}\`" "$GITHUB_STEP_SUMMARY"
-expect "gate: no comment in the job that ran the pull request's code" test ! -e "$work/out/comment.md"
+expect "gate: the comment is kgate's, in the artifact (posted by a job without kgate)" \
+  cmp -s "$work/out/comment.md" "$root/tests/data/reports/paired.comment.md"
 expect "gate: the log is kept" grep -q "kgate (fake): done" "$work/out/kgate.log"
 
 KA_ARGS='--variant team_warp_sum' "$here/gate.sh" > "$tmp/log" 2>&1
@@ -143,21 +146,30 @@ expect "gate: a --variant of the caller's replaces the module's list" \
 KA_VARIANTS=all "$here/gate.sh" > "$tmp/log" 2>&1
 expect "gate: variants all gates every variant" test "$(grep -c -- --variant "$tmp/kgate.args")" = 0
 
-# 3b. the comment action, on the uploaded results: rendered here, and no
-# pull request in the event means no call to GitHub (a notice).
+# 3b. the comment action, on the uploaded artifact: kgate's comment defused
+# and composed here, and no pull request in the event means no call to GitHub
+# (a notice).
 dl="$RUNNER_TEMP/kgate-comment/results"
 mkdir -p "$dl"
-cp "$work/out/results.json" "$dl/"
+cp "$work/out/comment.md" "$dl/"
 echo '{}' > "$tmp/event.json"
 KA_DIR=$dl KA_CODE=4 KA_MARKER=leg1 GITHUB_EVENT_PATH="$tmp/event.json" GITHUB_TOKEN=t \
   "$here/comment.sh" > "$tmp/log" 2>&1
 expect "comment: exits 0" test $? -eq 0
 body="$RUNNER_TEMP/kgate-comment/comment.md"
 expect "comment: has its marker" test "$(head -n1 "$body")" = "<!-- kgate-action:leg1 -->"
+expect "comment: kgate's headline next" test "$(sed -n 2p "$body")" = "### kgate: REGRESSION (exit 4)"
 expect "comment: lists the SLOWER cells" grep -q '| \*\*SLOWER\*\* |' "$body"
 expect "comment: not a pull request, nothing posted" grep -q "not a pull request" "$tmp/log"
+KA_DIR=$dl KA_CODE=2 GITHUB_EVENT_PATH="$tmp/event.json" "$here/comment.sh" > "$tmp/log" 2>&1
+expect "comment: an exit code not the comment's is said" grep -q "kgate exited 2 after writing this report" "$body"
+printf '### kgate: PASS (exit 0)\n\n<img src=x> @octocat [x](https://evil.example)\n' > "$dl/comment.md"
+KA_DIR=$dl KA_CODE=0 GITHUB_EVENT_PATH="$tmp/event.json" "$here/comment.sh" > "$tmp/log" 2>&1
+expect "comment: a forged file's HTML, mention and link are defused" \
+  test "$(grep -c '<img\|@octocat\|\[x\](https://' "$body")" = 0
 KA_DIR="$tmp/none" KA_CODE=3 GITHUB_EVENT_PATH="$tmp/event.json" "$here/comment.sh" > "$tmp/log" 2>&1
-expect "comment: no results (the gate stopped early) still renders" grep -q "kgate-action:kgate" "$body"
+expect "comment: no comment file (the gate stopped early) still says the exit code" \
+  grep -q "kgate: exited 3 before writing its report" "$body"
 KA_DIR=$dl KA_CODE='1; rm -rf /' "$here/comment.sh" > "$tmp/log" 2>&1
 expect "comment: an exit code that is not a number is refused (exit 2)" test $? -eq 2
 KA_DIR=$dl KA_CODE='' "$here/comment.sh" > "$tmp/log" 2>&1

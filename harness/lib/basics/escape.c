@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Length of the UTF-8 character at s (1..4), or 0 when the bytes there are
  * not one (a stray continuation byte, an overlong form, a surrogate, a
@@ -99,7 +100,36 @@ static int md_put(FILE *f, char c) {
   return 0;
 }
 
-void kg_esc_md(FILE *f, const char *s) { walk(f, s, md_put); }
+/* WORD JOINER (U+2060): invisible, and it breaks an autolink where it stands. */
+#define KG_WJ "\xe2\x81\xa0"
+
+/* Whether GitHub would start a link, mention or reference with s[i]: a '#'
+ * (#123, owner/repo#123), the ':' of "://", "www" before '.', "gh-" before
+ * a digit ('@' is written as an entity and a joiner). */
+static int link_trigger(const char *s, size_t i) {
+  char c = s[i];
+  if (c == '#') return 1;
+  if (c == ':') return s[i + 1] == '/' && s[i + 2] == '/';
+  if ((c | 0x20) == 'w' && i >= 2 && !strncasecmp(s + i - 2, "www", 3)) return s[i + 1] == '.';
+  if (c == '-' && i >= 2 && !strncasecmp(s + i - 2, "gh", 2)) return s[i + 1] >= '0' && s[i + 1] <= '9';
+  return 0;
+}
+
+void kg_esc_md(FILE *f, const char *s) {
+  size_t len;
+  for (size_t i = 0; s[i]; i += len) {
+    if (scan(s + i, &len)) {
+      if (!md_put(f, s[i])) fputc('?', f);
+    } else if (len > 1) {
+      fwrite(s + i, 1, len, f);
+    } else if (s[i] == '@') {
+      fputs("&#64;" KG_WJ, f); /* no mention, no e-mail address, even after the entity is decoded */
+    } else {
+      if (!md_put(f, s[i])) fputc(s[i], f);
+      if (link_trigger(s, i)) fputs(KG_WJ, f);
+    }
+  }
+}
 
 static int csv_put(FILE *f, char c) {
   if (c == '"') return fputs("\"\"", f), 1;

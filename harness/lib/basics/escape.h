@@ -17,7 +17,10 @@ void kg_esc_html(FILE *f, const char *s);
 void kg_esc_xml(FILE *f, const char *s);
 /* Markdown text, table cells included: the characters that make emphasis,
  * code, links, images, HTML or a new cell are backslash-escaped or written as
- * entities (< > &); a line break becomes a space. */
+ * entities (< > &); a line break becomes a space. Nothing becomes a link,
+ * a mention or a reference on GitHub either: '@' is an entity, and a WORD
+ * JOINER (U+2060, invisible) follows every other autolink trigger ('#', the
+ * ':' of "://", "www" before '.', "gh-" before a digit). */
 void kg_esc_md(FILE *f, const char *s);
 /* One CSV field (RFC 4180): line breaks become spaces; quoted, with quotes
  * doubled, when it holds a comma or a quote; a field a spreadsheet would take

@@ -195,12 +195,11 @@ static void head(FILE *f, const kg_run *run) {
 /* The headline. On a nightly page (a history the detector read) it is the
  * night's verdict of the report model (kg_rdoc_nights), as the archive, the
  * charts' night markers and `history check` say it, the run's own failed
- * cases first. Otherwise the run's gate: FAIL (a case failed or errored),
- * REGRESSION (the paired gate or, without one, the stored baseline says
- * SLOWER), else PASS; and why, in words. */
+ * cases first. Otherwise the run's verdict of the report model, as every
+ * format and the exit code say it (rmodel.h). */
 static void verdict(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   kg_counts k = kg_count_results(p->run->results, p->run->n);
-  size_t bad = k.failed + k.errored, slower = 0, pcount[KG_NPVERDICTS] = {0};
+  size_t bad = k.failed + k.errored;
   const kg_rm_findings *fs = &doc->findings;
   if (p->detect && fs->night && p->history && p->history->n) {
     const kg_rm_night *n = &fs->night[kg_rm_night_of(p->history, p->run->meta.date, p->run->meta.commit)];
@@ -213,27 +212,9 @@ static void verdict(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
     fputs("</p>\n", f);
     return;
   }
-  const char *against = NULL;
-  if (p->run->pair.on) {
-    kg_pair_count(p->run->pairs, p->run->npairs, pcount);
-    slower = pcount[KG_PV_SLOWER];
-    against = "the base build (paired)";
-  } else if (p->cmp) {
-    slower = p->cmp->count[KG_V_SLOWER];
-    against = p->baseline ? p->baseline : "the baseline";
-  }
-  const char *cls = sev(bad ? KG_SEV_FAILURE : slower ? KG_SEV_REGRESSION : KG_SEV_GOOD);
-  fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">", cls);
-  if (bad) fprintf(f, "FAIL: %zu of %zu cases failed or errored", bad, k.cases);
-  else if (slower) fprintf(f, "REGRESSION: %zu %s slower than ", slower, p->run->pair.on ? "cell(s)" : "case(s)");
-  else fprintf(f, "PASS: %zu cases checked, none failed", k.cases);
-  if (!bad && slower) esc(f, against);
-  else if (!bad && against) {
-    fputs("; none slower than ", f);
-    esc(f, against);
-  } else if (!bad) {
-    fputs(" (correctness only: no baseline to compare with)", f);
-  }
+  const kg_rm_verdict *v = &doc->verdict; /* the run's gate, as every format says it */
+  fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">%s: ", sev(v->sev), v->word);
+  for (size_t k = 0; k < v->nwhy; k++) cell(f, &v->why[k]);
   fputs("</p>\n", f);
 }
 
@@ -816,7 +797,8 @@ int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t e
   page_at at = {dir, page, &doc};
   char path[4096];
   snprintf(path, sizeof path, "%s/index.html", dir);
-  if (kg_rdoc_build(&doc, page->run, page->cmp) ||
+  kg_rm_gate gate = {.baseline = page->baseline};
+  if (kg_rdoc_build_gate(&doc, page->run, page->cmp, &gate) ||
       (page->detect && kg_rdoc_findings(&doc, page->history, page->detect, page->repo_url)) ||
       kg_rdoc_nights(&doc, page->history, page->detect)) {
     kg_rdoc_free(&doc);

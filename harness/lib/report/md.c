@@ -1,7 +1,11 @@
-/* The Markdown printer: the report model (rmodel.h) as the summary that
- * $GITHUB_STEP_SUMMARY and a pull request comment get. Short: a no-change
- * row is counted, not listed, and long tables stop at the model's count. */
+/* The Markdown printers: the report model (rmodel.h) as the summary that
+ * $GITHUB_STEP_SUMMARY gets, and as the pull-request comment. Short: a
+ * no-change row is counted, not listed, and long tables stop at the model's
+ * count. */
 #include "export.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "dtype.h"
 #include "escape.h"
@@ -63,8 +67,15 @@ static size_t loud_rows(const kg_rm_table *t) {
   return n;
 }
 
+/* The run's verdict and why: "**FAIL**: 1 lint finding (memory ordering)". */
+static void md_why(FILE *f, const kg_rm_verdict *v) {
+  for (size_t k = 0; k < v->nwhy; k++) md_text(f, &v->why[k]);
+}
+
 static void md_summary(FILE *f, const kg_rdoc *d) {
-  fputs("# kgate report\n\n", f);
+  fprintf(f, "# kgate report\n\n**%s**: ", d->verdict.word);
+  md_why(f, &d->verdict);
+  fputs("\n\n", f);
   for (size_t k = 0; k < d->nitems; k++) md_item(f, &d->items[k], NULL);
   if (d->warning) {
     fputs("\n> **Warning:** ", f);
@@ -132,6 +143,63 @@ int kg_print_markdown(FILE *f, const kg_rdoc *d) {
   md_regressions(f, d);
   md_failed(f, d);
   md_ladders(f, d);
+  return 0;
+}
+
+/* ---- the pull-request comment ------------------------------------------------- */
+
+/* GitHub refuses a comment over 65536 characters; the action adds its
+ * marker line and the run's link. */
+enum { KG_COMMENT_MAX = 60000 };
+
+/* The paired cells that changed (no SAME, no UNCHANGED: those are counted). */
+static void comment_paired(FILE *f, const kg_rdoc *d) {
+  const kg_rm_paired *p = &d->paired;
+  if (!d->run->pair.on) {
+    fputs("\nNot paired: no base module to time against, so no paired verdicts.\n", f);
+    return;
+  }
+  fputc('\n', f);
+  md_item(f, &p->module, NULL);
+  md_item(f, &p->verdicts, NULL);
+  if (p->state) fprintf(f, "\n%s\n", p->state);
+  if (!p->state || loud_rows(&p->cells)) {
+    fputc('\n', f);
+    md_table(f, &p->cells, p->cells.shown);
+    size_t more = loud_rows(&p->cells) - p->cells.shown;
+    if (more) fprintf(f, "\n... and %zu more (see the results JSON)\n", more);
+  }
+}
+
+/* The comment, whole, into f: the verdict first, then what decides it. */
+static void comment_body(FILE *f, const kg_rdoc *d) {
+  const kg_rm_verdict *v = &d->verdict;
+  fprintf(f, "### kgate: %s (exit %d)\n\n", v->word, v->exit_code);
+  md_why(f, v);
+  fputs("\n\n", f);
+  for (size_t k = 0; k < d->nitems; k++)
+    if (!strcmp(d->items[k].label, "GPU") || !strcmp(d->items[k].label, "Run") || !strcmp(d->items[k].label, "Checks"))
+      md_item(f, &d->items[k], NULL);
+  md_lint(f, d);
+  comment_paired(f, d);
+  md_failed(f, d);
+}
+
+int kg_print_comment(FILE *f, const kg_rdoc *d) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (!m) return -1;
+  comment_body(m, d);
+  if (fclose(m)) return free(buf), -1;
+  if (len > KG_COMMENT_MAX) { /* cut at a line's end: never inside a character or a table row */
+    const char *cut = buf + KG_COMMENT_MAX - 200;
+    while (cut > buf && cut[-1] != '\n') cut--;
+    len = (size_t)(cut - buf);
+  }
+  fwrite(buf, 1, len, f);
+  if (len < strlen(buf)) fputs("\n... (cut at GitHub's comment limit: the results JSON has everything)\n", f);
+  free(buf);
   return 0;
 }
 

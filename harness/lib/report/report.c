@@ -148,11 +148,20 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
   fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? kg_esc_term(dev->name, name, sizeof name) : "no device", wall_s);
 }
 
+/* The counts in the report order every format uses (rmodel.h). */
 static void verdict_counts(FILE *f, const kg_comparison *cmp) {
-  fprintf(f, "verdicts:");
-  for (int v = 0; v < KG_NVERDICTS; v++) fprintf(f, " %zu %s%s", cmp->count[v], kg_verdict_name((kg_verdict)v), v + 1 < KG_NVERDICTS ? "," : "\n");
+  char line[256];
+  kg_rm_verdict_counts(cmp->count, 0, line, sizeof line);
+  fprintf(f, "verdicts: %s\n", line);
   char warning[sizeof cmp->warning];
   if (cmp->warning[0]) fprintf(f, "warning: %s\n", kg_esc_term(cmp->warning, warning, sizeof warning));
+}
+
+void kg_report_verdict(FILE *f, const kg_rdoc *doc) {
+  const kg_rm_verdict *v = &doc->verdict;
+  char why[2048];
+  if (!v->word) return; /* out of memory: the reports said so */
+  fprintf(f, "verdict: %s (exit %d): %s\n", v->word, v->exit_code, kg_esc_term(v->text, why, sizeof why));
 }
 
 void kg_report_perf(FILE *f, const kg_rdoc *doc) {
@@ -225,12 +234,9 @@ void kg_report_pairs(FILE *f, const kg_rdoc *doc) {
     fprintf(f, "%zu cell%s UNCHANGED: " KG_PV_UNCHANGED_ABOUT ", not timed (the evidence per cell is in the results "
                "JSON)\n",
             unchanged, unchanged == 1 ? "" : "s");
-  /* UNCHANGED (the last verdict) only when a cell is: a run without one prints what it always did */
-  fprintf(f, "paired verdicts:");
-  for (int v = 0; v < KG_NPVERDICTS; v++)
-    if (v != KG_PV_UNCHANGED || unchanged)
-      fprintf(f, "%s %zu %s", v ? "," : "", count[v], kg_pverdict_name((kg_pverdict)v));
-  fputc('\n', f);
+  char line[256]; /* the report order (rmodel.h); UNCHANGED only when a cell is */
+  kg_rm_pverdict_counts(count, 0, line, sizeof line);
+  fprintf(f, "paired verdicts: %s\n", line);
 }
 
 void kg_report_lint(FILE *f, const kg_run *run) {

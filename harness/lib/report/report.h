@@ -40,6 +40,10 @@ void kg_report_lint(FILE *f, const kg_run *run);
  * last night's verdict (kg_rdoc_nights: the page says the same). */
 void kg_report_findings(FILE *f, const kg_rdoc *doc);
 
+/* The run's verdict (rmodel.h), the one line every format and the exit
+ * code agree with: "verdict: FAIL (exit 1): 1 lint finding (memory ordering); ...". */
+void kg_report_verdict(FILE *f, const kg_rdoc *doc);
+
 /* The verdict table of a comparison, regressions first, and its counts. */
 void kg_report_compare(FILE *f, const kg_comparison *cmp);
 

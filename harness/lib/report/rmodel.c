@@ -2,12 +2,14 @@
 #include "rmodel.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
+#include "exitcode.h"
 #include "label.h"
 #include "outcome.h"
 #include "pattern.h"
@@ -65,6 +67,8 @@ static const char *sig3(kg_rdoc *d, double v) {
 
 /* A time that may be absent (NEW, MISSING): "-" then. */
 static const char *us_or_dash(kg_rdoc *d, double us) { return us > 0 ? sig3(d, us) : "-"; }
+
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
 
 static kg_rm_cell text(const char *s) { return (kg_rm_cell){s, 0}; }
 static kg_rm_cell data(const char *s) { return (kg_rm_cell){s, KG_RM_DATA}; }
@@ -652,6 +656,17 @@ static void tests_lint(kg_rdoc *d) {
   }
 }
 
+/* The testsuite "gate": the run's verdict, when no test of its own carries
+ * it (a run the environment stopped, a cell missing in compare, an input
+ * refused), so CI's count of failures never reads 0 for a run that failed. */
+static void tests_gate(kg_rdoc *d) {
+  const kg_rm_verdict *v = &d->verdict;
+  if (v->v == KG_GATE_PASS || v->tested || !v->word) return;
+  suite_open(d, "gate");
+  test_add(d, "kgate.gate", "verdict", v->v == KG_GATE_FAIL ? KG_RM_FAILURE : KG_RM_ERROR,
+           fmt(d, "%s (exit %d): %s", v->word, v->exit_code, v->text), NULL);
+}
+
 /* "the check's numbers: why" */
 static const char *check_message(kg_rdoc *d, const kg_result *r) {
   if (r->status == KG_ST_ERROR) return r->message;
@@ -691,11 +706,12 @@ static void tests_case(kg_rdoc *d, size_t i, const char *cls) {
 
 static void build_tests(kg_rdoc *d) {
   const kg_run *run = d->run;
-  size_t most = 2 * run->n + run->npairs + 2;
+  size_t most = 2 * run->n + run->npairs + 3;
   for (size_t k = 0; k < run->nlint; k++) most += 1 + run->lint[k].nwaived;
   d->tests = array(d, most, sizeof *d->tests);
-  d->suites = array(d, kg_nvariants + 2, sizeof *d->suites);
+  d->suites = array(d, kg_nvariants + 3, sizeof *d->suites);
   if (!d->tests || !d->suites) return;
+  tests_gate(d);
   tests_paired(d);
   tests_lint(d);
   for (size_t v = 0; v < kg_nvariants; v++) {
@@ -706,6 +722,139 @@ static void build_tests(kg_rdoc *d) {
       tests_case(d, i, cls);
     }
   }
+}
+
+/* ---- the run's verdict ------------------------------------------------------------------ */
+
+static const char *const k_gate_word[KG_NGATE_VERDICTS] = {
+    [KG_GATE_INCOMPLETE] = "INCOMPLETE", [KG_GATE_FAIL] = "FAIL",       [KG_GATE_ENVIRONMENT] = "ENVIRONMENT",
+    [KG_GATE_REFUSED] = "INPUT ERROR",   [KG_GATE_REGRESSION] = "REGRESSION", [KG_GATE_PASS] = "PASS"};
+
+static const kg_severity k_gate_sev[KG_NGATE_VERDICTS] = {
+    [KG_GATE_INCOMPLETE] = KG_SEV_NOTICE,         [KG_GATE_FAIL] = KG_SEV_FAILURE,
+    [KG_GATE_ENVIRONMENT] = KG_SEV_FAILURE,       [KG_GATE_REFUSED] = KG_SEV_FAILURE,
+    [KG_GATE_REGRESSION] = KG_SEV_REGRESSION,     [KG_GATE_PASS] = KG_SEV_GOOD};
+
+const char *kg_gate_verdict_name(kg_gate_verdict v) { return (unsigned)v < KG_NGATE_VERDICTS ? k_gate_word[v] : "?"; }
+
+int kg_rm_exit_code(const kg_rm_verdict *v, int outputs) {
+  if (!v->word) return outputs ? outputs : KG_EXIT_ENV; /* out of memory: no verdict was made */
+  if (v->v != KG_GATE_REGRESSION && v->v != KG_GATE_PASS) return v->exit_code;
+  if (outputs == KG_EXIT_USAGE) return outputs;
+  return v->v == KG_GATE_REGRESSION ? v->exit_code : outputs;
+}
+
+/* The reasons as they are found: kgate's words gather in one part until a
+ * datum (a baseline's name, a message) comes; the flat text beside. */
+typedef struct why_buf {
+  char words[512], all[2048];
+  size_t nwords, nall;
+  int any;
+} why_buf;
+
+static void why_flush(kg_rdoc *d, why_buf *w) {
+  kg_rm_verdict *v = &d->verdict;
+  if (!w->words[0] || v->nwhy == KG_RM_MAX_PARTS) return;
+  v->why[v->nwhy++] = text(fmt(d, "%s", w->words));
+  w->words[0] = '\0', w->nwords = 0;
+}
+
+static void why_put(kg_rdoc *d, why_buf *w, const char *s, int is_data) {
+  if (is_data) {
+    why_flush(d, w);
+    if (d->verdict.nwhy < KG_RM_MAX_PARTS) d->verdict.why[d->verdict.nwhy++] = data(s);
+  } else if (w->nwords < sizeof w->words) {
+    w->nwords += (size_t)snprintf(w->words + w->nwords, sizeof w->words - w->nwords, "%s", s);
+  }
+  if (w->nall < sizeof w->all) w->nall += (size_t)snprintf(w->all + w->nall, sizeof w->all - w->nall, "%s", s);
+}
+
+/* A reason: "; " before every one but the first. */
+static void why_add(kg_rdoc *d, why_buf *w, const char *s) {
+  why_put(d, w, w->any++ ? "; " : "", 0);
+  why_put(d, w, s, 0);
+}
+
+/* The findings of the lint, and the modules it did not read (not --lint off). */
+static void lint_tally(const kg_run *run, size_t *findings, size_t *unrun) {
+  *findings = *unrun = 0;
+  for (size_t k = 0; k < run->nlint; k++) {
+    const kg_lint_module *m = &run->lint[k];
+    *findings += m->ran ? m->nitems : 0;
+    *unrun += !m->ran && !m->off;
+  }
+}
+
+/* The slower cells that decide: the paired gate's when it ran (the stored
+ * baseline is another process's, often another card's), else the baseline's. */
+static size_t slower_cells(const kg_rdoc *d) {
+  size_t pcount[KG_NPVERDICTS];
+  if (!d->run->pair.on) return d->cmp ? d->cmp->count[KG_V_SLOWER] : 0;
+  kg_pair_count(d->run->pairs, d->run->npairs, pcount);
+  return pcount[KG_PV_SLOWER];
+}
+
+/* What the slower cells are slower than, or what none is slower than. */
+static void why_against(kg_rdoc *d, why_buf *w, const kg_rm_gate *g) {
+  if (d->run->pair.on) why_put(d, w, "the base build (paired)", 0);
+  else if (g->baseline) why_put(d, w, g->baseline, 1);
+  else why_put(d, w, "the baseline", 0);
+}
+
+static void verdict_is(kg_rdoc *d, kg_gate_verdict v, int code, int tested) {
+  if (d->verdict.word) return; /* the first reason found decides */
+  d->verdict.v = v, d->verdict.word = k_gate_word[v], d->verdict.sev = k_gate_sev[v];
+  d->verdict.exit_code = code, d->verdict.tested = tested;
+}
+
+/* In the order the gate decides (gate.c's exit code), each reason found is
+ * said; the first decides. */
+static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
+  const kg_run *run = d->run;
+  kg_counts k = kg_count_results(run->results, run->n);
+  size_t findings, unrun, missing = g->missing_fails && d->cmp ? d->cmp->count[KG_V_MISSING] : 0;
+  size_t bad = k.failed + k.errored, slower = slower_cells(d);
+  lint_tally(run, &findings, &unrun);
+  why_buf w = {.any = 0};
+  if (run->meta.incomplete[0]) {
+    verdict_is(d, KG_GATE_INCOMPLETE, KG_EXIT_SIGNAL + (strcmp(run->meta.incomplete, "SIGTERM") ? SIGINT : SIGTERM), 0);
+    why_add(d, &w, fmt(d, "stopped by %s before its end: %zu of %zu cases not run", run->meta.incomplete, k.pending,
+                       k.cases));
+  }
+  if (g->environment || (k.pending && !run->meta.incomplete[0])) {
+    verdict_is(d, KG_GATE_ENVIRONMENT, KG_EXIT_ENV, 0);
+    why_add(d, &w, "the environment stopped the run");
+    if (g->environment) why_put(d, &w, ": ", 0), why_put(d, &w, g->environment, 1);
+    if (k.pending && !run->meta.incomplete[0]) why_put(d, &w, fmt(d, " (%zu of %zu cases not run)", k.pending, k.cases), 0);
+  }
+  if (bad) verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 1), why_add(d, &w, fmt(d, "%zu of %zu cases failed or errored", bad, k.cases));
+  if (findings)
+    verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 1),
+        why_add(d, &w, fmt(d, "%zu lint finding%s (memory ordering)", findings, plural(findings)));
+  if (missing) {
+    verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 0);
+    why_add(d, &w, fmt(d, "%zu cell%s of ", missing, plural(missing)));
+    why_against(d, &w, g);
+    why_put(d, &w, " not in this run (--missing allow accepts them)", 0);
+  }
+  if (unrun)
+    verdict_is(d, KG_GATE_ENVIRONMENT, KG_EXIT_ENV, 1),
+        why_add(d, &w, fmt(d, "%zu module%s not linted (--lint off runs without the lint)", unrun, plural(unrun)));
+  if (g->refused) verdict_is(d, KG_GATE_REFUSED, KG_EXIT_USAGE, 0), why_add(d, &w, ""), why_put(d, &w, g->refused, 1);
+  if (slower) {
+    verdict_is(d, KG_GATE_REGRESSION, KG_EXIT_PERF, 1);
+    why_add(d, &w, fmt(d, "%zu %s slower than ", slower, run->pair.on ? (slower == 1 ? "cell" : "cells")
+                                                                      : (slower == 1 ? "case" : "cases")));
+    why_against(d, &w, g);
+  }
+  if (!d->verdict.word) {
+    verdict_is(d, KG_GATE_PASS, KG_EXIT_OK, 0);
+    why_add(d, &w, fmt(d, "%zu cases checked, none failed", k.cases));
+    if (run->pair.on || d->cmp) why_put(d, &w, "; none slower than ", 0), why_against(d, &w, g);
+    else why_put(d, &w, " (correctness only: no baseline to compare with)", 0);
+  }
+  why_flush(d, &w);
+  d->verdict.text = fmt(d, "%s", w.all);
 }
 
 /* ---- the nightly's findings ------------------------------------------------------------ */
@@ -896,7 +1045,6 @@ size_t kg_rm_night_of(const kg_history *h, const char *date, const char *commit)
   return h->n - 1;
 }
 
-static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
 
 /* Why a night has its verdict, in the nightly's words. */
 static const char *night_why(kg_rdoc *d, const kg_hist_run *r, const kg_night *v) {
@@ -968,6 +1116,11 @@ int kg_rdoc_init(kg_rdoc *d) {
 }
 
 int kg_rdoc_build(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp) {
+  return kg_rdoc_build_gate(d, run, cmp, NULL);
+}
+
+int kg_rdoc_build_gate(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp, const kg_rm_gate *gate) {
+  static const kg_rm_gate none;
   if (kg_rdoc_init(d)) return -1;
   d->run = run, d->cmp = cmp;
   summary_device(d, &run->meta.dev);
@@ -982,6 +1135,7 @@ int kg_rdoc_build(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp) {
     build_regressions(d);
     build_failed(d);
     build_ladders(d);
+    build_verdict(d, gate ? gate : &none);
     build_tests(d);
   }
   return d->oom ? -1 : 0;

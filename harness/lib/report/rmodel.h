@@ -209,10 +209,57 @@ typedef struct kg_rm_case {
   kg_perf perf;
 } kg_rm_case;
 
+/* ---- the run's verdict ------------------------------------------------------------ */
+
+/* The run's verdict: decided here once, from the results (and, in a run,
+ * what stopped it); the page, every format, the terminal and the process
+ * exit of check, run, compare and report print this one. Worst first, the
+ * order every printer uses. */
+typedef enum kg_gate_verdict {
+  KG_GATE_INCOMPLETE,  /* stopped by a signal before its end: 128 + the signal (130, 143) */
+  KG_GATE_FAIL,        /* a case failed or errored, a lint finding, a cell missing (compare): exit 1 */
+  KG_GATE_ENVIRONMENT, /* the environment stopped the run, or a module was not linted: exit 3 */
+  KG_GATE_REFUSED,     /* an input was refused on the way (a baseline that cannot be read): exit 2 */
+  KG_GATE_REGRESSION,  /* a decided SLOWER (the paired gate's; without it, the stored baseline's): exit 4 */
+  KG_GATE_PASS,        /* exit 0 */
+  KG_NGATE_VERDICTS
+} kg_gate_verdict;
+
+/* What the results alone cannot say: given by the command that builds the model. */
+typedef struct kg_rm_gate {
+  const char *baseline;    /* the baseline compared with, as the reports name it (data), or NULL: "the baseline" */
+  int missing_fails;       /* compare: a cell the baseline has and the run lacks fails (unless --missing allow) */
+  const char *environment; /* why the environment stopped the run (a worker could not start), or NULL */
+  const char *refused;     /* why an input was refused on the way (the baseline), or NULL */
+} kg_rm_gate;
+
+typedef struct kg_rm_verdict {
+  kg_gate_verdict v;
+  const char *word; /* "PASS", "FAIL", "REGRESSION", "ENVIRONMENT", "INPUT ERROR", "INCOMPLETE" */
+  kg_severity sev;
+  int exit_code;    /* exitcode.h */
+  kg_rm_cell why[KG_RM_MAX_PARTS]; /* the reasons, decisive first, in words ("1 lint finding; 240 cases ...") */
+  size_t nwhy;
+  const char *text; /* the reasons as one string, data inside: a printer escapes all of it */
+  int tested; /* a failing CI test of its own carries it (a failed case, a SLOWER cell); else JUnit gets a "gate" test */
+} kg_rm_verdict;
+
+const char *kg_gate_verdict_name(kg_gate_verdict v);
+
+/* The exit code of check, run, compare and report: the verdict's, joined
+ * with what writing the outputs gave (outputs: 0, KG_EXIT_USAGE for a
+ * report that could not be written, KG_EXIT_ENV for charts without
+ * gnuplot). What the gate found (a failure, the environment, an input
+ * refused) beats an output that failed; that beats a regression; a chart
+ * that could not be drawn decides only when the gate passed. */
+int kg_rm_exit_code(const kg_rm_verdict *v, int outputs);
+
 typedef struct kg_rdoc {
   const kg_run *run;
   const kg_comparison *cmp; /* NULL: no baseline */
   int oom;                  /* a string could not be made: the printers refuse to write */
+
+  kg_rm_verdict verdict; /* the run's: every printer's headline, and the exit code */
 
   kg_rm_item items[KG_RM_MAX_ITEMS]; /* the summary, in order */
   size_t nitems;
@@ -245,6 +292,8 @@ typedef struct kg_rdoc {
 /* Builds the model of run (and cmp, NULL without a baseline). 0, or -1 when
  * memory ran out (kg_rdoc_free is safe either way). */
 int kg_rdoc_build(kg_rdoc *doc, const kg_run *run, const kg_comparison *cmp);
+/* The same, with what the results cannot say (gate may be NULL: nothing). */
+int kg_rdoc_build_gate(kg_rdoc *doc, const kg_run *run, const kg_comparison *cmp, const kg_rm_gate *gate);
 void kg_rdoc_free(kg_rdoc *doc);
 /* An empty model (no run): for the findings alone. 0, or -1 out of memory. */
 int kg_rdoc_init(kg_rdoc *doc);
