@@ -15,6 +15,7 @@
 #include "lint.h"
 #include "lintcmd.h"
 #include "sass.h"
+#include "waiver.h"
 
 #define DATA KG_SOURCE_DIR "/tests/data/sass/"
 
@@ -60,12 +61,22 @@ static char *slurp(const char *path, size_t *len) {
   return t;
 }
 
+/* kgate's own waivers (variants.def's lint column), as its modules export them. */
+#define KG_LINT_CHECKED
+#define KG_LINT_WAIVE(kernel, reason) {kernel, reason},
+static const kg_lint_waiver k_own[] = {
+#define KG_VARIANT(name, seed, idea, flags, dtypes, lint) lint
+#include "variants.def"
+#undef KG_VARIANT
+};
+#undef KG_LINT_CHECKED
+#undef KG_LINT_WAIVE
+enum { k_nown = sizeof k_own / sizeof k_own[0] };
+
 static void lint_text(const char *text, size_t len, kg_sass_listing *l, kg_lint_report *r) {
   char err[256];
   ck_assert_msg(kg_sass_parse(text, len, l, err, sizeof err) == 0, "%s", err);
-  size_t nw;
-  const kg_lint_waiver *w = kg_lint_own_waivers(&nw);
-  ck_assert_int_eq(kg_lint_listing(l, w, nw, r), 0);
+  ck_assert_int_eq(kg_lint_listing(l, k_own, k_nown, r), 0);
 }
 
 static void lint_path(const char *path, kg_sass_listing *l, kg_lint_report *r) {
@@ -141,13 +152,13 @@ START_TEST(test_lint_waiver_shown) {
   ck_assert_uint_gt(r.nwaived, 0);
   ck_assert_uint_eq(kg_lint_unwaived(&r), 0);
   ck_assert_uint_eq(r.nused, 1);
-  ck_assert_str_eq(r.used[0]->variant, "kgate_single_pass");
+  ck_assert_str_eq(r.used[0]->kernel, "single_pass");
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   kg_lint_print(f, "x", &l, &r);
   fclose(f);
-  ck_assert_msg(strstr(buf, "kgate_single_pass: kernels matching 'single_pass': waived: f64 partials") != NULL, "%s", buf);
+  ck_assert_msg(strstr(buf, "single_pass: waived: f64 partials") == buf, "%s", buf);
   ck_assert_msg(strstr(buf, "0 findings, 2 waived") != NULL, "%s", buf);
   free(buf);
   kg_lint_report_free(&r);
@@ -318,7 +329,8 @@ static int lint_exit(const char *path, char *msg, size_t len) {
 }
 
 /* 2 for a missing file or text that is no listing, naming the file; 3 for
- * machine code with no disassembler; 1 and 0 for findings and none. */
+ * machine code with no disassembler; 1 and 0 for findings and none (no
+ * waiver but a module's own: kgate_single_pass's listing alone fails). */
 START_TEST(test_lint_exit_codes) {
   char msg[1024] = "";
   ck_assert_int_eq(lint_exit("/nonexistent/x.sass", msg, sizeof msg), KG_EXIT_USAGE);
@@ -339,7 +351,8 @@ START_TEST(test_lint_exit_codes) {
   unlink(cubin);
   ck_assert_int_eq(lint_exit(DATA "mut_fence_after_sm80_O3.nvdisasm", msg, sizeof msg), KG_EXIT_FAIL);
   ck_assert_int_eq(lint_exit(DATA "cub_reduce_sm90_O3.nvdisasm", msg, sizeof msg), KG_EXIT_OK);
-  ck_assert_int_eq(lint_exit(DATA "single_pass_sm90_O3.nvdisasm", msg, sizeof msg), KG_EXIT_OK);
+  /* a listing is no module: it carries no waiver, kgate's own included */
+  ck_assert_int_eq(lint_exit(DATA "single_pass_sm90_O3.nvdisasm", msg, sizeof msg), KG_EXIT_FAIL);
 }
 END_TEST
 
@@ -375,7 +388,7 @@ START_TEST(test_lint_not_run_fails_gate) {
   static kg_lint_module m;
   memset(&m, 0, sizeof m);
   snprintf(m.path, sizeof m.path, "%s", file);
-  ck_assert_int_eq(kg_lint_for_run(&m, 0), 0);
+  ck_assert_int_eq(kg_lint_for_run(&m), 0);
   unsetenv("KGATE_NVDISASM"), unsetenv("KGATE_CUOBJDUMP");
   if (k_unread[_i].machine) unlink(path);
   ck_assert_msg(!m.ran && strstr(m.why, k_unread[_i].why), "%s: ran %d, why '%s'", k_unread[_i].what, m.ran, m.why);
@@ -416,6 +429,175 @@ START_TEST(test_lint_gate_code_order) {
 }
 END_TEST
 
+/* ---- waivers: whole kernel names, the module's table ---- */
+
+/* A waiver names a kernel by its identifier in the source: no namespace,
+ * class or template arguments; a C-linkage kernel by its symbol; a symbol
+ * it cannot read has no name (never waived). */
+static const struct {
+  const char *symbol, *name; /* name NULL: unreadable */
+} k_names[] = {
+    {"_Z12bug_no_fencePKiPiS1_", "bug_no_fence"},
+    {"_ZN53_GLOBAL__N__57763ffe_20_kgate_single_pass_cu_988b689911single_passIddEEvPKT_mPT0_", "single_pass"},
+    {"_ZN3cub17CUB_300001_SM_9006detail6reduce18DeviceReduceKernelINS2_10policy_hubIdjN4cuda3std3__44plusIvEEE10"
+     "Policy1000EPKdjS9_dNS7_10__identityEEEvT0_PT3_T1_NS0_13GridEvenShareISI_EET2_T4_",
+     "DeviceReduceKernel"},
+    {"_ZN5OuterIiLi4EE6kernelEv", "kernel"},
+    {"_ZN2kg6kernelB5cxx11Ev", "kernel"},
+    {"_ZNSt6vectorIiE4sizeEv", "size"},
+    {"_ZL9my_kernelPi", "my_kernel"},
+    {"team_sum_kernel", "team_sum_kernel"},
+    {"_Z", NULL},
+    {"_ZN3fooC1Ev", NULL},
+    {"_Z99short", NULL},
+    {"_ZN3foo", NULL},
+};
+
+START_TEST(test_lint_kernel_names) {
+  char name[128] = "";
+  int rc = kg_lint_kernel_name(k_names[_i].symbol, name, sizeof name);
+  if (!k_names[_i].name) ck_assert_msg(rc == -1, "%s: read as '%s'", k_names[_i].symbol, name);
+  else ck_assert_msg(rc == 0 && !strcmp(name, k_names[_i].name), "%s: '%s', want %s", k_names[_i].symbol, name,
+                     k_names[_i].name);
+}
+END_TEST
+
+/* Whole names: kgate's waiver "single_pass" waives single_pass<double> but
+ * not a kernel whose name contains it (foo_single_pass_bar), whose
+ * findings count. */
+START_TEST(test_lint_waiver_whole_name) {
+  kg_lint_waiver w = {"single_pass", "why"};
+  ck_assert(kg_lint_waiver_applies(&w, "_ZN2kg11single_passIdEEvPKdmPd"));
+  ck_assert(!kg_lint_waiver_applies(&w, "_ZN2kg19foo_single_pass_barIdEEvPKdmPd"));
+  ck_assert(!kg_lint_waiver_applies(&w, "_Z12single_pass2Pi"));
+  ck_assert(!kg_lint_waiver_applies(&w, "single_pass_kernel"));
+  size_t len;
+  char *t = slurp(DATA "single_pass_sm90_O3.nvdisasm", &len), *p;
+  /* every single_pass kernel renamed foo_single_pass_bar (8 characters more) */
+  size_t n = 0;
+  for (p = t; (p = strstr(p, "11single_pass")); p++) n++;
+  char *u = malloc(len + 8 * n + 1), *o = u;
+  for (p = t; *p;) {
+    if (!strncmp(p, "11single_pass", 13)) o += sprintf(o, "19foo_single_pass_bar"), p += 13;
+    else *o++ = *p++;
+  }
+  *o = '\0';
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_text(u, strlen(u), &l, &r);
+  ck_assert_uint_gt(n, 0);
+  ck_assert_int_eq(r.ntickets, 6);
+  ck_assert_uint_eq(r.nwaived, 0);
+  ck_assert_uint_eq(r.nused, 0);
+  ck_assert_uint_gt(kg_lint_unwaived(&r), 0);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(u), free(t);
+}
+END_TEST
+
+/* The table as a module exports it (kgate/module.h): read and validated. */
+#define TAG KG_MODULE_LINT_WAIVERS_TAG "\0"
+START_TEST(test_lint_waivers_parse) {
+  static const char good[] = TAG "k_one\0first reason\0_k2\0second\0";
+  kg_lint_waivers w;
+  char err[512] = "";
+  ck_assert_msg(kg_lint_waivers_parse(good, sizeof good, &w, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(w.n, 2);
+  ck_assert_str_eq(w.w[0].kernel, "k_one");
+  ck_assert_str_eq(w.w[0].reason, "first reason");
+  ck_assert_str_eq(w.w[1].kernel, "_k2");
+  ck_assert_str_eq(w.w[1].reason, "second");
+  kg_lint_waivers_free(&w);
+  static const char none[] = TAG;
+  ck_assert_int_eq(kg_lint_waivers_parse(none, sizeof none, &w, err, sizeof err), 0);
+  ck_assert_uint_eq(w.n, 0);
+  kg_lint_waivers_free(&w);
+}
+END_TEST
+
+/* Each bad table is refused with the field and what is wrong. */
+static const struct {
+  const char *bytes;
+  size_t len;
+  const char *why;
+} k_bad_tables[] = {
+#define B(s) s, sizeof s
+    {B("kgate-lint-waivers 2\0k\0r\0"), "starts 'kgate-lint-waivers 2', this kgate reads 'kgate-lint-waivers 1'"},
+    {B(TAG "k\0\0"), "waiver 1 (k): reason is missing"},
+    {B(TAG "k\0r\0k2\0"), "waiver 2 (k2): reason is missing"},
+    {B(TAG "9k\0r\0"), "waiver 1: kernel name '9k' is not [A-Za-z_][A-Za-z0-9_]*"},
+    {B(TAG "a.b\0r\0"), "waiver 1: kernel name 'a.b' is not"},
+    {B(TAG "k\0tab\there\0"), "waiver 1 (k): reason is not printable ASCII"},
+    {B(TAG "k\0caf\xc3\xa9\0"), "waiver 1 (k): reason is not printable ASCII"},
+    {B(TAG "k\0r\0k\0s\0"), "waiver 2: kernel k is listed twice"},
+    {B(TAG "k\0r\0\0junk\0"), "bytes after its end ('junk')"},
+    {"kgate-lint-waivers 1\0k\0r", 24, "does not end in a NUL"},
+#undef B
+};
+
+START_TEST(test_lint_waivers_refused) {
+  kg_lint_waivers w;
+  char err[512] = "";
+  ck_assert_int_eq(kg_lint_waivers_parse(k_bad_tables[_i].bytes, k_bad_tables[_i].len, &w, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "kgate_module_lint_waivers: ") == err && strstr(err, k_bad_tables[_i].why), "%s", err);
+  ck_assert_ptr_null(w.w);
+}
+END_TEST
+
+/* Lengths and counts: a name of 127 and a reason of 199 characters are
+ * taken, one more is refused; 256 waivers are taken, 257 refused. */
+START_TEST(test_lint_waivers_limits) {
+  char *b = malloc(1 << 20), err[512];
+  kg_lint_waivers w;
+  size_t at;
+  for (int over = 0; over < 2; over++) {
+    at = sizeof TAG - 1;
+    memcpy(b, TAG, at);
+    memset(b + at, 'k', 127 + over), at += 127 + over, b[at++] = '\0';
+    memset(b + at, 'r', 199), at += 199, b[at++] = '\0', b[at++] = '\0';
+    ck_assert_int_eq(kg_lint_waivers_parse(b, at, &w, err, sizeof err), over ? -1 : 0);
+    if (over) ck_assert_msg(strstr(err, "1..127 characters"), "%s", err);
+    kg_lint_waivers_free(&w);
+    at = sizeof TAG - 1;
+    memcpy(b, TAG, at);
+    at += (size_t)sprintf(b + at, "k") + 1;
+    memset(b + at, 'r', 199 + over), at += 199 + over, b[at++] = '\0', b[at++] = '\0';
+    ck_assert_int_eq(kg_lint_waivers_parse(b, at, &w, err, sizeof err), over ? -1 : 0);
+    if (over) ck_assert_msg(strstr(err, "longer than 199"), "%s", err);
+    kg_lint_waivers_free(&w);
+    at = sizeof TAG - 1;
+    memcpy(b, TAG, at);
+    for (int k = 0; k < KG_MODULE_LINT_WAIVERS_MAX + over; k++) at += (size_t)sprintf(b + at, "k%d", k) + 1, b[at++] = 'r', b[at++] = '\0';
+    b[at++] = '\0';
+    ck_assert_int_eq(kg_lint_waivers_parse(b, at, &w, err, sizeof err), over ? -1 : 0);
+    if (over) ck_assert_msg(strstr(err, "more than 256 waivers"), "%s", err);
+    else ck_assert_uint_eq(w.n, KG_MODULE_LINT_WAIVERS_MAX);
+    kg_lint_waivers_free(&w);
+  }
+  free(b);
+}
+END_TEST
+#undef TAG
+
+/* From a module's file: the table it exports, none in a listing or a cubin,
+ * and a bad one refused naming the file. */
+START_TEST(test_lint_waivers_read) {
+  kg_lint_waivers w;
+  char err[1024] = "";
+  ck_assert_msg(kg_lint_waivers_read(TEST_MODULES "/libkg_lintmod_waive.so", &w, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(w.n, 2);
+  ck_assert_str_eq(w.w[0].kernel, "mut_fence_after_kernel");
+  ck_assert_str_eq(w.w[1].reason, "a part of a name waives nothing");
+  kg_lint_waivers_free(&w);
+  ck_assert_int_eq(kg_lint_waivers_read(DATA "single_pass_sm90_O3.nvdisasm", &w, err, sizeof err), 0);
+  ck_assert_uint_eq(w.n, 0);
+  ck_assert_int_eq(kg_lint_waivers_read(TEST_MODULES "/libkg_lintmod_badwaive.so", &w, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "libkg_lintmod_badwaive.so: kgate_module_lint_waivers: waiver 1 (bug_no_fence): reason"),
+                "%s", err);
+}
+END_TEST
+
 Suite *make_lint_suite(void) {
   Suite *s = suite_create("lint");
   TCase *core = tcase_create("Core");
@@ -425,12 +607,18 @@ Suite *make_lint_suite(void) {
   tcase_add_test(core, test_lint_report_names_places);
   tcase_add_loop_test(core, test_lint_small, 0, (int)(sizeof k_small / sizeof k_small[0]));
   tcase_add_test(core, test_lint_nvdisasm_labels);
+  tcase_add_loop_test(core, test_lint_kernel_names, 0, (int)(sizeof k_names / sizeof k_names[0]));
+  tcase_add_test(core, test_lint_waiver_whole_name);
+  tcase_add_test(core, test_lint_waivers_parse);
+  tcase_add_test(core, test_lint_waivers_read);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_test(errors, test_lint_not_sass);
   tcase_add_test(errors, test_lint_exit_codes);
   tcase_add_loop_test(errors, test_lint_not_run_fails_gate, 0, (int)(sizeof k_unread / sizeof k_unread[0]));
   tcase_add_test(errors, test_lint_gate_code_order);
+  tcase_add_loop_test(errors, test_lint_waivers_refused, 0, (int)(sizeof k_bad_tables / sizeof k_bad_tables[0]));
+  tcase_add_test(errors, test_lint_waivers_limits);
   suite_add_tcase(s, errors);
   return s;
 }

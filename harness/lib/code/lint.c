@@ -547,7 +547,7 @@ static int lint_kernel(const kg_sass_listing *l, int func, kg_lint_report *r) {
 
 static const kg_lint_waiver *waiver_of(const char *name, const kg_lint_waiver *w, size_t nw) {
   for (size_t k = 0; k < nw; k++)
-    if (w[k].match && w[k].match[0] && strstr(name, w[k].match)) return &w[k];
+    if (kg_lint_waiver_applies(&w[k], name)) return &w[k];
   return NULL;
 }
 
@@ -617,8 +617,7 @@ void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg
   for (size_t k = 0; k < r->nused; k++) {
     size_t n = 0;
     for (size_t i = 0; i < r->nfindings; i++) n += r->findings[i].waived == r->used[k]->reason;
-    fprintf(f, "%s: kernels matching '%s': waived: %s (%zu finding%s)\n", r->used[k]->variant ? r->used[k]->variant : "?",
-            r->used[k]->match, r->used[k]->reason, n, n == 1 ? "" : "s");
+    fprintf(f, "%s: waived: %s (%zu finding%s)\n", r->used[k]->kernel, r->used[k]->reason, n, n == 1 ? "" : "s");
   }
   char shown[4096];
   fprintf(f, "lint %s: %d kernel%s, %d ticket%s, %zu finding%s, %zu waived", kg_esc_term(name, shown, sizeof shown),
@@ -662,7 +661,7 @@ int kg_lint_summarize(const kg_sass_listing *l, const kg_lint_report *r, kg_lint
   }
   for (size_t k = 0; k < r->nused; k++) {
     kg_lint_waived *w = &m->waived[m->nwaived++];
-    snprintf(w->variant, sizeof w->variant, "%s", r->used[k]->variant ? r->used[k]->variant : "?");
+    snprintf(w->variant, sizeof w->variant, "%s", r->used[k]->kernel);
     snprintf(w->reason, sizeof w->reason, "%s", r->used[k]->reason);
     for (size_t i = 0; i < r->nfindings; i++) w->findings += r->findings[i].waived == r->used[k]->reason;
     plain(w->variant), plain(w->reason);
