@@ -230,7 +230,7 @@ static const char *const k_subroutine[] = {"STG.E desc[UR4][R2.64], R5", "CALL.R
                                            "@P1 EXIT", "CALL.REL.NOINC 0x80", "LDG.E R13, desc[UR4][R2.64]", "EXIT",
                                            "MEMBAR.SC.GPU", "RET.REL.NODEC R20 0x0", NULL};
 static const char *const k_unknown_call[] = {"STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC 0x0", TICKET(""), "@P1 EXIT",
-                                             "EXIT", NULL};
+                                             "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
 
 static const struct {
   const char *name;
@@ -284,7 +284,8 @@ START_TEST(test_lint_nvdisasm_labels) {
                      "        /*0050*/                   ISETP.NE.AND P1, PT, R7, R10, PT ;\n"
                      "        /*0060*/               @P1 EXIT ;\n"
                      "        /*0070*/                   MEMBAR.SC.GPU ;\n"
-                     "        /*0080*/                   EXIT ;\n";
+                     "        /*0080*/                   LDG.E R13, desc[UR4][R2.64] ;\n"
+                     "        /*0090*/                   EXIT ;\n";
   kg_sass_listing l;
   kg_lint_report r;
   lint_text(text, strlen(text), &l, &r);
