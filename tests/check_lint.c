@@ -232,6 +232,68 @@ static const char *const k_subroutine[] = {"STG.E desc[UR4][R2.64], R5", "CALL.R
 static const char *const k_unknown_call[] = {"STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC 0x0", TICKET(""), "@P1 EXIT",
                                              "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
 
+/* the tile-id counter of CUB's onesweep: thread 0 takes the next tile, the
+ * block reads it back from shared memory; the keys' addresses and the
+ * look-back loop (strong loads) come from it, a branch on "first tile" guards
+ * no other read. No ticket. */
+static const char *const k_tile_id[] = {
+    TID_P0, "@!P0 ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR4][R8.64], R9", "@!P0 STS [UR4], R7",
+    "BAR.SYNC.DEFER_BLOCKING 0x0", "LDS R7, [UR4]", "IMAD.WIDE R2, R7, 0x1000, R4", "LDG.E R13, desc[UR4][R2.64]",
+    "ISETP.NE.AND P1, PT, R7, RZ, PT", "@!P1 BRA 0xf0", "VIADD R10, R7, 0xffffffff", /* 0xa0: the look-back */
+    "IMAD.WIDE R2, R10, 0x400, R4", "LDG.E.STRONG.GPU R14, desc[UR4][R2.64]", "ISETP.NE.AND P2, PT, R10, RZ, PT",
+    "@P2 BRA 0xa0", "STG.E desc[UR4][R2.64], R13", "EXIT", NULL};
+/* the same counter as a persistent loop's bound: no ticket either */
+static const char *const k_tile_loop[] = {
+    "ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR4][R8.64], R9", "ISETP.GE.AND P1, PT, R7, R20, PT", "@P1 EXIT",
+    "IMAD.WIDE R2, R7, 0x1000, R4", "LDG.E R13, desc[UR4][R2.64]", "STG.E desc[UR4][R2.64], R13", "BRA 0x0", NULL};
+/* a ticket whose acquire is the atom's own CCTL.IVALL (fetch_add seq_cst,
+ * atom.acq_rel.gpu), taken by thread 0, the decision through shared memory */
+#define FLAG_SET "SEL R11, RZ, 0x1, P1", "STS.U8 [UR4+0x400], R11"
+#define FLAG_READ "BAR.SYNC.DEFER_BLOCKING 0x0", "LDS.U8 R12, [UR4+0x400]", "ISETP.NE.AND P2, PT, R12, RZ, PT", "@!P2 EXIT"
+static const char *const k_acq_rel_t0[] = {TID_P0, "STG.E desc[UR4][R2.64], R5", "@P0 BRA 0xa0", "MEMBAR.ALL.GPU",
+                                           TICKET(""), "CCTL.IVALL", FLAG_SET, FLAG_READ,
+                                           "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* threadFenceReduction, fixed: thread 0 fences only when it is last, then the
+ * barrier, then every thread loads (PTX causality through bar.sync) */
+static const char *const k_tfr_fixed[] = {TID_P0, "STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", "@P0 BRA 0xb0",
+                                          TICKET(""), FLAG_SET, "@P1 BRA 0xb0", "MEMBAR.SC.GPU", FLAG_READ,
+                                          "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the same with the acquire on the path of the blocks that are not last */
+static const char *const k_tfr_wrong_side[] = {TID_P0, "STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", "@P0 BRA 0xb0",
+                                               TICKET(""), FLAG_SET, "@!P1 BRA 0xb0", "MEMBAR.SC.GPU", FLAG_READ,
+                                               "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* __syncthreads_or(last): BAR.RED.OR and B2R carry the decision */
+static const char *const k_sync_or[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU",
+                                        "ATOMG.E.INC.STRONG.GPU PT, R7, desc[UR4][R8.64], R9",
+                                        "ISETP.EQ.AND P1, PT, R7, R10, PT", "BAR.RED.OR.DEFER_BLOCKING 0x0, P1",
+                                        "B2R.RESULT RZ, P2", "@!P2 EXIT", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the decision saved by P2R and restored by R2P */
+static const char *const k_p2r_ticket[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", TICKET(""),
+                                           "P2R R5, PR, RZ, 0x2", "ISETP.NE.AND P1, PT, R4, RZ, PT",
+                                           "@P1 STG.E desc[UR4][R2.64], R4", "R2P PR, R5, 0x2", "@P1 EXIT",
+                                           "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the fence's guard saved in R14, the predicate reused, then restored: the
+ * same guard as the ticket's (ok), or restored from another register (bug) */
+#define GUARDED_FENCE TID_P0, "@!P0 STG.E desc[UR4][R2.64], R5", "@!P0 MEMBAR.SC.GPU", "P2R R14, PR, RZ, 0x1", \
+                      "ISETP.NE.AND P0, PT, R4, RZ, PT", "@P0 IADD3 R4, R4, 0x1, RZ"
+static const char *const k_p2r_fence[] = {GUARDED_FENCE, "ISETP.NE.AND P0, PT, R14, RZ, PT", TICKET("@!P0 "), "@P1 EXIT",
+                                          "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_p2r_other[] = {GUARDED_FENCE, "ISETP.NE.AND P0, PT, R15, RZ, PT", TICKET("@!P0 "), "@P1 EXIT",
+                                          "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* a fence that never runs, and one that always does */
+static const char *const k_never[] = {"STG.E desc[UR4][R2.64], R5", "@!PT MEMBAR.SC.GPU", TICKET(""), "@P1 EXIT",
+                                      "@!PT MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_always[] = {"STG.E desc[UR4][R2.64], R5", "@PT MEMBAR.SC.GPU", TICKET(""), "@P1 EXIT",
+                                       "@PT MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* strong loads of block scope are weak against another block */
+static const char *const k_strong_sm[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", TICKET(""), "@P1 EXIT",
+                                          "LDG.E.STRONG.SM R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the fences of each scope word: SYS and GPU order, CTA and the async proxy do not */
+static const char *const k_sys[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.SYS", TICKET(""), "@P1 EXIT",
+                                    "MEMBAR.ALL.SYS", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_cta_async[] = {"STG.E desc[UR4][R2.64], R5", "FENCE.VIEW.ASYNC.G", TICKET(""), "@P1 EXIT",
+                                          "MEMBAR.ALL.CTA", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+
 static const struct {
   const char *name;
   const char *const *insns;
@@ -239,6 +301,20 @@ static const struct {
   unsigned sides;
   int unknown_calls;
 } k_small[] = {
+    {"a tile-id counter is no ticket", k_tile_id, 0, 0, 0},
+    {"a persistent loop's tile counter is no ticket", k_tile_loop, 0, 0, 0},
+    {"an acq_rel atom's CCTL.IVALL in thread 0, then the barrier", k_acq_rel_t0, 1, 0, 0},
+    {"threadFenceReduction fixed: the acquire on the last block's path", k_tfr_fixed, 1, 0, 0},
+    {"the acquire on the other blocks' path", k_tfr_wrong_side, 1, A, 0},
+    {"__syncthreads_or(last) with no acquire", k_sync_or, 1, A, 0},
+    {"the decision through P2R and R2P, no acquire", k_p2r_ticket, 1, A, 0},
+    {"the fence's guard restored from its register", k_p2r_fence, 1, 0, 0},
+    {"the ticket's guard restored from another register", k_p2r_other, 1, R, 0},
+    {"@!PT MEMBAR never runs", k_never, 1, R | A, 0},
+    {"@PT MEMBAR always runs", k_always, 1, 0, 0},
+    {"LDG.E.STRONG.SM is a weak load here", k_strong_sm, 1, A, 0},
+    {"MEMBAR.SC.SYS and MEMBAR.ALL.SYS", k_sys, 1, 0, 0},
+    {"FENCE.VIEW.ASYNC and MEMBAR.ALL.CTA", k_cta_async, 1, R | A, 0},
     {"a fence under the ticket's guard", k_pred_same, 1, 0, 0},
     {"a fence under the other guard", k_pred_other, 1, R, 0},
     {"the guard redefined after the fence", k_pred_redefined, 1, R, 0},
