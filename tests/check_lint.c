@@ -344,6 +344,65 @@ START_TEST(test_lint_small) {
 }
 END_TEST
 
+/* Listings of several functions and units: "#unit" starts a cubin (code for
+ * sm_90), "#func NAME" a function; the rest are instructions. */
+static char *units_of(const char *const *lines) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  for (int i = 0, addr = 0; lines[i]; i++) {
+    if (!strcmp(lines[i], "#unit")) fprintf(f, "\tcode for sm_90\n");
+    else if (!strncmp(lines[i], "#func ", 6)) fprintf(f, "\t\tFunction : %s\n", lines[i] + 6), addr = 0;
+    else fprintf(f, "        /*%04x*/  %s ;\n", addr, lines[i]), addr += 16;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* The ticket taken in a __noinline__ helper, the decision in the kernel. */
+static const char *const k_callee_ticket[] = {
+    "#unit", "#func _Z4takePj", "ATOMG.E.INC.STRONG.GPU PT, R4, desc[UR4][R4.64], R6", "RET.REL.NODEC R20 0x0",
+    "#func _Z1kPi", "STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC `(_Z4takePj)", "ISETP.NE.AND P1, PT, R4, R10, PT",
+    "@P1 EXIT", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* Two units, each with its own static helper of one name: the fenced one in
+ * the first, an empty one in the second. */
+#define UNIT_KERNEL(name) "#func " name, "STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC `(_ZL5fencev)", TICKET(""), \
+                          "@P1 EXIT", "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT"
+static const char *const k_two_units[] = {"#unit", "#func _ZL5fencev", "MEMBAR.SC.GPU", "RET.REL.NODEC R20 0x0",
+                                          UNIT_KERNEL("_Z2kav"), "#unit", "#func _ZL5fencev", "NOP",
+                                          "RET.REL.NODEC R20 0x0", UNIT_KERNEL("_Z2kbv"), NULL};
+
+START_TEST(test_lint_callee_ticket) {
+  char *text = units_of(k_callee_ticket);
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_text(text, strlen(text), &l, &r);
+  ck_assert_int_eq(r.nkernels, 1);
+  ck_assert_int_eq(r.ntickets, 1);
+  ck_assert_uint_eq(sides_of(&r, 1), R | A);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_lint_units) {
+  char *text = units_of(k_two_units);
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_text(text, strlen(text), &l, &r);
+  ck_assert_int_eq(r.nkernels, 2);
+  ck_assert_str_eq(l.funcs[1].name, "_Z2kav");
+  ck_assert_str_eq(l.funcs[3].name, "_Z2kbv");
+  ck_assert_int_ne(l.funcs[1].unit, l.funcs[3].unit);
+  ck_assert_uint_eq(sides_of(&r, 1), 0);
+  ck_assert_uint_eq(sides_of(&r, 3), R);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(text);
+}
+END_TEST
+
 /* nvdisasm's shape: labels for targets, source lines, .target for the arch. */
 START_TEST(test_lint_nvdisasm_labels) {
   const char *text = "\t.target\tsm_80\n"
@@ -502,6 +561,8 @@ Suite *make_lint_suite(void) {
   tcase_add_test(core, test_lint_report_names_places);
   tcase_add_loop_test(core, test_lint_small, 0, (int)(sizeof k_small / sizeof k_small[0]));
   tcase_add_test(core, test_lint_nvdisasm_labels);
+  tcase_add_test(core, test_lint_callee_ticket);
+  tcase_add_test(core, test_lint_units);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_test(errors, test_lint_not_sass);
