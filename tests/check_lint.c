@@ -533,6 +533,38 @@ START_TEST(test_lint_not_run_fails_gate) {
 }
 END_TEST
 
+/* A module whose analysis runs past KGATE_LINT_LIMIT_S is not run, a failure
+ * (3), as is a limit that is no positive number; a limit it keeps lints. */
+static const struct {
+  const char *limit, *why;
+} k_limits[] = {
+    {"1e-9", "the lint took over its time limit of 1e-09 s (KGATE_LINT_LIMIT_S)"},
+    {"abc", "KGATE_LINT_LIMIT_S is not a positive number of seconds"},
+    {"0", "KGATE_LINT_LIMIT_S is not a positive number of seconds"},
+    {"30", NULL},
+};
+
+START_TEST(test_lint_time_limit) {
+  static kg_lint_module m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.path, sizeof m.path, DATA "fences_sm90_O0.nvdisasm");
+  setenv("KGATE_LINT_LIMIT_S", k_limits[_i].limit, 1);
+  ck_assert_int_eq(kg_lint_for_run(&m, 0), 0);
+  unsetenv("KGATE_LINT_LIMIT_S");
+  FILE *null = fopen("/dev/null", "w");
+  kg_run run = {.lint = &m, .nlint = 1};
+  if (k_limits[_i].why) {
+    ck_assert_msg(!m.ran && !strcmp(m.why, k_limits[_i].why), "%s: ran %d, why '%s'", k_limits[_i].limit, m.ran, m.why);
+    ck_assert_int_eq(kg_gate_lint_code(&run, null), KG_EXIT_ENV);
+  } else {
+    ck_assert_msg(m.ran && m.nitems > 0, "%s: ran %d, why '%s'", k_limits[_i].limit, m.ran, m.why);
+    ck_assert_int_eq(kg_gate_lint_code(&run, null), KG_EXIT_FAIL);
+  }
+  fclose(null);
+  kg_lint_module_free(&m);
+}
+END_TEST
+
 /* A finding fails (1) before a module not linted (3); a clean module and no
  * lint record at all (check --sanitize, an older results file) pass. */
 START_TEST(test_lint_gate_code_order) {
@@ -569,6 +601,7 @@ Suite *make_lint_suite(void) {
   tcase_add_test(errors, test_lint_exit_codes);
   tcase_add_loop_test(errors, test_lint_not_run_fails_gate, 0, (int)(sizeof k_unread / sizeof k_unread[0]));
   tcase_add_test(errors, test_lint_gate_code_order);
+  tcase_add_loop_test(errors, test_lint_time_limit, 0, (int)(sizeof k_limits / sizeof k_limits[0]));
   suite_add_tcase(s, errors);
   return s;
 }
