@@ -403,6 +403,67 @@ START_TEST(test_lint_units) {
 }
 END_TEST
 
+/* A module of k_big kernels, nvdisasm's shape: each stores, calls a chain of
+ * k_depth helpers (each calling the next on two paths, the last fencing),
+ * takes a ticket, exits unless last, calls the chain again and loads. Every
+ * tenth kernel calls a chain whose last helper does not fence: release and
+ * acquire findings. Summaries computed per call used to grow as 2^depth. */
+enum { k_big = 1000, k_depth = 24 };
+
+static char *big_listing(void) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  fprintf(f, "\t.target\tsm_90\n");
+  for (int c = 0; c < 2; c++)
+    for (int d = 0; d < k_depth; d++) {
+      fprintf(f, "//--------------------- .text.chain%d_%d --------------------------\nchain%d_%d:\n", c, d, c, d);
+      if (d + 1 < k_depth)
+        fprintf(f, "        /*0000*/ ISETP.NE.AND P0, PT, R4, RZ, PT ;\n        /*0010*/ @P0 BRA `(.L_x_%d_%d) ;\n"
+                   "        /*0020*/ CALL.ABS.NOINC `(chain%d_%d) ;\n        /*0030*/ RET.REL.NODEC R20 0x0 ;\n"
+                   ".L_x_%d_%d:\n        /*0040*/ CALL.ABS.NOINC `(chain%d_%d) ;\n        /*0050*/ RET.REL.NODEC R20 0x0 ;\n",
+                c, d, c, d + 1, c, d, c, d + 1);
+      else fprintf(f, "        /*0000*/ %s ;\n        /*0010*/ RET.REL.NODEC R20 0x0 ;\n", c ? "NOP" : "MEMBAR.SC.GPU");
+    }
+  static const char *const body[] = {"STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC `(chain%d_0)",
+                                     "ATOMG.E.INC.STRONG.GPU PT, R7, desc[UR4][R8.64], R9",
+                                     "ISETP.NE.AND P1, PT, R7, R10, PT", "@P1 EXIT", "CALL.ABS.NOINC `(chain%d_0)",
+                                     "LDG.E R13, desc[UR4][R2.64]", "EXIT"};
+  for (int k = 0; k < k_big; k++) {
+    fprintf(f, "//--------------------- .text._Z3k%dv --------------------------\n_Z3k%dv:\n", k, k);
+    for (size_t i = 0; i < sizeof body / sizeof body[0]; i++) {
+      fprintf(f, "        /*%04zx*/ ", 16 * i);
+      fprintf(f, body[i], k % 10 == 9);
+      fprintf(f, " ;\n");
+    }
+  }
+  fclose(f);
+  return buf;
+}
+
+/* The outcome on that module (its time is measured, docs/lint.md). */
+START_TEST(test_lint_big_module) {
+  char *text = big_listing();
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_text(text, strlen(text), &l, &r);
+  ck_assert_int_eq(r.nkernels, k_big);
+  ck_assert_int_eq(r.ntickets, k_big);
+  ck_assert_int_eq(r.unknown_calls, 0);
+  int bad = 0;
+  for (int k = 0; k < l.nfuncs; k++)
+    if (!l.funcs[k].called) {
+      int want = atoi(l.funcs[k].name + 4) % 10 == 9 ? R | A : 0;
+      ck_assert_msg(sides_of(&r, k) == (unsigned)want, "%s: sides %u", l.funcs[k].name, sides_of(&r, k));
+      bad += want != 0;
+    }
+  ck_assert_int_eq(bad, k_big / 10);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(text);
+}
+END_TEST
+
 /* nvdisasm's shape: labels for targets, source lines, .target for the arch. */
 START_TEST(test_lint_nvdisasm_labels) {
   const char *text = "\t.target\tsm_80\n"
@@ -595,6 +656,7 @@ Suite *make_lint_suite(void) {
   tcase_add_test(core, test_lint_nvdisasm_labels);
   tcase_add_test(core, test_lint_callee_ticket);
   tcase_add_test(core, test_lint_units);
+  tcase_add_test(core, test_lint_big_module);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_test(errors, test_lint_not_sass);
