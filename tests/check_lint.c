@@ -372,11 +372,17 @@ static const char *const k_two_units[] = {"#unit", "#func _ZL5fencev", "MEMBAR.S
                                           UNIT_KERNEL("_Z2kav"), "#unit", "#func _ZL5fencev", "NOP",
                                           "RET.REL.NODEC R20 0x0", UNIT_KERNEL("_Z2kbv"), NULL};
 
+/* Lints the listing of lines; the text, for the caller to free. */
+static char *lint_units(const char *const *lines, kg_sass_listing *l, kg_lint_report *r) {
+  char *text = units_of(lines);
+  lint_text(text, strlen(text), l, r);
+  return text;
+}
+
 START_TEST(test_lint_callee_ticket) {
-  char *text = units_of(k_callee_ticket);
   kg_sass_listing l;
   kg_lint_report r;
-  lint_text(text, strlen(text), &l, &r);
+  char *text = lint_units(k_callee_ticket, &l, &r);
   ck_assert_int_eq(r.nkernels, 1);
   ck_assert_int_eq(r.ntickets, 1);
   ck_assert_uint_eq(sides_of(&r, 1), R | A);
@@ -387,10 +393,9 @@ START_TEST(test_lint_callee_ticket) {
 END_TEST
 
 START_TEST(test_lint_units) {
-  char *text = units_of(k_two_units);
   kg_sass_listing l;
   kg_lint_report r;
-  lint_text(text, strlen(text), &l, &r);
+  char *text = lint_units(k_two_units, &l, &r);
   ck_assert_int_eq(r.nkernels, 2);
   ck_assert_str_eq(l.funcs[1].name, "_Z2kav");
   ck_assert_str_eq(l.funcs[3].name, "_Z2kbv");
