@@ -283,7 +283,7 @@ static int summary_step(lint *L, const kg_sass_func *f, int b, int st, summary *
 static summary compute_summary(lint *L, const kg_sass_func *cf, int start) {
   summary s = {1, 1, 0, 0, 0, 1, 0, 0, 0, 0};
   int *st = calloc((size_t)cf->nblocks, sizeof *st);
-  wl w;
+  wl w = {0};
   if (!st || wl_init(&w, cf->nblocks)) {
     free(st), wl_free(&w);
     return (summary){1, 0, 1, 1, 0, 0, 0, 0, 0, 0}; /* out of memory: assume the worst */
@@ -496,7 +496,7 @@ static int decides_branch(const ctx *c, int a) {
   const kg_sass_func *f = c->f;
   taint *in = calloc((size_t)f->nblocks, sizeof *in);
   char *addr_t = calloc((size_t)f->ninsns, 1), *dec = calloc((size_t)f->ninsns, 1);
-  wl w;
+  wl w = {0};
   int rc = -2, cmp = -1;
   if (!in || !addr_t || !dec || wl_init(&w, f->nblocks)) {
     free(in), free(addr_t), free(dec), wl_free(&w);
@@ -943,7 +943,7 @@ static int acquire_side(ctx *c, int t) {
   const kg_sass_func *f = c->f;
   if (c->calls[t].atomic && c->calls[t].load_after && add_finding(c, KG_LINT_ACQUIRE, t, t)) return -1;
   astate *in = calloc((size_t)f->nblocks, sizeof *in), st;
-  wl w;
+  wl w = {0};
   if (!in || wl_init(&w, f->nblocks)) return free(in), wl_free(&w), -1;
   wl_push(&w, f->block_of[t]);
   while (w.n) {
