@@ -241,7 +241,69 @@ static const char *const k_subroutine[] = {"STG.E desc[UR4][R2.64], R5", "CALL.R
                                            "@P1 EXIT", "CALL.REL.NOINC 0x80", "LDG.E R13, desc[UR4][R2.64]", "EXIT",
                                            "MEMBAR.SC.GPU", "RET.REL.NODEC R20 0x0", NULL};
 static const char *const k_unknown_call[] = {"STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC 0x0", TICKET(""), "@P1 EXIT",
-                                             "EXIT", NULL};
+                                             "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+
+/* the tile-id counter of CUB's onesweep: thread 0 takes the next tile, the
+ * block reads it back from shared memory; the keys' addresses and the
+ * look-back loop (strong loads) come from it, a branch on "first tile" guards
+ * no other read. No ticket. */
+static const char *const k_tile_id[] = {
+    TID_P0, "@!P0 ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR4][R8.64], R9", "@!P0 STS [UR4], R7",
+    "BAR.SYNC.DEFER_BLOCKING 0x0", "LDS R7, [UR4]", "IMAD.WIDE R2, R7, 0x1000, R4", "LDG.E R13, desc[UR4][R2.64]",
+    "ISETP.NE.AND P1, PT, R7, RZ, PT", "@!P1 BRA 0xf0", "VIADD R10, R7, 0xffffffff", /* 0xa0: the look-back */
+    "IMAD.WIDE R2, R10, 0x400, R4", "LDG.E.STRONG.GPU R14, desc[UR4][R2.64]", "ISETP.NE.AND P2, PT, R10, RZ, PT",
+    "@P2 BRA 0xa0", "STG.E desc[UR4][R2.64], R13", "EXIT", NULL};
+/* the same counter as a persistent loop's bound: no ticket either */
+static const char *const k_tile_loop[] = {
+    "ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR4][R8.64], R9", "ISETP.GE.AND P1, PT, R7, R20, PT", "@P1 EXIT",
+    "IMAD.WIDE R2, R7, 0x1000, R4", "LDG.E R13, desc[UR4][R2.64]", "STG.E desc[UR4][R2.64], R13", "BRA 0x0", NULL};
+/* a ticket whose acquire is the atom's own CCTL.IVALL (fetch_add seq_cst,
+ * atom.acq_rel.gpu), taken by thread 0, the decision through shared memory */
+#define FLAG_SET "SEL R11, RZ, 0x1, P1", "STS.U8 [UR4+0x400], R11"
+#define FLAG_READ "BAR.SYNC.DEFER_BLOCKING 0x0", "LDS.U8 R12, [UR4+0x400]", "ISETP.NE.AND P2, PT, R12, RZ, PT", "@!P2 EXIT"
+static const char *const k_acq_rel_t0[] = {TID_P0, "STG.E desc[UR4][R2.64], R5", "@P0 BRA 0xa0", "MEMBAR.ALL.GPU",
+                                           TICKET(""), "CCTL.IVALL", FLAG_SET, FLAG_READ,
+                                           "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* threadFenceReduction, fixed: thread 0 fences only when it is last, then the
+ * barrier, then every thread loads (PTX causality through bar.sync) */
+static const char *const k_tfr_fixed[] = {TID_P0, "STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", "@P0 BRA 0xb0",
+                                          TICKET(""), FLAG_SET, "@P1 BRA 0xb0", "MEMBAR.SC.GPU", FLAG_READ,
+                                          "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the same with the acquire on the path of the blocks that are not last */
+static const char *const k_tfr_wrong_side[] = {TID_P0, "STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", "@P0 BRA 0xb0",
+                                               TICKET(""), FLAG_SET, "@!P1 BRA 0xb0", "MEMBAR.SC.GPU", FLAG_READ,
+                                               "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* __syncthreads_or(last): BAR.RED.OR and B2R carry the decision */
+static const char *const k_sync_or[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU",
+                                        "ATOMG.E.INC.STRONG.GPU PT, R7, desc[UR4][R8.64], R9",
+                                        "ISETP.EQ.AND P1, PT, R7, R10, PT", "BAR.RED.OR.DEFER_BLOCKING 0x0, P1",
+                                        "B2R.RESULT RZ, P2", "@!P2 EXIT", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the decision saved by P2R and restored by R2P */
+static const char *const k_p2r_ticket[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", TICKET(""),
+                                           "P2R R5, PR, RZ, 0x2", "ISETP.NE.AND P1, PT, R4, RZ, PT",
+                                           "@P1 STG.E desc[UR4][R2.64], R4", "R2P PR, R5, 0x2", "@P1 EXIT",
+                                           "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the fence's guard saved in R14, the predicate reused, then restored: the
+ * same guard as the ticket's (ok), or restored from another register (bug) */
+#define GUARDED_FENCE TID_P0, "@!P0 STG.E desc[UR4][R2.64], R5", "@!P0 MEMBAR.SC.GPU", "P2R R14, PR, RZ, 0x1", \
+                      "ISETP.NE.AND P0, PT, R4, RZ, PT", "@P0 IADD3 R4, R4, 0x1, RZ"
+static const char *const k_p2r_fence[] = {GUARDED_FENCE, "ISETP.NE.AND P0, PT, R14, RZ, PT", TICKET("@!P0 "), "@P1 EXIT",
+                                          "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_p2r_other[] = {GUARDED_FENCE, "ISETP.NE.AND P0, PT, R15, RZ, PT", TICKET("@!P0 "), "@P1 EXIT",
+                                          "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* a fence that never runs, and one that always does */
+static const char *const k_never[] = {"STG.E desc[UR4][R2.64], R5", "@!PT MEMBAR.SC.GPU", TICKET(""), "@P1 EXIT",
+                                      "@!PT MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_always[] = {"STG.E desc[UR4][R2.64], R5", "@PT MEMBAR.SC.GPU", TICKET(""), "@P1 EXIT",
+                                       "@PT MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* strong loads of block scope are weak against another block */
+static const char *const k_strong_sm[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", TICKET(""), "@P1 EXIT",
+                                          "LDG.E.STRONG.SM R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* the fences of each scope word: SYS and GPU order, CTA and the async proxy do not */
+static const char *const k_sys[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.SYS", TICKET(""), "@P1 EXIT",
+                                    "MEMBAR.ALL.SYS", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_cta_async[] = {"STG.E desc[UR4][R2.64], R5", "FENCE.VIEW.ASYNC.G", TICKET(""), "@P1 EXIT",
+                                          "MEMBAR.ALL.CTA", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
 
 static const struct {
   const char *name;
@@ -250,6 +312,20 @@ static const struct {
   unsigned sides;
   int unknown_calls;
 } k_small[] = {
+    {"a tile-id counter is no ticket", k_tile_id, 0, 0, 0},
+    {"a persistent loop's tile counter is no ticket", k_tile_loop, 0, 0, 0},
+    {"an acq_rel atom's CCTL.IVALL in thread 0, then the barrier", k_acq_rel_t0, 1, 0, 0},
+    {"threadFenceReduction fixed: the acquire on the last block's path", k_tfr_fixed, 1, 0, 0},
+    {"the acquire on the other blocks' path", k_tfr_wrong_side, 1, A, 0},
+    {"__syncthreads_or(last) with no acquire", k_sync_or, 1, A, 0},
+    {"the decision through P2R and R2P, no acquire", k_p2r_ticket, 1, A, 0},
+    {"the fence's guard restored from its register", k_p2r_fence, 1, 0, 0},
+    {"the ticket's guard restored from another register", k_p2r_other, 1, R, 0},
+    {"@!PT MEMBAR never runs", k_never, 1, R | A, 0},
+    {"@PT MEMBAR always runs", k_always, 1, 0, 0},
+    {"LDG.E.STRONG.SM is a weak load here", k_strong_sm, 1, A, 0},
+    {"MEMBAR.SC.SYS and MEMBAR.ALL.SYS", k_sys, 1, 0, 0},
+    {"FENCE.VIEW.ASYNC and MEMBAR.ALL.CTA", k_cta_async, 1, R | A, 0},
     {"a fence under the ticket's guard", k_pred_same, 1, 0, 0},
     {"a fence under the other guard", k_pred_other, 1, R, 0},
     {"the guard redefined after the fence", k_pred_redefined, 1, R, 0},
@@ -279,6 +355,131 @@ START_TEST(test_lint_small) {
 }
 END_TEST
 
+/* Listings of several functions and units: "#unit" starts a cubin (code for
+ * sm_90), "#func NAME" a function; the rest are instructions. */
+static char *units_of(const char *const *lines) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  for (int i = 0, addr = 0; lines[i]; i++) {
+    if (!strcmp(lines[i], "#unit")) fprintf(f, "\tcode for sm_90\n");
+    else if (!strncmp(lines[i], "#func ", 6)) fprintf(f, "\t\tFunction : %s\n", lines[i] + 6), addr = 0;
+    else fprintf(f, "        /*%04x*/  %s ;\n", addr, lines[i]), addr += 16;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* The ticket taken in a __noinline__ helper, the decision in the kernel. */
+static const char *const k_callee_ticket[] = {
+    "#unit", "#func _Z4takePj", "ATOMG.E.INC.STRONG.GPU PT, R4, desc[UR4][R4.64], R6", "RET.REL.NODEC R20 0x0",
+    "#func _Z1kPi", "STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC `(_Z4takePj)", "ISETP.NE.AND P1, PT, R4, R10, PT",
+    "@P1 EXIT", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* Two units, each with its own static helper of one name: the fenced one in
+ * the first, an empty one in the second. */
+#define UNIT_KERNEL(name) "#func " name, "STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC `(_ZL5fencev)", TICKET(""), \
+                          "@P1 EXIT", "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT"
+static const char *const k_two_units[] = {"#unit", "#func _ZL5fencev", "MEMBAR.SC.GPU", "RET.REL.NODEC R20 0x0",
+                                          UNIT_KERNEL("_Z2kav"), "#unit", "#func _ZL5fencev", "NOP",
+                                          "RET.REL.NODEC R20 0x0", UNIT_KERNEL("_Z2kbv"), NULL};
+
+/* Lints the listing of lines; the text, for the caller to free. */
+static char *lint_units(const char *const *lines, kg_sass_listing *l, kg_lint_report *r) {
+  char *text = units_of(lines);
+  lint_text(text, strlen(text), l, r);
+  return text;
+}
+
+START_TEST(test_lint_callee_ticket) {
+  kg_sass_listing l;
+  kg_lint_report r;
+  char *text = lint_units(k_callee_ticket, &l, &r);
+  ck_assert_int_eq(r.nkernels, 1);
+  ck_assert_int_eq(r.ntickets, 1);
+  ck_assert_uint_eq(sides_of(&r, 1), R | A);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(text);
+}
+END_TEST
+
+START_TEST(test_lint_units) {
+  kg_sass_listing l;
+  kg_lint_report r;
+  char *text = lint_units(k_two_units, &l, &r);
+  ck_assert_int_eq(r.nkernels, 2);
+  ck_assert_str_eq(l.funcs[1].name, "_Z2kav");
+  ck_assert_str_eq(l.funcs[3].name, "_Z2kbv");
+  ck_assert_int_ne(l.funcs[1].unit, l.funcs[3].unit);
+  ck_assert_uint_eq(sides_of(&r, 1), 0);
+  ck_assert_uint_eq(sides_of(&r, 3), R);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(text);
+}
+END_TEST
+
+/* A module of k_big kernels, nvdisasm's shape: each stores, calls a chain of
+ * k_depth helpers (each calling the next on two paths, the last fencing),
+ * takes a ticket, exits unless last, calls the chain again and loads. Every
+ * tenth kernel calls a chain whose last helper does not fence: release and
+ * acquire findings. Summaries computed per call used to grow as 2^depth. */
+enum { k_big = 1000, k_depth = 24 };
+
+static char *big_listing(void) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  fprintf(f, "\t.target\tsm_90\n");
+  for (int c = 0; c < 2; c++)
+    for (int d = 0; d < k_depth; d++) {
+      fprintf(f, "//--------------------- .text.chain%d_%d --------------------------\nchain%d_%d:\n", c, d, c, d);
+      if (d + 1 < k_depth)
+        fprintf(f, "        /*0000*/ ISETP.NE.AND P0, PT, R4, RZ, PT ;\n        /*0010*/ @P0 BRA `(.L_x_%d_%d) ;\n"
+                   "        /*0020*/ CALL.ABS.NOINC `(chain%d_%d) ;\n        /*0030*/ RET.REL.NODEC R20 0x0 ;\n"
+                   ".L_x_%d_%d:\n        /*0040*/ CALL.ABS.NOINC `(chain%d_%d) ;\n        /*0050*/ RET.REL.NODEC R20 0x0 ;\n",
+                c, d, c, d + 1, c, d, c, d + 1);
+      else fprintf(f, "        /*0000*/ %s ;\n        /*0010*/ RET.REL.NODEC R20 0x0 ;\n", c ? "NOP" : "MEMBAR.SC.GPU");
+    }
+  static const char *const body[] = {"STG.E desc[UR4][R2.64], R5", "CALL.ABS.NOINC `(chain%d_0)",
+                                     "ATOMG.E.INC.STRONG.GPU PT, R7, desc[UR4][R8.64], R9",
+                                     "ISETP.NE.AND P1, PT, R7, R10, PT", "@P1 EXIT", "CALL.ABS.NOINC `(chain%d_0)",
+                                     "LDG.E R13, desc[UR4][R2.64]", "EXIT"};
+  for (int k = 0; k < k_big; k++) {
+    fprintf(f, "//--------------------- .text._Z3k%dv --------------------------\n_Z3k%dv:\n", k, k);
+    for (size_t i = 0; i < sizeof body / sizeof body[0]; i++) {
+      fprintf(f, "        /*%04zx*/ ", 16 * i);
+      fprintf(f, body[i], k % 10 == 9);
+      fprintf(f, " ;\n");
+    }
+  }
+  fclose(f);
+  return buf;
+}
+
+/* The outcome on that module (its time is measured, docs/lint.md). */
+START_TEST(test_lint_big_module) {
+  char *text = big_listing();
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_text(text, strlen(text), &l, &r);
+  ck_assert_int_eq(r.nkernels, k_big);
+  ck_assert_int_eq(r.ntickets, k_big);
+  ck_assert_int_eq(r.unknown_calls, 0);
+  int bad = 0;
+  for (int k = 0; k < l.nfuncs; k++)
+    if (!l.funcs[k].called) {
+      int want = atoi(l.funcs[k].name + 4) % 10 == 9 ? R | A : 0;
+      ck_assert_msg(sides_of(&r, k) == (unsigned)want, "%s: sides %u", l.funcs[k].name, sides_of(&r, k));
+      bad += want != 0;
+    }
+  ck_assert_int_eq(bad, k_big / 10);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(text);
+}
+END_TEST
+
 /* nvdisasm's shape: labels for targets, source lines, .target for the arch. */
 START_TEST(test_lint_nvdisasm_labels) {
   const char *text = "\t.target\tsm_80\n"
@@ -295,7 +496,8 @@ START_TEST(test_lint_nvdisasm_labels) {
                      "        /*0050*/                   ISETP.NE.AND P1, PT, R7, R10, PT ;\n"
                      "        /*0060*/               @P1 EXIT ;\n"
                      "        /*0070*/                   MEMBAR.SC.GPU ;\n"
-                     "        /*0080*/                   EXIT ;\n";
+                     "        /*0080*/                   LDG.E R13, desc[UR4][R2.64] ;\n"
+                     "        /*0090*/                   EXIT ;\n";
   kg_sass_listing l;
   kg_lint_report r;
   lint_text(text, strlen(text), &l, &r);
@@ -407,6 +609,38 @@ START_TEST(test_lint_not_run_fails_gate) {
   ck_assert_int_eq(kg_gate_lint_code(&run, e), KG_EXIT_OK);
   fclose(e);
   ck_assert_str_eq(msg, "");
+}
+END_TEST
+
+/* A module whose analysis runs past KGATE_LINT_LIMIT_S is not run, a failure
+ * (3), as is a limit that is no positive number; a limit it keeps lints. */
+static const struct {
+  const char *limit, *why;
+} k_limits[] = {
+    {"1e-9", "the lint took over its time limit of 1e-09 s (KGATE_LINT_LIMIT_S)"},
+    {"abc", "KGATE_LINT_LIMIT_S is not a positive number of seconds"},
+    {"0", "KGATE_LINT_LIMIT_S is not a positive number of seconds"},
+    {"30", NULL},
+};
+
+START_TEST(test_lint_time_limit) {
+  static kg_lint_module m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.path, sizeof m.path, DATA "fences_sm90_O0.nvdisasm");
+  setenv("KGATE_LINT_LIMIT_S", k_limits[_i].limit, 1);
+  ck_assert_int_eq(kg_lint_for_run(&m), 0);
+  unsetenv("KGATE_LINT_LIMIT_S");
+  FILE *null = fopen("/dev/null", "w");
+  kg_run run = {.lint = &m, .nlint = 1};
+  if (k_limits[_i].why) {
+    ck_assert_msg(!m.ran && !strcmp(m.why, k_limits[_i].why), "%s: ran %d, why '%s'", k_limits[_i].limit, m.ran, m.why);
+    ck_assert_int_eq(kg_gate_lint_code(&run, null), KG_EXIT_ENV);
+  } else {
+    ck_assert_msg(m.ran && m.nitems > 0, "%s: ran %d, why '%s'", k_limits[_i].limit, m.ran, m.why);
+    ck_assert_int_eq(kg_gate_lint_code(&run, null), KG_EXIT_FAIL);
+  }
+  fclose(null);
+  kg_lint_module_free(&m);
 }
 END_TEST
 
@@ -611,6 +845,9 @@ Suite *make_lint_suite(void) {
   tcase_add_test(core, test_lint_waiver_whole_name);
   tcase_add_test(core, test_lint_waivers_parse);
   tcase_add_test(core, test_lint_waivers_read);
+  tcase_add_test(core, test_lint_callee_ticket);
+  tcase_add_test(core, test_lint_units);
+  tcase_add_test(core, test_lint_big_module);
   suite_add_tcase(s, core);
   TCase *errors = tcase_create("Errors");
   tcase_add_test(errors, test_lint_not_sass);
@@ -619,6 +856,7 @@ Suite *make_lint_suite(void) {
   tcase_add_test(errors, test_lint_gate_code_order);
   tcase_add_loop_test(errors, test_lint_waivers_refused, 0, (int)(sizeof k_bad_tables / sizeof k_bad_tables[0]));
   tcase_add_test(errors, test_lint_waivers_limits);
+  tcase_add_loop_test(errors, test_lint_time_limit, 0, (int)(sizeof k_limits / sizeof k_limits[0]));
   suite_add_tcase(s, errors);
   return s;
 }

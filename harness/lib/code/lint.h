@@ -55,6 +55,10 @@ typedef struct kg_lint_report {
  * kernels a waiver names (waiver.h: the module's own waivers, by whole name)
  * have their findings marked waived. Returns 0, or -1 out of memory. */
 int kg_lint_listing(const kg_sass_listing *l, const kg_lint_waiver *w, size_t nw, kg_lint_report *r);
+/* The same within limit_s seconds (0: no limit): -2 when the time ran out,
+ * the report then incomplete. */
+int kg_lint_listing_within(const kg_sass_listing *l, const kg_lint_waiver *w, size_t nw, double limit_s,
+                           kg_lint_report *r);
 /* The findings that count (not waived). */
 size_t kg_lint_unwaived(const kg_lint_report *r);
 void kg_lint_report_free(kg_lint_report *r);
