@@ -70,7 +70,7 @@ static int guard_bit(const kg_sass_insn *in) {
 
 /* ---- registers: R0..R255, P0..P7, UR0..UR63, UP0..UP7, and shared memory ---- */
 
-/* SMEM: shared memory as one place; BRES: a BAR.RED's result, which B2R reads */
+/* SMEM: the end of the registers (shared memory is splaces'); BRES: a BAR.RED's result, which B2R reads */
 enum { RBASE = 0, PBASE = 256, URBASE = 264, UPBASE = 328, SMEM = 336, BRES = 337, NLOC = 338, NW = 6 };
 typedef struct regset {
   uint64_t w[NW];
@@ -350,7 +350,56 @@ typedef struct ctx {
   int **preds;    /* per block: its predecessors, -1 ended */
   size_t first;   /* the kernel's first finding */
   kg_lint_report *r;
+  regset cmp_src; /* the sources of the ticket's compare, while its acquire side is walked */
 } ctx;
+
+/* Places in shared memory that a taint reached: each access's byte range
+ * at its address's constant offset ([UR4+0x7200] and [UR6+0x7200] are one
+ * place: the base registers of a block's shared window differ by name only;
+ * [R41+0x400] another). More places than it holds: all of shared memory. */
+enum { NSPLACE = 8 };
+typedef struct splaces {
+  int32_t off[NSPLACE];
+  unsigned char len[NSPLACE], n, all;
+} splaces;
+
+/* The shared-memory operand of an instruction ("[UR4+0x7200]"): its byte
+ * range, the constant in the brackets (0 when none) and the access's width. */
+static int splace_of(const kg_sass_insn *in, int32_t *off, int *len) {
+  const char *o = NULL;
+  for (int k = 0; k < in->nops && !o; k++)
+    if (in->ops[k][0] == '[') o = in->ops[k];
+  if (!o) return -1;
+  const char *x = strstr(o, "0x");
+  long v = x ? strtol(x, NULL, 16) : 0;
+  if (x && x > o && x[-1] == '-') v = -v;
+  *off = (int32_t)v;
+  *len = kg_sass_has_mod(in, "128") ? 16 : kg_sass_has_mod(in, "64") ? 8 : kg_sass_has_mod(in, "U8") || kg_sass_has_mod(in, "S8") ? 1 : kg_sass_has_mod(in, "U16") || kg_sass_has_mod(in, "S16") ? 2 : 4;
+  return 0;
+}
+
+static int sp_has(const splaces *s, int32_t off, int len) {
+  if (s->all) return 1;
+  for (int k = 0; k < s->n; k++)
+    if (off < s->off[k] + s->len[k] && s->off[k] < off + len) return 1;
+  return 0;
+}
+
+static int sp_add(splaces *s, int32_t off, int len) { /* 1: it grew */
+  if (s->all) return 0;
+  for (int k = 0; k < s->n; k++)
+    if (s->off[k] == off && s->len[k] >= len) return 0;
+  if (s->n == NSPLACE) return s->all = 1;
+  s->off[s->n] = off, s->len[s->n++] = (unsigned char)len;
+  return 1;
+}
+
+static int sp_merge(splaces *to, const splaces *from) {
+  int changed = 0;
+  if (from->all && !to->all) to->all = 1, changed = 1;
+  for (int k = 0; k < from->n; k++) changed |= sp_add(to, from->off[k], from->len[k]);
+  return changed;
+}
 
 /* The taint of an atomic's result: v holds the result itself (copied, plus a
  * constant, through shared memory or a shuffle), d a decision made from it (a
@@ -358,6 +407,7 @@ typedef struct ctx {
  * BAR.RED), a anything computed from it (addresses, loop bounds). */
 typedef struct taint {
   regset v, d, a;
+  splaces sv, sd, sa; /* the same for shared memory, place by place */
 } taint;
 
 static int is_compare(const kg_sass_insn *in) {
@@ -413,17 +463,20 @@ static void taint_insn(const ctx *c, int i, int a, taint *t, int *decides, int *
   int lds = kg_sass_is(in, "LDS"), g = guard_loc(in);
   regset addr = src; /* the sources but the guard: what an address is computed from */
   if (g >= 0) addr.w[g / 64] &= ~(1ull << (g % 64));
-  *addr_t = intersects(&t->a, &addr) || (lds && rs_has(&t->a, SMEM));
-  int sv = intersects(&t->v, &src) || (lds && rs_has(&t->v, SMEM));
-  int sd = intersects(&t->d, &src) || (lds && rs_has(&t->d, SMEM));
-  int sa = intersects(&t->a, &src) || (lds && rs_has(&t->a, SMEM));
+  int32_t off = 0;
+  int len = 0;
+  if ((lds || kg_sass_is(in, "STS") || kg_sass_is(in, "ATOMS")) && splace_of(in, &off, &len)) lds = 0;
+  *addr_t = intersects(&t->a, &addr) || (lds && sp_has(&t->sa, off, len));
+  int sv = intersects(&t->v, &src) || (lds && sp_has(&t->sv, off, len));
+  int sd = intersects(&t->d, &src) || (lds && sp_has(&t->sd, off, len));
+  int sa = intersects(&t->a, &src) || (lds && sp_has(&t->sa, off, len));
   int gd = g >= 0 && rs_has(&t->d, g);
   if ((is_control(in) && (sd || gd)) || (gd && is_guarded_load(c, i))) *decides = 1;
   *compare = sv && is_compare(in);
   if (kg_sass_is(in, "STS") || kg_sass_is(in, "ATOMS")) {
-    if (sv) rs_set(&t->v, SMEM);
-    if (sd) rs_set(&t->d, SMEM);
-    if (sa) rs_set(&t->a, SMEM);
+    if (len && sv) sp_add(&t->sv, off, len);
+    if (len && sd) sp_add(&t->sd, off, len);
+    if (len && sa) sp_add(&t->sa, off, len);
     return;
   }
   if ((sv || sd || sa) && kg_sass_is(in, "CALL")) callee_dests(c->L->l, c->f, in, &d);
@@ -443,6 +496,9 @@ static int taint_merge(taint *to, const taint *from) {
     changed |= v != to->v.w[k] || d != to->d.w[k] || x != to->a.w[k];
     to->v.w[k] = v, to->d.w[k] = d, to->a.w[k] = x;
   }
+  changed |= sp_merge(&to->sv, &from->sv);
+  changed |= sp_merge(&to->sd, &from->sd);
+  changed |= sp_merge(&to->sa, &from->sa);
   return changed;
 }
 
@@ -745,13 +801,17 @@ static int release_side(ctx *c, int t) {
  * flag read back after the barrier says "not last") is not followed. */
 enum { NSLOT = 4 };
 typedef struct slot {
-  uint32_t addr; /* hash of the address as written, 0 free */
+  uint32_t addr; /* the place's key (place_key), 0 free */
+  int32_t off;   /* the place: splace_of's bytes */
+  unsigned char len;
   signed char val;
   unsigned char bit;
 } slot;
 
 typedef struct world {
   unsigned char live, on;
+  unsigned char decided; /* the compare has run on every path here */
+  unsigned char same;    /* and none of its sources was written since: the same compare again gives its result */
   signed char bres;      /* the BAR.RED result: 1, 0, -1 not known */
   uint32_t fenced;       /* guard bits under which an acquire ran */
   regset kt, kf;         /* places known nonzero, known zero */
@@ -785,9 +845,10 @@ static int value_of(const world *w, const char *o, int *bit) {
   *bit = r < PBASE ? w->bit[r] : 255;
   return known(w, r);
 }
-static uint32_t addr_hash(const char *s) {
-  uint32_t h = 2166136261u;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+/* A shared-memory place as a slot's key: the same place as the taint's. */
+static uint32_t place_key(const kg_sass_insn *in, int32_t *off, int *len) {
+  if (splace_of(in, off, len)) return 0;
+  uint32_t h = ((uint32_t)*off * 2654435761u) ^ (uint32_t)*len;
   return h ? h : 1;
 }
 static slot *slot_of(world *w, uint32_t h) {
@@ -804,6 +865,12 @@ static void learn_from(const world *s, world *w, const kg_sass_insn *in) {
   if ((r = test_of(in, &eq)) >= 0) {
     v = known(s, r);
     learn(w, d0, v < 0 ? -1 : v ^ eq, 0);
+  } else if (is_compare(in) && in->nops >= 3 && (kg_sass_has_mod(in, "OR") || kg_sass_has_mod(in, "AND"))) {
+    /* ISETP.GE.U32.OR P0, PT, R0, c[..], !P0: a compare joined with a
+     * predicate that decides it alone (true for OR, false for AND) */
+    int pn, p = kg_sass_pred(in->ops[in->nops - 1], &pn), or = kg_sass_has_mod(in, "OR");
+    int pv = p >= 0 && p < KG_SASS_PT ? known(s, p < 8 ? PBASE + p : UPBASE + p - 8) : -1;
+    if (pv >= 0 && (pv ^ pn) == or) learn(w, d0, or, 0);
   } else if (kg_sass_is(in, "P2R") && in->nops == 4 && is_zero_op(in->ops[2])) {
     int any = 0, all0 = 1, k1 = -1;
     for (int p = 0; p < 7; p++)
@@ -824,23 +891,51 @@ static void learn_from(const world *s, world *w, const kg_sass_insn *in) {
   } else if ((kg_sass_is(in, "MOV") && in->nops == 2) || (kg_sass_is(in, "IMAD") && kg_sass_has_mod(in, "MOV") && in->nops == 4)) {
     v = value_of(s, in->ops[in->nops - 1], &bit);
     learn(w, d0, v, bit);
+  } else if (kg_sass_is(in, "PRMT") && in->nops == 4 && is_zero_op(in->ops[3]) && !strncmp(in->ops[2], "0x", 2)) {
+    /* bytes of a flag moved or sign-extended (-O0 code of a bool): zero
+     * stays zero; byte 0 kept in place keeps a bit of byte 0 */
+    unsigned sel = (unsigned)strtoul(in->ops[2], NULL, 16);
+    v = value_of(s, in->ops[1], &bit);
+    learn(w, d0, v == 0 ? 0 : v == 1 && bit < 8 && (sel & 0xf) == 0 ? 1 : -1, bit);
   } else if (kg_sass_is(in, "LDS") && in->nops == 2) {
-    const slot *sl = slot_of((world *)s, addr_hash(in->ops[1]));
+    int32_t off;
+    int len;
+    uint32_t h = place_key(in, &off, &len);
+    const slot *sl = h ? slot_of((world *)s, h) : NULL;
     learn(w, d0, sl ? sl->val : -1, sl ? sl->bit : 255);
   } else if (kg_sass_is(in, "B2R")) {
     for (int k = 0; k < in->nops; k++) learn(w, op_loc(in, k), s->bres, 0);
   }
 }
 
-static void world_step(ctx *c, int i, int t, int cmp, int x, world *w, int record, int *rc) {
+/* The same compare as cmp (ptxas recomputes one rather than keep its
+ * predicate): the same opcode, sources and guard. */
+static int same_compare(const kg_sass_insn *in, const kg_sass_insn *cmp) {
+  if (!is_compare(in) || strcmp(in->op, cmp->op) || in->nops != cmp->nops || in->guard != cmp->guard ||
+      in->guard_neg != cmp->guard_neg)
+    return 0;
+  for (int k = 1; k < in->nops; k++) { /* R6.reuse is R6: a hint to the operand cache */
+    size_t a = strlen(in->ops[k]), b = strlen(cmp->ops[k]);
+    a -= a > 6 && !strcmp(in->ops[k] + a - 6, ".reuse") ? 6 : 0;
+    b -= b > 6 && !strcmp(cmp->ops[k] + b - 6, ".reuse") ? 6 : 0;
+    if (a != b || strncmp(in->ops[k], cmp->ops[k], a)) return 0;
+  }
+  return 1;
+}
+
+/* What the recording walk marks at each instruction, per world x: */
+enum { LOAD_DECIDED = 1, LOAD_UNDECIDED = 4, REACHED_DECIDED = 16 };
+
+static void world_step(ctx *c, int i, int cmp, int x, world *w, unsigned char *mark) {
   const kg_sass_insn *in = &c->f->insns[i];
   if (!w->live || !runs(in)) return;
   int g = guard_loc(in), gv = g < 0 ? 1 : known(w, g), gb = guard_bit(in);
   if (g >= 0 && gv >= 0) gv ^= in->guard_neg;
   if (gv == 0) return; /* it does not run in this world */
   int sure = gv == 1;
-  if (record && w->on && (is_weak_load(in) || c->calls[i].load) && !(!sure && gb >= 0 && (w->fenced >> gb & 1)) && !*rc)
-    *rc = add_finding(c, KG_LINT_ACQUIRE, t, i);
+  if (mark && w->on && (is_weak_load(in) || c->calls[i].load) && !(!sure && gb >= 0 && (w->fenced >> gb & 1)))
+    mark[i] |= (unsigned char)((w->decided ? LOAD_DECIDED : LOAD_UNDECIDED) << x);
+  if (mark && w->decided) mark[i] |= (unsigned char)(REACHED_DECIDED << x);
   if (is_acquire(in) || c->calls[i].fence_all) {
     if (sure) w->on = 0;
     else if (gb >= 0) w->fenced |= 1u << gb;
@@ -850,12 +945,15 @@ static void world_step(ctx *c, int i, int t, int cmp, int x, world *w, int recor
   if (kg_sass_is(in, "BAR") && !kg_sass_has_mod(in, "ARV") && w->fenced) w->on = 0;
   if (kg_sass_is(in, "STS") && in->nops == 2) {
     int bit, v = sure ? value_of(w, in->ops[1], &bit) : -1;
-    uint32_t h = addr_hash(in->ops[0]);
-    slot *s = slot_of(w, h);
-    if (!s && v >= 0)
-      for (int k = 0; k < NSLOT && !s; k++)
-        if (!w->s[k].addr) s = &w->s[k];
-    if (s) *s = v >= 0 ? (slot){h, (signed char)v, (unsigned char)bit} : (slot){0, 0, 0};
+    int32_t off = 0;
+    int len = 0;
+    uint32_t h = place_key(in, &off, &len);
+    for (int k = 0; k < NSLOT; k++) /* what it overwrites is no longer known */
+      if (w->s[k].addr && (!h || (off < w->s[k].off + w->s[k].len && w->s[k].off < off + len))) w->s[k] = (slot){0};
+    slot *s = NULL;
+    for (int k = 0; k < NSLOT && !s && h && v >= 0; k++)
+      if (!w->s[k].addr) s = &w->s[k];
+    if (s) *s = (slot){h, off, (unsigned char)len, (signed char)v, (unsigned char)bit};
   } else if (kg_sass_is(in, "BAR") && kg_sass_has_mod(in, "RED")) {
     int pn, p = in->nops ? kg_sass_pred(in->ops[in->nops - 1], &pn) : -1;
     int v = p >= 0 && p < KG_SASS_PT ? known(w, p < 8 ? PBASE + p : UPBASE + p - 8) : -1;
@@ -870,7 +968,11 @@ static void world_step(ctx *c, int i, int t, int cmp, int x, world *w, int recor
     if (sure) learn_from(&before, w, in);
   }
   w->fenced = drop_preds(w->fenced, preds_written(in));
-  if (i == cmp) learn(w, op_loc(in, 0), x == 0, 0);
+  regset d;
+  dests_of(in, &d);
+  if (w->same && intersects(&d, &c->cmp_src)) w->same = 0;
+  if (i == cmp) learn(w, op_loc(in, 0), x == 0, 0), w->decided = w->same = 1;
+  else if (cmp >= 0 && w->same && sure && same_compare(in, &c->f->insns[cmp])) learn(w, op_loc(in, 0), x == 0, 0);
   if ((kg_sass_is(in, "EXIT") || kg_sass_is(in, "RET") || kg_sass_is(in, "KILL")) && i != c->f->blocks[c->f->block_of[i]].last) {
     if (sure) w->live = 0; /* it left */
     else learn(w, g, in->guard_neg, 0); /* it went on: the guard was false */
@@ -891,29 +993,27 @@ static void ticket_start(ctx *c, int t, astate *st) {
   }
 }
 
-static int acq_block(ctx *c, int b, int t, int cmp, astate *st, int record) {
-  int rc = 0;
-  for (int i = c->f->blocks[b].first; i <= c->f->blocks[b].last && !rc; i++) {
+static void acq_block(ctx *c, int b, int t, int cmp, astate *st, unsigned char *mark) {
+  for (int i = c->f->blocks[b].first; i <= c->f->blocks[b].last; i++) {
     if (i == t) {
       ticket_start(c, t, st);
       continue;
     }
-    for (int x = 0; x < 2; x++) world_step(c, i, t, cmp, x, &st->w[x], record, &rc);
+    for (int x = 0; x < 2; x++) world_step(c, i, cmp, x, &st->w[x], mark);
   }
-  return rc;
 }
 
 static int world_merge(world *to, const world *from) {
   if (!from->live) return 0;
   if (!to->live) return *to = *from, 1;
   world m = *to;
-  m.on |= from->on, m.fenced &= from->fenced;
+  m.on |= from->on, m.fenced &= from->fenced, m.decided &= from->decided, m.same &= from->same;
   for (int k = 0; k < NW; k++) m.kt.w[k] &= from->kt.w[k], m.kf.w[k] &= from->kf.w[k];
   for (int r = 0; r < PBASE; r++)
     if (m.bit[r] != from->bit[r]) m.bit[r] = 255;
   for (int k = 0; k < NSLOT; k++) {
     const slot *s = slot_of((world *)from, m.s[k].addr);
-    if (m.s[k].addr && (!s || s->val != m.s[k].val || s->bit != m.s[k].bit)) m.s[k] = (slot){0, 0, 0};
+    if (m.s[k].addr && (!s || s->val != m.s[k].val || s->bit != m.s[k].bit)) m.s[k] = (slot){0};
   }
   if (m.bres != from->bres) m.bres = -1;
   if (!memcmp(&m, to, sizeof m)) return 0;
@@ -943,22 +1043,33 @@ static int acquire_side(ctx *c, int t) {
   const kg_sass_func *f = c->f;
   if (c->calls[t].atomic && c->calls[t].load_after && add_finding(c, KG_LINT_ACQUIRE, t, t)) return -1;
   astate *in = calloc((size_t)f->nblocks, sizeof *in), st;
+  unsigned char *mark = calloc((size_t)f->ninsns, 1);
   wl w = {0};
-  if (!in || wl_init(&w, f->nblocks)) return free(in), wl_free(&w), -1;
+  if (!in || !mark || wl_init(&w, f->nblocks)) return free(in), free(mark), wl_free(&w), -1;
+  int cmp = c->decide[t];
+  if (cmp >= 0) srcs_of(&f->insns[cmp], &c->cmp_src);
   wl_push(&w, f->block_of[t]);
   while (w.n) {
     int b = wl_pop(&w);
     st = in[b];
-    acq_block(c, b, t, c->decide[t], &st, 0);
+    acq_block(c, b, t, cmp, &st, NULL);
     for (int k = 0; k < f->blocks[b].nsucc; k++)
       if (acq_edge(c, b, f->blocks[b].succ[k], &st, &in[f->blocks[b].succ[k]])) wl_push(&w, f->blocks[b].succ[k]);
   }
-  int rc = 0;
-  for (int b = 0; b < f->nblocks && !rc; b++) {
+  for (int b = 0; b < f->nblocks; b++) {
     st = in[b];
-    if (st.w[0].live || st.w[1].live || b == f->block_of[t]) rc = acq_block(c, b, t, c->decide[t], &st, 1);
+    if (st.w[0].live || st.w[1].live || b == f->block_of[t]) acq_block(c, b, t, cmp, &st, mark);
   }
-  free(in), wl_free(&w);
+  /* A load counts when a world reaches it before the compare has decided,
+   * or one world reaches it and the other, decided, does not: a load both
+   * reach once decided is one every block makes (fresh input), not a read
+   * the ticket guards. */
+  int rc = 0;
+  for (int i = 0; i < f->ninsns && !rc; i++)
+    for (int x = 0; x < 2 && !rc; x++)
+      if ((mark[i] >> x & LOAD_UNDECIDED) || ((mark[i] >> x & LOAD_DECIDED) && !(mark[i] >> (1 - x) & REACHED_DECIDED)))
+        rc = add_finding(c, KG_LINT_ACQUIRE, t, i);
+  free(in), free(mark), wl_free(&w);
   return rc;
 }
 
@@ -1020,7 +1131,7 @@ static int **preds_of(const kg_sass_func *f) {
 static int lint_kernel(lint *L, int func) {
   const kg_sass_func *f = &L->l->funcs[func];
   ctx c = {L, f, func, calloc((size_t)f->ninsns, sizeof(summary)), calloc((size_t)f->ninsns, 1),
-           malloc((size_t)f->ninsns * sizeof(int)), preds_of(f), L->r->nfindings, L->r};
+           malloc((size_t)f->ninsns * sizeof(int)), preds_of(f), L->r->nfindings, L->r, {{0}}};
   int rc = !c.calls || !c.ticket || !c.decide || !c.preds ? -1 : find_tickets(&c);
   for (int i = 0; !rc && i < f->ninsns; i++)
     if (c.ticket[i]) {
