@@ -129,6 +129,80 @@ START_TEST(test_lint_captured) {
 }
 END_TEST
 
+/* The corpus (tests/data/sass/README.md, "The corpus"): real code listed by
+ * CUDA 13.0 on an H100. Each kernel shows exactly the sides its row of
+ * corpus-expect.tsv says, the one truth the capture script checks too; a
+ * row KERNEL@TOOL holds for that tool's listings; every CUB kernel is clean. */
+static const char *const k_corpus[] = {
+#define LV(s, a) s "_sm" a "_O0.nvdisasm", s "_sm" a "_O3.nvdisasm"
+#define SRC(s) LV(s, "75"), LV(s, "80"), LV(s, "90")
+    SRC("atomics_idioms"), SRC("bug_shapes"), SRC("semaphore"), SRC("split"),
+#undef SRC
+#undef LV
+    "cub_algos_sm90_O3.nvdisasm", "split_sm90_O3.cuobjdump",
+};
+
+/* The sides a row of corpus-expect.tsv names: "none", "release,acquire". */
+static unsigned sides_named(const char *t) {
+  unsigned s = 0;
+  if (strstr(t, "release")) s |= R;
+  if (strstr(t, "acquire")) s |= A;
+  if (strstr(t, "scope")) s |= 1u << KG_LINT_SCOPE;
+  return s;
+}
+
+/* The expected sides of kernel name in a listing of these sources and tool;
+ * -1 when no row names it. */
+static int corpus_expect(const char *tsv, const char *stem, const char *tool, const char *name) {
+  int got = -1, cub = !strcmp(stem, "cub_algos");
+  const char *line = tsv;
+  while (*line) {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    char row[512], *f[4] = {0};
+    snprintf(row, sizeof row, "%.*s", (int)n, line);
+    line += n + (end != NULL);
+    if (row[0] == '#') continue;
+    char *save = NULL;
+    for (int k = 0; k < 4; k++) f[k] = strtok_r(k ? NULL : row, "\t", &save);
+    if (!f[2] || strncmp(f[0], stem, strlen(stem)) || f[0][strlen(stem)] == '\0') continue;
+    char *at = strchr(f[1], '@');
+    if (at) *at++ = '\0';
+    if (strcmp(f[1], name) || (at && strcmp(at, tool))) continue;
+    if (at || got < 0) got = (int)sides_named(f[2]);
+  }
+  return got < 0 && cub ? 0 : got; /* every CUB kernel: clean */
+}
+
+START_TEST(test_lint_corpus) {
+  const char *file = k_corpus[_i];
+  char path[4096], stem[64], name[KG_WAIVER_NAME_MAX + 1];
+  size_t len;
+  char *tsv = slurp(DATA "corpus-expect.tsv", &len);
+  snprintf(stem, sizeof stem, "%.*s", (int)(strstr(file, "_sm") - file), file);
+  const char *tool = strrchr(file, '.') + 1;
+  snprintf(path, sizeof path, DATA "%s", file);
+  kg_sass_listing l;
+  kg_lint_report r;
+  lint_path(path, &l, &r);
+  int seen = 0;
+  for (int k = 0; k < l.nfuncs; k++) {
+    if (l.funcs[k].called) continue;
+    if (kg_lint_kernel_name(l.funcs[k].name, name, sizeof name)) /* a name it cannot read: only CUB's has none */
+      snprintf(name, sizeof name, "%s", strcmp(stem, "cub_algos") ? "?" : "(cub)");
+    int want = corpus_expect(tsv, stem, tool, name);
+    ck_assert_msg(want >= 0, "%s: no row for kernel %s", file, name);
+    ck_assert_msg(sides_of(&r, k) == (unsigned)want, "%s: %s: sides %u, want %d", file, name, sides_of(&r, k), want);
+    seen++;
+  }
+  ck_assert_int_eq(seen, r.nkernels);
+  ck_assert_int_ge(seen, 2);
+  kg_lint_report_free(&r);
+  kg_sass_free(&l);
+  free(tsv);
+}
+END_TEST
+
 /* CUB's two-kernel reduction has no ticket: nothing to find. */
 START_TEST(test_lint_cub_clean) {
   kg_sass_listing l;
@@ -837,6 +911,7 @@ Suite *make_lint_suite(void) {
   TCase *core = tcase_create("Core");
   tcase_add_loop_test(core, test_lint_captured, 0, (int)(sizeof k_listings / sizeof k_listings[0]));
   tcase_add_test(core, test_lint_cub_clean);
+  tcase_add_loop_test(core, test_lint_corpus, 0, (int)(sizeof k_corpus / sizeof k_corpus[0]));
   tcase_add_test(core, test_lint_waiver_shown);
   tcase_add_test(core, test_lint_report_names_places);
   tcase_add_loop_test(core, test_lint_small, 0, (int)(sizeof k_small / sizeof k_small[0]));

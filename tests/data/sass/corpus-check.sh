@@ -3,7 +3,8 @@
 # (README.md, "The corpus"). A listing is named SOURCE_smNN_OL.{nvdisasm,cuobjdump}
 # (split_*: split_fenced.cu and split_unfenced.cu linked into one cubin). A
 # kernel is matched by its identifier as the mangling spells it (<length><name>);
-# every kernel of cub_algos is expected clean. Prints each mismatch, then one
+# every kernel of cub_algos is expected clean; a row KERNEL@TOOL holds for
+# that tool's listings only (nvdisasm, cuobjdump). Prints each mismatch, then one
 # line per listing: source arch level false-findings misses.
 # usage: corpus-check.sh KGATE LISTING...   (exit 1 on any mismatch)
 set -u
@@ -17,7 +18,11 @@ for f in "$@"; do
   out=$("$kgate" lint "$f" 2>&1)
   res=$( { printf '%s\n' "$out" | sed -n 's/^\([^ ]*\) (sm_[0-9]*): \([a-z]*\): .*/F \1 \2/p'
            sed -n 's/^[[:space:]]*\.type[[:space:]]*\([^,]*\),@function.*/K \1/p; s/^[[:space:]]*Function : \(.*\)$/K \1/p' "$f"
-           awk -F'\t' -v s=" $srcs " '!/^#/ && index(s, " " $1 " ") { print "E", $2, $3 }' "$tsv"; } |
+           awk -F'\t' -v s=" $srcs " -v tool="$tool" '!/^#/ && index(s, " " $1 " ") {
+             k = $2; t = ""; if (i = index(k, "@")) { t = substr(k, i + 1); k = substr(k, 1, i - 1) }
+             if (t == "" && !(k in row)) row[k] = $3
+             if (t == tool) row[k] = $3
+           } END { for (k in row) print "E", k, row[k] }' "$tsv"; } |
     awk -v cub="$([ "$stem" = cub_algos ] && echo 1)" '
       function ident(sym, k,   w) { w = length(k) k; return sym ~ ("(^|[^0-9])" w "($|[^A-Za-z0-9_])") || sym ~ ("(^|[^0-9])" w "[A-Z]") || sym ~ ("(^|[^0-9])" w "[a-z]") }
       $1 == "F" { got[$2] = got[$2] (index(got[$2], $3) ? "" : $3 ",") }
