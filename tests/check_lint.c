@@ -86,6 +86,13 @@ static void lint_path(const char *path, kg_sass_listing *l, kg_lint_report *r) {
   free(t);
 }
 
+/* A listing of tests/data/sass, linted. */
+static void lint_data(const char *file, kg_sass_listing *l, kg_lint_report *r) {
+  char path[4096];
+  snprintf(path, sizeof path, DATA "%s", file);
+  lint_path(path, l, r);
+}
+
 /* The sides of the findings in kernel k, waived ones left out. */
 static unsigned sides_of(const kg_lint_report *r, int k) {
   unsigned s = 0;
@@ -107,11 +114,9 @@ static const char *const k_listings[] = {
 /* Every kernel of every captured listing shows exactly its expected sides:
  * each bug caught, each correct kernel clean. */
 START_TEST(test_lint_captured) {
-  char path[4096];
-  snprintf(path, sizeof path, DATA "%s", k_listings[_i]);
   kg_sass_listing l;
   kg_lint_report r;
-  lint_path(path, &l, &r);
+  lint_data(k_listings[_i], &l, &r);
   int seen = 0;
   for (int k = 0; k < l.nfuncs; k++) {
     if (l.funcs[k].called) continue;
@@ -176,15 +181,14 @@ static int corpus_expect(const char *tsv, const char *stem, const char *tool, co
 
 START_TEST(test_lint_corpus) {
   const char *file = k_corpus[_i];
-  char path[4096], stem[64], name[KG_WAIVER_NAME_MAX + 1];
+  char stem[64], name[KG_WAIVER_NAME_MAX + 1];
   size_t len;
   char *tsv = slurp(DATA "corpus-expect.tsv", &len);
   snprintf(stem, sizeof stem, "%.*s", (int)(strstr(file, "_sm") - file), file);
   const char *tool = strrchr(file, '.') + 1;
-  snprintf(path, sizeof path, DATA "%s", file);
   kg_sass_listing l;
   kg_lint_report r;
-  lint_path(path, &l, &r);
+  lint_data(file, &l, &r);
   int seen = 0;
   for (int k = 0; k < l.nfuncs; k++) {
     if (l.funcs[k].called) continue;
