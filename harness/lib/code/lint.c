@@ -363,9 +363,44 @@ typedef struct splaces {
   unsigned char len[NSPLACE], n, all;
 } splaces;
 
-/* The shared-memory operand of an instruction ("[UR4+0x7200]"): its byte
- * range, the constant in the brackets (0 when none) and the access's width. */
-static int splace_of(const kg_sass_insn *in, int32_t *off, int *len) {
+static int is_zero_op(const char *o) { return !strcmp(o, "RZ") || !strcmp(o, "URZ") || !strcmp(o, "0x0"); }
+
+/* The constant that the block adds to register r before instruction i:
+ * -O0 code folds a variable's offset into its address register
+ * (IADD3 R0, R0, 0x7200, RZ; STS [R0]), through copies. */
+static long added_in_block(const kg_sass_func *f, int i, int r) {
+  long sum = 0;
+  for (int j = i - 1; j >= f->blocks[f->block_of[i]].first; j--) {
+    const kg_sass_insn *in = &f->insns[j];
+    regset d;
+    dests_of(in, &d);
+    if (!rs_has(&d, r)) continue;
+    int len, a = in->nops > 1 ? reg_at(in->ops[1], &len) : -1;
+    if (guard_bit(in) >= 0) return sum;
+    /* an address that is a constant: IADD3 R0, RZ, 0x7e00, RZ; MOV R0, 0x7e00 */
+    if ((kg_sass_is(in, "IADD3") || kg_sass_is(in, "UIADD3")) && in->nops == 4 && is_zero_op(in->ops[1]) &&
+        !strncmp(in->ops[2], "0x", 2) && is_zero_op(in->ops[3]))
+      return sum + strtol(in->ops[2], NULL, 16);
+    if ((kg_sass_is(in, "MOV") || kg_sass_is(in, "UMOV")) && in->nops == 2 && !strncmp(in->ops[1], "0x", 2))
+      return sum + strtol(in->ops[1], NULL, 16);
+    if (a < 0 || in->ops[1][len]) return sum;
+    if ((kg_sass_is(in, "IADD3") || kg_sass_is(in, "UIADD3")) && in->nops == 4 && !strncmp(in->ops[2], "0x", 2) &&
+        is_zero_op(in->ops[3]) && !kg_sass_has_mod(in, "X"))
+      sum += strtol(in->ops[2], NULL, 16);
+    else if (kg_sass_is(in, "VIADD") && in->nops == 3 && !strncmp(in->ops[2], "0x", 2))
+      sum += strtol(in->ops[2], NULL, 16);
+    else if (!((kg_sass_is(in, "MOV") || kg_sass_is(in, "UMOV")) && in->nops == 2))
+      return sum;
+    r = a;
+  }
+  return sum;
+}
+
+/* The shared-memory operand of instruction i ("[UR4+0x7200]"): its byte
+ * range, the constant in the brackets (0 when none) plus what the block
+ * added to its one register, and the access's width. */
+static int splace_of(const kg_sass_func *f, int i, int32_t *off, int *len) {
+  const kg_sass_insn *in = &f->insns[i];
   const char *o = NULL;
   for (int k = 0; k < in->nops && !o; k++)
     if (in->ops[k][0] == '[') o = in->ops[k];
@@ -373,6 +408,9 @@ static int splace_of(const kg_sass_insn *in, int32_t *off, int *len) {
   const char *x = strstr(o, "0x");
   long v = x ? strtol(x, NULL, 16) : 0;
   if (x && x > o && x[-1] == '-') v = -v;
+  int rl, r = reg_at(o + 1, &rl);
+  if (r >= 0 && r != PBASE && (o[1 + rl] == ']' || o[1 + rl] == '+' || o[1 + rl] == '-') && !strstr(o + 1 + rl, "R"))
+    v += added_in_block(f, i, r);
   *off = (int32_t)v;
   *len = kg_sass_has_mod(in, "128") ? 16 : kg_sass_has_mod(in, "64") ? 8 : kg_sass_has_mod(in, "U8") || kg_sass_has_mod(in, "S8") ? 1 : kg_sass_has_mod(in, "U16") || kg_sass_has_mod(in, "S16") ? 2 : 4;
   return 0;
@@ -465,7 +503,7 @@ static void taint_insn(const ctx *c, int i, int a, taint *t, int *decides, int *
   if (g >= 0) addr.w[g / 64] &= ~(1ull << (g % 64));
   int32_t off = 0;
   int len = 0;
-  if ((lds || kg_sass_is(in, "STS") || kg_sass_is(in, "ATOMS")) && splace_of(in, &off, &len)) lds = 0;
+  if ((lds || kg_sass_is(in, "STS") || kg_sass_is(in, "ATOMS")) && splace_of(c->f, i, &off, &len)) lds = 0;
   *addr_t = intersects(&t->a, &addr) || (lds && sp_has(&t->sa, off, len));
   int sv = intersects(&t->v, &src) || (lds && sp_has(&t->sv, off, len));
   int sd = intersects(&t->d, &src) || (lds && sp_has(&t->sd, off, len));
@@ -680,7 +718,6 @@ static int op_loc(const kg_sass_insn *in, int k) {
   int len;
   return k < in->nops ? reg_at(in->ops[k], &len) : -1;
 }
-static int is_zero_op(const char *o) { return !strcmp(o, "RZ") || !strcmp(o, "URZ") || !strcmp(o, "0x0"); }
 /* ISETP.NE.AND P0, PT, R5, RZ, PT: P0 is whether R5 is nonzero (EQ: zero);
  * the register, -1 for another compare. */
 static int test_of(const kg_sass_insn *in, int *eq) {
@@ -846,8 +883,8 @@ static int value_of(const world *w, const char *o, int *bit) {
   return known(w, r);
 }
 /* A shared-memory place as a slot's key: the same place as the taint's. */
-static uint32_t place_key(const kg_sass_insn *in, int32_t *off, int *len) {
-  if (splace_of(in, off, len)) return 0;
+static uint32_t place_key(const kg_sass_func *f, int i, int32_t *off, int *len) {
+  if (splace_of(f, i, off, len)) return 0;
   uint32_t h = ((uint32_t)*off * 2654435761u) ^ (uint32_t)*len;
   return h ? h : 1;
 }
@@ -859,7 +896,8 @@ static slot *slot_of(world *w, uint32_t h) {
 
 /* What an instruction that surely runs tells of the value it writes: read
  * in s (before it), learnt in w (after it, its results forgotten). */
-static void learn_from(const world *s, world *w, const kg_sass_insn *in) {
+static void learn_from(const world *s, world *w, const kg_sass_func *f, int i) {
+  const kg_sass_insn *in = &f->insns[i];
   int eq, r, bit = 255, v, d0 = op_loc(in, 0);
   unsigned m = pr_mask(in);
   if ((r = test_of(in, &eq)) >= 0) {
@@ -918,7 +956,7 @@ static void learn_from(const world *s, world *w, const kg_sass_insn *in) {
   } else if (kg_sass_is(in, "LDS") && in->nops == 2) {
     int32_t off;
     int len;
-    uint32_t h = place_key(in, &off, &len);
+    uint32_t h = place_key(f, i, &off, &len);
     const slot *sl = h ? slot_of((world *)s, h) : NULL;
     learn(w, d0, sl ? sl->val : -1, sl ? sl->bit : 255);
   } else if (kg_sass_is(in, "B2R")) {
@@ -965,7 +1003,7 @@ static void world_step(ctx *c, int i, int cmp, int x, world *w, unsigned char *m
     int bit, v = sure ? value_of(w, in->ops[1], &bit) : -1;
     int32_t off = 0;
     int len = 0;
-    uint32_t h = place_key(in, &off, &len);
+    uint32_t h = place_key(c->f, i, &off, &len);
     for (int k = 0; k < NSLOT; k++) /* what it overwrites is no longer known */
       if (w->s[k].addr && (!h || (off < w->s[k].off + w->s[k].len && w->s[k].off < off + len))) w->s[k] = (slot){0};
     slot *s = NULL;
@@ -983,7 +1021,7 @@ static void world_step(ctx *c, int i, int cmp, int x, world *w, unsigned char *m
     dests_of(in, &d);
     for (int loc = 0; loc < SMEM; loc++)
       if (rs_has(&d, loc)) forget(w, loc);
-    if (sure) learn_from(&before, w, in);
+    if (sure) learn_from(&before, w, c->f, i);
   }
   w->fenced = drop_preds(w->fenced, preds_written(in));
   regset d;
