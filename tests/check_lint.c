@@ -383,6 +383,34 @@ static const char *const k_sys[] = {"STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.SYS
 static const char *const k_cta_async[] = {"STG.E desc[UR4][R2.64], R5", "FENCE.VIEW.ASYNC.G", TICKET(""), "@P1 EXIT",
                                           "MEMBAR.ALL.CTA", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
 
+/* onesweep's shape: the tile id broadcast through one place of shared
+ * memory ([UR4+0x7200] and [UR6+0x7200] are one), the histogram read from
+ * another and compared: no ticket; the broadcast place compared: a ticket */
+#define TILE_BCAST TID_P0, "@!P0 ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR4][R8.64], R9", "@!P0 STS [UR4+0x7200], R7", \
+                   "BAR.SYNC.DEFER_BLOCKING 0x0", "LDS R7, [UR6+0x7200]", "IMAD.WIDE R2, R7, 0x1000, R4"
+static const char *const k_smem_other[] = {TILE_BCAST, "LDS R11, [R41+0x400]", "ISETP.NE.AND P1, PT, R11, 0x1c80, PT",
+                                           "@!P1 BRA 0xb0", "LDG.E R13, desc[UR4][R20.64]", "LDG.E R14, desc[UR4][R2.64]",
+                                           "EXIT", NULL};
+static const char *const k_smem_same[] = {TILE_BCAST, "LDS R11, [UR6+0x7200]", "ISETP.NE.AND P1, PT, R11, 0x1c80, PT",
+                                          "@!P1 BRA 0xb0", "LDG.E R13, desc[UR4][R20.64]", "LDG.E R14, desc[UR4][R2.64]",
+                                          "EXIT", NULL};
+/* -O0: the offset added to the address register, a constant address */
+static const char *const k_smem_o0[] = {TID_P0, "@!P0 ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR4][R8.64], R9",
+                                        "IADD3 R0, RZ, 0x7e00, RZ", "@!P0 STS [R0], R7", "BAR.SYNC.DEFER_BLOCKING 0x0",
+                                        "IADD3 R5, R41, 0x400, RZ", "LDS R11, [R5]", "ISETP.NE.AND P1, PT, R11, 0x1c80, PT",
+                                        "@!P1 BRA 0xb0", "LDG.E R13, desc[UR4][R20.64]", "EXIT", "EXIT", NULL};
+/* ptxas computes the ticket's compare again into P3 and branches on that */
+static const char *const k_recomputed[] = {TID_P0, "STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", "@P0 BRA 0xc0",
+                                           TICKET(""), "ISETP.NE.AND P3, PT, R7.reuse, R10, PT", FLAG_SET, "@P3 BRA 0xc0",
+                                           "MEMBAR.SC.GPU", FLAG_READ, "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+/* __syncthreads_or(last) copied by PLOP3; fresh input loaded by every block
+ * after the ticket is no read the ticket guards */
+#define SYNC_OR_PLOP3 "STG.E desc[UR4][R2.64], R5", "MEMBAR.SC.GPU", "ATOMG.E.INC.STRONG.GPU PT, R7, desc[UR4][R8.64], R9", \
+                      "ISETP.EQ.AND P1, PT, R7, R10, PT", "BAR.RED.OR.DEFER_BLOCKING 0x0, P1", "B2R.RESULT RZ, P2",  \
+                      "PLOP3.LUT P3, PT, P2, PT, PT, 0x80, 0x0", "LDG.E R20, desc[UR4][R22.64]", "@!P3 EXIT"
+static const char *const k_plop3_ok[] = {SYNC_OR_PLOP3, "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+static const char *const k_plop3_bug[] = {SYNC_OR_PLOP3, "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+
 static const struct {
   const char *name;
   const char *const *insns;
@@ -416,6 +444,12 @@ static const struct {
     {"a fence on one branch", k_branch, 1, R, 0},
     {"the fence in a subroutine", k_subroutine, 1, 0, 0},
     {"a call into code the listing lacks", k_unknown_call, 1, R, 1},
+    {"a tile id through shared memory, another place compared", k_smem_other, 0, 0, 0},
+    {"a tile id through shared memory, its place compared", k_smem_same, 1, A, 0},
+    {"-O0 shared addresses: the register's offset", k_smem_o0, 0, 0, 0},
+    {"the ticket's compare computed again", k_recomputed, 1, 0, 0},
+    {"__syncthreads_or through PLOP3, fresh input read, fenced", k_plop3_ok, 1, 0, 0},
+    {"__syncthreads_or through PLOP3, no acquire", k_plop3_bug, 1, A, 0},
 };
 
 START_TEST(test_lint_small) {
