@@ -197,6 +197,21 @@ START_TEST(test_module_open_refuses) {
 }
 END_TEST
 
+/* A module's lint waivers are checked when it is loaded too: check and run
+ * refuse a bad table before any case (exit 2), as `kgate lint` does. */
+START_TEST(test_module_open_waivers) {
+  char err[1024] = "";
+  kg_loaded_module m;
+  ck_assert_msg(kg_module_open(TEST_MODULES "/libkg_lintmod_waive.so", &m, err, sizeof err) == 0, "%s", err);
+  kg_module_close(&m);
+  ck_assert_int_eq(kg_module_open(TEST_MODULES "/libkg_lintmod_badwaive.so", &m, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "kernel module ") == err && strstr(err, "libkg_lintmod_badwaive.so: "
+                "kgate_module_lint_waivers: waiver 1 (bug_no_fence): reason is missing") && !strchr(err, '\n'),
+                "%s", err);
+  ck_assert_ptr_null(m.handle);
+}
+END_TEST
+
 /* Text kgate must take (spaces, quotes, commas, UTF-8, "::error::" in the
  * middle of a line) loads and survives the describe line unchanged. */
 START_TEST(test_module_text_edge_cases) {
@@ -499,6 +514,7 @@ Suite *make_module_suite(void) {
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_module_open_refuses, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
   tcase_add_test(errors, test_module_open_not_a_module);
+  tcase_add_test(errors, test_module_open_waivers);
   tcase_add_loop_test(errors, test_module_validate_defects, 0, NBAD);
   tcase_add_test(errors, test_module_parse_describe_malformed);
   tcase_add_test(errors, test_module_parse_describe_bad_text);

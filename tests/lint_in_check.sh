@@ -5,8 +5,9 @@
 # could not read (the disassembler refuses it, or there is none) fails the
 # run (exit 3, one line naming the module) and every report says so, unless
 # --lint off, which passes and is recorded. The worker is tests/fake_worker.c, the
-# disassemblers are this test's stand-ins: whatever module they are given,
-# they hand kgate the stored listing named by $KG_TEST_LISTING.
+# disassemblers are this test's stand-ins: they hand kgate the stored listing
+# named by $KG_TEST_LISTING for the module under test, and CUB's clean one for
+# kgate's own module (linted too, with no planted bug in it to leave out).
 # usage: lint_in_check.sh KGATE FAKE_WORKER MODULE.so SOURCE_DIR
 set -u
 kgate=$1 worker=$2 mod=$3 data=$4/tests/data/sass
@@ -15,8 +16,9 @@ fail() { echo "lint_in_check: $*"; exit 1; }
 cat > "$t/cuobjdump" <<EOS
 #!/bin/bash
 [ "\$1 \$2" = "-xelf all" ] || exit 2
+case "\$3" in */libkgate_kernels.so) l=cub_reduce_sm90_O3.nvdisasm ;; *) l=\$KG_TEST_LISTING ;; esac
 { printf '\177ELF\002\001\001'; head -c 11 /dev/zero; printf '\276\000'; head -c 44 /dev/zero
-  printf '%s\n' "\$KG_TEST_LISTING"; } > m.1.sm_90.cubin
+  printf '%s\n' "\$l"; } > m.1.sm_90.cubin
 EOS
 cat > "$t/nvdisasm" <<EOS
 #!/bin/bash

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# A kernel module exports kgate_module_abi, kgate_module and
-# kgate_module_toolchain and nothing else (include/kgate/module.h): modules of
-# two commits then load side by side.
-# Usage: module_exports.sh MODULE.so
+# A kernel module exports kgate_module_abi, kgate_module, kgate_module_toolchain
+# and kgate_module_lint_waivers and nothing else (include/kgate/module.h):
+# modules of two commits then load side by side.
+# Usage: module_exports.sh MODULE.so...
 set -u
-got=$(nm -D --defined-only "$1" | awk '{print $NF}' | sort | tr '\n' ' ')
-if [ "$got" != "kgate_module kgate_module_abi kgate_module_toolchain " ]; then
-  echo "FAIL $1 exports: $got (want only kgate_module kgate_module_abi kgate_module_toolchain)"
-  exit 1
-fi
-echo "$1: exports kgate_module_abi, kgate_module and kgate_module_toolchain only"
+want="kgate_module kgate_module_abi kgate_module_lint_waivers kgate_module_toolchain "
+for m in "$@"; do
+  got=$(nm -D --defined-only "$m" | awk '{print $NF}' | sort | tr '\n' ' ')
+  if [ "$got" != "$want" ]; then
+    echo "FAIL $m exports: $got (want only $want)"
+    exit 1
+  fi
+done
+echo "$*: export kgate_module_abi, kgate_module, kgate_module_toolchain and kgate_module_lint_waivers only"

@@ -166,10 +166,10 @@ static const char *worker_path(const kg_modules *mods, char *buf, size_t len) {
   return buf;
 }
 
-enum { ARGV_MAX = 8 + 4 * KG_MODULES_MAX }; /* worker, "worker", --device N, --roofline, modules, --describe, NULL */
+enum { ARGV_MAX = 10 + 4 * KG_MODULES_MAX }; /* worker, "worker", --device N, --roofline, modules, --describe, NULL */
 
 /* A worker's command line: `kgate worker [--device N] [--roofline]
- * [--own-kernels PATH] [--kernels PATH]... [--base-kernels PATH]...
+ * [--own-kernels PATH] [--mutant-kernels PATH] [--kernels PATH]... [--base-kernels PATH]...
  * [--describe]`; device < 0: none. The one place that knows its shape. */
 typedef struct worker_cmd {
   char *argv[ARGV_MAX];
@@ -186,6 +186,7 @@ static char *const *worker_cmd_make(worker_cmd *w, const char *worker, int devic
   }
   if (roofline) w->argv[a++] = "--roofline";
   if (mods->own) w->argv[a++] = "--own-kernels", w->argv[a++] = (char *)mods->own;
+  if (mods->mutants) w->argv[a++] = "--mutant-kernels", w->argv[a++] = (char *)mods->mutants;
   for (int k = 0; k < mods->nkernels; k++) w->argv[a++] = "--kernels", w->argv[a++] = (char *)mods->kernels[k];
   for (int k = 0; with_base && k < mods->nbase; k++)
     w->argv[a++] = "--base-kernels", w->argv[a++] = (char *)mods->base_kernels[k];
@@ -464,17 +465,24 @@ static int gate_selftest(const kg_selftest_opts *so) {
   if (!worker) return KG_EXIT_ENV;
   /* --kernels: the controls run with the modules loaded beside kgate's own */
   if (load_modules(&so->mods, worker, NULL, NULL)) return KG_EXIT_USAGE;
+  /* the planted bugs: their own module, which no other command loads */
+  char mutants[PATH_MAX];
+  kg_modules mods = so->mods;
+  if (!mods.mutants && kg_module_default_path_of(KG_SELFTEST_MODULE_FILE, mutants, sizeof mutants, err, sizeof err)) {
+    fprintf(stderr, "kgate: selftest needs the planted bugs' module: %s (build kgate with -DKGATE_SELFTEST=ON, or "
+            "give --mutant-kernels)\n", err);
+    return KG_EXIT_ENV;
+  }
+  if (!mods.mutants) mods.mutants = mutants;
   worker_cmd cmd;
-  char *const *argv = worker_cmd_make(&cmd, worker, so->device, 0, &so->mods, 0, 0);
+  char *const *argv = worker_cmd_make(&cmd, worker, so->device, 0, &mods, 0, 0);
   char why[512] = "";
   int have_san = kg_san_find(san, sizeof san, why, sizeof why) == 0;
   if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
   /* --timeout keeps its meaning; its default (60 s) is long for the hanging mutant. */
   const kg_paired_opts *p = &so->paired;
-  /* the fence mutants: the lint of kgate's own module */
-  char own[PATH_MAX];
-  const char *lint_module = so->mods.own ? so->mods.own
-                            : kg_module_default_path(own, sizeof own, err, sizeof err) == 0 ? own : NULL;
+  /* the fence mutants: the lint of their module */
+  const char *lint_module = mods.mutants;
   kg_st_opts o = {argv,      have_san ? san : NULL, so->only,  so->huge, so->timeout_s == 60 ? 20 : so->timeout_s,
                   so->quiet, p->pair,               p->rounds, max_rounds(p), p->budget_s, p->min_effect_pct,
                   lint_module};
@@ -515,14 +523,14 @@ static kg_case *cases_to_check(const kg_run *run, const kg_modinfo *base, int pa
  * processes and the CPU, not the GPU. */
 typedef struct lint_job {
   kg_run *run;
-  int rc, own; /* own: run->lint[0] is kgate's own module */
+  int rc;
   pthread_t tid;
   int started;
 } lint_job;
 
 static void *lint_thread(void *arg) {
   lint_job *j = arg;
-  for (size_t k = 0; !j->rc && k < j->run->nlint; k++) j->rc = kg_lint_for_run(&j->run->lint[k], k == 0 && j->own);
+  for (size_t k = 0; !j->rc && k < j->run->nlint; k++) j->rc = kg_lint_for_run(&j->run->lint[k]);
   return NULL;
 }
 
@@ -549,7 +557,7 @@ static int lint_start(const kg_gate_opts *go, kg_run *run, lint_job *j) {
   const char *self = go->mods.own ? go->mods.own : kg_module_default_path(own, sizeof own, err, sizeof err) ? NULL : own;
   run->lint = calloc((size_t)go->mods.nkernels + 1, sizeof *run->lint);
   if (!run->lint) return -1;
-  if (self) lint_module(run, self, go->lint_off), j->own = 1;
+  if (self) lint_module(run, self, go->lint_off);
   else if (!go->mods.worker) {
     lint_module(run, KG_MODULE_FILE, go->lint_off);
     if (!go->lint_off) snprintf(run->lint[0].why, sizeof run->lint[0].why, "%.200s", err);

@@ -6,21 +6,7 @@
 #include "disasm.h"
 #include "escape.h"
 #include "exitcode.h"
-#include "registry.h"
 #include "sass.h"
-
-#define KG_LINT_CHECKED NULL, NULL
-#define KG_LINT_WAIVE(match, reason) match, reason
-static const kg_lint_waiver k_own_waivers[] = {
-#define KG_VARIANT(name, seed, idea, flags, dtypes, lint) {#name, lint},
-#include "variants.def"
-#undef KG_VARIANT
-};
-
-const kg_lint_waiver *kg_lint_own_waivers(size_t *n) {
-  *n = sizeof k_own_waivers / sizeof k_own_waivers[0];
-  return k_own_waivers;
-}
 
 /* Keeps the kernels whose symbol contains kernel: the others become
  * subroutines in the listing's eyes, analysed only where called. */
@@ -35,11 +21,18 @@ static int select_kernels(kg_sass_listing *l, const char *kernel) {
 
 int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out) {
   char err[1024], *text = NULL, shown[1200], name[1024];
-  size_t len = 0, nw;
+  size_t len = 0;
+  kg_lint_waivers w;
+  /* the module's own waivers first: a bad table is bad input, whatever the disassembler */
+  if (kg_lint_waivers_read(path, &w, err, sizeof err)) {
+    fprintf(err_out, "kgate lint: %s\n", err);
+    return KG_EXIT_USAGE;
+  }
   kg_dis_rc dr = kg_dis_read(path, &text, &len, err, sizeof err);
   /* every line names the file as given: escaped, like anything kgate prints */
   kg_esc_term(path, name, sizeof name);
   if (dr != KG_DIS_OK) {
+    kg_lint_waivers_free(&w);
     fprintf(err_out, "kgate lint: %s\n", kg_esc_term(err, shown, sizeof shown));
     return dr == KG_DIS_NO_TOOL ? KG_EXIT_ENV : KG_EXIT_USAGE;
   }
@@ -48,51 +41,70 @@ int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out)
   free(text);
   if (prc) {
     fprintf(err_out, "kgate lint: %s: not a SASS listing: %s\n", name, kg_esc_term(err, shown, sizeof shown));
+    kg_lint_waivers_free(&w);
     return KG_EXIT_USAGE;
   }
   if (kernel && !select_kernels(&l, kernel)) {
     fprintf(err_out, "kgate lint: %s: no kernel's symbol contains '%s'\n", name, kg_esc_term(kernel, shown, sizeof shown));
     kg_sass_free(&l);
+    kg_lint_waivers_free(&w);
     return KG_EXIT_USAGE;
   }
-  const kg_lint_waiver *w = kg_lint_own_waivers(&nw);
   kg_lint_report r;
-  int rc = kg_lint_listing(&l, w, nw, &r);
+  int rc = kg_lint_listing(&l, w.w, w.n, &r);
   if (rc) fprintf(err_out, "kgate lint: %s: out of memory\n", name);
   else kg_lint_print(out, path, &l, &r);
   int code = rc ? KG_EXIT_ENV : kg_lint_unwaived(&r) ? KG_EXIT_FAIL : KG_EXIT_OK;
   kg_lint_report_free(&r);
   kg_sass_free(&l);
+  kg_lint_waivers_free(&w);
   return code;
 }
 
-/* Leaves the kernels of kgate's mutants out: they are selftest's, built to fail. */
-static void skip_mutants(kg_sass_listing *l) {
-  for (int k = 0; k < l->nfuncs; k++)
-    for (size_t i = 0; i < kg_nmutants; i++)
-      if (strstr(l->funcs[k].name, kg_mutants[i].name)) l->funcs[k].called = 1;
+/* The analysis of one module in check and run stops after this many seconds
+ * (KGATE_LINT_LIMIT_S, default KG_LINT_LIMIT_S): a module not analysed in
+ * time was not shown to be fenced, so it is "not run", a failure. 0 when the
+ * variable is no positive number. */
+static double lint_limit(void) {
+  const char *e = getenv("KGATE_LINT_LIMIT_S");
+  if (!e || !*e) return KG_LINT_LIMIT_S;
+  char *end;
+  double v = strtod(e, &end);
+  return *end || !(v > 0) ? 0 : v;
 }
 
-int kg_lint_for_run(kg_lint_module *m, int own) {
+int kg_lint_for_run(kg_lint_module *m) {
   char err[1024], *text = NULL;
-  size_t len = 0, nw;
+  size_t len = 0;
   if (m->why[0]) return 0; /* not linted: why says why */
+  double limit = lint_limit();
+  if (limit <= 0)
+    return snprintf(m->why, sizeof m->why, "KGATE_LINT_LIMIT_S is not a positive number of seconds"), 0;
   kg_dis_rc dr = kg_dis_read(m->path, &text, &len, err, sizeof err);
   if (dr != KG_DIS_OK) return snprintf(m->why, sizeof m->why, "%.200s", err), 0;
   kg_sass_listing l;
   int prc = kg_sass_parse(text, len, &l, err, sizeof err);
   free(text);
   if (prc) return snprintf(m->why, sizeof m->why, "not a SASS listing: %.180s", err), 0;
-  if (own) skip_mutants(&l);
-  const kg_lint_waiver *w = kg_lint_own_waivers(&nw);
+  /* the worker refused a module whose table is bad; one changed since is not linted */
+  kg_lint_waivers w;
+  if (kg_lint_waivers_read(m->path, &w, err, sizeof err)) {
+    kg_sass_free(&l);
+    return snprintf(m->why, sizeof m->why, "%.220s", err), 0;
+  }
   kg_lint_report r;
-  int rc = kg_lint_listing(&l, w, nw, &r);
-  if (!rc) {
+  int rc = kg_lint_listing_within(&l, w.w, w.n, limit, &r);
+  if (rc == -2) {
+    snprintf(m->why, sizeof m->why, "the lint took over its time limit of %g s (KGATE_LINT_LIMIT_S)", limit);
+    kg_lint_report_free(&r);
+    rc = 0;
+  } else if (!rc) {
     m->ran = 1;
     rc = kg_lint_summarize(&l, &r, m);
     kg_lint_report_free(&r);
   }
   kg_sass_free(&l);
+  kg_lint_waivers_free(&w);
   return rc;
 }
 

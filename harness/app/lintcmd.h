@@ -14,19 +14,19 @@ typedef struct kg_lint_opts {
   const char *kernel; /* --kernel: only kernels whose symbol contains it; NULL for all */
 } kg_lint_opts;
 
-/* kgate's own waivers, from the lint column of kernels/variants.def. */
-const kg_lint_waiver *kg_lint_own_waivers(size_t *n);
-
-/* Lints one file; 0 clean (or all waived), 1 a finding, 2 bad input, 3 no
- * disassembler for machine code. The report goes to out, errors to err_out. */
+/* Lints one file with the waivers it exports (a kernel module's, waiver.h;
+ * a cubin or a listing has none); 0 clean (or all waived), 1 a finding, 2
+ * bad input (a bad waiver table included), 3 no disassembler for machine
+ * code. The report goes to out, errors to err_out. */
 int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out);
 
 /* The lint of a check or run (m->path set by the caller, or m->why when it
- * cannot be linted): own is kgate's
- * own module, whose mutants' kernels (selftest's) are left out. A module it
- * cannot read, or no disassembler here, leaves m->ran 0 with why: the run
- * goes on. 0, or -1 out of memory. */
-int kg_lint_for_run(kg_lint_module *m, int own);
+ * cannot be linted), with the module's own waivers. A module it cannot
+ * read, or no disassembler here, leaves m->ran 0 with why: the run goes
+ * on. 0, or -1 out of memory. */
+int kg_lint_for_run(kg_lint_module *m);
+/* The default time limit of one module's analysis in check and run, seconds. */
+#define KG_LINT_LIMIT_S 60.0
 
 /* The command: every file, exit 2 for bad input, else 1 on a finding, else
  * 3 when a file needed a missing disassembler, else 0. */

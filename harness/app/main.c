@@ -44,6 +44,7 @@ int main(int argc, char **argv) {
 #else
   const kg_modules *m = &cli.gate.mods;
   kg_worker_opts wo = {.device = cli.gate.device, .roofline = cli.roofline, .own_kernels = m->own,
+                       .mutant_kernels = m->mutants,
                        .nkernels = m->nkernels, .nbase = m->nbase, .describe = cli.describe};
   memcpy(wo.kernels, m->kernels, sizeof wo.kernels);
   memcpy(wo.base_kernels, m->base_kernels, sizeof wo.base_kernels);

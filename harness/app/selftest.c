@@ -212,20 +212,22 @@ static void lint_row(kg_st_row *row, const kg_sass_listing *l, const kg_lint_rep
   row->outcome = base_findings ? KG_ST_UNCLEAR : kernels && !missed ? KG_ST_CAUGHT : KG_ST_MISSED;
 }
 
-/* The fence mutants: one lint of the module for all of them. Each is caught
- * when its kernel has a finding at every architecture the module holds; the
- * control is the real variants' kernels, which must lint clean. */
+/* The fence mutants: one lint of their module (libkgate_selftest.so) for
+ * all of them, with its waivers. Each is caught when its kernel has a
+ * finding at every architecture the module holds; the control is the real
+ * variants' kernels, linked into that module too, which must lint clean. */
 static void lint_rows(const kg_st_opts *o, kg_st_row *rows, size_t nrows) {
   char err[512] = "no module to lint";
   char *text = NULL;
-  size_t len = 0, nw, base = 0;
+  size_t len = 0, base = 0;
   kg_sass_listing l;
   kg_lint_report r;
-  int ok = o->lint_module && kg_dis_read(o->lint_module, &text, &len, err, sizeof err) == KG_DIS_OK &&
+  kg_lint_waivers w = {0};
+  int ok = o->lint_module && kg_lint_waivers_read(o->lint_module, &w, err, sizeof err) == 0 &&
+           kg_dis_read(o->lint_module, &text, &len, err, sizeof err) == KG_DIS_OK &&
            kg_sass_parse(text, len, &l, err, sizeof err) == 0;
   free(text);
-  const kg_lint_waiver *w = kg_lint_own_waivers(&nw);
-  if (ok && kg_lint_listing(&l, w, nw, &r)) ok = 0, snprintf(err, sizeof err, "out of memory"), kg_sass_free(&l);
+  if (ok && kg_lint_listing(&l, w.w, w.n, &r)) ok = 0, snprintf(err, sizeof err, "out of memory"), kg_sass_free(&l);
   if (ok) {
     unsigned char arch[k_max_arch];
     unsigned sides;
@@ -237,6 +239,7 @@ static void lint_rows(const kg_st_opts *o, kg_st_row *rows, size_t nrows) {
     else snprintf(rows[i].observed, sizeof rows[i].observed, "not run: %.180s", err);
   }
   if (ok) kg_lint_report_free(&r), kg_sass_free(&l);
+  kg_lint_waivers_free(&w);
 }
 
 static int mutant_lookup(const char *name) {

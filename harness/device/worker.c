@@ -31,14 +31,16 @@
 #include "timing.h"
 
 /* The modules: [0] kgate's own, then the --kernels modules, then the base
- * modules of a paired run (module.h). fns[v]: the entry for registry index
- * v in the module that defines it (NULL for a mutant kgate's own module
- * lacks). */
+ * modules of a paired run (module.h); beside them, for selftest, the planted
+ * bugs' module (--mutant-kernels). fns[v]: the entry for registry index v in
+ * the module that defines it (NULL for a mutant when no mutants' module is
+ * loaded). */
 enum { MOD_OWN };
 enum { KG_MAX_RUNS = 128 }; /* --repeat allows 100 */
 
 typedef struct modules {
   kg_module_set set;
+  kg_loaded_module mutants; /* mutants.m NULL: none loaded */
   const kg_module_variant **fns;
 } modules;
 
@@ -388,7 +390,8 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
   const kg_dtype_info *di = kg_dtype_get(c->dtype);
   memset(r, 0, sizeof *r);
   if (!fn) {
-    snprintf(st->error, sizeof st->error, "%s: this kgate was built without kernels/mutants", kg_variants[c->variant].name);
+    snprintf(st->error, sizeof st->error, "%s: no mutants' module loaded (%s, --mutant-kernels)", kg_variants[c->variant].name,
+             KG_SELFTEST_MODULE_FILE);
     return -1;
   }
   double t0 = kg_now_s();
@@ -689,7 +692,8 @@ static int hello(state *st, int device, int roofline) {
  * registry, as the supervisor adds them from this worker's describe) and
  * maps the registry onto them: every real variant of kgate's own must be in
  * the own module with the flags and dtypes this kgate was built with (a
- * module from elsewhere is a different kgate's); mutants may be absent. */
+ * module from elsewhere is a different kgate's); so must every mutant be in
+ * the mutants' module when one is given (else they are absent). */
 static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t errlen) {
   char own[1024];
   const char *path = o->own_kernels;
@@ -698,21 +702,26 @@ static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t e
     path = own;
   }
   if (kg_module_set_load(&m->set, path, o->kernels, o->nkernels, o->base_kernels, o->nbase, err, errlen)) return -1;
+  if (o->mutant_kernels && kg_module_open(o->mutant_kernels, &m->mutants, err, errlen)) return -1;
   m->fns = calloc(kg_nvariants_all, sizeof *m->fns);
   if (!m->fns) return snprintf(err, errlen, "out of memory"), -1;
   const kg_module_set *ms = &m->set;
   for (size_t v = 0; v < kg_nvariants_all; v++) {
     const kg_variant_info *vi = &kg_variants[v];
-    const kg_module *home = ms->mod[MOD_OWN].m;
+    int mutant = kg_variant_is_mutant((int)v);
+    const kg_loaded_module *from = mutant && m->mutants.m ? &m->mutants : &ms->mod[MOD_OWN];
+    const kg_module *home = from->m;
     for (int k = 1; vi->module > 0 && k < ms->nmods; k++)
       if (ms->role[k] == KG_MOD_KERNELS && !strcmp(ms->mod[k].path, kg_registry_module_path(vi->module)))
         home = ms->mod[k].m;
     int i = kg_module_find(home, vi->name);
     const kg_module_variant *e = i >= 0 ? &home->variants[i] : NULL;
     if (e && (e->flags != vi->flags || e->dtypes != vi->dtypes || e->op != vi->op)) e = NULL;
-    if (!e && !kg_variant_is_mutant((int)v))
-      return snprintf(err, errlen, "kernel module %.200s does not match this kgate: variant %s is missing or differs "
-                      "(build kgate and its module from one tree)", ms->mod[MOD_OWN].path, vi->name), -1;
+    if (!e && (!mutant || m->mutants.m))
+      return snprintf(err, errlen, "kernel module %.200s does not match this kgate: %s %s is missing or differs "
+                      "(build kgate and its module from one tree)", from->path, mutant ? "mutant" : "variant",
+                      vi->name), -1;
+    if (mutant && !m->mutants.m) e = NULL; /* kgate's own module holds no planted bug */
     m->fns[v] = e;
   }
   return 0;
@@ -720,6 +729,7 @@ static int load_modules(const kg_worker_opts *o, modules *m, char *err, size_t e
 
 static void unload_modules(modules *m) {
   free(m->fns);
+  kg_module_close(&m->mutants);
   kg_module_set_close(&m->set);
 }
 

@@ -9,6 +9,7 @@ typedef struct kg_worker_opts {
   int device;
   int roofline;            /* measure the achievable bandwidth before the hello */
   const char *own_kernels; /* kgate's own module (NULL: beside the executable, module.h) */
+  const char *mutant_kernels; /* selftest: the planted bugs' module (NULL: none; mutants cannot run) */
   const char *kernels[KG_MODULES_MAX]; /* --kernels: modules whose variants join kgate's own */
   int nkernels;
   const char *base_kernels[KG_MODULES_MAX]; /* --base-kernels: the base builds of a paired run */

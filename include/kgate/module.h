@@ -23,7 +23,23 @@
  * finding names what changed (docs/nightly.md). kgate/registry.h defines it;
  * kgate_add_kernels passes the flags' digest. Fields may only be appended
  * (size says which a module has); kgate refuses a module whose record is
- * shorter than its first version or holds a value no compiler gives. */
+ * shorter than its first version or holds a value no compiler gives.
+ *
+ * A module may export one more optional symbol, data rather than a function,
+ * since `kgate lint` reads it from the file and never loads the module (no
+ * CUDA runtime, no code of the module run):
+ *   const char kgate_module_lint_waivers[];
+ * the module's lint waivers (docs/lint.md#waivers): KG_MODULE_LINT_WAIVERS_TAG
+ * and a NUL, then for each waiver the kernel's name and the reason, each
+ * ending in a NUL, then one more NUL. A waiver applies to this module's
+ * kernels only, and to a kernel whose name (its identifier in the source,
+ * without namespace, class or template arguments; a C-linkage kernel's
+ * symbol) equals the waiver's: never by part of a name. kgate/registry.h
+ * builds it from the registry's KGATE_LINT_WAIVE lines. kgate refuses (exit
+ * 2, naming the module and the waiver) a table of another tag, more than
+ * KG_MODULE_LINT_WAIVERS_MAX waivers, a name that is not [A-Za-z_][A-Za-z0-9_]*
+ * of 1..127 characters or is listed twice, or a reason that is empty, longer
+ * than 199 characters or not printable ASCII. */
 #ifndef KGATE_MODULE_H
 #define KGATE_MODULE_H
 
@@ -107,6 +123,10 @@ typedef struct kg_module_toolchain {
   const char *flags; /* lowercase hex, 8..64 digits: a digest of the flags it was built with; NULL or "": unknown */
 } kg_module_toolchain;
 typedef const kg_module_toolchain *(*kg_module_toolchain_fn)(void);
+
+/* The first string of kgate_module_lint_waivers: its format, version 1. */
+#define KG_MODULE_LINT_WAIVERS_TAG "kgate-lint-waivers 1"
+#define KG_MODULE_LINT_WAIVERS_MAX 256
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* kgate/registry.h: turns a registry file into a kernel module's exports,
- * kgate_module_abi(), kgate_module() and kgate_module_toolchain()
- * (kgate/module.h). Include it in exactly one source file of the module,
+ * kgate_module_abi(), kgate_module() and kgate_module_toolchain(), and the
+ * lint's waivers, kgate_module_lint_waivers (kgate/module.h). Include it in exactly one source file of the module,
  * after naming the registry:
  *
  *   #define KGATE_REGISTRY "my_variants.def"   (required: a file to #include: an
@@ -30,13 +30,25 @@
  *     op      KG_OP_SUM, KG_OP_MIN or KG_OP_MAX
  *     nan     KG_NAN_PROPAGATE or KG_NAN_IGNORE (float min/max; 0 otherwise)
  *
- * and each name's source defines, with C linkage (extern "C" in .cu files):
+ * and, for a kernel whose design orders memory without the fences `kgate
+ * lint` looks for, a waiver line (docs/lint.md#waivers):
+ *
+ *   KGATE_LINT_WAIVE("kernel", "reason")
+ *     kernel  "string": a kernel of this module by its name in the source,
+ *             without namespace, class or template arguments ([A-Za-z_]
+ *             [A-Za-z0-9_]*, 1..127 characters); whole names only
+ *     reason  "string": why it needs no fence, printable ASCII, 1..199 characters
+ *
+ * which the module exports as kgate_module_lint_waivers (kgate/module.h);
+ * `kgate lint` shows each waived finding as "waived: reason".
+ *
+ * Each variant name's source defines, with C linkage (extern "C" in .cu files):
  *
  *   int kg_run_<name>(int dtype, void *in, size_t n, void *out, void *scratch, void *stream);
  *   size_t kg_scratch_<name>(int dtype, size_t n);
  *   double kg_depth_<name>(size_t n);
  *
- * Everything here is static except the entry points, so modules of two
+ * Everything here is static except the entry points and the waiver table, so modules of two
  * commits load side by side. To build a table from functions of other
  * signatures (kgate's own kernels take a kg_dtype), define
  * KGATE_REGISTRY_NO_PROTOTYPES and KGATE_RUN_FN(name), KGATE_SCRATCH_FN(name),
@@ -82,9 +94,21 @@
 static const kg_module_variant kgate__variants[] = {
 #define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)                                               \
   {#name, seed, idea, flags, dtypes, KGATE_RUN_FN(name), KGATE_SCRATCH_FN(name), KGATE_DEPTH_FN(name), op, nan},
+#define KGATE_LINT_WAIVE(kernel, reason)
 #include KGATE_REGISTRY
 #undef KGATE_VARIANT
+#undef KGATE_LINT_WAIVE
 };
+
+/* The waivers, as kgate/module.h's kgate_module_lint_waivers: data the lint
+ * reads from the file without loading the module. */
+KGATE__EXPORT const char kgate_module_lint_waivers[] = KG_MODULE_LINT_WAIVERS_TAG "\0"
+#define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)
+#define KGATE_LINT_WAIVE(kernel, reason) kernel "\0" reason "\0"
+#include KGATE_REGISTRY
+#undef KGATE_VARIANT
+#undef KGATE_LINT_WAIVE
+    ;
 
 static const kg_module kgate__module = {KG_MODULE_ABI, sizeof(kg_module_variant), KGATE_MODULE_NAME,
                                         KGATE_MODULE_VERSION, sizeof kgate__variants / sizeof kgate__variants[0],

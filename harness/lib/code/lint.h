@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "sass.h"
+#include "waiver.h"
 
 typedef enum kg_lint_side {
   KG_LINT_RELEASE, /* a store reaches a ticket unfenced */
@@ -39,14 +40,6 @@ typedef struct kg_lint_finding {
   const char *waived; /* the waiver's reason, NULL when the finding counts */
 } kg_lint_finding;
 
-/* A variant whose design needs no fence says so: the kernels whose symbol
- * contains match, and why. */
-typedef struct kg_lint_waiver {
-  const char *variant;
-  const char *match;
-  const char *reason;
-} kg_lint_waiver;
-
 typedef struct kg_lint_report {
   kg_lint_finding *findings;
   size_t nfindings, cap;
@@ -59,9 +52,13 @@ typedef struct kg_lint_report {
 } kg_lint_report;
 
 /* Analyses every kernel (a function no other one calls) of the listing. The
- * kernels whose name contains a waiver's match have their findings marked
- * waived. Returns 0, or -1 out of memory. */
+ * kernels a waiver names (waiver.h: the module's own waivers, by whole name)
+ * have their findings marked waived. Returns 0, or -1 out of memory. */
 int kg_lint_listing(const kg_sass_listing *l, const kg_lint_waiver *w, size_t nw, kg_lint_report *r);
+/* The same within limit_s seconds (0: no limit): -2 when the time ran out,
+ * the report then incomplete. */
+int kg_lint_listing_within(const kg_sass_listing *l, const kg_lint_waiver *w, size_t nw, double limit_s,
+                           kg_lint_report *r);
 /* The findings that count (not waived). */
 size_t kg_lint_unwaived(const kg_lint_report *r);
 void kg_lint_report_free(kg_lint_report *r);
@@ -77,7 +74,7 @@ typedef struct kg_lint_item {
 } kg_lint_item;
 
 typedef struct kg_lint_waived {
-  char variant[64], reason[200];
+  char variant[KG_WAIVER_NAME_MAX + 1], reason[KG_WAIVER_REASON_MAX + 1]; /* variant: the kernel the waiver names */
   int findings; /* how many it hid */
 } kg_lint_waived;
 

@@ -14,6 +14,7 @@ typedef struct label {
 typedef struct parser {
   kg_sass_listing *l;
   int arch;
+  int unit, fresh; /* the cubin's number; fresh: its heading seen, no function yet */
   const char *file; /* the last "//## File" seen: the next instructions' source */
   int line;
   label *labels; /* the current function's */
@@ -83,7 +84,8 @@ static int new_func(parser *p, const char *name, size_t n) {
   kg_sass_func *f = &l->funcs[l->nfuncs];
   memset(f, 0, sizeof *f);
   if (!(f->name = dup_n(name, n))) return -1;
-  f->arch = p->arch;
+  f->arch = p->arch, f->unit = p->unit;
+  p->fresh = 0;
   l->nfuncs++;
   p->line = 0, p->file = NULL;
   return 0;
@@ -176,6 +178,8 @@ static int add_label(parser *p, const char *s, size_t n) {
   return 0;
 }
 
+static int label_cmp(const void *a, const void *b) { return strcmp(((const label *)a)->name, ((const label *)b)->name); }
+
 static int index_of_addr(const kg_sass_func *f, unsigned addr) {
   int lo = 0, hi = f->ninsns - 1;
   while (lo <= hi) { /* addresses rise through a function */
@@ -190,14 +194,16 @@ static int index_of_addr(const kg_sass_func *f, unsigned addr) {
 /* The current function's targets as instruction indices; frees its labels. */
 static void resolve_jumps(parser *p) {
   kg_sass_func *f = cur_func(p);
+  /* sorted, so that each target is found in log time: a function may have thousands */
+  if (p->nlabels > 1) qsort(p->labels, (size_t)p->nlabels, sizeof *p->labels, label_cmp);
   for (int i = 0; f && i < f->ninsns; i++) {
     kg_sass_insn *in = &f->insns[i];
     if (!in->target) continue;
     /* CALL.ABS 0x0: a relocation the disassembler did not resolve, no place here */
     if (!strncmp(in->target, "0x", 2) && !kg_sass_has_mod(in, "ABS")) in->jump = index_of_addr(f, (unsigned)strtoul(in->target, NULL, 16));
-    for (int k = 0; in->jump < 0 && k < p->nlabels; k++)
-      if (!strcmp(p->labels[k].name, in->target) && p->labels[k].addr != ~0u)
-        in->jump = index_of_addr(f, p->labels[k].addr);
+    label key = {in->target, 0};
+    const label *k = in->jump < 0 && p->nlabels ? bsearch(&key, p->labels, (size_t)p->nlabels, sizeof key, label_cmp) : NULL;
+    if (k && k->addr != ~0u) in->jump = index_of_addr(f, k->addr);
   }
   for (int k = 0; k < p->nlabels; k++) free(p->labels[k].name);
   p->nlabels = p->pending = 0;
@@ -214,8 +220,10 @@ static int parse_line_info(parser *p, const char *s) {
 }
 
 /* cuobjdump: "code for sm_90", ".headerflags @"... EF_CUDA_SM90 ..."";
- * nvdisasm: ".target sm_90". */
+ * nvdisasm: ".target sm_90". "code for" and ".target" start a cubin (a unit;
+ * cuobjdump prints both, one after the other). */
 static void parse_arch(parser *p, const char *s) {
+  if ((strstr(s, "code for sm_") || !strncmp(s, ".target", 7)) && !p->fresh) p->unit++, p->fresh = 1;
   const char *a = strstr(s, "EF_CUDA_SM");
   if (a && isdigit((unsigned char)a[10])) p->arch = atoi(a + 10);
   else if ((a = strstr(s, "code for sm_"))) p->arch = atoi(a + 12);
@@ -260,10 +268,11 @@ static int parse_one(parser *p, char *s) {
 /* Where control goes after instruction i: whether it falls through, and
  * whether it jumps (to in->jump, or anywhere for an indirect branch). */
 static void flow_of(const kg_sass_insn *in, int *falls, int *jumps, int *anywhere) {
+  *falls = 1, *jumps = 0, *anywhere = 0;
+  if (kg_sass_never(in)) return;
   int cond = in->guard != KG_SASS_NOPRED && in->guard != KG_SASS_PT;
   for (int k = 0; k + 1 < in->nops; k++) cond |= kg_sass_pred(in->ops[k], NULL) >= 0 && kg_sass_pred(in->ops[k], NULL) != KG_SASS_PT;
   cond |= kg_sass_has_mod(in, "DIV");
-  *falls = 1, *jumps = 0, *anywhere = 0;
   if (kg_sass_is(in, "BRA") || kg_sass_is(in, "JMP")) {
     *jumps = in->jump >= 0, *anywhere = in->jump < 0, *falls = cond;
   } else if (kg_sass_is(in, "BRX") || kg_sass_is(in, "JMX")) {
@@ -324,10 +333,37 @@ static int build_cfg(kg_sass_func *f) {
   return 0;
 }
 
-int kg_sass_find(const kg_sass_listing *l, const char *name, int arch) {
-  for (int i = 0; i < l->nfuncs; i++)
-    if (l->funcs[i].arch == arch && !strcmp(l->funcs[i].name, name)) return i;
+int kg_sass_never(const kg_sass_insn *in) { return in->guard == KG_SASS_PT && in->guard_neg; }
+
+static unsigned name_hash(const char *name, int unit) {
+  unsigned h = 2166136261u ^ (unsigned)unit;
+  for (; *name; name++) h = (h ^ (unsigned char)*name) * 16777619u;
+  return h;
+}
+
+int kg_sass_find(const kg_sass_listing *l, const char *name, int unit) {
+  for (unsigned h = name_hash(name, unit), k = 0; l->nbyname && k < (unsigned)l->nbyname; k++) {
+    int i = l->byname[(h + k) & (unsigned)(l->nbyname - 1)] - 1;
+    if (i < 0) return -1;
+    if (l->funcs[i].unit == unit && !strcmp(l->funcs[i].name, name)) return i;
+  }
   return -1;
+}
+
+/* The hash of kg_sass_find: open addressing, at most half full. The first
+ * function of a name in a unit is the one found. */
+static int index_names(kg_sass_listing *l) {
+  int n = 16;
+  while (n < 2 * l->nfuncs) n *= 2;
+  if (!(l->byname = calloc((size_t)n, sizeof *l->byname))) return -1;
+  l->nbyname = n;
+  for (int i = 0; i < l->nfuncs; i++) {
+    if (kg_sass_find(l, l->funcs[i].name, l->funcs[i].unit) >= 0) continue;
+    unsigned h = name_hash(l->funcs[i].name, l->funcs[i].unit);
+    while (l->byname[h & (unsigned)(n - 1)]) h++;
+    l->byname[h & (unsigned)(n - 1)] = i + 1;
+  }
+  return 0;
 }
 
 /* Marks the functions another one calls: subroutines, analysed at their calls. */
@@ -335,7 +371,7 @@ static void mark_called(kg_sass_listing *l) {
   for (int i = 0; i < l->nfuncs; i++)
     for (int k = 0; k < l->funcs[i].ninsns; k++) {
       const kg_sass_insn *in = &l->funcs[i].insns[k];
-      int c = in->target && kg_sass_is(in, "CALL") && in->jump < 0 ? kg_sass_find(l, in->target, l->funcs[i].arch) : -1;
+      int c = in->target && kg_sass_is(in, "CALL") && in->jump < 0 ? kg_sass_find(l, in->target, l->funcs[i].unit) : -1;
       if (c >= 0 && c != i) l->funcs[c].called = 1;
     }
 }
@@ -357,6 +393,10 @@ static int finish(kg_sass_listing *l, char *err, size_t errlen) {
   l->nfuncs = kept;
   if (!kept) {
     snprintf(err, errlen, "no SASS functions found (expected the text of cuobjdump -sass or nvdisasm -c)");
+    return -1;
+  }
+  if (index_names(l)) {
+    snprintf(err, errlen, "out of memory");
     return -1;
   }
   mark_called(l);
@@ -396,6 +436,6 @@ void kg_sass_free(kg_sass_listing *l) {
     free(f->insns), free(f->blocks), free(f->block_of), free(f->name);
   }
   for (int i = 0; i < l->nfiles; i++) free(l->files[i]);
-  free(l->funcs), free(l->files);
+  free(l->funcs), free(l->files), free(l->byname);
   memset(l, 0, sizeof *l);
 }

@@ -36,6 +36,7 @@ typedef struct kg_sass_block {
 typedef struct kg_sass_func {
   char *name; /* the symbol, mangled as listed (owned) */
   int arch;   /* 90 for sm_90; 0 when the listing does not say */
+  int unit;   /* which cubin of the listing: a call resolves within its own */
   kg_sass_insn *insns;
   int ninsns, cap;
   kg_sass_block *blocks; /* made by kg_sass_cfg */
@@ -49,6 +50,8 @@ typedef struct kg_sass_listing {
   int nfuncs, cap;
   char **files; /* source file names (owned); instructions point at them */
   int nfiles;
+  int *byname; /* hash of (unit, name) -> function index + 1, 0 empty; nbyname slots */
+  int nbyname;
 } kg_sass_listing;
 
 /* Reads a listing from text (either tool's shape, several concatenated too).
@@ -58,8 +61,11 @@ typedef struct kg_sass_listing {
 int kg_sass_parse(const char *text, size_t len, kg_sass_listing *l, char *err, size_t errlen);
 void kg_sass_free(kg_sass_listing *l);
 
-/* The function named name for the same arch, -1 when the listing lacks it. */
-int kg_sass_find(const kg_sass_listing *l, const char *name, int arch);
+/* The function named name in the same unit (cubin): two cubins may each
+ * hold a static function of one name. -1 when the listing lacks it. */
+int kg_sass_find(const kg_sass_listing *l, const char *name, int unit);
+/* Whether the instruction never runs: guarded by @!PT. */
+int kg_sass_never(const kg_sass_insn *in);
 
 /* The opcode's base ("ATOMG" of "ATOMG.E.INC.STRONG.GPU") compared with base. */
 int kg_sass_is(const kg_sass_insn *in, const char *base);

@@ -20,6 +20,7 @@
 #include "registry.h"
 #include "escape.h"
 #include "fields.h"
+#include "waiver.h"
 
 /* More variants than any registry will hold: a count past it is garbage. */
 #define KG_MODULE_MAX_VARIANTS 4096
@@ -104,7 +105,8 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
   *(void **)&abi = dlsym(out->handle, "kgate_module_abi");
   *(void **)&reg = dlsym(out->handle, "kgate_module");
   *(void **)&tc = dlsym(out->handle, "kgate_module_toolchain");
-  char why[300];
+  char why[900];
+  kg_lint_waivers waivers = {0};
   if (!abi || !reg) {
     snprintf(err, errlen, "kernel module %s: not a kgate kernel module (no kgate_module_abi/kgate_module)", path);
   } else if (abi() != KG_MODULE_ABI) {
@@ -114,6 +116,8 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
     snprintf(err, errlen, "kernel module %s: %s", path, why);
   } else if (kg_module_toolchain_read(tc ? tc() : NULL, &out->tc, why, sizeof why)) {
     snprintf(err, errlen, "kernel module %s: %s", path, why);
+  } else if (kg_lint_waivers_read(path, &waivers, why, sizeof why)) { /* data for the lint: refused here too */
+    snprintf(err, errlen, "kernel module %.700s", why);
   } else if (!(out->vars = calloc(out->m->nvariants, sizeof *out->vars))) {
     snprintf(err, errlen, "kernel module %s: out of memory", path);
   } else {
@@ -123,8 +127,10 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
     out->norm.variant_size = sizeof(kg_module_variant);
     out->norm.variants = out->vars;
     out->m = &out->norm;
+    kg_lint_waivers_free(&waivers);
     return 0;
   }
+  kg_lint_waivers_free(&waivers);
   kg_module_close(out);
   return -1;
 }
@@ -308,14 +314,19 @@ int kg_module_find(const kg_module *m, const char *name) {
   return -1;
 }
 
-int kg_module_default_path(char *buf, size_t len, char *err, size_t errlen) {
-  static const char *const k_rel[] = {"/" KG_MODULE_FILE, "/../lib/kgate/" KG_MODULE_FILE};
+int kg_module_default_path_of(const char *file, char *buf, size_t len, char *err, size_t errlen) {
+  char here[300], lib[300];
+  snprintf(here, sizeof here, "/%s", file), snprintf(lib, sizeof lib, "/../lib/kgate/%s", file);
+  const char *const rel[] = {here, lib};
   char exe[PATH_MAX];
-  if (kg_beside_exe(k_rel, sizeof k_rel / sizeof k_rel[0], buf, len, exe, sizeof exe) == 0) return 0;
+  if (kg_beside_exe(rel, sizeof rel / sizeof rel[0], buf, len, exe, sizeof exe) == 0) return 0;
   if (!exe[0]) return snprintf(err, errlen, "cannot find kgate's own executable"), -1;
-  snprintf(err, errlen, "kgate's kernel module %s is neither beside %s/kgate nor in %s/../lib/kgate", KG_MODULE_FILE,
-           exe, exe);
+  snprintf(err, errlen, "kgate's kernel module %s is neither beside %s/kgate nor in %s/../lib/kgate", file, exe, exe);
   return -1;
+}
+
+int kg_module_default_path(char *buf, size_t len, char *err, size_t errlen) {
+  return kg_module_default_path_of(KG_MODULE_FILE, buf, len, err, errlen);
 }
 
 void kg_modinfo_free(kg_modinfo *mi) {

@@ -17,8 +17,10 @@
 /* The most modules of one kind (--kernels, --base-kernels) a run loads. */
 #define KG_MODULES_MAX 16
 
-/* The file name of kgate's own module. */
+/* The file name of kgate's own module, and of the planted bugs' module
+ * (kernels/mutants/: only selftest loads it). */
 #define KG_MODULE_FILE "libkgate_kernels.so"
+#define KG_SELFTEST_MODULE_FILE "libkgate_selftest.so"
 
 /* m points at norm: the module's registry with every variant record copied
  * to this kgate's full size (fields a shorter record lacks are 0: a sum), so
@@ -49,7 +51,8 @@ int kg_module_toolchain_read(const kg_module_toolchain *t, kg_toolchain *out, ch
 #define KG_MODULE_VARIANT_MIN offsetof(kg_module_variant, op)
 
 /* dlopen(path) (RTLD_LOCAL: two modules' symbols never meet), check the ABI,
- * then the registry, then the toolchain record when the module has one. A
+ * then the registry, then the toolchain record when the module has one,
+ * then its lint waivers (waiver.h: data the lint reads from the file). A
  * path without a slash is taken in the current folder, never searched for.
  * 0, or -1 with a one-line reason naming the file. */
 int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t errlen);
@@ -95,6 +98,8 @@ int kg_module_validate(const kg_module *m, char *err, size_t errlen);
  * <prefix>/lib/kgate beside <prefix>/bin/kgate. Fills buf; 0, or -1 with err
  * when neither exists. */
 int kg_module_default_path(char *buf, size_t len, char *err, size_t errlen);
+/* The same for the module file named file (KG_SELFTEST_MODULE_FILE). */
+int kg_module_default_path_of(const char *file, char *buf, size_t len, char *err, size_t errlen);
 
 /* Variant i of a module's own table, whatever its record size, as a whole
  * record (missing fields 0). The table must have passed kg_module_validate. */

@@ -2,9 +2,11 @@
 # The listings under tests/data/sass/ and what proves `kgate lint` on a GPU
 # machine's toolkit (docs/lint.md). Two steps, so the compiling can run where
 # nvcc is and the disassembling where cuobjdump and nvdisasm are:
-#   capture.sh compile DIR          cubins of fences.cu, the fence mutants and
-#                                   cub_reduce.cu: sm_75/80/90, ptxas -O0..-O3,
-#                                   -lineinfo (needs nvcc; NVCC overrides)
+#   capture.sh compile DIR          cubins of fences.cu, the fence mutants,
+#                                   cub_reduce.cu and the corpus (README.md, "The
+#                                   corpus"): sm_75/80/90, ptxas -O0..-O3,
+#                                   -lineinfo (needs nvcc; NVCC overrides); the
+#                                   seconds of each source in DIR/COMPILE_TIMES
 #   capture.sh dump DIR OUT.tar [MODULE.so ...]
 #                                   cuobjdump -sass and nvdisasm -c -g of every
 #                                   cubin in DIR; of each module cuobjdump -sass
@@ -17,22 +19,46 @@ archs=${ARCHS:-"75 80 90"}
 levels=${LEVELS:-"0 1 2 3"}
 
 compile() { # DIR: one PTX per source and architecture, then ptxas per level
-  local dir=$1 nvcc=${NVCC:-nvcc} ptxas root
+  local dir=$1 nvcc=${NVCC:-nvcc} ptxas root t lv
   root=$(cd "$here/../../.." && pwd)
   ptxas=${PTXAS:-$(dirname "$(command -v "$nvcc")")/ptxas}
   mkdir -p "$dir"
+  : > "$dir/COMPILE_TIMES"
+  tmp=$(mktemp -d) # PTX and relocatable units: only the cubins are kept
+  trap 'rm -rf "$tmp"' EXIT
   local srcs=("$here/fences.cu" "$here/cub_reduce.cu")
   for m in "$root"/kernels/mutants/mut_fence_*.cu; do srcs+=("$m"); done
-  for a in $archs; do
-    for s in "${srcs[@]}"; do
-      local b; b=$(basename "$s" .cu)
+  srcs+=("$here/atomics_idioms.cu" "$here/semaphore.cu" "$here/bug_shapes.cu" "$here/cub_algos.cu")
+  for s in "${srcs[@]}"; do
+    local b; b=$(basename "$s" .cu)
+    lv=$levels t=$(now)
+    # CUB's algorithms: about 2.5 MB a cubin, so -O0 and -O3 only (CUB_LEVELS)
+    [ "$b" != cub_algos ] || lv=${CUB_LEVELS:-"0 3"}
+    for a in $archs; do
       "$nvcc" -std=c++17 -ptx -arch=compute_$a -lineinfo -I"$root/kernels" -I"$root/include" \
-        "$s" -o "$dir/${b}_sm$a.ptx"
-      for o in $levels; do
-        "$ptxas" -arch=sm_$a -O$o -lineinfo "$dir/${b}_sm$a.ptx" -o "$dir/${b}_sm${a}_O$o.cubin"
+        "$s" -o "$tmp/${b}_sm$a.ptx"
+      for o in $lv; do
+        "$ptxas" -arch=sm_$a -O$o -lineinfo "$tmp/${b}_sm$a.ptx" -o "$dir/${b}_sm${a}_O$o.cubin"
       done
     done
+    echo "$(basename "$s"): $(since "$t") s" >> "$dir/COMPILE_TIMES"
   done
+  # Two units with a same-named static helper, linked into one cubin (-rdc):
+  # each unit relocatable from its PTX, then nvlink.
+  t=$(now)
+  for a in $archs; do
+    for u in split_fenced split_unfenced; do
+      "$nvcc" -std=c++17 -ptx -rdc=true -arch=compute_$a -lineinfo "$here/$u.cu" -o "$tmp/${u}_sm$a.ptx"
+    done
+    for o in $levels; do
+      for u in split_fenced split_unfenced; do
+        "$ptxas" -c -arch=sm_$a -O$o -lineinfo "$tmp/${u}_sm$a.ptx" -o "$tmp/${u}_sm${a}_O$o.o"
+      done
+      "${NVLINK:-$(dirname "$ptxas")/nvlink}" -arch=sm_$a "$tmp/split_fenced_sm${a}_O$o.o" \
+        "$tmp/split_unfenced_sm${a}_O$o.o" -o "$dir/split_sm${a}_O$o.cubin"
+    done
+  done
+  echo "split_fenced.cu + split_unfenced.cu (-rdc, nvlink): $(since "$t") s" >> "$dir/COMPILE_TIMES"
   # -G: the fence and the atomics become calls into the toolkit's code
   "$nvcc" -std=c++17 -cubin -G -arch=sm_90 "$here/fences.cu" -o "$dir/fences_sm90_G.cubin"
 }
@@ -45,6 +71,7 @@ dump() { # DIR OUT.tar MODULE.so...: every step's seconds in TIMES
   shift 2
   work=$(mktemp -d)
   mkdir -p "$work/sass"
+  [ ! -f "$dir/COMPILE_TIMES" ] || cp "$dir/COMPILE_TIMES" "$work/sass/"
   { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; cuobjdump --version | tail -1
     nvdisasm --version | tail -1; echo "$(nproc) processors"; } > "$work/sass/TIMES" 2>&1 || true
   t=$(now) # both tools over every cubin, one per processor at a time

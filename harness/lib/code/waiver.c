@@ -1,0 +1,278 @@
+/* The lint's waivers: names, the module's table, its reading (waiver.h). */
+#include "waiver.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "kgate/module.h"
+
+/* ---- kernel names ---- */
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
+static int ident_start(char c) { return (c >= 'A' && c <= 'Z') || is_lower(c) || c == '_'; }
+
+/* <source-name>: a length, then that many characters. *p moves past it. */
+static int source_name(const char **p, const char **name, size_t *n) {
+  size_t len = 0;
+  if (!is_digit(**p)) return -1;
+  for (; is_digit(**p); (*p)++) {
+    len = len * 10 + (size_t)(**p - '0');
+    if (len > 4096) return -1;
+  }
+  if (strnlen(*p, len) < len) return -1;
+  *name = *p, *n = len, *p += len;
+  return 0;
+}
+
+/* Skips one bracketed part from an opener (I, N, X, J, Z, L, Ul) to its E,
+ * stepping over names by their length. Enough for the template arguments of
+ * a nested name; what it cannot follow fails, and the kernel is not waived. */
+static int skip_group(const char **pp) {
+  const char *p = *pp, *nm;
+  size_t n;
+  int depth = 0;
+  do {
+    char c = *p;
+    if (!c) return -1;
+    if (is_digit(c)) {
+      if (source_name(&p, &nm, &n)) return -1;
+    } else if (c == 'I' || c == 'N' || c == 'X' || c == 'J' || c == 'Z') {
+      depth++, p++;
+    } else if (c == 'U' && p[1] == 'l') {
+      depth++, p += 2;
+    } else if (c == 'L') { /* a literal: its type, then its value up to E; or L_Z, an entity */
+      depth++, p++;
+      if (p[0] == '_' && p[1] == 'Z') p += 2;
+      else {
+        if (is_digit(*p) && source_name(&p, &nm, &n)) return -1;
+        while (*p && *p != 'E') p++;
+      }
+    } else if (c == 'E') {
+      depth--, p++;
+    } else if (c == 'S' || c == 'T' || (c == 'U' && p[1] == 't') || (c == 'D' && p[1] == 'v')) {
+      p++; /* a substitution or template parameter (S_, S0_, T_), St, Sa...; Ut_, Dv4_ */
+      if (c == 'S' && is_lower(*p)) p++;
+      else {
+        while (*p && *p != '_') p++;
+        if (*p) p++;
+      }
+    } else if (c == 'D') {
+      p += p[1] ? 2 : 1;
+    } else {
+      p++;
+    }
+  } while (depth > 0);
+  *pp = p;
+  return 0;
+}
+
+int kg_lint_kernel_name(const char *sym, char *buf, size_t len) {
+  const char *name = NULL, *p = sym + 2;
+  size_t n = 0;
+  if (strncmp(sym, "_Z", 2)) {
+    name = sym, n = strlen(sym);
+  } else {
+    if (*p == 'L') p++; /* internal linkage */
+    if (*p == 'N') {    /* a nested name: its last name, before E */
+      for (p++; *p && strchr("rVKRO", *p); p++) {
+      }
+      while (*p && *p != 'E') {
+        if (is_digit(*p)) {
+          if (source_name(&p, &name, &n)) return -1;
+        } else if (*p == 'B') { /* an ABI tag after a name */
+          const char *tag;
+          size_t tn;
+          p++;
+          if (source_name(&p, &tag, &tn)) return -1;
+        } else if (*p == 'I') {
+          if (skip_group(&p)) return -1;
+        } else if (*p == 'S' && is_lower(p[1])) { /* St, Sa...: a prefix, not the name */
+          p += 2, name = NULL;
+        } else if (*p == 'S' || *p == 'T') { /* a substitution: a prefix */
+          while (*p && *p != '_') p++;
+          if (*p) p++;
+          name = NULL;
+        } else {
+          return -1; /* a constructor, an operator, a local name: no kernel's */
+        }
+      }
+      if (*p != 'E') return -1;
+    } else {
+      if (p[0] == 'S' && p[1] == 't') p += 2;
+      if (source_name(&p, &name, &n)) return -1;
+    }
+  }
+  if (!name || !n || n >= len) return -1;
+  memcpy(buf, name, n), buf[n] = '\0';
+  return 0;
+}
+
+int kg_lint_waiver_applies(const kg_lint_waiver *w, const char *symbol) {
+  char name[KG_WAIVER_NAME_MAX + 1];
+  return w->kernel && w->kernel[0] && !kg_lint_kernel_name(symbol, name, sizeof name) && !strcmp(name, w->kernel);
+}
+
+/* ---- the table ---- */
+
+static const char *why_bad_name(const char *s) {
+  size_t n = strlen(s);
+  if (!n || n > KG_WAIVER_NAME_MAX || !ident_start(s[0])) return "is not [A-Za-z_][A-Za-z0-9_]*, 1..127 characters";
+  for (size_t i = 1; i < n; i++)
+    if (!ident_start(s[i]) && !is_digit(s[i])) return "is not [A-Za-z_][A-Za-z0-9_]*, 1..127 characters";
+  return NULL;
+}
+
+static const char *why_bad_reason(const char *s) {
+  size_t n = strlen(s);
+  if (!n) return "is missing (every waiver says why)";
+  if (n > KG_WAIVER_REASON_MAX) return "is longer than 199 characters";
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e) return "is not printable ASCII";
+  return NULL;
+}
+
+/* The start of s, cut and escaped, for an error line. */
+static const char *shown(const char *s, char *out, size_t len) {
+  char head[48];
+  snprintf(head, sizeof head, "%s", s);
+  return kg_esc_term(head, out, len);
+}
+
+int kg_lint_waivers_parse(const char *b, size_t len, kg_lint_waivers *out, char *err, size_t errlen) {
+  static const char where[] = "kgate_module_lint_waivers";
+  char s1[200], s2[200];
+  memset(out, 0, sizeof *out);
+  if (!len || b[len - 1]) return snprintf(err, errlen, "%s: does not end in a NUL (cut short?)", where), -1;
+  if (strcmp(b, KG_MODULE_LINT_WAIVERS_TAG))
+    return snprintf(err, errlen, "%s: starts '%s', this kgate reads '%s'", where, shown(b, s1, sizeof s1),
+                    KG_MODULE_LINT_WAIVERS_TAG),
+           -1;
+  if (!(out->text = malloc(len)) || !(out->w = calloc(KG_MODULE_LINT_WAIVERS_MAX, sizeof *out->w))) {
+    kg_lint_waivers_free(out);
+    return snprintf(err, errlen, "%s: out of memory", where), -1;
+  }
+  memcpy(out->text, b, len);
+  size_t at = strlen(b) + 1;
+  const char *why = NULL;
+  while (!why && at < len && out->text[at]) {
+    const char *kernel = out->text + at, *reason;
+    size_t k = out->n + 1;
+    at += strlen(kernel) + 1;
+    reason = at < len ? out->text + at : "";
+    at += at < len ? strlen(reason) + 1 : 0;
+    if (out->n == KG_MODULE_LINT_WAIVERS_MAX)
+      snprintf(err, errlen, "%s: more than %d waivers", where, KG_MODULE_LINT_WAIVERS_MAX), why = err;
+    else if ((why = why_bad_name(kernel)))
+      snprintf(err, errlen, "%s: waiver %zu: kernel name '%s' %s", where, k, shown(kernel, s1, sizeof s1), why);
+    else if ((why = why_bad_reason(reason)))
+      snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, kernel, why);
+    for (size_t i = 0; !why && i < out->n; i++)
+      if (!strcmp(out->w[i].kernel, kernel))
+        snprintf(err, errlen, "%s: waiver %zu: kernel %s is listed twice", where, k, kernel), why = err;
+    if (!why) out->w[out->n++] = (kg_lint_waiver){kernel, reason};
+  }
+  for (size_t i = at; !why && i < len; i++) /* after the empty name: the array's own NULs only */
+    if (out->text[i]) snprintf(err, errlen, "%s: bytes after its end ('%s')", where, shown(out->text + i, s2, sizeof s2)), why = err;
+  if (!why) return 0;
+  kg_lint_waivers_free(out);
+  return -1;
+}
+
+void kg_lint_waivers_free(kg_lint_waivers *w) {
+  free(w->w);
+  free(w->text);
+  memset(w, 0, sizeof *w);
+}
+
+/* ---- the table in a module's file ---- */
+
+/* More than any module's dynamic symbols or table: past it, the headers lie. */
+#define KG_WAIVER_DYN_MAX ((size_t)16 << 20)
+#define KG_WAIVER_TABLE_MAX ((size_t)1 << 17)
+
+/* len bytes of fd at off into a new buffer: NULL when they are not all in the file. */
+static void *read_at(int fd, uint64_t off, uint64_t len, uint64_t size) {
+  if (off > size || len > size - off) return NULL;
+  char *b = malloc(len ? len : 1);
+  for (uint64_t got = 0; b && got < len;) {
+    ssize_t r = pread(fd, b + got, len - got, (off_t)(off + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) free(b), b = NULL;
+    else got += (uint64_t)r;
+  }
+  return b;
+}
+
+/* The table's bytes in *tab (malloc'ed) and their count, or *tab NULL for
+ * none. NULL, or why the file's headers are bad. */
+static const char *find_table(int fd, uint64_t size, char **tab, size_t *tlen) {
+  Elf64_Ehdr h;
+  *tab = NULL;
+  if (size < sizeof h || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) return NULL;
+  if (memcmp(h.e_ident, ELFMAG, SELFMAG) || h.e_ident[EI_CLASS] != ELFCLASS64 || h.e_ident[EI_DATA] != ELFDATA2LSB ||
+      h.e_machine == 190 /* EM_CUDA: a cubin */ || !h.e_shnum)
+    return NULL; /* not a host module of this kgate's kind: no table */
+  if (h.e_shentsize != sizeof(Elf64_Shdr)) return "section headers of an unknown size";
+  Elf64_Shdr *sh = read_at(fd, h.e_shoff, (uint64_t)h.e_shnum * sizeof *sh, size);
+  if (!sh) return "section headers past the end of the file";
+  const char *why = NULL;
+  Elf64_Sym *sym = NULL;
+  char *str = NULL;
+  for (unsigned i = 0; i < h.e_shnum && !why && !*tab; i++) {
+    if (sh[i].sh_type != SHT_DYNSYM) continue;
+    if (sh[i].sh_link >= h.e_shnum || sh[i].sh_size > KG_WAIVER_DYN_MAX || sh[i].sh_entsize != sizeof *sym ||
+        sh[sh[i].sh_link].sh_size > KG_WAIVER_DYN_MAX || !sh[sh[i].sh_link].sh_size ||
+        !(sym = read_at(fd, sh[i].sh_offset, sh[i].sh_size, size)) ||
+        !(str = read_at(fd, sh[sh[i].sh_link].sh_offset, sh[sh[i].sh_link].sh_size, size))) {
+      why = "a dynamic symbol table past the end of the file";
+      break;
+    }
+    uint64_t nstr = sh[sh[i].sh_link].sh_size;
+    str[nstr - 1] = '\0';
+    for (uint64_t k = 0; k < sh[i].sh_size / sizeof *sym && !why && !*tab; k++) {
+      const Elf64_Sym *y = &sym[k];
+      if (y->st_name >= nstr || strcmp(str + y->st_name, "kgate_module_lint_waivers") || y->st_shndx == SHN_UNDEF)
+        continue;
+      const Elf64_Shdr *s = y->st_shndx < h.e_shnum ? &sh[y->st_shndx] : NULL;
+      if (!s || s->sh_type == SHT_NOBITS || y->st_value < s->sh_addr || y->st_size > KG_WAIVER_TABLE_MAX ||
+          y->st_value - s->sh_addr > s->sh_size || y->st_size > s->sh_size - (y->st_value - s->sh_addr) ||
+          !(*tab = read_at(fd, s->sh_offset + (y->st_value - s->sh_addr), y->st_size, size)))
+        why = "its symbol points outside the file, or at more than 128 KiB";
+      *tlen = y->st_size;
+    }
+  }
+  free(sym), free(str), free(sh);
+  return why;
+}
+
+int kg_lint_waivers_read(const char *path, kg_lint_waivers *out, char *err, size_t errlen) {
+  char name[1024], why[600];
+  memset(out, 0, sizeof *out);
+  kg_esc_term(path, name, sizeof name);
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st)) {
+    snprintf(err, errlen, "cannot read %s: %s", name, strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  char *tab = NULL;
+  size_t tlen = 0;
+  const char *bad = S_ISREG(st.st_mode) ? find_table(fd, (uint64_t)st.st_size, &tab, &tlen) : NULL;
+  close(fd);
+  int rc = 0;
+  if (bad) snprintf(err, errlen, "%s: kgate_module_lint_waivers: %s", name, bad), rc = -1;
+  else if (tab && kg_lint_waivers_parse(tab, tlen, out, why, sizeof why))
+    snprintf(err, errlen, "%s: %s", name, why), rc = -1;
+  free(tab);
+  return rc;
+}
