@@ -102,7 +102,7 @@ static void make_fixture(fixture fx, const char *dir, char *old, size_t oldlen, 
 /* ---- each format's verdict, read back ----------------------------------------- */
 
 static char *slurp_in(const char *dir, const char *name) {
-  char path[512];
+  char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   char *text = kgt_slurp(path);
   ck_assert_msg(text != NULL, "no %s", path);
