@@ -195,7 +195,8 @@ void kg_cli_usage(FILE *f) {
   fputs(k_exit_codes, f);
 }
 
-void kg_cli_command_usage(FILE *f, unsigned commands) {
+/* The usage of the commands in help_commands (kg_cli's): each one's line and its options only. */
+static void command_usage(FILE *f, unsigned commands) {
   for (int c = 0; c < NCMDS; c++) {
     if (!k_cmds[c].about || !(k_cmds[c].bit & commands)) continue;
     fprintf(f, "usage: kgate %s [options]\n  %s\n\noptions:\n", k_cmds[c].usage, k_cmds[c].about);
@@ -596,7 +597,7 @@ int kg_cli_run(const kg_cli *cli) {
   const kg_merge_opts mo = {cli->args, cli->nargs, cli->merge_out};
   switch (cli->cmd) {
   case KG_CMD_HELP:
-    if (cli->help_commands) kg_cli_command_usage(stdout, cli->help_commands);
+    if (cli->help_commands) command_usage(stdout, cli->help_commands);
     else kg_cli_usage(stdout);
     return KG_EXIT_OK;
   case KG_CMD_VERSION: printf("kgate %s (%s)\n", KG_VERSION, KG_GIT); return KG_EXIT_OK;

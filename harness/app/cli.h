@@ -77,8 +77,6 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen);
 void kg_cli_free(kg_cli *cli);
 /* The whole usage: every command, every option and the commands that take it. */
 void kg_cli_usage(FILE *f);
-/* The usage of the commands in help_commands (kg_cli's): each one's line and its options only. */
-void kg_cli_command_usage(FILE *f, unsigned help_commands);
 
 /* Each command's options from a parsed command line: what kg_cli_run passes down. */
 kg_gate_opts kg_cli_gate(const kg_cli *cli);

@@ -142,8 +142,13 @@ static int run_batch(kg_timer *t, const kg_sample_step *steps, const int *seq, s
   return finish_batch(t, 0, n, us, set_aside);
 }
 
-int kg_timer_sequence(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
-                      int *set_aside) {
+/* Times steps[seq[i]] for i < n into us[i], in batches queued behind a hold
+ * kernel (each sample: prepare, an L2 read flush unless hot, then the timed
+ * run). Samples of a batch during which the hold timed out or NVML saw a
+ * clock-lowering reason come back as NaN and are added to *set_aside.
+ * Returns 0 or a cudaError_t code. */
+static int timer_sequence(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
+                          int *set_aside) {
   for (size_t done = 0; done < n; done += BATCH) {
     size_t m = n - done < BATCH ? n - done : BATCH;
     TRY(run_batch(t, steps, seq + done, m, hot, us + done, set_aside));
@@ -189,7 +194,7 @@ int kg_timer_roofline(kg_timer *t, double *gbps) {
     kg_sample_step step = {read_step, NULL, &r};
     int seq[9] = {0}, aside = 0;
     double us[9];
-    e = kg_timer_sequence(t, &step, seq, 9, 0, us, &aside);
+    e = timer_sequence(t, &step, seq, 9, 0, us, &aside);
     kg_stats st;
     kg_stats_compute(us, 9, &st);
     double g = (double)r.bytes / (st.median * 1e3);
@@ -264,7 +269,7 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
     size_t want = n < (size_t)o->min_samples ? (size_t)o->min_samples - n : 8;
     if (want > BATCH) want = BATCH;
     if (want > MAX_SAMPLES - n) want = MAX_SAMPLES - n;
-    TRY(kg_timer_sequence(t, &step, zeros, want, o->hot, &t->samples[n], &aside));
+    TRY(timer_sequence(t, &step, zeros, want, o->hot, &t->samples[n], &aside));
     n += want;
     clock_sum += t->last_mhz, batches++;
     memcpy(t->kept, t->samples, n * sizeof *t->kept);

@@ -28,15 +28,7 @@ typedef struct kg_sample_step {
   void *ctx;
 } kg_sample_step;
 
-/* Times steps[seq[i]] for i < n into us[i], in batches queued behind a hold
- * kernel (each sample: prepare, an L2 read flush unless hot, then the timed
- * run). Samples of a batch during which the hold timed out or NVML saw a
- * clock-lowering reason come back as NaN and are added to *set_aside.
- * Returns 0 or a cudaError_t code. */
-int kg_timer_sequence(kg_timer *t, const kg_sample_step *steps, const int *seq, size_t n, int hot, double *us,
-                      int *set_aside);
-
-/* Times run: warm-up, then batches of samples (kg_timer_sequence) until
+/* Times run: warm-up, then batches of samples (timer_sequence in timing.c) until
  * kg_stats_enough or o->max_seconds; inputs under 1 MiB also get graph_us.
  * prepare may be NULL. Returns 0 or a cudaError_t code (the context may then
  * be unusable). */

@@ -143,7 +143,9 @@ int kg_proof_check(const char *desc, char *buf, size_t len) {
   return 1;
 }
 
-void kg_proof_first_difference(const char *a, const char *b, char *buf, size_t len) {
+/* The first line where a and b differ, as "line N: <a's line, cut>", in buf
+ * ("" when equal). */
+static void first_difference(const char *a, const char *b, char *buf, size_t len) {
   const char *p = a ? a : "", *q = b ? b : "";
   buf[0] = '\0';
   for (int line = 0;; line++) {
@@ -165,13 +167,13 @@ int kg_proof_launches(const char *const h[2], const char *const b[2], char *buf,
     for (int k = 0; k < 2; k++)
       if (!kg_proof_check(side[s][k], why, sizeof why))
         return snprintf(buf, len, "not proven: the %s: %s", name, why + strlen("not proven: ")), KG_PROOF_UNPROVEN;
-    kg_proof_first_difference(side[s][0], side[s][1], d, sizeof d);
+    first_difference(side[s][0], side[s][1], d, sizeof d);
     if (d[0])
       return snprintf(buf, len, "not proven: the %s queued other work on a second call (a host path that changes), %s",
                       name, d),
              KG_PROOF_UNPROVEN;
   }
-  kg_proof_first_difference(h[0], b[0], d, sizeof d);
+  first_difference(h[0], b[0], d, sizeof d);
   if (d[0]) return snprintf(buf, len, "launches differ at %s", d), KG_PROOF_DIFFER;
   buf[0] = '\0';
   return KG_PROOF_SAME;

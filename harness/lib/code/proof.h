@@ -43,10 +43,6 @@ const char *kg_proof_attr_name(int id);
  * "not proven: <why>" in buf. */
 int kg_proof_check(const char *desc, char *buf, size_t len);
 
-/* The first line where a and b differ, as "line N: <a's line, cut>", in buf
- * ("" when equal). */
-void kg_proof_first_difference(const char *a, const char *b, char *buf, size_t len);
-
 enum { KG_PROOF_UNPROVEN = -1, KG_PROOF_DIFFER = 0, KG_PROOF_SAME = 1 };
 
 /* The launches' half of the proof over two captures of each side (h[0],

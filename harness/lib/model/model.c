@@ -507,7 +507,9 @@ static int version_ok(const char *s, size_t n) {
   return digits > 0 && parts < 4;
 }
 
-const char *kg_why_bad_toolchain_version(const char *s) {
+/* nvcc, cccl, driver: versions, digits and dots ("13.0.88"), several joined
+ * with '+'. */
+static const char *why_bad_version(const char *s) {
   const char *why = "not a version (digits and dots, several joined with '+')";
   if (strlen(s) >= sizeof((kg_toolchain *)0)->nvcc) return why;
   for (const char *p = s; *p;) { /* each '+'-joined part a version */
@@ -524,7 +526,8 @@ const char *kg_why_bad_toolchain_flags(const char *s) {
   return !*s || (s[n] == '\0' && n >= 8 && n <= 64) ? NULL : "not a digest (8 to 64 lowercase hex digits)";
 }
 
-const char *kg_why_bad_toolchain_image(const char *s) {
+/* Printable ASCII without leading or trailing space, at most 127 bytes. */
+static const char *why_bad_image(const char *s) {
   size_t n = strlen(s);
   if (!n) return NULL;
   if (n >= sizeof((kg_toolchain *)0)->image) return "longer than 127 bytes";
@@ -539,9 +542,9 @@ static const struct {
   size_t off, size;
   const char *(*why)(const char *);
 } k_toolchain[] = {
-    {"nvcc", TC(nvcc), kg_why_bad_toolchain_version},     {"cccl", TC(cccl), kg_why_bad_toolchain_version},
-    {"flags", TC(flags), kg_why_bad_toolchain_flags},     {"driver", TC(driver), kg_why_bad_toolchain_version},
-    {"image", TC(image), kg_why_bad_toolchain_image},
+    {"nvcc", TC(nvcc), why_bad_version},   {"cccl", TC(cccl), why_bad_version},
+    {"flags", TC(flags), kg_why_bad_toolchain_flags}, {"driver", TC(driver), why_bad_version},
+    {"image", TC(image), why_bad_image},
 };
 #define TC_FIELD(t, k) ((const char *)(t) + k_toolchain[k].off)
 
@@ -591,7 +594,7 @@ static void driver_version(const char *path, char *out, size_t len) {
   if (!f) return;
   if (fgets(line, sizeof line, f))
     for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
-      if (strchr(w, '.') && strlen(w) < len && !kg_why_bad_toolchain_version(w) && !strchr(w, '+')) {
+      if (strchr(w, '.') && strlen(w) < len && !why_bad_version(w) && !strchr(w, '+')) {
         snprintf(out, len, "%s", w);
         break;
       }
@@ -602,8 +605,8 @@ void kg_toolchain_machine(kg_toolchain *t, const char *driver_file) {
   const char *os = getenv("ImageOS"), *ver = getenv("ImageVersion"), *own = getenv("KGATE_RUNNER_IMAGE");
   char image[512] = "";
   if (os && *os && ver && *ver) snprintf(image, sizeof image, "%s/%s", os, ver);
-  if (!image[0] || kg_why_bad_toolchain_image(image)) snprintf(image, sizeof image, "%s", own ? own : "");
-  if (kg_why_bad_toolchain_image(image)) image[0] = '\0';
+  if (!image[0] || why_bad_image(image)) snprintf(image, sizeof image, "%s", own ? own : "");
+  if (why_bad_image(image)) image[0] = '\0';
   snprintf(t->image, sizeof t->image, "%.127s", image);
   driver_version(driver_file ? driver_file : "/proc/driver/nvidia/version", t->driver, sizeof t->driver);
 }

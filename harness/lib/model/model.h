@@ -268,14 +268,13 @@ void kg_provenance_read(struct kg_jrd *r, json_t *o, kg_provenance *p);
 
 /* ---- the toolchain (kg_toolchain above) ---- */
 
-/* Why s cannot be the field of a toolchain, or NULL. nvcc, cccl, driver:
- * versions, digits and dots ("13.0.88"), several joined with '+'; flags:
- * 8..64 lowercase hex digits; image: printable ASCII without leading or
- * trailing space, at most 127 bytes. "" (unknown) is acceptable. */
-const char *kg_why_bad_toolchain_version(const char *s);
+/* Why s cannot be a toolchain's flags (8..64 lowercase hex digits), or NULL;
+ * "" (unknown) is acceptable. */
 const char *kg_why_bad_toolchain_flags(const char *s);
-const char *kg_why_bad_toolchain_image(const char *s);
-/* The first field of t that is bad: 0, or -1 with "toolchain.nvcc is '...': why" in why. */
+/* The first field of t that is bad: 0, or -1 with "toolchain.nvcc is '...': why" in why.
+ * nvcc, cccl, driver: versions, digits and dots ("13.0.88"), several joined with '+';
+ * flags: as above; image: printable ASCII without leading or trailing space, at most
+ * 127 bytes. "" (unknown) is acceptable in each. */
 int kg_toolchain_check(const kg_toolchain *t, char *why, size_t len);
 /* Whether any field is known. */
 int kg_toolchain_known(const kg_toolchain *t);

@@ -53,7 +53,9 @@ static const char *fmt(kg_rdoc *d, const char *f, ...) {
   return s;
 }
 
-void kg_rm_sig3(double v, char *buf, size_t len) {
+/* Three significant digits and no exponent (38.0, 41.2, 0.0123, 1235):
+ * people compare these by eye. */
+static void sig3_into(double v, char *buf, size_t len) {
   int mag = v != 0 && isfinite(v) ? (int)floor(log10(fabs(v))) : 0;
   if (mag < -6 || mag > 15) snprintf(buf, len, "%.3g", v);
   else snprintf(buf, len, "%.*f", mag >= 2 ? 0 : 2 - mag, v);
@@ -61,7 +63,7 @@ void kg_rm_sig3(double v, char *buf, size_t len) {
 
 static const char *sig3(kg_rdoc *d, double v) {
   char b[48];
-  kg_rm_sig3(v, b, sizeof b);
+  sig3_into(v, b, sizeof b);
   return fmt(d, "%s", b);
 }
 
@@ -99,9 +101,9 @@ static void item_add(kg_rdoc *d, const char *label, const char *note, const kg_r
 
 static void summary_device(kg_rdoc *d, const kg_device_info *dev) {
   char peak[64] = "", roof[80] = "", b[48];
-  if (dev->peak_gbps > 0) kg_rm_sig3(dev->peak_gbps, b, sizeof b), snprintf(peak, sizeof peak, ", peak %s GB/s", b);
+  if (dev->peak_gbps > 0) sig3_into(dev->peak_gbps, b, sizeof b), snprintf(peak, sizeof peak, ", peak %s GB/s", b);
   if (dev->roofline_gbps > 0)
-    kg_rm_sig3(dev->roofline_gbps, b, sizeof b), snprintf(roof, sizeof roof, ", roofline %s GB/s (measured)", b);
+    sig3_into(dev->roofline_gbps, b, sizeof b), snprintf(roof, sizeof roof, ", roofline %s GB/s (measured)", b);
   kg_rm_cell parts[] = {data(dev->name[0] ? dev->name : "unknown"),
                         text(fmt(d, " (CC %d.%d, %d SMs)%s%s, driver %d, CUDA runtime %d", dev->cc_major,
                                  dev->cc_minor, dev->sms, peak, roof, dev->driver_version, dev->runtime_version))};
@@ -274,8 +276,8 @@ static int pair_quiet(kg_pverdict v) { return v == KG_PV_SAME || v == KG_PV_UNCH
 static const char *pair_numbers(kg_rdoc *d, const kg_pair_cell *c) {
   const kg_pair_stat *s = &c->stat;
   char head[48], base[48];
-  kg_rm_sig3(s->head_us, head, sizeof head);
-  kg_rm_sig3(s->base_us, base, sizeof base);
+  sig3_into(s->head_us, head, sizeof head);
+  sig3_into(s->base_us, base, sizeof base);
   return fmt(d,
              "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%: "
              "head %s us, base %s us, %d blocks, %d rounds",
@@ -678,8 +680,8 @@ static const char *check_message(kg_rdoc *d, const kg_result *r) {
 /* "median 41.2 us vs baseline 38.0 us (+8.4 %, tolerance 3 %)" */
 static const char *perf_message(kg_rdoc *d, const kg_cmp_row *row) {
   char now[48], base[48];
-  kg_rm_sig3(row->now_us, now, sizeof now);
-  kg_rm_sig3(row->base_us, base, sizeof base);
+  sig3_into(row->now_us, now, sizeof now);
+  sig3_into(row->base_us, base, sizeof base);
   return fmt(d, "median %s us vs baseline %s us (%+.1f %%, tolerance %.3g %%)", now, base, row->change * 100,
              row->tol * 100);
 }

@@ -328,8 +328,4 @@ kg_severity kg_rm_pverdict_severity(kg_pverdict v);
  * (UNCHANGED), else "no numbers". */
 const char *kg_rm_pverdict_brief(kg_pverdict v);
 
-/* Three significant digits and no exponent (38.0, 41.2, 0.0123, 1235):
- * people compare these by eye. */
-void kg_rm_sig3(double v, char *buf, size_t len);
-
 #endif

@@ -34,7 +34,9 @@ static int name_ok(const char *s) {
   return len > 0;
 }
 
-kg_module_variant kg_module_variant_at(const kg_module *m, size_t i) {
+/* Variant i of a module's own table, whatever its record size, as a whole
+ * record (missing fields 0). The table must have passed kg_module_validate. */
+static kg_module_variant variant_at(const kg_module *m, size_t i) {
   kg_module_variant v;
   memset(&v, 0, sizeof v);
   size_t size = m->variant_size < sizeof v ? m->variant_size : sizeof v;
@@ -59,7 +61,7 @@ int kg_module_validate(const kg_module *m, char *err, size_t errlen) {
   if (m->nvariants == 0 || m->nvariants > KG_MODULE_MAX_VARIANTS || !m->variants)
     return snprintf(err, errlen, "%zu variants (1..%d expected)", m->nvariants, KG_MODULE_MAX_VARIANTS), -1;
   for (size_t i = 0; i < m->nvariants; i++) {
-    kg_module_variant v = kg_module_variant_at(m, i);
+    kg_module_variant v = variant_at(m, i);
     if (!v.name || !name_ok(v.name))
       return snprintf(err, errlen, "variant %zu: name missing or not [a-z0-9_], 1..63 characters", i), -1;
     if (kg_variant_text_check(v.name, v.seed, v.idea, err, errlen)) return -1;
@@ -76,7 +78,7 @@ int kg_module_validate(const kg_module *m, char *err, size_t errlen) {
                       v.nan),
              -1;
     for (size_t j = 0; j < i; j++)
-      if (!strcmp(kg_module_variant_at(m, j).name, v.name))
+      if (!strcmp(variant_at(m, j).name, v.name))
         return snprintf(err, errlen, "variant %s: listed twice", v.name), -1;
   }
   return 0;
@@ -122,7 +124,7 @@ int kg_module_open(const char *path, kg_loaded_module *out, char *err, size_t er
     snprintf(err, errlen, "kernel module %s: out of memory", path);
   } else {
     /* Whole records from here on, whatever size the module was built with. */
-    for (size_t i = 0; i < out->m->nvariants; i++) out->vars[i] = kg_module_variant_at(out->m, i);
+    for (size_t i = 0; i < out->m->nvariants; i++) out->vars[i] = variant_at(out->m, i);
     out->norm = *out->m;
     out->norm.variant_size = sizeof(kg_module_variant);
     out->norm.variants = out->vars;
@@ -353,7 +355,7 @@ char *kg_module_describe(const kg_loaded_module *mods, const kg_modrole *roles, 
     json_t *vs = json_array();
     bad = !vs;
     for (size_t i = 0; !bad && i < m->nvariants; i++) {
-      kg_module_variant v = kg_module_variant_at(m, i);
+      kg_module_variant v = variant_at(m, i);
       bad = json_array_append_new(vs, json_pack("[s,i,i,i,i,s,s]", v.name, (json_int_t)v.flags, (json_int_t)v.dtypes,
                                                 (json_int_t)v.op, (json_int_t)v.nan, v.seed ? v.seed : "",
                                                 v.idea ? v.idea : "")) != 0;

@@ -101,10 +101,6 @@ int kg_module_default_path(char *buf, size_t len, char *err, size_t errlen);
 /* The same for the module file named file (KG_SELFTEST_MODULE_FILE). */
 int kg_module_default_path_of(const char *file, char *buf, size_t len, char *err, size_t errlen);
 
-/* Variant i of a module's own table, whatever its record size, as a whole
- * record (missing fields 0). The table must have passed kg_module_validate. */
-kg_module_variant kg_module_variant_at(const kg_module *m, size_t i);
-
 /* What the supervisor knows of a module's variants (no functions). */
 typedef struct kg_modvariant {
   char name[64];

@@ -120,7 +120,9 @@ static const char *why_bad_float(const kg_refcache_entry *e) {
   return NULL;
 }
 
-const char *kg_refcache_why_bad(const kg_refcache_entry *e) {
+/* Why e cannot be a true entry (a key out of range, nvals > n, a NaN flag on
+ * an integer dtype, ...), or NULL when it can. */
+static const char *entry_why_bad(const kg_refcache_entry *e) {
   if ((unsigned)e->dt >= KG_NDTYPES) return "an unknown dtype";
   if ((unsigned)e->p >= KG_NPATTERNS) return "an unknown pattern";
   if (e->gen_version == 0) return "generator version 0";
@@ -139,7 +141,7 @@ const kg_refcache_entry *kg_refcache_find(const kg_refcache *c, kg_dtype dt, siz
 }
 
 int kg_refcache_put(kg_refcache *c, const kg_refcache_entry *e, char *err, size_t errlen) {
-  const char *why = kg_refcache_why_bad(e);
+  const char *why = entry_why_bad(e);
   long i = why ? -1 : index_of(c, key_of(e));
   if (!why && i < 0 && c->n >= KG_REFCACHE_MAX) why = "the cache is full";
   else if (!why && i < 0 && grow(c)) why = "out of memory";
@@ -289,7 +291,7 @@ static const char *parse_line(const kg_refkey *key, char *line, size_t len, int 
   snprintf(copy, sizeof copy, "%s", line);
   if (split(copy, f)) return "not 18 fields separated by single spaces";
   if (parse_fields(f, e)) return "a field that does not read as its column's kind";
-  const char *why = kg_refcache_why_bad(e);
+  const char *why = entry_why_bad(e);
   if (why) return why;
   if (format_content(e, again, sizeof again) || strcmp(again, line)) return "not as kgate writes it";
   return NULL;

@@ -101,10 +101,6 @@ const kg_refcache_entry *kg_refcache_find(const kg_refcache *cache, kg_dtype dt,
  * memory is out; 0 otherwise. */
 int kg_refcache_put(kg_refcache *cache, const kg_refcache_entry *e, char *err, size_t errlen);
 
-/* Why e cannot be a true entry (a key out of range, nvals > n, a NaN flag on
- * an integer dtype, ...), or NULL when it can. */
-const char *kg_refcache_why_bad(const kg_refcache_entry *e);
-
 /* Writes the cache to path, each line MACed under key (NULL: the shipped
  * table's format, for the tool that makes it): creates path's folder, takes the writers' lock,
  * merges in the entries the file holds now (the cache's own win for the same

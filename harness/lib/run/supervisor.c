@@ -62,13 +62,6 @@ void kg_super_trap(int on) {
 
 int kg_super_interrupted(void) { return g_caught; }
 
-void kg_super_reset(void) {
-  g_caught = 0;
-  char junk[64];
-  while (g_wake[0] >= 0 && read(g_wake[0], junk, sizeof junk) > 0) {
-  }
-}
-
 const char *kg_super_signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
 }

@@ -126,8 +126,6 @@ int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p
 void kg_super_trap(int on);
 /* The signal caught (SIGINT or SIGTERM), 0 when none. */
 int kg_super_interrupted(void);
-/* Forgets a caught signal (tests, and a caller that handled it). */
-void kg_super_reset(void);
 /* "SIGINT", "SIGTERM", or "signal" for any other. */
 const char *kg_super_signal_name(int sig);
 

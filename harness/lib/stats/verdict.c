@@ -98,7 +98,8 @@ static size_t merge_rows(const kg_base_entry **b, size_t nb, const kg_base_entry
   return k;
 }
 
-int kg_same_card(const kg_device_info *a, const kg_device_info *b) {
+/* Whether both were measured on one physical card: both UUIDs known and equal. */
+static int same_card(const kg_device_info *a, const kg_device_info *b) {
   return a->uuid[0] && b->uuid[0] && strcmp(a->uuid, b->uuid) == 0;
 }
 
@@ -149,7 +150,7 @@ int kg_compare(const kg_baseline *base, const kg_baseline *now, double tol_overr
     snprintf(err, errlen, "out of memory");
     return -1;
   }
-  out->cross_card = !kg_same_card(&base->dev, &now->dev);
+  out->cross_card = !same_card(&base->dev, &now->dev);
   out->n = merge_rows(b, base->n, n, now->n, tol_override_pct, out->cross_card, out->rows);
   free(b), free(n);
   qsort(out->rows, out->n, sizeof *out->rows, row_cmp);

@@ -17,8 +17,6 @@ double kg_tolerance(size_t bytes, double override_pct);
  * kg_tolerance (fraction), measured from card-to-card A/A runs (verdict.c).
  * kg_compare adds it unless --tolerance overrides. */
 double kg_card_spread(size_t bytes);
-/* Whether both were measured on one physical card: both UUIDs known and equal. */
-int kg_same_card(const kg_device_info *a, const kg_device_info *b);
 
 /* Verdict of one case; both timings must have samples > 0 for SAME/SLOWER/FASTER. */
 kg_verdict kg_verdict_of(const kg_timing *base, const kg_timing *now, double tol);
@@ -37,7 +35,7 @@ typedef struct kg_comparison {
   size_t n;
   kg_cmp_row *rows; /* regressions first (SLOWER, UNKNOWN, MISSING, FASTER, NEW, SAME), then variant, dtype, n */
   size_t count[KG_NVERDICTS];
-  int cross_card;     /* the baseline comes from another card, or one not recorded (!kg_same_card) */
+  int cross_card;     /* the baseline comes from another card, or one not recorded (UUIDs unknown or unequal) */
   char warning[512];  /* driver or CUDA runtime differ, another card: shown in every report; empty otherwise */
 } kg_comparison;
 
