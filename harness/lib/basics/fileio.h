@@ -1,8 +1,8 @@
 /* Files that are never left half-written: write to a temp file beside the
  * target, then rename over it. "-" means standard output. Also the JSON
- * documents kgate keeps (results, baselines): atomic writing, loading, and a
- * field reader whose errors name the file, the object and the field; the
- * writers' lock; and reading files from elsewhere within a size limit. */
+ * documents kgate keeps (results, baselines): atomic writing and loading
+ * (their fields are read by jread.h); the writers' lock; and reading files
+ * from elsewhere within a size limit. */
 #ifndef KG_FILEIO_H
 #define KG_FILEIO_H
 
@@ -44,13 +44,13 @@ int kg_out_write(const char *path, void (*fill)(FILE *f, const void *ctx), const
 
 /* A JSON number, or null for a non-finite one (JSON has no Inf or NaN). */
 json_t *kg_json_real(double v);
+/* doc as kg_json_write lays it out, onto f: 0, or -1 (not an object, out of
+ * memory, or a write error: errno says which when it is set). */
+int kg_json_put(FILE *f, json_t *doc, const char *list_key);
 /* Writes the object doc atomically as compact JSON with each top-level key on
  * its own line and each element of the array under list_key (may be NULL) on
  * its own line: small git diffs, greppable. Reals get 15 significant digits.
  * 0, or -1 with err. */
-/* doc as kg_json_write lays it out, onto f: 0, or -1 (not an object, out of
- * memory, or a write error: errno says which when it is set). */
-int kg_json_put(FILE *f, json_t *doc, const char *list_key);
 int kg_json_write(const char *path, json_t *doc, const char *list_key, char *err, size_t errlen);
 /* Parses a file holding one JSON object: a regular file of at most
  * KG_JSON_MAX bytes (kg_in_open). 0 with *doc (the caller decrefs); 1 when
@@ -73,7 +73,8 @@ typedef struct kg_lock {
 extern double kg_lock_wait_s;
 /* Takes the lock of path, waiting up to kg_lock_wait_s. A target that is not
  * a regular file (a FIFO, a device, "-") takes no lock: it is never renamed
- * over. 0, or -1 with err ("...: another kgate is writing it"). */
+ * over. 0, or -1 with err ("cannot write PATH: another kgate has been writing
+ * it for 30 s (its lock is held)"). */
 int kg_lock_take(kg_lock *lk, const char *path, char *err, size_t errlen);
 void kg_lock_drop(kg_lock *lk);
 

@@ -39,10 +39,11 @@ double kg_jrd_real(kg_jrd *r, json_t *o, const char *key, double lo, double hi, 
 /* An integer in [lo, hi]. */
 long long kg_jrd_range(kg_jrd *r, json_t *o, const char *key, long long lo, long long hi);
 /* A string that fits buf (size bytes with its NUL: longer is refused, never
- * cut) and, when why_bad is given, passes it. buf gets "" on failure. */
+ * cut; so is a NUL inside) and, when why_bad is given, passes it. buf gets ""
+ * on failure. */
+void kg_jrd_text(kg_jrd *r, json_t *o, const char *key, char *buf, size_t size, const char *(*why_bad)(const char *));
 /* A document's "kind" must be kind (what names it: "a kgate reference pin
  * file") and its "schema_version" this kgate's schema. */
 void kg_jrd_kind(kg_jrd *r, json_t *doc, const char *kind, const char *what, long long schema);
-void kg_jrd_text(kg_jrd *r, json_t *o, const char *key, char *buf, size_t size, const char *(*why_bad)(const char *));
 
 #endif

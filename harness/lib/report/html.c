@@ -330,8 +330,7 @@ static void night_label(const kg_history *h, size_t i, char *buf, size_t len) {
   else snprintf(buf, len, "unknown");
 }
 
-/* "reduce7_shuffle f32 2²⁵ +0.61 %" */
-/* A cell as the box names it: "variant dtype 2^25 +2.00 %". */
+/* A cell as a finding's box names it: "reduce7_shuffle f32 2²⁵ +0.61 %". */
 static void find_cell(FILE *f, const kg_rm_row *r) {
   const kg_find_cell *c = r->src;
   char label[32];
@@ -387,8 +386,7 @@ static void findings(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   fputs("</div>\n", f);
 }
 
-/* Every cell of every finding, when a box could not name them all. */
-/* Every cell of the findings whose box names only some, in one table. */
+/* Every cell of every finding in one table, when a box could not name them all. */
 static void findings_cells(FILE *f, const kg_rdoc *doc) {
   const kg_rm_findings *fs = &doc->findings;
   int any = 0;
@@ -416,9 +414,8 @@ static void findings_cells(FILE *f, const kg_rdoc *doc) {
   fputs("</table>\n", f);
 }
 
-/* The lint of the run's modules (lint.h): a line per module, its findings
- * (failure rows) and the waivers in use ("waived: reason"). */
-/* The lint of each module (the report model's lines): a list, its findings and waivers under it. */
+/* The lint of the run's modules (lint.h) as the report model's lines say it:
+ * a list item per module, its findings and the waivers in use under it. */
 static void lint(FILE *f, const kg_rdoc *d) {
   if (!d->nlint) return;
   fputs("<h2 id=\"lint\">Memory ordering (kgate lint)</h2>\n<ul>\n", f);
@@ -439,7 +436,16 @@ static void lint(FILE *f, const kg_rdoc *d) {
 }
 
 /* The chart of kind k for dtype d, drawn (its PNG is in dir), or NULL. */
-static const kg_chart *chart_of(const char *dir, const kg_charts *c, int k, int d);
+static const kg_chart *chart_of(const char *dir, const kg_charts *c, int k, int d) {
+  char name[64], png[80];
+  snprintf(name, sizeof name, "%s-%s", kg_chart_kind_get(k)->name, kg_dtype_get((kg_dtype)d)->name);
+  for (size_t i = 0; c && i < c->n; i++) {
+    if ((int)c->c[i].kind != k || strcmp(c->c[i].name, name)) continue;
+    snprintf(png, sizeof png, "%s.png", name);
+    return exists_in(dir, png) ? &c->c[i] : NULL;
+  }
+  return NULL;
+}
 
 /* 1 when a finding that is not acknowledged names a cell of dtype dt. */
 static int open_in_dtype(const kg_detection *d, int dt) {
@@ -553,8 +559,10 @@ static void regressions(FILE *f, const kg_rdoc *d) {
   table(f, &d->regressions, d->regressions.nrows);
 }
 
-/* The paired gate's cells, every one, regressions first whatever order the
- * file had: with a paired result they decide the gate (gate.c), so they come first. */
+/* The paired gate's cells, every one, in the report model's order (SLOWER
+ * first, whatever order the file had); the section comes before the baseline
+ * comparison's. On a nightly page they are one night's intervals against the
+ * pinned reference, which decide nothing (the detector does). */
 static void paired(FILE *f, const kg_rdoc *d) {
   const kg_rm_paired *p = &d->paired;
   if (!d->run->pair.on) return;
@@ -583,18 +591,6 @@ static void failed(FILE *f, const kg_rdoc *d) {
   table(f, &d->failed, d->failed.shown);
   if (d->failed.nrows > d->failed.shown)
     fprintf(f, "<p>... and %zu more (see the results files).</p>\n", d->failed.nrows - d->failed.shown);
-}
-
-/* The chart of kind k for dtype d, drawn (its PNG is in dir), or NULL. */
-static const kg_chart *chart_of(const char *dir, const kg_charts *c, int k, int d) {
-  char name[64], png[80];
-  snprintf(name, sizeof name, "%s-%s", kg_chart_kind_get(k)->name, kg_dtype_get((kg_dtype)d)->name);
-  for (size_t i = 0; c && i < c->n; i++) {
-    if ((int)c->c[i].kind != k || strcmp(c->c[i].name, name)) continue;
-    snprintf(png, sizeof png, "%s.png", name);
-    return exists_in(dir, png) ? &c->c[i] : NULL;
-  }
-  return NULL;
 }
 
 /* The charts as a table, a row per chart, a column per dtype: each cell links

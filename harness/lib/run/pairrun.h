@@ -14,14 +14,14 @@
 #include "supervisor.h"
 #include "unchanged.h"
 
-/* A cell to time: the head variant against base_variant (a registry index)
- * of kgate's own module (base_module 0) or the same name in the base module
- * (base_module 1). */
 /* The interval's two-sided level. With a minimum effect on top, a false
  * SLOWER needs the mean of the blocks beyond min effect + t * se, so the
  * measured A/A rate sits far below 1 - this. */
 #define KG_PAIR_CONFIDENCE 0.99
 
+/* A cell to time: the head variant against base_variant (a registry index)
+ * of kgate's own module (base_module 0) or the same name in the base module
+ * (base_module 1). */
 typedef struct kg_pair_job {
   int variant, base_module, base_variant;
   kg_dtype dtype;
@@ -40,16 +40,17 @@ typedef struct kg_pair_settings {
   FILE *log;             /* a line per round (cells, undecided, seconds), or NULL */
 } kg_pair_settings;
 
-/* The cells of a run against a base module: every timed case that passed
- * whose variant the base has for its dtype becomes a job; a timed case the
- * base lacks is NEW; a timed case that failed is UNKNOWN; with all_variants,
- * every base variant (and dtype) that this kgate lacks is MISSING at each
- * timed (dtype, n). cells gets one entry per outcome (jobs first, in order),
- * *jobs the jobs (cells[0 .. *njobs) belong to them). 0, or -1 out of memory. */
 /* Whether the base module has the variant (a registry index) for dt: its
  * timed cases are then timed by the paired rounds alone. */
 int kg_pair_in_base(const kg_modinfo *base, int variant, kg_dtype dt);
 
+/* The cells of a run against a base module: every timed case that passed
+ * whose variant the base has for its dtype becomes a job; a timed case the
+ * base lacks is NEW; one the base has that failed is UNKNOWN; with
+ * all_variants, every base variant (and dtype) that this kgate lacks is
+ * MISSING at each timed (dtype, n). cells gets one entry per outcome (jobs
+ * first, in order), *jobs the jobs (cells[0 .. *njobs) belong to them). 0, or
+ * -1 out of memory. */
 int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg_pair_cell **cells,
                  size_t *ncells, kg_pair_job **jobs, size_t *njobs);
 
@@ -57,13 +58,14 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
 #define KG_PAIR_MAX_ROUNDS 64
 
 /* Times the jobs against their base (rp->pair: module and base variant, the
- * same for every job; rp->pair.on is set here): `rounds` rounds of every job, then rounds of the
- * undecided ones while budget_s and max_rounds allow; each round is one
- * kg_supervise_devices call (fresh workers). cells[j] (j < njobs) get their
- * statistics and verdicts. A job whose timing errored in every round is
- * UNKNOWN with the worker's message. head (NULL: not wanted) gets each
- * job's absolute timing from its head samples over the rounds. Returns 0, or the supervisor's -1/-2
- * with err when no worker could start. */
+ * same for every job; rp->pair.on is set here): `rounds` rounds of every job,
+ * then rounds of the undecided ones while budget_s and max_rounds allow; each
+ * round is one kg_supervise_devices call (fresh workers). cells[j] (j < njobs)
+ * get their statistics and verdicts. A job whose timing errored in every round
+ * is UNKNOWN with the worker's message. head (NULL: not wanted) gets each
+ * job's absolute timing from its head samples over the rounds. Returns 0, -1
+ * out of memory, or the supervisor's code with err (a worker that could not
+ * start, KG_SUPER_INTERRUPTED: the cut round is not counted). */
 int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
                    const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
                    kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen);
@@ -91,6 +93,5 @@ int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, co
 /* Moves the proven jobs (and their cells) behind the others, keeping each
  * side's order; returns how many are not proven (the jobs still to time). */
 size_t kg_pair_partition(kg_pair_job *jobs, kg_pair_cell *cells, size_t njobs, const int *proven);
-
 
 #endif
