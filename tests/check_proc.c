@@ -1,11 +1,13 @@
-/* proc: child processes in their own group, bounded lines, reaping. The
- * children are /bin/sh one-liners. */
+/* proc: child processes in their own group, bounded lines, reaping; and
+ * kg_spawn (child.h) beneath them. The children are /bin/sh one-liners. */
 #include <check.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "label.h"
 #include "proc.h"
 
@@ -148,6 +150,63 @@ START_TEST(test_proc_capture_missing_program) {
 }
 END_TEST
 
+/* --- kg_spawn: what the child gets before its program runs */
+
+/* Runs argv with o, its stdout or stderr on one pipe where o.fd[1] or o.fd[2]
+ * is -2: the exit status, what came out in out, and whether it led a process
+ * group of its own in *leads_group (may be NULL). */
+static int spawn_read(char *const argv[], kg_spawn_opts o, char *out, size_t cap, int *leads_group) {
+  int p[2];
+  ck_assert_int_eq(pipe(p), 0);
+  for (int i = 1; i < 3; i++)
+    if (o.fd[i] == -2) o.fd[i] = p[1];
+  pid_t pid = kg_spawn(argv, &o);
+  ck_assert_int_gt(pid, 0);
+  close(p[1]);
+  if (leads_group) *leads_group = getpgid(pid) == pid; /* before the reap: a zombie keeps its group */
+  size_t n = 0;
+  for (ssize_t got; n + 1 < cap && (got = read(p[0], out + n, cap - 1 - n)) > 0;) n += (size_t)got;
+  out[n] = '\0';
+  close(p[0]);
+  int status = 0;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+START_TEST(test_spawn_folder_descriptors_group) {
+  char *argv[] = {"/bin/sh", "-c", "pwd; echo to-stderr >&2", NULL}, out[256];
+  int own = 0;
+  kg_spawn_opts o = {.fd = {-1, -2, -2}, .dir = "/", .own_group = 1};
+  ck_assert_int_eq(spawn_read(argv, o, out, sizeof out, &own), 0);
+  ck_assert_str_eq(out, "/\nto-stderr\n");
+  ck_assert_int_eq(own, 1); /* a group of its own */
+  int shared = 1;
+  o.own_group = 0;
+  ck_assert_int_eq(spawn_read(argv, o, out, sizeof out, &shared), 0);
+  ck_assert_int_eq(shared, 0); /* this process's group */
+}
+END_TEST
+
+START_TEST(test_spawn_missing_folder) {
+  char *argv[] = {"/bin/sh", "-c", "echo ran", NULL}, out[64];
+  kg_spawn_opts o = {.fd = {-1, -2, -2}, .dir = "/nonexistent/kgate-folder"};
+  ck_assert_int_eq(spawn_read(argv, o, out, sizeof out, NULL), KG_SPAWN_NO_DIR);
+  ck_assert_str_eq(out, "");
+}
+END_TEST
+
+START_TEST(test_spawn_missing_program) {
+  char *argv[] = {"/nonexistent/kgate-tool", NULL}, out[160];
+  kg_spawn_opts o = {.fd = {-1, -1, -2}, .what = "tool"};
+  ck_assert_int_eq(spawn_read(argv, o, out, sizeof out, NULL), KG_SPAWN_NO_EXEC);
+  ck_assert_str_eq(out, "kgate: cannot run tool /nonexistent/kgate-tool: No such file or directory\n");
+  o.what = NULL; /* silent: the caller says what failed */
+  ck_assert_int_eq(spawn_read(argv, o, out, sizeof out, NULL), KG_SPAWN_NO_EXEC);
+  ck_assert_str_eq(out, "");
+}
+END_TEST
+
 Suite *make_proc_suite(void) {
   Suite *s = suite_create("proc");
   TCase *core = tcase_create("Core");
@@ -155,6 +214,7 @@ Suite *make_proc_suite(void) {
   tcase_add_loop_test(core, test_proc_reap_says_how, 0, sizeof k_ends / sizeof k_ends[0]);
   tcase_add_test(core, test_proc_kill_ends_group);
   tcase_add_test(core, test_proc_capture_output);
+  tcase_add_test(core, test_spawn_folder_descriptors_group);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_test(limits, test_proc_line_at_limit);
@@ -164,6 +224,8 @@ Suite *make_proc_suite(void) {
   tcase_add_test(errors, test_proc_nul_in_line);
   tcase_add_test(errors, test_proc_read_timeout);
   tcase_add_test(errors, test_proc_capture_missing_program);
+  tcase_add_test(errors, test_spawn_missing_folder);
+  tcase_add_test(errors, test_spawn_missing_program);
   suite_add_tcase(s, errors);
   return s;
 }

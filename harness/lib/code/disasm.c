@@ -13,6 +13,7 @@
 
 #include "escape.h"
 #include "fileio.h"
+#include "child.h"
 
 enum { EM_CUDA = 190 };
 #define KG_DIS_MAX ((size_t)1 << 31) /* 2 GiB of text: past any module */
@@ -49,20 +50,12 @@ static int find_tool(const char *name, const char *env, char *out, size_t len) {
   return -1;
 }
 
-/* Starts argv in dir (NULL: here) with its standard output on out. */
+/* Starts argv in dir (NULL: here) with its standard output on out, below the
+ * gate's own priority: in check and run the lint goes on beside the paired
+ * rounds, whose timing thread must not wait for a CPU. */
 static pid_t start(char *const argv[], const char *dir, int out) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    /* Below the gate's own priority: in check and run the lint goes on
-     * beside the paired rounds, whose timing thread must not wait for a CPU. */
-    if (nice(10) == -1) { /* not fatal: the tool just runs at the same priority */
-    }
-    if (dir && chdir(dir)) _exit(127);
-    dup2(out, 1);
-    execv(argv[0], argv);
-    _exit(127);
-  }
-  return pid;
+  const kg_spawn_opts o = {.fd = {-1, out, -1}, .dir = dir, .nice = 10};
+  return kg_spawn(argv, &o);
 }
 
 static int exited_ok(pid_t pid) {

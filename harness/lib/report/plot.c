@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
+
 #ifndef KG_SOURCE_DIR
 #define KG_SOURCE_DIR "."
 #endif
@@ -137,22 +139,16 @@ static kg_plot_status render_one(const char *gnuplot, const char *scripts, const
     return KG_PLOT_IO;
   }
   fflush(NULL);
-  pid_t pid = fork();
+  /* In the output folder, so the settings name the data files relatively. */
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  char *argv[] = {(char *)gnuplot, "-e", set[0], script, "-e", set[1], script, NULL};
+  const kg_spawn_opts so = {.fd = {null, null, fileno(log)}, .dir = dir};
+  pid_t pid = null < 0 ? -1 : kg_spawn(argv, &so);
+  if (null >= 0) close(null);
   if (pid < 0) {
-    fclose(log);
     snprintf(err, errlen, "cannot start gnuplot: %s", strerror(errno));
+    fclose(log);
     return KG_PLOT_FAILED;
-  }
-  if (pid == 0) {
-    /* In the output folder, so the settings name the data files relatively. */
-    int null = open("/dev/null", O_RDWR);
-    if (null < 0 || chdir(dir) != 0) _exit(126);
-    dup2(null, STDIN_FILENO);
-    dup2(null, STDOUT_FILENO);
-    dup2(fileno(log), STDERR_FILENO);
-    char *argv[] = {(char *)gnuplot, "-e", set[0], script, "-e", set[1], script, NULL};
-    execv(gnuplot, argv);
-    _exit(127);
   }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "label.h"
+#include "child.h"
 
 static const volatile sig_atomic_t *g_stop;
 static const int *g_wake;
@@ -58,26 +59,14 @@ int kg_proc_spawn(kg_proc *w, char *const *argv, size_t max_line) {
     close(in[1]);
     return -1;
   }
-  pid_t pid = fork();
+  /* Its own group, so that it is killed with whatever it forks; the
+   * terminal's Ctrl-C reaches the supervisor alone, which decides. */
+  const kg_spawn_opts so = {.fd = {in[0], out[1], -1}, .own_group = 1, .what = "worker"};
+  pid_t pid = kg_spawn(argv, &so);
   if (pid < 0) {
     close(in[0]), close(in[1]), close(out[0]), close(out[1]);
     return -1;
   }
-  if (pid == 0) {
-    /* Its own group, so that it is killed with whatever it forks; the
-     * terminal's Ctrl-C reaches the supervisor alone, which decides. */
-    setpgid(0, 0);
-    /* A pipe end may already sit on fd 0 or 1 (we were started with it
-     * closed): then dup2 is a no-op and only clearing close-on-exec helps. */
-    if (in[0] == STDIN_FILENO) fcntl(in[0], F_SETFD, 0);
-    else dup2(in[0], STDIN_FILENO);
-    if (out[1] == STDOUT_FILENO) fcntl(out[1], F_SETFD, 0);
-    else dup2(out[1], STDOUT_FILENO);
-    execv(argv[0], argv);
-    fprintf(stderr, "kgate: cannot run worker %s: %s\n", argv[0], strerror(errno));
-    _exit(127);
-  }
-  setpgid(pid, pid); /* also here: a kill(-pid) right after fork must find the group */
   track(pid, 1);
   close(in[0]);
   close(out[1]);
