@@ -19,6 +19,7 @@
 #include "history.h"
 #include "detect.h"
 #include "html.h"
+#include "site.h"
 #include "plot.h"
 
 /* What each drawing outcome means for the exit code. */
