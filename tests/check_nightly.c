@@ -202,6 +202,25 @@ START_TEST(test_detect_one_night_blip_never_alarms) {
 }
 END_TEST
 
+/* Nights whose rounds disagreed (their intervals ten times the cell's usual
+ * width) say less: three of them 0.6 % off do not alarm, while the same
+ * three nights measured as tightly as the others do. */
+START_TEST(test_detect_wide_nights_weigh_less) {
+  for (int wide = 0; wide < 2; wide++) {
+    make_synth(&g_s, 20);
+    step(&g_s, 10, 13, "two_pass", KG_F32, M25, 1.006);
+    for (int t = 10; wide && t < 13; t++) {
+      kg_hist_pcell *c = find_cell(&g_s, t, "two_pass", KG_F32, M25);
+      c->lo = c->ratio * 0.98, c->hi = c->ratio * 1.02;
+    }
+    kg_detection d;
+    detect_synth(&d);
+    ck_assert_uint_eq(d.open_regressions, wide ? 0 : 1);
+    kg_detection_free(&d);
+  }
+}
+END_TEST
+
 START_TEST(test_detect_improvement_recorded_not_failing) {
   make_synth(&g_s, 20);
   step(&g_s, 10, 20, "cub_sum", KG_I32, M25, 0.99);
@@ -781,6 +800,7 @@ Suite *make_nightly_suite(void) {
   tcase_add_test(core, test_detect_quiet_history_has_no_finding);
   tcase_add_test(core, test_detect_step_names_cell_and_night);
   tcase_add_test(core, test_detect_one_night_blip_never_alarms);
+  tcase_add_test(core, test_detect_wide_nights_weigh_less);
   tcase_add_test(core, test_detect_improvement_recorded_not_failing);
   tcase_add_test(core, test_detect_every_cell_moving_is_regression);
   tcase_add_test(core, test_detect_control_move_is_environment);

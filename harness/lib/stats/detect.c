@@ -5,7 +5,7 @@
  * scored against the level L_t (the median of the segment's nights before t,
  * renewed while both sums rest at 0 and frozen while either climbs, so a few
  * warm-up nights do not fix the level for good):
- *   z_t = clip((x_t - L_t) / sigma, -clip, clip)
+ *   z_t = clip((x_t - L_t) / sigma_t, -clip, clip)
  *   up_t = max(0, up_{t-1} + z_t - k),  down_t = max(0, down_{t-1} - z_t - k)
  * with k and the clip tuned per cell (kg_cusum_tune), and up_t > h is an
  * alarm (down_t > h an improvement). sigma: the variance of first
@@ -13,7 +13,8 @@
  * night weighs as a normal one), shrunk toward the cells of its size by
  * empirical Bayes (stats.h, kg_eb_prior): a cell's few nights cannot make it
  * hair-triggered, and a quiet cell keeps its own small sigma once its nights
- * say so. No floor tied to the step: that would make the step undetectable.
+ * say so. sigma_t is sigma, widened on a night whose own interval is three
+ * times the cell's typical one by that night's excess variance. No floor tied to the step: that would make the step undetectable.
  * With the clip one night adds at most clip - k to up, and h > clip - k: a
  * single wild night never alarms. Per variant, the same CUSUM runs on the
  * pooled score sum(clip(z, +-3)) / sqrt(m) of its watched cells (its own
@@ -313,6 +314,7 @@ typedef struct watch {
   kg_series *s;    /* where its sums, scores and tuning go */
   size_t bytes;    /* a cell's input bytes (its step); 0: a pooled score */
   double floor;    /* its class's median robust sigma: the cap of differences (legacy: the floor) */
+  const double *se; /* a cell's per-night standard error from its own interval (NaN: none); NULL: a pooled score */
   double s0sq, nu0; /* its class's prior (nu0 NaN: none) */
 } watch;
 
@@ -386,6 +388,31 @@ static double level_of(const double *v, size_t m, double sigma) {
   return sum / (double)m;
 }
 
+/* The cell's typical night's own variance over [from, to): the median of
+ * se^2 (NaN when no night has an interval). */
+static double typical_se2(const watch *w, size_t from, size_t to) {
+  double v[to > from ? to - from : 1];
+  size_t m = 0;
+  for (size_t t = from; w->se && t < to; t++)
+    if (!isnan(w->x[t]) && isfinite(w->se[t])) v[m++] = w->se[t] * w->se[t];
+  return m ? kg_median(v, m) : NAN;
+}
+
+/* Night t's variance beyond the cell's typical night, when its own interval
+ * is more than three times as wide as the typical one (0 otherwise): a
+ * night whose rounds disagree says less, and weighs less. On the recorded
+ * 16-round H100 nights such nights are atomic_per_element's f16/bf16/i64
+ * cells on about one night in five, their intervals 30-100 times the usual;
+ * replayed, a bar at twice the width also took power from honest nights
+ * (cards differ in their spread: 92.5 % of 2^22 cells at P >= 0.95, not
+ * 95.0 %), and one at ten times let jump nights through (0.12 false alarms
+ * per 60 nights, not 0.065). Three to five times: the same replay. */
+static double excess_var(const watch *w, size_t t, double se2) {
+  if (!w->se || !isfinite(w->se[t]) || !(se2 > 0)) return 0;
+  double v = w->se[t] * w->se[t];
+  return v > 9 * se2 ? v - se2 : 0;
+}
+
 /* Scores one segment [from, to) of w (series si); alarms (at most one each
  * way) go to fn. *restart: the night fn asked to watch again from (else to).
  * The level is renewed from the segment's nights before t while both sums
@@ -407,6 +434,7 @@ static int scan_segment(const scan_ctx *c, const watch *w, size_t si, size_t fro
   kg_series *s = w->s;
   double level = c->o->legacy ? sorted_median(past, seen) : level_of(past, seen, sigma), up = 0, down = 0;
   size_t nlevel = seen;
+  double se2 = c->o->legacy ? NAN : typical_se2(w, from, to);
   s->sigma = sigma, s->k = k, s->h = hh;
   size_t up0 = watch_from, down0 = watch_from; /* the first night after the last zero */
   int fired[2] = {0, 0}, rc = 0;
@@ -414,8 +442,12 @@ static int scan_segment(const scan_ctx *c, const watch *w, size_t si, size_t fro
     if (isnan(w->x[t])) continue;
     if (!c->o->legacy && up == 0 && down == 0) level = level_of(past, seen, sigma), nlevel = seen;
     /* the level is itself an estimate from nlevel nights: tonight's distance
-     * from it spreads by sqrt(1 + 1/nlevel) sigma (a self-starting CUSUM) */
-    double z = (w->x[t] - level) / (sigma * (c->o->legacy ? 1 : sqrt(1 + 1.0 / (double)nlevel)));
+     * from it spreads by sqrt(1 + 1/nlevel) sigma (a self-starting CUSUM);
+     * a night whose own interval is three times the typical one's adds its
+     * excess variance (excess_var) */
+    double v = c->o->legacy ? sigma * sigma : sigma * sigma * (1 + 1.0 / (double)nlevel);
+    v += excess_var(w, t, se2);
+    double z = (w->x[t] - level) / sqrt(v);
     z = z > clip ? clip : z < -clip ? -clip : z;
     if (up == 0) up0 = t;
     if (down == 0) down0 = t;
@@ -459,6 +491,26 @@ static int fill_series(const kg_history *h, const kg_hist_pcell *key, int contro
     if (e) s->ratio[t] = e->ratio, s->lo[t] = e->lo, s->hi[t] = e->hi;
   }
   return 0;
+}
+
+/* Per night, the two-sided normal quantile of its confidence (NaN: none
+ * recorded). The interval's own t quantile over a night's blocks is a few
+ * per cent larger, so a standard error read with this errs larger. */
+static double *night_quantiles(const kg_history *h) {
+  double *q = malloc((h->n ? h->n : 1) * sizeof *q);
+  for (size_t t = 0; q && t < h->n; t++) {
+    double conf = h->runs[t].paired.confidence;
+    q[t] = t && conf == h->runs[t - 1].paired.confidence ? q[t - 1]
+           : conf > 0 && conf < 1                        ? kg_student_t(conf, 1 << 20)
+                                                         : NAN;
+  }
+  return q;
+}
+
+/* Night t's standard error of ln ratio from its interval (q: its quantile); NaN when unknown. */
+static double night_se(const kg_series *s, size_t t, double q) {
+  double lo = s->lo[t], hi = s->hi[t];
+  return q > 0 && lo > 0 && hi >= lo ? log(hi / lo) / (2 * q) : NAN;
 }
 
 /* Per watched series, its class's median robust sigma and variance prior
@@ -709,13 +761,16 @@ static int detect_cells(const kg_history *h, int control, const scan_ctx *c, kg_
   if (!keys) return -1;
   kg_series *s = calloc(n ? n : 1, sizeof *s);
   double *x = malloc((n ? n : 1) * (nruns ? nruns : 1) * sizeof *x);
+  double *se = malloc((n ? n : 1) * (nruns ? nruns : 1) * sizeof *se), *q = night_quantiles(h);
   watch *w = calloc(n ? n : 1, sizeof *w);
   size_t *cls = calloc(n ? n : 1, sizeof *cls);
-  int rc = s && x && w && cls ? 0 : -1;
+  int rc = s && x && se && q && w && cls ? 0 : -1;
   for (size_t i = 0; !rc && i < n; i++) {
     rc = fill_series(h, &keys[i], control, &s[i]);
-    for (size_t t = 0; !rc && t < nruns; t++) x[i * nruns + t] = log(s[i].ratio[t]);
-    w[i] = (watch){.x = x + i * nruns, .s = &s[i], .bytes = s[i].n * kg_dtype_get(s[i].dtype)->size};
+    for (size_t t = 0; !rc && t < nruns; t++)
+      x[i * nruns + t] = log(s[i].ratio[t]), se[i * nruns + t] = night_se(&s[i], t, q[t]);
+    w[i] = (watch){.x = x + i * nruns, .s = &s[i], .bytes = s[i].n * kg_dtype_get(s[i].dtype)->size,
+                   .se = se + i * nruns};
     cls[i] = s[i].n;
   }
   free(keys);
@@ -724,7 +779,7 @@ static int detect_cells(const kg_history *h, int control, const scan_ctx *c, kg_
   for (size_t i = 0; !rc && i < n; i++) rc = scan_series(c, &w[i], i, cell_alarm, &cs);
   if (!rc && c->o->pooled && !c->o->legacy) rc = detect_pooled(&cs);
   *pools = cs.pools;
-  free(x), free(w), free(cls);
+  free(x), free(se), free(q), free(w), free(cls);
   *series = s, *nseries = s ? n : 0;
   return rc;
 }
