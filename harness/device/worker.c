@@ -395,7 +395,9 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
     return -1;
   }
   double t0 = kg_now_s();
-  int runs = di->is_float ? p->repeats : 1;
+  /* floats repeat to catch nondeterminism; a variant that declares float
+   * atomics is nondeterministic by its own word, so one run, as integers */
+  int runs = di->is_float && !kg_variant_nondeterministic(c->variant, c->dtype) ? p->repeats : 1;
   if (case_setup(st, c, p, exact, fn, runs, r) || queue_runs(st, c, fn, runs)) return -1;
   kg_judgement worst;
   judge_runs(st, c, fn, runs, &worst, r);

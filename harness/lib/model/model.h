@@ -115,7 +115,7 @@ typedef struct kg_pair_opts {
 
 typedef struct kg_run_params {
   uint64_t seed;
-  int repeats; /* runs per float case for the determinism check (>= 1) */
+  int repeats; /* runs per float case for the determinism check (>= 1; one for a variant declaring float atomics) */
   kg_time_opts time; /* used for cases with kg_case.timed */
   kg_pair_opts pair; /* used for cases with kg_case.paired */
 } kg_run_params;
