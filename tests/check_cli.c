@@ -1333,10 +1333,22 @@ START_TEST(test_cli_unchanged_cells) {
   kg_registry_reset(); /* the run added the module's variants */
   ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
   ck_assert_msg(strstr(out, "kgate: 2 of 2 cells proven unchanged") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "not timed (--absolute-unchanged times them)") != NULL, "%s", out);
   char *text = kgt_slurp(json);
   ck_assert_msg(strstr(text, "\"verdict\":\"UNCHANGED\"") != NULL, "%.2000s", text);
   ck_assert_msg(strstr(text, "same machine code (sm_90, SHA-256 ") && strstr(text, "1 kernel, 2 launches"), "%.2000s", text);
   free(text);
+  /* --absolute-unchanged: the same cells, UNCHANGED and timed once (the fake worker times nothing) */
+  args[19] = "--absolute-unchanged";
+  code = run_capture(args, out, sizeof out);
+  kg_registry_reset();
+  ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
+  ck_assert_msg(strstr(out, "kgate: 2 of 2 cells proven unchanged (the same machine code and launches): timed once") != NULL,
+                "%s", out);
+  text = kgt_slurp(json);
+  ck_assert_msg(strstr(text, "\"verdict\":\"UNCHANGED\"") != NULL, "%.2000s", text);
+  free(text);
+  args[19] = NULL;
   setenv("FAKE_PROBE_KERNEL", "_Z7k_childPi", 1);
   code = run_capture(args, out, sizeof out);
   kg_registry_reset();

@@ -100,6 +100,32 @@ static void fill_meta(const kg_gate_opts *go, const kg_device_info *dev, double 
   kg_provenance_from_env(&m->prov); /* the CI run and runner, for merge's cross-check and the reader's trust */
 }
 
+/* Whether a paired run proved e's cell unchanged and left it untimed
+ * (without --absolute-unchanged): the same code as its base, no time of
+ * its own, so nothing for the baseline comparison to say. */
+static int untimed_unchanged(const kg_base_entry *e, const kg_run *run) {
+  int unchanged = 0;
+  for (size_t i = 0; !unchanged && i < run->npairs; i++) {
+    const kg_pair_cell *p = &run->pairs[i];
+    unchanged = p->stat.verdict == KG_PV_UNCHANGED && p->dtype == e->dtype && p->n == e->n &&
+                !strcmp(p->variant, e->variant);
+  }
+  for (size_t i = 0; unchanged && i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (c->timed && c->dtype == e->dtype && c->n == e->n && !strcmp(kg_variants[c->variant].name, e->variant) &&
+        run->results[i].timing.samples)
+      return 0;
+  }
+  return unchanged;
+}
+
+static void drop_untimed_unchanged(kg_baseline *b, const kg_run *run) {
+  size_t kept = 0;
+  for (size_t i = 0; i < b->n; i++)
+    if (!untimed_unchanged(&b->entries[i], run)) b->entries[kept++] = b->entries[i];
+  b->n = kept;
+}
+
 /* Keeps the baseline entries this run could have timed: a --variant, --dtype
  * or --perf-sizes selection must not report everything else as MISSING.
  * Variants the registry no longer knows stay, and show as MISSING. */
@@ -143,6 +169,8 @@ static int compare_with_baseline(const kg_gate_opts *go, const kg_run *run, kg_c
     fprintf(stderr, "kgate: out of memory\n");
     return -1;
   }
+  drop_untimed_unchanged(&base, run);
+  drop_untimed_unchanged(&now, run);
   rc = kg_compare(&base, &now, go->tolerance_pct, cmp, err, sizeof err);
   kg_baseline_free(&base);
   kg_baseline_free(&now);
@@ -683,11 +711,12 @@ static size_t prove_unchanged(const kg_gate_opts *go, kg_run *run, kg_pair_job *
   free(proven);
   if (!go->quiet)
     fprintf(stderr,
-            "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): timed once, not paired\n",
-            njobs - kept, njobs);
+            "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): %s\n", njobs - kept,
+            njobs, go->paired.absolute_unchanged ? "timed once, not paired" : "not timed (--absolute-unchanged times them)");
   /* the pass's wall time, less its workers' start-up (the start-up phase counts that) */
   double t0 = kg_now_s(), s0 = so->startup_s ? *so->startup_s : 0;
-  if (kept < njobs) time_unchanged(run, jobs + kept, njobs - kept, rp, so, sdev, ndev, devs);
+  if (kept < njobs && go->paired.absolute_unchanged)
+    time_unchanged(run, jobs + kept, njobs - kept, rp, so, sdev, ndev, devs);
   *timing_s = kg_now_s() - t0 - ((so->startup_s ? *so->startup_s : 0) - s0) / ndev;
   return kept;
 }

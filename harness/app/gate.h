@@ -34,6 +34,7 @@ typedef struct kg_paired_opts {
   double budget_s;        /* wall time the rounds past --rounds may use */
   double min_effect_pct;  /* --min-effect, 0 = per size class */
   int time_unchanged;     /* --time-unchanged: pair-time cells proven unchanged too (unchanged.h) */
+  int absolute_unchanged; /* --absolute-unchanged: time cells proven unchanged once, unpaired */
 } kg_paired_opts;
 
 /* check and run. */
