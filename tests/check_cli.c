@@ -69,7 +69,7 @@ START_TEST(test_cli_commands) {
   char err[256];
   ck_assert_msg(kgt_parse(k_commands[_i].args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, k_commands[_i].cmd);
-  if (cli.cmd == KG_CMD_WORKER) ck_assert_int_eq(GATE(cli)->device, 3);
+  if (cli.cmd == KG_CMD_WORKER) ck_assert_int_eq(((kg_worker_opts *)cli.settings)->device, 3);
   kg_cli_free(&cli);
 }
 END_TEST

@@ -959,7 +959,8 @@ int kg_gate_merge(const kg_merge_opts *mo) {
 
 void kg_gate_opts_init(void *s) {
   kg_gate_opts *go = s;
-  go->paired.pair.quads = 32; /* no option: the quads per block of a paired sample */
+  go->paired.pair.quads = 32;     /* no option: the quads per block of a paired sample */
+  go->baseline_dir = "baselines"; /* check has no --baseline-dir: the reports name run's default */
 }
 
 int kg_gate_opts_gpu_free(const void *s) { return ((const kg_gate_opts *)s)->plan_only; }
