@@ -81,7 +81,9 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
   return 0;
 }
 
-kg_case kg_pair_job_case(const kg_pair_job *j, int timed) {
+/* The case a job times: its cell on the perf pattern of its dtype (timed:
+ * the absolute timing of a plain case, else a paired or probe case). */
+static kg_case job_case(const kg_pair_job *j, int timed) {
   return (kg_case){j->variant, j->dtype, j->n, kg_perf_pattern(j->dtype), 1, timed};
 }
 
@@ -106,7 +108,8 @@ static int add_blocks(gathered *g, const kg_result *r) {
   return 0;
 }
 
-int kg_pair_max_rounds(const kg_pair_settings *ps) { return ps->max_rounds > ps->rounds ? ps->max_rounds : ps->rounds; }
+/* The rounds at most: max_rounds, or rounds when that is more. */
+static int max_rounds(const kg_pair_settings *ps) { return ps->max_rounds > ps->rounds ? ps->max_rounds : ps->rounds; }
 
 /* The rounds still to come, at this round's cost per cell: the rounds every
  * cell gets, then one for each undecided cell until max_rounds, within what
@@ -115,7 +118,7 @@ static double rounds_left_s(const kg_pair_settings *ps, int round, size_t njobs,
                             double extra_s) {
   int fixed = ps->rounds > round ? ps->rounds - round : 0;
   int last = round > ps->rounds ? round : ps->rounds;
-  double extra = undecided ? (double)(kg_pair_max_rounds(ps) - last) * (double)undecided * per_cell : 0;
+  double extra = undecided ? (double)(max_rounds(ps) - last) * (double)undecided * per_cell : 0;
   double budget = ps->budget_s - extra_s;
   if (extra > budget) extra = budget > 0 ? budget : 0;
   return (double)fixed * (double)njobs * per_cell + extra;
@@ -186,13 +189,13 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
   kg_run_params prp = *rp;
   prp.pair.on = 1;
   double extra0 = 0; /* when the rounds past ps->rounds began: budget_s counts from there */
-  for (int round = 1; !rc && round <= kg_pair_max_rounds(ps); round++) {
+  for (int round = 1; !rc && round <= max_rounds(ps); round++) {
     if (round == ps->rounds + 1) extra0 = kg_now_s();
     if (round > ps->rounds + 1 && kg_now_s() - extra0 > ps->budget_s) break;
     size_t m = 0;
     for (size_t j = 0; j < njobs; j++) {
       if (round > ps->rounds && cells[j].stat.verdict != KG_PV_UNDECIDED) continue;
-      w.cases[m] = kg_pair_job_case(&jobs[j], 0);
+      w.cases[m] = job_case(&jobs[j], 0);
       w.which[m++] = j;
     }
     if (!m) break;
@@ -217,7 +220,15 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
   return rc;
 }
 
-int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
+/* The proof that cells are unchanged (unchanged.h): one untimed probe of
+ * every job in fresh workers (rp->pair: module and base variant; probe and
+ * on are set here), then, for each job whose head and base queued the same
+ * launches, the kernels' machine code at arch in the head and base tables.
+ * A proven job's cell becomes UNCHANGED with the evidence as its message and
+ * proven[j] = 1; log (NULL: none) gets a line per variant with a cell that
+ * was not proven, saying why for its first. Returns 0, or the supervisor's
+ * -1/-2 with err. */
+static int probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
                   const kg_code_table *base, int arch, const kg_run_params *rp, const kg_super_opts *so,
                   const kg_super_dev *devs, size_t ndev, kg_device_info *devinfo, int *proven, FILE *log, char *err,
                   size_t errlen) {
@@ -227,7 +238,7 @@ int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, co
   kg_run_params prp = *rp;
   prp.pair.on = 1, prp.pair.probe = 1, prp.pair.round = 0;
   for (size_t j = 0; !rc && j < njobs; j++)
-    cases[j] = kg_pair_job_case(&jobs[j], 0);
+    cases[j] = job_case(&jobs[j], 0);
   if (!rc && njobs) rc = kg_supervise_devices(cases, njobs, &prp, so, devs, ndev, res, devinfo, err, errlen);
   for (size_t j = 0; !rc && j < njobs; j++) {
     char why[160] = "";
@@ -292,7 +303,7 @@ static void time_unchanged(kg_run *run, const kg_pair_job *jobs, size_t njobs, c
   kg_run_params trp = *in->rp;
   trp.pair.on = 0;
   trp.repeats = 1; /* the check judged these cases' determinism already: one run before the timing */
-  for (size_t j = 0; cases && j < njobs; j++) cases[j] = kg_pair_job_case(&jobs[j], 1);
+  for (size_t j = 0; cases && j < njobs; j++) cases[j] = job_case(&jobs[j], 1);
   int rc = cases && res ? kg_supervise_devices(cases, njobs, &trp, so, in->devs, in->ndev, res, devs, err, sizeof err)
                         : (snprintf(err, sizeof err, "out of memory"), -1);
   if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: timing the unchanged cells: %s\n", err);
@@ -314,7 +325,7 @@ static size_t prove_unchanged(kg_run *run, kg_pair_job *jobs, size_t njobs, cons
   if (!in->head_code) return njobs;
   int *proven = calloc(njobs + 1, sizeof *proven);
   int arch = run->meta.dev.cc_major * 10 + run->meta.dev.cc_minor;
-  int rc = proven ? kg_pair_probe(jobs, njobs, run->pairs, in->head_code, in->base_code, arch, in->rp, so, in->devs,
+  int rc = proven ? probe(jobs, njobs, run->pairs, in->head_code, in->base_code, arch, in->rp, so, in->devs,
                                   in->ndev, devs, proven, in->log, err, sizeof err)
                   : (snprintf(err, sizeof err, "out of memory"), -1);
   size_t kept = njobs;
@@ -341,7 +352,7 @@ static void pair_meta(kg_pair_meta *pm, const kg_modinfo *base, const kg_pair_se
   pm->confidence = KG_PAIR_CONFIDENCE;
   pm->min_effect_pct = ps->min_effect_pct;
   pm->copies = ps->pair.copies, pm->quads = ps->pair.quads;
-  pm->rounds = ps->rounds, pm->max_rounds = kg_pair_max_rounds(ps);
+  pm->rounds = ps->rounds, pm->max_rounds = max_rounds(ps);
   pm->budget_s = ps->budget_s;
 }
 

@@ -28,10 +28,6 @@ typedef struct kg_pair_job {
   size_t n;
 } kg_pair_job;
 
-/* The case a job times: its cell on the perf pattern of its dtype (timed:
- * the absolute timing of a plain case, else a paired or probe case). */
-kg_case kg_pair_job_case(const kg_pair_job *j, int timed);
-
 /* The paired gate's settings, one struct from the command line to the
  * rounds: `run --base-kernels` and selftest's paired rows (--rounds,
  * --max-rounds, --pair-seconds, --min-effect, --copies, --cell-seconds). */
@@ -43,9 +39,6 @@ typedef struct kg_pair_settings {
   double min_effect_pct;  /* 0: kg_pair_min_effect by size */
   int time_unchanged;     /* time cells proven unchanged too (unchanged.h); the gate caller decides */
 } kg_pair_settings;
-
-/* The rounds at most: max_rounds, or rounds when that is more. */
-int kg_pair_max_rounds(const kg_pair_settings *ps);
 
 /* Whether the base module has the variant (a registry index) for dt: its
  * timed cases are then timed by the paired rounds alone. */
@@ -84,19 +77,6 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
  * error as the rounds' median error over sqrt(n), the rounds being
  * independent. n <= 0 gives an untimed (all zero) timing. */
 kg_timing kg_pair_combine_timing(const kg_timing *t, int n);
-
-/* The proof that cells are unchanged (unchanged.h): one untimed probe of
- * every job in fresh workers (rp->pair: module and base variant; probe and
- * on are set here), then, for each job whose head and base queued the same
- * launches, the kernels' machine code at arch in the head and base tables.
- * A proven job's cell becomes UNCHANGED with the evidence as its message and
- * proven[j] = 1; log (NULL: none) gets a line per variant with a cell that
- * was not proven, saying why for its first. Returns 0, or the supervisor's
- * -1/-2 with err. */
-int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
-                  const kg_code_table *base, int arch, const kg_run_params *rp, const kg_super_opts *so,
-                  const kg_super_dev *devs, size_t ndev, kg_device_info *devinfo, int *proven, FILE *log, char *err,
-                  size_t errlen);
 
 /* Moves the proven jobs (and their cells) behind the others, keeping each
  * side's order; returns how many are not proven (the jobs still to time). */
