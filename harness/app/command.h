@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exitcode.h" /* what a run returns */
 #include "worker.h"
 
 /* How a row's value is parsed and where it goes (the OPT_* targets below). */
