@@ -1225,6 +1225,16 @@ START_TEST(test_cli_compare_exit_codes) {
   ck_assert_int_eq(run_capture(args, out, sizeof out), k_compare_codes[_i].code);
   ck_assert_msg(strstr(out, k_compare_codes[_i].says) != NULL, "'%s' lacks '%s'", out, k_compare_codes[_i].says);
   ck_assert_msg(strstr(out, "\nmissing: "), "the missing count is always printed: %s", out);
+  /* the JUnit of the same compare agrees with its exit code: failures only when it fails */
+  char junit[600], *args_j[] = {"compare", old, new, "--junit", junit, NULL};
+  snprintf(junit, sizeof junit, "%s/compare.xml", dir);
+  int code = k_compare_codes[_i].code;
+  if (!k_compare_codes[_i].missing && code != KG_EXIT_ENV) {
+    ck_assert_int_eq(run_capture(args_j, out, sizeof out), code);
+    char *x = kgt_slurp(junit), *f = strstr(x, "failures=\"");
+    ck_assert_msg(f && (strncmp(f, "failures=\"0\"", 12) == 0) == (code == KG_EXIT_OK), "exit %d, JUnit %.80s", code, f);
+    free(x);
+  }
   kgt_rmtree(dir);
   kg_registry_reset();
 }
