@@ -10,10 +10,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gate.h"
+#include "publish.h"
 #include "escape.h"
 #include "history.h"
 #include "registry.h"
 #include "testutil.h"
+
+#define PUB(cli) ((kg_publish_opts *)(cli).settings)
 
 #define M25 ((size_t)1 << 25)
 
@@ -452,10 +456,10 @@ START_TEST(test_history_cli_parse) {
   ck_assert_msg(kgt_parse(k_parse_ok[_i].args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, k_parse_ok[_i].cmd);
   ck_assert_int_eq(cli.nargs, 1);
-  if (cli.cmd == KG_CMD_HISTORY_ADD) ck_assert(!strcmp(cli.file, "h.jsonl") && !strcmp(cli.args[0], "r.json"));
+  if (cli.cmd == KG_CMD_HISTORY_ADD) ck_assert(!strcmp(PUB(cli)->file, "h.jsonl") && !strcmp(cli.args[0], "r.json"));
   else ck_assert_str_eq(cli.args[0], "h.jsonl");
-  if (_i == 3) ck_assert(!strcmp(cli.output, "out") && !strcmp(cli.baseline, "b.json") && cli.tolerance_pct == 5);
-  if (_i == 2) ck_assert_str_eq(cli.output, ".");
+  if (_i == 3) ck_assert(!strcmp(PUB(cli)->output, "out") && !strcmp(PUB(cli)->baseline, "b.json") && PUB(cli)->tolerance_pct == 5);
+  if (_i == 2) ck_assert_str_eq(PUB(cli)->output, ".");
   kg_cli_free(&cli);
 }
 END_TEST

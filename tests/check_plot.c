@@ -13,10 +13,14 @@
 #include "chart.h"
 #include "fileio.h"
 #include "cli.h"
+#include "gate.h"
+#include "publish.h"
 #include "history.h"
 #include "plot.h"
 #include "registry.h"
 #include "testutil.h"
+
+#define PUB(cli) ((kg_publish_opts *)(cli).settings)
 
 #define M22 ((size_t)1 << 22)
 #define M25 ((size_t)1 << 25)
@@ -1190,11 +1194,11 @@ START_TEST(test_plot_cli_parse) {
   char err[256] = "";
   ck_assert_msg(kgt_parse(k_parse_ok[_i].args, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, k_parse_ok[_i].cmd);
-  if (_i == 0) ck_assert(!strcmp(cli.output, ".") && !cli.baseline);
-  if (_i == 1) ck_assert(!strcmp(cli.output, "out") && !strcmp(cli.baseline, "b.json") && cli.tolerance_pct == 5);
-  if (_i == 2) ck_assert(!strcmp(cli.output, "out") && !strcmp(cli.args[0], "r.json"));
-  if (_i == 4) ck_assert(!strcmp(cli.html, "site") && !strcmp(cli.history, "h.jsonl"));
-  if (_i >= 5) ck_assert_str_eq(cli.plots, "charts");
+  if (_i == 0) ck_assert(!strcmp(PUB(cli)->output, ".") && !PUB(cli)->baseline);
+  if (_i == 1) ck_assert(!strcmp(PUB(cli)->output, "out") && !strcmp(PUB(cli)->baseline, "b.json") && PUB(cli)->tolerance_pct == 5);
+  if (_i == 2) ck_assert(!strcmp(PUB(cli)->output, "out") && !strcmp(cli.args[0], "r.json"));
+  if (_i == 4) ck_assert(!strcmp(PUB(cli)->html, "site") && !strcmp(PUB(cli)->history, "h.jsonl"));
+  if (_i >= 5) ck_assert_str_eq(_i == 5 ? ((kg_gate_opts *)cli.settings)->plots : ((kg_compare_opts *)cli.settings)->plots, "charts");
   kg_cli_free(&cli);
 }
 END_TEST

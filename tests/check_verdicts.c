@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "exitcode.h"
+#include "export.h"
 #include "registry.h"
 #include "report.h"
 #include "results.h"

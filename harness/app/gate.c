@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "command.h"
 #include "escape.h"
 #include "exitcode.h"
 #include "export.h"
@@ -221,11 +222,6 @@ static char *const *worker_cmd_make(worker_cmd *w, const char *worker, int devic
   if (describe) w->argv[a++] = "--describe";
   w->argv[a] = NULL;
   return w->argv;
-}
-
-/* --max-rounds below --rounds: the rounds every cell gets are the most. */
-static int max_rounds(const kg_paired_opts *p) {
-  return p->max_rounds > p->rounds ? p->max_rounds : p->rounds;
 }
 
 /* Appends sep (when buf is not empty) and s to buf, cut at a character
@@ -508,12 +504,9 @@ static int gate_selftest(const kg_selftest_opts *so) {
   int have_san = kg_san_find(san, sizeof san, why, sizeof why) == 0;
   if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
   /* --timeout keeps its meaning; its default (60 s) is long for the hanging mutant. */
-  const kg_paired_opts *p = &so->paired;
   /* the fence mutants: the lint of their module */
-  const char *lint_module = mods.mutants;
-  kg_st_opts o = {argv,      have_san ? san : NULL, so->only,  so->huge, so->timeout_s == 60 ? 20 : so->timeout_s,
-                  so->quiet, p->pair,               p->rounds, max_rounds(p), p->budget_s, p->min_effect_pct,
-                  lint_module};
+  kg_st_opts o = {argv,      have_san ? san : NULL, so->only, so->huge, so->timeout_s == 60 ? 20 : so->timeout_s,
+                  so->quiet, so->paired,            mods.mutants};
   err[0] = '\0';
   kg_st_row *rows = calloc(kg_nmutants ? kg_nmutants : 1, sizeof *rows);
   size_t n = 0;
@@ -523,15 +516,6 @@ static int gate_selftest(const kg_selftest_opts *so) {
   if (n) kg_st_print(stdout, rows, n);
   free(rows);
   return code;
-}
-
-/* One timing pass: a paired cell's head samples are its case's absolute
- * timing (the check left the cases the base has untimed). */
-static void absolute_from_pairs(kg_run *run, const kg_pair_job *j, const kg_timing *t) {
-  for (size_t i = 0; i < run->n; i++) {
-    const kg_case *c = &run->cases[i];
-    if (c->timed && c->variant == j->variant && c->dtype == j->dtype && c->n == j->n) run->results[i].timing = *t;
-  }
 }
 
 /* The cases the check is sent: in a paired run, the timed cases that the
@@ -663,112 +647,6 @@ static void code_free(code_job *j) {
   code_join(j);
   kg_code_table_free(&j->head);
   kg_code_table_free(&j->base);
-}
-
-/* The cells proven unchanged (the jobs from jobs[nkept] on) are not paired:
- * one timing pass gives their cases the absolute timing, as the check would
- * have (one pass of fresh workers, each case run and judged once more, then
- * timed). */
-static void time_unchanged(kg_run *run, const kg_pair_job *jobs, size_t njobs, const kg_run_params *rp,
-                           const kg_super_opts *so, const kg_super_dev *sdev, int ndev, kg_device_info *devs) {
-  kg_case *cases = calloc(njobs + 1, sizeof *cases);
-  kg_result *res = calloc(njobs + 1, sizeof *res);
-  char err[512];
-  kg_run_params trp = *rp;
-  trp.pair.on = 0;
-  trp.repeats = 1; /* the check judged these cases' determinism already: one run before the timing */
-  for (size_t j = 0; cases && j < njobs; j++)
-    cases[j] = kg_pair_job_case(&jobs[j], 1);
-  int rc = cases && res ? kg_supervise_devices(cases, njobs, &trp, so, sdev, (size_t)ndev, res, devs, err, sizeof err)
-                        : (snprintf(err, sizeof err, "out of memory"), -1);
-  if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: timing the unchanged cells: %s\n", err);
-  for (size_t j = 0; !rc && j < njobs; j++)
-    if (res[j].status == KG_ST_PASS) absolute_from_pairs(run, &jobs[j], &res[j].timing);
-  free(cases);
-  free(res);
-}
-
-/* The probe and the proof (pairrun.h): the jobs proven unchanged move
- * behind the others and are timed once; returns how many are left to pair. */
-static size_t prove_unchanged(const kg_gate_opts *go, kg_run *run, kg_pair_job *jobs, size_t njobs, code_job *cj,
-                              const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *sdev, int ndev,
-                              kg_device_info *devs, double *timing_s) {
-  char err[512];
-  if (!cj->on) return njobs;
-  if (!code_join(cj)) {
-    if (!go->quiet)
-      fprintf(stderr, "kgate: no cell proven unchanged: %s\n", cj->head.why[0] ? cj->head.why : cj->base.why);
-    return njobs;
-  }
-  int *proven = calloc(njobs + 1, sizeof *proven);
-  int arch = run->meta.dev.cc_major * 10 + run->meta.dev.cc_minor;
-  int rc = proven ? kg_pair_probe(jobs, njobs, run->pairs, &cj->head, &cj->base, arch, rp, so, sdev, (size_t)ndev, devs,
-                                  proven, go->quiet ? NULL : stderr, err, sizeof err)
-                  : (snprintf(err, sizeof err, "out of memory"), -1);
-  size_t kept = njobs;
-  if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: probing the cells: %s\n", err);
-  if (!rc) kept = kg_pair_partition(jobs, run->pairs, njobs, proven);
-  free(proven);
-  if (!go->quiet)
-    fprintf(stderr,
-            "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): %s\n", njobs - kept,
-            njobs, go->paired.absolute_unchanged ? "timed once, not paired" : "not timed (--absolute-unchanged times them)");
-  /* the pass's wall time, less its workers' start-up (the start-up phase counts that) */
-  double t0 = kg_now_s(), s0 = so->startup_s ? *so->startup_s : 0;
-  if (kept < njobs && go->paired.absolute_unchanged)
-    time_unchanged(run, jobs + kept, njobs - kept, rp, so, sdev, ndev, devs);
-  *timing_s = kg_now_s() - t0 - ((so->startup_s ? *so->startup_s : 0) - s0) / ndev;
-  return kept;
-}
-
-/* The paired gate: the run's timed cells against the base module, in rounds
- * of fresh workers on the run's devices (pairrun.h). Fills run->pair and
- * run->pairs. 0, or -1 (printed) when no worker could start; after a signal,
- * 0 with the run marked incomplete. */
-static int run_paired(const kg_gate_opts *go, kg_run *run, const kg_modinfo *base, const kg_run_params *rp,
-                      const kg_super_opts *so, char *const *const *argvs, const int *devices, int ndev, code_job *cj,
-                      double *timing_s) {
-  char err[512];
-  kg_pair_job *jobs = NULL;
-  size_t njobs = 0;
-  double t0 = kg_now_s();
-  kg_pair_meta *pm = &run->pair;
-  pm->on = 1;
-  snprintf(pm->base_path, sizeof pm->base_path, "%s", base->path);
-  snprintf(pm->base_name, sizeof pm->base_name, "%s", base->name);
-  snprintf(pm->base_version, sizeof pm->base_version, "%s", base->version);
-  pm->confidence = KG_PAIR_CONFIDENCE;
-  pm->min_effect_pct = go->paired.min_effect_pct;
-  pm->copies = go->paired.pair.copies, pm->quads = go->paired.pair.quads;
-  pm->rounds = go->paired.rounds, pm->max_rounds = max_rounds(&go->paired);
-  pm->budget_s = go->paired.budget_s;
-  if (kg_pair_plan(run, base, go->plan.variants == NULL, &run->pairs, &run->npairs, &jobs, &njobs)) {
-    fprintf(stderr, "kgate: out of memory\n");
-    return -1;
-  }
-  kg_super_dev sdev[KG_GATE_MAXDEVICES];
-  kg_device_info devs[KG_GATE_MAXDEVICES];
-  memset(devs, 0, sizeof devs);
-  for (int k = 0; k < ndev; k++) sdev[k] = (kg_super_dev){argvs[k], devices[k]};
-  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, go->paired.min_effect_pct, pm->rounds, pm->max_rounds, pm->budget_s,
-                         go->quiet ? NULL : stderr};
-  kg_super_opts o = *so;
-  o.one_model = 0; /* the hellos were checked by the run itself */
-  njobs = prove_unchanged(go, run, jobs, njobs, cj, rp, &o, sdev, ndev, devs, timing_s);
-  kg_timing *head = calloc(njobs + 1, sizeof *head);
-  int rc = head ? kg_pair_rounds(jobs, njobs, run->pairs, &ps, rp, &o, sdev, (size_t)ndev, devs, head, err, sizeof err)
-                : (snprintf(err, sizeof err, "out of memory"), -1);
-  for (size_t j = 0; head && j < njobs; j++) absolute_from_pairs(run, &jobs[j], &head[j]);
-  free(head);
-  free(jobs);
-  kg_pair_sort(run->pairs, run->npairs);
-  pm->wall_s = kg_now_s() - t0;
-  if (rc) fprintf(stderr, "kgate: paired timing: %s\n", err);
-  if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
-    snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
-    return 0;
-  }
-  return rc ? -1 : 0;
 }
 
 /* --devices: the device numbers to run on, one worker each (-d's device
@@ -934,7 +812,13 @@ static int paired_pass(const kg_gate_opts *go, gate *g, const kg_run_params *rp,
   kg_progress_phase(&g->prog, "paired rounds", detail);
   g->prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
   double before = g->startup_s, unchanged_s = 0;
-  int pair_env = run_paired(go, &g->run, &g->base, rp, so, w->pargv, g->list, g->ndev, &g->cj, &unchanged_s) != 0;
+  kg_super_dev sdev[KG_GATE_MAXDEVICES];
+  for (int k = 0; k < g->ndev; k++) sdev[k] = (kg_super_dev){w->pargv[k], g->list[k]};
+  int proof = g->cj.on && code_join(&g->cj); /* the machine code of head and base, for the unchanged proof */
+  const char *no_proof = !g->cj.on || proof || go->quiet ? NULL : g->cj.head.why[0] ? g->cj.head.why : g->cj.base.why;
+  kg_pair_gate_in in = {&g->base, &go->paired, go->plan.variants == NULL, rp, so, sdev, (size_t)g->ndev,
+                        proof ? &g->cj.head : NULL, proof ? &g->cj.base : NULL, no_proof, go->quiet ? NULL : stderr};
+  int pair_env = kg_pair_gate(&g->run, &in, &unchanged_s) != 0;
   kg_phases *ph = &g->run.meta.phases;
   g->run.meta.wall_s = kg_now_s() - g->prog.t0;
   ph->startup_s = g->startup_s;
@@ -1099,4 +983,72 @@ int kg_gate_merge(const kg_merge_opts *mo) {
     printf("kgate: merged %zu cases from %d files into %s\n", run.n, mo->ninputs, mo->out);
   kg_run_free(&run);
   return rc ? KG_EXIT_USAGE : KG_EXIT_OK;
+}
+
+void kg_gate_opts_init(void *s) {
+  kg_gate_opts *go = s;
+  go->paired.pair.quads = 32;     /* no option: the quads per block of a paired sample */
+  go->baseline_dir = "baselines"; /* check has no --baseline-dir: the reports name run's default */
+}
+
+int kg_gate_opts_gpu_free(const void *s) { return ((const kg_gate_opts *)s)->plan_only; }
+
+void kg_gate_opts_free(void *s) {
+  kg_plan_opts *plan = &((kg_gate_opts *)s)->plan;
+  free((size_t *)plan->sizes);
+  free((size_t *)plan->perf_sizes);
+  plan->sizes = plan->perf_sizes = NULL;
+}
+
+/* --sanitize: tools kg_san_parse_tools knows. */
+int kg_gate_set_sanitize(void *s, const char *value, char *err, size_t errlen) {
+  unsigned mask;
+  if (kg_san_parse_tools(value, &mask, err, errlen)) return KG_OPT_SAID;
+  ((kg_gate_opts *)s)->sanitize = value;
+  return 0;
+}
+
+/* --shard i/N. */
+int kg_gate_set_shard(void *s, const char *value, char *err, size_t errlen) {
+  kg_gate_opts *go = s;
+  if (!kg_shard_parse(value, &go->shard_i, &go->shard_n)) return 0;
+  snprintf(err, errlen, "bad value '%s' for --shard (expected i/N with 1 <= i <= N)", value);
+  return KG_OPT_SAID;
+}
+
+/* One device number of a --devices list, in 0..1023. 0, or -1. */
+static int device_number(const char *p, size_t len, int *dev) {
+  char item[32];
+  if (!len || len >= sizeof item) return -1;
+  snprintf(item, sizeof item, "%.*s", (int)len, p);
+  if (item[0] == '-') return -1;
+  char *end;
+  errno = 0;
+  unsigned long long u = strtoull(item, &end, 10);
+  if (errno || u > 1023 || *end) return -1;
+  *dev = (int)u;
+  return 0;
+}
+
+/* --devices all, or a comma list of distinct device numbers. */
+int kg_gate_set_devices(void *s, const char *value, char *err, size_t errlen) {
+  kg_gate_opts *g = s;
+  g->devices_all = !strcmp(value, "all");
+  g->ndevices = 0;
+  for (const char *p = value; !g->devices_all;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    int dev = -1, dup = 0;
+    if (!device_number(p, len, &dev))
+      for (int k = 0; k < g->ndevices; k++) dup |= g->devices[k] == dev;
+    if (dev < 0 || dup || g->ndevices == KG_GATE_MAXDEVICES) {
+      snprintf(err, errlen, "bad value '%s' for --devices (expected all, or distinct device numbers like 0,2)",
+               value);
+      return KG_OPT_SAID;
+    }
+    g->devices[g->ndevices++] = dev;
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return 0;
 }

@@ -10,6 +10,7 @@
 #include "export.h"
 #include "model.h"
 #include "module.h"
+#include "pairrun.h"
 #include "plan.h"
 #include "results.h"
 
@@ -26,16 +27,6 @@ typedef struct kg_modules {
   int nbase;                                /* each cell is paired with the base variant of its name */
   const char *pins; /* run: --reference PINS.json, every base module must be a pinned reference (refpin.h) */
 } kg_modules;
-
-/* The paired gate's rounds: run --base-kernels, and selftest's paired mutants. */
-typedef struct kg_paired_opts {
-  kg_pair_opts pair;      /* copies, quads per block, seconds per cell */
-  int rounds, max_rounds; /* fresh-worker rounds for every cell, and at most for undecided ones */
-  double budget_s;        /* wall time the rounds past --rounds may use */
-  double min_effect_pct;  /* --min-effect, 0 = per size class */
-  int time_unchanged;     /* --time-unchanged: pair-time cells proven unchanged too (unchanged.h) */
-  int absolute_unchanged; /* --absolute-unchanged: time cells proven unchanged once, unpaired */
-} kg_paired_opts;
 
 /* check and run. */
 typedef struct kg_gate_opts {
@@ -56,7 +47,7 @@ typedef struct kg_gate_opts {
   int tier_huge;             /* --tier huge adds 2^31+1 and 2^32+3 */
   int lint_off;              /* --lint off: no lint, recorded as off; else a module not linted fails (exit 3) */
   kg_modules mods;
-  kg_paired_opts paired;
+  kg_pair_settings paired;
   /* the options run shares with compare and the drawing commands */
   double tolerance_pct; /* 0: per size class */
   const char *baseline_dir;
@@ -82,7 +73,7 @@ typedef struct kg_selftest_opts {
   const char *only; /* --only: mutant names */
   int huge;         /* --huge: also the mutant that needs n > 2^31 */
   kg_modules mods;
-  kg_paired_opts paired;
+  kg_pair_settings paired;
 } kg_selftest_opts;
 
 /* baseline update RESULTS. */
@@ -97,6 +88,17 @@ typedef struct kg_merge_opts {
   int ninputs;
   const char *out;
 } kg_merge_opts;
+
+/* The settings of check and run (cmd_check.c, cmd_run.c): the defaults no
+ * row states, whether the call needs no GPU (--plan), what the rows
+ * allocated; and the parsers of --sanitize, --shard and --devices
+ * (gate_options.def, command.h's kg_opt_fn). */
+void kg_gate_opts_init(void *go);
+int kg_gate_opts_gpu_free(const void *go);
+void kg_gate_opts_free(void *go);
+int kg_gate_set_sanitize(void *go, const char *value, char *err, size_t errlen);
+int kg_gate_set_shard(void *go, const char *value, char *err, size_t errlen);
+int kg_gate_set_devices(void *go, const char *value, char *err, size_t errlen);
 
 /* check, and run (check + timing + baseline comparison + reports). Returns the exit code;
  * after SIGINT/SIGTERM, 128 + the signal, with the results so far written, marked incomplete. */

@@ -33,23 +33,16 @@ int main(int argc, char **argv) {
     return KG_EXIT_USAGE;
   }
 #ifdef KG_HOST_ONLY
-  /* The host-only build has no device layer (README: Install). */
-  int plan = (cli.cmd == KG_CMD_CHECK || cli.cmd == KG_CMD_RUN) && cli.gate.plan_only; /* --plan needs no GPU */
-  if (!plan && (cli.cmd == KG_CMD_CHECK || cli.cmd == KG_CMD_RUN || cli.cmd == KG_CMD_SELFTEST || cli.cmd == KG_CMD_WORKER)) {
+  /* The host-only build has no device layer (README: Install): commands.def's GPU column. */
+  if (kg_cli_needs_gpu(&cli)) {
     fprintf(stderr, "kgate: %s needs a GPU build: this kgate is host-only (built without CUDA)\n", argv[1]);
     kg_cli_free(&cli);
     return KG_EXIT_ENV;
   }
-  int code = kg_cli_run(&cli);
 #else
-  const kg_modules *m = &cli.gate.mods;
-  kg_worker_opts wo = {.device = cli.gate.device, .roofline = cli.roofline, .own_kernels = m->own,
-                       .mutant_kernels = m->mutants,
-                       .nkernels = m->nkernels, .nbase = m->nbase, .describe = cli.describe};
-  memcpy(wo.kernels, m->kernels, sizeof wo.kernels);
-  memcpy(wo.base_kernels, m->base_kernels, sizeof wo.base_kernels);
-  int code = cli.cmd == KG_CMD_WORKER ? kg_worker_main(&wo) : kg_cli_run(&cli);
+  cli.worker_main = kg_worker_main;
 #endif
+  int code = kg_cli_run(&cli);
   kg_cli_free(&cli);
   return flush_stdout(code);
 }

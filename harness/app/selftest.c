@@ -272,17 +272,15 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
     cells[j].dtype = jobs[j].dtype, cells[j].n = jobs[j].n;
   }
   kg_run_params p = {.seed = 1, .repeats = 1, .time = {.max_noise = 0.005, .min_samples = 10, .max_seconds = 2},
-                     .pair = o->pair};
+                     .pair = o->paired.pair};
   p.pair.on = 1, p.pair.module = 0, p.pair.base_variant = kg_variant_find("reduce7_shuffle");
-  kg_pair_settings ps = {{0, KG_PAIR_CONFIDENCE}, o->min_effect_pct, o->rounds, o->max_rounds, o->pair_budget_s,
-                         o->quiet ? NULL : stderr};
   /* --timeout bounds a worker's start too, as for check and run */
   double timeout = o->timeout_s > 0 ? o->timeout_s : 20;
   kg_super_opts so = {.worker_argv = o->worker_argv, .timeout_s = timeout, .start_timeout_s = timeout};
   kg_super_dev dev = {o->worker_argv, 0};
   kg_device_info info;
   if (!o->quiet) fprintf(stderr, "selftest: paired rows (slower, same)...\n");
-  if (kg_pair_rounds(jobs, nj, cells, &ps, &p, &so, &dev, 1, &info, NULL, err, errlen)) return KG_EXIT_ENV;
+  if (kg_pair_rounds(jobs, nj, cells, &o->paired, o->quiet ? NULL : stderr, &p, &so, &dev, 1, &info, NULL, err, errlen)) return KG_EXIT_ENV;
   for (size_t j = 0; j < nj; j++) {
     kg_st_row *row = rows_of[mut[j]];
     const kg_pair_stat *s = &cells[j].stat;

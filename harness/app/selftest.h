@@ -11,6 +11,7 @@
 
 #include "plan.h"
 #include "model.h"
+#include "pairrun.h"
 #include "registry.h"
 
 typedef enum kg_st_outcome {
@@ -35,9 +36,7 @@ typedef struct kg_st_opts {
   double timeout_s;         /* watchdog per case (the hang mutant waits this long); default 20 */
   int quiet;
   /* the paired rows (slowdowns and the A/A control), as `run --base-kernels` takes them */
-  kg_pair_opts pair;
-  int rounds, max_rounds;
-  double pair_budget_s, min_effect_pct;
+  kg_pair_settings paired;
   /* the fence mutants (KG_EXPECT_LINT): kgate lint over this module (or a
    * listing of it); NULL: those rows are not run */
   const char *lint_module;

@@ -894,6 +894,26 @@ static slot *slot_of(world *w, uint32_t h) {
   return NULL;
 }
 
+/* PLOP3.LUT P0, PT, P1, PT, PT, 0x80, 0x0: the table of three predicates
+ * (a 0xf0, b 0xcc, c 0xaa as for LOP3), known (0 or 1) when every value
+ * the unknown inputs allow gives one result; else -1. */
+static int plop3_value(const world *s, const kg_sass_insn *in) {
+  unsigned lut = (unsigned)strtoul(in->ops[5], NULL, 16);
+  int val[3], res = -1;
+  for (int k = 0; k < 3; k++) {
+    int pn, p = kg_sass_pred(in->ops[2 + k], &pn);
+    val[k] = p == KG_SASS_PT ? !pn : p >= 0 && p < KG_SASS_PT ? known(s, p < 8 ? PBASE + p : UPBASE + p - 8) : -1;
+    if (val[k] >= 0 && p != KG_SASS_PT) val[k] ^= pn;
+  }
+  for (int m = 0; m < 8 && res != 2; m++) {
+    int a = m >> 2 & 1, b = m >> 1 & 1, cc = m & 1;
+    if ((val[0] >= 0 && val[0] != a) || (val[1] >= 0 && val[1] != b) || (val[2] >= 0 && val[2] != cc)) continue;
+    int r = (int)(lut >> (a * 4 + b * 2 + cc) & 1);
+    res = res < 0 ? r : res == r ? r : 2;
+  }
+  return res == 2 ? -1 : res;
+}
+
 /* What an instruction that surely runs tells of the value it writes: read
  * in s (before it), learnt in w (after it, its results forgotten). */
 static void learn_from(const world *s, world *w, const kg_sass_func *f, int i) {
@@ -930,23 +950,7 @@ static void learn_from(const world *s, world *w, const kg_sass_func *f, int i) {
     v = value_of(s, in->ops[in->nops - 1], &bit);
     learn(w, d0, v, bit);
   } else if (kg_sass_is(in, "PLOP3") && in->nops == 7) {
-    /* PLOP3.LUT P0, PT, P1, PT, PT, 0x80, 0x0: the table of three
-     * predicates (a 0xf0, b 0xcc, c 0xaa as for LOP3), known when every
-     * value the unknown inputs allow gives one result */
-    unsigned lut = (unsigned)strtoul(in->ops[5], NULL, 16);
-    int val[3], res = -1;
-    for (int k = 0; k < 3; k++) {
-      int pn, p = kg_sass_pred(in->ops[2 + k], &pn);
-      val[k] = p == KG_SASS_PT ? !pn : p >= 0 && p < KG_SASS_PT ? known(s, p < 8 ? PBASE + p : UPBASE + p - 8) : -1;
-      if (val[k] >= 0 && p != KG_SASS_PT) val[k] ^= pn;
-    }
-    for (int m = 0; m < 8 && res != 2; m++) {
-      int a = m >> 2 & 1, b = m >> 1 & 1, cc = m & 1;
-      if ((val[0] >= 0 && val[0] != a) || (val[1] >= 0 && val[1] != b) || (val[2] >= 0 && val[2] != cc)) continue;
-      int r = (int)(lut >> (a * 4 + b * 2 + cc) & 1);
-      res = res < 0 ? r : res == r ? r : 2;
-    }
-    learn(w, d0, res == 2 ? -1 : res, 0);
+    learn(w, d0, plop3_value(s, in), 0);
   } else if (kg_sass_is(in, "PRMT") && in->nops == 4 && is_zero_op(in->ops[3]) && !strncmp(in->ops[2], "0x", 2)) {
     /* bytes of a flag moved or sign-extended (-O0 code of a bool): zero
      * stays zero; byte 0 kept in place keeps a bit of byte 0 */

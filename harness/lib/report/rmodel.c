@@ -737,7 +737,6 @@ static const kg_severity k_gate_sev[KG_NGATE_VERDICTS] = {
     [KG_GATE_ENVIRONMENT] = KG_SEV_FAILURE,       [KG_GATE_REFUSED] = KG_SEV_FAILURE,
     [KG_GATE_REGRESSION] = KG_SEV_REGRESSION,     [KG_GATE_PASS] = KG_SEV_GOOD};
 
-const char *kg_gate_verdict_name(kg_gate_verdict v) { return (unsigned)v < KG_NGATE_VERDICTS ? k_gate_word[v] : "?"; }
 
 int kg_rm_exit_code(const kg_rm_verdict *v, int outputs) {
   if (!v->word) return outputs ? outputs : KG_EXIT_ENV; /* out of memory: no verdict was made */

@@ -244,8 +244,6 @@ typedef struct kg_rm_verdict {
   int tested; /* a failing CI test of its own carries it (a failed case, a SLOWER cell); else JUnit gets a "gate" test */
 } kg_rm_verdict;
 
-const char *kg_gate_verdict_name(kg_gate_verdict v);
-
 /* The exit code of check, run, compare and report: the verdict's, joined
  * with what writing the outputs gave (outputs: 0, KG_EXIT_USAGE for a
  * report that could not be written, KG_EXIT_ENV for charts without

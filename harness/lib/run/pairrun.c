@@ -81,7 +81,9 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
   return 0;
 }
 
-kg_case kg_pair_job_case(const kg_pair_job *j, int timed) {
+/* The case a job times: its cell on the perf pattern of its dtype (timed:
+ * the absolute timing of a plain case, else a paired or probe case). */
+static kg_case job_case(const kg_pair_job *j, int timed) {
   return (kg_case){j->variant, j->dtype, j->n, kg_perf_pattern(j->dtype), 1, timed};
 }
 
@@ -106,6 +108,9 @@ static int add_blocks(gathered *g, const kg_result *r) {
   return 0;
 }
 
+/* The rounds at most: max_rounds, or rounds when that is more. */
+static int max_rounds(const kg_pair_settings *ps) { return ps->max_rounds > ps->rounds ? ps->max_rounds : ps->rounds; }
+
 /* The rounds still to come, at this round's cost per cell: the rounds every
  * cell gets, then one for each undecided cell until max_rounds, within what
  * is left of the extra rounds' budget (extra_s spent of it). */
@@ -113,7 +118,7 @@ static double rounds_left_s(const kg_pair_settings *ps, int round, size_t njobs,
                             double extra_s) {
   int fixed = ps->rounds > round ? ps->rounds - round : 0;
   int last = round > ps->rounds ? round : ps->rounds;
-  double extra = undecided ? (double)(ps->max_rounds - last) * (double)undecided * per_cell : 0;
+  double extra = undecided ? (double)(max_rounds(ps) - last) * (double)undecided * per_cell : 0;
   double budget = ps->budget_s - extra_s;
   if (extra > budget) extra = budget > 0 ? budget : 0;
   return (double)fixed * (double)njobs * per_cell + extra;
@@ -136,80 +141,94 @@ kg_timing kg_pair_combine_timing(const kg_timing *t, int n) {
   return out;
 }
 
-int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
+/* One job's answer in a round: its blocks, its head timing, or its error;
+ * then the cell's verdict so far. 0, or -1 out of memory. */
+static int take_answer(const kg_pair_job *job, kg_pair_cell *c, gathered *g, const kg_result *r, double min_effect_pct) {
+  if (r->status == KG_ST_PASS && r->nblocks > 0) {
+    if (add_blocks(g, r)) return -1;
+    c->rounds++;
+    if (r->timing.samples > 0 && g->nt < KG_PAIR_MAX_ROUNDS) g->t[g->nt++] = r->timing;
+  } else if (r->status != KG_ST_PENDING) {
+    snprintf(g->error, sizeof g->error, "%s", r->message[0] ? r->message : "no pair timed");
+  }
+  c->set_aside += r->pair_set_aside;
+  kg_pair_rule rule = {0, KG_PAIR_CONFIDENCE};
+  rule.min_effect = c->min_effect = kg_pair_min_effect(job->n * kg_dtype_get(job->dtype)->size, min_effect_pct);
+  kg_pair_decide(g->b, g->n, &rule, &c->stat);
+  return 0;
+}
+
+/* The rounds' working memory: per job its blocks, and a round's cases. */
+typedef struct rounds {
+  gathered *g;
+  kg_case *cases;
+  kg_result *res;
+  size_t *which;
+} rounds;
+
+/* After the rounds: each job's head timing, a job that never timed UNKNOWN. */
+static void rounds_end(rounds *w, size_t njobs, kg_pair_cell *cells, kg_timing *head) {
+  for (size_t j = 0; j < njobs && w->g; j++) {
+    if (head) head[j] = kg_pair_combine_timing(w->g[j].t, w->g[j].nt);
+    if (w->g[j].n == 0) {
+      cells[j].stat.verdict = KG_PV_UNKNOWN;
+      snprintf(cells[j].message, sizeof cells[j].message, "paired timing failed: %.120s",
+               w->g[j].error[0] ? w->g[j].error : "not run");
+    }
+    free(w->g[j].b);
+  }
+  free(w->g), free(w->cases), free(w->res), free(w->which);
+}
+
+int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps, FILE *log,
                    const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
                    kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen) {
-  gathered *g = calloc(njobs + 1, sizeof *g);
-  kg_case *cases = calloc(njobs + 1, sizeof *cases);
-  kg_result *res = calloc(njobs + 1, sizeof *res);
-  size_t *which = calloc(njobs + 1, sizeof *which);
-  int rc = 0;
-  if (!g || !cases || !res || !which) {
-    snprintf(err, errlen, "out of memory");
-    rc = -1;
-  }
+  rounds w = {calloc(njobs + 1, sizeof *w.g), calloc(njobs + 1, sizeof *w.cases), calloc(njobs + 1, sizeof *w.res),
+              calloc(njobs + 1, sizeof *w.which)};
+  int oom = !w.g || !w.cases || !w.res || !w.which, rc = oom ? -1 : 0;
   kg_run_params prp = *rp;
   prp.pair.on = 1;
   double extra0 = 0; /* when the rounds past ps->rounds began: budget_s counts from there */
-  for (int round = 1; !rc && round <= ps->max_rounds; round++) {
+  for (int round = 1; !rc && round <= max_rounds(ps); round++) {
     if (round == ps->rounds + 1) extra0 = kg_now_s();
     if (round > ps->rounds + 1 && kg_now_s() - extra0 > ps->budget_s) break;
     size_t m = 0;
     for (size_t j = 0; j < njobs; j++) {
       if (round > ps->rounds && cells[j].stat.verdict != KG_PV_UNDECIDED) continue;
-      cases[m] = kg_pair_job_case(&jobs[j], 0);
-      which[m++] = j;
+      w.cases[m] = job_case(&jobs[j], 0);
+      w.which[m++] = j;
     }
     if (!m) break;
     double r0 = kg_now_s();
     prp.pair.round = round;
-    rc = kg_supervise_devices(cases, m, &prp, so, devs, ndev, res, devinfo, err, errlen);
+    rc = kg_supervise_devices(w.cases, m, &prp, so, devs, ndev, w.res, devinfo, err, errlen);
     if (rc == KG_SUPER_INTERRUPTED) m = 0; /* answers of the cut round are not counted */
-    for (size_t k = 0; k < m; k++) {
-      size_t j = which[k];
-      kg_pair_cell *c = &cells[j];
-      if (res[k].status == KG_ST_PASS && res[k].nblocks > 0) {
-        if (add_blocks(&g[j], &res[k])) {
-          snprintf(err, errlen, "out of memory");
-          rc = -1;
-          break;
-        }
-        c->rounds++;
-        if (res[k].timing.samples > 0 && g[j].nt < KG_PAIR_MAX_ROUNDS) g[j].t[g[j].nt++] = res[k].timing;
-      } else if (res[k].status != KG_ST_PENDING) {
-        snprintf(g[j].error, sizeof g[j].error, "%s", res[k].message[0] ? res[k].message : "no pair timed");
-      }
-      c->set_aside += res[k].pair_set_aside;
-      kg_pair_rule rule = ps->rule;
-      rule.min_effect = c->min_effect =
-          kg_pair_min_effect(jobs[j].n * kg_dtype_get(jobs[j].dtype)->size, ps->min_effect_pct);
-      kg_pair_decide(g[j].b, g[j].n, &rule, &c->stat);
+    for (size_t k = 0; k < m && !rc; k++) {
+      size_t j = w.which[k];
+      rc = oom = take_answer(&jobs[j], &cells[j], &w.g[j], &w.res[k], ps->min_effect_pct) != 0 ? -1 : 0;
     }
     if (rc) break;
     size_t undecided = 0;
     for (size_t j = 0; j < njobs; j++) undecided += cells[j].stat.verdict == KG_PV_UNDECIDED;
-    if (ps->log)
-      fprintf(ps->log, "kgate: paired round %d: %zu cells in %.1f s, %zu undecided, ETA %.0f s\n", round, m,
+    if (log)
+      fprintf(log, "kgate: paired round %d: %zu cells in %.1f s, %zu undecided, ETA %.0f s\n", round, m,
               kg_now_s() - r0, undecided,
               rounds_left_s(ps, round, njobs, undecided, (kg_now_s() - r0) / (double)m, extra0 ? kg_now_s() - extra0 : 0));
   }
-  for (size_t j = 0; j < njobs && g; j++) {
-    if (head) head[j] = kg_pair_combine_timing(g[j].t, g[j].nt);
-    if (g[j].n == 0) {
-      cells[j].stat.verdict = KG_PV_UNKNOWN;
-      snprintf(cells[j].message, sizeof cells[j].message, "paired timing failed: %.120s",
-               g[j].error[0] ? g[j].error : "not run");
-    }
-    free(g[j].b);
-  }
-  free(g);
-  free(cases);
-  free(res);
-  free(which);
+  if (oom) snprintf(err, errlen, "out of memory");
+  rounds_end(&w, njobs, cells, head);
   return rc;
 }
 
-int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
+/* The proof that cells are unchanged (unchanged.h): one untimed probe of
+ * every job in fresh workers (rp->pair: module and base variant; probe and
+ * on are set here), then, for each job whose head and base queued the same
+ * launches, the kernels' machine code at arch in the head and base tables.
+ * A proven job's cell becomes UNCHANGED with the evidence as its message and
+ * proven[j] = 1; log (NULL: none) gets a line per variant with a cell that
+ * was not proven, saying why for its first. Returns 0, or the supervisor's
+ * -1/-2 with err. */
+static int probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
                   const kg_code_table *base, int arch, const kg_run_params *rp, const kg_super_opts *so,
                   const kg_super_dev *devs, size_t ndev, kg_device_info *devinfo, int *proven, FILE *log, char *err,
                   size_t errlen) {
@@ -219,7 +238,7 @@ int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, co
   kg_run_params prp = *rp;
   prp.pair.on = 1, prp.pair.probe = 1, prp.pair.round = 0;
   for (size_t j = 0; !rc && j < njobs; j++)
-    cases[j] = kg_pair_job_case(&jobs[j], 0);
+    cases[j] = job_case(&jobs[j], 0);
   if (!rc && njobs) rc = kg_supervise_devices(cases, njobs, &prp, so, devs, ndev, res, devinfo, err, errlen);
   for (size_t j = 0; !rc && j < njobs; j++) {
     char why[160] = "";
@@ -262,4 +281,107 @@ size_t kg_pair_partition(kg_pair_job *jobs, kg_pair_cell *cells, size_t njobs, c
   memcpy(cells, c2, njobs * sizeof *cells);
   free(j2), free(c2);
   return kept;
+}
+
+/* A paired cell's head timing is its cases' absolute timing (the check left
+ * the cases the base has untimed). */
+static void absolute_from_pairs(kg_run *run, const kg_pair_job *j, const kg_timing *t) {
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_case *c = &run->cases[i];
+    if (c->timed && c->variant == j->variant && c->dtype == j->dtype && c->n == j->n) run->results[i].timing = *t;
+  }
+}
+
+/* The cells proven unchanged (jobs[0 .. njobs)) are not paired; with
+ * --absolute-unchanged one timing pass gives their cases the absolute
+ * timing, as the check would have (one pass of fresh workers, each case run
+ * and judged once more, then timed). */
+static void time_unchanged(kg_run *run, const kg_pair_job *jobs, size_t njobs, const kg_pair_gate_in *in,
+                           const kg_super_opts *so, kg_device_info *devs) {
+  kg_case *cases = calloc(njobs + 1, sizeof *cases);
+  kg_result *res = calloc(njobs + 1, sizeof *res);
+  char err[512];
+  kg_run_params trp = *in->rp;
+  trp.pair.on = 0;
+  trp.repeats = 1; /* the check judged these cases' determinism already: one run before the timing */
+  for (size_t j = 0; cases && j < njobs; j++) cases[j] = job_case(&jobs[j], 1);
+  int rc = cases && res ? kg_supervise_devices(cases, njobs, &trp, so, in->devs, in->ndev, res, devs, err, sizeof err)
+                        : (snprintf(err, sizeof err, "out of memory"), -1);
+  if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: timing the unchanged cells: %s\n", err);
+  for (size_t j = 0; !rc && j < njobs; j++)
+    if (res[j].status == KG_ST_PASS) absolute_from_pairs(run, &jobs[j], &res[j].timing);
+  free(cases);
+  free(res);
+}
+
+/* The probe and the proof: the jobs proven unchanged move behind the
+ * others and are timed once; returns how many are left to pair. */
+static size_t prove_unchanged(kg_run *run, kg_pair_job *jobs, size_t njobs, const kg_pair_gate_in *in,
+                              const kg_super_opts *so, kg_device_info *devs, double *timing_s) {
+  char err[512];
+  if (in->no_proof) {
+    if (in->log) fprintf(in->log, "kgate: no cell proven unchanged: %s\n", in->no_proof);
+    return njobs;
+  }
+  if (!in->head_code) return njobs;
+  int *proven = calloc(njobs + 1, sizeof *proven);
+  int arch = run->meta.dev.cc_major * 10 + run->meta.dev.cc_minor;
+  int rc = proven ? probe(jobs, njobs, run->pairs, in->head_code, in->base_code, arch, in->rp, so, in->devs,
+                                  in->ndev, devs, proven, in->log, err, sizeof err)
+                  : (snprintf(err, sizeof err, "out of memory"), -1);
+  size_t kept = njobs;
+  if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: probing the cells: %s\n", err);
+  if (!rc) kept = kg_pair_partition(jobs, run->pairs, njobs, proven);
+  free(proven);
+  int timed = in->ps->absolute_unchanged;
+  if (in->log)
+    fprintf(in->log, "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): %s\n",
+            njobs - kept, njobs, timed ? "timed once, not paired" : "not timed (--absolute-unchanged times them)");
+  /* the pass's wall time, less its workers' start-up (the start-up phase counts that) */
+  double t0 = kg_now_s(), s0 = so->startup_s ? *so->startup_s : 0;
+  if (kept < njobs && timed) time_unchanged(run, jobs + kept, njobs - kept, in, so, devs);
+  *timing_s = kg_now_s() - t0 - ((so->startup_s ? *so->startup_s : 0) - s0) / (double)in->ndev;
+  return kept;
+}
+
+/* What run->pair records of the settings and the base. */
+static void pair_meta(kg_pair_meta *pm, const kg_modinfo *base, const kg_pair_settings *ps) {
+  pm->on = 1;
+  snprintf(pm->base_path, sizeof pm->base_path, "%s", base->path);
+  snprintf(pm->base_name, sizeof pm->base_name, "%s", base->name);
+  snprintf(pm->base_version, sizeof pm->base_version, "%s", base->version);
+  pm->confidence = KG_PAIR_CONFIDENCE;
+  pm->min_effect_pct = ps->min_effect_pct;
+  pm->copies = ps->pair.copies, pm->quads = ps->pair.quads;
+  pm->rounds = ps->rounds, pm->max_rounds = max_rounds(ps);
+  pm->budget_s = ps->budget_s;
+}
+
+int kg_pair_gate(kg_run *run, const kg_pair_gate_in *in, double *unchanged_s) {
+  char err[512];
+  kg_pair_job *jobs = NULL;
+  size_t njobs = 0;
+  double t0 = kg_now_s();
+  *unchanged_s = 0;
+  pair_meta(&run->pair, in->base, in->ps);
+  if (kg_pair_plan(run, in->base, in->all_variants, &run->pairs, &run->npairs, &jobs, &njobs))
+    return fprintf(stderr, "kgate: out of memory\n"), -1;
+  kg_device_info *devs = calloc(in->ndev + 1, sizeof *devs);
+  kg_super_opts o = *in->so;
+  o.one_model = 0; /* the hellos were checked by the run itself */
+  njobs = devs ? prove_unchanged(run, jobs, njobs, in, &o, devs, unchanged_s) : njobs;
+  kg_timing *head = calloc(njobs + 1, sizeof *head);
+  int rc = head && devs ? kg_pair_rounds(jobs, njobs, run->pairs, in->ps, in->log, in->rp, &o, in->devs, in->ndev, devs,
+                                         head, err, sizeof err)
+                        : (snprintf(err, sizeof err, "out of memory"), -1);
+  for (size_t j = 0; head && j < njobs; j++) absolute_from_pairs(run, &jobs[j], &head[j]);
+  free(head), free(jobs), free(devs);
+  kg_pair_sort(run->pairs, run->npairs);
+  run->pair.wall_s = kg_now_s() - t0;
+  if (rc) fprintf(stderr, "kgate: paired timing: %s\n", err);
+  if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */
+    snprintf(run->meta.incomplete, sizeof run->meta.incomplete, "%s", kg_super_signal_name(kg_super_interrupted()));
+    return 0;
+  }
+  return rc ? -1 : 0;
 }

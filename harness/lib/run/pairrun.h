@@ -28,16 +28,17 @@ typedef struct kg_pair_job {
   size_t n;
 } kg_pair_job;
 
-/* The case a job times: its cell on the perf pattern of its dtype (timed:
- * the absolute timing of a plain case, else a paired or probe case). */
-kg_case kg_pair_job_case(const kg_pair_job *j, int timed);
-
+/* The paired gate's settings, one struct from the command line to the
+ * rounds: `run --base-kernels` and selftest's paired rows (--rounds,
+ * --max-rounds, --pair-seconds, --min-effect, --copies, --cell-seconds). */
 typedef struct kg_pair_settings {
-  kg_pair_rule rule;     /* rule.min_effect is ignored: per cell from min_effect_pct or the size class */
-  double min_effect_pct; /* 0: kg_pair_min_effect by size */
-  int rounds, max_rounds;
-  double budget_s;       /* wall time rounds past `rounds` may take */
-  FILE *log;             /* a line per round (cells, undecided, seconds), or NULL */
+  kg_pair_opts pair;      /* copies, quads per block, seconds per cell */
+  int rounds, max_rounds; /* fresh-worker rounds for every cell, and at most for undecided ones (max_rounds
+                             below rounds: rounds) */
+  double budget_s;        /* wall time the rounds past `rounds` may take */
+  double min_effect_pct;  /* 0: kg_pair_min_effect by size */
+  int time_unchanged;     /* pair cells proven unchanged too (unchanged.h); the gate caller decides */
+  int absolute_unchanged; /* time cells proven unchanged once, unpaired (else not at all) */
 } kg_pair_settings;
 
 /* Whether the base module has the variant (a registry index) for dt: its
@@ -60,14 +61,15 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
 /* Times the jobs against their base (rp->pair: module and base variant, the
  * same for every job; rp->pair.on is set here): `rounds` rounds of every job,
  * then rounds of the undecided ones while budget_s and max_rounds allow; each
- * round is one kg_supervise_devices call (fresh workers). cells[j] (j < njobs)
+ * round is one kg_supervise_devices call (fresh workers), and a line on log
+ * (cells, undecided, seconds; NULL: none). cells[j] (j < njobs)
  * get their statistics and verdicts. A job whose timing errored in every round
  * is UNKNOWN with the worker's message. head (NULL: not wanted) gets each
  * job's absolute timing from its head samples over the rounds. Returns 0, -1
  * out of memory, or the supervisor's code with err (a worker that could not
  * start, KG_SUPER_INTERRUPTED: the cut round is not counted). */
 int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
-                   const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
+                   FILE *log, const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
                    kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen);
 
 /* The rounds' absolute timings of one cell (n of them) as one: medians of
@@ -77,21 +79,35 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
  * independent. n <= 0 gives an untimed (all zero) timing. */
 kg_timing kg_pair_combine_timing(const kg_timing *t, int n);
 
-/* The proof that cells are unchanged (unchanged.h): one untimed probe of
- * every job in fresh workers (rp->pair: module and base variant; probe and
- * on are set here), then, for each job whose head and base queued the same
- * launches, the kernels' machine code at arch in the head and base tables.
- * A proven job's cell becomes UNCHANGED with the evidence as its message and
- * proven[j] = 1; log (NULL: none) gets a line per variant with a cell that
- * was not proven, saying why for its first. Returns 0, or the supervisor's
- * -1/-2 with err. */
-int kg_pair_probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_code_table *head,
-                  const kg_code_table *base, int arch, const kg_run_params *rp, const kg_super_opts *so,
-                  const kg_super_dev *devs, size_t ndev, kg_device_info *devinfo, int *proven, FILE *log, char *err,
-                  size_t errlen);
-
 /* Moves the proven jobs (and their cells) behind the others, keeping each
  * side's order; returns how many are not proven (the jobs still to time). */
 size_t kg_pair_partition(kg_pair_job *jobs, kg_pair_cell *cells, size_t njobs, const int *proven);
+
+/* What the paired gate of a run works with: the base module (its union),
+ * the settings, the rounds' workers (one per device: argv with the base
+ * modules) and, for the proof that cells are unchanged, the machine code of
+ * head and base (NULL: no proof; no_proof: why the tables could not be read,
+ * said on log). */
+typedef struct kg_pair_gate_in {
+  const kg_modinfo *base;
+  const kg_pair_settings *ps;
+  int all_variants; /* no --variant: the base's variants this kgate lacks are MISSING */
+  const kg_run_params *rp;
+  const kg_super_opts *so;
+  const kg_super_dev *devs;
+  size_t ndev;
+  const kg_code_table *head_code, *base_code;
+  const char *no_proof;
+  FILE *log; /* progress lines (rounds, the proof), or NULL */
+} kg_pair_gate_in;
+
+/* The paired gate over a run whose check has run: plans the cells
+ * (kg_pair_plan), proves the unchanged ones and times them once, pairs the
+ * rest in rounds, gives each paired case its head's absolute timing, and
+ * fills run->pair and run->pairs (sorted). *unchanged_s gets the time the
+ * unchanged cells' pass took. 0, or -1 when no worker could start or out of
+ * memory (said on stderr, "kgate: paired timing: ..."); after a signal, 0
+ * with the run marked incomplete. */
+int kg_pair_gate(kg_run *run, const kg_pair_gate_in *in, double *unchanged_s);
 
 #endif

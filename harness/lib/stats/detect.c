@@ -81,11 +81,6 @@ void kg_cusum_tune(const kg_detect_opts *o, double sigma, size_t bytes, double *
   *h = fmax(kg_cusum_threshold(o->arl0, delta), *clip - *k + 0.5);
 }
 
-const char *kg_find_kind_name(kg_find_kind k) {
-  static const char *const names[KG_NFIND_KINDS] = {"regression", "environment", "health", "improvement"};
-  return k < KG_NFIND_KINDS ? names[k] : "?";
-}
-
 /* ---- acknowledgements -------------------------------------------------------- */
 
 void kg_acks_free(kg_acks *a) {

@@ -57,8 +57,6 @@ typedef enum kg_find_kind {
   KG_NFIND_KINDS
 } kg_find_kind;
 
-const char *kg_find_kind_name(kg_find_kind k); /* "regression", "environment", "health", "improvement" */
-
 typedef struct kg_find_cell {
   char variant[64];
   kg_dtype dtype;

@@ -1,0 +1,19 @@
+/* kgate check: the correctness matrix (gate.c runs it). */
+#include "gate.h"
+#include "options.h"
+
+#define KG_SETTINGS kg_gate_opts
+static const kg_opt k_rows[] = {
+#define KG_GATE_OPTION(check, run, selftest, list, ...) KG_IF(check, __VA_ARGS__)
+#include "gate_options.def"
+#undef KG_GATE_OPTION
+};
+
+static int run(void *settings, const kg_cmd_call *call) {
+  (void)call;
+  return kg_gate_run(settings);
+}
+
+const kg_cmd cmd_check = {KG_CMD_ROWS(k_rows), .size = sizeof(kg_gate_opts), .init = kg_gate_opts_init,
+                          .formats = KG_FORMATS_ALL, .reports = offsetof(kg_gate_opts, reports), .run = run,
+                          .gpu_free = kg_gate_opts_gpu_free, .free = kg_gate_opts_free};
