@@ -493,13 +493,13 @@ static void head_timing(const double *h, size_t n, kg_result *r) {
 }
 
 /* What a paired case needs before either side runs: both kernels, the input
- * (no reference), the timer when timed (allocated before the copies, as the
- * A/A measurements were taken), scratch for the larger side and its input
+ * (no reference), the timer (allocated before the copies, as the A/A
+ * measurements were taken), scratch for the larger side and its input
  * copies. 0, or -1 with st->error. */
-static int pair_setup(state *st, const kg_case *c, const kg_run_params *p, int copies, int timed,
-                      const kg_module_variant **head, const kg_module_variant **base) {
+static int pair_setup(state *st, const kg_case *c, const kg_run_params *p, int copies, const kg_module_variant **head,
+                      const kg_module_variant **base) {
   *head = st->mods->fns[c->variant], *base = pair_base(st, c, p);
-  if (!*base || prepare_input(st, c, p, 0, 0) || (timed && make_timer(st))) return -1;
+  if (!*base || prepare_input(st, c, p, 0, 0) || make_timer(st)) return -1;
   size_t sh = (*head)->scratch(c->dtype, c->n), sb = (*base)->scratch(c->dtype, c->n);
   if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0)) return -1;
   int clobbers = (((*head)->flags | (*base)->flags) & KG_CLOBBERS) != 0;
@@ -510,7 +510,7 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
   int copies = p->pair.copies, quads = p->pair.quads;
-  if (pair_setup(st, c, p, copies, 1, &head, &base)) return -1;
+  if (pair_setup(st, c, p, copies, &head, &base)) return -1;
   /* h: the head's samples of every copy side by side (its absolute timing) */
   double *h = malloc(2 * (size_t)quads * (size_t)copies * sizeof *h), *b = malloc(2 * (size_t)quads * sizeof *b);
   size_t nhead = 0;
@@ -554,6 +554,23 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   return 0;
 }
 
+/* What a probe needs: both kernels, an input buffer of the case's size and
+ * scratch for the larger side. The graphs never run, so the input's values
+ * do not matter: none is made (a buffer grown here holds no input). 0, or
+ * -1 with st->error. */
+static int probe_setup(state *st, const kg_case *c, const kg_run_params *p, const kg_module_variant **head,
+                       const kg_module_variant **base) {
+  *head = st->mods->fns[c->variant], *base = pair_base(st, c, p);
+  if (!*base) return -1;
+  size_t bytes = c->n * kg_dtype_get(c->dtype)->size, cap = st->dev_cap;
+  if (bytes > st->dev_cap || !st->d_in) {
+    st->valid = 0;
+    if (grow_to(st, &st->d_pristine, &cap, bytes, 0) || grow_to(st, &st->d_in, &st->dev_cap, bytes, 0)) return -1;
+  }
+  size_t sh = (*head)->scratch(c->dtype, c->n), sb = (*base)->scratch(c->dtype, c->n);
+  return grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0);
+}
+
 /* A probe of a paired case: head and base each captured twice on the same
  * buffers (launches.h), untimed; the CPU side (proof.h) judges whether they
  * queue the same work it can compare, and the answer names the kernels,
@@ -561,10 +578,10 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
 static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
-  if (pair_setup(st, c, p, 1, 0, &head, &base)) return -1;
-  step_ctx xh = {st, head, c, st->pcopy[0]}, xb = {st, base, c, st->pcopy[0]};
+  if (probe_setup(st, c, p, &head, &base)) return -1;
+  step_ctx xh = {st, head, c, st->d_in}, xb = {st, base, c, st->d_in};
   const kg_launch_buf bufs[] = {
-      {st->pcopy[0], c->n * kg_dtype_get(c->dtype)->size}, {st->d_out, 16}, {st->d_scratch, st->scratch_cap}};
+      {st->d_in, c->n * kg_dtype_get(c->dtype)->size}, {st->d_out, 16}, {st->d_scratch, st->scratch_cap}};
   kg_launches l[4]; /* the head's two calls, then the base's */
   int failed = -1;
   for (int k = 0; k < 4 && failed < 0; k++)
