@@ -162,6 +162,11 @@ function(kgate_add_tests target)
     message(WARNING "kgate_add_tests(${target}): this kgate is host-only and loads no module: no tests added")
     return()
   endif()
+  if(NOT KGATE_EXECUTABLE)
+    message(WARNING "kgate_add_tests(${target}): no kgate to load the module with (KGATE_MODULE_ONLY and none on PATH; "
+                    "-DKGATE_EXECUTABLE=/path/to/kgate): no tests added")
+    return()
+  endif()
   # The names the module must have: the .def file's, read again when it changes.
   file(STRINGS "${registry}" lines REGEX "^[ \t]*KGATE_VARIANT\\([ \t]*[a-z0-9_]+")
   set(names)

@@ -4,7 +4,9 @@
 # module builds; a .def name the functions do not have fails the link, and a
 # run function of another signature fails the compile, each with a message
 # that names the variant's function (nvcc: "more than one instance of
-# overloaded function ... has \"C\" linkage"; g++: "conflicting declaration").
+# overloaded function ... has \"C\" linkage"; g++: "conflicting declaration");
+# KGATE_DEFINE_VARIANT of a name the .def lacks, and a .def line whose op is
+# no op, fail the compile with a static_assert naming the macro and the .def.
 # Usage: add_kernels_build_errors.sh SOURCE_DIR CUDA_ARCHITECTURES NVCC
 set -u
 src=$1 arch=$2 nvcc=$3
@@ -30,6 +32,8 @@ done <<'CASES'
 good|
 typo|undefined reference to .kg_run_my_gridsum
 signature|error: .*"?kg_run_my_gridsum"? has "C" linkage|error: conflicting declaration of C function .int kg_run_my_gridsum
+defname|static assertion failed with "KGATE_DEFINE_VARIANT\(my_grid_sum, \.\.\.\): the registry .*gridsum\.def has no line KGATE_VARIANT\(my_grid_sum
+defop|defop\.def\([0-9]+\): error: static assertion failed with "KGATE_VARIANT\(my_gridsum, \.\.\.\) in .*defop\.def: op must be KG_OP_SUM, KG_OP_MIN or KG_OP_MAX
 CASES
-[ "$fail" = 0 ] && echo "kgate_add_kernels: the good module built; the .def typo and the wrong signature failed the build"
+[ "$fail" = 0 ] && echo "kgate_add_kernels: the good module built; the .def typos and the wrong signature failed the build"
 exit "$fail"

@@ -472,6 +472,15 @@ START_TEST(test_cli_plan_needs_no_worker) {
   ck_assert(strstr(text, "variants (2): two_pass cub_sum\n") && strstr(text, "sizes (2): 1 1048576\n"));
   ck_assert(strstr(text, "patterns: exact\n") && strstr(text, "  cub_sum i32 n=1048576 exact\n"));
   ck_assert(strstr(text, "estimated time on one GPU: about 2 s"));
+  ck_assert_msg(!strstr(text, "not planned"), "%s", text);
+  free(text);
+  /* neighbored declares no f16 or bf16: those cases are not planned, and the plan says so */
+  text = stdout_of((char *[]){"check", "--plan", "--worker", "/nonexistent/kgate", "--variant", "neighbored,cub_sum",
+                              "--pattern", "exact", "--sizes", "1", NULL});
+  ck_assert_msg(strstr(text, "plan: 10 cases (0 timed, 0 unsupported: reported, never run), 6 input groups\n"), "%s", text);
+  ck_assert_msg(strstr(text, "dtypes: i32,i64,f32,f64,f16,bf16 (each variant only at the dtypes it declares)\n"
+                             "not planned: f16,bf16 for 1 variant (not among its dtypes): neighbored\n"),
+                "%s", text);
   free(text);
   ck_assert_int_eq(kgt_run_cli((char *[]){"run", "--plan", "--variant", "nope*", NULL}), KG_EXIT_USAGE);
 }

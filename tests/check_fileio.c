@@ -407,8 +407,10 @@ START_TEST(test_out_kill_never_partial) {
   write_version(g_path, buf, v + 1);
   ck_assert_uint_eq(target_version(want), v + 1);
   ck_assert_int_eq(count_temps(), 0);
-  fprintf(stderr, "fileio kill test: %d rounds, %d writers killed, %d completed, a write %.1f ms\n", rounds, kills,
-          completed, write_s * 1e3);
+  fprintf(stderr,
+          "fileio kill test: %d rounds: %d writers killed mid-write on purpose, %d finished first, the file whole "
+          "after each (a write %.1f ms)\n",
+          rounds, kills, completed, write_s * 1e3);
   ck_assert_int_gt(kills, rounds / 4); /* the kills did land mid-write */
   free(buf);
   free(want);

@@ -20,6 +20,7 @@ Suite *make_results_suite(void);
 Suite *make_baseline_suite(void);
 Suite *make_verdict_suite(void);
 Suite *make_export_suite(void);
+Suite *make_benchfmt_suite(void);
 Suite *make_rmodel_suite(void);
 Suite *make_verdicts_suite(void);
 Suite *make_selftest_suite(void);
@@ -63,6 +64,7 @@ int main(void) {
   srunner_add_suite(sr, make_baseline_suite());
   srunner_add_suite(sr, make_verdict_suite());
   srunner_add_suite(sr, make_export_suite());
+  srunner_add_suite(sr, make_benchfmt_suite());
   srunner_add_suite(sr, make_rmodel_suite());
   srunner_add_suite(sr, make_verdicts_suite());
   srunner_add_suite(sr, make_selftest_suite());

@@ -19,21 +19,29 @@ static kg_case *build(const kg_plan_opts *o, size_t *n) {
   return cases;
 }
 
-/* variants x dtypes x default sizes x applicable patterns: ints have 2
- * patterns (exact, wrap), floats 8 (all but wrap). */
+/* variants x their declared dtypes x default sizes x applicable patterns:
+ * ints have 2 patterns (exact, wrap), floats 8 (all but wrap). A dtype a
+ * variant does not declare (the in-place ones: no f16, bf16) is not planned. */
 START_TEST(test_plan_default_count) {
   kg_plan_opts o = {0};
-  size_t n, nsizes, per_dtype[KG_NDTYPES] = {0};
+  size_t n, nsizes, per_dtype[KG_NDTYPES] = {0}, want = 0, wide_only = 0;
   kg_sizes_default(&nsizes);
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    for (int d = 0; d < KG_NDTYPES; d++)
+      if (kg_variant_supports((int)v, (kg_dtype)d)) want += nsizes * (kg_dtype_get((kg_dtype)d)->is_float ? 8 : 2);
+    wide_only += !kg_variant_supports((int)v, KG_BF16);
+  }
+  ck_assert_uint_gt(wide_only, 0); /* kgate's own in-place variants: the case this test is about */
   kg_case *c = build(&o, &n);
-  ck_assert_uint_eq(n, kg_nvariants * nsizes * (2 * 2 + 4 * 8));
+  ck_assert_uint_eq(n, want);
   for (size_t i = 0; i < n; i++) {
     per_dtype[c[i].dtype]++;
+    ck_assert(kg_variant_supports(c[i].variant, c[i].dtype));
     ck_assert_int_eq(c[i].supported != 0, kg_case_supported(c[i].variant, c[i].dtype, c[i].pattern) != 0);
     ck_assert(kg_pattern_applies(c[i].pattern, c[i].dtype));
   }
   ck_assert_uint_eq(per_dtype[KG_I32], kg_nvariants * nsizes * 2);
-  ck_assert_uint_eq(per_dtype[KG_BF16], kg_nvariants * nsizes * 8);
+  ck_assert_uint_eq(per_dtype[KG_BF16], (kg_nvariants - wide_only) * nsizes * 8);
   free(c);
 }
 END_TEST
@@ -49,7 +57,7 @@ static size_t size_rank(const size_t *sizes, size_t nsizes, size_t n) {
  * kg_nvariants consecutive cases share one input. */
 START_TEST(test_plan_order) {
   const size_t sizes[] = {1000, 5, 77};
-  kg_plan_opts o = {.sizes = sizes, .nsizes = 3};
+  kg_plan_opts o = {.dtypes = "f64,i32,f32,i64", .sizes = sizes, .nsizes = 3}; /* the dtypes every variant declares */
   size_t n;
   kg_case *c = build(&o, &n);
   ck_assert_uint_eq(n % kg_nvariants, 0);
@@ -75,7 +83,7 @@ static const struct {
 } k_filters[] = {
     {"cub_sum,reduce0_divergent", "f32", NULL, 2, 0, 1, 0, 8},
     {NULL, "i32,i64", "exact", 0, 2, 0, 1, 0},
-    {"neighbored", "f16", NULL, 1, 0, 1, 0, 8},
+    {"neighbored,cub_sum", "f16", NULL, 1, 0, 1, 0, 8}, /* neighbored does not declare f16 */
     {NULL, NULL, "wrap", 0, 2, 4, 1, 0},
     {"two_pass", "f64,i32", "nan,inf,exact", 1, 1, 1, 1, 3},
     {"cub_sum,cub_sum", "bf16,bf16", "uniform,uniform", 1, 0, 1, 0, 1},
@@ -104,17 +112,39 @@ START_TEST(test_plan_filters) {
 }
 END_TEST
 
-START_TEST(test_plan_unsupported_kept) {
+/* A dtype a variant does not declare is not planned at all (not planned as
+ * "unsupported"): kgate's own neighbored has no f16, and a module's variant
+ * that declares i32,f32 is planned at those two only. */
+START_TEST(test_plan_undeclared_dtype_not_planned) {
   const size_t sizes[] = {8};
   kg_plan_opts o = {"neighbored,cub_sum", "f16", "uniform", sizes, 1, NULL, 0};
   size_t n;
   kg_case *c = build(&o, &n);
-  ck_assert_uint_eq(n, 2);
-  ck_assert_int_eq(c[0].variant, kg_variant_find("neighbored")); /* registry order, not list order */
-  ck_assert_int_eq(c[0].supported, 0);
-  ck_assert_int_eq(c[1].variant, kg_variant_find("cub_sum"));
-  ck_assert_int_eq(c[1].supported, 1);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_int_eq(c[0].variant, kg_variant_find("cub_sum"));
+  ck_assert_int_eq(c[0].supported, 1);
   free(c);
+
+  char err[256] = "";
+  int mod = kg_registry_add_module("/team/libtwo.so");
+  kg_variant_info two = {"team_two", "team", "i32 and f32 only", 0, KG_DT_BIT(KG_I32) | KG_DT_BIT(KG_F32), KG_OP_SUM, 0,
+                         mod, 1};
+  int v = kg_registry_add(&two, err, sizeof err);
+  ck_assert_int_ge(v, 0);
+  size_t nsizes;
+  kg_sizes_default(&nsizes);
+  kg_plan_opts all = {.variants = "team_two"};
+  c = build(&all, &n);
+  ck_assert_uint_eq(n, nsizes * (2 + 8)); /* i32: exact, wrap; f32: the 8 float patterns */
+  for (size_t i = 0; i < n; i++) {
+    ck_assert(c[i].dtype == KG_I32 || c[i].dtype == KG_F32);
+    ck_assert(c[i].supported);
+  }
+  free(c);
+  kg_plan_opts f64 = {.variants = "team_two", .dtypes = "f64"};
+  ck_assert_int_eq(kg_plan_build(&f64, &c, &n, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "leaves no case") && strstr(err, "a dtype no selected variant declares"), "%s", err);
+  kg_registry_reset();
 }
 END_TEST
 
@@ -226,6 +256,7 @@ static const struct {
     {NULL, NULL, "exact,random", "unknown pattern 'random'"},
     {NULL, "i32", "nan", "leaves no case"},
     {NULL, "i64,i32", "uniform,cancel", "leaves no case"},
+    {"neighbored", "f16,bf16", NULL, "a dtype no selected variant declares"},
 };
 
 /* --variant globs: each selects every real variant whose name it matches,
@@ -384,7 +415,7 @@ Suite *make_plan_suite(void) {
   tcase_add_test(core, test_plan_default_count);
   tcase_add_test(core, test_plan_order);
   tcase_add_loop_test(core, test_plan_filters, 0, sizeof k_filters / sizeof k_filters[0]);
-  tcase_add_test(core, test_plan_unsupported_kept);
+  tcase_add_test(core, test_plan_undeclared_dtype_not_planned);
   tcase_add_test(core, test_plan_select_mask);
   tcase_add_test(core, test_plan_perf_cases);
   tcase_add_test(core, test_plan_shard_partition);

@@ -79,11 +79,15 @@ inline constexpr double depth_any_order(size_t n) { return n > 1 ? static_cast<d
 
 // A variant's three entry points (kgate/registry.h) from LAUNCH, a function
 // template over the input type, and the functions SCRATCH(int dtype, size_t n)
-// and DEPTH(size_t n). kgate_dtypes_<name>, the .def line's dtypes mask, comes
-// from the prototypes kgate_add_kernels includes (kgate/prototypes.h).
+// and DEPTH(size_t n). The .def line's dtypes mask comes from the prototypes
+// kgate_add_kernels includes (kgate/prototypes.h), looked up by name: a name
+// no line of the .def has stops the build here, saying so.
 #define KGATE_DEFINE_VARIANT(name, LAUNCH, SCRATCH, DEPTH)                                                  \
+  static_assert(::kgate__find(#name) >= 0, "KGATE_DEFINE_VARIANT(" #name ", ...): the registry " KGATE_REGISTRY  \
+                " has no line KGATE_VARIANT(" #name ", ...): a typo in the name, in that .def file or here");   \
   extern "C" int kg_run_##name(int dtype, void *in, size_t n, void *out, void *scratch, void *stream) {  \
-    return ::kgate::dispatch<kgate_dtypes_##name>(dtype, [&](auto t) {                                   \
+    return ::kgate::dispatch<::kgate__find(#name) >= 0 ? ::kgate__registry[::kgate__find(#name)].dtypes : 0u>(  \
+        dtype, [&](auto t) {                                                                            \
       using T = typename decltype(t)::type;                                                             \
       return LAUNCH<T>(static_cast<const T *>(in), n, out, scratch, static_cast<cudaStream_t>(stream)); \
     });                                                                                                 \

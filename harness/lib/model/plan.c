@@ -9,7 +9,6 @@
 #include "dtype.h"
 #include "registry.h"
 #include "sizes.h"
-#include "sizes.h"
 #include "suggest.h"
 
 int kg_plan_select(const char *list, int (*lookup)(const char *), const char *what, uint64_t *mask, char *err,
@@ -165,7 +164,9 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
       for (int p = 0; p < KG_NPATTERNS; p++) {
         if (!(pmask >> p & 1) || !kg_pattern_applies((kg_pattern)p, (kg_dtype)d)) continue;
         for (size_t v = 0; v < kg_nvariants; v++) {
-          if (!vsel[v]) continue;
+          /* A dtype the variant does not declare (its module's table, or
+           * kgate's registry) is not planned: the plan's report counts it. */
+          if (!vsel[v] || !kg_variant_supports((int)v, (kg_dtype)d)) continue;
           int supported = kg_case_supported((int)v, (kg_dtype)d, (kg_pattern)p);
           int timed = supported && p == (int)kg_perf_pattern((kg_dtype)d) && is_perf_size(o, sizes[s]);
           list[k++] = (kg_case){(int)v, (kg_dtype)d, sizes[s], (kg_pattern)p, supported, timed};
@@ -175,7 +176,8 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
   free(sizes);
   if (k == 0) {
     free(list);
-    snprintf(err, errlen, "the selection leaves no case to run (a pattern that does not apply to the dtype?)");
+    snprintf(err, errlen, "the selection leaves no case to run (a dtype no selected variant declares, or a pattern "
+                          "that does not apply to the dtype? kgate list shows each variant's dtypes)");
     return -1;
   }
   *cases = list;

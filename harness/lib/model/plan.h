@@ -13,7 +13,7 @@ typedef struct kg_case {
   kg_dtype dtype;
   size_t n;
   kg_pattern pattern;
-  int supported; /* 0: reported "unsupported", never run */
+  int supported; /* 0: reported "unsupported", never run (a pattern the variant cannot take) */
   int timed;     /* a perf case: timed once it passes */
 } kg_case;
 
@@ -39,7 +39,8 @@ int kg_plan_policy(kg_plan_opts *o, int sanitize, int timing, int huge, size_t *
 kg_pattern kg_perf_pattern(kg_dtype dt);
 
 /* Builds the cases ordered dtype, n, pattern, variant: consecutive cases share
- * one input, so a worker generates it and its reference once. Unknown names
+ * one input, so a worker generates it and its reference once. A variant is
+ * planned only at the dtypes it declares (kg_variant_supports). Unknown names
  * fail with a one-line message. *cases is malloc'ed. */
 int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *err, size_t errlen);
 

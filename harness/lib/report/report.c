@@ -44,6 +44,26 @@ void kg_report_list(FILE *f) {
   }
 }
 
+/* The planned variants that do not declare some of the plan's dtypes, one
+ * line per set of missing dtypes (at its first variant): those cases are
+ * not in the plan at all. */
+static void plan_undeclared(FILE *f, const unsigned char *vseen, unsigned dseen) {
+  for (size_t v = 0; v < kg_nvariants_all; v++) {
+    unsigned miss = dseen & ~kg_variants[v].dtypes;
+    if (!vseen[v] || !miss) continue;
+    size_t count = 0, seen_before = 0;
+    for (size_t u = 0; u < kg_nvariants_all; u++)
+      if (vseen[u] && (dseen & ~kg_variants[u].dtypes) == miss) *(u < v ? &seen_before : &count) += 1;
+    if (seen_before) continue;
+    char dts[64];
+    dtype_list(miss, dts, sizeof dts);
+    fprintf(f, "not planned: %s for %zu variant%s (not among its dtypes):", dts, count, count == 1 ? "" : "s");
+    for (size_t u = v; u < kg_nvariants_all; u++)
+      if (vseen[u] && (dseen & ~kg_variants[u].dtypes) == miss) fprintf(f, " %s", kg_variants[u].name);
+    fputc('\n', f);
+  }
+}
+
 void kg_report_plan(FILE *f, const kg_case *cases, size_t n, kg_plan_estimate est, int verbose) {
   size_t timed = 0, unsupported = 0, groups = kg_plan_groups(cases, n, NULL);
   unsigned char *vseen = calloc(kg_nvariants_all + 1, 1);
@@ -78,7 +98,9 @@ void kg_report_plan(FILE *f, const kg_case *cases, size_t n, kg_plan_estimate es
   fprintf(f, "variants (%zu):", nv);
   for (size_t v = 0; v < kg_nvariants_all; v++)
     if (vseen[v]) fprintf(f, " %s", kg_variants[v].name);
-  fprintf(f, "\ndtypes: %s\nsizes (%zu):", dts, ns);
+  fprintf(f, "\ndtypes: %s (each variant only at the dtypes it declares)\n", dts);
+  plan_undeclared(f, vseen, dseen);
+  fprintf(f, "sizes (%zu):", ns);
   for (size_t k = 0; k < ns; k++) fprintf(f, " %zu", sizes[k]);
   fprintf(f, "\ntimed sizes:%s", nts ? "" : " none");
   for (size_t k = 0; k < nts; k++) fprintf(f, " %zu", tsizes[k]);
