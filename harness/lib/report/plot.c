@@ -1,5 +1,5 @@
 /* Running gnuplot. kgate never links a plotting library: gnuplot is a child
- * process, fed the scripts of plots/ and the data chart.c wrote, so charts
+ * process, fed the scripts of plots/ and the data the chart writers wrote (chart.h), so charts
  * are optional at run time (no gnuplot: everything else still works) and a
  * person can restyle a chart by editing a script, without a rebuild. */
 #include "plot.h"
