@@ -142,6 +142,20 @@ static int exists_in(const char *dir, const char *name) {
 /* A team's module of 600 variants timed at 40 sizes: every chart of the run
  * draws every variant (no fixed-size table drops rows), the bandwidth chart
  * every size. */
+/* A .dat file without its points' tooltips (each quoted field that holds
+ * a \n), so that the columns before them read as written; the tooltips
+ * have their own assertions. */
+static char *dat_in(const char *name) {
+  char *s = file_in(name), *o = s;
+  for (char *p = s; *p;) {
+    char *e = p[0] == ' ' && p[1] == '"' ? strchr(p + 2, '"') : NULL;
+    if (e && memmem(p + 2, (size_t)(e - p - 2), "\\n", 2)) p = e + 1;
+    else *o++ = *p++;
+  }
+  *o = '\0';
+  return s;
+}
+
 START_TEST(test_chart_600_variants_40_sizes) {
   enum { NV = 600, NS = 40 };
   kg_run run = {0};
@@ -223,7 +237,7 @@ START_TEST(test_chart_bandwidth) {
   ck_assert_uint_eq(g_charts.n, 1); /* f32 only: i32 timed nothing */
   ck_assert_str_eq(g_charts.c[0].name, "bandwidth-f32");
   ck_assert_int_eq(g_charts.c[0].kind, kg_chart_kind_find("bandwidth"));
-  char *vars = file_in("bandwidth-f32.vars"), *dat = file_in("bandwidth-f32.dat");
+  char *vars = file_in("bandwidth-f32.vars"), *dat = dat_in("bandwidth-f32.dat");
   ck_assert_msg(strstr(vars, "data = 'bandwidth-f32.dat'\n"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "nseries = 3\n"));
   ck_assert_ptr_nonnull(strstr(vars, "name1 = 'reduce0_divergent'\nname2 = 'reduce7_shuffle'\nname3 = 'cub_sum'\n"));
@@ -306,7 +320,7 @@ START_TEST(test_chart_ladder) {
   ck_assert_msg(chart_run("ladder", g_dir, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "ladder-f32");
-  char *vars = file_in("ladder-f32.vars"), *dat = file_in("ladder-f32.dat");
+  char *vars = file_in("ladder-f32.vars"), *dat = dat_in("ladder-f32.dat");
   ck_assert_ptr_nonnull(strstr(vars, "nrows = 3\n"));
   ck_assert_ptr_nonnull(strstr(vars, "nsizes = 2\n"));
   ck_assert_ptr_nonnull(strstr(vars, "size1 = 'n = 2\u00b2\u00b2 (16 MiB)'\n"));
@@ -335,7 +349,7 @@ START_TEST(test_chart_compare) {
                 err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "compare-f32");
-  char *vars = file_in("compare-f32.vars"), *dat = file_in("compare-f32.dat");
+  char *vars = file_in("compare-f32.vars"), *dat = dat_in("compare-f32.dat");
   ck_assert_msg(strstr(vars, "(1 SLOWER, 1 MISSING, 1 FASTER, 2 SAME)"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "note = 'vs old.json (2026-11-20)'\n"));
   /* Small multiples: a panel per size, a row per variant in each, nothing left out. */
@@ -379,7 +393,7 @@ START_TEST(test_chart_ratio) {
   ck_assert_msg(kg_chart_write(g_dir, &s, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1); /* the trend of % of peak has nothing: the nights timed no absolute case */
   ck_assert_str_eq(g_charts.c[0].name, "ratio-f32");
-  char *vars = file_in("ratio-f32.vars"), *dat = file_in("ratio-f32.dat");
+  char *vars = file_in("ratio-f32.vars"), *dat = dat_in("ratio-f32.dat");
   ck_assert_msg(strstr(vars, "npanels = 8\ncols = 4\nrows = 2\nnruns = 6\n"), "%s", vars);
   ck_assert_msg(strstr(vars, "legend = '8 of 10 cells: 2 in findings, then the nearest to an alarm (CUSUM over its "
                              "threshold); 2 not shown"),
@@ -445,7 +459,7 @@ START_TEST(test_chart_no_silent_caps) {
   char err[512] = "";
   kg_chart_src src = {.run = &run, .with_run = 1};
   ck_assert_msg(kg_chart_write(g_dir, &src, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
-  char *bw = file_in("bandwidth-f32.dat"), *pd = file_in("paired-f32.dat"), *lv = file_in("ladder-f32.vars");
+  char *bw = dat_in("bandwidth-f32.dat"), *pd = dat_in("paired-f32.dat"), *lv = file_in("ladder-f32.vars");
   ck_assert_uint_eq(dat_rows(bw), NSIZES);
   ck_assert_uint_eq(dat_rows(pd), NCELLS);
   ck_assert_msg(strstr(lv, "size1 = 'n = 1298 "), "%s", lv); /* the two largest of all 300 */
@@ -466,7 +480,7 @@ START_TEST(test_chart_compare_many_sizes) {
   kg_comparison cmp = {.n = NS, .rows = rows};
   char err[512] = "";
   ck_assert_msg(chart_cmp(&cmp, NULL, err, sizeof err) == 0, "%s", err);
-  char *vars = file_in("compare-f32.vars"), *dat = file_in("compare-f32.dat");
+  char *vars = file_in("compare-f32.vars"), *dat = dat_in("compare-f32.dat");
   ck_assert_msg(strstr(vars, "npanels = 12\ncols = 4\nrows = 3\n"), "%s", vars);
   ck_assert_msg(strstr(vars, "left = 'no panel for n = 2\u2079, 2\u00b9\u2070, 2\u00b9\u00b9: 1 case timed on one side "
                              "only; 2 beyond the 12 panels a chart holds (all in results.csv)'\n"),
@@ -491,7 +505,7 @@ START_TEST(test_chart_paired) {
   ck_assert_int_eq(g_charts.c[0].kind, kg_chart_kind_find("paired"));
   ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME)"), "%s",
                 g_charts.c[0].caption);
-  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  char *vars = file_in("paired-f32.vars"), *dat = dat_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "title = 'f32 sum, paired gate: change head / base per cell "
                              "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME)'\n"),
                 "%s", vars);
@@ -513,6 +527,12 @@ START_TEST(test_chart_paired) {
   ck_assert_ptr_nonnull(strstr(vars, "color_UNDECIDED = '#9e9e9e'\n"));
   ck_assert_msg(strstr(dat, "\n0 5 3 7 5 3 7 0.5 -0.42 0.42 0xe07000 13.8 SLOWER \"SLOWER +5.00 % [+3.00, +7.00]\"\n"),
                 "%s", dat);
+  /* The SLOWER point's tooltip: its cell, verdict, change, interval, blocks, minimum effect and the head's commit. */
+  char *raw = file_in("paired-f32.dat");
+  ck_assert_msg(strstr(raw, " SLOWER \"SLOWER +5.00 % [+3.00, +7.00]\" \"reduce0_divergent, n = 2\u00b2\u2075: SLOWER\\n"
+                            "change head / base +5.00 %, interval [+3.00, +7.00] %\\n"),
+                "%s", raw);
+  free(raw);
   ck_assert_msg(strstr(dat, "\n1 0.4 -1 1.8 0.4 -1 1.8 0.5 0.58 1.42 0x9e9e9e 13.8 UNDECIDED "
                             "\"UNDECIDED +0.40 % [-1.00, +1.80]\"\n"),
                 "%s", dat);
@@ -542,7 +562,7 @@ START_TEST(test_chart_paired_unchanged) {
   ck_assert_uint_eq(g_charts.n, 1); /* f32 only: i32 has a MISSING cell, i64 an UNCHANGED one */
   ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME, 2 UNCHANGED)"), "%s",
                 g_charts.c[0].caption);
-  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  char *vars = file_in("paired-f32.vars"), *dat = dat_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "nrows = 7\nxmin = -13.8\nxmax = 13.8\n"), "%s", vars); /* no interval of theirs */
   ck_assert_ptr_nonnull(strstr(vars, "color_UNCHANGED = '#000000'\n"));
   size_t rows = 0;
@@ -585,7 +605,7 @@ START_TEST(test_chart_paired_clipped) {
   g_pairs[1].stat.blocks = 1;
   add_pair("cub_sum", KG_F32, M25, KG_PV_UNKNOWN, 0, 0, 0, 0.005);
   ck_assert_msg(chart_run("paired", g_dir, err, sizeof err) == 0, "%s", err);
-  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  char *vars = file_in("paired-f32.vars"), *dat = dat_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "xmin = -100\nxmax = 100\n"), "%s", vars);
   ck_assert_msg(strstr(dat, "\n0 50 20 200 50 20 100 0.5 "), "%s", dat);
   ck_assert_msg(strstr(dat, " UNDECIDED \"UNDECIDED +50.00 % [+20.00, +200.00]\"\n"), "%s", dat);
@@ -618,7 +638,7 @@ START_TEST(test_chart_trend) {
   ck_assert_msg(chart_trend(&h, &base, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "trend-f32");
-  char *vars = file_in("trend-f32.vars"), *dat = file_in("trend-f32.dat");
+  char *vars = file_in("trend-f32.vars"), *dat = dat_in("trend-f32.dat");
   ck_assert_ptr_nonnull(strstr(vars, "name1 = 'reduce0_divergent'\nname2 = 'reduce7_shuffle'\nname3 = 'cub_sum'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "nruns = 3\n"));
   ck_assert_msg(strstr(vars, "xtic_label1 = '11-21'\nxtic_sub1 = ''\nxtic_pos1 = 1\n"
@@ -1039,10 +1059,21 @@ START_TEST(test_chart_injection_inert) {
     snprintf(vars, sizeof vars, "%s.vars", g_charts.c[i].name);
     snprintf(dat, sizeof dat, "%s.dat", g_charts.c[i].name);
     assert_vars_inert(vars);
-    /* In the data, file text only ever stands in a comment line. */
+    /* In the data, file text only ever stands in a comment line or in a
+     * quoted field (a point's tooltip), with nothing in it that could end
+     * it, start a comment or mean anything in SVG or HTML. */
     char *d = file_in(dat);
-    for (char *line = strtok(d, "\n"); line; line = strtok(NULL, "\n"))
-      ck_assert_msg(!strstr(line, "pwned") || line[0] == '#', "%s: %s", dat, line);
+    for (char *line = strtok(d, "\n"); line; line = strtok(NULL, "\n")) {
+      if (!strstr(line, "pwned") || line[0] == '#') continue;
+      int quoted = 0;
+      for (const unsigned char *c = (const unsigned char *)line; *c; c++) {
+        if (*c == '"') quoted = !quoted;
+        else if (!quoted) ck_assert_msg(strncmp((const char *)c, "pwned", 5), "%s: %s", dat, line);
+        else /* \\n: a line break of the tooltip */
+          ck_assert_msg(*c >= 0x20 && !strchr("'<>&#", *c) && (*c != '\\' || *++c == 'n'), "%s: %s", dat, line);
+      }
+      ck_assert_msg(!quoted, "%s: %s", dat, line);
+    }
     free(d);
   }
   /* The strings are there, as text: quotes doubled, the line break gone. */

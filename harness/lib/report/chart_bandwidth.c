@@ -88,6 +88,35 @@ int kg__chart_bandwidth(const kg__job *job, kg_dtype dt) {
   return rc;
 }
 
+/* The .dat: a block per variant, a row per size it timed, with its
+ * tooltip. Returns the largest GB/s, or the peak if larger. */
+static double bandwidth_data(FILE *f, const kg_run *run, kg_dtype dt, const int *sel, size_t count,
+                             const size_t *sizes, size_t nsizes) {
+  double ymax = run->meta.dev.peak_gbps > 0 ? run->meta.dev.peak_gbps : 0;
+  for (size_t s = 0; s < count; s++) {
+    fprintf(f, "# %s\n", kg_variants[sel[s]].name);
+    for (size_t k = 0; k < nsizes; k++) {
+      long i = kg__timed_case(run, sel[s], dt, sizes[k]);
+      if (i < 0) continue;
+      kg_perf pf = kg_perf_of(run, (size_t)i);
+      const kg_timing *t = &run->results[i].timing;
+      char label[32];
+      kg_size_label(sizes[k], label, sizeof label);
+      fprintf(f, "%zu", sizes[k]);
+      kg__dat_num(f, pf.gbps);
+      kg__dat_num(f, pf.pct_peak > 0 ? pf.pct_peak : NAN);
+      kg__dat_num(f, t->median_us);
+      kg__dat_tip(f, "%s, n = %s\n%.1f GB/s (%.1f %% of peak)\nmedian %.4g \u00b5s, quartiles %.4g to %.4g \u00b5s\n"
+                  "commit %s", kg_variants[sel[s]].name, label, pf.gbps, pf.pct_peak, t->median_us, t->q1_us,
+                  t->q3_us, run->meta.commit[0] ? run->meta.commit : "unknown");
+      fputc('\n', f);
+      if (pf.gbps > ymax) ymax = pf.gbps;
+    }
+    fputs("\n\n", f);
+  }
+  return ymax;
+}
+
 /* The bandwidth chart of the variants sel[0..count) at sizes[0..nsizes). */
 static int bandwidth_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
                           size_t nsizes) {
@@ -97,27 +126,12 @@ static int bandwidth_draw(const kg__job *job, kg_dtype dt, const int *sel, size_
   kg__pair p;
   if (kg__pair_open(&p, job, di->name,
                 "# kgate bandwidth, %s: one block per variant in ladder order (two blank lines apart)\n"
-                "# columns: n gbps pct_peak median_us\n",
+                "# columns: n gbps pct_peak median_us tip\n",
                 di->name))
     return -1;
   const kg_device_info *d = &run->meta.dev;
-  FILE *f = p.dat.f, *g = p.vars.f;
-  double ymax = d->peak_gbps > 0 ? d->peak_gbps : 0;
-  for (size_t s = 0; s < count; s++) {
-    fprintf(f, "# %s\n", kg_variants[sel[s]].name);
-    for (size_t k = 0; k < nsizes; k++) {
-      long i = kg__timed_case(run, sel[s], dt, sizes[k]);
-      if (i < 0) continue;
-      kg_perf pf = kg_perf_of(run, (size_t)i);
-      fprintf(f, "%zu", sizes[k]);
-      kg__dat_num(f, pf.gbps);
-      kg__dat_num(f, pf.pct_peak > 0 ? pf.pct_peak : NAN);
-      kg__dat_num(f, run->results[i].timing.median_us);
-      fputc('\n', f);
-      if (pf.gbps > ymax) ymax = pf.gbps;
-    }
-    fputs("\n\n", f);
-  }
+  FILE *g = p.vars.f;
+  double ymax = bandwidth_data(p.dat.f, run, dt, sel, count, sizes, nsizes);
   /* The x range covers the sizes and the L2 mark, half a power of two beyond
    * (a tick exactly on the edge of the range is not always drawn). */
   double l2_n = d->l2_bytes > 0 ? (double)d->l2_bytes / (double)di->size : NAN;

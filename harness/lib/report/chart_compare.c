@@ -48,7 +48,7 @@ static unsigned verdict_rgb(kg_verdict v) {
  * -1 left of it): the change of a SLOWER or FASTER case, and the verdict of
  * a case with no ratio (side 0, at 1). A SAME bar says its change itself:
  * at ten sizes, a label on every bar is a smear. */
-static void compare_row(FILE *f, const kg_cmp_row *r, double y, double dev) {
+static void compare_row(FILE *f, const kg_cmp_row *r, double y, double dev, const char *commit) {
   int have = cmp_has_ratio(r);
   double ratio = have ? r->now_us / r->base_us : NAN, shown = have ? fmin(fmax(ratio, 1 - dev), 1 + dev) : 1;
   char label[64] = "";
@@ -66,7 +66,13 @@ static void compare_row(FILE *f, const kg_cmp_row *r, double y, double dev) {
   /* Every row has a label, empty or not: a labels plot is never without
    * points (gnuplot 5.4 crashes on one with none). */
   kg__dat_num(f, have ? shown : 1);
-  fprintf(f, " %d %s \"%s\"\n", side, kg_verdict_name(r->verdict), label);
+  fprintf(f, " %d %s \"%s\"", side, kg_verdict_name(r->verdict), label);
+  char n[32];
+  kg_size_label(r->n, n, sizeof n);
+  kg__dat_tip(f, "%s, n = %s: %s\nnew / baseline %.4f (%+.2f %%), tolerance \u00b1%.2f %%\nmedian %.4g \u00b5s, "
+              "baseline %.4g \u00b5s\ncommit %s", r->variant, n, kg_verdict_name(r->verdict), ratio, (ratio - 1) * 100,
+              r->tol * 100, r->now_us, r->base_us, commit);
+  fputc('\n', f);
 }
 
 static void verdict_colors(FILE *g) {
@@ -88,6 +94,7 @@ typedef struct kg__cmpchart {
   size_t *left, nleft; /* sizes not drawn: no ratio, or beyond the panels */
   const char **names; /* the variants with a row in a panel, ladder order */
   size_t nnames;
+  const char *commit; /* this run's, for the tooltips */
 } kg__cmpchart;
 
 enum { KG__COMPARE_PANELS = 12 }; /* 3 rows of 4 at 1500 px: a smaller panel is no longer read */
@@ -143,7 +150,7 @@ static void compare_data(FILE *f, FILE *g, const kg__cmpchart *c, double dev, si
     fprintf(f, "# n = %zu\n", c->sizes[p]);
     for (size_t j = 0; j < c->k; j++) {
       const kg_cmp_row *r = &c->cmp->rows[c->idx[j]];
-      if (r->n == c->sizes[p]) compare_row(f, r, (double)name_row(c, r->variant), dev);
+      if (r->n == c->sizes[p]) compare_row(f, r, (double)name_row(c, r->variant), dev, c->commit);
     }
     fputs("\n\n", f);
   }
@@ -205,7 +212,7 @@ static void compare_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, co
 /* The .dat headers (macros, so that the compiler checks them as formats). */
 #define COMPARE_HEAD                                                                                 \
   "# kgate comparison, %s: a block per size (a panel), one row per case, time new / baseline\n"       \
-  "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x side verdict label\n"    \
+  "# columns: y ratio bar_lo bar_hi bar_ylo bar_yhi tol_lo tol_hi color label_x side verdict label tip\n"    \
   "# (ratio ? when either side has no timing; side: the label right of the bar (1), left (-1), at 1 (0))\n"
 int kg__chart_compare(const kg__job *job, kg_dtype dt) {
   const kg_run *run = job->src->run;
@@ -219,7 +226,8 @@ int kg__chart_compare(const kg__job *job, kg_dtype dt) {
     kg__oom(job);
     goto out;
   }
-  kg__cmpchart c = {cmp, idx, compare_rows(cmp, dt, idx), sizes, 0, left, 0, names, 0};
+  kg__cmpchart c = {cmp, idx, compare_rows(cmp, dt, idx), sizes, 0, left, 0, names, 0,
+                    run->meta.commit[0] ? run->meta.commit : "unknown"};
   compare_layout(&c);
   rc = 0;
   if (!c.ns) goto out; /* no case of this dtype timed on both sides: the tables list them */

@@ -88,6 +88,20 @@ void kg__dat_num(FILE *f, double v) {
   else fputs(" ?", f);
 }
 
+void kg__dat_tip(FILE *f, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fputs(" \"", f);
+  for (const unsigned char *p = (const unsigned char *)buf; *p; p++)
+    if (*p == '\n') fputs("\\n", f);
+    else if (*p < 0x20 || *p == 0x7f || strchr("\"\\'<>&#", *p)) fputc('?', f);
+    else fputc(*p, f);
+  fputc('"', f);
+}
+
 static void rgb_lerp(unsigned a, unsigned b, double t, char *buf, size_t len) {
   unsigned c = 0;
   for (int sh = 0; sh <= 16; sh += 8) {

@@ -43,6 +43,15 @@ void kg__dat_num(FILE *f, double v);
 /* A comment line in a .dat file: one line whatever the text holds. */
 void kg__dat_comment(FILE *f, const char *s);
 
+/* A point's tooltip, the last column of its .dat row: a double-quoted data
+ * string, its lines apart by the two characters \n. The scripts draw it as
+ * a hypertext label; plot.c's SVG pass (svg.h) makes it the point's
+ * <title>. Text from files goes in as it is: a character that would need
+ * escaping in gnuplot's data string, its SVG or the page (" \ ' < > &, the
+ * data file's comment mark # and control characters) is written as '?'; a
+ * line break, as a line break of the tooltip. */
+void kg__dat_tip(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Tick marks, added one by one by the scripts (plots/README.md):
  * <axis>tic_label<k>, <axis>tic_sub<k> (a second line, may be empty),
  * <axis>tic_pos<k>, and n<axis>tics. */

@@ -36,6 +36,37 @@ int kg__chart_ladder(const kg__job *job, kg_dtype dt) {
   return rc;
 }
 
+/* The .dat: a row per variant, its % of peak at each size, then a tooltip
+ * per size. Returns the largest %. */
+static double ladder_data(FILE *f, const kg_run *run, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
+                          size_t ns) {
+  for (size_t k = 0; k < ns; k++) fprintf(f, " pct_%zu", sizes[k]);
+  for (size_t k = 0; k < ns; k++) fprintf(f, " tip_%zu", sizes[k]);
+  fputc('\n', f);
+  double xmax = 0;
+  for (size_t s = 0; s < count; s++) {
+    fprintf(f, "%zu %s", s, kg_variants[sel[s]].name);
+    for (size_t k = 0; k < ns; k++) {
+      long i = kg__timed_case(run, sel[s], dt, sizes[k]);
+      double pct = i >= 0 ? kg_perf_of(run, (size_t)i).pct_peak : NAN;
+      kg__dat_num(f, pct);
+      if (pct > xmax) xmax = pct;
+    }
+    for (size_t k = 0; k < ns; k++) {
+      long i = kg__timed_case(run, sel[s], dt, sizes[k]);
+      kg_perf pf = i >= 0 ? kg_perf_of(run, (size_t)i) : (kg_perf){0};
+      const kg_timing *t = i >= 0 ? &run->results[i].timing : &(kg_timing){0};
+      char label[32];
+      kg_size_label(sizes[k], label, sizeof label);
+      kg__dat_tip(f, "%s, n = %s\n%.1f %% of peak (%.1f GB/s)\nmedian %.4g \u00b5s, quartiles %.4g to %.4g \u00b5s\n"
+                  "commit %s", kg_variants[sel[s]].name, label, pf.pct_peak, pf.gbps, t->median_us, t->q1_us,
+                  t->q3_us, run->meta.commit[0] ? run->meta.commit : "unknown");
+    }
+    fputc('\n', f);
+  }
+  return xmax;
+}
+
 /* The ladder of the variants sel[0..count) at sizes[0..ns). */
 static int ladder_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t count, const size_t *sizes,
                        size_t ns) {
@@ -52,20 +83,8 @@ static int ladder_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t c
     if (kg__family_of(kg_variants[sel[s]].seed) != kg__family_of(kg_variants[sel[s - 1]].seed))
       fprintf(p.vars.f, "%s%.1f", s > 1 ? " " : "", (double)s - 0.5);
   fputs("'\n", p.vars.f);
-  FILE *f = p.dat.f, *g = p.vars.f;
-  for (size_t k = 0; k < ns; k++) fprintf(f, " pct_%zu", sizes[k]);
-  fputc('\n', f);
-  double xmax = 0;
-  for (size_t s = 0; s < count; s++) {
-    fprintf(f, "%zu %s", s, kg_variants[sel[s]].name);
-    for (size_t k = 0; k < ns; k++) {
-      long i = kg__timed_case(run, sel[s], dt, sizes[k]);
-      double pct = i >= 0 ? kg_perf_of(run, (size_t)i).pct_peak : NAN;
-      kg__dat_num(f, pct);
-      if (pct > xmax) xmax = pct;
-    }
-    fputc('\n', f);
-  }
+  FILE *g = p.vars.f;
+  double xmax = ladder_data(p.dat.f, run, dt, sel, count, sizes, ns);
   const kg_device_info *d = &run->meta.dev;
   double roof = d->roofline_gbps > 0 ? 100 * d->roofline_gbps / d->peak_gbps : NAN;
   char sub[400], label[32], bytes[32];

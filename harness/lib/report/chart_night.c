@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "label.h"
+
 int kg__nights_open(kg__trend *t, const kg__job *job, int (*keep)(const kg_history *h, size_t j)) {
   const kg_history *h = job->src->history;
   memset(t, 0, sizeof *t);
@@ -30,6 +32,14 @@ void kg__nights_free(kg__trend *t) {
 
 void kg__dat_verdict(FILE *f, const kg__trend *t, size_t run) {
   fprintf(f, " \"%s\"", kg_night_verdict_name(t->nights[run].verdict));
+}
+
+void kg__night_tip(FILE *f, const kg__trend *t, size_t run, const char *what, const char *value) {
+  const kg_hist_run *r = &t->h->runs[run];
+  char date[48];
+  kg_date_label(r->date, date, sizeof date);
+  kg__dat_tip(f, "%s\n%s\nnight of %s, commit %s: %s", what, value, date, r->commit[0] ? r->commit : "unknown",
+              kg_night_verdict_name(t->nights[run].verdict));
 }
 
 /* Tick labels for runs: the shortest of MM-DD, MM-DD HH:MM and MM-DD

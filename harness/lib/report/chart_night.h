@@ -29,6 +29,10 @@ void kg__nights_free(kg__trend *t);
 /* A night's verdict as a data column: its word, quoted ("RUNNER HEALTH" is two). */
 void kg__dat_verdict(FILE *f, const kg__trend *t, size_t run);
 
+/* A night's point's tooltip (kg__dat_tip): what (the variant and size),
+ * its value and interval, then the night's date, commit and verdict. */
+void kg__night_tip(FILE *f, const kg__trend *t, size_t run, const char *what, const char *value);
+
 /* Tick labels: as short as tells neighbouring runs apart, at most five a
  * panel, the date over the time so a label stays narrow. */
 void kg__trend_xtics(FILE *g, const kg__trend *t);

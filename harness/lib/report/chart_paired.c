@@ -56,7 +56,7 @@ static size_t paired_cells(const kg_run *run, kg_dtype dt, size_t *idx, size_t *
 }
 
 /* Row j of the paired chart: its y tic and its line in the .dat. */
-static void paired_row(FILE *f, kg__tics *ytics, const kg_pair_cell *c, size_t j, double half) {
+static void paired_row(FILE *f, kg__tics *ytics, const kg_pair_cell *c, size_t j, double half, const char *commit) {
   const kg_pair_stat *st = &c->stat;
   int have = pair_drawn(c);
   char slabel[32], tic[128], label[96];
@@ -81,7 +81,13 @@ static void paired_row(FILE *f, kg__tics *ytics, const kg_pair_cell *c, size_t j
   /* Every row has a label at the right edge: the labels plot is never empty
    * (gnuplot 5.4 crashes on a labels plot with no point). */
   kg__dat_num(f, half);
-  fprintf(f, " %s \"%s\"\n", vname, label);
+  fprintf(f, " %s \"%s\"", vname, label);
+  char eff[48] = "";
+  if (c->min_effect > 0 && isfinite(c->min_effect))
+    snprintf(eff, sizeof eff, ", minimum effect \u00b1%.2f %%", c->min_effect * 100);
+  kg__dat_tip(f, "%s, n = %s: %s\nchange head / base %+.2f %%, interval [%+.2f, %+.2f] %%\n%d blocks%s\nhead commit %s",
+              c->variant, slabel, vname, chg, lo, hi, st->blocks, eff, commit);
+  fputc('\n', f);
 }
 
 static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, const char *verdicts, size_t k,
@@ -113,7 +119,7 @@ static void paired_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, con
  * UNKNOWN and UNCHANGED cells are rows of text, no point. */
 #define PAIRED_HEAD                                                                                  \
   "# kgate paired gate, %s: one row per cell (variant, n), change head / base - 1 in %%\n"               \
-  "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label\n" \
+  "# columns: y change lo hi shown shown_lo shown_hi band band_ylo band_yhi color label_x verdict label tip\n" \
   "# (change lo hi: the true numbers; shown*: clipped to the x range; band: the minimum effect, %%;\n"   \
   "#  ? where a cell has none: NEW, MISSING, UNKNOWN and UNCHANGED rows are text only)\n"
 static int paired_draw(const kg__job *job, kg_dtype dt, const size_t *idx, size_t k);
@@ -138,7 +144,7 @@ static int paired_draw(const kg__job *job, kg_dtype dt, const size_t *idx, size_
   size_t count[KG_NPVERDICTS] = {0};
   kg__tics ytics = {g, "y", 0};
   for (size_t j = 0; j < k; j++) {
-    paired_row(f, &ytics, &run->pairs[idx[j]], j, half);
+    paired_row(f, &ytics, &run->pairs[idx[j]], j, half, run->meta.commit[0] ? run->meta.commit : "unknown");
     count[run->pairs[idx[j]].stat.verdict]++;
   }
   kg__tics_end(&ytics);

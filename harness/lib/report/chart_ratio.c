@@ -61,6 +61,9 @@ enum { KG__RATIO_PANELS = 8 };
  * and the night's verdict (the report model's). */
 static void ratio_block(FILE *f, const kg__trend *t, const kg_series *s) {
   fprintf(f, "# %s %s %zu\n", s->variant, kg_dtype_get(s->dtype)->name, s->n);
+  char what[128], label[32];
+  kg_size_label(s->n, label, sizeof label);
+  snprintf(what, sizeof what, "%s, %s, n = %s", s->variant, kg_dtype_get(s->dtype)->name, label);
   for (size_t j = 0; j < t->nruns; j++) {
     size_t r = t->runs[j];
     fprintf(f, "%zu", j + 1);
@@ -68,6 +71,10 @@ static void ratio_block(FILE *f, const kg__trend *t, const kg_series *s) {
     kg__dat_num(f, (s->lo[r] - 1) * 100);
     kg__dat_num(f, (s->hi[r] - 1) * 100);
     kg__dat_verdict(f, t, r);
+    char value[128];
+    snprintf(value, sizeof value, "tonight / reference %+.2f %%, interval [%+.2f, %+.2f] %%", (s->ratio[r] - 1) * 100,
+             (s->lo[r] - 1) * 100, (s->hi[r] - 1) * 100);
+    kg__night_tip(f, t, r, what, value);
     fputc('\n', f);
   }
   fputs("\n\n", f);
@@ -156,7 +163,7 @@ static int ratio_draw(const kg__job *job, const kg__trend *t, const kg_detection
   kg__pair p;
   if (shown && !(rc = kg__pair_open(&p, job, di->name,
                                 "# kgate ratio to the pinned reference, %s: a block per cell (a panel), a row per "
-                                "paired night\n# columns: night change lo hi (tonight / reference - 1, %%) verdict (the night's)\n",
+                                "paired night\n# columns: night change lo hi (tonight / reference - 1, %%) verdict (the night's) tip\n",
                                 di->name))) {
     size_t nmarks = 0;
     for (size_t i = 0; i < shown; i++) {

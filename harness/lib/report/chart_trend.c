@@ -95,6 +95,17 @@ static void lists_write(FILE *g, kg__lists *l) {
   }
 }
 
+/* A point's tooltip: the variant, its % of peak and quartiles, the night. */
+static void trend_tip(FILE *f, const kg__trend *t, size_t run, const char *name, size_t n, double pm, double pq1,
+                      double pq3) {
+  char what[128], value[128], label[32];
+  kg_size_label(n, label, sizeof label);
+  snprintf(what, sizeof what, "%s, n = %s", name, label);
+  /* q3 is the slower time: the lower % of peak */
+  snprintf(value, sizeof value, "%.2f %% of peak, quartiles %.2f to %.2f %%", pm, pq3, pq1);
+  kg__night_tip(f, t, run, what, value);
+}
+
 /* A variant's block in the .dat: a row per run that timed it, with the
  * night's verdict (the report model's) and its marker: -1 on a night the
  * verdict is REGRESSION because of this cell (an open finding that holds
@@ -121,6 +132,7 @@ static size_t trend_block(FILE *f, const kg__trend *t, const char *name, kg_dtyp
     kg__dat_num(f, pq1);
     fprintf(f, " %d", mark);
     kg__dat_verdict(f, t, t->runs[j]);
+    trend_tip(f, t, t->runs[j], name, n, pm, pq1, pq3);
     fputc('\n', f);
     *lo = fmin(*lo, fmin(pm, pq3)), *hi = fmax(*hi, fmax(pm, pq1));
   }
@@ -194,7 +206,7 @@ static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt,
   kg__pair p;
   if (kg__pair_open(&p, job, di->name,
                 "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
-                "# columns: run pct_peak pct_at_q3 pct_at_q1 mark verdict (the night's verdict; mark -1: REGRESSION in "
+                "# columns: run pct_peak pct_at_q3 pct_at_q1 mark verdict tip (the night's verdict; mark -1: REGRESSION in "
                 "this cell)\n",
                 di->name, n))
     return -1;
