@@ -16,6 +16,7 @@
 #include "history.h"
 #include "plot.h"
 #include "registry.h"
+#include "svg.h"
 #include "testutil.h"
 
 #define M22 ((size_t)1 << 22)
@@ -892,6 +893,37 @@ START_TEST(test_plot_render_fake) {
 }
 END_TEST
 
+/* gnuplot's SVG finished: the caption as the document's title (escaped),
+ * the dark style, a point's hypertext as its own <title> (its \\n a line
+ * break, anything gnuplot escaped a '?'), and gnuplot's plot commands gone. */
+START_TEST(test_svg_finish) {
+  char err[512] = "", path[128];
+  snprintf(path, sizeof path, "%s/x.svg", g_dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("<svg viewBox=\"0 0 10 20\">\n<title>Gnuplot</title>\n<g id=\"gnuplot_plot_1\" ><title>data index (i-1) using "
+        "1:2</title>\n<g onmousemove=\"gnuplot_svg.showHypertext(evt,'cub_sum, n = 2\u00b2\u2075\\n1 &lt;b&gt; \\'x')\" "
+        "onmouseout=\"gnuplot_svg.hideHypertext()\"><title> </title>\n<use/></g></g>\n</svg>\n",
+        f);
+  fclose(f);
+  ck_assert_msg(kg_svg_finish(path, "f32: <b> & \"q\"", err, sizeof err) == 0, "%s", err);
+  char *out = file_in("x.svg");
+  ck_assert_msg(strstr(out, "<title>f32: &lt;b&gt; &amp; &quot;q&quot;</title>\n<style>@media (prefers-color-scheme: "
+                            "dark)"),
+                "%s", out);
+  ck_assert_msg(strstr(out, "<g id=\"gnuplot_plot_1\" >\n<g class=\"tip\"><title>cub_sum, n = 2\u00b2\u2075&#10;1 "
+                            "?lt;b?gt; ??x</title>\n<use/></g></g>"),
+                "%s", out);
+  ck_assert_ptr_null(strstr(out, "using"));
+  ck_assert_ptr_null(strstr(out, "gnuplot_svg"));
+  int w = 0, h = 0;
+  ck_assert_int_eq(kg_svg_size(path, &w, &h), 0);
+  ck_assert_int_eq(w, 10);
+  ck_assert_int_eq(h, 20);
+  free(out);
+}
+END_TEST
+
 START_TEST(test_plot_render_failure) {
   char err[512] = "";
   fake_tools();
@@ -1274,6 +1306,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_table);
   tcase_add_test(core, test_plot_scripts_lookup);
   tcase_add_test(core, test_plot_render_fake);
+  tcase_add_test(core, test_svg_finish);
   tcase_add_test(core, test_plot_real_gnuplot_edges);
   tcase_add_test(core, test_plot_cli_with_fake_gnuplot);
   tcase_add_test(core, test_plot_cli_run_plots);

@@ -45,7 +45,7 @@ static const char k_style[] =
      * script), two a row; each in a box that scrolls sideways when the
      * chart is wider than the screen. */
     ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 49.5%;min-width:0}\n"
-    ".scroll{overflow-x:auto}.scroll object{display:block;width:100%;height:auto;border:1px solid #eee}\n"
+    ".scroll{overflow-x:auto}.scroll object{display:block;box-sizing:border-box;width:100%;height:auto;border:1px solid #eee}\n"
     ".scroll img{display:block;max-width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n"
     ".swipe{display:none}\n"
     /* A phone: one column; a chart at its own size (gnuplot's 13 px text at
