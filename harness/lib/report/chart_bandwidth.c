@@ -99,16 +99,11 @@ static double bandwidth_data(FILE *f, const kg_run *run, kg_dtype dt, const int 
       long i = kg__timed_case(run, sel[s], dt, sizes[k]);
       if (i < 0) continue;
       kg_perf pf = kg_perf_of(run, (size_t)i);
-      const kg_timing *t = &run->results[i].timing;
-      char label[32];
-      kg_size_label(sizes[k], label, sizeof label);
       fprintf(f, "%zu", sizes[k]);
       kg__dat_num(f, pf.gbps);
       kg__dat_num(f, pf.pct_peak > 0 ? pf.pct_peak : NAN);
-      kg__dat_num(f, t->median_us);
-      kg__dat_tip(f, "%s, n = %s\n%.1f GB/s (%.1f %% of peak)\nmedian %.4g \u00b5s, quartiles %.4g to %.4g \u00b5s\n"
-                  "commit %s", kg_variants[sel[s]].name, label, pf.gbps, pf.pct_peak, t->median_us, t->q1_us,
-                  t->q3_us, run->meta.commit[0] ? run->meta.commit : "unknown");
+      kg__dat_num(f, run->results[i].timing.median_us);
+      kg__case_tip(f, run, (size_t)i);
       fputc('\n', f);
       if (pf.gbps > ymax) ymax = pf.gbps;
     }

@@ -52,6 +52,10 @@ void kg__dat_comment(FILE *f, const char *s);
  * line break, as a line break of the tooltip. */
 void kg__dat_tip(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The tooltip of a run's timed case i (kg__dat_tip): its variant and size,
+ * GB/s and % of peak, median and quartiles, and the run's commit. */
+void kg__case_tip(FILE *f, const kg_run *run, size_t i);
+
 /* Tick marks, added one by one by the scripts (plots/README.md):
  * <axis>tic_label<k>, <axis>tic_sub<k> (a second line, may be empty),
  * <axis>tic_pos<k>, and n<axis>tics. */

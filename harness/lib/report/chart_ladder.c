@@ -54,13 +54,10 @@ static double ladder_data(FILE *f, const kg_run *run, kg_dtype dt, const int *se
     }
     for (size_t k = 0; k < ns; k++) {
       long i = kg__timed_case(run, sel[s], dt, sizes[k]);
-      kg_perf pf = i >= 0 ? kg_perf_of(run, (size_t)i) : (kg_perf){0};
-      const kg_timing *t = i >= 0 ? &run->results[i].timing : &(kg_timing){0};
       char label[32];
       kg_size_label(sizes[k], label, sizeof label);
-      kg__dat_tip(f, "%s, n = %s\n%.1f %% of peak (%.1f GB/s)\nmedian %.4g \u00b5s, quartiles %.4g to %.4g \u00b5s\n"
-                  "commit %s", kg_variants[sel[s]].name, label, pf.pct_peak, pf.gbps, t->median_us, t->q1_us,
-                  t->q3_us, run->meta.commit[0] ? run->meta.commit : "unknown");
+      if (i >= 0) kg__case_tip(f, run, (size_t)i);
+      else kg__dat_tip(f, "%s, n = %s\nnot timed", kg_variants[sel[s]].name, label); /* no bar: never shown */
     }
     fputc('\n', f);
   }
