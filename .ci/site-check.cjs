@@ -3,7 +3,7 @@
 // no console error, no page error and no failed request; every local link and
 // image on them must load; external links (commits, compare ranges) must be
 // well-formed http(s) URLs. The first screen (the viewport at 1400x900) must
-// show at least one chart as an image, and with --findings the findings panel
+// show at least one chart (an image, or an SVG <object>), and with --findings the findings panel
 // too. Writes a screenshot of the first screen and of the whole page, and
 // prints the first screen's text. Exit 1 on any failure.
 // Usage: node site-check.cjs SITE SHOTS [--findings]
@@ -53,14 +53,18 @@ const problems = [];
       // Issue 22: the first screen holds the charts themselves, and the findings when there are any.
       const first = await page.evaluate(() => {
         const inView = (el) => el && el.getBoundingClientRect().top < window.innerHeight;
-        return { img: [...document.images].some(inView), findings: inView(document.getElementById("findings")) };
+        // A chart: a PNG image, or the SVG in an <object> (its points' tooltips work there), drawn at a readable size.
+        const charts = [...document.images, ...document.querySelectorAll('object[type="image/svg+xml"]')];
+        return { img: charts.some((c) => inView(c) && c.getBoundingClientRect().height > 100),
+                 findings: inView(document.getElementById("findings")) };
       });
       if (!first.img) problems.push("index.html: no chart image on the first screen (1400x900)");
       if (wantFindings && !first.findings) problems.push("index.html: the findings panel is not on the first screen");
       const images = await page.evaluate(() => [...document.images].filter((i) => !i.complete || !i.naturalWidth).map((i) => i.src));
       for (const i of images) problems.push(`image did not load: ${i}`);
     }
-    const links = await page.evaluate(() => [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href")));
+    const links = await page.evaluate(() => [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href"))
+      .concat([...document.querySelectorAll("object[data]")].map((o) => o.getAttribute("data"))));
     for (const href of links) {
       if (href.startsWith("#")) {
         const id = href.slice(1);

@@ -41,7 +41,8 @@ do for [p=1:npanels] {
   members = ''
   do for [i=1:nseries] { if (int(word(panels, i)) == p || int(word(panels, i)) == 0) { members = members.' '.i } }
   plot for [w in members] data index (int(w)-1) using 1:2 with linespoints lw 2 pt int(word(points, int(w))) ps 0.8 \
-       lc rgb word(pcolors, int(w)) title value(sprintf('name%d', int(w)))
+       lc rgb word(pcolors, int(w)) title value(sprintf('name%d', int(w))), \
+       for [w in members] data index (int(w)-1) using 1:2:5 with labels hypertext point pt 7 ps 1.4 lc rgb tip_ink notitle
 }
 unset multiplot
 unset output

@@ -20,6 +20,10 @@ if (fmt eq 'svg') {
 }
 if (exists("out")) set output out
 set datafile missing '?'
+# Each point's tooltip (the last column of its .dat row) is drawn as a
+# hypertext label on an invisible point (alpha ff: transparent); kgate turns
+# it into the point's <title> in the SVG and drops what gnuplot wrote there.
+tip_ink = '#ff000000'
 set border 3 lw 1 lc rgb '#555555'
 set tics nomirror out scale 0.6 textcolor rgb '#222222'
 set grid lc rgb '#e0e0e0' lw 1 dt 1

@@ -34,7 +34,8 @@ do for [p=1:npanels] {
        data index (p-1) using 10:1:($11 < 0 ? stringcolumn(13) : ''):9 with labels right offset -0.4,0 font ',9' \
             textcolor rgb variable, \
        data index (p-1) using 10:1:($11 == 0 ? stringcolumn(13) : ''):9 with labels center font ',9' \
-            textcolor rgb variable
+            textcolor rgb variable, \
+       data index (p-1) using 10:1:14 with labels hypertext point pt 5 ps 1.6 lc rgb tip_ink notitle
 }
 unset multiplot
 unset output

@@ -32,5 +32,6 @@ plot data using (0):1:ytic(2) with points ps 0 notitle, \
      for [k=1:nsizes] data using (column(2+k)/2):($1+off(k)):(column(2+k)/2):(hh) with boxxyerror \
        fs solid 1.0 noborder lc rgb value('color'.k) title value('size'.k), \
      for [k=1:nsizes] data using (column(2+k)):($1+off(k)):(sprintf(column(2+k) < 1 ? '%.2f' : '%.1f', column(2+k))) with labels left \
-       offset 0.4,0 font ',10' textcolor rgb '#222222' notitle
+       offset 0.4,0 font ',10' textcolor rgb '#222222' notitle, \
+     for [k=1:nsizes] data using (column(2+k)):($1+off(k)):(stringcolumn(2+nsizes+k)) with labels hypertext point pt 5 ps 1.6 lc rgb tip_ink notitle
 unset output

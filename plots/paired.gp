@@ -24,6 +24,7 @@ set arrow 1 from first 0, graph 0 to first 0, graph 1 nohead lw 1.5 lc rgb '#333
 plot data using (0):1:(-$8):8:9:10 with boxxyerror fs solid 1.0 noborder lc rgb '#e6e6e6' notitle, \
      data using 5:1:6:7:11 with xerrorbars pt 7 ps 1.2 lw 2 lc rgb variable notitle, \
      data using 12:1:14:11 with labels left offset 1,0 font ',10' textcolor rgb variable notitle, \
+     data using 5:1:15 with labels hypertext point pt 7 ps 1.4 lc rgb tip_ink notitle, \
      keyentry with points pt 7 ps 1.2 lc rgb color_SLOWER title 'SLOWER', \
      keyentry with points pt 7 ps 1.2 lc rgb color_FASTER title 'FASTER', \
      keyentry with points pt 7 ps 1.2 lc rgb color_SAME title 'SAME', \

@@ -32,7 +32,8 @@ do for [i=1:npanels] {
     }
   }
   plot data index (i-1) using 1:2:3:4 with yerrorbars pt 7 ps 0.7 lw 1.2 lc rgb '#08519c', \
-       data index (i-1) using 1:2 with lines lw 1 lc rgb '#6baed6'
+       data index (i-1) using 1:2 with lines lw 1 lc rgb '#6baed6', \
+       data index (i-1) using 1:2:6 with labels hypertext point pt 7 ps 1.4 lc rgb tip_ink notitle
 }
 unset multiplot
 unset output

@@ -39,7 +39,8 @@ do for [i=1:nseries] {
        data index (i-1) using 1:2 with linespoints lw 2 pt 7 ps (nruns > 60 ? 0.3 : 0.8) lc rgb '#08519c', \
        data index (i-1) using 1:($5 < 0 ? $2 : NaN) with points pt 11 ps 2.2 lc rgb sev_regression, \
        data index (i-1) using 1:(mid == mid && ($2 < lo || $2 > hi) ? $2 : NaN) with points pt 6 ps 2.6 lw 2 \
-            lc rgb sev_regression
+            lc rgb sev_regression, \
+       data index (i-1) using 1:2:7 with labels hypertext point pt 7 ps 1.4 lc rgb tip_ink notitle
 }
 unset multiplot
 unset output

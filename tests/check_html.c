@@ -166,8 +166,10 @@ START_TEST(test_html_charts_that_exist) {
   /* Every chart one click away in a table, the caption its title; the first
    * screen shows the headline kind's drawn charts as images (here the ladder:
    * no paired history, no paired run, the comparison not drawn). */
-  ck_assert_msg(strstr(html, "<div class=\"shot\"><a href=\"ladder-f32.png\"><img src=\"ladder-f32.png\" "
-                             "alt=\"f32 ladder\"></a><p class=\"caption\">f32 ladder</p></div>"),
+  ck_assert_msg(strstr(html, "<div class=\"shot\"><div class=\"scroll\"><a href=\"ladder-f32.png\"><img "
+                             "src=\"ladder-f32.png\" alt=\"f32 ladder\"></a></div><p class=\"caption\"><span "
+                             "class=\"swipe\">Swipe sideways for every panel. </span>Full size: <a "
+                             "href=\"ladder-f32.png\">png</a></p><p class=\"caption\">f32 ladder</p></div>"),
                 "%s", html);
   ck_assert_ptr_null(strstr(html, "<img src=\"bandwidth"));
   ck_assert(strstr(html, "<img") < strstr(html, "<li>GPU:"));
@@ -183,6 +185,27 @@ START_TEST(test_html_charts_that_exist) {
   /* Only existing files are linked. */
   ck_assert_ptr_nonnull(strstr(html, "<li><a href=\"results.json\">results.json</a>: the results</li>"));
   ck_assert_ptr_null(strstr(html, "results.csv"));
+  free(html);
+}
+END_TEST
+
+/* A headline chart with its SVG: the SVG as an <object> (its points'
+ * tooltips work there, not in an <img>), sized from its viewBox for the
+ * phone's scrolling box, with links to both images. */
+START_TEST(test_html_headline_svg) {
+  touch("ladder-f32.svg", "<svg\n viewBox=\"0 0 1200 460\"\n>\n</svg>\n");
+  kg_html_page p = full_page();
+  char *html = write_page(&p);
+  ck_assert_msg(strstr(html, "<div class=\"shot\"><div class=\"scroll\"><object type=\"image/svg+xml\" "
+                             "style=\"--w:1200px;aspect-ratio:1200/460\" data=\"ladder-f32.svg\" title=\"f32 "
+                             "ladder\"></object></div><p class=\"caption\"><span class=\"swipe\">Swipe sideways for "
+                             "every panel. </span>Full size: <a href=\"ladder-f32.png\">png</a> &middot; <a "
+                             "href=\"ladder-f32.svg\">svg</a> (hover a point for its numbers)</p>"),
+                "%s", html);
+  /* One column under 700 px, the chart at its own width; a dark scheme. */
+  ck_assert_ptr_nonnull(strstr(html, "@media (max-width:700px){"));
+  ck_assert_ptr_nonnull(strstr(html, ".scroll object{width:var(--w);max-width:none}"));
+  ck_assert_ptr_nonnull(strstr(html, "@media (prefers-color-scheme:dark){body{color:#ddd;background:#15171a}"));
   free(html);
 }
 END_TEST
@@ -886,6 +909,7 @@ Suite *make_html_suite(void) {
   tcase_add_test(core, test_html_structure);
   tcase_add_test(core, test_html_lint);
   tcase_add_test(core, test_html_charts_that_exist);
+  tcase_add_test(core, test_html_headline_svg);
   tcase_add_test(core, test_html_tables);
   tcase_add_test(core, test_html_history_and_note);
   tcase_add_test(core, test_html_validates);

@@ -18,6 +18,7 @@
 #include "history.h"
 #include "plot.h"
 #include "registry.h"
+#include "svg.h"
 #include "testutil.h"
 
 #define PUB(cli) ((kg_publish_opts *)(cli).settings)
@@ -146,6 +147,20 @@ static int exists_in(const char *dir, const char *name) {
 /* A team's module of 600 variants timed at 40 sizes: every chart of the run
  * draws every variant (no fixed-size table drops rows), the bandwidth chart
  * every size. */
+/* A .dat file without its points' tooltips (each quoted field that holds
+ * a \n), so that the columns before them read as written; the tooltips
+ * have their own assertions. */
+static char *dat_in(const char *name) {
+  char *s = file_in(name), *o = s;
+  for (char *p = s; *p;) {
+    char *e = p[0] == ' ' && p[1] == '"' ? strchr(p + 2, '"') : NULL;
+    if (e && memmem(p + 2, (size_t)(e - p - 2), "\\n", 2)) p = e + 1;
+    else *o++ = *p++;
+  }
+  *o = '\0';
+  return s;
+}
+
 START_TEST(test_chart_600_variants_40_sizes) {
   enum { NV = 600, NS = 40 };
   kg_run run = {0};
@@ -227,7 +242,7 @@ START_TEST(test_chart_bandwidth) {
   ck_assert_uint_eq(g_charts.n, 1); /* f32 only: i32 timed nothing */
   ck_assert_str_eq(g_charts.c[0].name, "bandwidth-f32");
   ck_assert_int_eq(g_charts.c[0].kind, kg_chart_kind_find("bandwidth"));
-  char *vars = file_in("bandwidth-f32.vars"), *dat = file_in("bandwidth-f32.dat");
+  char *vars = file_in("bandwidth-f32.vars"), *dat = dat_in("bandwidth-f32.dat");
   ck_assert_msg(strstr(vars, "data = 'bandwidth-f32.dat'\n"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "nseries = 3\n"));
   ck_assert_ptr_nonnull(strstr(vars, "name1 = 'reduce0_divergent'\nname2 = 'reduce7_shuffle'\nname3 = 'cub_sum'\n"));
@@ -310,7 +325,7 @@ START_TEST(test_chart_ladder) {
   ck_assert_msg(chart_run("ladder", g_dir, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "ladder-f32");
-  char *vars = file_in("ladder-f32.vars"), *dat = file_in("ladder-f32.dat");
+  char *vars = file_in("ladder-f32.vars"), *dat = dat_in("ladder-f32.dat");
   ck_assert_ptr_nonnull(strstr(vars, "nrows = 3\n"));
   ck_assert_ptr_nonnull(strstr(vars, "nsizes = 2\n"));
   ck_assert_ptr_nonnull(strstr(vars, "size1 = 'n = 2\u00b2\u00b2 (16 MiB)'\n"));
@@ -339,7 +354,7 @@ START_TEST(test_chart_compare) {
                 err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "compare-f32");
-  char *vars = file_in("compare-f32.vars"), *dat = file_in("compare-f32.dat");
+  char *vars = file_in("compare-f32.vars"), *dat = dat_in("compare-f32.dat");
   ck_assert_msg(strstr(vars, "(1 SLOWER, 1 MISSING, 1 FASTER, 2 SAME)"), "%s", vars);
   ck_assert_ptr_nonnull(strstr(vars, "note = 'vs old.json (2026-11-20)'\n"));
   /* Small multiples: a panel per size, a row per variant in each, nothing left out. */
@@ -383,7 +398,7 @@ START_TEST(test_chart_ratio) {
   ck_assert_msg(kg_chart_write(g_dir, &s, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1); /* the trend of % of peak has nothing: the nights timed no absolute case */
   ck_assert_str_eq(g_charts.c[0].name, "ratio-f32");
-  char *vars = file_in("ratio-f32.vars"), *dat = file_in("ratio-f32.dat");
+  char *vars = file_in("ratio-f32.vars"), *dat = dat_in("ratio-f32.dat");
   ck_assert_msg(strstr(vars, "npanels = 8\ncols = 4\nrows = 2\nnruns = 6\n"), "%s", vars);
   ck_assert_msg(strstr(vars, "legend = '8 of 10 cells: 2 in findings, then the nearest to an alarm (CUSUM over its "
                              "threshold); 2 not shown"),
@@ -449,7 +464,7 @@ START_TEST(test_chart_no_silent_caps) {
   char err[512] = "";
   kg_chart_src src = {.run = &run, .with_run = 1};
   ck_assert_msg(kg_chart_write(g_dir, &src, NULL, &g_charts, err, sizeof err) == 0, "%s", err);
-  char *bw = file_in("bandwidth-f32.dat"), *pd = file_in("paired-f32.dat"), *lv = file_in("ladder-f32.vars");
+  char *bw = dat_in("bandwidth-f32.dat"), *pd = dat_in("paired-f32.dat"), *lv = file_in("ladder-f32.vars");
   ck_assert_uint_eq(dat_rows(bw), NSIZES);
   ck_assert_uint_eq(dat_rows(pd), NCELLS);
   ck_assert_msg(strstr(lv, "size1 = 'n = 1298 "), "%s", lv); /* the two largest of all 300 */
@@ -470,7 +485,7 @@ START_TEST(test_chart_compare_many_sizes) {
   kg_comparison cmp = {.n = NS, .rows = rows};
   char err[512] = "";
   ck_assert_msg(chart_cmp(&cmp, NULL, err, sizeof err) == 0, "%s", err);
-  char *vars = file_in("compare-f32.vars"), *dat = file_in("compare-f32.dat");
+  char *vars = file_in("compare-f32.vars"), *dat = dat_in("compare-f32.dat");
   ck_assert_msg(strstr(vars, "npanels = 12\ncols = 4\nrows = 3\n"), "%s", vars);
   ck_assert_msg(strstr(vars, "left = 'no panel for n = 2\u2079, 2\u00b9\u2070, 2\u00b9\u00b9: 1 case timed on one side "
                              "only; 2 beyond the 12 panels a chart holds (all in results.csv)'\n"),
@@ -495,7 +510,7 @@ START_TEST(test_chart_paired) {
   ck_assert_int_eq(g_charts.c[0].kind, kg_chart_kind_find("paired"));
   ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME)"), "%s",
                 g_charts.c[0].caption);
-  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  char *vars = file_in("paired-f32.vars"), *dat = dat_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "title = 'f32 sum, paired gate: change head / base per cell "
                              "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME)'\n"),
                 "%s", vars);
@@ -517,6 +532,12 @@ START_TEST(test_chart_paired) {
   ck_assert_ptr_nonnull(strstr(vars, "color_UNDECIDED = '#9e9e9e'\n"));
   ck_assert_msg(strstr(dat, "\n0 5 3 7 5 3 7 0.5 -0.42 0.42 0xe07000 13.8 SLOWER \"SLOWER +5.00 % [+3.00, +7.00]\"\n"),
                 "%s", dat);
+  /* The SLOWER point's tooltip: its cell, verdict, change, interval, blocks, minimum effect and the head's commit. */
+  char *raw = file_in("paired-f32.dat");
+  ck_assert_msg(strstr(raw, " SLOWER \"SLOWER +5.00 % [+3.00, +7.00]\" \"reduce0_divergent, n = 2\u00b2\u2075: SLOWER\\n"
+                            "change head / base +5.00 %, interval [+3.00, +7.00] %\\n"),
+                "%s", raw);
+  free(raw);
   ck_assert_msg(strstr(dat, "\n1 0.4 -1 1.8 0.4 -1 1.8 0.5 0.58 1.42 0x9e9e9e 13.8 UNDECIDED "
                             "\"UNDECIDED +0.40 % [-1.00, +1.80]\"\n"),
                 "%s", dat);
@@ -546,7 +567,7 @@ START_TEST(test_chart_paired_unchanged) {
   ck_assert_uint_eq(g_charts.n, 1); /* f32 only: i32 has a MISSING cell, i64 an UNCHANGED one */
   ck_assert_msg(strstr(g_charts.c[0].caption, "(1 SLOWER, 1 UNDECIDED, 1 FASTER, 1 NEW, 1 SAME, 2 UNCHANGED)"), "%s",
                 g_charts.c[0].caption);
-  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  char *vars = file_in("paired-f32.vars"), *dat = dat_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "nrows = 7\nxmin = -13.8\nxmax = 13.8\n"), "%s", vars); /* no interval of theirs */
   ck_assert_ptr_nonnull(strstr(vars, "color_UNCHANGED = '#000000'\n"));
   size_t rows = 0;
@@ -589,7 +610,7 @@ START_TEST(test_chart_paired_clipped) {
   g_pairs[1].stat.blocks = 1;
   add_pair("cub_sum", KG_F32, M25, KG_PV_UNKNOWN, 0, 0, 0, 0.005);
   ck_assert_msg(chart_run("paired", g_dir, err, sizeof err) == 0, "%s", err);
-  char *vars = file_in("paired-f32.vars"), *dat = file_in("paired-f32.dat");
+  char *vars = file_in("paired-f32.vars"), *dat = dat_in("paired-f32.dat");
   ck_assert_msg(strstr(vars, "xmin = -100\nxmax = 100\n"), "%s", vars);
   ck_assert_msg(strstr(dat, "\n0 50 20 200 50 20 100 0.5 "), "%s", dat);
   ck_assert_msg(strstr(dat, " UNDECIDED \"UNDECIDED +50.00 % [+20.00, +200.00]\"\n"), "%s", dat);
@@ -622,7 +643,7 @@ START_TEST(test_chart_trend) {
   ck_assert_msg(chart_trend(&h, &base, err, sizeof err) == 0, "%s", err);
   ck_assert_uint_eq(g_charts.n, 1);
   ck_assert_str_eq(g_charts.c[0].name, "trend-f32");
-  char *vars = file_in("trend-f32.vars"), *dat = file_in("trend-f32.dat");
+  char *vars = file_in("trend-f32.vars"), *dat = dat_in("trend-f32.dat");
   ck_assert_ptr_nonnull(strstr(vars, "name1 = 'reduce0_divergent'\nname2 = 'reduce7_shuffle'\nname3 = 'cub_sum'\n"));
   ck_assert_ptr_nonnull(strstr(vars, "nruns = 3\n"));
   ck_assert_msg(strstr(vars, "xtic_label1 = '11-21'\nxtic_sub1 = ''\nxtic_pos1 = 1\n"
@@ -876,6 +897,37 @@ START_TEST(test_plot_render_fake) {
 }
 END_TEST
 
+/* gnuplot's SVG finished: the caption as the document's title (escaped),
+ * the dark style, a point's hypertext as its own <title> (its \\n a line
+ * break, anything gnuplot escaped a '?'), and gnuplot's plot commands gone. */
+START_TEST(test_svg_finish) {
+  char err[512] = "", path[128];
+  snprintf(path, sizeof path, "%s/x.svg", g_dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("<svg viewBox=\"0 0 10 20\">\n<title>Gnuplot</title>\n<g id=\"gnuplot_plot_1\" ><title>data index (i-1) using "
+        "1:2</title>\n<g onmousemove=\"gnuplot_svg.showHypertext(evt,'cub_sum, n = 2\u00b2\u2075\\n1 &lt;b&gt; \\'x')\" "
+        "onmouseout=\"gnuplot_svg.hideHypertext()\"><title> </title>\n<use/></g></g>\n</svg>\n",
+        f);
+  fclose(f);
+  ck_assert_msg(kg_svg_finish(path, "f32: <b> & \"q\"", err, sizeof err) == 0, "%s", err);
+  char *out = file_in("x.svg");
+  ck_assert_msg(strstr(out, "<title>f32: &lt;b&gt; &amp; &quot;q&quot;</title>\n<style>@media (prefers-color-scheme: "
+                            "dark)"),
+                "%s", out);
+  ck_assert_msg(strstr(out, "<g id=\"gnuplot_plot_1\" >\n<g class=\"tip\"><title>cub_sum, n = 2\u00b2\u2075&#10;1 "
+                            "?lt;b?gt; ??x</title>\n<use/></g></g>"),
+                "%s", out);
+  ck_assert_ptr_null(strstr(out, "using"));
+  ck_assert_ptr_null(strstr(out, "gnuplot_svg"));
+  int w = 0, h = 0;
+  ck_assert_int_eq(kg_svg_size(path, &w, &h), 0);
+  ck_assert_int_eq(w, 10);
+  ck_assert_int_eq(h, 20);
+  free(out);
+}
+END_TEST
+
 START_TEST(test_plot_render_failure) {
   char err[512] = "";
   fake_tools();
@@ -1043,10 +1095,21 @@ START_TEST(test_chart_injection_inert) {
     snprintf(vars, sizeof vars, "%s.vars", g_charts.c[i].name);
     snprintf(dat, sizeof dat, "%s.dat", g_charts.c[i].name);
     assert_vars_inert(vars);
-    /* In the data, file text only ever stands in a comment line. */
+    /* In the data, file text only ever stands in a comment line or in a
+     * quoted field (a point's tooltip), with nothing in it that could end
+     * it, start a comment or mean anything in SVG or HTML. */
     char *d = file_in(dat);
-    for (char *line = strtok(d, "\n"); line; line = strtok(NULL, "\n"))
-      ck_assert_msg(!strstr(line, "pwned") || line[0] == '#', "%s: %s", dat, line);
+    for (char *line = strtok(d, "\n"); line; line = strtok(NULL, "\n")) {
+      if (!strstr(line, "pwned") || line[0] == '#') continue;
+      int quoted = 0;
+      for (const unsigned char *c = (const unsigned char *)line; *c; c++) {
+        if (*c == '"') quoted = !quoted;
+        else if (!quoted) ck_assert_msg(strncmp((const char *)c, "pwned", 5), "%s: %s", dat, line);
+        else /* \\n: a line break of the tooltip */
+          ck_assert_msg(*c >= 0x20 && !strchr("'<>&#", *c) && (*c != '\\' || *++c == 'n'), "%s: %s", dat, line);
+      }
+      ck_assert_msg(!quoted, "%s: %s", dat, line);
+    }
     free(d);
   }
   /* The strings are there, as text: quotes doubled, the line break gone. */
@@ -1247,6 +1310,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_table);
   tcase_add_test(core, test_plot_scripts_lookup);
   tcase_add_test(core, test_plot_render_fake);
+  tcase_add_test(core, test_svg_finish);
   tcase_add_test(core, test_plot_real_gnuplot_edges);
   tcase_add_test(core, test_plot_cli_with_fake_gnuplot);
   tcase_add_test(core, test_plot_cli_run_plots);

@@ -55,6 +55,12 @@ check_svg() {
   size=$(stat -c %s "$f")
   [ "$size" -ge 15000 ] || fail "$f is $size bytes: trivially small"
   if ! grep -q '<text' "$f" || ! grep -q '<path' "$f"; then fail "$f has no text or no paths"; fi
+  # Tooltips are the points' own titles; gnuplot's plot commands and script calls are gone; dark mode is in it.
+  grep -q '<g class="tip"><title>[^<]' "$f" || fail "$f: no point has a tooltip"
+  if grep -q '<title>[^<]*\(using [0-9]\|data index\|gnuplot_plot_\|Gnuplot\)\|gnuplot_svg' "$f"; then
+    fail "$f: gnuplot internals in a title"
+  fi
+  grep -q 'prefers-color-scheme: dark' "$f" || fail "$f: no dark rendering"
   ok
 }
 
@@ -99,14 +105,17 @@ check_charts "$out/compare-cmd" 6
 paired=$data/h200-paired.json
 run "$kgate" plot "$paired" -o "$out/paired"
 check_charts "$out/paired" 6
-grep -q '^1 3.1 2.5 3.7 3.1 2.5 3.7 0.5 .* 0xe07000 [0-9.]* SLOWER "SLOWER +3.10 % \[+2.50, +3.70\]"$' \
+grep -q '^1 3.1 2.5 3.7 3.1 2.5 3.7 0.5 .* 0xe07000 [0-9.]* SLOWER "SLOWER +3.10 % \[+2.50, +3.70\]" "[^"]*"$' \
   "$out/paired/paired-f32.dat" || fail "paired-f32: the SLOWER cell is not drawn red with its interval"
 grep -q ' 0x000000 [0-9.]* SAME "SAME ' "$out/paired/paired-f32.dat" || fail "paired-f32: no SAME cell in black"
-grep -q ' NEW "NEW: only in head"$' "$out/paired/paired-f32.dat" || fail "paired-f32: the NEW cell is not listed"
-grep -q ' MISSING "MISSING: only in base"$' "$out/paired/paired-i32.dat" || fail "paired-i32: the MISSING cell is not listed"
+grep -q ' NEW "NEW: only in head" "[^"]*"$' "$out/paired/paired-f32.dat" || fail "paired-f32: the NEW cell is not listed"
+grep -q ' MISSING "MISSING: only in base" "[^"]*"$' "$out/paired/paired-i32.dat" || fail "paired-i32: the MISSING cell is not listed"
 grep -q "^subtitle = 'NVIDIA H200 · 2026-11-21 09:04 UTC · head commit 90386bbe7606-dirty · base kgate 42cbd2a78d3c'$" \
   "$out/paired/paired-f32.vars" || fail "paired-f32: the title does not name the GPU, date and base module"
 grep -q 'SLOWER +3.10 % \[+2.50, +3.70\]' "$out/paired/paired-f32.svg" || fail "paired-f32.svg lacks the SLOWER label"
+# Hovering a point shows its numbers (the point's <title>, no script), never gnuplot's commands.
+grep -q '<g class="tip"><title>reduce0_divergent, n = 2²⁵: SLOWER&#10;change head / base +3.10 %, interval \[+2.50, +3.70\] %&#10;8 blocks, minimum effect ±0.50 %&#10;head commit 90386bbe7606-dirty</title>' \
+  "$out/paired/paired-f32.svg" || fail "paired-f32.svg: the SLOWER cell's tooltip is not its numbers"
 # report exits as the run did: the paired SLOWER cell is a regression (exit 4)
 rc=0
 "$kgate" report "$paired" --html "$out/paired-site" >"$out/last.log" 2>&1 || rc=$?
@@ -161,7 +170,7 @@ check_page() {
       *) [ -s "$dir/$ref" ] || fail "$page references $ref, which does not exist" ;;
     esac
     ok
-  done < <(grep -o -E '(src|href)="[^"]*"' "$page" | sed -E 's/^(src|href)="(.*)"$/\2/')
+  done < <(grep -o -E '(src|href|data)="[^"]*"' "$page" | sed -E 's/^(src|href|data)="(.*)"$/\2/')
 }
 check_page "$site/index.html"
 check_page "$site/archive.html"
@@ -173,9 +182,9 @@ done
 # comparison's six), not all 24 stacked.
 [ "$(grep -o 'href="[a-z0-9-]*\.png"' "$site/index.html" | sort -u | wc -l)" -eq 24 ] ||
   fail "index.html does not link all 24 charts"
-[ "$(grep -o '<img src="[a-z0-9-]*\.png"' "$site/index.html" | sort -u | wc -l)" -eq 6 ] ||
-  fail "index.html does not show the six comparison charts as images"
-grep -q '<img src="compare-f32.png"' "$site/index.html" || fail "index.html does not show compare-f32"
+[ "$(grep -o '<object type="image/svg+xml" style="--w:[0-9]*px;aspect-ratio:[0-9]*/[0-9]*" data="[a-z0-9-]*\.svg"' "$site/index.html" | sort -u | wc -l)" -eq 6 ] ||
+  fail "index.html does not show the six comparison charts as SVG"
+grep -q ' data="compare-f32.svg"' "$site/index.html" || fail "index.html does not show compare-f32"
 grep -q 'id="verdict"' "$site/index.html" || fail "index.html has no verdict line"
 grep -q 'driver 13.0, CUDA runtime 13.0' "$site/index.html" || fail "index.html does not show the driver as 13.0"
 

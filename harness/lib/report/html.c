@@ -24,24 +24,43 @@
 #include "registry.h"
 #include "severity.h"
 #include "site.h"
+#include "svg.h"
 
 enum { KG_HTML_MAX_FAILED = 50 };
 
 /* Layout only: the colours of severity are written from severity.h (style()). */
 static const char k_style[] =
-    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;max-width:1540px;margin:1.5em auto;"
-    "padding:0 1em;line-height:1.4}\n"
+    ":root{color-scheme:light dark}\n"
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;background:#fff;max-width:1540px;"
+    "margin:1.5em auto;padding:0 1em;line-height:1.4}\n"
     "h1{margin:0 0 0.2em}h2{margin-top:1.8em;border-bottom:1px solid #ccc}\n"
     ".meta{color:#555;margin-top:0}.box{padding:0.5em 1em;margin:0.5em 0}\n"
     "table{border-collapse:collapse;margin:0.4em 0 1.4em;font-variant-numeric:tabular-nums}\n"
     "th,td{padding:0.15em 0.7em;border-bottom:1px solid #e2e2e2;text-align:right}\n"
     "th{background:#f4f4f4}th.l,td.l{text-align:left}\n"
-    ".chart{margin:0.6em 0 2em}.chart img{max-width:100%;height:auto;border:1px solid #eee}\n"
     ".caption{color:#555;margin:0.2em 0}.toc a{margin-right:1em}\n"
     ".verdict{font-size:1.3em;font-weight:bold;padding:0.5em 0.8em;border-radius:4px;margin:0.4em 0}\n"
     "td.c{text-align:center}\n"
-    ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 49.5%}\n"
-    ".shot img{width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n";
+    /* The headline charts: the SVG (its points' tooltips work with no
+     * script), two a row; each in a box that scrolls sideways when the
+     * chart is wider than the screen. */
+    ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 49.5%;min-width:0}\n"
+    ".scroll{overflow-x:auto}.scroll object{display:block;box-sizing:border-box;width:100%;height:auto;border:1px solid #eee}\n"
+    ".scroll img{display:block;max-width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n"
+    ".swipe{display:none}\n"
+    /* A phone: one column; a chart at its own size (gnuplot's 13 px text at
+     * 1:1, as on a desktop at full size), a swipe across its panels, since
+     * at 390 px a 1500 px figure of eight panels scaled down is unreadable;
+     * wide tables scroll in their own box, the page never does. */
+    "@media (max-width:700px){body{margin:0.6em auto;padding:0 0.6em}h1{font-size:1.5em}.shot{flex:0 0 100%}\n"
+    ".scroll object{width:var(--w);max-width:none}.swipe{display:inline}\n"
+    "table{display:block;overflow-x:auto;max-width:100%}\n"
+    ".verdict{font-size:1.1em}}\n"
+    /* Dark: the page's own colours, and the charts (PNG links open as they
+     * are; an SVG darkens itself, svg.h) with lightness inverted, hues kept. */
+    "@media (prefers-color-scheme:dark){body{color:#ddd;background:#15171a}a{color:#8ab4f8}a:visited{color:#c29ffa}\n"
+    "h2{border-bottom-color:#444}.meta,.caption{color:#aaa}th{background:#24272c}th,td{border-bottom-color:#33363b}\n"
+    ".scroll object{border-color:#333}}\n";
 
 /* ---- text ------------------------------------------------------------------- */
 
@@ -156,7 +175,14 @@ static void style(FILE *f) {
     fprintf(f, ".%s{background:#%06x;border:1px solid #%06x}tr.%s td{background:#%06x}.%s .tag{color:#%06x}\n",
             v->name, v->fill, v->edge, v->name, v->fill, v->name, v->ink);
   }
-  fputs(".muted{opacity:0.6}\n</style>\n", f);
+  /* Dark: a level's box and row tinted with its ink (a quarter), the text the page's. */
+  fputs("@media (prefers-color-scheme:dark){\n", f);
+  for (int i = 0; i < KG_NSEVERITIES; i++) {
+    const kg_severity_info *v = kg_severity_get((kg_severity)i);
+    fprintf(f, ".%s{background:#%06x40;border-color:#%06x}tr.%s td{background:#%06x33}.%s .tag{color:#%06x}\n",
+            v->name, v->ink, v->edge, v->name, v->ink, v->name, v->edge);
+  }
+  fputs("}\n.muted{opacity:0.6}\n</style>\n", f);
 }
 
 /* The class of a level: "regression". */
@@ -475,6 +501,40 @@ static void chart_findings(FILE *f, const kg_html_page *p, int dt) {
   }
 }
 
+/* A headline chart: its SVG, as an <object> so that its points' tooltips
+ * show (an SVG in an <img> gets no events), at its own size in a box that
+ * scrolls on a phone (--w, the page's style); the PNG where there is no
+ * SVG. Then links to both at full size. */
+static void shot(FILE *f, const char *dir, const kg_chart *ch) {
+  char png[80], svg[80], path[4200];
+  int w, h;
+  snprintf(png, sizeof png, "%s.png", ch->name);
+  snprintf(svg, sizeof svg, "%s.svg", ch->name);
+  snprintf(path, sizeof path, "%s/%s", dir, svg);
+  if (exists_in(dir, svg) && !kg_svg_size(path, &w, &h)) {
+    fprintf(f, "<div class=\"scroll\"><object type=\"image/svg+xml\" style=\"--w:%dpx;aspect-ratio:%d/%d\"", w, w, h);
+    attr(f, "data", svg);
+    attr(f, "title", ch->caption);
+    fputs("></object></div>", f);
+  } else {
+    fputs("<div class=\"scroll\"><a", f);
+    attr(f, "href", png);
+    fputs("><img", f);
+    attr(f, "src", png);
+    attr(f, "alt", ch->caption);
+    fputs("></a></div>", f);
+  }
+  fputs("<p class=\"caption\"><span class=\"swipe\">Swipe sideways for every panel. </span>Full size: <a", f);
+  attr(f, "href", png);
+  fputs(">png</a>", f);
+  if (exists_in(dir, svg)) {
+    fputs(" &middot; <a", f);
+    attr(f, "href", svg);
+    fputs(">svg</a> (hover a point for its numbers)", f);
+  }
+  fputs("</p>", f);
+}
+
 /* The first screen's charts, as images: the ratio to the reference when
  * there is a paired history (dtypes with open findings first), else the
  * paired gate, else the comparison, else the ladder; each image links to
@@ -492,14 +552,9 @@ static void headline(FILE *f, const char *dir, const kg_html_page *p) {
       for (int d = 0; d < KG_NDTYPES; d++) {
         const kg_chart *ch = chart_of(dir, p->charts, k, d);
         if (!ch || open_in_dtype(p->detect, d) != !pass) continue;
-        char png[80];
-        snprintf(png, sizeof png, "%s.png", ch->name);
-        fputs("<div class=\"shot\"><a", f);
-        attr(f, "href", png);
-        fputs("><img", f);
-        attr(f, "src", png);
-        attr(f, "alt", ch->caption);
-        fputs("></a><p class=\"caption\">", f);
+        fputs("<div class=\"shot\">", f);
+        shot(f, dir, ch);
+        fputs("<p class=\"caption\">", f);
         esc(f, ch->caption);
         if (!strcmp(order[o], "ratio")) chart_findings(f, p, d);
         fputs("</p></div>\n", f);

@@ -1,5 +1,5 @@
 /* Running gnuplot. kgate never links a plotting library: gnuplot is a child
- * process, fed the scripts of plots/ and the data chart.c wrote, so charts
+ * process, fed the scripts of plots/ and the data the chart writers wrote (chart.h), so charts
  * are optional at run time (no gnuplot: everything else still works) and a
  * person can restyle a chart by editing a script, without a rebuild. */
 #include "plot.h"
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "svg.h"
 
 #ifndef KG_SOURCE_DIR
 #define KG_SOURCE_DIR "."
@@ -118,6 +119,22 @@ static int nonempty(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
+/* The SVG finished (svg.h), then both images (tmp[0] PNG, tmp[1] SVG) take their names. */
+static kg_plot_status finish(char tmp[2][PATH_MAX], char fin[2][PATH_MAX], const kg_chart *c, char *err,
+                             size_t errlen) {
+  if (kg_svg_finish(tmp[1], c->caption, err, errlen)) {
+    unlink(tmp[0]), unlink(tmp[1]);
+    return KG_PLOT_IO;
+  }
+  for (int k = 0; k < 2; k++)
+    if (rename(tmp[k], fin[k]) != 0) {
+      snprintf(err, errlen, "cannot write %s: %s", fin[k], strerror(errno));
+      unlink(tmp[0]), unlink(tmp[1]);
+      return KG_PLOT_IO;
+    }
+  return KG_PLOT_OK;
+}
+
 /* Runs gnuplot once for both formats of one chart, in dir. */
 static kg_plot_status render_one(const char *gnuplot, const char *scripts, const char *dir, const kg_chart *c,
                                  char *err, size_t errlen) {
@@ -162,13 +179,7 @@ static kg_plot_status render_one(const char *gnuplot, const char *scripts, const
     snprintf(tpath[k], sizeof tpath[k], "%s/%s", dir, tmp[k]);
     ok &= nonempty(tpath[k]);
   }
-  for (int k = 0; k < 2 && ok; k++)
-    if (rename(tpath[k], fin[k]) != 0) {
-      snprintf(err, errlen, "cannot write %s: %s", fin[k], strerror(errno));
-      unlink(tpath[0]), unlink(tpath[1]);
-      return KG_PLOT_IO;
-    }
-  if (ok) return KG_PLOT_OK;
+  if (ok) return finish(tpath, fin, c, err, errlen);
   unlink(tpath[0]), unlink(tpath[1]);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 126)
     snprintf(err, errlen, "cannot run gnuplot in %s", dir);
