@@ -93,8 +93,10 @@ static const kg_module_variant k_variants[] = {
 #ifndef TEST_VERSION
 #define TEST_VERSION "v1"
 #endif
-static const kg_module k_module = {TEST_ABI, (unsigned)(TEST_RECORD_SIZE), TEST_NAME, TEST_VERSION,
-                                   sizeof k_variants / sizeof k_variants[0], (const kg_module_variant *)k_variants};
+/* unused where TEST_NO_SYMBOLS leaves the module without its exports */
+__attribute__((unused)) static const kg_module k_module = {
+    TEST_ABI, (unsigned)(TEST_RECORD_SIZE), TEST_NAME, TEST_VERSION, sizeof k_variants / sizeof k_variants[0],
+    (const kg_module_variant *)k_variants};
 
 #ifndef TEST_NO_SYMBOLS
 __attribute__((visibility("default"))) unsigned kgate_module_abi(void) { return TEST_ABI; }
