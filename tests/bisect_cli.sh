@@ -12,7 +12,6 @@
 # (an unknown commit, an end that does not build, a bad option) exits 2.
 # usage: bisect_cli.sh KGATE SOURCE_DIR
 set -uo pipefail
-[ -n "${BISECT_SHOW:-}" ] && set -x
 kgate=$1 src=$2
 t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
 fail() { echo "bisect_cli: $*"; exit 1; }
@@ -56,8 +55,8 @@ run() { "$kgate" bisect --repo "$r" --work "$t/work" --kgate "$t/fake-kgate" --b
   --variant two_pass --dtype i32 --size 33554432 "$@"; }
 
 out=$(run --good "${ids[0]}" --bad "${ids[8]}" --effect 1.2 --json "$t/b.json" --markdown "$t/b.md" -q 2>&1)
-[ -n "${BISECT_SHOW:-}" ] && { echo "$out"; cat "$t/b.md" "$t/b.json"; }
 code=$?
+[ -z "${BISECT_SHOW:-}" ] || { echo "$out"; cat "$t/b.md" "$t/b.json"; }
 [ $code = 0 ] || fail "found: exit $code: $out"
 grep -q "culprit: ${ids[5]} (parent ${ids[4]:0:12})" <<< "$out" || fail "no culprit ${ids[5]}: $out"
 grep -q 'commits: 9, built 8, skipped as identical 6, failed builds 1, distinct machine code 2 (no device code)' <<< "$out" ||
