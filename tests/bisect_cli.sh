@@ -59,8 +59,9 @@ code=$?
 [ -z "${BISECT_SHOW:-}" ] || { echo "$out"; cat "$t/b.md" "$t/b.json"; }
 [ $code = 0 ] || fail "found: exit $code: $out"
 grep -q "culprit: ${ids[5]} (parent ${ids[4]:0:12})" <<< "$out" || fail "no culprit ${ids[5]}: $out"
-grep -q 'commits: 9, built 8, skipped as identical 6, failed builds 1, distinct machine code 2 (no device code)' <<< "$out" ||
+grep -q 'commits: 9, skipped as identical 6, failed builds 1, distinct machine code 2 (no device code)' <<< "$out" ||
   fail "counts: $out"
+grep -q 'modules: 8 (4 builds run, 5 from the cache)' <<< "$out" || fail "modules: $out"
 grep -q '"outcome": *"found"' "$t/b.json" || fail "json: $(cat "$t/b.json")"
 grep -q "\"culprit\": *\"${ids[5]}\"" "$t/b.json" || fail "json culprit: $(cat "$t/b.json")"
 grep -q "| culprit | \`${ids[5]:0:12}\`" "$t/b.md" || fail "markdown: $(cat "$t/b.md")"
@@ -70,6 +71,7 @@ grep -q "mod.c" "$t/work/logs/build-${ids[6]:0:12}.log" || fail "the broken buil
 n=$(wc -l < "$t/pairs.log")
 out=$(run --good "${ids[0]}" --bad "${ids[8]}" --effect 1.2 2>&1) || fail "again: $out"
 grep -q 'building' <<< "$out" && fail "built again despite the cache: $out"
+grep -q 'modules: 8 (0 builds run, 8 from the cache)' <<< "$out" || fail "modules the second time: $out"
 [ "$(wc -l < "$t/pairs.log")" -gt "$n" ] || fail "no paired runs the second time"
 
 # not reproduced: no step between the ends

@@ -275,7 +275,7 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
     return kg_bisect_range_free(ids, n), fprintf(stderr, "kgate: bisect: --work %s: %s\n", a->work, err), 3;
   kg_bisect_repo repo = {a->repo, work, a->build, a->module, a->source, a->nsource, ids, n,
                          {a->arch, a->match, a->nmatch}, kgate, a->own, a->device, a->rounds, cells, ncells,
-                         a->quiet ? NULL : stderr, 0, ""};
+                         a->quiet ? NULL : stderr, 0, "", 0, 0};
   if (kg_bisect_repo_open(&repo, err, sizeof err))
     return kg_bisect_range_free(ids, n), fprintf(stderr, "kgate: bisect: %s\n", err), 3;
   if (!a->quiet) fprintf(stderr, "kgate: bisect: %zu commits from %.12s to %.12s\n", n, ids[0], ids[n - 1]);
@@ -285,7 +285,8 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
   kg_bisect_outcome out = kg_bisect_run(n, &ops, &o, &r);
   snprintf(r.changed, sizeof r.changed, "%s", changed);
   kg_bisect_repo_close(&repo);
-  kg_bisect_report rep = {&r, ids, cells, ncells, repo.fp_how[0] ? repo.fp_how : NULL, a->link};
+  kg_bisect_report rep = {&r,     ids,    cells, ncells, repo.fp_how[0] ? repo.fp_how : NULL, a->link,
+                          repo.made, repo.cached};
   kg_bisect_print_term(stdout, &rep);
   int code = kg_bisect_exit(out);
   FILE *md = a->markdown ? fopen(a->markdown, "a") : NULL;

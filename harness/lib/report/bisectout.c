@@ -45,8 +45,9 @@ void kg_bisect_print_term(FILE *f, const kg_bisect_report *b) {
     fprintf(f, "  what changed: %s\n", kg_esc_term(r->changed[0] ? r->changed : "no toolchain record given", buf, sizeof buf));
   fprintf(f, "  cells:");
   for (size_t k = 0; k < b->ncells; k++) fprintf(f, "%s %s", k ? "," : "", kg_esc_term(cell_text(&b->cells[k], buf, 200), buf + 200, 400));
-  fprintf(f, "\n  commits: %zu, built %zu, skipped as identical %zu, failed builds %zu, distinct machine code %zu (%s)\n",
-          r->n, r->built, r->identical, r->skipped, r->ngroups, b->fp_how ? b->fp_how : "");
+  fprintf(f, "\n  commits: %zu, skipped as identical %zu, failed builds %zu, distinct machine code %zu (%s)\n", r->n,
+          r->identical, r->skipped, r->ngroups, b->fp_how ? b->fp_how : "");
+  fprintf(f, "  modules: %zu (%d builds run, %d from the cache)\n", r->built, b->made, b->cached);
   for (size_t s = 0; s < r->nsteps; s++) {
     const kg_bisect_step *st = &r->steps[s];
     fprintf(f, "  step %zu: %.12s vs %.12s: %+.3f %%, vs %.12s: %+.3f %%: %s\n", s + 1, short_id(b, st->mid),
@@ -98,8 +99,9 @@ void kg_bisect_print_md(FILE *f, const kg_bisect_report *b) {
     if (k) fputs(", ", f);
     kg_esc_md(f, cell_text(&b->cells[k], buf, sizeof buf));
   }
-  fprintf(f, " |\n| commits | %zu: built %zu, skipped as identical %zu, failed builds %zu, distinct machine code %zu |\n",
-          r->n, r->built, r->identical, r->skipped, r->ngroups);
+  fprintf(f, " |\n| commits | %zu: skipped as identical %zu, failed builds %zu, distinct machine code %zu |\n", r->n,
+          r->identical, r->skipped, r->ngroups);
+  fprintf(f, "| modules | %zu: %d builds run, %d from the cache |\n", r->built, b->made, b->cached);
   fprintf(f, "| time | %.0f s (builds %.0f s, paired runs %.0f s) |\n", r->wall_s, r->build_s, r->measure_s);
 }
 
@@ -132,8 +134,9 @@ int kg_bisect_write_json(const char *path, const kg_bisect_report *b, char *err,
                           KG_BISECT_SCHEMA, "outcome", kg_bisect_outcome_name(r->outcome), "exit_code",
                           kg_bisect_exit(r->outcome), "why", r->why, "estimate_pct", kg_json_real(pct(r->estimate)),
                           "cells", cells, "commits", commits, "steps", steps,
-                          "counts", json_pack("{s:I,s:I,s:I,s:I,s:I}", "commits", (json_int_t)r->n, "built",
-                                              (json_int_t)r->built, "identical", (json_int_t)r->identical, "build_failed",
+                          "counts", json_pack("{s:I,s:I,s:i,s:i,s:I,s:I,s:I}", "commits", (json_int_t)r->n, "modules",
+                                              (json_int_t)r->built, "builds_run", b->made, "from_cache", b->cached,
+                                              "identical", (json_int_t)r->identical, "build_failed",
                                               (json_int_t)r->skipped, "distinct", (json_int_t)r->ngroups));
   if (!doc) return snprintf(err, errlen, "out of memory"), -1;
   json_object_set_new(doc, "time_s", json_pack("{s:o,s:o,s:o}", "wall", kg_json_real(r->wall_s), "builds",

@@ -18,6 +18,7 @@ typedef struct kg_bisect_report {
   size_t ncells;
   const char *fp_how;        /* how modules were fingerprinted ("sm_90 kernels by cuobjdump") */
   const char *link;          /* a URL prefix for commits (".../commit/"), or NULL */
+  int made, cached;          /* builds run, modules from the build cache */
 } kg_bisect_report;
 
 /* The outcome in a line, then the culprit, effects, counts and time. */

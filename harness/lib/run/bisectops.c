@@ -222,6 +222,7 @@ static int build(void *ctx, size_t i, char *module, size_t len, char *why, size_
   snprintf(failed, sizeof failed, "%s/cache/%s.failed", r->work, key);
   snprintf(module, len, "%s", cached);
   if (access(cached, R_OK) == 0) {
+    r->cached++;
     if (r->log) fprintf(r->log, "kgate: bisect: %.12s: built before (cache %.12s)\n", id, key);
     return 0;
   }
@@ -239,6 +240,7 @@ static int build(void *ctx, size_t i, char *module, size_t len, char *why, size_
   setenv("KGATE_BISECT_COMMIT", id, 1), setenv("KGATE_BISECT_BUILD", bdir, 1), setenv("KGATE_BISECT_WORKTREE", tree, 1);
   char *argv[] = {"/bin/sh", "-c", (char *)r->build_cmd, NULL};
   if (r->log) fprintf(r->log, "kgate: bisect: %.12s: building\n", id);
+  r->made++;
   int rc = run_prog(argv, tree, log, NULL);
   if (log >= 0) close(log);
   if (rc < 0) return snprintf(why, wlen, "cannot run /bin/sh for the build"), -1;

@@ -44,6 +44,7 @@ typedef struct kg_bisect_repo {
   FILE *log;             /* a line per build and run, or NULL */
   int runs;              /* paired runs made (their logs are numbered) */
   char fp_how[64];       /* how the modules were fingerprinted (kg_fprint_module's how) */
+  int made, cached;      /* builds run, and modules the cache had */
 } kg_bisect_repo;
 
 /* Whether s can name a commit to git: 1..200 of [A-Za-z0-9._/~^-], not
