@@ -22,8 +22,9 @@ static const char *short_id(const kg_bisect_report *b, size_t i) {
   return i < b->r->n && b->ids ? b->ids[i] : "?";
 }
 
-/* Whether the result names a commit (found, or the bounds of an undecided range). */
-static int has_culprit(const kg_bisect_result *r) { return r->last_cand > 0; }
+/* Whether the result names the culprit, and whether it bounds the step by a range of commits. */
+static int has_culprit(const kg_bisect_result *r) { return r->outcome == KG_BISECT_FOUND; }
+static int has_range(const kg_bisect_result *r) { return r->last_cand > 0; }
 
 void kg_bisect_print_term(FILE *f, const kg_bisect_report *b) {
   const kg_bisect_result *r = b->r;
@@ -32,12 +33,10 @@ void kg_bisect_print_term(FILE *f, const kg_bisect_report *b) {
   if (r->reproduce.runs)
     fprintf(f, "  reproduce: %+.3f %% [%+.3f, %+.3f] (estimate %+.3f %%)\n", pct(r->reproduce.m), pct(r->reproduce.lo),
             pct(r->reproduce.hi), pct(r->estimate));
-  if (has_culprit(r)) {
-    fprintf(f, "  culprit: %s (parent %.12s)\n", short_id(b, r->culprit), short_id(b, r->parent));
-    if (r->first_cand < r->last_cand)
-      fprintf(f, "  candidates: %zu commits from %.12s to %.12s (their builds failed)\n", r->last_cand - r->first_cand + 1,
-              short_id(b, r->first_cand), short_id(b, r->last_cand));
-  }
+  if (has_culprit(r)) fprintf(f, "  culprit: %s (parent %.12s)\n", short_id(b, r->culprit), short_id(b, r->parent));
+  else if (has_range(r))
+    fprintf(f, "  the step is at one of %zu commits, %.12s to %.12s\n", r->last_cand - r->first_cand + 1,
+            short_id(b, r->first_cand), short_id(b, r->last_cand));
   if (r->verify.runs)
     fprintf(f, "  effect against its parent: %+.3f %% [%+.3f, %+.3f] (%d paired run%s)\n", pct(r->verify.m),
             pct(r->verify.lo), pct(r->verify.hi), r->verify.runs, r->verify.runs == 1 ? "" : "s");
@@ -82,6 +81,12 @@ void kg_bisect_print_md(FILE *f, const kg_bisect_report *b) {
     fputs(" (parent ", f);
     md_commit(f, b, r->parent);
     fputs(") |\n", f);
+  } else if (has_range(r)) {
+    fprintf(f, "| the step | at one of %zu commits, ", r->last_cand - r->first_cand + 1);
+    md_commit(f, b, r->first_cand);
+    fputs(" to ", f);
+    md_commit(f, b, r->last_cand);
+    fputs(" |\n", f);
   }
   if (r->reproduce.runs)
     fprintf(f, "| reproduced | %+.3f %% [%+.3f, %+.3f], estimate %+.3f %% |\n", pct(r->reproduce.m), pct(r->reproduce.lo),
@@ -113,7 +118,6 @@ static json_t *effect_json(const kg_bisect_effect *e) {
 int kg_bisect_write_json(const char *path, const kg_bisect_report *b, char *err, size_t errlen) {
   const kg_bisect_result *r = b->r;
   json_t *cells = json_array(), *commits = json_array(), *steps = json_array();
-  char buf[200];
   for (size_t k = 0; k < b->ncells; k++) {
     const kg_bisect_cell *c = &b->cells[k];
     json_array_append_new(cells, json_pack("{s:s,s:o,s:o}", "variant", c->variant, "dtype",
@@ -147,12 +151,13 @@ int kg_bisect_write_json(const char *path, const kg_bisect_report *b, char *err,
   if (has_culprit(r)) {
     json_object_set_new(doc, "culprit", json_string(short_id(b, r->culprit)));
     json_object_set_new(doc, "parent", json_string(short_id(b, r->parent)));
+  }
+  if (has_range(r)) {
     json_t *cand = json_array();
     for (size_t i = r->first_cand; i <= r->last_cand && i < r->n; i++) json_array_append_new(cand, json_string(short_id(b, i)));
     json_object_set_new(doc, "candidates", cand);
   }
   if (r->outcome == KG_BISECT_OUTSIDE) json_object_set_new(doc, "changed", json_string(r->changed));
-  (void)buf;
   int rc = kg_json_write(path, doc, NULL, err, errlen);
   json_decref(doc);
   return rc;
