@@ -54,7 +54,7 @@ build='cc -shared -fPIC -O1 -o "$KGATE_BISECT_BUILD/mod.so" mod.c'
 run() { "$kgate" bisect --repo "$r" --work "$t/work" --kgate "$t/fake-kgate" --build "$build" --module mod.so --source mod.c \
   --variant two_pass --dtype i32 --size 33554432 "$@"; }
 
-out=$(run --good "${ids[0]}" --bad "${ids[8]}" --effect 1.2 --json "$t/b.json" --markdown "$t/b.md" -q 2>&1)
+out=$(run --good "${ids[0]}" --bad "${ids[8]}" --within "${ids[8]}" --effect 1.2 --json "$t/b.json" --markdown "$t/b.md" -q 2>&1)
 code=$?
 [ -z "${BISECT_SHOW:-}" ] || { echo "$out"; cat "$t/b.md" "$t/b.json"; }
 [ $code = 0 ] || fail "found: exit $code: $out"
@@ -102,6 +102,10 @@ run --good "--upload-pack=x" --bad "${ids[6]}" > "$t/o" 2>&1
 code=$?
 [ $code = 2 ] && [ "$(wc -l < "$t/o")" = 1 ] && grep -q "bisect: --good '--upload-pack=x' must not start with '-'" "$t/o" ||
   fail "an option as a commit: exit $code: $(cat "$t/o")"
+git -C "$r" branch -q side "${ids[4]}"
+run --good "${ids[0]}" --bad "${ids[8]}" --within side -q > "$t/o" 2>&1
+code=$?
+[ $code = 2 ] && grep -q "is not in the history of side (--within)" "$t/o" || fail "--within: exit $code: $(cat "$t/o")"
 "$kgate" bisect --help > "$t/o" 2>&1 || fail "--help: exit $?"
 grep -q '^usage: kgate bisect' "$t/o" || fail "--help: $(cat "$t/o")"
 echo "bisect_cli: found, cached, not reproduced, outside the module and bad input as planted"

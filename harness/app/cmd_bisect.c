@@ -26,7 +26,7 @@ enum { MAX_LIST = 64 };
 
 typedef struct bisect_args {
   const char *history, *ack, *good, *bad, *variant, *dtype, *size, *build, *module, *repo, *work, *good_module,
-      *bad_module, *json, *markdown, *kgate, *link;
+      *bad_module, *json, *markdown, *kgate, *link, *within;
   const char *source[MAX_LIST], *match[MAX_LIST];
   size_t nsource, nmatch;
   int finding, arch, rounds, max_rounds, device, own, quiet, help;
@@ -63,6 +63,7 @@ static const opt k_opts[] = {
     {"--module", NULL, S(module), "PATH", "the module the build leaves, relative to $KGATE_BISECT_BUILD"},
     {"--source", NULL, L(source, nsource), "PATH", "a path the module is built from (repeatable; default the whole tree): the build cache's key"},
     {"--repo", NULL, S(repo), "DIR", "the repository (default .)"},
+    {"--within", NULL, S(within), "REV", "refuse a range that is not in REV's history (the nightly: its branch)"},
     {"--work", NULL, S(work), "DIR", "the bisect's folder: worktree, build, cache, logs (default .kgate-bisect)"},
     {"--own", NULL, F(own), NULL, "the module is kgate's own kernels (--own-kernels), not a team's (--kernels)"},
     {"--kernel-match", NULL, L(match, nmatch), "TEXT", "fingerprint only kernels whose name holds TEXT (repeatable)"},
@@ -148,8 +149,8 @@ static int parse(int argc, char **argv, bisect_args *a, char *err, size_t errlen
     return snprintf(err, errlen, "bisect: --good/--bad: not with --history (the finding names the range)"), -1;
   if (!a->history && !a->variant) return snprintf(err, errlen, "bisect: --good/--bad need --variant"), -1;
   if (need) return snprintf(err, errlen, "bisect: %s is required", need), -1;
-  const char *revs[] = {a->good, a->bad}, *names[] = {"--good", "--bad"};
-  for (int k = 0; k < 2; k++) {
+  const char *revs[] = {a->good, a->bad, a->within}, *names[] = {"--good", "--bad", "--within"};
+  for (int k = 0; k < 3; k++) {
     const char *why = revs[k] ? kg_bisect_why_bad_rev(revs[k]) : NULL;
     if (why) return snprintf(err, errlen, "bisect: %s '%.60s' %s", names[k], revs[k], why), -1;
   }
@@ -263,7 +264,7 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
   char err[600], self[PATH_MAX], work[PATH_MAX];
   char **ids = NULL;
   size_t n = 0;
-  int rc = kg_bisect_range(a->repo, good, bad, &ids, &n, err, sizeof err);
+  int rc = kg_bisect_range(a->repo, good, bad, a->within, &ids, &n, err, sizeof err);
   if (rc) return fprintf(stderr, "kgate: bisect: %s\n", err), rc;
   const char *kgate = a->kgate;
   if (!kgate) {

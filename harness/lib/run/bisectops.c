@@ -107,12 +107,16 @@ void kg_bisect_range_free(char **ids, size_t n) {
   free(ids);
 }
 
-int kg_bisect_range(const char *repo, const char *good, const char *bad, char ***ids, size_t *n, char *err,
-                    size_t errlen) {
-  char g[41], b[41], range[90], *out = NULL;
+int kg_bisect_range(const char *repo, const char *good, const char *bad, const char *within, char ***ids, size_t *n,
+                    char *err, size_t errlen) {
+  char g[41], b[41], w[41], range[90], *out = NULL;
   int rc = resolve(repo, good, g, err, errlen);
   if (!rc) rc = resolve(repo, bad, b, err, errlen);
+  if (!rc && within) rc = resolve(repo, within, w, err, errlen);
   if (rc) return rc;
+  const char *anc[] = {"merge-base", "--is-ancestor", b, w, NULL};
+  if (within && git(repo, anc, -1, NULL) != 0)
+    return snprintf(err, errlen, "%s is not in the history of %s (--within)", bad, within), 2;
   snprintf(range, sizeof range, "%s..%s", g, b);
   const char *args[] = {"rev-list", "--reverse", "--ancestry-path", range, NULL};
   if (git(repo, args, -1, &out) != 0) return free(out), snprintf(err, errlen, "git rev-list %s failed", range), 3;

@@ -52,11 +52,14 @@ typedef struct kg_bisect_repo {
 const char *kg_bisect_why_bad_rev(const char *s);
 
 /* The commits from good to bad, oldest first, both included: good, then
- * `git rev-list --reverse --ancestry-path good..bad`. 0 with *ids (n of
- * them, kg_bisect_range_free), 2 bad input (a commit git does not know, bad
- * not after good) or 3 environment (no git), with a one-line err. */
-int kg_bisect_range(const char *repo, const char *good, const char *bad, char ***ids, size_t *n, char *err,
-                    size_t errlen);
+ * `git rev-list --reverse --ancestry-path good..bad`; with within (NULL:
+ * any), bad must be in within's history (the nightly: its default branch,
+ * so no other branch's code is built). 0 with *ids (n of them,
+ * kg_bisect_range_free), 2 bad input (a commit git does not know, bad not
+ * after good, bad outside within) or 3 environment (no git), with a
+ * one-line err. */
+int kg_bisect_range(const char *repo, const char *good, const char *bad, const char *within, char ***ids, size_t *n,
+                    char *err, size_t errlen);
 void kg_bisect_range_free(char **ids, size_t n);
 
 /* Prepares work (the worktree at ids[0], the folders): 0, or -1 with err. */
