@@ -131,6 +131,25 @@ START_TEST(test_bisect_midpoints) {
 }
 END_TEST
 
+/* One commit (both nights built it): without the nights' own modules there
+ * is nothing to pair; with them, a step that reproduces is outside the module. */
+START_TEST(test_bisect_one_commit) {
+  fake f;
+  plant(&f, 1, "A", 1000);
+  kg_bisect_result r;
+  ck_assert_int_eq(run(&f, 4, 0.005, &r), KG_BISECT_BAD_INPUT);
+  ck_assert_int_eq(f.nruns, 0);
+  kg_bisect_result_free(&r);
+  f.end_eff[0] = 0, f.end_eff[1] = 0.005;
+  kg_bisect_ops ops = {&f, f_build, f_fp, f_measure};
+  kg_bisect_opts o = {0.005, 0.99, 4, {"e0", "e1"}, NULL, NULL};
+  ck_assert_int_eq(kg_bisect_run(1, &ops, &o, &r), KG_BISECT_OUTSIDE);
+  ck_assert_int_eq(f.run_h[0], -2);
+  ck_assert_int_eq(f.run_b[0], -1);
+  kg_bisect_result_free(&r);
+}
+END_TEST
+
 /* A build that fails is skipped (git bisect run's 125): away from the step
  * the culprit still stands; just before it, the step may be at either. */
 START_TEST(test_bisect_skip_failed_build) {
@@ -301,6 +320,7 @@ Suite *make_bisect_suite(void) {
   tcase_add_test(core, test_bisect_collapse_and_found);
   tcase_add_test(core, test_bisect_midpoints);
   tcase_add_test(core, test_bisect_skip_failed_build);
+  tcase_add_test(core, test_bisect_one_commit);
   tcase_add_test(core, test_bisect_end_does_not_build);
   tcase_add_test(core, test_bisect_not_reproduced);
   tcase_add_test(core, test_bisect_outside_module);

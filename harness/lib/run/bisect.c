@@ -56,10 +56,9 @@ typedef struct search {
   char (*mod)[1024]; /* per commit: its module ("" not built yet) */
 } search;
 
-/* The module of commit i, or the given end's for the reproduction. */
-static const char *module_of(const search *s, size_t i, int reproduce) {
-  const char *end = !reproduce ? NULL : i == 0 ? s->o->ends[0] : i + 1 == s->r->n ? s->o->ends[1] : NULL;
-  return end ? end : s->mod[i];
+/* The module of commit i; for the reproduction (end 0 the good, 1 the bad), the given end's when there is one. */
+static const char *module_of(const search *s, size_t i, int end) {
+  return end >= 0 && s->o->ends[end] ? s->o->ends[end] : s->mod[i];
 }
 
 static void say(const search *s, const char *fmt, ...) {
@@ -92,8 +91,8 @@ static int build(search *s, size_t i) {
 static int measure_as(search *s, size_t i, size_t j, int reproduce, kg_bisect_pool *pool, kg_bisect_effect *e) {
   kg_bisect_result *r = s->r;
   double t0 = kg_now_s();
-  int rc = s->ops->measure(s->ops->ctx, module_of(s, i, reproduce), module_of(s, j, reproduce), pool, r->why,
-                           sizeof r->why);
+  int rc = s->ops->measure(s->ops->ctx, module_of(s, i, reproduce ? 1 : -1), module_of(s, j, reproduce ? 0 : -1), pool,
+                           r->why, sizeof r->why);
   r->measure_s += kg_now_s() - t0;
   if (rc) return -1;
   e->runs++;
@@ -192,6 +191,11 @@ kg_bisect_outcome kg_bisect_run(size_t n, const kg_bisect_ops *ops, const kg_bis
   }
   kg_bisect_outcome out = KG_BISECT_ENV;
   const char *fmt = NULL;
+  if (n == 1 && !(o->ends[0] && o->ends[1])) { /* the nights were one commit: only their own modules can differ */
+    out = KG_BISECT_BAD_INPUT;
+    fmt = "the range is one commit: nothing to bisect (give the nights' own modules to reproduce the step)";
+    goto done;
+  }
   /* 1. the ends, and the step between them */
   for (size_t e = 0; e < 2; e++) {
     size_t i = e ? n - 1 : 0;

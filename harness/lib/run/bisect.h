@@ -5,7 +5,8 @@
  * tests), so every decision is testable without a GPU.
  *
  * The range is commits c[0] (the last good) .. c[n-1] (the first bad, or
- * the last bad), oldest first. The steps:
+ * the last bad), oldest first; one commit when both nights built the same
+ * one. The steps:
  *  1. reproduce: c[n-1] paired against c[0]; a lower bound below half the
  *     estimate stops it (not reproduced: the environment or the toolchain);
  *  2. fingerprint: every commit built, its module fingerprinted; a build
@@ -108,7 +109,8 @@ typedef struct kg_bisect_result {
   char changed[512]; /* the caller's: what the toolchain record says changed over the range ("" unknown) */
 } kg_bisect_result;
 
-/* Runs the search over n >= 2 commits. Fills r (kg_bisect_result_free) and
+/* Runs the search over n >= 1 commits (one: the nights' commit, its own
+ * modules in o->ends, else bad input). Fills r (kg_bisect_result_free) and
  * returns r->outcome; only out of memory returns KG_BISECT_ENV with r->why
  * "out of memory" and nothing else filled. */
 kg_bisect_outcome kg_bisect_run(size_t n, const kg_bisect_ops *ops, const kg_bisect_opts *o, kg_bisect_result *r);

@@ -138,7 +138,7 @@ int kg_bisect_range(const char *repo, const char *good, const char *bad, const c
   if (!v) return snprintf(err, errlen, "out of memory"), 3;
   for (size_t i = 0; i < k; i++)
     if (!v[i]) return kg_bisect_range_free(v, k), snprintf(err, errlen, "out of memory"), 3;
-  if (k < 2 || strcmp(v[k - 1], b)) {
+  if (strcmp(v[k - 1], b)) {
     kg_bisect_range_free(v, k);
     return snprintf(err, errlen, "--bad %s is not a descendant of --good %s", bad, good), 2;
   }

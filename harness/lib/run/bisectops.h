@@ -52,7 +52,8 @@ typedef struct kg_bisect_repo {
 const char *kg_bisect_why_bad_rev(const char *s);
 
 /* The commits from good to bad, oldest first, both included: good, then
- * `git rev-list --reverse --ancestry-path good..bad`; with within (NULL:
+ * `git rev-list --reverse --ancestry-path good..bad` (good alone when it is
+ * bad); with within (NULL:
  * any), bad must be in within's history (the nightly: its default branch,
  * so no other branch's code is built). 0 with *ids (n of them,
  * kg_bisect_range_free), 2 bad input (a commit git does not know, bad not
