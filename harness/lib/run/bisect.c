@@ -125,8 +125,8 @@ static int step(search *s, kg_bisect_step *st) {
   kg_bisect_pool left = {0}, right = {0};
   for (int k = 0; k < s->o->max_rounds; k++) {
     if (measure(s, st->mid, st->good, &left, &st->left) || measure(s, st->bad, st->mid, &right, &st->right)) return -1;
-    double ml, sl, mr, sr;
-    int dl, dr;
+    double ml = 0, sl = 0, mr = 0, sr = 0; /* both pools hold the runs just measured */
+    int dl = 0, dr = 0;
     pool_est(&left, &ml, &sl, &dl), pool_est(&right, &mr, &sr, &dr);
     double se = sqrt(sl * sl + sr * sr), t = t_of(s->o->confidence, dl + dr);
     st->d = ml - mr, st->d_lo = st->d - t * se, st->d_hi = st->d + t * se;

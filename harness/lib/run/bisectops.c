@@ -205,7 +205,7 @@ static int cache_key(const kg_bisect_repo *r, const char *id, char hex[65], char
 
 /* Copies from to to through a temporary beside it and a rename. 0 or -1. */
 static int copy_in(const char *from, const char *to, char *why, size_t wlen) {
-  char *data = NULL, tmp[PATH_MAX + 80];
+  char *data = NULL, tmp[2 * PATH_MAX + 200];
   size_t len = 0;
   if (kg_read_file(from, MODULE_LIMIT, &data, &len, why, wlen)) return -1;
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", to, (long)getpid());
