@@ -12,6 +12,7 @@
 # (an unknown commit, an end that does not build, a bad option) exits 2.
 # usage: bisect_cli.sh KGATE SOURCE_DIR
 set -uo pipefail
+# shellcheck disable=SC2015 # `A && B || fail`: fail when either does not hold, as meant
 kgate=$1 src=$2
 t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
 fail() { echo "bisect_cli: $*"; exit 1; }
@@ -50,6 +51,7 @@ sed -i '$d' mod.c; ids+=("$(c fixed)")                                       # 7
 echo "note 4" >> README; ids+=("$(c "readme 4")")                            # 8
 cd "$t" || exit 1
 
+# shellcheck disable=SC2016 # expanded by kgate bisect's sh, in the worktree
 build='cc -shared -fPIC -O1 -o "$KGATE_BISECT_BUILD/mod.so" mod.c'
 run() { "$kgate" bisect --repo "$r" --work "$t/work" --kgate "$t/fake-kgate" --build "$build" --module mod.so --source mod.c \
   --variant two_pass --dtype i32 --size 33554432 "$@"; }
@@ -65,7 +67,8 @@ grep -q 'modules: 8 (4 builds run, 5 from the cache)' <<< "$out" || fail "module
 grep -q '"outcome": *"found"' "$t/b.json" || fail "json: $(cat "$t/b.json")"
 grep -q "\"culprit\": *\"${ids[5]}\"" "$t/b.json" || fail "json culprit: $(cat "$t/b.json")"
 grep -q "| culprit | \`${ids[5]:0:12}\`" "$t/b.md" || fail "markdown: $(cat "$t/b.md")"
-[ "$(ls "$t/work/cache" | grep -c '\.so$')" = 3 ] || fail "cache: $(ls "$t/work/cache")"   # base, comment, slow (= fixed)
+so=("$t"/work/cache/*.so)
+[ ${#so[@]} = 3 ] || fail "cache: $(ls "$t/work/cache")"   # base, comment, slow (= fixed)
 grep -q "mod.c" "$t/work/logs/build-${ids[6]:0:12}.log" || fail "the broken build's log: $(cat "$t/work/logs/"*)"
 # again: every build comes from the cache
 n=$(wc -l < "$t/pairs.log")
