@@ -11,8 +11,8 @@
 # commit builds the same code is outside the module (exit 0); bad input
 # (an unknown commit, an end that does not build, a bad option) exits 2.
 # usage: bisect_cli.sh KGATE SOURCE_DIR
-set -uo pipefail
 # shellcheck disable=SC2015 # `A && B || fail`: fail when either does not hold, as meant
+set -uo pipefail
 kgate=$1 src=$2
 t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
 fail() { echo "bisect_cli: $*"; exit 1; }

@@ -23,7 +23,9 @@ set -euo pipefail
 die() { echo "make-range: $*" >&2; exit 2; }
 [[ $# == 1 || $# == 4 ]] || die "usage: make-range.sh DIR [SLOW COMMENT OTHER]"
 dir=$1 slow=${2:-19} comment=${3:-7} other=${4:-13}
-for v in "$slow" "$comment" "$other"; do [[ $v =~ ^[0-9]+$ ]] && ((v >= 1 && v <= 31)) || die "'$v' is not 1..31"; done
+for v in "$slow" "$comment" "$other"; do
+  if [[ ! $v =~ ^[0-9]+$ ]] || ((v < 1 || v > 31)); then die "'$v' is not 1..31"; fi
+done
 ((slow != comment && slow != other && comment != other)) || die "SLOW, COMMENT and OTHER must differ"
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 ex=$root/examples/external-kernels

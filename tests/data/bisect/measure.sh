@@ -31,7 +31,8 @@ mkdir -p "$out" && out=$(cd "$out" && pwd)
 num() { sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" "$2" | head -1; } # a number of the one-line-per-key JSON
 
 one() { # K
-  local k=$1 d=$out/run-$k slow comment other
+  local k=$1 slow comment other
+  local d=$out/run-$k
   if ((k == 0)); then slow=31 comment=29 other=30; else
     slow=$((2 + (k * 11) % 29)) comment=$((1 + (k * 5) % 31)) other=$((1 + (k * 17 + 3) % 31))
     ((comment == slow)) && comment=$((comment % 31 + 1))
