@@ -86,7 +86,6 @@ START_TEST(test_bisect_collapse_and_found) {
   plant(&f, 32, "AAAAAAAAAABBBBBBBBBBCCCCCCCCCCCC", 20);
   kg_bisect_result r;
   ck_assert_int_eq(run(&f, 4, 0.005, &r), KG_BISECT_FOUND);
-  ck_assert_int_eq(kg_bisect_exit(r.outcome), 0);
   ck_assert_uint_eq(r.ngroups, 3);
   ck_assert_uint_eq(r.built, 32);
   ck_assert_uint_eq(r.identical, 29);
@@ -168,7 +167,6 @@ START_TEST(test_bisect_skip_failed_build) {
   plant(&f, 32, NULL, 20);
   f.fails[19] = 1;
   ck_assert_int_eq(run(&f, 4, 0.005, &r), KG_BISECT_UNDECIDED);
-  ck_assert_int_eq(kg_bisect_exit(r.outcome), 1);
   ck_assert_uint_eq(r.culprit, 20);
   ck_assert_uint_eq(r.parent, 18);
   ck_assert_uint_eq(r.first_cand, 19);
@@ -185,7 +183,6 @@ START_TEST(test_bisect_end_does_not_build) {
   f.fails[0] = 1;
   kg_bisect_result r;
   ck_assert_int_eq(run(&f, 4, 0.005, &r), KG_BISECT_BAD_INPUT);
-  ck_assert_int_eq(kg_bisect_exit(r.outcome), 2);
   ck_assert_int_eq(f.nruns, 0);
   ck_assert(strstr(r.why, "last good commit does not build") != NULL);
   kg_bisect_result_free(&r);
@@ -199,7 +196,6 @@ START_TEST(test_bisect_not_reproduced) {
   plant(&f, 32, NULL, 1000);
   kg_bisect_result r;
   ck_assert_int_eq(run(&f, 4, 0.005, &r), KG_BISECT_NOT_REPRODUCED);
-  ck_assert_int_eq(kg_bisect_exit(r.outcome), 4);
   ck_assert_int_eq(f.builds, 2);
   ck_assert_int_eq(f.nruns, 1);
   ck_assert_str_eq(r.why, "not reproduced: the environment or the toolchain");
@@ -226,7 +222,6 @@ START_TEST(test_bisect_outside_module) {
   kg_bisect_opts o = {0.005, 0.99, 4, {"e0", "e1"}, NULL, NULL};
   kg_bisect_result r;
   ck_assert_int_eq(kg_bisect_run(f.n, &ops, &o, &r), KG_BISECT_OUTSIDE);
-  ck_assert_int_eq(kg_bisect_exit(r.outcome), 0);
   ck_assert_int_eq(f.run_h[0], -2);
   ck_assert_int_eq(f.run_b[0], -1);
   ck_assert_int_eq(f.nruns, 1);
@@ -260,7 +255,6 @@ START_TEST(test_bisect_rounds_while_undecided) {
   plant(&f, 16, "AAAAAAAABBBBCCCC", 12);
   f.wide_from = 1, f.wide = 4;
   ck_assert_int_eq(run(&f, 2, 0.005, &r), KG_BISECT_UNDECIDED);
-  ck_assert_int_eq(kg_bisect_exit(r.outcome), 1);
   ck_assert_int_eq(r.steps[0].verdict, -1);
   ck_assert_int_eq(f.nruns, 5); /* no sandwich */
   ck_assert_uint_eq(r.first_cand, 1);
@@ -290,9 +284,23 @@ START_TEST(test_bisect_environment) {
   f.env_at = 2;
   kg_bisect_result r;
   ck_assert_int_eq(run(&f, 3, 0.005, &r), KG_BISECT_ENV);
-  ck_assert_int_eq(kg_bisect_exit(r.outcome), 3);
   ck_assert_str_eq(r.why, "the planted paired run failed");
   kg_bisect_result_free(&r);
+}
+END_TEST
+
+/* Each outcome's exit code and name (README: exit codes; docs/bisect.md). */
+static const struct {
+  kg_bisect_outcome o;
+  int code;
+  const char *name;
+} k_exits[] = {{KG_BISECT_FOUND, 0, "found"},          {KG_BISECT_OUTSIDE, 0, "outside"},
+               {KG_BISECT_NOT_REPRODUCED, 4, "not-reproduced"}, {KG_BISECT_UNDECIDED, 1, "undecided"},
+               {KG_BISECT_BAD_INPUT, 2, "bad-input"},   {KG_BISECT_ENV, 3, "environment"}};
+
+START_TEST(test_bisect_exit_codes) {
+  ck_assert_int_eq(kg_bisect_exit(k_exits[_i].o), k_exits[_i].code);
+  ck_assert_str_eq(kg_bisect_outcome_name(k_exits[_i].o), k_exits[_i].name);
 }
 END_TEST
 
@@ -328,6 +336,7 @@ Suite *make_bisect_suite(void) {
   tcase_add_test(core, test_bisect_sandwich);
   tcase_add_test(core, test_bisect_environment);
   tcase_add_test(core, test_bisect_pool);
+  tcase_add_loop_test(core, test_bisect_exit_codes, 0, sizeof k_exits / sizeof *k_exits);
   suite_add_tcase(s, core);
   return s;
 }
