@@ -14,6 +14,7 @@
 # shellcheck disable=SC2015 # `A && B || fail`: fail when either does not hold, as meant
 set -uo pipefail
 kgate=$1 src=$2
+for p in git cc; do command -v $p > /dev/null || { echo "bisect_cli: no $p: skipped"; exit 77; }; done
 t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
 fail() { echo "bisect_cli: $*"; exit 1; }
 
