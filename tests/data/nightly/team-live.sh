@@ -123,6 +123,18 @@ slow_patch() {
 EOF
 }
 
+# The CMake lines that pass -DTEAM_SLOW_PER_MILLE=K on to the compiler.
+slow_cmake() {
+  cat <<'EOF'
+
+# The nightly's planted slowdown (kgate's tests/data/nightly/team-live.sh): the
+# first launch of team_warp_sum streams TEAM_SLOW_PER_MILLE/1000 more bytes.
+if(DEFINED TEAM_SLOW_PER_MILLE)
+  target_compile_definitions(team_kernels PRIVATE TEAM_SLOW_PER_MILLE=${TEAM_SLOW_PER_MILLE})
+endif()
+EOF
+}
+
 # The example as a one-variant project in DIR: its CMakeLists.txt with
 # team_warp_sum's source alone, its registry line alone, no tests (its own
 # check_module expects both variants).
@@ -154,14 +166,7 @@ build() { # TEAMDIR [KGATE]
   one_variant "$ex" "$dir/src-ref"
   one_variant "$ex" "$dir/src-slow"
   slow_patch | patch -s -p1 -d "$dir/src-slow" --no-backup-if-mismatch || die "--build: the slowdown patch does not apply"
-  cat >> "$dir/src-slow/CMakeLists.txt" <<'EOF'
-
-# The nightly's planted slowdown (kgate's tests/data/nightly/team-live.sh): the
-# first launch of team_warp_sum streams TEAM_SLOW_PER_MILLE/1000 more bytes.
-if(DEFINED TEAM_SLOW_PER_MILLE)
-  target_compile_definitions(team_kernels PRIVATE TEAM_SLOW_PER_MILLE=${TEAM_SLOW_PER_MILLE})
-endif()
-EOF
+  slow_cmake >> "$dir/src-slow/CMakeLists.txt"
   slow_patch > "$dir/slow.diff"
   for k in ref slow; do
     local extra=()
@@ -345,6 +350,8 @@ nights() { # KGATE TEAMDIR OUTDIR BUDGET_S
 }
 
 case ${1:-} in
+  --slow-patch) slow_patch ;; # for tests/data/bisect/make-range.sh
+  --slow-cmake) slow_cmake ;;
   --build)
     [[ $# == 2 || $# == 3 ]] || usage
     build "$2" "${3:-}"
