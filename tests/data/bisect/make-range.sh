@@ -67,7 +67,7 @@ command -v ccache > /dev/null && launcher="-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache
   printf 'GOOD=%s\nBAD=%s\nSLOW_ID=%s\nCOMMENT_ID=%s\nOTHER_ID=%s\n' "${ids[0]}" "${ids[31]}" "${ids[$slow]}" \
     "${ids[$comment]}" "${ids[$other]}"
   # The build for kgate bisect --build: run by sh in the worktree, the build folder in $KGATE_BISECT_BUILD.
-  printf "BUILD='cmake -S . -B \"\$KGATE_BISECT_BUILD\" -DFETCHCONTENT_SOURCE_DIR_KGATE=%s -DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=NEVER -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90-real -DBUILD_TESTING=OFF %s && cmake --build \"\$KGATE_BISECT_BUILD\" --target team_kernels -j\"\$(nproc)\"'\n" \
+  printf "BUILD='cmake -S . -B \"\$KGATE_BISECT_BUILD\" -DFETCHCONTENT_SOURCE_DIR_KGATE=%s -DFETCHCONTENT_TRY_FIND_PACKAGE_MODE=NEVER -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90-real -DBUILD_TESTING=OFF -DKGATE_MODULE_ONLY=ON %s && cmake --build \"\$KGATE_BISECT_BUILD\" --target team_kernels -j\"\$(nproc)\"'\n" \
     "$root" "$launcher"
 } > "$dir/range.env"
 echo "make-range: $dir/repo: 32 commits, the culprit ${ids[$slow]:0:12} (commit $slow), a comment at $comment, team_block_max at $other"
