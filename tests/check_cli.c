@@ -193,6 +193,21 @@ static const struct {
     {{"check", "-dv", "1"}, "unrecognized argument '-dv'"},
     {{"check", "-vo", "x"}, "'-o' is an option of plot, history plot, merge, not of check"},
     {{"check", "--", "-v"}, "unrecognized argument '-v'"},
+    /* did you mean: sub-commands, a command's own options first, the values of a fixed vocabulary */
+    {{"history", "chek", "h.jsonl"}, "unrecognized argument 'chek'; did you mean 'check'? (try kgate history --help)"},
+    {{"baseline", "updat", "r.json"}, "unrecognized argument 'updat'; did you mean 'update'? (try kgate baseline --help)"},
+    {{"history", "frobnicate"}, "expected 'kgate history add RESULTS.json --file HISTORY.jsonl' or"},
+    {{"list", "--kernel", "a.so"}, "unrecognized argument '--kernel'; did you mean '--kernels'? (try --help)"},
+    {{"list", "--kernel=a.so"}, "unrecognized argument '--kernel=a.so'; did you mean '--kernels'?"},
+    {{"lint", "--kernels", "a.so"}, "did you mean '--kernel'?"},
+    {{"check", "--dtype", "F32"}, "unknown dtype 'F32'; did you mean 'f32'? (see --help)"},
+    {{"run", "--dtype", "i32,BF16"}, "unknown dtype 'BF16'; did you mean 'bf16'? (see --help)"},
+    {{"check", "--dtype", "f128"}, "unknown dtype 'f128' (see --help)"},
+    {{"check", "--dtype", "i32,"}, "unknown dtype '' (see --help)"},
+    {{"check", "--pattern", "exact,nann"}, "unknown pattern 'nann'; did you mean 'nan'? (see --help)"},
+    {{"check", "--sanitize", "memchek"}, "unknown sanitizer tool 'memchek'; did you mean 'memcheck'? (memcheck,"},
+    {{"compare", "a", "b", "--missing", "alow"}, "bad value 'alow' for --missing; did you mean 'allow'? (expected allow or fail)"},
+    {{"check", "--lint", "offf"}, "bad value 'offf' for --lint; did you mean 'off'? (expected on or off)"},
 };
 
 /* The defaults come from options.def's rows (kg_cli_parse sets them before it
@@ -243,7 +258,7 @@ static const struct {
     {{"run", "--max-noise", "100.5"}, "bad value '100.5' for --max-noise (see --help)"},
     {{"compare", "a", "b", "--missing", "fail"}, NULL},
     {{"compare", "a", "b", "--missing", "maybe"}, "bad value 'maybe' for --missing (expected allow or fail)"},
-    {{"run", "--tier=Huge"}, "bad value 'Huge' for --tier (expected huge)"}, /* OPT_CHOICE: exact words */
+    {{"run", "--tier=Huge"}, "bad value 'Huge' for --tier; did you mean 'huge'? (expected huge)"}, /* OPT_CHOICE: exact words, a near one named */
 };
 
 START_TEST(test_cli_row_values) {
@@ -444,6 +459,21 @@ START_TEST(test_cli_help_per_command) {
   a = help_text((char *[]){"help", "history", NULL});
   ck_assert(strstr(a, "kgate history add") && strstr(a, "kgate history check") && strstr(a, "--summary FILE"));
   ck_assert(!strstr(a, "kgate run") && !strstr(a, "--variant"));
+  /* a command group's --help: its sub-commands' usage, as kgate help GROUP prints it */
+  b = help_text((char *[]){"history", "--help", NULL});
+  ck_assert_str_eq(a, b);
+  free(b);
+  b = help_text((char *[]){"history", "-h", NULL});
+  ck_assert_str_eq(a, b);
+  free(b);
+  free(a);
+  a = help_text((char *[]){"baseline", "--help", NULL}), b = help_text((char *[]){"help", "baseline", NULL});
+  ck_assert_str_eq(a, b);
+  ck_assert(strstr(a, "usage: kgate baseline update RESULTS.json [options]") && strstr(a, "--baseline-dir DIR"));
+  free(b);
+  free(a);
+  a = help_text((char *[]){"reference", "--help", NULL});
+  ck_assert(strstr(a, "usage: kgate reference verify PINS.json MODULE.so [options]") && !strstr(a, "kgate history"));
   free(a);
   a = help_text((char *[]){"help", "history", "check", NULL});
   ck_assert(strstr(a, "kgate history check") && !strstr(a, "kgate history add"));

@@ -10,6 +10,7 @@
 
 #include "baseline.h"
 #include "command.h"
+#include "dtype.h"
 #include "escape.h"
 #include "exitcode.h"
 #include "export.h"
@@ -20,6 +21,7 @@
 #include "module.h"
 #include "pairrun.h"
 #include "plan.h"
+#include "pattern.h"
 #include "progress.h"
 #include "refpin.h"
 #include "publish.h"
@@ -29,6 +31,7 @@
 #include "sanitize.h"
 #include "selftest.h"
 #include "sizes.h"
+#include "suggest.h"
 #include "supervisor.h"
 #include "verdict.h"
 
@@ -1005,6 +1008,23 @@ int kg_gate_set_sanitize(void *s, const char *value, char *err, size_t errlen) {
   unsigned mask;
   if (kg_san_parse_tools(value, &mask, err, errlen)) return KG_OPT_SAID;
   ((kg_gate_opts *)s)->sanitize = value;
+  return 0;
+}
+
+static const char *dtype_word(int i) { return kg_dtype_get((kg_dtype)i)->name; }
+static const char *pattern_word(int i) { return kg_pattern_name((kg_pattern)i); }
+
+/* --dtype and --pattern: each word of the list checked here, so a typo gets
+ * the nearest one (F32: f32) before anything runs. */
+int kg_gate_set_dtypes(void *s, const char *value, char *err, size_t errlen) {
+  if (kg_suggest_list(value, "dtype", dtype_word, KG_NDTYPES, err, errlen)) return KG_OPT_SAID;
+  ((kg_gate_opts *)s)->plan.dtypes = value;
+  return 0;
+}
+
+int kg_gate_set_patterns(void *s, const char *value, char *err, size_t errlen) {
+  if (kg_suggest_list(value, "pattern", pattern_word, KG_NPATTERNS, err, errlen)) return KG_OPT_SAID;
+  ((kg_gate_opts *)s)->plan.patterns = value;
   return 0;
 }
 

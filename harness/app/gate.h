@@ -97,6 +97,8 @@ void kg_gate_opts_init(void *go);
 int kg_gate_opts_gpu_free(const void *go);
 void kg_gate_opts_free(void *go);
 int kg_gate_set_sanitize(void *go, const char *value, char *err, size_t errlen);
+int kg_gate_set_dtypes(void *go, const char *value, char *err, size_t errlen);
+int kg_gate_set_patterns(void *go, const char *value, char *err, size_t errlen);
 int kg_gate_set_shard(void *go, const char *value, char *err, size_t errlen);
 int kg_gate_set_devices(void *go, const char *value, char *err, size_t errlen);
 
