@@ -909,6 +909,22 @@ int kg_gate_run(const kg_gate_opts *go) {
   return code;
 }
 
+/* compare's table: its rows in --sort's order, the SAME ones left out
+ * with --only-changed and counted in a line of their own. */
+static void print_comparison(FILE *out, const kg_comparison *cmp, const kg_compare_opts *co) {
+  kg_comparison view;
+  if (kg_comparison_view(cmp, (kg_cmp_order)co->sort, co->only_changed, &view)) {
+    fprintf(stderr, "kgate: out of memory for the comparison's table\n");
+    return;
+  }
+  kg_report_compare(out, &view);
+  size_t left = cmp->n - view.n;
+  if (co->only_changed)
+    fprintf(out, "only changed: %zu SAME cell%s of %zu left out of the table (--json keeps every cell)\n", left,
+            left == 1 ? "" : "s", cmp->n);
+  kg_comparison_free(&view);
+}
+
 int kg_gate_compare(const kg_compare_opts *co) {
   char err[512];
   kg_baseline old, now;
@@ -933,7 +949,7 @@ int kg_gate_compare(const kg_compare_opts *co) {
     fprintf(stderr, "kgate: %s\n", err);
   } else {
     FILE *out = co->json && !strcmp(co->json, "-") ? stderr : stdout; /* --json -: stdout is the JSON alone */
-    kg_report_compare(out, &cmp);
+    print_comparison(out, &cmp, co);
     /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
      * shard, a narrower run): a correctness failure unless --missing allow. */
     size_t missing = cmp.count[KG_V_MISSING];
@@ -947,7 +963,11 @@ int kg_gate_compare(const kg_compare_opts *co) {
     /* The verdict is the report model's, as the run's was (rmodel.h). */
     kg_rm_gate gate = {.baseline = co->old_path, .missing_fails = !co->allow_missing};
     kg_rm_verdict verdict;
-    int bad_reports = write_run_reports(co->reports, &run, &cmp, &gate, out, &verdict) != 0;
+    /* the reports' tables in --sort's order too, every row (the Markdown's lists no SAME one) */
+    kg_comparison sorted;
+    int bad_reports = kg_comparison_view(&cmp, (kg_cmp_order)co->sort, 0, &sorted) ||
+                      write_run_reports(co->reports, &run, &sorted, &gate, out, &verdict) != 0;
+    kg_comparison_free(&sorted);
     if (co->json && kg_comparison_write(co->json, &cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
       bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;

@@ -63,6 +63,8 @@ typedef struct kg_compare_opts {
   const char *plots;                /* --plots DIR: the comparison chart */
   int allow_missing;                /* --missing allow: cells of OLD that NEW lacks do not fail */
   const char *json;                 /* --json FILE: the counts and every cell's verdict */
+  int only_changed;                 /* --only-changed: the printed table without its SAME rows */
+  int sort;                         /* --sort: the printed rows' order (kg_cmp_order) */
 } kg_compare_opts;
 
 /* selftest. */
