@@ -643,6 +643,31 @@ START_TEST(test_cli_hello_follows_timeout) {
 }
 END_TEST
 
+/* A worker that cannot find a CUDA device (no driver, no card): check and
+ * run say so first, before the plan's progress line and the "reports" phase. */
+static const struct {
+  char *args[12];
+} k_no_device[] = {
+    {{"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1"}},
+    {{"run", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1", "--perf-sizes", "1"}},
+};
+
+START_TEST(test_cli_no_device_said_first) {
+  char out[8192];
+  setenv("FAKE_MODE", "fatal", 1);
+  int code = kgt_run_capture((char **)k_no_device[_i].args, out, sizeof out);
+  unsetenv("FAKE_MODE");
+  ck_assert_int_eq(code, KG_EXIT_ENV);
+  ck_assert_msg(!strncmp(out, "kgate: no CUDA device: test\nkgate: reports\n", 43), "not said first:\n%s", out);
+  ck_assert_msg(!strstr(out, " on 1 device"), "the plan's line for a run that never started:\n%s", out);
+  /* a worker that starts: the plan's line, then the cases */
+  char *fine[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1", NULL};
+  ck_assert_int_eq(kgt_run_capture(fine, out, sizeof out), KG_EXIT_OK);
+  const char *plan = strstr(out, "kgate: check: 2 cases on 1 device\n"), *done = strstr(out, "kgate: check: done, 2 cases");
+  ck_assert_msg(plan && done && plan < done, "%s", out);
+}
+END_TEST
+
 /* SIGINT or SIGTERM on `kgate check` while a worker (and the grandchild it
  * forked) hangs: the reports are written with what ran, marked incomplete,
  * no process is left, and the exit code is 128 + the signal. */
@@ -1560,6 +1585,7 @@ Suite *make_cli_suite(void) {
   tcase_set_timeout(limits, 30);
   tcase_add_test(limits, test_cli_short_and_repeated);
   tcase_add_loop_test(limits, test_cli_hello_follows_timeout, 0, N(k_mute_starts));
+  tcase_add_loop_test(limits, test_cli_no_device_said_first, 0, N(k_no_device));
   tcase_add_loop_test(limits, test_cli_interrupted_writes_results, 0, N(k_interrupts));
   tcase_add_test(limits, test_cli_interrupted_before_start);
   suite_add_tcase(s, limits);

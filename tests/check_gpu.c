@@ -66,7 +66,7 @@ int main(void) {
   /* KGATE_EXE in the environment runs a kgate copied elsewhere (a GPU host). */
   const char *exe = getenv("KGATE_EXE");
   char *argv[] = {(char *)(exe && *exe ? exe : KGATE_EXE), "worker", "--device", "0", NULL};
-  kg_super_opts so = {argv, 120.0, 120.0, NULL, NULL, 0, NULL};
+  kg_super_opts so = {argv, 120.0, 120.0, NULL, NULL, 0, NULL, NULL};
   kg_run_params rp = {1, 3, {0, 0, 0, 0}, {0}};
   kg_device_info dev = {0};
   double t0 = now_s();

@@ -37,6 +37,9 @@
 
 
 /* The supervisor's progress callback: progress.h draws it, on a terminal or in a log. */
+/* The first worker said hello: the held phase line (check_pass). */
+static void progress_started(void *ctx) { kg_progress_start(ctx); }
+
 static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r) {
   char label[160];
   kg_case_label(c, label, sizeof label);
@@ -687,9 +690,8 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   kg_baseline_path(go->baseline_dir, run->meta.dev.name, base, sizeof base);
   if (timing && measured) bad_baseline = compare_with_baseline(go, run, &cmp, &have_cmp) != 0;
   run->meta.phases.reports_s = kg_now_s() - t0; /* the model below says it: the terminal's lines take no more */
-  if (env) fprintf(stderr, "kgate: %s\n", err);
   /* What the results cannot say: the environment that stopped the run (its
-   * one line above), a baseline that could not be used. The verdict, and so
+   * one line, said before the reports phase), a baseline that could not be used. The verdict, and so
    * the exit code, is the report model's (rmodel.h). */
   kg_rm_gate gate = {.baseline = base,
                      .environment = env ? err : pair_env ? "the paired rounds could not run (the log says why)" : NULL,
@@ -800,7 +802,8 @@ static int check_pass(gate *g, int paired, const kg_run_params *rp, const kg_sup
   const char *s = g->ndev == 1 ? "" : "s";
   if (ntimed) snprintf(detail, sizeof detail, "%zu cases, %zu of them timed, on %d device%s", n, ntimed, g->ndev, s);
   else snprintf(detail, sizeof detail, "%zu cases on %d device%s", n, g->ndev, s);
-  kg_progress_phase(&g->prog, ntimed ? "check and timing" : "check", detail);
+  /* said once a worker says hello: a worker that cannot start says why first */
+  kg_progress_phase_held(&g->prog, ntimed ? "check and timing" : "check", detail);
   int env = sent ? kg_supervise_devices(sent, n, rp, so, w->sdev, (size_t)g->ndev, g->run.results, g->devs, err, errlen)
                  : (snprintf(err, errlen, "out of memory"), -1);
   free(sent);
@@ -852,7 +855,7 @@ static int gate_run(const kg_gate_opts *go) {
   kg_progress_init(&g.prog, go->quiet ? NULL : stderr, isatty(STDERR_FILENO), NULL);
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
   kg_super_opts so = {worker_cmd_make(&cmd, worker, go->device, go->timing, &go->mods, 0, 0), go->timeout_s,
-                      go->timeout_s, show_progress, &g.prog, go->timing, &g.startup_s};
+                      go->timeout_s, show_progress, &g.prog, go->timing, &g.startup_s, progress_started};
   kg_run_params rp = {go->seed, go->repeats, go->time, go->paired.pair};
   rp.pair.on = 0, rp.pair.module = 1, rp.pair.base_variant = -1; /* paired rounds: the same name in the base module */
   if (!(g.run.results = calloc(g.run.n, sizeof *g.run.results)) || lint_start(go, &g.run, &g.lj))
@@ -885,6 +888,7 @@ static int gate_run(const kg_gate_opts *go) {
   int pair_env = paired && measured && !env ? paired_pass(go, &g, &rp, &so, &w) : 0;
   code_free(&g.cj);
   if (lint_join(&g.lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
+  if (env) fprintf(stderr, "kgate: %s\n", err); /* no driver, no device: said before the reports */
   kg_progress_phase(&g.prog, "reports", NULL);
   return gate_end(&g, gate_finish(go, &g.run, c, env, pair_env, err));
 }
