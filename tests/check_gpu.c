@@ -74,7 +74,7 @@ int main(void) {
   double wall = now_s() - t0;
   kg_counts c = kg_count_results(g_results, g_results ? g_ncases : 0);
   if (rc && c.passed + c.failed + c.errored == 0) {
-    printf("check_gpu: skipped: %s\n", g_results ? err : "out of memory");
+    printf("check_gpu: skipped: %s\n", !g_results ? "out of memory" : err[0] ? err : "no worker started (no reason given)");
     return 77;
   }
   kg_report_check(stdout, g_cases, g_results, g_ncases, &dev, wall, 0);
