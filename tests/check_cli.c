@@ -193,6 +193,23 @@ static const struct {
     {{"check", "-dv", "1"}, "unrecognized argument '-dv'"},
     {{"check", "-vo", "x"}, "'-o' is an option of plot, history plot, merge, not of check"},
     {{"check", "--", "-v"}, "unrecognized argument '-v'"},
+    /* did you mean: sub-commands, a command's own options first, the values of a fixed vocabulary */
+    {{"history", "chek", "h.jsonl"}, "unrecognized argument 'chek'; did you mean 'check'? (try kgate history --help)"},
+    {{"baseline", "updat", "r.json"}, "unrecognized argument 'updat'; did you mean 'update'? (try kgate baseline --help)"},
+    {{"history", "frobnicate"}, "expected 'kgate history add RESULTS.json --file HISTORY.jsonl' or"},
+    {{"list", "--kernel", "a.so"}, "unrecognized argument '--kernel'; did you mean '--kernels'? (try --help)"},
+    {{"list", "--kernel=a.so"}, "unrecognized argument '--kernel=a.so'; did you mean '--kernels'?"},
+    {{"lint", "--kernels", "a.so"}, "did you mean '--kernel'?"},
+    {{"check", "--dtype", "F32"}, "unknown dtype 'F32'; did you mean 'f32'? (see --help)"},
+    {{"run", "--dtype", "i32,BF16"}, "unknown dtype 'BF16'; did you mean 'bf16'? (see --help)"},
+    {{"check", "--dtype", "f128"}, "unknown dtype 'f128' (see --help)"},
+    {{"check", "--dtype", "i32,"}, "unknown dtype '' (see --help)"},
+    {{"check", "--pattern", "exact,nann"}, "unknown pattern 'nann'; did you mean 'nan'? (see --help)"},
+    {{"check", "--sanitize", "memchek"}, "unknown sanitizer tool 'memchek'; did you mean 'memcheck'? (memcheck,"},
+    {{"compare", "a", "b", "--missing", "alow"}, "bad value 'alow' for --missing; did you mean 'allow'? (expected allow or fail)"},
+    {{"compare", "a", "b", "--sort", "chnge"}, "unknown --sort key 'chnge'; did you mean 'change'? (see --help)"},
+    {{"compare", "a", "b", "--sort", "name,change"}, "bad value 'name,change' for --sort"},
+    {{"check", "--lint", "offf"}, "bad value 'offf' for --lint; did you mean 'off'? (expected on or off)"},
 };
 
 /* The defaults come from options.def's rows (kg_cli_parse sets them before it
@@ -243,7 +260,7 @@ static const struct {
     {{"run", "--max-noise", "100.5"}, "bad value '100.5' for --max-noise (see --help)"},
     {{"compare", "a", "b", "--missing", "fail"}, NULL},
     {{"compare", "a", "b", "--missing", "maybe"}, "bad value 'maybe' for --missing (expected allow or fail)"},
-    {{"run", "--tier=Huge"}, "bad value 'Huge' for --tier (expected huge)"}, /* OPT_CHOICE: exact words */
+    {{"run", "--tier=Huge"}, "bad value 'Huge' for --tier; did you mean 'huge'? (expected huge)"}, /* OPT_CHOICE: exact words, a near one named */
 };
 
 START_TEST(test_cli_row_values) {
@@ -444,13 +461,28 @@ START_TEST(test_cli_help_per_command) {
   a = help_text((char *[]){"help", "history", NULL});
   ck_assert(strstr(a, "kgate history add") && strstr(a, "kgate history check") && strstr(a, "--summary FILE"));
   ck_assert(!strstr(a, "kgate run") && !strstr(a, "--variant"));
+  /* a command group's --help: its sub-commands' usage, as kgate help GROUP prints it */
+  b = help_text((char *[]){"history", "--help", NULL});
+  ck_assert_str_eq(a, b);
+  free(b);
+  b = help_text((char *[]){"history", "-h", NULL});
+  ck_assert_str_eq(a, b);
+  free(b);
+  free(a);
+  a = help_text((char *[]){"baseline", "--help", NULL}), b = help_text((char *[]){"help", "baseline", NULL});
+  ck_assert_str_eq(a, b);
+  ck_assert(strstr(a, "usage: kgate baseline update RESULTS.json [options]") && strstr(a, "--baseline-dir DIR"));
+  free(b);
+  free(a);
+  a = help_text((char *[]){"reference", "--help", NULL});
+  ck_assert(strstr(a, "usage: kgate reference verify PINS.json MODULE.so [options]") && !strstr(a, "kgate history"));
   free(a);
   a = help_text((char *[]){"help", "history", "check", NULL});
   ck_assert(strstr(a, "kgate history check") && !strstr(a, "kgate history add"));
   free(a);
   a = help_text((char *[]){"compare", "x", "--help", NULL});
   ck_assert(strstr(a, "kgate compare OLD.json NEW.json") && strstr(a, "--missing allow|fail") && strstr(a, "every cell's verdict"));
-  ck_assert_msg(!strstr(a, "--only") && !strstr(a, "the results: every case"), "compare's help has others' options");
+  ck_assert_msg(!strstr(a, "--only LIST") && !strstr(a, "the results: every case"), "compare's help has others' options");
   free(a);
   a = help_text((char *[]){"help", "help", NULL}), b = help_text((char *[]){"help", NULL});
   ck_assert_str_eq(a, b); /* help has no options of its own: the whole usage */
@@ -617,6 +649,31 @@ START_TEST(test_cli_hello_follows_timeout) {
   ck_assert_int_eq(code, KG_EXIT_ENV);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   ck_assert_msg(secs < 5, "waited %.1f s for a hello with --timeout 0.5", secs);
+}
+END_TEST
+
+/* A worker that cannot find a CUDA device (no driver, no card): check and
+ * run say so first, before the plan's progress line and the "reports" phase. */
+static const struct {
+  char *args[12];
+} k_no_device[] = {
+    {{"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1"}},
+    {{"run", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1", "--perf-sizes", "1"}},
+};
+
+START_TEST(test_cli_no_device_said_first) {
+  char out[8192];
+  setenv("FAKE_MODE", "fatal", 1);
+  int code = kgt_run_capture((char **)k_no_device[_i].args, out, sizeof out);
+  unsetenv("FAKE_MODE");
+  ck_assert_int_eq(code, KG_EXIT_ENV);
+  ck_assert_msg(!strncmp(out, "kgate: no CUDA device: test\nkgate: reports\n", 43), "not said first:\n%s", out);
+  ck_assert_msg(!strstr(out, " on 1 device"), "the plan's line for a run that never started:\n%s", out);
+  /* a worker that starts: the plan's line, then the cases */
+  char *fine[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1", NULL};
+  ck_assert_int_eq(kgt_run_capture(fine, out, sizeof out), KG_EXIT_OK);
+  const char *plan = strstr(out, "kgate: check: 2 cases on 1 device\n"), *done = strstr(out, "kgate: check: done, 2 cases");
+  ck_assert_msg(plan && done && plan < done, "%s", out);
 }
 END_TEST
 
@@ -1042,6 +1099,89 @@ START_TEST(test_cli_readers_unknown_variant) {
 }
 END_TEST
 
+/* The rows of compare's table in out: the lines after its header up to "verdicts:". */
+static int table_rows(const char *out, char rows[][128], int max) {
+  const char *p = strstr(out, "verdict variant");
+  int n = 0;
+  ck_assert_ptr_nonnull(p);
+  for (p = strchr(p, '\n') + 1; strncmp(p, "verdicts:", 9); p = strchr(p, '\n') + 1) {
+    size_t len = strcspn(p, "\n");
+    if (n < max) snprintf(rows[n], sizeof rows[n], "%.*s", (int)len, p);
+    n++;
+  }
+  return n;
+}
+
+/* compare --only-changed leaves the SAME rows out of the table and counts
+ * them; --sort orders the rows by verdict (default), |change| or name; the
+ * JSON keeps every cell and the Markdown's table lists the regression. NEW
+ * is h200-run1 with one timed cell 1.5x slower and another 0.4x (faster by
+ * more). */
+START_TEST(test_cli_compare_only_changed_and_sort) {
+  char dir[64], old[1024], new[256], json[256], md[256], err[512], out[65536], rows[8][128];
+  kgt_mkscratch(dir, sizeof dir, "cmpsort");
+  data_path("h200-run1.json", old, sizeof old);
+  snprintf(new, sizeof new, "%s/new.json", dir);
+  snprintf(json, sizeof json, "%s/cmp.json", dir);
+  snprintf(md, sizeof md, "%s/summary.md", dir);
+  kg_run run;
+  ck_assert_msg(kg_results_read(old, &run, err, sizeof err) == 0, "%s", err);
+  const double scale[2] = {1.5, 0.4};
+  char names[2][64];
+  for (size_t i = 0, k = 0; i < run.n && k < 2; i++) {
+    kg_timing *t = &run.results[i].timing;
+    if (!run.cases[i].timed || !t->samples || run.cases[i].n != 1u << 25) continue; /* 3 % tolerance */
+    t->min_us *= scale[k], t->q1_us *= scale[k], t->median_us *= scale[k], t->q3_us *= scale[k];
+    snprintf(names[k++], sizeof names[0], "%s", kg_variants[run.cases[i].variant].name);
+  }
+  size_t total = 0;
+  for (size_t i = 0; i < run.n; i++) total += run.cases[i].timed && run.results[i].timing.samples;
+  ck_assert_msg(kg_results_write(new, &run, err, sizeof err) == 0, "%s", err);
+  kg_run_free(&run);
+  kg_registry_reset();
+
+  char *plain[] = {"compare", old, new, NULL};
+  ck_assert_int_eq(run_capture(plain, out, sizeof out), KG_EXIT_PERF);
+  ck_assert_int_eq(table_rows(out, rows, 8), (int)total); /* every cell, regressions first */
+  ck_assert_msg(!strncmp(rows[0], "SLOWER", 6) && !strncmp(rows[1], "FASTER", 6), "%s\n%s", rows[0], rows[1]);
+  ck_assert(!strstr(out, "only changed"));
+
+  char *changed[] = {"compare", old, new, "--only-changed", "--json", json, "--markdown", md, NULL};
+  ck_assert_int_eq(run_capture(changed, out, sizeof out), KG_EXIT_PERF);
+  ck_assert_int_eq(table_rows(out, rows, 8), 2);
+  ck_assert_msg(!strncmp(rows[0], "SLOWER", 6) && strstr(rows[0], names[0]), "%s", rows[0]);
+  ck_assert_msg(!strncmp(rows[1], "FASTER", 6) && strstr(rows[1], names[1]), "%s", rows[1]);
+  char says[128];
+  snprintf(says, sizeof says, "only changed: %zu SAME cells of %zu left out of the table (--json keeps every cell)\n",
+           total - 2, total);
+  ck_assert_msg(strstr(out, says), "'%s' lacks '%s'", out, says);
+  ck_assert_msg(strstr(out, "verdicts: 1 SLOWER, 0 UNKNOWN, 0 MISSING, 1 FASTER, 0 NEW,"), "the counts are every cell's");
+  json_t *doc = json_load_file(json, 0, NULL);
+  ck_assert_ptr_nonnull(doc);
+  ck_assert_uint_eq(json_array_size(json_object_get(doc, "cells")), total); /* the JSON keeps every cell */
+  json_decref(doc);
+  char *text = kgt_slurp(md);
+  char *reg = strstr(text, "\n## Regressions\n"), *end = reg ? strstr(reg + 1, "\n## ") : NULL;
+  ck_assert_msg(reg && end, "the Markdown has a table of the regressions");
+  *end = '\0'; /* that table alone: no SAME row there */
+  ck_assert_msg(strstr(reg, "| SLOWER |") && !strstr(reg, "| SAME |") && !strstr(reg, "| FASTER |"), "%.2000s", reg);
+  free(text);
+
+  char *by_change[] = {"compare", old, new, "--only-changed", "--sort", "change", NULL};
+  ck_assert_int_eq(run_capture(by_change, out, sizeof out), KG_EXIT_PERF);
+  ck_assert_int_eq(table_rows(out, rows, 8), 2); /* -60 % before +50 % */
+  ck_assert_msg(!strncmp(rows[0], "FASTER", 6) && !strncmp(rows[1], "SLOWER", 6), "%s\n%s", rows[0], rows[1]);
+
+  char *by_name[] = {"compare", old, new, "--sort=name", NULL}, first[128];
+  ck_assert_int_eq(run_capture(by_name, out, sizeof out), KG_EXIT_PERF);
+  ck_assert_int_eq(table_rows(out, rows, 8), (int)total);
+  snprintf(first, sizeof first, "%s", rows[0]);
+  ck_assert_msg(!strncmp(first, "SAME    reduce0_divergent        i32      4194304", 49), "%s", first);
+  kgt_rmtree(dir);
+  kg_registry_reset();
+}
+END_TEST
+
 #define N(a) (int)(sizeof a / sizeof a[0])
 
 /* compare's exit code says what NEW shows (README, exit codes): 1 for a
@@ -1446,6 +1586,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_missing_option);
   tcase_add_test(core, test_cli_report_site_atomic);
   tcase_add_loop_test(core, test_cli_compare_exit_codes, 0, N(k_compare_codes));
+  tcase_add_test(core, test_cli_compare_only_changed_and_sort);
   tcase_add_loop_test(core, test_cli_readers_unknown_variant, 0, RD_N);
   suite_add_tcase(s, core);
   tcase_add_loop_test(core, test_gate_san_cell, 0, N(k_cells));
@@ -1453,6 +1594,7 @@ Suite *make_cli_suite(void) {
   tcase_set_timeout(limits, 30);
   tcase_add_test(limits, test_cli_short_and_repeated);
   tcase_add_loop_test(limits, test_cli_hello_follows_timeout, 0, N(k_mute_starts));
+  tcase_add_loop_test(limits, test_cli_no_device_said_first, 0, N(k_no_device));
   tcase_add_loop_test(limits, test_cli_interrupted_writes_results, 0, N(k_interrupts));
   tcase_add_test(limits, test_cli_interrupted_before_start);
   suite_add_tcase(s, limits);

@@ -66,7 +66,7 @@ int main(void) {
   /* KGATE_EXE in the environment runs a kgate copied elsewhere (a GPU host). */
   const char *exe = getenv("KGATE_EXE");
   char *argv[] = {(char *)(exe && *exe ? exe : KGATE_EXE), "worker", "--device", "0", NULL};
-  kg_super_opts so = {argv, 120.0, 120.0, NULL, NULL, 0, NULL};
+  kg_super_opts so = {argv, 120.0, 120.0, NULL, NULL, 0, NULL, NULL};
   kg_run_params rp = {1, 3, {0, 0, 0, 0}, {0}};
   kg_device_info dev = {0};
   double t0 = now_s();
@@ -74,7 +74,7 @@ int main(void) {
   double wall = now_s() - t0;
   kg_counts c = kg_count_results(g_results, g_results ? g_ncases : 0);
   if (rc && c.passed + c.failed + c.errored == 0) {
-    printf("check_gpu: skipped: %s\n", g_results ? err : "out of memory");
+    printf("check_gpu: skipped: %s\n", !g_results ? "out of memory" : err[0] ? err : "no worker started (no reason given)");
     return 77;
   }
   kg_report_check(stdout, g_cases, g_results, g_ncases, &dev, wall, 0);

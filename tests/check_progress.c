@@ -88,6 +88,33 @@ START_TEST(test_progress_phases) {
 }
 END_TEST
 
+/* A held phase's line waits for kg_progress_start (the first worker's
+ * hello), and its clock starts then; a phase started before it drops it
+ * (the worker never said hello); start with nothing held says nothing. */
+START_TEST(test_progress_held_phase) {
+  FILE *f = tmpfile();
+  kg_progress p;
+  g_now = 0;
+  kg_progress_init(&p, f, 0, fake_now);
+  kg_progress_phase_held(&p, "check", "2 cases on 1 device");
+  g_now = 5; /* the worker's start-up */
+  ck_assert_int_eq(ftell(f), 0);
+  kg_progress_start(&p);
+  kg_progress_start(&p);
+  g_now = 7;
+  kg_progress_case(&p, 2, 2, "b", 0);
+  kg_progress_phase_held(&p, "check", "2 cases on 1 device");
+  kg_progress_phase(&p, "reports", NULL);
+  kg_progress_start(&p);
+  char *text = contents(f);
+  ck_assert_str_eq(text, "kgate: check: 2 cases on 1 device\n"
+                         "kgate: check: done, 2 cases, 0 failed, in 2 s\n"
+                         "kgate: reports\n");
+  free(text);
+  fclose(f);
+}
+END_TEST
+
 /* A stalled phase still logs each interval; with nothing done the ETA is unknown. */
 START_TEST(test_progress_eta_unknown) {
   FILE *f = tmpfile();
@@ -164,6 +191,7 @@ Suite *make_progress_suite(void) {
   TCase *core = tcase_create("Core");
   tcase_add_test(core, test_progress_log_at_most_one_line_per_interval);
   tcase_add_test(core, test_progress_phases);
+  tcase_add_test(core, test_progress_held_phase);
   tcase_add_test(core, test_progress_eta_unknown);
   tcase_add_test(core, test_progress_tty_live_line);
   tcase_add_test(core, test_progress_phase_logs_itself);

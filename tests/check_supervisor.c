@@ -29,7 +29,7 @@ static kg_case g_cases_multi[64];
 
 static int run(char **argv, double timeout_s, const kg_case *cases, size_t n, kg_result *results, char *err,
                size_t errlen) {
-  kg_super_opts o = {argv, timeout_s, 10.0, NULL, NULL, 0, NULL};
+  kg_super_opts o = {argv, timeout_s, 10.0, NULL, NULL, 0, NULL, NULL};
   kg_run_params p = {1, 3, {0, 0, 0, 0}, {0}};
   kg_device_info dev;
   return kg_supervise(cases, n, &p, &o, results, &dev, err, errlen);
@@ -75,7 +75,7 @@ static void run_misbehaving_plan(void) {
   for (int i = 0; i < NCASES; i++) g_cases[i] = good(ns[i]);
   /* Case 1 is unsupported; were it run, the fake worker would crash on n = 13. */
   g_cases[1] = (kg_case){kg_variant_find("neighbored"), KG_F16, 13, KG_PAT_EXACT, 0, 0};
-  kg_super_opts o = {k_fake, 1.0, 10.0, on_progress, &g_progress, 0, NULL};
+  kg_super_opts o = {k_fake, 1.0, 10.0, on_progress, &g_progress, 0, NULL, NULL};
   kg_run_params p = {1, 3, {0, 0, 0, 0}, {0}};
   g_fds_before = open_fds();
   g_rc = kg_supervise(g_cases, NCASES, &p, &o, g_results, &g_dev, g_err, sizeof g_err);
@@ -262,7 +262,7 @@ START_TEST(test_supervise_start_fails) {
   kg_case c[3] = {good(1), good(2), good(3)};
   kg_result r[3];
   char err[256] = "";
-  kg_super_opts o = {argv, 1.0, 0.5, count_progress, NULL, 0, NULL};
+  kg_super_opts o = {argv, 1.0, 0.5, count_progress, NULL, 0, NULL, NULL};
   kg_run_params p = {1, 3, {0, 0, 0, 0}, {0}};
   kg_device_info dev;
   g_start_calls = 0;
@@ -329,7 +329,7 @@ START_TEST(test_supervise_two_devices) {
   kg_super_dev devs[2] = {{a0, 0}, {a1, 3}};
   kg_device_info info[2];
   kg_result r[NG * PER];
-  kg_super_opts o = {NULL, 5.0, 10.0, count_multi, NULL, 1, NULL};
+  kg_super_opts o = {NULL, 5.0, 10.0, count_multi, NULL, 1, NULL, NULL};
   kg_run_params p = {1, 3, {0, 0, 0, 0}, {0}};
   char err[256] = "";
   g_multi_calls = 0;
@@ -373,7 +373,7 @@ START_TEST(test_supervise_device_down) {
   kg_super_dev devs[2] = {{a0, 0}, {a1, 1}};
   kg_device_info info[2];
   kg_result r[6];
-  kg_super_opts o = {NULL, 5.0, 10.0, NULL, NULL, 0, NULL};
+  kg_super_opts o = {NULL, 5.0, 10.0, NULL, NULL, 0, NULL, NULL};
   kg_run_params p = {1, 3, {0, 0, 0, 0}, {0}};
   char err[256] = "";
   ck_assert_int_eq(kg_supervise_devices(c, 6, &p, &o, devs, 2, r, info, err, sizeof err), -1);
@@ -405,7 +405,7 @@ END_TEST
 START_TEST(test_supervise_san_bad_case_isolated) {
   kg_case c[3] = {good(1), good(k_bad[_i].n), good(2)};
   kg_result r[3];
-  kg_super_opts o = {k_fake, 1.0, 10.0, NULL, NULL, 0, NULL};
+  kg_super_opts o = {k_fake, 1.0, 10.0, NULL, NULL, 0, NULL, NULL};
   kg_run_params p = {1, 3, {0, 0, 0, 0}, {0}};
   kg_device_info dev;
   char err[256] = "";
@@ -555,7 +555,7 @@ static void signal_san_body(void *ctx, char *msg, size_t len) {
   pid_t killer = kgt_signal_when(pids, getpid(), sig);
   kg_case c[3] = {good(1), good(47), good(2)};
   kg_result r[3];
-  kg_super_opts o = {k_fake, 30.0, 10.0, NULL, NULL, 0, NULL};
+  kg_super_opts o = {k_fake, 30.0, 10.0, NULL, NULL, 0, NULL, NULL};
   kg_run_params p = {1, 3, {0, 0, 0, 0}, {0}};
   kg_device_info dev;
   char err[256] = "";

@@ -5,6 +5,7 @@
 # CUB, and a paired run pairs it by name with its base build.
 # usage: gpu_minmax.sh KGATE MODULE.so BUG_MODULE.so   (exit 77 without a GPU)
 set -u
+. "$(dirname "$0")/skip_gpu.sh"
 kgate=$1 mod=$2 bug=$3
 out=$(mktemp -d /tmp/kg_gpu_minmax_XXXXXX)
 trap 'rm -rf "$out"' EXIT
@@ -17,7 +18,7 @@ grep -Eq '^team_min +team +min nan:propagate ' "$out/list" || fail "list lacks t
 # 1. the whole matrix (every size of the edge list, every pattern, six dtypes)
 "$kgate" check --kernels "$mod" --variant team_min,team_max,cub_sum -q --json "$out/check.json" > "$out/check.txt" 2>&1
 code=$?
-if [ $code = 3 ]; then echo "gpu_minmax: skipped: $(tail -1 "$out/check.txt")"; exit 77; fi
+[ $code = 3 ] && skip_gpu gpu_minmax $code "$out/check.txt"
 [ $code = 0 ] || { cat "$out/check.txt"; fail "check exited $code"; }
 grep -q '"op":"max","nan":"ignore"' "$out/check.json" || fail "the results lack team_max's facts"
 echo "gpu_minmax: check: $(grep '^summary' "$out/check.txt")"

@@ -10,6 +10,7 @@
 # shipped table covers the default seed.
 # usage: ref_cache_gpu.sh KGATE   (exit 77 without a GPU)
 set -u
+. "$(dirname "$0")/skip_gpu.sh"
 kgate=$1
 out=$(mktemp -d /tmp/kg_ref_cache_XXXXXX)
 trap 'rm -rf "$out"' EXIT
@@ -33,7 +34,7 @@ cases() { grep -o '"got":"[^"]*","expected":"[^"]*"' "$out/$1.json" | sort; }
 
 run first
 code=$?
-if [ $code = 3 ]; then echo "ref_cache_gpu: skipped: $(tail -1 "$out/first.txt" "$out/first.err")"; exit 77; fi
+[ $code = 3 ] && skip_gpu ref_cache_gpu $code "$out/first.err" "$out/first.txt"
 [ $code = 0 ] || { cat "$out/first.txt" "$out/first.err"; fail "first run exited $code"; }
 [ -f "$cache" ] || fail "no cache written at $cache"
 [ "$(stat -c %a "$KGATE_REFCACHE_KEY")" = 600 ] || fail "the key is not a file of mode 0600"

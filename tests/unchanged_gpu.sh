@@ -13,6 +13,7 @@
 # with their reasons; against itself the carve-out is UNCHANGED again.
 # usage: unchanged_gpu.sh KGATE [HEAD_MODULE BASE_MODULE]   (exit 77 without a GPU)
 set -u
+. "$(dirname "$0")/skip_gpu.sh"
 kgate=$1 head=${2:-} base=${3:-}
 out=$(mktemp -d /tmp/kg_unchanged_XXXXXX)
 trap 'rm -rf "$out"' EXIT
@@ -30,7 +31,7 @@ count() { grep -o "\"verdict\":\"$2\"" "$out/$1.json" | wc -l; }
 
 run proven
 code=$?
-if [ $code = 3 ]; then echo "unchanged_gpu: skipped: $(tail -1 "$out/proven.err")"; exit 77; fi
+[ $code = 3 ] && skip_gpu unchanged_gpu $code "$out/proven.err" "$out/proven.txt"
 [ $code = 0 ] || { cat "$out/proven.txt" "$out/proven.err"; fail "the run exited $code"; }
 grep -q "6 of 12 cells proven unchanged" "$out/proven.err" || { cat "$out/proven.err"; fail "not 6 cells proven"; }
 [ "$(count proven UNCHANGED)" = 6 ] || fail "$(count proven UNCHANGED) UNCHANGED cells, not 6"

@@ -207,18 +207,23 @@ static void *new_settings(const kg_cmd *e) {
 /* OPT_CHOICE: value must be one of the row's value-name words ("allow|fail");
  * the target is 1 for the row's word, else 0. */
 static int set_choice(void *s, const kg_opt *op, const char *value, char *err, size_t errlen) {
-  char expected[128];
+  char expected[128], words[8][32];
   size_t used = 0;
   int found = 0;
-  for (const char *w = op->meta; w && used < sizeof expected;) {
-    const char *bar = strchr(w, '|');
-    size_t len = bar ? (size_t)(bar - w) : strlen(w);
-    found |= strlen(value) == len && !strncmp(value, w, len);
-    used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%.*s", used ? " or " : "", (int)len, w);
-    w = bar ? bar + 1 : NULL;
+  kg_suggest near;
+  kg_suggest_init(&near, value);
+  for (int k = 0, n = 0; op->meta[k] && n < 8 && used < sizeof expected; n++) {
+    size_t len = strcspn(op->meta + k, "|");
+    snprintf(words[n], sizeof words[n], "%.*s", (int)len, op->meta + k);
+    found |= !strcmp(value, words[n]);
+    kg_suggest_add(&near, words[n]);
+    used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s", used ? " or " : "", words[n]);
+    k += (int)len + (op->meta[k + (int)len] == '|');
   }
   if (!found) {
-    snprintf(err, errlen, "bad value '%s' for %s (expected %s)", value, op->name, expected);
+    const char *best = kg_suggest_best(&near);
+    snprintf(err, errlen, "bad value '%s' for %s%s%s%s (expected %s)", value, op->name, best ? "; did you mean '" : "",
+             best ? best : "", best ? "'?" : "", expected);
     return KG_OPT_SAID;
   }
   *(int *)field(s, op->off) = !strcmp(value, op->str);
@@ -316,19 +321,31 @@ static int option_value(const kg_opt *op, const char *eq, int argc, char **argv,
   return 0;
 }
 
+/* The option of command c (or --help) nearest to word when it looks like a
+ * typo of one, else NULL. */
+static const char *own_option_like(int c, const char *word) {
+  kg_suggest s;
+  kg_suggest_init(&s, word);
+  kg_suggest_add(&s, k_help.name);
+  kg_opt op;
+  for (size_t k = 0; cmd_option(c, k, &op); k++) kg_suggest_add(&s, op.name);
+  return kg_suggest_best(&s);
+}
+
 /* "unrecognized argument 'X'", with the nearest command or option when it
- * looks like a typo of one (commands: candidates are the command words). */
-static int unrecognized(const char *arg, size_t len, int commands, char *err, size_t errlen) {
+ * looks like a typo of one (commands: candidates are the command words;
+ * options: command c's first, then every command's). */
+static int unrecognized(const char *arg, size_t len, int commands, int c, char *err, size_t errlen) {
   char word[64];
   snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), arg);
   kg_suggest s;
   kg_suggest_init(&s, word);
   kg_opt op;
-  for (int c = 0; commands && c < NCMDS; c++) kg_suggest_add(&s, k_cmds[c].about ? k_cmds[c].word : NULL);
-  if (!commands) kg_suggest_add(&s, k_help.name);
-  for (int c = 0; !commands && c < NCMDS; c++)
-    for (size_t k = 0; k_cmds[c].about && cmd_option(c, k, &op); k++) kg_suggest_add(&s, op.name);
-  const char *best = kg_suggest_best(&s);
+  for (int d = 0; commands && d < NCMDS; d++) kg_suggest_add(&s, k_cmds[d].about ? k_cmds[d].word : NULL);
+  const char *best = commands ? kg_suggest_best(&s) : own_option_like(c, word);
+  for (int d = 0; !commands && !best && d < NCMDS; d++)
+    for (size_t k = 0; k_cmds[d].about && cmd_option(d, k, &op); k++) kg_suggest_add(&s, op.name);
+  if (!best) best = kg_suggest_best(&s);
   if (best) snprintf(err, errlen, "unrecognized argument '%s'; did you mean '%s'? (try --help)", arg, best);
   else snprintf(err, errlen, "unrecognized argument '%s' (try --help)", arg);
   return KG_EXIT_USAGE;
@@ -349,7 +366,9 @@ static int take_option(parse *p, const kg_opt *op, int own, const char *name, co
   if (!own) {
     char names[256];
     option_commands(name, strlen(name), NULL, names, sizeof names);
-    if (!names[0] || p->c == KG_CMD_WORKER) return unrecognized(argv[*i], strlen(argv[*i]), 0, err, errlen);
+    if (!names[0] || p->c == KG_CMD_WORKER) return unrecognized(argv[*i], strlen(argv[*i]), 0, p->c, err, errlen);
+    /* list --kernel: list's own --kernels before lint's --kernel (a short name is never a typo) */
+    if (own_option_like(p->c, name)) return unrecognized(argv[*i], strlen(name), 0, p->c, err, errlen);
     snprintf(err, errlen, "'%s' is an option of %s, not of %s (try kgate help %s)", name, names, p->self, p->self);
     return KG_EXIT_USAGE;
   }
@@ -369,7 +388,7 @@ static int take_bundle(parse *p, int argc, char **argv, int *i, char *err, size_
     kg_opt op;
     int own, rc;
     if (find_option(name, 2, p->c, &op, &own) || (takes_value(&op) && q[1]))
-      return unrecognized(arg, strlen(arg), 0, err, errlen);
+      return unrecognized(arg, strlen(arg), 0, p->c, err, errlen);
     if ((rc = take_option(p, &op, own, name, NULL, argc, argv, i, err, errlen))) return rc;
   }
   return 0;
@@ -387,7 +406,7 @@ static int parse_args(parse *p, int argc, char **argv, char *err, size_t errlen)
       continue;
     }
     if (rest || arg[0] != '-' || !arg[1]) { /* a positional argument ("-" alone too) */
-      if (cli->nargs >= k_cmds[p->c].entry->most) return unrecognized(arg, strlen(arg), 0, err, errlen);
+      if (cli->nargs >= k_cmds[p->c].entry->most) return unrecognized(arg, strlen(arg), 0, p->c, err, errlen);
       cli->args[cli->nargs++] = arg;
       continue;
     }
@@ -400,7 +419,7 @@ static int parse_args(parse *p, int argc, char **argv, char *err, size_t errlen)
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     kg_opt op;
     int own;
-    if (find_option(arg, len, p->c, &op, &own)) return unrecognized(arg, len, 0, err, errlen);
+    if (find_option(arg, len, p->c, &op, &own)) return unrecognized(arg, len, 0, p->c, err, errlen);
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)len, arg);
     if ((rc = take_option(p, &op, own, name, eq, argc, argv, &i, err, errlen))) return rc;
@@ -408,9 +427,24 @@ static int parse_args(parse *p, int argc, char **argv, char *err, size_t errlen)
   return 0;
 }
 
-/* The command that argv[1] (and argv[2], a sub-command) names, in *cmd.
+/* kgate history chek: "did you mean 'check'?" among the sub-words of the
+ * commands whose word is argv[1] (named: the first); 0 when none is close. */
+static int unknown_sub(int argc, char **argv, int named, char *err, size_t errlen) {
+  if (argc < 3) return 0;
+  kg_suggest s;
+  kg_suggest_init(&s, argv[2]);
+  for (int k = named; k < NCMDS; k++)
+    if (k_cmds[k].about && !strcmp(k_cmds[k].word, argv[1])) kg_suggest_add(&s, k_cmds[k].sub);
+  const char *best = kg_suggest_best(&s);
+  if (best)
+    snprintf(err, errlen, "unrecognized argument '%s'; did you mean '%s'? (try kgate %s --help)", argv[2], best, argv[1]);
+  return best != NULL;
+}
+
+/* The command that argv[1] (and argv[2], a sub-command) names, in *cmd;
+ * kgate history --help: help, and *group the first history command.
  * 0, or KG_EXIT_USAGE with the message in err. */
-static int find_command(int argc, char **argv, int *cmd, char *err, size_t errlen) {
+static int find_command(int argc, char **argv, int *cmd, int *group, char *err, size_t errlen) {
   for (size_t a = 0; a < sizeof k_aliases / sizeof k_aliases[0]; a++)
     if (!strcmp(argv[1], k_aliases[a].alias)) return *cmd = (int)k_aliases[a].cmd, 0;
   int c = 0, named = -1;
@@ -419,7 +453,10 @@ static int find_command(int argc, char **argv, int *cmd, char *err, size_t errle
     if (named < 0) named = c;
     if (!k_cmds[c].sub || (argc > 2 && !strcmp(argv[2], k_cmds[c].sub))) break;
   }
-  if (c == NCMDS && named < 0) return unrecognized(argv[1], strlen(argv[1]), 1, err, errlen);
+  if (c == NCMDS && named < 0) return unrecognized(argv[1], strlen(argv[1]), 1, 0, err, errlen);
+  if (c == NCMDS && argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+    return *cmd = KG_CMD_HELP, *group = named, 0;
+  if (c == NCMDS && unknown_sub(argc, argv, named, err, errlen)) return KG_EXIT_USAGE;
   if (c == NCMDS) { /* the command exists, its sub-command does not: name every form */
     size_t used = (size_t)snprintf(err, errlen, "expected");
     for (int k = named; k < NCMDS && used < errlen; k++)
@@ -448,7 +485,7 @@ static int help_topic(int argc, char **argv, kg_help_opts *h, char *err, size_t 
   kg_help_opts topic = {argv[2], argc > 3 ? argv[3] : NULL};
   for (int c = 0; c < NCMDS; c++)
     if (is_topic(c, &topic)) return *h = topic, 0;
-  return unrecognized(argv[2], strlen(argv[2]), 1, err, errlen);
+  return unrecognized(argv[2], strlen(argv[2]), 1, 0, err, errlen);
 }
 
 /* What the command cannot do without: its positional arguments, an option it names. */
@@ -472,9 +509,10 @@ int kg_cli_parse(int argc, char **argv, kg_cli *cli, char *err, size_t errlen) {
     return KG_EXIT_USAGE;
   }
   parse p = {cli, 0, "", 0};
-  int rc;
-  if ((rc = find_command(argc, argv, &p.c, err, errlen))) return rc;
+  int rc, group = -1;
+  if ((rc = find_command(argc, argv, &p.c, &group, err, errlen))) return rc;
   if (become(cli, p.c)) return snprintf(err, errlen, "out of memory"), KG_EXIT_USAGE;
+  if (group >= 0) return *(kg_help_opts *)cli->settings = (kg_help_opts){k_cmds[group].word, NULL}, 0;
   if (!strcmp(argv[1], "help")) return help_topic(argc, argv, cli->settings, err, errlen);
   if (k_cmds[p.c].sub) cmd_words(p.c, p.self, sizeof p.self);
   else snprintf(p.self, sizeof p.self, "%s", argv[1]);

@@ -1,6 +1,19 @@
 /* kgate compare OLD NEW: two results (or a baseline and a result) offline (gate.c). */
 #include "gate.h"
 #include "options.h"
+#include "suggest.h"
+#include "verdict.h"
+
+static const char *order_word(int k) { return kg_cmp_order_name(k); }
+
+/* --sort verdict|change|name. */
+static int set_sort(void *settings, const char *value, char *err, size_t errlen) {
+  if (kg_suggest_list(value, "--sort key", order_word, KG_NCMP_ORDERS, err, errlen)) return KG_OPT_SAID;
+  int order = kg_cmp_order_parse(value);
+  if (order < 0) return KG_OPT_BAD; /* a list of them */
+  ((kg_compare_opts *)settings)->sort = order;
+  return 0;
+}
 
 #define KG_SETTINGS kg_compare_opts
 static const kg_opt k_rows[] = {
@@ -8,6 +21,10 @@ static const kg_opt k_rows[] = {
     KG_ROW_PLOTS(plots),
     KG_OPTION("--missing", NULL, OPT_CHOICE(allow_missing, "allow"), "allow|fail",
               "whether cells of OLD that NEW lacks fail (exit 1, the default) or not"),
+    KG_OPTION("--only-changed", NULL, OPT_FLAG(only_changed), NULL,
+              "leave the SAME cells out of the printed table and say how many (--json keeps every cell)"),
+    KG_OPTION("--sort", NULL, OPT_CALLBACK(set_sort), "verdict|change|name",
+              "the table's order: verdict (default; regressions first), change (largest |change| first), name"),
     KG_OPTION("--json", NULL, OPT_STR(json, NULL), "FILE",
               "the counts and every cell's verdict as JSON (docs/schema/compare.schema.json); - for stdout"),
 };

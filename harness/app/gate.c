@@ -10,6 +10,7 @@
 
 #include "baseline.h"
 #include "command.h"
+#include "dtype.h"
 #include "escape.h"
 #include "exitcode.h"
 #include "export.h"
@@ -20,6 +21,7 @@
 #include "module.h"
 #include "pairrun.h"
 #include "plan.h"
+#include "pattern.h"
 #include "progress.h"
 #include "refpin.h"
 #include "publish.h"
@@ -29,11 +31,15 @@
 #include "sanitize.h"
 #include "selftest.h"
 #include "sizes.h"
+#include "suggest.h"
 #include "supervisor.h"
 #include "verdict.h"
 
 
 /* The supervisor's progress callback: progress.h draws it, on a terminal or in a log. */
+/* The first worker said hello: the held phase line (check_pass). */
+static void progress_started(void *ctx) { kg_progress_start(ctx); }
+
 static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c, const kg_result *r) {
   char label[160];
   kg_case_label(c, label, sizeof label);
@@ -684,9 +690,8 @@ static int gate_finish(const kg_gate_opts *go, kg_run *run, kg_counts c, int env
   kg_baseline_path(go->baseline_dir, run->meta.dev.name, base, sizeof base);
   if (timing && measured) bad_baseline = compare_with_baseline(go, run, &cmp, &have_cmp) != 0;
   run->meta.phases.reports_s = kg_now_s() - t0; /* the model below says it: the terminal's lines take no more */
-  if (env) fprintf(stderr, "kgate: %s\n", err);
   /* What the results cannot say: the environment that stopped the run (its
-   * one line above), a baseline that could not be used. The verdict, and so
+   * one line, said before the reports phase), a baseline that could not be used. The verdict, and so
    * the exit code, is the report model's (rmodel.h). */
   kg_rm_gate gate = {.baseline = base,
                      .environment = env ? err : pair_env ? "the paired rounds could not run (the log says why)" : NULL,
@@ -797,7 +802,8 @@ static int check_pass(gate *g, int paired, const kg_run_params *rp, const kg_sup
   const char *s = g->ndev == 1 ? "" : "s";
   if (ntimed) snprintf(detail, sizeof detail, "%zu cases, %zu of them timed, on %d device%s", n, ntimed, g->ndev, s);
   else snprintf(detail, sizeof detail, "%zu cases on %d device%s", n, g->ndev, s);
-  kg_progress_phase(&g->prog, ntimed ? "check and timing" : "check", detail);
+  /* said once a worker says hello: a worker that cannot start says why first */
+  kg_progress_phase_held(&g->prog, ntimed ? "check and timing" : "check", detail);
   int env = sent ? kg_supervise_devices(sent, n, rp, so, w->sdev, (size_t)g->ndev, g->run.results, g->devs, err, errlen)
                  : (snprintf(err, errlen, "out of memory"), -1);
   free(sent);
@@ -849,7 +855,7 @@ static int gate_run(const kg_gate_opts *go) {
   kg_progress_init(&g.prog, go->quiet ? NULL : stderr, isatty(STDERR_FILENO), NULL);
   /* --timeout bounds the hello too: CUDA start-up and the roofline take seconds, not minutes. */
   kg_super_opts so = {worker_cmd_make(&cmd, worker, go->device, go->timing, &go->mods, 0, 0), go->timeout_s,
-                      go->timeout_s, show_progress, &g.prog, go->timing, &g.startup_s};
+                      go->timeout_s, show_progress, &g.prog, go->timing, &g.startup_s, progress_started};
   kg_run_params rp = {go->seed, go->repeats, go->time, go->paired.pair};
   rp.pair.on = 0, rp.pair.module = 1, rp.pair.base_variant = -1; /* paired rounds: the same name in the base module */
   if (!(g.run.results = calloc(g.run.n, sizeof *g.run.results)) || lint_start(go, &g.run, &g.lj))
@@ -882,6 +888,7 @@ static int gate_run(const kg_gate_opts *go) {
   int pair_env = paired && measured && !env ? paired_pass(go, &g, &rp, &so, &w) : 0;
   code_free(&g.cj);
   if (lint_join(&g.lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
+  if (env) fprintf(stderr, "kgate: %s\n", err); /* no driver, no device: said before the reports */
   kg_progress_phase(&g.prog, "reports", NULL);
   return gate_end(&g, gate_finish(go, &g.run, c, env, pair_env, err));
 }
@@ -904,6 +911,22 @@ int kg_gate_run(const kg_gate_opts *go) {
   kg_super_trap(0);
   unseal_bases();
   return code;
+}
+
+/* compare's table: its rows in --sort's order, the SAME ones left out
+ * with --only-changed and counted in a line of their own. */
+static void print_comparison(FILE *out, const kg_comparison *cmp, const kg_compare_opts *co) {
+  kg_comparison view;
+  if (kg_comparison_view(cmp, (kg_cmp_order)co->sort, co->only_changed, &view)) {
+    fprintf(stderr, "kgate: out of memory for the comparison's table\n");
+    return;
+  }
+  kg_report_compare(out, &view);
+  size_t left = cmp->n - view.n;
+  if (co->only_changed)
+    fprintf(out, "only changed: %zu SAME cell%s of %zu left out of the table (--json keeps every cell)\n", left,
+            left == 1 ? "" : "s", cmp->n);
+  kg_comparison_free(&view);
 }
 
 int kg_gate_compare(const kg_compare_opts *co) {
@@ -930,7 +953,7 @@ int kg_gate_compare(const kg_compare_opts *co) {
     fprintf(stderr, "kgate: %s\n", err);
   } else {
     FILE *out = co->json && !strcmp(co->json, "-") ? stderr : stdout; /* --json -: stdout is the JSON alone */
-    kg_report_compare(out, &cmp);
+    print_comparison(out, &cmp, co);
     /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
      * shard, a narrower run): a correctness failure unless --missing allow. */
     size_t missing = cmp.count[KG_V_MISSING];
@@ -944,7 +967,11 @@ int kg_gate_compare(const kg_compare_opts *co) {
     /* The verdict is the report model's, as the run's was (rmodel.h). */
     kg_rm_gate gate = {.baseline = co->old_path, .missing_fails = !co->allow_missing};
     kg_rm_verdict verdict;
-    int bad_reports = write_run_reports(co->reports, &run, &cmp, &gate, out, &verdict) != 0;
+    /* the reports' tables in --sort's order too, every row (the Markdown's lists no SAME one) */
+    kg_comparison sorted;
+    int bad_reports = kg_comparison_view(&cmp, (kg_cmp_order)co->sort, 0, &sorted) ||
+                      write_run_reports(co->reports, &run, &sorted, &gate, out, &verdict) != 0;
+    kg_comparison_free(&sorted);
     if (co->json && kg_comparison_write(co->json, &cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
       bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
     int plots = co->plots ? kg_publish_charts(co->plots, &run, 0, &cmp, co->old_path) : KG_EXIT_OK;
@@ -1005,6 +1032,23 @@ int kg_gate_set_sanitize(void *s, const char *value, char *err, size_t errlen) {
   unsigned mask;
   if (kg_san_parse_tools(value, &mask, err, errlen)) return KG_OPT_SAID;
   ((kg_gate_opts *)s)->sanitize = value;
+  return 0;
+}
+
+static const char *dtype_word(int i) { return kg_dtype_get((kg_dtype)i)->name; }
+static const char *pattern_word(int i) { return kg_pattern_name((kg_pattern)i); }
+
+/* --dtype and --pattern: each word of the list checked here, so a typo gets
+ * the nearest one (F32: f32) before anything runs. */
+int kg_gate_set_dtypes(void *s, const char *value, char *err, size_t errlen) {
+  if (kg_suggest_list(value, "dtype", dtype_word, KG_NDTYPES, err, errlen)) return KG_OPT_SAID;
+  ((kg_gate_opts *)s)->plan.dtypes = value;
+  return 0;
+}
+
+int kg_gate_set_patterns(void *s, const char *value, char *err, size_t errlen) {
+  if (kg_suggest_list(value, "pattern", pattern_word, KG_NPATTERNS, err, errlen)) return KG_OPT_SAID;
+  ((kg_gate_opts *)s)->plan.patterns = value;
   return 0;
 }
 

@@ -63,6 +63,8 @@ typedef struct kg_compare_opts {
   const char *plots;                /* --plots DIR: the comparison chart */
   int allow_missing;                /* --missing allow: cells of OLD that NEW lacks do not fail */
   const char *json;                 /* --json FILE: the counts and every cell's verdict */
+  int only_changed;                 /* --only-changed: the printed table without its SAME rows */
+  int sort;                         /* --sort: the printed rows' order (kg_cmp_order) */
 } kg_compare_opts;
 
 /* selftest. */
@@ -97,6 +99,8 @@ void kg_gate_opts_init(void *go);
 int kg_gate_opts_gpu_free(const void *go);
 void kg_gate_opts_free(void *go);
 int kg_gate_set_sanitize(void *go, const char *value, char *err, size_t errlen);
+int kg_gate_set_dtypes(void *go, const char *value, char *err, size_t errlen);
+int kg_gate_set_patterns(void *go, const char *value, char *err, size_t errlen);
 int kg_gate_set_shard(void *go, const char *value, char *err, size_t errlen);
 int kg_gate_set_devices(void *go, const char *value, char *err, size_t errlen);
 

@@ -3,19 +3,30 @@
 #include "label.h"
 
 void kg_progress_init(kg_progress *p, FILE *out, int tty, double (*now)(void)) {
-  *p = (kg_progress){out, tty, KG_PROGRESS_INTERVAL_S, now ? now : kg_now_s, 0, 0, -1, "run", 0, 1};
+  *p = (kg_progress){out, tty, KG_PROGRESS_INTERVAL_S, now ? now : kg_now_s, 0, 0, -1, "run", 0, 1, ""};
   p->t0 = p->phase_t0 = p->now();
 }
 
-void kg_progress_phase(kg_progress *p, const char *phase, const char *detail) {
+void kg_progress_phase_held(kg_progress *p, const char *phase, const char *detail) {
   snprintf(p->phase, sizeof p->phase, "%s", phase);
+  snprintf(p->held, sizeof p->held, "kgate: %s%s%s\n", phase, detail ? ": " : "", detail ? detail : "");
   p->phase_t0 = p->now();
   p->last = p->phase_t0 - 1; /* no count line yet */
   p->failed = 0;
   p->counts = 1;
-  if (!p->out || p->tty) return;
-  fprintf(p->out, "kgate: %s%s%s\n", phase, detail ? ": " : "", detail ? detail : "");
-  fflush(p->out);
+}
+
+void kg_progress_start(kg_progress *p) {
+  if (!p->held[0]) return;
+  p->phase_t0 = p->now();
+  p->last = p->phase_t0 - 1;
+  if (p->out && !p->tty) fputs(p->held, p->out), fflush(p->out);
+  p->held[0] = '\0';
+}
+
+void kg_progress_phase(kg_progress *p, const char *phase, const char *detail) {
+  kg_progress_phase_held(p, phase, detail);
+  kg_progress_start(p);
 }
 
 void kg_progress_case(kg_progress *p, size_t done, size_t total, const char *label, int failed) {

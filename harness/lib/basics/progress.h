@@ -24,12 +24,19 @@ typedef struct kg_progress {
   size_t failed;       /* failed or errored cases in this phase */
   int counts;          /* not a terminal: the count and done lines (a phase sets 1; 0 where the
                         * phase logs itself, as the paired rounds do a line per round) */
+  char held[224];      /* a held phase's line, until kg_progress_start; "" when none */
 } kg_progress;
 
 /* out NULL: silent; tty: whether out is a terminal; now NULL: kg_now_s. */
 void kg_progress_init(kg_progress *p, FILE *out, int tty, double (*now)(void));
 /* A phase starts; not a terminal: "kgate: PHASE: DETAIL" (DETAIL may be NULL). */
 void kg_progress_phase(kg_progress *p, const char *phase, const char *detail);
+/* The same, its line held until kg_progress_start (a later phase drops it):
+ * a phase whose work begins once a worker says hello, so that a worker that
+ * cannot start (no driver, no device) is said before the plan's line. */
+void kg_progress_phase_held(kg_progress *p, const char *phase, const char *detail);
+/* Says a held phase's line, and its clock starts now; nothing when none is held. */
+void kg_progress_start(kg_progress *p);
 /* Case done of total finished (label names it; failed: it failed or errored).
  * The last case of a phase ends it: on a terminal the live line is cleared;
  * in a log "kgate: PHASE: done, N cases, F failed, in S s". */

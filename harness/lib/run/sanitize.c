@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "suggest.h"
+
 static const char *const k_tools[KG_NSAN] = {"memcheck", "racecheck", "synccheck", "initcheck"};
 
 const char *kg_san_tool_name(kg_san_tool t) { return (unsigned)t < KG_NSAN ? k_tools[t] : "?"; }
@@ -25,8 +27,15 @@ int kg_san_parse_tools(const char *list, unsigned *mask, char *err, size_t errle
         found = t;
       }
     if (found < 0) {
-      snprintf(err, errlen, "unknown sanitizer tool '%.*s' (memcheck, racecheck, synccheck, initcheck)", (int)len,
-               p);
+      char item[64];
+      snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+      kg_suggest near;
+      kg_suggest_init(&near, item);
+      kg_suggest_add(&near, "all");
+      for (int t = 0; t < KG_NSAN; t++) kg_suggest_add(&near, k_tools[t]);
+      const char *best = kg_suggest_best(&near);
+      snprintf(err, errlen, "unknown sanitizer tool '%.*s'%s%s%s (memcheck, racecheck, synccheck, initcheck)", (int)len,
+               p, best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
       return -1;
     }
     if (!p[len]) break;

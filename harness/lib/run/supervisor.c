@@ -282,6 +282,7 @@ typedef struct slot {
 } slot;
 
 typedef struct multi {
+  int started; /* a worker has said hello (o->started called) */
   const kg_case *cases;
   size_t ncases, qpos; /* qpos: the first case of the next group not handed out */
   size_t *orph_a, *orph_b, norph; /* groups (rests of) left by dead devices */
@@ -445,6 +446,8 @@ static void on_hello(multi *m, size_t k, int got, char *line) {
     return;
   }
   s->state = S_IDLE;
+  if (!m->started && m->o->started) m->o->started(m->o->progress_ctx);
+  m->started = 1;
   s->said_hello = 1;
   if (m->o->startup_s) *m->o->startup_s += kg_now_s() - s->spawned;
   const kg_device_info *devs = m->devs;

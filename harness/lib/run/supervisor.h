@@ -60,6 +60,9 @@ typedef struct kg_super_opts {
   /* Adds each worker's start-up, its spawn to its hello (CUDA, the modules,
    * the roofline), in seconds, for the phase times; NULL: not counted. */
   double *startup_s;
+  /* kg_supervise_devices: called with progress_ctx once, when the first
+   * worker says hello (the gate's phase line waits for it); NULL: none. */
+  void (*started)(void *ctx);
 } kg_super_opts;
 
 /* One device of a multi-GPU run: its worker's argv and its CUDA index. */

@@ -1,6 +1,7 @@
 #include "verdict.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,15 +75,32 @@ static size_t variant_rank(const char *name) {
   return v < 0 ? kg_nvariants : (size_t)v;
 }
 
-static int row_cmp(const void *pa, const void *pb) {
+/* Variant (registry order), dtype, n. */
+static int name_cmp(const void *pa, const void *pb) {
   const kg_cmp_row *a = pa, *b = pb;
-  if (a->verdict != b->verdict) return kg_verdict_rank(a->verdict) - kg_verdict_rank(b->verdict);
   size_t va = variant_rank(a->variant), vb = variant_rank(b->variant);
   if (va != vb) return va < vb ? -1 : 1;
   int c = strcmp(a->variant, b->variant); /* orders unknown names among themselves */
   if (c) return c;
   if (a->dtype != b->dtype) return a->dtype < b->dtype ? -1 : 1;
   return a->n < b->n ? -1 : a->n > b->n;
+}
+
+/* The report order: verdict (kg_verdict_rank), then name. */
+static int row_cmp(const void *pa, const void *pb) {
+  const kg_cmp_row *a = pa, *b = pb;
+  if (a->verdict != b->verdict) return kg_verdict_rank(a->verdict) - kg_verdict_rank(b->verdict);
+  return name_cmp(a, b);
+}
+
+/* Largest |change| first; rows without both times last; then name. */
+static int change_cmp(const void *pa, const void *pb) {
+  const kg_cmp_row *a = pa, *b = pb;
+  int ta = a->base_us > 0 && a->now_us > 0, tb = b->base_us > 0 && b->now_us > 0;
+  if (ta != tb) return tb - ta;
+  double ca = fabs(a->change), cb = fabs(b->change);
+  if (ta && ca != cb) return ca > cb ? -1 : 1;
+  return name_cmp(a, b);
 }
 
 /* Merges the two key-sorted lists into rows. */
@@ -157,6 +175,32 @@ int kg_compare(const kg_baseline *base, const kg_baseline *now, double tol_overr
   for (size_t i = 0; i < out->n; i++) out->count[out->rows[i].verdict]++;
   version_warning(&base->dev, &now->dev, out->warning, sizeof out->warning);
   if (out->cross_card) card_warning(&base->dev, &now->dev, tol_override_pct > 0, out->warning, sizeof out->warning);
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  int (*cmp)(const void *, const void *);
+} k_orders[KG_NCMP_ORDERS] = {[KG_CMP_BY_VERDICT] = {"verdict", row_cmp},
+                              [KG_CMP_BY_CHANGE] = {"change", change_cmp},
+                              [KG_CMP_BY_NAME] = {"name", name_cmp}};
+
+const char *kg_cmp_order_name(int order) { return order >= 0 && order < KG_NCMP_ORDERS ? k_orders[order].name : "?"; }
+
+int kg_cmp_order_parse(const char *name) {
+  for (int k = 0; k < KG_NCMP_ORDERS; k++)
+    if (!strcmp(name, k_orders[k].name)) return k;
+  return -1;
+}
+
+int kg_comparison_view(const kg_comparison *c, kg_cmp_order order, int only_changed, kg_comparison *view) {
+  *view = *c;
+  view->rows = malloc((c->n ? c->n : 1) * sizeof *view->rows);
+  if (!view->rows) return view->n = 0, -1;
+  view->n = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (!only_changed || c->rows[i].verdict != KG_V_SAME) view->rows[view->n++] = c->rows[i];
+  qsort(view->rows, view->n, sizeof *view->rows, k_orders[order].cmp);
   return 0;
 }
 

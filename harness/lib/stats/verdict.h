@@ -44,6 +44,17 @@ int kg_compare(const kg_baseline *base, const kg_baseline *now, double tol_overr
                char *err, size_t errlen);
 void kg_comparison_free(kg_comparison *c);
 
+/* The orders compare --sort prints the rows in: verdict (the rows' own,
+ * regressions first), change (largest |change| first; rows without both
+ * times last), name (variant in registry order, dtype, n); ties by name. */
+typedef enum kg_cmp_order { KG_CMP_BY_VERDICT, KG_CMP_BY_CHANGE, KG_CMP_BY_NAME, KG_NCMP_ORDERS } kg_cmp_order;
+const char *kg_cmp_order_name(int order); /* "verdict", "change", "name" */
+int kg_cmp_order_parse(const char *name);  /* the order, or -1 */
+/* A copy of c to print: its rows in order, without the SAME ones when
+ * only_changed (c->n - view->n left out); counts and warning are c's, for
+ * every cell. Free it with kg_comparison_free. 0, or -1 out of memory. */
+int kg_comparison_view(const kg_comparison *c, kg_cmp_order order, int only_changed, kg_comparison *view);
+
 /* A step change: a case whose time moved between a run and the latest
  * earlier run that timed it, by the rule of the verdicts (beyond the
  * tolerance and with separated quartiles), so noise is not flagged. */

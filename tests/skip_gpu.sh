@@ -1,0 +1,11 @@
+# Sourced by the GPU tests: skip_gpu NAME CODE FILE... prints the one line of
+# a skip, "NAME: skipped: REASON", and exits 77. REASON is the first line
+# kgate wrote that starts "kgate: " (a worker that cannot start is said
+# first, before any progress line), else the exit code.
+skip_gpu() {
+  local name=$1 code=$2 why
+  shift 2
+  why=$(cat "$@" 2>/dev/null | grep -m1 '^kgate: ' | cut -c8-)
+  echo "$name: skipped: ${why:-kgate exited $code and said no reason}"
+  exit 77
+}
