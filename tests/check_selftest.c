@@ -364,6 +364,12 @@ START_TEST(test_selftest_without_sanitizer) {
   o.only = "mut_index32";
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 0);
   ck_assert_int_eq(rows[0].outcome, KG_ST_SKIPPED);
+  ck_assert_str_eq(rows[0].observed, "skipped: needs n > 2^31 (17 GiB of device memory) and --huge");
+  o.mem_bytes = (uint64_t)16 << 30; /* a 16 GiB card: the row says why */
+  ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 0);
+  ck_assert_str_eq(rows[0].observed,
+                   "skipped: needs n > 2^31 (17 GiB of device memory), the card has 16.0 GiB (--huge forces it)");
+  ck_assert(kg_st_huge_bytes() > (uint64_t)16 << 30 && kg_st_huge_bytes() < (uint64_t)20 << 30);
 }
 END_TEST
 

@@ -511,8 +511,13 @@ static int gate_selftest(const kg_selftest_opts *so) {
   if (!have_san) fprintf(stderr, "kgate: %s: the sanitizer mutants will not run\n", why);
   /* --timeout keeps its meaning; its default (60 s) is long for the hanging mutant. */
   /* the fence mutants: the lint of their module */
-  kg_st_opts o = {argv,      have_san ? san : NULL, so->only, so->huge, so->timeout_s == 60 ? 20 : so->timeout_s,
-                  so->quiet, so->paired,            mods.mutants};
+  kg_st_opts o = {.worker_argv = argv, .sanitizer = have_san ? san : NULL, .only = so->only, .huge = so->huge,
+                  .timeout_s = so->timeout_s == 60 ? 20 : so->timeout_s, .quiet = so->quiet, .paired = so->paired,
+                  .lint_module = mods.mutants};
+  /* the huge tier runs by default where the card has its memory */
+  kg_device_info dev = {0};
+  if (!o.huge && kg_supervise_probe(argv, 60, &dev, err, sizeof err) == 0)
+    o.mem_bytes = dev.mem_bytes > 0 ? (uint64_t)dev.mem_bytes : 0, o.huge = o.mem_bytes >= kg_st_huge_bytes();
   err[0] = '\0';
   kg_st_row *rows = calloc(kg_nmutants ? kg_nmutants : 1, sizeof *rows);
   size_t n = 0;

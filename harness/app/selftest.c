@@ -41,6 +41,11 @@ static int sanitizer_tool_of(kg_expect e) {
                                     : -1;
 }
 
+uint64_t kg_st_huge_bytes(void) {
+  /* its i32 input and the worker's pristine copy, plus 1 GiB for the rest */
+  return 2 * (uint64_t)KG_ST_HUGE_N * 4 + ((uint64_t)1 << 30);
+}
+
 int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases) {
   const kg_mutant_info *mi = &kg_mutants[m];
   int base = kg_variant_find(mi->base);
@@ -315,8 +320,13 @@ static int not_run_here(const kg_st_opts *o, const kg_mutant_info *mi, kg_st_row
   }
   if (mi->expect == KG_EXPECT_HUGE && !o->huge) {
     row->outcome = KG_ST_SKIPPED;
-    snprintf(row->observed, sizeof row->observed,
-             "skipped: needs n > 2^31 (16 GiB+ of device memory) and --huge");
+    if (o->mem_bytes)
+      snprintf(row->observed, sizeof row->observed,
+               "skipped: needs n > 2^31 (%.0f GiB of device memory), the card has %.1f GiB (--huge forces it)",
+               (double)kg_st_huge_bytes() / (1 << 30), (double)o->mem_bytes / (1 << 30));
+    else
+      snprintf(row->observed, sizeof row->observed, "skipped: needs n > 2^31 (%.0f GiB of device memory) and --huge",
+               (double)kg_st_huge_bytes() / (1 << 30));
     return 1;
   }
   return 0;

@@ -7,6 +7,7 @@
 #define KG_SELFTEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "plan.h"
@@ -32,7 +33,8 @@ typedef struct kg_st_opts {
   char *const *worker_argv; /* kgate worker --device N */
   const char *sanitizer;    /* compute-sanitizer's path; NULL when missing */
   const char *only;         /* comma-separated mutant names, NULL for all */
-  int huge;                 /* run the mutant that needs n > 2^31 (8 GiB+ of device memory) */
+  int huge;                 /* run the mutant that needs n > 2^31 (--huge, or the card has the memory) */
+  uint64_t mem_bytes;       /* the card's memory (0: unknown), for the huge row's word when skipped */
   double timeout_s;         /* watchdog per case (the hang mutant waits this long); default 20 */
   int quiet;
   /* the paired rows (slowdowns and the A/A control), as `run --base-kernels` takes them */
@@ -45,6 +47,8 @@ typedef struct kg_st_opts {
 /* The cases that exercise mutant m (mutant cases first, then the base's
  * control cases, same dtypes, sizes and patterns). *cases is malloc'ed. */
 int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases);
+/* The device memory the huge-tier mutant needs (input, pristine copy, margin). */
+uint64_t kg_st_huge_bytes(void);
 
 /* Bit mask over kg_expect of what one result shows; tool is the sanitizer
  * the run used (KG_EXPECT_MEMCHECK..SYNCCHECK), or -1. */
