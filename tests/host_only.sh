@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The host-only kgate (built without CUDA): each device command exits 3 with
-# one line that says why; the CUDA-free commands work on committed results.
-# Usage: host_only.sh KGATE SOURCE_DIR
+# one line that says why; the CUDA-free commands work on committed results, and
+# list describes a team's module.
+# Usage: host_only.sh KGATE SOURCE_DIR [TEST_MODULES_DIR]
 set -u
 kgate=$1 src=$2
+mods=${3:-}
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -31,6 +33,18 @@ fi
 grep -q '^kgate [0-9]' "$tmp/out" || { echo "FAIL kgate --version printed:"; cat "$tmp/out"; fail=1; }
 "$kgate" list >"$tmp/out" || { echo "FAIL kgate list"; fail=1; }
 grep -q '^kgate_single_pass ' "$tmp/out" || { echo "FAIL kgate list lacks kgate_single_pass"; fail=1; }
+# A team's module described without a GPU (worker --describe): its variants
+# listed beside kgate's, a module of another ABI refused in one line, exit 2.
+if [ -n "$mods" ]; then
+  "$kgate" list --kernels "$mods/libkg_testmod_good.so" >"$tmp/out" 2>"$tmp/err" &&
+    grep -q '^first  ' "$tmp/out" && grep -q '^second  .* in-place' "$tmp/out" ||
+    { echo "FAIL kgate list --kernels on the host-only build:"; cat "$tmp/out" "$tmp/err"; fail=1; }
+  "$kgate" list --kernels "$mods/libkg_testmod_abi.so" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q 'built for kernel ABI 99' "$tmp/err"; then
+    echo "FAIL kgate list --kernels of another ABI: exit $rc (want 2)"; cat "$tmp/err"; fail=1
+  fi
+fi
 
 # Two runs of the same card: a comparison, its verdict table, no device.
 "$kgate" compare "$src/tests/data/h200-run1.json" "$src/tests/data/h200-run2.json" >"$tmp/out" 2>"$tmp/err"
@@ -45,5 +59,5 @@ if command -v gnuplot >/dev/null; then
     { echo "FAIL kgate plot"; cat "$tmp/err"; fail=1; }
   ls "$tmp/plots"/*.png >/dev/null 2>&1 || { echo "FAIL kgate plot drew no PNG"; fail=1; }
 fi
-[ "$fail" = 0 ] && echo "host-only kgate: device commands exit 3, --plan/list/compare/plot work"
+[ "$fail" = 0 ] && echo "host-only kgate: device commands exit 3, --plan/list/list --kernels/compare/plot work"
 exit "$fail"
