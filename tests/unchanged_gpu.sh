@@ -43,10 +43,17 @@ for v in cub_sum kgate_single_pass; do
 done
 grep -q "is paired: not proven unchanged (.*\(capturing\|second call\|launch attribute\)" "$out/proven.err" &&
   { cat "$out/proven.err"; fail "a variant tripped the capture checks"; }
-# each case timed once: twelve timed cases with samples
+# the UNCHANGED cells are not timed: the six paired cells' cases alone have samples
 timed=$(grep -o '"samples":[1-9][0-9]*' "$out/proven.json" | wc -l)
-[ "$timed" -ge 12 ] || fail "$timed timed cases, not 12"
+[ "$timed" = 6 ] || fail "$timed timed cases, not 6 (the UNCHANGED cells timed?)"
 grep -q "^kgate-roofline 1 GPU-" "$KGATE_CACHE_DIR/roofline.txt" || fail "no roofline kept"
+# --absolute-unchanged: the same six UNCHANGED, and every case timed once
+run absolute --absolute-unchanged
+code=$?
+[ $code = 0 ] || { cat "$out/absolute.txt" "$out/absolute.err"; fail "the --absolute-unchanged run exited $code"; }
+[ "$(count absolute UNCHANGED)" = 6 ] || fail "$(count absolute UNCHANGED) UNCHANGED cells with --absolute-unchanged, not 6"
+timed=$(grep -o '"samples":[1-9][0-9]*' "$out/absolute.json" | wc -l)
+[ "$timed" -ge 12 ] || fail "$timed timed cases with --absolute-unchanged, not 12"
 run timed --time-unchanged
 code=$?
 [ $code = 0 ] || { cat "$out/timed.txt" "$out/timed.err"; fail "the --time-unchanged run exited $code"; }
@@ -57,7 +64,7 @@ r2=$(grep -o '"roofline_gbps":[0-9.]*' "$out/timed.json" | head -1 | cut -d: -f2
 # the file keeps one decimal: the second run reads the first's value to within 0.05 GB/s
 awk -v a="$r1" -v b="$r2" 'BEGIN { d = a - b; exit !(a > 0 && d < 0.051 && d > -0.051) }' ||
   fail "the second run did not read the kept roofline ($r1, $r2)"
-echo "unchanged_gpu: 6 cells UNCHANGED with their evidence and timed once, 6 paired for __device__ data; --time-unchanged pairs them; the roofline kept ($r1)"
+echo "unchanged_gpu: 6 cells UNCHANGED with their evidence, untimed (--absolute-unchanged times them once), 6 paired for __device__ data; --time-unchanged pairs them; the roofline kept ($r1)"
 [ -n "$head" ] || exit 0
 
 team() { # name, base module
