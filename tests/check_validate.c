@@ -290,7 +290,7 @@ END_TEST
 
 /* A history with one bad line (edited by hand, or written by an older kgate)
  * fails `history plot` and `report --history` with the line named, and
- * `history add` too, leaving the file alone (README: History). */
+ * `history add` too, leaving the file alone (docs/charts-and-page.md, "History"). */
 START_TEST(test_validate_history_bad_line) {
   char hist[128], res[128], out[128], err[512] = "";
   in_dir(hist, sizeof hist, "h.jsonl");

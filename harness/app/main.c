@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     return KG_EXIT_USAGE;
   }
 #ifdef KG_HOST_ONLY
-  /* The host-only build has no device layer (README: Install): commands.def's GPU column. */
+  /* The host-only build has no device layer (docs/install.md): commands.def's GPU column. */
   if (kg_cli_needs_gpu(&cli)) {
     fprintf(stderr, "kgate: %s needs a GPU build: this kgate is host-only (built without CUDA)\n", argv[1]);
     kg_cli_free(&cli);

@@ -7,7 +7,7 @@
 //
 //   template <typename T> int launch(const T *in, size_t n, void *out, void *scratch, cudaStream_t s);
 //   size_t scratch(int dtype, size_t n);   // device bytes launch needs
-//   double depth(size_t n);                // kgate::depth_any_order(n) when unsure (README)
+//   double depth(size_t n);                // kgate::depth_any_order(n) when unsure (docs/modules.md)
 //   KGATE_DEFINE_VARIANT(my_sum, launch, scratch, depth)
 //
 // The launcher is instantiated only for the dtypes the variant's .def line
@@ -72,7 +72,7 @@ template <unsigned DTYPES = KG_DT_ALL, typename F> int dispatch(int dtype, F &&f
 // included. It is loose: 2 * h * u reaches 1 near n = 2^23 for a float
 // accumulator, where the float cases then pass almost any value. Count the
 // real chain (elements per thread, plus log2 of the threads of each tree
-// level) to keep the check tight (README: Gate your own kernels).
+// level) to keep the check tight (docs/modules.md, "2. Write a variant").
 inline constexpr double depth_any_order(size_t n) { return n > 1 ? static_cast<double>(n) : 1.0; }
 
 }  // namespace kgate

@@ -69,7 +69,7 @@ typedef struct kg_lock {
   int fd; /* -1: nothing held */
 } kg_lock;
 
-/* How long kg_lock_take waits for another writer: 30 s (README). */
+/* How long kg_lock_take waits for another writer: 30 s (docs/files.md). */
 extern double kg_lock_wait_s;
 /* Takes the lock of path, waiting up to kg_lock_wait_s. A target that is not
  * a regular file (a FIFO, a device, "-") takes no lock: it is never renamed
@@ -79,7 +79,7 @@ int kg_lock_take(kg_lock *lk, const char *path, char *err, size_t errlen);
 void kg_lock_drop(kg_lock *lk);
 
 /* ---- reading files that come from elsewhere ----------------------------------
- * Size limits, decided before a byte is read (README, "Files kgate reads"):
+ * Size limits, decided before a byte is read (docs/files.md):
  * the largest real results file (a full sweep, huge tier, 8 shards merged) is
  * a few MiB, a baseline 50 KB; a history grows by 14 KB to 150 KB a night. */
 #define KG_JSON_MAX ((size_t)64 << 20)     /* a results file or a baseline */

@@ -1,5 +1,5 @@
 /* History: one compact JSON line per gate run, appended by nightly runs
- * (README, "Charts, history and the nightly page"). The file only grows: earlier lines are
+ * (docs/charts-and-page.md, "History"). The file only grows: earlier lines are
  * never rewritten, and a reader sees the file before or after an append,
  * never half a line. One history holds one GPU model, as a baseline does. */
 #ifndef KG_HISTORY_H

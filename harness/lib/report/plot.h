@@ -7,7 +7,7 @@
 
 #include "chart.h"
 
-/* The one message for a missing gnuplot (README; exit 3). */
+/* The one message for a missing gnuplot (docs/charts-and-page.md; exit 3). */
 #define KG_NO_GNUPLOT "gnuplot not found: install gnuplot (apt-get install gnuplot-nox) to draw charts"
 
 typedef enum kg_plot_status {
