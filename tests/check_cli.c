@@ -137,7 +137,7 @@ static const struct {
     {{"check", "--bogus"}, "unrecognized argument '--bogus' (try --help)"},
     {{"check", "--bogus=1"}, "unrecognized argument '--bogus=1' (try --help)"},
     {{"check", "-d=1"}, "unrecognized argument '-d=1'"},
-    {{"list", "--variant", "cub_sum"}, "'--variant' is an option of check, run, not of list (try kgate help list)"},
+    {{"list", "--variant", "cub_sum"}, "'--variant' is an option of check, run, bisect, not of list (try kgate help list)"},
     {{"list", "-v"}, "'-v' is an option of check, run, not of list"},
     {{"worker", "--sizes", "1"}, "unrecognized argument '--sizes'"},
     {{"check", "--variant"}, "option '--variant' needs a value"},
@@ -211,6 +211,31 @@ static const struct {
     {{"compare", "a", "b", "--sort", "name,change"}, "bad value 'name,change' for --sort"},
     {{"check", "--lint", "offf"}, "bad value 'offf' for --lint; did you mean 'off'? (expected on or off)"},
 };
+
+/* bisect is a GPU command (its paired runs are this kgate's run) unless
+ * --kgate names the kgate that runs them; its repeatable lists refuse a path
+ * twice, and its rows' ranges hold. */
+START_TEST(test_cli_bisect_rows) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_msg(kgt_parse((char *[]){"bisect", "--good", "a", "--bad", "b", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, KG_CMD_BISECT);
+  ck_assert(kg_cli_needs_gpu(&cli));
+  kg_cli_free(&cli);
+  ck_assert_msg(kgt_parse((char *[]){"bisect", "--kgate", "k", "--source", "a", "--source", "b", "-qd", "3", NULL}, &cli,
+                          err, sizeof err) == 0,
+                "%s", err);
+  ck_assert(!kg_cli_needs_gpu(&cli));
+  kg_cli_free(&cli);
+  kgt_assert_rejected((char *[]){"bisect", "--source", "a", "--source", "a", NULL}, "--source a given twice");
+  kgt_assert_rejected((char *[]){"bisect", "--rounds", "1", NULL}, "bad value '1' for --rounds (see --help)");
+  kgt_assert_rejected((char *[]){"bisect", "--effect", "0", NULL}, "bad value '0' for --effect (see --help)");
+  kgt_assert_rejected((char *[]){"bisect", "--sizes", "1", NULL}, "'--sizes' is an option of check, run, not of bisect");
+  ck_assert_msg(kgt_parse((char *[]){"bisect", "--help", NULL}, &cli, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
+  kg_cli_free(&cli);
+}
+END_TEST
 
 /* The defaults come from options.def's rows (kg_cli_parse sets them before it
  * reads argv): each one, and what the help says it is. An OPT_PCT default is
@@ -533,7 +558,7 @@ START_TEST(test_cli_json_per_command) {
   ck_assert(!strcmp(GATE(cli)->reports[KG_FMT_JSON], "r.json"));
   kg_cli_free(&cli);
   kgt_assert_rejected((char *[]){"history", "add", "r.json", "--file", "h", "--json", "x", NULL},
-                      "'--json' is an option of list, check, run, compare, not of history add");
+                      "'--json' is an option of list, check, run, compare, bisect, not of history add");
 }
 END_TEST
 
@@ -1560,6 +1585,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_no_args_exits_2);
   tcase_add_test(core, test_cli_check_defaults);
   tcase_add_test(core, test_cli_row_defaults);
+  tcase_add_test(core, test_cli_bisect_rows);
   tcase_add_loop_test(core, test_cli_row_values, 0, N(k_row_values));
   tcase_add_test(core, test_cli_row_targets);
   tcase_add_loop_test(core, test_cli_commands, 0, N(k_commands));

@@ -20,6 +20,26 @@ for cmd in check run selftest worker; do
   fi
 done
 
+# bisect's paired runs are this kgate's unless --kgate names another: refused
+# here before any build, driven when another kgate runs them (then its
+# bad input, a commit git does not know, exits 2).
+"$kgate" bisect --good a1 --bad b2 --variant two_pass --build true --module m.so >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" != 3 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q "^kgate: bisect needs a GPU build: this kgate is host-only" "$tmp/err"; then
+  echo "FAIL kgate bisect without --kgate: exit $rc (want 3):"; cat "$tmp/err"; fail=1
+fi
+if command -v git >/dev/null; then
+  git init -q "$tmp/repo"
+  "$kgate" bisect --repo "$tmp/repo" --work "$tmp/work" --kgate /bin/false --good a1 --bad b2 --variant two_pass \
+    --build true --module m.so >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  if [ "$rc" != 2 ] || ! grep -q "no commit 'a1'" "$tmp/err"; then
+    echo "FAIL kgate bisect --kgate: exit $rc (want 2, no commit 'a1'):"; cat "$tmp/err"; fail=1
+  fi
+fi
+"$kgate" bisect --help >"$tmp/out" 2>"$tmp/err" && grep -q '^usage: kgate bisect' "$tmp/out" ||
+  { echo "FAIL kgate bisect --help"; cat "$tmp/err"; fail=1; }
+
 # --plan needs no GPU, so the host-only kgate prints it: the counts, the
 # globbed variants, the sizes and an estimate, exit 0.
 "$kgate" run --plan --variant 'reduce*' --dtype i32 --sizes 1,33 >"$tmp/out" 2>"$tmp/err"
@@ -59,5 +79,5 @@ if command -v gnuplot >/dev/null; then
     { echo "FAIL kgate plot"; cat "$tmp/err"; fail=1; }
   ls "$tmp/plots"/*.png >/dev/null 2>&1 || { echo "FAIL kgate plot drew no PNG"; fail=1; }
 fi
-[ "$fail" = 0 ] && echo "host-only kgate: device commands exit 3, --plan/list/list --kernels/compare/plot work"
+[ "$fail" = 0 ] && echo "host-only kgate: device commands exit 3, --plan/list/list --kernels/compare/plot work, bisect with --kgate"
 exit "$fail"

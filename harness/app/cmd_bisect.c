@@ -1,7 +1,7 @@
 /* kgate bisect: the commit behind a nightly finding or a slow range
- * (docs/bisect.md). The command line, its options in one table, and the
- * exit code; the search is bisect.h, the repository's side bisectops.h,
- * the outputs bisectout.h. */
+ * (docs/bisect.md). Its option rows, the rules between them, and the exit
+ * code; the search is bisect.h, the repository's side bisectops.h, the
+ * outputs bisectout.h. */
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include "bisect.h"
 #include "bisectops.h"
 #include "bisectout.h"
+#include "cli.h"
 #include "detect.h"
 #include "escape.h"
 #include "exitcode.h"
@@ -20,128 +21,64 @@
 #include "history.h"
 #include "sizes.h"
 
-int kg_cmd_bisect(int argc, char **argv);
-
 enum { MAX_LIST = 64 };
 
+/* bisect's settings: its rows' targets. */
 typedef struct bisect_args {
   const char *history, *ack, *good, *bad, *variant, *dtype, *size, *build, *module, *repo, *work, *good_module,
       *bad_module, *json, *markdown, *kgate, *link, *within;
   const char *source[MAX_LIST], *match[MAX_LIST];
-  size_t nsource, nmatch;
-  int finding, arch, rounds, max_rounds, device, own, quiet, help;
-  double effect_pct;
+  int nsource, nmatch;
+  int finding, arch, rounds, max_rounds, device, own, quiet;
+  double effect; /* a fraction (--effect 1.2: 0.012); 0: none given */
 } bisect_args;
 
-typedef enum { T_STR, T_LIST, T_INT, T_PCT, T_FLAG } opt_type;
-
-/* An option: its names, what it fills, the range of a number, its help. */
-typedef struct opt {
-  const char *name, *alias;
-  opt_type type;
-  size_t at, count_at; /* offsets into bisect_args (count_at: a list's count) */
-  int min, max;
-  const char *arg, *help;
-} opt;
-
-#define S(f) T_STR, offsetof(bisect_args, f), 0, 0, 0
-#define L(f, n) T_LIST, offsetof(bisect_args, f), offsetof(bisect_args, n), 0, 0
-#define I(f, lo, hi) T_INT, offsetof(bisect_args, f), 0, lo, hi
-#define F(f) T_FLAG, offsetof(bisect_args, f), 0, 0, 0
-static const opt k_opts[] = {
-    {"--history", NULL, S(history), "FILE", "the nightly's history: bisect its newest open regression finding"},
-    {"--ack", NULL, S(ack), "FILE", "with --history: the acknowledgements (as history check takes them)"},
-    {"--finding", NULL, I(finding, 1, 1000), "K", "with --history: the K-th open regression finding (1, the newest)"},
-    {"--good", NULL, S(good), "REV", "the last good commit (instead of --history)"},
-    {"--bad", NULL, S(bad), "REV", "the last bad commit (instead of --history)"},
-    {"--variant", NULL, S(variant), "LIST", "the variants (with --good/--bad; with --history: only these cells)"},
-    {"--dtype", NULL, S(dtype), "LIST", "with --good/--bad: the dtypes (default: every dtype the variant has)"},
-    {"--size", NULL, S(size), "N", "with --good/--bad: the input size (default 2^25)"},
-    {"--effect", NULL, T_PCT, offsetof(bisect_args, effect_pct), 0, 0, 0, "PCT",
-     "the step to look for, percent slower (default: the finding's, or what the reproduction measures)"},
-    {"--build", NULL, S(build), "CMD", "the build: sh -c CMD in a worktree at the commit ($KGATE_BISECT_BUILD: its build folder)"},
-    {"--module", NULL, S(module), "PATH", "the module the build leaves, relative to $KGATE_BISECT_BUILD"},
-    {"--source", NULL, L(source, nsource), "PATH", "a path the module is built from (repeatable; default the whole tree): the build cache's key"},
-    {"--repo", NULL, S(repo), "DIR", "the repository (default .)"},
-    {"--within", NULL, S(within), "REV", "refuse a range that is not in REV's history (the nightly: its branch)"},
-    {"--work", NULL, S(work), "DIR", "the bisect's folder: worktree, build, cache, logs (default .kgate-bisect)"},
-    {"--own", NULL, F(own), NULL, "the module is kgate's own kernels (--own-kernels), not a team's (--kernels)"},
-    {"--kernel-match", NULL, L(match, nmatch), "TEXT", "fingerprint only kernels whose name holds TEXT (repeatable)"},
-    {"--arch", NULL, I(arch, 50, 200), "N", "the architecture whose machine code is fingerprinted (90)"},
-    {"--rounds", NULL, I(rounds, 2, 64), "N", "rounds of each paired run (4)"},
-    {"--max-rounds", NULL, I(max_rounds, 1, 16), "N", "paired runs per comparison at most, while undecided (4)"},
-    {"--device", "-d", I(device, 0, 1024), "N", "the GPU (0)"},
-    {"--good-module", NULL, S(good_module), "PATH", "the last good night's own module: reproduce with it"},
-    {"--bad-module", NULL, S(bad_module), "PATH", "the last bad night's own module: reproduce with it"},
-    {"--json", NULL, S(json), "FILE", "the result as JSON (docs/schema/bisect.schema.json; - for stdout)"},
-    {"--markdown", NULL, S(markdown), "FILE", "the result as Markdown (the nightly's step summary)"},
-    {"--link", NULL, S(link), "URL", "Markdown: link commits as URL<commit>"},
-    {"--kgate", NULL, S(kgate), "PATH", "the kgate that runs the paired runs (default this one)"},
-    {"--quiet", "-q", F(quiet), NULL, "no progress lines"},
-    {"--help", "-h", F(help), NULL, "this text"},
+#define KG_SETTINGS bisect_args
+static const kg_opt k_rows[] = {
+    KG_OPTION("--history", NULL, OPT_STR(history, NULL), "FILE", "the nightly's history: bisect its newest open regression finding"),
+    KG_OPTION("--ack", NULL, OPT_STR(ack, NULL), "FILE", "with --history: the acknowledgements (as history check takes them)"),
+    KG_OPTION("--finding", NULL, OPT_INT(finding, 1, 1000, 1), "K",
+              "with --history: the K-th open regression finding (default 1, the newest)"),
+    KG_OPTION("--good", NULL, OPT_STR(good, NULL), "REV", "the last good commit (instead of --history)"),
+    KG_OPTION("--bad", NULL, OPT_STR(bad, NULL), "REV", "the last bad commit (instead of --history)"),
+    KG_OPTION("--variant", NULL, OPT_STR(variant, NULL), "LIST",
+              "the variants (with --good/--bad; with --history: only these cells)"),
+    KG_OPTION("--dtype", NULL, OPT_STR(dtype, NULL), "LIST",
+              "with --good/--bad: the dtypes (default: every dtype the variant has)"),
+    KG_OPTION("--size", NULL, OPT_STR(size, NULL), "N", "with --good/--bad: the input size (default 2^25)"),
+    KG_OPTION("--effect", NULL, OPT_PCT(effect, 100, 0), "PCT",
+              "the step to look for, percent slower (default: the finding's, or what the reproduction measures)"),
+    KG_OPTION("--build", NULL, OPT_STR(build, NULL), "CMD",
+              "the build: sh -c CMD in a worktree at the commit ($KGATE_BISECT_BUILD: its build folder)"),
+    KG_OPTION("--module", NULL, OPT_STR(module, NULL), "PATH", "the module the build leaves, relative to $KGATE_BISECT_BUILD"),
+    KG_OPTION("--source", NULL, OPT_MODULES(source, nsource), "PATH",
+              "a path the module is built from (repeatable; default the whole tree): the build cache's key"),
+    KG_OPTION("--repo", NULL, OPT_STR(repo, "."), "DIR", "the repository (default .)"),
+    KG_OPTION("--within", NULL, OPT_STR(within, NULL), "REV",
+              "refuse a range that is not in REV's history (the nightly: its branch)"),
+    KG_OPTION("--work", NULL, OPT_STR(work, ".kgate-bisect"), "DIR",
+              "the bisect's folder: worktree, build, cache, logs (default .kgate-bisect)"),
+    KG_OPTION("--own", NULL, OPT_FLAG(own), NULL, "the module is kgate's own kernels (--own-kernels), not a team's (--kernels)"),
+    KG_OPTION("--kernel-match", NULL, OPT_MODULES(match, nmatch), "TEXT",
+              "fingerprint only kernels whose name holds TEXT (repeatable)"),
+    KG_OPTION("--arch", NULL, OPT_INT(arch, 50, 200, 90), "N", "the architecture whose machine code is fingerprinted (default 90)"),
+    KG_OPTION("--rounds", NULL, OPT_INT(rounds, 2, 64, 4), "N", "rounds of each paired run (2-64, default 4)"),
+    KG_OPTION("--max-rounds", NULL, OPT_INT(max_rounds, 1, 16, 4), "N",
+              "paired runs per comparison at most, while undecided (1-16, default 4)"),
+    KG_OPTION("--device", "-d", OPT_INT(device, 0, 1023, 0), "N", "the GPU of the paired runs (default 0)"),
+    KG_OPTION("--good-module", NULL, OPT_STR(good_module, NULL), "PATH", "the last good night's own module: reproduce with it"),
+    KG_OPTION("--bad-module", NULL, OPT_STR(bad_module, NULL), "PATH", "the last bad night's own module: reproduce with it"),
+    KG_OPTION("--json", NULL, OPT_STR(json, NULL), "FILE", "the result as JSON (docs/schema/bisect.schema.json; - for stdout)"),
+    KG_OPTION("--markdown", NULL, OPT_STR(markdown, NULL), "FILE", "the result as Markdown, appended (the nightly's step summary)"),
+    KG_OPTION("--link", NULL, OPT_STR(link, NULL), "URL", "Markdown: link commits as URL<commit>"),
+    KG_OPTION("--kgate", NULL, OPT_STR(kgate, NULL), "PATH",
+              "the kgate that runs the paired runs (default this one; the host-only build needs one)"),
+    KG_OPTION("--quiet", "-q", OPT_FLAG(quiet), NULL, "no progress lines"),
 };
-#undef S
-#undef L
-#undef I
-#undef F
 
-static void usage(FILE *f) {
-  fputs("usage: kgate bisect (--history FILE [--finding K] | --good REV --bad REV --variant LIST)\n"
-        "                    --build CMD --module PATH [options]\n"
-        "Names the commit behind a nightly finding or a slow range: reproduce, fingerprint every\n"
-        "commit's module, bisect over the distinct machine code with paired runs, verify the culprit\n"
-        "against its parent (docs/bisect.md). Exit: 0 found (or the cause is outside the module),\n"
-        "4 not reproduced, 1 undecided, 2 bad input, 3 environment.\n\n",
-        f);
-  for (size_t k = 0; k < sizeof k_opts / sizeof *k_opts; k++) {
-    char left[64];
-    snprintf(left, sizeof left, "%s%s%s%s%s", k_opts[k].alias ? k_opts[k].alias : "", k_opts[k].alias ? ", " : "",
-             k_opts[k].name, k_opts[k].arg ? " " : "", k_opts[k].arg ? k_opts[k].arg : "");
-    fprintf(f, "  %-24s %s\n", left, k_opts[k].help);
-  }
-}
-
-/* One option with its value (NULL for a flag) into a. 0, or -1 with err. */
-static int set_opt(const opt *o, const char *v, bisect_args *a, char *err, size_t errlen) {
-  char *base = (char *)a, *end = NULL;
-  switch (o->type) {
-  case T_FLAG: *(int *)(base + o->at) = 1; return 0;
-  case T_STR: *(const char **)(base + o->at) = v; return 0;
-  case T_LIST: {
-    size_t *n = (size_t *)(base + o->count_at);
-    if (*n == MAX_LIST) return snprintf(err, errlen, "bisect: %s: at most %d", o->name, MAX_LIST), -1;
-    ((const char **)(base + o->at))[(*n)++] = v;
-    return 0;
-  }
-  case T_INT: {
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || x < o->min || x > o->max)
-      return snprintf(err, errlen, "bisect: %s: '%.40s' is not an integer from %d to %d", o->name, v, o->min, o->max), -1;
-    *(int *)(base + o->at) = (int)x;
-    return 0;
-  }
-  case T_PCT: {
-    double x = strtod(v, &end);
-    if (end == v || *end || !(x > 0 && x < 100))
-      return snprintf(err, errlen, "bisect: %s: '%.40s' is not a percentage above 0 and below 100", o->name, v), -1;
-    *(double *)(base + o->at) = x;
-    return 0;
-  }
-  }
-  return -1;
-}
-
-static int parse(int argc, char **argv, bisect_args *a, char *err, size_t errlen) {
-  *a = (bisect_args){.repo = ".", .work = ".kgate-bisect", .finding = 1, .arch = 90, .rounds = 4, .max_rounds = 4};
-  for (int i = 1; i < argc; i++) {
-    const opt *o = NULL;
-    for (size_t k = 0; !o && k < sizeof k_opts / sizeof *k_opts; k++)
-      if (!strcmp(argv[i], k_opts[k].name) || (k_opts[k].alias && !strcmp(argv[i], k_opts[k].alias))) o = &k_opts[k];
-    if (!o) return snprintf(err, errlen, "bisect: unrecognized argument '%.60s' (try --help)", argv[i]), -1;
-    if (o->type != T_FLAG && i + 1 >= argc) return snprintf(err, errlen, "bisect: %s needs a value", o->name), -1;
-    if (set_opt(o, o->type == T_FLAG ? NULL : argv[++i], a, err, errlen)) return -1;
-    if (a->help) return 0;
-  }
+/* What the rows cannot say: which options go together, and commits and
+ * paths that git would take for options. 0, or -1 with err. */
+static int validate(const bisect_args *a, char *err, size_t errlen) {
   const char *need = !a->build ? "--build" : !a->module ? "--module" : NULL;
   if (!a->history && !(a->good && a->bad))
     return snprintf(err, errlen, "bisect: give --history FILE, or --good REV and --bad REV"), -1;
@@ -154,7 +91,7 @@ static int parse(int argc, char **argv, bisect_args *a, char *err, size_t errlen
     const char *why = revs[k] ? kg_bisect_why_bad_rev(revs[k]) : NULL;
     if (why) return snprintf(err, errlen, "bisect: %s '%.60s' %s", names[k], revs[k], why), -1;
   }
-  for (size_t k = 0; k < a->nsource; k++)
+  for (int k = 0; k < a->nsource; k++)
     if (a->source[k][0] == '-' || !a->source[k][0])
       return snprintf(err, errlen, "bisect: --source '%.60s' must be a path (not empty, not starting with '-')", a->source[k]), -1;
   return 0;
@@ -274,8 +211,8 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
   }
   if (kg_mkdirs(a->work, err, sizeof err) || !realpath(a->work, work))
     return kg_bisect_range_free(ids, n), fprintf(stderr, "kgate: bisect: --work %s: %s\n", a->work, err), 3;
-  kg_bisect_repo repo = {a->repo, work, a->build, a->module, a->source, a->nsource, ids, n,
-                         {a->arch, a->match, a->nmatch}, kgate, a->own, a->device, a->rounds, cells, ncells,
+  kg_bisect_repo repo = {a->repo, work, a->build, a->module, a->source, (size_t)a->nsource, ids, n,
+                         {a->arch, a->match, (size_t)a->nmatch}, kgate, a->own, a->device, a->rounds, cells, ncells,
                          a->quiet ? NULL : stderr, 0, "", 0, 0};
   if (kg_bisect_repo_open(&repo, err, sizeof err))
     return kg_bisect_range_free(ids, n), fprintf(stderr, "kgate: bisect: %s\n", err), 3;
@@ -300,21 +237,27 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
   return code;
 }
 
-int kg_cmd_bisect(int argc, char **argv) {
-  bisect_args a;
+static int run(void *settings, const kg_cmd_call *call) {
+  (void)call;
+  const bisect_args *a = settings;
   char err[600], good[256] = "", bad[256] = "", changed[512] = "";
-  if (parse(argc, argv, &a, err, sizeof err)) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
-  if (a.help) return usage(stdout), KG_EXIT_OK;
+  if (validate(a, err, sizeof err)) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
   kg_bisect_cell *cells = NULL;
   size_t ncells = 0;
-  double estimate = a.effect_pct > 0 ? log1p(a.effect_pct / 100) : 0, found_estimate = 0;
-  int rc = a.history ? from_finding(&a, good, bad, sizeof good, &cells, &ncells, &found_estimate, changed,
-                                    sizeof changed, err, sizeof err)
-                     : cells_given(&a, &cells, &ncells, err, sizeof err) ? 2 : 0;
+  double estimate = a->effect > 0 ? log1p(a->effect) : 0, found_estimate = 0;
+  int rc = a->history ? from_finding(a, good, bad, sizeof good, &cells, &ncells, &found_estimate, changed,
+                                     sizeof changed, err, sizeof err)
+                      : cells_given(a, &cells, &ncells, err, sizeof err) ? 2 : 0;
   if (rc) return fprintf(stderr, "kgate: %s\n", err), rc;
-  if (!a.history) snprintf(good, sizeof good, "%s", a.good), snprintf(bad, sizeof bad, "%s", a.bad);
+  if (!a->history) snprintf(good, sizeof good, "%s", a->good), snprintf(bad, sizeof bad, "%s", a->bad);
   if (!estimate) estimate = found_estimate;
-  rc = bisect(&a, good, bad, cells, ncells, estimate, changed);
+  rc = bisect(a, good, bad, cells, ncells, estimate, changed);
   free(cells);
   return rc;
 }
+
+/* The paired runs are a kgate run's: another kgate's (--kgate) leaves this
+ * one no device work, so the host-only build can drive a GPU build's. */
+static int gpu_free(const void *settings) { return ((const bisect_args *)settings)->kgate != NULL; }
+
+const kg_cmd cmd_bisect = {KG_CMD_ROWS(k_rows), .size = sizeof(bisect_args), .run = run, .gpu_free = gpu_free};

@@ -24,12 +24,9 @@ static int flush_stdout(int code) {
   return code == KG_EXIT_OK || code == KG_EXIT_PERF ? KG_EXIT_USAGE : code;
 }
 
-int kg_cmd_bisect(int argc, char **argv); /* cmd_bisect.c (a commands.def row to come) */
-
 int main(int argc, char **argv) {
   kg_cli cli;
   char err[256];
-  if (argc > 1 && !strcmp(argv[1], "bisect")) return flush_stdout(kg_cmd_bisect(argc - 1, argv + 1));
   if (kg_cli_parse(argc, argv, &cli, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     kg_cli_free(&cli);
