@@ -230,7 +230,11 @@ START_TEST(test_cli_bisect_rows) {
   kgt_assert_rejected((char *[]){"bisect", "--source", "a", "--source", "a", NULL}, "--source a given twice");
   kgt_assert_rejected((char *[]){"bisect", "--rounds", "1", NULL}, "bad value '1' for --rounds (see --help)");
   kgt_assert_rejected((char *[]){"bisect", "--effect", "0", NULL}, "bad value '0' for --effect (see --help)");
-  kgt_assert_rejected((char *[]){"bisect", "--sizes", "1", NULL}, "'--sizes' is an option of check, run, not of bisect");
+  /* a near option of its own first; another command's option only where none is near */
+  kgt_assert_rejected((char *[]){"bisect", "--sizes", "1", NULL},
+                      "unrecognized argument '--sizes'; did you mean '--size'? (try --help)");
+  kgt_assert_rejected((char *[]){"bisect", "--perf-sizes", "1", NULL},
+                      "'--perf-sizes' is an option of run, not of bisect (try kgate help bisect)");
   ck_assert_msg(kgt_parse((char *[]){"bisect", "--help", NULL}, &cli, err, sizeof err) == 0, "%s", err);
   ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
   kg_cli_free(&cli);
