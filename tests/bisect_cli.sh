@@ -54,7 +54,7 @@ cd "$t" || exit 1
 
 # shellcheck disable=SC2016 # expanded by kgate bisect's sh, in the worktree
 build='cc -shared -fPIC -O1 -o "$KGATE_BISECT_BUILD/mod.so" mod.c'
-run() { "$kgate" bisect --repo "$r" --work "$t/work" --kgate "$t/fake-kgate" --build "$build" --module mod.so --source mod.c \
+run() { "$kgate" bisect --repo "$r" --work "$t/bis" --kgate "$t/fake-kgate" --build "$build" --module mod.so --source mod.c \
   --variant two_pass --dtype i32 --size 33554432 "$@"; }
 
 out=$(run --good "${ids[0]}" --bad "${ids[8]}" --within "${ids[8]}" --effect 1.2 --json "$t/b.json" --markdown "$t/b.md" -q 2>&1)
@@ -68,9 +68,9 @@ grep -q 'modules: 8 (4 builds run, 5 from the cache)' <<< "$out" || fail "module
 grep -q '"outcome": *"found"' "$t/b.json" || fail "json: $(cat "$t/b.json")"
 grep -q "\"culprit\": *\"${ids[5]}\"" "$t/b.json" || fail "json culprit: $(cat "$t/b.json")"
 grep -q "| culprit | \`${ids[5]:0:12}\`" "$t/b.md" || fail "markdown: $(cat "$t/b.md")"
-so=("$t"/work/cache/*.so)
-[ ${#so[@]} = 3 ] || fail "cache: $(ls "$t/work/cache")"   # base, comment, slow (= fixed)
-grep -q "mod.c" "$t/work/logs/build-${ids[6]:0:12}.log" || fail "the broken build's log: $(cat "$t/work/logs/"*)"
+so=("$t"/bis/cache/*.so)
+[ ${#so[@]} = 3 ] || fail "cache: $(ls "$t/bis/cache")"   # base, comment, slow (= fixed)
+grep -q "mod.c" "$t/bis/logs/build-${ids[6]:0:12}.log" || fail "the broken build's log: $(cat "$t/bis/logs/"*)"
 # again: every build comes from the cache
 n=$(wc -l < "$t/pairs.log")
 out=$(run --good "${ids[0]}" --bad "${ids[8]}" --effect 1.2 2>&1) || fail "again: $out"
