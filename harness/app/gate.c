@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "carry.h"
 #include "command.h"
 #include "dtype.h"
 #include "escape.h"
@@ -30,6 +31,7 @@
 #include "results.h"
 #include "sanitize.h"
 #include "selftest.h"
+#include "kg_harness.h"
 #include "sizes.h"
 #include "suggest.h"
 #include "supervisor.h"
@@ -614,13 +616,14 @@ static int lint_join(lint_job *j) {
 }
 
 /* The machine code of the head's and the base's kernels (unchanged.h), read
- * on a thread of its own while the matrix runs: cuobjdump and the CPU, no
- * GPU. Off with --time-unchanged and for the nightly (--reference), whose
- * series and control need every cell timed. */
+ * on a thread of its own while the workers start: cuobjdump and the CPU, no
+ * GPU. For the unchanged proof (off with --time-unchanged and for the
+ * nightly, --reference, whose series and control need every cell timed) and
+ * for the check record (carry.h). */
 typedef struct code_job {
   const kg_gate_opts *go;
   kg_code_table head, base;
-  int on, ok;
+  int on, ok, proof; /* proof: for the unchanged proof (else for a check record alone) */
   pthread_t tid;
   int started;
 } code_job;
@@ -639,9 +642,10 @@ static void *code_thread(void *arg) {
   return NULL;
 }
 
-static void code_start(const kg_gate_opts *go, int paired, code_job *j) {
+static void code_start(const kg_gate_opts *go, int paired, int carry, code_job *j) {
   *j = (code_job){.go = go};
-  if (!paired || go->paired.time_unchanged || go->mods.pins || go->sanitize) return;
+  j->proof = paired && !go->paired.time_unchanged && !go->mods.pins && !go->sanitize;
+  if (!j->proof && !carry) return;
   j->on = 1;
   j->started = pthread_create(&j->tid, NULL, code_thread, j) == 0;
   if (!j->started) code_thread(j); /* no thread: read them now */
@@ -784,6 +788,7 @@ typedef struct gate {
   kg_device_info devs[KG_GATE_MAXDEVICES];
   kg_progress prog;
   double startup_s;
+  double carry_s; /* the check record's probe pass, less its workers' start-up */
 } gate;
 
 static int gate_end(gate *g, int code) {
@@ -796,23 +801,65 @@ static int gate_end(gate *g, int code) {
 
 /* The check (and, unpaired, the timing): every case once on the run's
  * devices. Returns the supervisor's code, its reason in err. */
-static int check_pass(gate *g, int paired, const kg_run_params *rp, const kg_super_opts *so,
+static int check_pass(gate *g, const kg_case *sent, const kg_run_params *rp, const kg_super_opts *so,
                       const workers *w, char *err, size_t errlen) {
   char detail[160];
   /* One pass: each timed case is checked, then timed once it passes (in a
-   * paired run, only those that the base lacks: the rounds time the rest). */
-  kg_case *sent = cases_to_check(&g->run, &g->base, paired);
-  size_t ntimed = 0, n = g->run.n;
-  for (size_t i = 0; sent && i < n; i++) ntimed += sent[i].timed && sent[i].supported;
+   * paired run, only those that the base lacks: the rounds time the rest).
+   * Cases carried over (carry.h) are not sent. */
+  size_t n = 0, ntimed = 0;
+  size_t *at = malloc((g->run.n + 1) * sizeof *at);
+  kg_case *cases = malloc((g->run.n + 1) * sizeof *cases);
+  kg_result *res = calloc(g->run.n + 1, sizeof *res);
+  if (!at || !cases || !res) {
+    free(at), free(cases), free(res);
+    return snprintf(err, errlen, "out of memory"), -1;
+  }
+  for (size_t i = 0; i < g->run.n; i++)
+    if (!g->run.results[i].carried) at[n] = i, cases[n++] = sent[i], ntimed += sent[i].timed && sent[i].supported;
   const char *s = g->ndev == 1 ? "" : "s";
   if (ntimed) snprintf(detail, sizeof detail, "%zu cases, %zu of them timed, on %d device%s", n, ntimed, g->ndev, s);
   else snprintf(detail, sizeof detail, "%zu cases on %d device%s", n, g->ndev, s);
   /* said once a worker says hello: a worker that cannot start says why first */
   kg_progress_phase_held(&g->prog, ntimed ? "check and timing" : "check", detail);
-  int env = sent ? kg_supervise_devices(sent, n, rp, so, w->sdev, (size_t)g->ndev, g->run.results, g->devs, err, errlen)
-                 : (snprintf(err, errlen, "out of memory"), -1);
-  free(sent);
+  int env = kg_supervise_devices(cases, n, rp, so, w->sdev, (size_t)g->ndev, res, g->devs, err, errlen);
+  for (size_t k = 0; k < n; k++) g->run.results[at[k]] = res[k];
+  free(at), free(cases), free(res);
   return env;
+}
+
+/* The check record (carry.h): the groups probed, their digests; then the
+ * cases the baseline's record covers carried over. Off with --check-all;
+ * without cuobjdump nothing is recorded and nothing carried. Returns the
+ * supervisor's code (an interrupt, no device) with err; a baseline that
+ * cannot be read carries nothing (the comparison reports it). */
+static int carry_pass(const kg_gate_opts *go, gate *g, const kg_case *sent, const kg_run_params *rp,
+                      const kg_super_opts *so, const workers *w, char *err, size_t errlen) {
+  kg_carry_probes pr;
+  double t0 = kg_now_s(), s0 = g->startup_s;
+  kg_progress_phase_held(&g->prog, "check record", "the groups of 2^20 elements and more, probed untimed");
+  int env = kg_carry_probe(&g->run, rp, so, w->sdev, (size_t)g->ndev, g->devs, &pr, err, errlen);
+  if (!env && pr.n) {
+    code_join(&g->cj); /* the kernels' machine code, read while the probes ran */
+    int arch = g->devs[0].cc_major * 10 + g->devs[0].cc_minor;
+    if (g->cj.head.units > 0) kg_carry_record(&g->run, &pr, &g->cj.head, KG_HARNESS_SHA256, arch, rp);
+  }
+  kg_carry_probes_free(&pr);
+  g->carry_s = kg_now_s() - t0 - (g->startup_s - s0) / (double)g->ndev;
+  if (env || !g->run.check.on || go->check_all) return env;
+  char path[PATH_MAX], why[512];
+  kg_baseline b;
+  kg_baseline_path(go->baseline_dir, g->devs[0].name, path, sizeof path);
+  if (kg_baseline_load(path, &b, why, sizeof why) == 0) {
+    size_t n = b.check.on ? kg_carry_apply(&g->run, sent, &b.check, path, go->quiet ? NULL : stderr) : 0;
+    char shown[PATH_MAX];
+    if (n && !go->quiet)
+      fprintf(stderr, "kgate: %zu cases carried over from %s's check record (same kgate check code, machine code and "
+                      "launches), not run; --check-all runs them\n",
+              n, kg_esc_term(path, shown, sizeof shown));
+    kg_baseline_free(&b);
+  }
+  return 0;
 }
 
 /* The paired rounds after the check, and their phase times. */
@@ -825,8 +872,8 @@ static int paired_pass(const kg_gate_opts *go, gate *g, const kg_run_params *rp,
   double before = g->startup_s, unchanged_s = 0;
   kg_super_dev sdev[KG_GATE_MAXDEVICES];
   for (int k = 0; k < g->ndev; k++) sdev[k] = (kg_super_dev){w->pargv[k], g->list[k]};
-  int proof = g->cj.on && code_join(&g->cj); /* the machine code of head and base, for the unchanged proof */
-  const char *no_proof = !g->cj.on || proof || go->quiet ? NULL : g->cj.head.why[0] ? g->cj.head.why : g->cj.base.why;
+  int proof = g->cj.proof && code_join(&g->cj); /* the machine code of head and base, for the unchanged proof */
+  const char *no_proof = !g->cj.proof || proof || go->quiet ? NULL : g->cj.head.why[0] ? g->cj.head.why : g->cj.base.why;
   kg_pair_gate_in in = {&g->base, &go->paired, go->plan.variants == NULL, rp, so, sdev, (size_t)g->ndev,
                         proof ? &g->cj.head : NULL, proof ? &g->cj.base : NULL, no_proof, go->quiet ? NULL : stderr};
   int pair_env = kg_pair_gate(&g->run, &in, &unchanged_s) != 0;
@@ -873,8 +920,13 @@ static int gate_run(const kg_gate_opts *go) {
   g.ndev = 1, g.list[0] = go->device;
   if (device_list(go, worker, g.list, &g.ndev)) return gate_end(&g, KG_EXIT_ENV);
   worker_argvs(go, worker, g.list, g.ndev, &w);
-  code_start(go, paired, &g.cj);
-  int env = check_pass(&g, paired, &rp, &so, &w, err, sizeof err);
+  int carry = go->timing && !go->mods.pins; /* the nightly checks every case: its record of a night is whole */
+  code_start(go, paired, carry, &g.cj);
+  kg_case *sent = cases_to_check(&g.run, &g.base, paired);
+  int env = sent ? 0 : (snprintf(err, sizeof err, "out of memory"), -1);
+  if (!env && carry) env = carry_pass(go, &g, sent, &rp, &so, &w, err, sizeof err);
+  if (!env) env = check_pass(&g, sent, &rp, &so, &w, err, sizeof err);
+  free(sent);
   if (env == KG_SUPER_INTERRUPTED) { /* the lint ends before the partial results are written */
     lint_join(&g.lj);
     return gate_end(&g, write_interrupted(go, &g.run, g.devs, g.ndev, kg_now_s() - g.prog.t0, &g.prog));
@@ -885,6 +937,7 @@ static int gate_run(const kg_gate_opts *go) {
   fill_meta(go, &dev, kg_now_s() - g.prog.t0, &g.run.meta);
   add_case_phases(&g.run);
   g.run.meta.phases.startup_s = g.startup_s;
+  g.run.meta.phases.check_s += g.carry_s; /* proving what to carry over is part of the check */
   kg_counts c = kg_count_results(g.run.results, g.run.n);
   int measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */

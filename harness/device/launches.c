@@ -228,6 +228,55 @@ static int put_node_attrs(kg_launches *l, cudaGraphNode_t node) {
   return 0;
 }
 
+/* The buffers the harness gave the call being captured. */
+static _Thread_local struct {
+  const kg_launch_buf *b;
+  int n;
+} t_bufs;
+
+/* Which harness buffer p points into (its index), with the offset; -1 for none. */
+static int in_buf(uintptr_t p, size_t *off) {
+  for (int i = 0; i < t_bufs.n; i++) {
+    uintptr_t a = (uintptr_t)t_bufs.b[i].p;
+    if (p >= a && p - a < t_bufs.b[i].bytes) return *off = p - a, i;
+  }
+  return -1;
+}
+
+/* An address: "b<i>+<offset>" inside a buffer the harness gave the call,
+ * else its value. Buffers move between runs and offsets do not, so a
+ * description is the same in every run that queues the same work (a record
+ * of a check, checkrec.h, compares them across runs). */
+static int put_addr(kg_launches *l, const void *p) {
+  size_t off;
+  int i = in_buf((uintptr_t)p, &off);
+  return i >= 0 ? put(l, "b%d+%zx", i, off) : put(l, "%p", p);
+}
+
+/* A parameter's bytes in hex; an aligned 8-byte word that is an address
+ * inside a harness buffer as "[b<i>+<offset>]" (put_addr). */
+static int put_param(kg_launches *l, const void *p, size_t size) {
+  const unsigned char *b = p;
+  size_t k = 0;
+  while (k < size) {
+    uint64_t w;
+    size_t off;
+    int i = -1;
+    if (k % 8 == 0 && size - k >= 8) {
+      memcpy(&w, b + k, 8);
+      i = in_buf((uintptr_t)w, &off);
+    }
+    if (i >= 0) {
+      if (put(l, "[b%d+%zx]", i, off)) return -1;
+      k += 8;
+    } else {
+      if (put_hex(l, b + k, 1)) return -1;
+      k++;
+    }
+  }
+  return 0;
+}
+
 /* The argument bytes, by the function's parameter layout. */
 static int put_args(kg_launches *l, const void *func, void **params) {
   if (put(l, " args=")) return -1;
@@ -238,7 +287,7 @@ static int put_args(kg_launches *l, const void *func, void **params) {
       return 0;
     }
     if (!params || !params[i]) return fail(l, "a kernel node without its arguments");
-    if (put(l, i ? "," : "") || put_hex(l, params[i], size)) return -1;
+    if (put(l, i ? "," : "") || put_param(l, params[i], size)) return -1;
   }
   return fail(l, "a kernel with more parameters than kgate describes");
 }
@@ -273,11 +322,6 @@ static int put_kernel(kg_launches *l, cudaGraphNode_t node) {
   return rc;
 }
 
-/* The buffers the harness gave the call being captured. */
-static _Thread_local struct {
-  const kg_launch_buf *b;
-  int n;
-} t_bufs;
 
 /* Where bytes [p, p + n) lie, as proof.h names it: "buf" inside a buffer
  * the harness gave the call; host memory as "host:<SHA-256 of the bytes
@@ -318,8 +362,10 @@ static int put_memset(kg_launches *l, cudaGraphNode_t node) {
   char to[80];
   size_t rows = p.height ? p.height : 1, bytes = (rows - 1) * p.pitch + p.width * p.elementSize;
   where(p.dst, bytes, 0, to, sizeof to);
-  return put(l, "memset dst=%p to=%s pitch=%zu value=%u elem=%u width=%zu height=%zu", p.dst, to, p.pitch, p.value,
-             p.elementSize, p.width, p.height);
+  int rc = put(l, "memset dst=") || put_addr(l, p.dst) ||
+           put(l, " to=%s pitch=%zu value=%u elem=%u width=%zu height=%zu", to, p.pitch, p.value, p.elementSize,
+               p.width, p.height);
+  return rc ? -1 : 0;
 }
 
 /* A copy: its parameters, and where it reads and writes when it is flat
@@ -337,12 +383,14 @@ static int put_memcpy(kg_launches *l, cudaGraphNode_t node) {
     where((const char *)p.srcPtr.ptr + p.srcPos.x, p.extent.width, 1, from, sizeof from);
     where((const char *)p.dstPtr.ptr + p.dstPos.x, p.extent.width, 0, to, sizeof to);
   }
-  return put(l,
-             "memcpy src=%p,%zu,%zu,%zu from=%s pos=%zu,%zu,%zu dst=%p,%zu,%zu,%zu to=%s pos=%zu,%zu,%zu "
-             "extent=%zu,%zu,%zu kind=%d shape=%s",
-             p.srcPtr.ptr, p.srcPtr.pitch, p.srcPtr.xsize, p.srcPtr.ysize, from, p.srcPos.x, p.srcPos.y, p.srcPos.z,
-             p.dstPtr.ptr, p.dstPtr.pitch, p.dstPtr.xsize, p.dstPtr.ysize, to, p.dstPos.x, p.dstPos.y, p.dstPos.z,
-             p.extent.width, p.extent.height, p.extent.depth, (int)p.kind, flat ? "1d" : "3d");
+  int rc = put(l, "memcpy src=") || put_addr(l, p.srcPtr.ptr) ||
+         put(l, ",%zu,%zu,%zu from=%s pos=%zu,%zu,%zu dst=", p.srcPtr.pitch, p.srcPtr.xsize, p.srcPtr.ysize, from,
+             p.srcPos.x, p.srcPos.y, p.srcPos.z) ||
+         put_addr(l, p.dstPtr.ptr) ||
+         put(l, ",%zu,%zu,%zu to=%s pos=%zu,%zu,%zu extent=%zu,%zu,%zu kind=%d shape=%s", p.dstPtr.pitch,
+             p.dstPtr.xsize, p.dstPtr.ysize, to, p.dstPos.x, p.dstPos.y, p.dstPos.z, p.extent.width, p.extent.height,
+             p.extent.depth, (int)p.kind, flat ? "1d" : "3d");
+  return rc ? -1 : 0;
 }
 
 static int put_node(kg_launches *l, cudaGraphNode_t node) {

@@ -571,6 +571,52 @@ static int probe_setup(state *st, const kg_case *c, const kg_run_params *p, cons
   return grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0);
 }
 
+/* The digest a check record keeps for a case's group (checkrec.h): the
+ * head's call captured twice on kgate's buffers, both calls described alike
+ * and only with what the proof compares (proof.h), then SHA-256 over that
+ * description and the variant's declared facts, which steer the check
+ * (in place, float atomics, dtypes, the operation, its scratch and the
+ * summation depth behind the error bound). The answer names the kernels,
+ * whose machine code the supervisor adds. */
+static int probe_head(state *st, const kg_case *c, const kg_module_variant *head, kg_result *r) {
+  step_ctx x = {st, head, c, st->d_in};
+  const kg_launch_buf bufs[] = {
+      {st->d_in, c->n * kg_dtype_get(c->dtype)->size}, {st->d_out, 16}, {st->d_scratch, st->scratch_cap}};
+  kg_launches l[2];
+  int failed = -1;
+  for (int k = 0; k < 2 && failed < 0; k++)
+    if (kg_launches_capture(run_step, &x, st->stream, bufs, 3, &l[k])) failed = k;
+  r->status = KG_ST_PASS, r->probed = 1, r->launch_same = -1;
+  if (failed >= 0) {
+    snprintf(r->message, sizeof r->message, "not proven: %s", l[failed].why);
+  } else if (kg_proof_check(l[0].desc, r->message, sizeof r->message) &&
+             kg_proof_check(l[1].desc, r->message, sizeof r->message)) {
+    if (strcmp(l[0].desc, l[1].desc)) {
+      snprintf(r->message, sizeof r->message, "not proven: two calls queue different work");
+    } else {
+      size_t len = strlen(l[0].desc);
+      char facts[200];
+      int fl = snprintf(facts, sizeof facts, "facts flags=%u dtypes=%u op=%u nan=%u scratch=%zu depth=%a\n",
+                        head->flags, head->dtypes, head->op, head->nan, head->scratch(c->dtype, c->n),
+                        head->depth ? head->depth(c->n) : 0.0);
+      char *all = malloc(len + (size_t)fl + 1);
+      if (all) {
+        memcpy(all, l[0].desc, len);
+        memcpy(all + len, facts, (size_t)fl + 1);
+        kg_proof_digest_hex(all, len + (size_t)fl, r->launch_digest);
+        r->launch_same = 1, r->nlaunches = l[0].nlaunches, r->nkernels = l[0].nkernels;
+        memcpy(r->kernels, l[0].kernels, sizeof r->kernels);
+        r->message[0] = '\0';
+      } else {
+        snprintf(r->message, sizeof r->message, "not proven: out of host memory");
+      }
+      free(all);
+    }
+  }
+  for (int k = 0; k < 2 && (failed < 0 || k <= failed); k++) kg_launches_free(&l[k]);
+  return 0;
+}
+
 /* A probe of a paired case: head and base each captured twice on the same
  * buffers (launches.h), untimed; the CPU side (proof.h) judges whether they
  * queue the same work it can compare, and the answer names the kernels,
@@ -579,6 +625,7 @@ static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_re
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
   if (probe_setup(st, c, p, &head, &base)) return -1;
+  if (p->pair.probe == 2) return probe_head(st, c, head, r);
   step_ctx xh = {st, head, c, st->d_in}, xb = {st, base, c, st->d_in};
   const kg_launch_buf bufs[] = {
       {st->d_in, c->n * kg_dtype_get(c->dtype)->size}, {st->d_out, 16}, {st->d_scratch, st->scratch_cap}};

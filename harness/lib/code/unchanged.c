@@ -476,3 +476,22 @@ int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch,
            nkernels, nkernels == 1 ? "" : "s", nlaunches, nlaunches == 1 ? "" : "es");
   return 1;
 }
+
+int kg_code_digest(const kg_code_table *t, int arch, const uint64_t *kernels, int nkernels, const char *launches,
+                   char hex[65], char *buf, size_t len) {
+  struct sha256_ctx all;
+  sha256_init(&all);
+  hex[0] = '\0';
+  if (nkernels <= 0) return snprintf(buf, len, "not proven: no kernel launched"), 0;
+  sha256_update(&all, strlen(launches), (const uint8_t *)launches);
+  for (int k = 0; k < nkernels; k++) {
+    const kg_code_fn *f = find(t, kernels[k], arch, "head", buf, len);
+    if (!f) return 0;
+    if (f->unproven[0]) return snprintf(buf, len, "not proven: %.60s: %s", f->name, f->unproven), 0;
+    sha256_update(&all, 32, f->sha);
+  }
+  unsigned char d[32];
+  sha256_digest(&all, sizeof d, d);
+  for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+  return 1;
+}

@@ -74,4 +74,12 @@ void kg_code_table_free(kg_code_table *t);
 int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch, const uint64_t *kernels, int nkernels,
                  int nlaunches, char *buf, size_t len);
 
+/* A check record's digest of one group (checkrec.h): SHA-256 over launches
+ * (the worker's digest of the call and the variant's facts, as text) and the
+ * digests of the kernels (by name hash) at arch, in launch order. 1 with 64
+ * hex digits in hex, or 0 with why not in buf (a kernel missing or refused,
+ * as kg_code_same refuses it). */
+int kg_code_digest(const kg_code_table *t, int arch, const uint64_t *kernels, int nkernels, const char *launches,
+                   char hex[65], char *buf, size_t len);
+
 #endif

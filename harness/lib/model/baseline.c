@@ -59,6 +59,7 @@ static void sort_unique(kg_baseline *b) {
 }
 
 void kg_baseline_free(kg_baseline *b) {
+  kg_crec_free(&b->check);
   free(b->entries);
   b->entries = NULL;
   b->n = 0;
@@ -97,6 +98,7 @@ int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t 
   json_t *doc = json_pack("{ss si so ss ss so}", "kind", "kgate-baseline", "schema_version", KG_BASELINE_SCHEMA,
                           "device", kg_device_to_json(&b->dev, KG_FORM_FILE), "kgate_commit", b->commit, "date", b->date,
                           "entries", entries);
+  if (doc && b->check.on) json_object_set_new(doc, "check_record", kg_crec_to_json(&b->check, 0));
   int rc = kg_json_write(path, doc, "entries", err, errlen);
   json_decref(doc);
   return rc;
@@ -159,6 +161,12 @@ static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {
   }
   if (!r->failed) refuse_duplicates(r, b);
   sort_unique(b); /* a hand-edited file may be out of order */
+  json_t *rec = json_object_get(doc, "check_record"); /* optional: baselines of runs that probed */
+  if (!r->failed && rec) {
+    snprintf(r->where, sizeof r->where, "check_record");
+    if (!json_is_object(rec) || json_object_get(rec, "from")) kg_jrd_fail(r, "not a baseline's check record");
+    else kg_crec_read(r, rec, &b->check);
+  }
 }
 
 /* kg_baseline_load, also telling which kind of file it was. */
@@ -220,6 +228,25 @@ static int check_run(const char *path, const kg_run *run, char *err, size_t errl
   return 0;
 }
 
+/* The baseline's check record after an update: the run's groups, over the
+ * old record's when both share their key (the run passed every case, so
+ * each group it recorded stands). 0, or -1 out of memory. */
+static int merge_record(kg_crec *out, const kg_crec *old, const kg_crec *run) {
+  memset(out, 0, sizeof *out);
+  const kg_crec *keep = !run->on || kg_crec_same_key(old, run) ? old : NULL, *key = run->on ? run : old;
+  if (!key->on) return 0;
+  snprintf(out->harness, sizeof out->harness, "%s", key->harness);
+  out->arch = key->arch, out->seed = key->seed, out->repeats = key->repeats, out->on = 1;
+  for (size_t i = 0; keep && i < keep->n; i++)
+    if (kg_crec_put(out, &keep->g[i])) return -1;
+  for (size_t i = 0; i < run->n; i++) {
+    kg_crec_group g = run->g[i];
+    g.carried = 0;
+    if (kg_crec_put(out, &g)) return -1;
+  }
+  return 0;
+}
+
 /* kg_baseline_update under the writers' lock. */
 static int update_locked(const char *path, const kg_run *run, char *err, size_t errlen) {
   kg_baseline old, now;
@@ -256,7 +283,9 @@ static int update_locked(const char *path, const kg_run *run, char *err, size_t 
       if (!bsearch(&old.entries[i], all, timed, sizeof *all, entry_cmp)) all[k++] = old.entries[i];
     now.n = k;
     sort_unique(&now);
-    rc = kg_baseline_write(path, &now, err, errlen);
+    rc = merge_record(&now.check, &old.check, &run->check);
+    if (rc) snprintf(err, errlen, "not updating baseline %s: out of memory", path);
+    else rc = kg_baseline_write(path, &now, err, errlen);
   } else {
     snprintf(err, errlen, "not updating baseline %s: out of memory", path);
     rc = -1;

@@ -20,6 +20,7 @@ typedef struct kg_baseline {
   char commit[64], date[32];
   size_t n;
   kg_base_entry *entries; /* malloc'ed, sorted by (variant, dtype, n) */
+  kg_crec check;          /* the check record of the runs it was made from ("check_record"; off: none) */
 } kg_baseline;
 
 /* The baseline of a GPU model: DIR/<gpu-slug>.json. */
@@ -40,7 +41,9 @@ int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t 
  * fail), or a pending one (an interrupted run), a run that timed nothing, an
  * existing file that is malformed, invalid or a results file, or a baseline
  * of another GPU model;
- * otherwise merges: entries the run timed replace theirs, the rest stay.
+ * otherwise merges: entries the run timed replace theirs, the rest stay;
+ * so do the run's check record's groups (checkrec.h) when both records share
+ * their key, else the run's record replaces the old one.
  * Read, merged and written atomically under the writers' lock (fileio.h).
  * 0, or -1 with err. */
 int kg_baseline_update(const char *path, const kg_run *run, char *err, size_t errlen);

@@ -52,6 +52,7 @@ kg_counts kg_count_results(const kg_result *results, size_t n) {
     default: c.pending++; break;
     }
     c.nondeterministic += results[i].nondeterministic != 0;
+    c.carried += results[i].status == KG_ST_PASS && results[i].carried;
   }
   return c;
 }
@@ -155,6 +156,7 @@ static const kg_field k_result[] = {
     {"input_us", KG_FT_REAL_IN, AT(kg_result, input_us), 0, 0, 0, KG_MAX_TIME_US, 0},
     {"check_us", KG_FT_REAL_IN, AT(kg_result, check_us), 0, 0, 0, KG_MAX_TIME_US, 0},
     {"time_us", KG_FT_REAL_IN, AT(kg_result, time_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"carried", KG_FT_FLAG, AT(kg_result, carried), 0, 0, 0, 0, 0},
 };
 /* The rows every result has had; a row added after them is optional when
  * read in either form (absent: 0), as results files and lines written

@@ -87,6 +87,8 @@ typedef struct kg_result {
    * and reference (0 when the case before it made the same input), its
    * check, and its timing (0 when not timed). The phase times add them up. */
   double input_us, check_us, time_us;
+  /* not run: a baseline's check covered it (checkrec.h); status PASS, message says from where */
+  int carried;
   kg_timing timing;
   int device; /* the CUDA device it ran on ("device" in result lines and results files; 0 when absent) */
   /* a paired case: one block per input copy (paired.h), and samples set aside */
@@ -98,6 +100,9 @@ typedef struct kg_result {
    * 0 not, -1 not known (message says why for 0 and -1) */
   int probed, launch_same, nlaunches, nkernels;
   uint64_t kernels[KG_PROBE_MAX_KERNELS];
+  /* a head-only probe (probe 2): the SHA-256 of what one call queues and of
+   * the variant's declared facts (checkrec.h), "" when it cannot stand for it */
+  char launch_digest[65];
 } kg_result;
 
 /* Paired timing (the paired gate): with on, every case sent is not checked
@@ -110,7 +115,8 @@ typedef struct kg_pair_opts {
   double max_seconds; /* sampling cap per cell (all copies) */
   int round;          /* the paired round (1, 2, ...): with the copy, picks each block's quad orientation */
   int on, module, base_variant;
-  int probe;          /* untimed: capture both calls and say whether they queue the same work */
+  int probe;          /* untimed: 1 capture both calls and say whether they queue the same work;
+                       * 2 the head's call alone, its digest (kg_result.launch_digest) */
 } kg_pair_opts;
 
 typedef struct kg_run_params {
@@ -157,6 +163,7 @@ typedef struct kg_device_info {
 
 typedef struct kg_counts {
   size_t cases, passed, failed, errored, unsupported, pending, nondeterministic;
+  size_t carried; /* of passed: carried over from a baseline's check, not run */
 } kg_counts;
 
 kg_counts kg_count_results(const kg_result *results, size_t n);

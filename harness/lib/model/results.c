@@ -331,6 +331,7 @@ json_t *kg_results_json(const kg_run *run) {
   json_t *facts = doc ? variants_json(run) : NULL;
   if (facts) json_object_set_new(doc, "variants", facts);
   if (doc && run->pair.on) json_object_set_new(doc, "paired", paired_json(run));
+  if (doc && run->check.on) json_object_set_new(doc, "check_record", kg_crec_to_json(&run->check, 1));
   json_t *lint = doc && run->nlint ? lint_json(run) : NULL;
   if (doc && run->nlint && (!lint || json_object_set_new(doc, "lint", lint))) json_decref(doc), doc = NULL;
   return doc;
@@ -417,6 +418,9 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
     kg_jrd_fail(r, "supported is false, yet the case has a timing: kgate times only cases it can run");
   else if (!r->failed && !c->supported && c->timed)
     kg_jrd_fail(r, "supported is false, yet timed is true: kgate times only cases it can run");
+  else if (!r->failed && res->carried && (res->status != KG_ST_PASS || c->n < KG_CARRY_MIN_N))
+    kg_jrd_fail(r, "carried is true, yet the case %s: kgate carries over only passed cases of %zu elements or more",
+                res->status != KG_ST_PASS ? "did not pass" : "is smaller", KG_CARRY_MIN_N);
 }
 
 /* Cases in (variant, dtype, n, pattern) order. */
@@ -548,12 +552,19 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   }
   json_t *lint = json_object_get(doc, "lint"); /* optional: runs that linted */
   if (!r.failed && lint) read_lint(&r, lint, run);
+  json_t *rec = json_object_get(doc, "check_record"); /* optional: runs that probed their groups */
+  if (!r.failed && rec) {
+    snprintf(r.where, sizeof r.where, "check_record");
+    if (!json_is_object(rec)) kg_jrd_fail(&r, "not an object");
+    else kg_crec_read(&r, rec, &run->check);
+  }
   json_decref(doc);
   if (r.failed) kg_run_free(run);
   return r.failed ? -1 : 0;
 }
 
 void kg_run_free(kg_run *run) {
+  kg_crec_free(&run->check);
   for (size_t k = 0; k < run->nlint; k++) kg_lint_module_free(&run->lint[k]);
   free(run->lint);
   run->lint = NULL, run->nlint = 0;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checkrec.h"
 #include "lint.h"
 #include "plan.h"
 #include "model.h"
@@ -77,6 +78,9 @@ typedef struct kg_run {
   size_t nlint;
   size_t npairs;
   kg_pair_cell *pairs; /* malloc'ed: regressions first (see pairrun.h) */
+  /* the groups this run proved what it checks of, and which it carried
+   * over ("check_record" in the results JSON; absent: none probed) */
+  kg_crec check;
 } kg_run;
 
 /* The results JSON of run (NULL when memory ran out); its list of cases,

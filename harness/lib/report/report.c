@@ -163,8 +163,10 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
     case_line(f, &cases[i], r);
   }
   kg_counts t = kg_count_results(results, n);
-  fprintf(f, "\nsummary: %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic",
-          t.cases, t.passed, t.failed, t.errored, t.unsupported, t.nondeterministic);
+  fprintf(f, "\nsummary: %zu cases, %zu passed", t.cases, t.passed);
+  if (t.carried) fprintf(f, " (%zu of them carried over from the baseline's check)", t.carried);
+  fprintf(f, ", %zu failed, %zu errors, %zu unsupported, %zu nondeterministic", t.failed, t.errored, t.unsupported,
+          t.nondeterministic);
   if (t.pending) fprintf(f, ", %zu not run", t.pending);
   char name[sizeof dev->name];
   fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? kg_esc_term(dev->name, name, sizeof name) : "no device", wall_s);

@@ -137,10 +137,13 @@ static void summary_phases(kg_rdoc *d, const kg_phases *p) {
 
 static void summary_checks(kg_rdoc *d, const kg_run *run) {
   kg_counts t = kg_count_results(run->results, run->n);
-  char pending[48] = "";
+  char pending[48] = "", carried[640] = "";
   if (t.pending) snprintf(pending, sizeof pending, ", %zu not run", t.pending);
-  d->checks = fmt(d, "%zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic%s", t.cases,
-                  t.passed, t.failed, t.errored, t.unsupported, t.nondeterministic, pending);
+  if (t.carried) /* the path came from the command line or a results file: the formats escape the cell */
+    snprintf(carried, sizeof carried, " (%zu of them carried over from %.500s: same kgate check code, machine code and launches)",
+             t.carried, run->check.from);
+  d->checks = fmt(d, "%zu cases, %zu passed%s, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic%s", t.cases,
+                  t.passed, carried, t.failed, t.errored, t.unsupported, t.nondeterministic, pending);
   kg_rm_cell part = text(d->checks);
   item_add(d, "Checks", NULL, &part, 1);
 }
@@ -692,7 +695,7 @@ static void tests_case(kg_rdoc *d, size_t i, const char *cls) {
   const char *dt = kg_dtype_get(c->dtype)->name;
   kg_rm_outcome o = check_outcome(r->status);
   const char *msg = o == KG_RM_SKIPPED ? (r->status == KG_ST_UNSUPPORTED ? "unsupported dtype" : "not run")
-                    : o == KG_RM_PASS  ? ""
+                    : o == KG_RM_PASS  ? (r->carried ? r->message : "")
                                        : check_message(d, r);
   test_add(d, cls, fmt(d, "%s n=%zu %s", dt, c->n, kg_pattern_name(c->pattern)), o, msg, NULL);
   int p = perf_outcome(d, i);

@@ -33,7 +33,8 @@ char *kg_proto_encode_case_exact(size_t index, const kg_case *c, const kg_run_pa
     json_object_set_new(o, "pair", json_pack("{ss ss si si sf si}", "module", p->pair.module ? "base" : "own", "variant",
                                              kg_variants[p->pair.base_variant >= 0 ? p->pair.base_variant : c->variant].name, "copies", p->pair.copies, "quads",
                                              p->pair.quads, "max_seconds", p->pair.max_seconds, "round", p->pair.round));
-  if (o && p->pair.on && p->pair.probe) json_object_set_new(json_object_get(o, "pair"), "probe", json_true());
+  if (o && p->pair.on && p->pair.probe)
+    json_object_set_new(json_object_get(o, "pair"), "probe", json_integer(p->pair.probe));
   return dump(o);
 }
 
@@ -74,7 +75,7 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
       (time && json_unpack_ex(time, &e, JSON_STRICT, "{sb sF si sF}", "hot", &p->time.hot, "max_noise",
                               &p->time.max_noise, "min_samples", &p->time.min_samples, "max_seconds",
                               &p->time.max_seconds)) ||
-      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF s?i s?b}", "module", &pmodule, "variant", &pvariant,
+      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF s?i s?i}", "module", &pmodule, "variant", &pvariant,
                               "copies", &p->pair.copies, "quads", &p->pair.quads, "max_seconds",
                               &p->pair.max_seconds, "round", &p->pair.round, "probe", &p->pair.probe))) {
     snprintf(err, errlen, "bad case line: %s", e.text);
@@ -83,8 +84,8 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
   } else if (pair && (p->pair.base_variant = kg_variant_find_any(pvariant)) < 0) {
     snprintf(err, errlen, "unknown pair variant '%s'", pvariant);
   } else if (pair && (p->pair.copies < 1 || p->pair.copies > KG_PAIR_MAX_COPIES || p->pair.quads < 1 ||
-                      !(p->pair.max_seconds > 0) || p->pair.round < 0)) {
-    snprintf(err, errlen, "bad case line: pair copies 1..%d, quads >= 1, max_seconds > 0 and round >= 0",
+                      !(p->pair.max_seconds > 0) || p->pair.round < 0 || p->pair.probe < 0 || p->pair.probe > 2)) {
+    snprintf(err, errlen, "bad case line: pair copies 1..%d, quads >= 1, max_seconds > 0, round >= 0 and probe 0..2",
              KG_PAIR_MAX_COPIES);
   } else if ((c->variant = kg_variant_find_any(variant)) < 0) {
     snprintf(err, errlen, "unknown variant '%s'", variant);
@@ -132,19 +133,25 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
       snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->kernels[i]);
       json_array_append_new(k, json_string(hex));
     }
-    json_object_set_new(o, "probe",
-                        json_pack("{si si so*}", "same", r->launch_same, "launches", r->nlaunches, "kernels", k));
+    json_t *pr = json_pack("{si si so*}", "same", r->launch_same, "launches", r->nlaunches, "kernels", k);
+    if (pr && r->launch_digest[0]) json_object_set_new(pr, "digest", json_string(r->launch_digest));
+    json_object_set_new(o, "probe", pr);
   }
   return dump(o);
 }
 
-/* {"same":1|0|-1,"launches":n,"kernels":["16 hex digits",...]}: 0, or -1 when malformed. */
+/* {"same":1|0|-1,"launches":n,"kernels":["16 hex digits",...],"digest"?:"64 hex digits"}:
+ * 0, or -1 when malformed. */
 static int decode_probe(json_t *pr, kg_result *r) {
   json_t *k = NULL;
-  if (json_unpack(pr, "{si si so}", "same", &r->launch_same, "launches", &r->nlaunches, "kernels", &k) ||
+  const char *digest = NULL;
+  if (json_unpack(pr, "{si si so s?s}", "same", &r->launch_same, "launches", &r->nlaunches, "kernels", &k, "digest",
+                  &digest) ||
       r->launch_same < -1 || r->launch_same > 1 || r->nlaunches < 0 || !json_is_array(k) ||
-      json_array_size(k) > KG_PROBE_MAX_KERNELS)
+      json_array_size(k) > KG_PROBE_MAX_KERNELS ||
+      (digest && (strlen(digest) != 64 || strspn(digest, "0123456789abcdef") != 64)))
     return -1;
+  snprintf(r->launch_digest, sizeof r->launch_digest, "%s", digest ? digest : "");
   for (size_t i = 0; i < json_array_size(k); i++) {
     const char *h = json_string_value(json_array_get(k, i));
     char *end = NULL;
