@@ -853,7 +853,10 @@ static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
   }
   if (!d->verdict.word) {
     verdict_is(d, KG_GATE_PASS, KG_EXIT_OK, 0);
-    why_add(d, &w, fmt(d, "%zu cases checked, none failed", k.cases));
+    if (k.carried) /* carried over: passed by a baseline's check, not run here */
+      why_add(d, &w, fmt(d, "%zu cases checked and %zu carried over, none failed", k.cases - k.carried, k.carried));
+    else
+      why_add(d, &w, fmt(d, "%zu cases checked, none failed", k.cases));
     if (run->pair.on || d->cmp) why_put(d, &w, "; none slower than ", 0), why_against(d, &w, g);
     else why_put(d, &w, " (correctness only: no baseline to compare with)", 0);
   }
