@@ -258,6 +258,23 @@ END_TEST
 
 /* ---- Core: loaders ---------------------------------------------------------- */
 
+/* The layout of a written JSON file: each top-level key a line, the list
+ * under list_key an element a line, and so a top-level object's "groups" (a
+ * check record's): a baseline update reads as a short diff. */
+START_TEST(test_json_write_layout) {
+  json_t *doc = json_pack("{s[ii] s{ss s[[s][s]]} s{s[i]}}", "entries", 1, 2, "check_record", "harness", "h", "groups",
+                          "a", "b", "other", "list", 3);
+  char err[256];
+  ck_assert_int_eq(kg_json_write(g_path, doc, "entries", err, sizeof err), 0);
+  json_decref(doc);
+  char *text = kgt_slurp(g_path);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_str_eq(text, "{\"entries\":[\n1,\n2\n],\n\"check_record\":{\"harness\":\"h\",\"groups\":[\n[\"a\"],\n[\"b\"]\n]},\n"
+                         "\"other\":{\"list\":[3]}}\n");
+  free(text);
+}
+END_TEST
+
 START_TEST(test_lines_split) {
   /* A line longer than a read chunk, CRLF kept, no final newline. */
   size_t big = 200000;
@@ -631,6 +648,7 @@ Suite *make_fileio_suite(void) {
   tcase_add_test(core, test_out_descriptor_in_place);
   tcase_add_test(core, test_out_stale_temp_swept);
   tcase_add_test(core, test_lines_split);
+  tcase_add_test(core, test_json_write_layout);
   tcase_add_test(core, test_lock_times_out);
   tcase_add_test(core, test_lock_absent_and_linked);
   tcase_add_test(core, test_lock_none_for_special);

@@ -253,20 +253,30 @@ static int dump_list(FILE *f, json_t *a) {
   return bad | (fputs(json_array_size(a) ? "\n]" : "]", f) == EOF);
 }
 
-int kg_json_put(FILE *f, json_t *doc, const char *list_key) {
-  if (!json_is_object(doc)) return -1;
+/* An object: its array under list_key (NULL: none) an element a line, the
+ * rest compact; a top-level object's member objects get their "groups"
+ * laid out so too (nested: 1). */
+static int put_object(FILE *f, json_t *o, const char *list_key, int nested, const char *sep) {
   const char *key;
   json_t *v;
   int bad = fputs("{", f) == EOF, first = 1;
-  json_object_foreach(doc, key, v) {
+  json_object_foreach(o, key, v) {
     json_t *k = json_string(key);
-    bad |= !k || fputs(first ? "" : ",\n", f) == EOF || dump_any(f, k) != 0 || fputs(":", f) == EOF;
+    bad |= !k || fputs(first ? "" : sep, f) == EOF || dump_any(f, k) != 0 || fputs(":", f) == EOF;
     json_decref(k);
     if (list_key && strcmp(key, list_key) == 0 && json_is_array(v)) bad |= dump_list(f, v);
+    else if (nested && json_is_object(v) && json_is_array(json_object_get(v, KG_JSON_GROUPS)))
+      bad |= put_object(f, v, KG_JSON_GROUPS, 0, ",");
     else bad |= dump_any(f, v) != 0;
     first = 0;
   }
-  bad |= fputs("}\n", f) == EOF;
+  return bad | (fputs("}", f) == EOF);
+}
+
+int kg_json_put(FILE *f, json_t *doc, const char *list_key) {
+  if (!json_is_object(doc)) return -1;
+  int bad = put_object(f, doc, list_key, 1, ",\n");
+  bad |= fputs("\n", f) == EOF;
   return bad ? -1 : 0;
 }
 

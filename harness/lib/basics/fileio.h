@@ -49,8 +49,10 @@ json_t *kg_json_real(double v);
 int kg_json_put(FILE *f, json_t *doc, const char *list_key);
 /* Writes the object doc atomically as compact JSON with each top-level key on
  * its own line and each element of the array under list_key (may be NULL) on
- * its own line: small git diffs, greppable. Reals get 15 significant digits.
- * 0, or -1 with err. */
+ * its own line, as each element of a top-level object's KG_JSON_GROUPS
+ * array (a check record's): small git diffs, greppable. Reals get 15
+ * significant digits. 0, or -1 with err. */
+#define KG_JSON_GROUPS "groups"
 int kg_json_write(const char *path, json_t *doc, const char *list_key, char *err, size_t errlen);
 /* Parses a file holding one JSON object: a regular file of at most
  * KG_JSON_MAX bytes (kg_in_open). 0 with *doc (the caller decrefs); 1 when
