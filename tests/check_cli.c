@@ -1473,6 +1473,34 @@ static void two_copies(char *dir, size_t len, const char *tag, char *ref, char *
   ck_assert_int_eq(copy_file(mod, ctl), 0);
 }
 
+/* Sequential stopping: a cell decided after its first round at the early
+ * look's stricter level (KG_PAIR_EARLY) gets no second round; one still
+ * undecided after it (4 % apart: ±10 % at 4 blocks) gets its second round,
+ * and is SAME there (±4.2 % at 8 blocks, the minimum effect 5 %). (A loop test: each
+ * in a process of its own, as a module's variants join the registry once.) */
+static const struct {
+  const char *spread, *verdict, *rounds;
+} k_spreads[] = {{"tight", "\"verdict\":\"SAME\"", "\"rounds\":1,"}, {"wide", "\"verdict\":\"SAME\"", "\"rounds\":2,"}};
+
+START_TEST(test_cli_paired_stops_early) {
+  char dir[64], ref[128], ctl[160], json[128], mod[1024], out[8192];
+  two_copies(dir, sizeof dir, "early", ref, ctl, mod);
+  snprintf(json, sizeof json, "%s/early.json", dir);
+  char *args[] = {"run", "--worker", FAKE_WORKER, "--lint", "off", "--kernels", ctl, "--base-kernels", ref,
+                  "--variant", "team_sum", "--dtype", "f32", "--sizes", "1", "--perf-sizes", "2", "--rounds", "2",
+                  "--max-rounds", "3", "--json", json, NULL};
+  setenv("FAKE_PAIR", k_spreads[_i].spread, 1);
+  int code = run_capture(args, out, sizeof out);
+  unsetenv("FAKE_PAIR");
+  ck_assert_msg(code == KG_EXIT_OK, "%s: exit %d: %s", k_spreads[_i].spread, code, out);
+  char *text = kgt_slurp(json), *cell = text ? strstr(text, "\"cells\":[") : NULL;
+  ck_assert_msg(cell && strstr(cell, k_spreads[_i].verdict) && strstr(cell, k_spreads[_i].rounds), "%s: %.900s",
+                k_spreads[_i].spread, cell ? cell : "(no cells)");
+  free(text);
+  kgt_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_cli_team_control_is_a_copy) {
   char dir[64], ref[128], ctl[160], pins[128], json[128], mod[1024], sha[65], err[256], out[8192];
   two_copies(dir, sizeof dir, "control", ref, ctl, mod);
@@ -1609,6 +1637,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_kernels_check);
   tcase_add_test(core, test_cli_progress_in_a_log);
   tcase_add_test(core, test_cli_team_control_is_a_copy);
+  tcase_add_loop_test(core, test_cli_paired_stops_early, 0, N(k_spreads));
   tcase_add_test(core, test_cli_unchanged_cells);
   tcase_add_test(core, test_cli_list_kernels);
   tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));

@@ -32,6 +32,8 @@
  *   73 bytes without a newline, forever
  *   79 the answer, then bytes with no newline
  * $FAKE_MODE, when set, replaces the mode (for `kgate check --worker`).
+ * With $FAKE_PAIR, a paired case answers four blocks whose ratios lie
+ * within 0.02 % of 1 ("tight") or 4 % ("wide").
  * A paired probe (kg_pair_opts.probe) answers that head and base launch the
  * same kernel, named by $FAKE_PROBE_KERNEL, twice; without it, "not known". 
  * Kernel modules as `kgate worker` takes them (--own-kernels, --kernels,
@@ -158,6 +160,14 @@ int main(int argc, char **argv) {
       r.probed = 1, r.launch_same = k ? 1 : -1, r.nkernels = k ? 1 : 0, r.nlaunches = k ? 2 : 0;
       if (k) r.kernels[0] = kg_code_name_hash(k);
       else snprintf(r.message, sizeof r.message, "not proven: the fake worker captures nothing");
+      emit(kg_proto_encode_result(index, &r, 0));
+      continue;
+    }
+    if (p.pair.on && getenv("FAKE_PAIR")) { /* a paired case: four blocks, tight or wide apart */
+      static const double k_tight[] = {1e-4, -1e-4, 2e-4, -2e-4}, k_wide[] = {0.02, -0.02, 0.04, -0.04};
+      const double *v = strcmp(getenv("FAKE_PAIR"), "wide") ? k_tight : k_wide;
+      r.nblocks = 4;
+      for (int k = 0; k < 4; k++) r.blocks[k] = (kg_pblock){v[k], 16, 10.0, 10.0};
       emit(kg_proto_encode_result(index, &r, 0));
       continue;
     }

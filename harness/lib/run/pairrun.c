@@ -94,6 +94,7 @@ typedef struct gathered {
   char error[200];
   kg_timing t[KG_PAIR_MAX_ROUNDS]; /* the head's absolute timing, a round each */
   int nt;
+  int stopped; /* decided before the rounds every cell gets were done (KG_PAIR_EARLY) */
 } gathered;
 
 static int add_blocks(gathered *g, const kg_result *r) {
@@ -142,8 +143,10 @@ kg_timing kg_pair_combine_timing(const kg_timing *t, int n) {
 }
 
 /* One job's answer in a round: its blocks, its head timing, or its error;
- * then the cell's verdict so far. 0, or -1 out of memory. */
-static int take_answer(const kg_pair_job *job, kg_pair_cell *c, gathered *g, const kg_result *r, double min_effect_pct) {
+ * then the cell's verdict so far, and whether it stops before the rounds
+ * every cell gets are done (fixed: those rounds). 0, or -1 out of memory. */
+static int take_answer(const kg_pair_job *job, kg_pair_cell *c, gathered *g, const kg_result *r, double min_effect_pct,
+                       int fixed) {
   if (r->status == KG_ST_PASS && r->nblocks > 0) {
     if (add_blocks(g, r)) return -1;
     c->rounds++;
@@ -155,6 +158,13 @@ static int take_answer(const kg_pair_job *job, kg_pair_cell *c, gathered *g, con
   kg_pair_rule rule = {0, KG_PAIR_CONFIDENCE};
   rule.min_effect = c->min_effect = kg_pair_min_effect(job->n * kg_dtype_get(job->dtype)->size, min_effect_pct);
   kg_pair_decide(g->b, g->n, &rule, &c->stat);
+  if (c->rounds < fixed && c->stat.verdict != KG_PV_UNDECIDED) {
+    /* an early look: decided at the stricter level too, it is done */
+    kg_pair_stat early;
+    kg_pair_rule strict = {rule.min_effect, KG_PAIR_EARLY};
+    kg_pair_decide(g->b, g->n, &strict, &early);
+    g->stopped = early.verdict != KG_PV_UNDECIDED;
+  }
   return 0;
 }
 
@@ -195,6 +205,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
     size_t m = 0;
     for (size_t j = 0; j < njobs; j++) {
       if (round > ps->rounds && cells[j].stat.verdict != KG_PV_UNDECIDED) continue;
+      if (w.g[j].stopped) continue;
       w.cases[m] = job_case(&jobs[j], 0);
       w.which[m++] = j;
     }
@@ -205,7 +216,7 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
     if (rc == KG_SUPER_INTERRUPTED) m = 0; /* answers of the cut round are not counted */
     for (size_t k = 0; k < m && !rc; k++) {
       size_t j = w.which[k];
-      rc = oom = take_answer(&jobs[j], &cells[j], &w.g[j], &w.res[k], ps->min_effect_pct) != 0 ? -1 : 0;
+      rc = oom = take_answer(&jobs[j], &cells[j], &w.g[j], &w.res[k], ps->min_effect_pct, ps->rounds) != 0 ? -1 : 0;
     }
     if (rc) break;
     size_t undecided = 0;

@@ -18,6 +18,11 @@
  * SLOWER needs the mean of the blocks beyond min effect + t * se, so the
  * measured A/A rate sits far below 1 - this. */
 #define KG_PAIR_CONFIDENCE 0.99
+/* A cell decided before the rounds every cell gets are done stops there
+ * when its interval at this level decides too: the early look spends half
+ * of the error rate of the level above (Bonferroni), so stopping early adds
+ * at most that to a cell's chance of a wrong verdict. */
+#define KG_PAIR_EARLY 0.995
 
 /* A cell to time: the head variant against base_variant (a registry index)
  * of kgate's own module (base_module 0) or the same name in the base module
