@@ -10,10 +10,7 @@
 set -u
 . "$(dirname "$0")/skip_gpu.sh"
 kgate=$1
-out=$(mktemp -d /tmp/kg_carry_XXXXXX)
-trap 'rm -rf "$out"' EXIT
-fail() { echo "carry_gpu: FAIL: $*"; exit 1; }
-export KGATE_CACHE_DIR=$out/cache
+gpu_scratch carry_gpu
 mkdir -p "$out/base" "$out/b"
 cp "$(dirname "$kgate")/libkgate_kernels.so" "$out/base/" || fail "no module beside $kgate"
 run() { # name, then kgate run's arguments

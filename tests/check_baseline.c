@@ -43,13 +43,8 @@ static kg_run new_run(const char *gpu) {
 
 /* Appends a case; median 0 means not timed (timed is still set when failed). */
 static void add(kg_run *run, const char *variant, kg_dtype dt, size_t n, int timed, kg_status st, double median) {
-  ck_assert_uint_lt(run->n, MAXC);
-  int v = kg_variant_find(variant);
-  ck_assert_int_ge(v, 0);
-  g_cases[run->n] = (kg_case){v, dt, n, KG_PAT_UNIFORM, 1, timed};
-  g_results[run->n] = (kg_result){.status = st};
-  if (median > 0) g_results[run->n].timing = tm(median);
-  run->n++;
+  kgt_add_case(run, MAXC, variant, dt, n, KG_PAT_UNIFORM, timed, st);
+  if (median > 0) g_results[run->n - 1].timing = tm(median);
 }
 
 static void assert_entry(const kg_baseline *b, size_t i, const char *variant, kg_dtype dt, size_t n, int samples,

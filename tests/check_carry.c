@@ -154,13 +154,8 @@ static kg_run new_run(void) {
 }
 
 static void add(kg_run *run, const char *variant, kg_dtype dt, size_t n, kg_pattern p, int timed, kg_status st) {
-  ck_assert_uint_lt(run->n, MAXC);
-  int v = kg_variant_find(variant);
-  ck_assert_int_ge(v, 0);
-  g_cases[run->n] = (kg_case){v, dt, n, p, 1, timed};
-  g_results[run->n] = (kg_result){.status = st};
-  if (timed && st == KG_ST_PASS) g_results[run->n].timing = kgt_timing(100);
-  run->n++;
+  kgt_add_case(run, MAXC, variant, dt, n, p, timed, st);
+  if (timed && st == KG_ST_PASS) g_results[run->n - 1].timing = kgt_timing(100);
 }
 
 /* kg_carry_apply: the cases of groups the record covers become PASS and

@@ -12,10 +12,7 @@
 set -u
 . "$(dirname "$0")/skip_gpu.sh"
 kgate=$1
-out=$(mktemp -d /tmp/kg_ref_cache_XXXXXX)
-trap 'rm -rf "$out"' EXIT
-fail() { echo "ref_cache_gpu: FAIL: $*"; exit 1; }
-export KGATE_CACHE_DIR=$out/cache
+gpu_scratch ref_cache_gpu
 export KGATE_REFCACHE_KEY=$out/state/refcache.key
 cache=$KGATE_CACHE_DIR/refs.txt
 # The HMAC-SHA256 (hex) of the header, a newline and $1 under the key (refcache.h).

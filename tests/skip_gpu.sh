@@ -9,3 +9,13 @@ skip_gpu() {
   echo "$name: skipped: ${why:-kgate exited $code and said no reason}"
   exit 77
 }
+
+# gpu_scratch NAME: a scratch folder $out, removed at exit, kgate's cache
+# folder inside it (a run of its own: no roofline or reference of another),
+# and fail MESSAGE, which prints "NAME: FAIL: MESSAGE" and exits 1.
+gpu_scratch() {
+  out=$(mktemp -d "/tmp/kg_$1_XXXXXX")
+  trap 'rm -rf "$out"' EXIT
+  eval "fail() { echo \"$1: FAIL: \$*\"; exit 1; }"
+  export KGATE_CACHE_DIR=$out/cache
+}

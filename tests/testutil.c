@@ -252,3 +252,13 @@ void kgt_nightly(kg_history **h, kg_detection **d) {
   *h = &hist;
   *d = &det;
 }
+
+void kgt_add_case(kg_run *run, size_t cap, const char *variant, kg_dtype dt, size_t n, kg_pattern p, int timed,
+                  kg_status st) {
+  ck_assert_uint_lt(run->n, cap);
+  int v = kg_variant_find(variant);
+  ck_assert_int_ge(v, 0);
+  run->cases[run->n] = (kg_case){v, dt, n, p, 1, timed};
+  run->results[run->n] = (kg_result){.status = st};
+  run->n++;
+}

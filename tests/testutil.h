@@ -37,6 +37,10 @@ int kgt_run_capture(char **args, char *out, size_t len);
 
 /* A 12-sample timing around med, as the chart and history tests expect. */
 kg_timing kgt_timing(double med);
+/* Appends a supported case and its result of status st to a hand-made run
+ * whose arrays hold cap (asserted); variant must be in the registry. */
+void kgt_add_case(kg_run *run, size_t cap, const char *variant, kg_dtype dt, size_t n, kg_pattern p, int timed,
+                  kg_status st);
 /* The date, version 0.1.0 and commit every hand-made run carries. */
 void kgt_stamp(kg_run_meta *m, const char *commit);
 /* The H200 the chart, history and page tests describe. */

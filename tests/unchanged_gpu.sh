@@ -15,10 +15,7 @@
 set -u
 . "$(dirname "$0")/skip_gpu.sh"
 kgate=$1 head=${2:-} base=${3:-}
-out=$(mktemp -d /tmp/kg_unchanged_XXXXXX)
-trap 'rm -rf "$out"' EXIT
-fail() { echo "unchanged_gpu: FAIL: $*"; exit 1; }
-export KGATE_CACHE_DIR=$out/cache
+gpu_scratch unchanged_gpu
 mkdir -p "$out/base"
 cp "$(dirname "$kgate")/libkgate_kernels.so" "$out/base/" || fail "no module beside $kgate"
 run() { # name, then kgate run's arguments
