@@ -110,11 +110,17 @@ git -C "$r" branch -q side "${ids[4]}"
 run --good "${ids[0]}" --bad "${ids[8]}" --within side -q > "$t/o" 2>&1
 code=$?
 [ $code = 2 ] && grep -q "is not in the history of side (--within)" "$t/o" || fail "--within: exit $code: $(cat "$t/o")"
-# a finding: the recorded team nights (tests/data/nightly), whose commit this repository lacks
+# a finding: the recorded team nights (tests/data/nightly), kept before nights recorded their
+# provenance: a team's module (no --own) has no commit of its own repository to bisect
 # (--kgate: the host-only build drives another kgate's paired runs, else it refuses bisect, exit 3)
 "$kgate" bisect --repo "$r" --kgate "$t/fake-kgate" --history "$src/tests/data/nightly/h100-team-live.jsonl" --build true --module m.so > "$t/o" 2>&1
 code=$?
-[ $code = 2 ] && grep -q "no commit '985859d98c78' in this repository" "$t/o" || fail "--history: exit $code: $(cat "$t/o")"
+[ $code = 2 ] && [ "$(wc -l < "$t/o")" = 1 ] && grep -q "h100-team-live.jsonl: the night of 2026-11-28 00:59 UTC records no commit of the repository it built" "$t/o" ||
+  fail "--history without provenance: exit $code: $(cat "$t/o")"
+# kgate's own module (--own): kgate_commit is the commit, which this repository lacks
+"$kgate" bisect --repo "$r" --kgate "$t/fake-kgate" --history "$src/tests/data/nightly/h100-team-live.jsonl" --own --build true --module m.so > "$t/o" 2>&1
+code=$?
+[ $code = 2 ] && grep -q "no commit '985859d98c78' in this repository" "$t/o" || fail "--history --own: exit $code: $(cat "$t/o")"
 "$kgate" bisect --repo "$r" --kgate "$t/fake-kgate" --history "$src/tests/data/nightly/h100-aa.jsonl" --build true --module m.so > "$t/o" 2>&1
 code=$?
 [ $code = 2 ] && grep -q "h100-aa.jsonl: no open regression finding 1" "$t/o" || fail "no finding: exit $code: $(cat "$t/o")"

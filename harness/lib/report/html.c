@@ -139,11 +139,7 @@ static void range_link(FILE *f, const char *repo, const char *from, const char *
     snprintf(href, sizeof href, "%s/compare/%s...%s", repo, a, b);
     fputs("<a", f);
     attr(f, "href", href);
-    fputc('>', f);
-    esc(f, a);
-    fputs("...", f);
-    esc(f, b);
-    fputs("</a>", f);
+    fprintf(f, ">%.12s...%.12s</a>", a, b); /* hex: nothing to escape; 12 digits name a commit */
   } else {
     esc(f, from[0] ? from : "unknown");
     fputs("...", f);
@@ -496,7 +492,8 @@ static void chart_findings(FILE *f, const kg_html_page *p, int dt) {
     if (p->history && fd->last_good < p->history->n && fd->first_bad < p->history->n &&
         fd->last_good != fd->first_bad) {
       fputs(", ", f);
-      range_link(f, p->repo_url, p->history->runs[fd->last_good].commit, p->history->runs[fd->first_bad].commit);
+      range_link(f, p->repo_url, kg_hist_commit(&p->history->runs[fd->last_good]),
+                 kg_hist_commit(&p->history->runs[fd->first_bad]));
     }
   }
 }

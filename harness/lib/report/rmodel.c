@@ -917,8 +917,8 @@ static void finding(kg_rdoc *d, const kg_history *h, const kg_finding *x, const 
   f->first_bad = night(d, h, x->first_bad);
   f->alarm = x->alarm != x->first_bad ? night(d, h, x->alarm) : NULL;
   int both = h && x->last_good < h->n && x->first_bad < h->n;
-  f->good = both ? h->runs[x->last_good].commit : "";
-  f->bad = both ? h->runs[x->first_bad].commit : "";
+  f->good = both ? kg_hist_commit(&h->runs[x->last_good]) : "";
+  f->bad = both ? kg_hist_commit(&h->runs[x->first_bad]) : "";
   char a[48], b[48];
   if (repo && repo[0] && both && x->last_good != x->first_bad && kg_rm_commit_hex(f->good, a, sizeof a) &&
       kg_rm_commit_hex(f->bad, b, sizeof b))
