@@ -1,7 +1,7 @@
 /* kgate bisect: the commit behind a nightly finding or a slow range
  * (docs/bisect.md). Its option rows, the rules between them, and the exit
  * code; the search is bisect.h, the repository's side bisectops.h, the
- * outputs bisectout.h. */
+ * outputs bisectout.h and bisectjson.h. */
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 
 #include "bisect.h"
 #include "bisectops.h"
-#include "bisectout.h"
+#include "bisectjson.h"
 #include "cli.h"
 #include "detect.h"
 #include "escape.h"
