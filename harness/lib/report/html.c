@@ -359,6 +359,52 @@ static void find_cell(FILE *f, const kg_rm_row *r) {
   if (r->cells[5].text) fprintf(f, " %s", r->cells[5].text);
 }
 
+/* A commit kgate bisect named: its first 12 hex digits, linked to the repository's page of it when known. */
+static void bisect_commit(FILE *f, const kg_rm_commit *c) {
+  char hex[13];
+  snprintf(hex, sizeof hex, "%.12s", c->hex);
+  if (c->url) {
+    fputs("<a", f);
+    attr(f, "href", c->url);
+    fputc('>', f);
+  }
+  esc(f, hex);
+  if (c->url) fputs("</a>", f);
+}
+
+/* kgate bisect's answer in a finding's box: the culprit, linked, with its
+ * effect against its parent; else what the bisect said instead, in its words. */
+static void finding_bisect(FILE *f, const kg_rm_bisect *b) {
+  if (b->outcome == KG_BISECT_FOUND) {
+    fputs("<br><strong>Culprit</strong> (kgate bisect): ", f);
+    bisect_commit(f, &b->culprit);
+    if (b->effect) {
+      fputs(", ", f);
+      esc(f, b->effect);
+    }
+    fputs(b->effect ? " against its parent " : " (parent ", f);
+    bisect_commit(f, &b->parent);
+    if (!b->effect) fputc(')', f);
+    return;
+  }
+  fputs("<br><strong>kgate bisect</strong>: ", f);
+  esc(f, b->why);
+  if (b->effect) {
+    fputs(": ", f);
+    esc(f, b->effect);
+  }
+  if (b->ncand) {
+    fprintf(f, "; the step is at one of %zu commit%s, ", b->ncand, b->ncand == 1 ? "" : "s");
+    bisect_commit(f, &b->cand[0]);
+    fputs(" to ", f);
+    bisect_commit(f, &b->cand[1]);
+  }
+  if (b->changed) {
+    fputs("; what changed: ", f);
+    esc(f, b->changed);
+  }
+}
+
 static void finding(FILE *f, const kg_html_page *p, const kg_rm_finding *x) {
   fprintf(f, "<p class=\"box %s%s\"><span class=\"tag\"><strong>%s</strong>%s</span> ", sev(x->sev),
           x->src->acknowledged ? " muted" : "", x->tag, x->src->acknowledged ? " (acknowledged)" : "");
@@ -376,6 +422,7 @@ static void finding(FILE *f, const kg_html_page *p, const kg_rm_finding *x) {
     range_link(f, p->repo_url, x->good, x->bad);
     fputs(" (last good...first bad)", f);
   }
+  if (x->bisect) finding_bisect(f, x->bisect);
   if (x->src->note[0]) {
     fputs(": ", f);
     esc(f, x->src->note);
@@ -845,6 +892,7 @@ int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t e
   kg_rm_gate gate = {.baseline = page->baseline};
   if (kg_rdoc_build_gate(&doc, page->run, page->cmp, &gate) ||
       (page->detect && kg_rdoc_findings(&doc, page->history, page->detect, page->repo_url)) ||
+      (page->detect && page->bisect && kg_rdoc_bisect(&doc, page->history, page->bisect, page->repo_url) < 0) ||
       kg_rdoc_nights(&doc, page->history, page->detect)) {
     kg_rdoc_free(&doc);
     snprintf(err, errlen, "cannot write %s: out of memory", path);

@@ -932,6 +932,44 @@ static void finding(kg_rdoc *d, const kg_history *h, const kg_finding *x, const 
   finding_cells(d, f);
 }
 
+/* Commit i of the bisect's range, linked when the repository is known. */
+static kg_rm_commit bisect_commit(kg_rdoc *d, const kg_bisect_doc *b, long i, const char *repo) {
+  const char *hex = b->commits[i];
+  return (kg_rm_commit){hex, repo && repo[0] ? fmt(d, "%s/commit/%s", repo, hex) : NULL};
+}
+
+/* "+0.31 % [+0.24, +0.38]", or NULL when the file left the effect unmeasured. */
+static const char *bisect_effect(kg_rdoc *d, const kg_bisect_doc_effect *e, const char *after) {
+  if (!e->has || !isfinite(e->pct) || !isfinite(e->lo) || !isfinite(e->hi)) return NULL;
+  return fmt(d, "%+.2f %% [%+.2f, %+.2f]%s%s", e->pct, e->lo, e->hi, after ? " " : "", after ? after : "");
+}
+
+int kg_rdoc_bisect(kg_rdoc *d, const kg_history *h, const kg_bisect_doc *b, const char *repo) {
+  kg_rm_findings *fs = &d->findings;
+  int given = 0;
+  kg_rm_bisect *x = NULL;
+  for (size_t i = 0; kg_bisect_doc_answers(b) && i < fs->n; i++) {
+    if (!kg_bisect_doc_of(b, h, fs->find[i].src)) continue;
+    if (!x && !(x = array(d, 1, sizeof *x))) return -1;
+    fs->find[i].bisect = x, given++;
+  }
+  if (!x) return 0;
+  *x = (kg_rm_bisect){.outcome = b->outcome, .why = fmt(d, "%s", b->why)};
+  if (b->outcome == KG_BISECT_FOUND) {
+    x->culprit = bisect_commit(d, b, b->culprit, repo), x->parent = bisect_commit(d, b, b->parent, repo);
+    x->effect = bisect_effect(d, &b->verify, NULL);
+  } else if (b->outcome == KG_BISECT_NOT_REPRODUCED && isfinite(b->estimate_pct)) {
+    x->effect = bisect_effect(d, &b->reproduce, fmt(d, "between the range's ends, where the finding's step is %+.2f %%",
+                                                    b->estimate_pct));
+  } else if (b->outcome == KG_BISECT_UNDECIDED && b->cand_first >= 0) {
+    x->ncand = (size_t)(b->cand_last - b->cand_first + 1);
+    x->cand[0] = bisect_commit(d, b, b->cand_first, repo), x->cand[1] = bisect_commit(d, b, b->cand_last, repo);
+  } else if (b->outcome == KG_BISECT_OUTSIDE && b->changed[0]) {
+    x->changed = fmt(d, "%s", b->changed);
+  }
+  return d->oom ? -1 : given;
+}
+
 /* "Last night: DATE, commit C, GPU, reference R" */
 static void last_night(kg_rdoc *d, const kg_history *h) {
   if (!h || !h->n) return;
