@@ -476,6 +476,27 @@ for j in ("verify", "publish"):
                      and set(x.get("require", "").split()) >= {"kgate-shard-1", "kgate-shard-2"} for x in w), j
 ' "$root/.github/workflows/nightly.yml"
 
+# The page waits for the bisect and reads its file only once its attestation verifies;
+# publish's files only as publish listed them; deploy runs nothing but the deploy.
+# shellcheck disable=SC2016 # ${{ }} is the workflow's text, not the shell's
+expect "nightly: the page reads the bisect's file verified, and deploy only deploys" python3 -c '
+import sys, yaml
+jobs = yaml.safe_load(open(sys.argv[1]))["jobs"]
+page, deploy = jobs["page"], jobs["deploy"]
+assert page["runs-on"] == "ubuntu-24.04" and page["permissions"] == {"contents": "read", "attestations": "read"}
+assert "bisect" in page["needs"] and "always()" in page["if"] and "needs.publish.result == \x27success\x27" in page["if"]
+dl = {s["with"]["pattern"]: s["with"] for s in page["steps"] if s.get("uses") == "./.github/actions/download-verified"}
+b = dl["kgate-bisect-${{ github.run_id }}-*"]
+assert not b.get("manifest") and b["workflow"] == "nightly.yml" and b["attempts"] == "newest", b
+for name, out in (("kgate-nightly", "results"), ("kgate-history", "manifest")):
+    assert dl[name + "-${{ github.run_id }}-${{ github.run_attempt }}"]["manifest"] == "${{ needs.publish.outputs.%s }}" % out
+runs = [s.get("run", "") for s in page["steps"]]
+assert any("--bisect bisect/bisect.json" in r for r in runs)
+assert not any("--bisect" in s.get("run", "") for j in jobs if j != "page" for s in jobs[j].get("steps", []))
+assert deploy["needs"] == "page" and [s.get("uses", "").split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+assert jobs["bisect"]["outputs"]["json"] == "${{ steps.bisect.outputs.json }}"
+' "$root/.github/workflows/nightly.yml"
+
 # GITHUB_TOKEN is the whole job's: a job that may write to the repository (kgate's
 # workflows, the example's a team copies) builds and runs no kgate (whose readers
 # take the GPU runners' files), neither in its own steps nor in an action it uses:
@@ -519,7 +540,8 @@ def steps_kgate(steps, own, seen=()):
                 return "%s -> %s" % (s["uses"], inner)
     return None
 def writes(perms):
-    return perms == "write-all" or isinstance(perms, dict) and perms.get("contents") == "write"
+    """May write to the repository, or publish the site (the page is what people read)."""
+    return perms == "write-all" or isinstance(perms, dict) and "write" in (perms.get("contents"), perms.get("pages"))
 # The detector finds kgate where it is, and the push action is free of it.
 load = lambda p: yaml.safe_load(open(os.path.join(root, p)))["runs"]["steps"]
 assert steps_kgate(load("publish/action.yml"), True), "publish/action.yml: no kgate found"
@@ -535,7 +557,7 @@ for own, pattern in ((True, "/.github/workflows/*.yml"), (False, "/examples/*/.g
             writers += 1
             found = steps_kgate(job.get("steps"), own)
             assert not found, (wf, name, found)
-assert writers >= 2, writers
+assert writers >= 4, writers
 ' "$root"
 # The example's nightly: the writer is publish/push alone, after a read-only render job.
 # shellcheck disable=SC2016 # Python, not the shell
