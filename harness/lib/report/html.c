@@ -372,36 +372,14 @@ static void bisect_commit(FILE *f, const kg_rm_commit *c) {
   if (c->url) fputs("</a>", f);
 }
 
-/* kgate bisect's answer in a finding's box: the culprit, linked, with its
- * effect against its parent; else what the bisect said instead, in its words. */
+/* kgate bisect's answer in a finding's box, as the model words it (kg_rm_bisect). */
 static void finding_bisect(FILE *f, const kg_rm_bisect *b) {
-  if (b->outcome == KG_BISECT_FOUND) {
-    fputs("<br><strong>Culprit</strong> (kgate bisect): ", f);
-    bisect_commit(f, &b->culprit);
-    if (b->effect) {
-      fputs(", ", f);
-      esc(f, b->effect);
-    }
-    fputs(b->effect ? " against its parent " : " (parent ", f);
-    bisect_commit(f, &b->parent);
-    if (!b->effect) fputc(')', f);
-    return;
-  }
-  fputs("<br><strong>kgate bisect</strong>: ", f);
-  esc(f, b->why);
-  if (b->effect) {
-    fputs(": ", f);
-    esc(f, b->effect);
-  }
-  if (b->ncand) {
-    fprintf(f, "; the step is at one of %zu commit%s, ", b->ncand, b->ncand == 1 ? "" : "s");
-    bisect_commit(f, &b->cand[0]);
-    fputs(" to ", f);
-    bisect_commit(f, &b->cand[1]);
-  }
-  if (b->changed) {
-    fputs("; what changed: ", f);
-    esc(f, b->changed);
+  fputs("<br>", f);
+  for (size_t k = 0; k < b->n; k++) {
+    const kg_rm_cell *c = &b->line[k].cell;
+    if (!c->text) bisect_commit(f, &b->line[k].commit);
+    else if (c->flags & KG_RM_STRONG) fputs("<strong>", f), esc(f, c->text), fputs("</strong>", f);
+    else esc(f, c->text);
   }
 }
 

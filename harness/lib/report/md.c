@@ -215,29 +215,11 @@ static void md_commit(FILE *f, const kg_rm_commit *c) {
   if (c->url) fprintf(f, "](%s)", c->url);
 }
 
-/* kgate bisect's answer under a finding's heading, as the page's box says it. */
+/* kgate bisect's answer under a finding's heading, as the model words it (kg_rm_bisect). */
 static void md_bisect(FILE *f, const kg_rm_bisect *b) {
-  if (b->outcome == KG_BISECT_FOUND) {
-    fputs("**Culprit** (kgate bisect): ", f);
-    md_commit(f, &b->culprit);
-    if (b->effect) fprintf(f, ", %s", b->effect);
-    fputs(b->effect ? " against its parent " : " (parent ", f);
-    md_commit(f, &b->parent);
-    fputs(b->effect ? "\n\n" : ")\n\n", f);
-    return;
-  }
-  fputs("**kgate bisect**: ", f);
-  md_put(f, b->why);
-  if (b->effect) fprintf(f, ": %s", b->effect);
-  if (b->ncand) {
-    fprintf(f, "; the step is at one of %zu commit%s, ", b->ncand, b->ncand == 1 ? "" : "s");
-    md_commit(f, &b->cand[0]);
-    fputs(" to ", f);
-    md_commit(f, &b->cand[1]);
-  }
-  if (b->changed) {
-    fputs("; what changed: ", f);
-    md_put(f, b->changed);
+  for (size_t k = 0; k < b->n; k++) {
+    if (b->line[k].cell.text) md_text(f, &b->line[k].cell);
+    else md_commit(f, &b->line[k].commit);
   }
   fputs("\n\n", f);
 }

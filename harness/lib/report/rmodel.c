@@ -932,16 +932,54 @@ static void finding(kg_rdoc *d, const kg_history *h, const kg_finding *x, const 
   finding_cells(d, f);
 }
 
-/* Commit i of the bisect's range, linked when the repository is known. */
-static kg_rm_commit bisect_commit(kg_rdoc *d, const kg_bisect_doc *b, long i, const char *repo) {
-  const char *hex = b->commits[i];
-  return (kg_rm_commit){hex, repo && repo[0] ? fmt(d, "%s/commit/%s", repo, hex) : NULL};
+/* The pieces of a bisect's line (kg_rm_bisect), in order. */
+static void say_words(kg_rm_bisect *x, const char *s, unsigned flags) {
+  if (x->n < KG_RM_MAX_PIECES) x->line[x->n++].cell = (kg_rm_cell){s, flags};
 }
 
-/* "+0.31 % [+0.24, +0.38]", or NULL when the file left the effect unmeasured. */
-static const char *bisect_effect(kg_rdoc *d, const kg_bisect_doc_effect *e, const char *after) {
+/* Commit i of the bisect's range, linked when the repository is known. */
+static void say_commit(kg_rdoc *d, kg_rm_bisect *x, const kg_bisect_doc *b, long i, const char *repo) {
+  const char *hex = b->commits[i];
+  if (x->n < KG_RM_MAX_PIECES)
+    x->line[x->n++].commit = (kg_rm_commit){hex, repo && repo[0] ? fmt(d, "%s/commit/%s", repo, hex) : NULL};
+}
+
+/* "+0.31 % [+0.24, +0.38]" and what follows, or NULL when the file left the effect unmeasured. */
+static const char *bisect_effect(kg_rdoc *d, const kg_bisect_doc_effect *e, const char *before, const char *after) {
   if (!e->has || !isfinite(e->pct) || !isfinite(e->lo) || !isfinite(e->hi)) return NULL;
-  return fmt(d, "%+.2f %% [%+.2f, %+.2f]%s%s", e->pct, e->lo, e->hi, after ? " " : "", after ? after : "");
+  return fmt(d, "%s%+.2f %% [%+.2f, %+.2f]%s", before, e->pct, e->lo, e->hi, after);
+}
+
+static void bisect_line(kg_rdoc *d, kg_rm_bisect *x, const kg_bisect_doc *b, const char *repo) {
+  const char *effect;
+  if (b->outcome == KG_BISECT_FOUND) {
+    say_words(x, "Culprit", KG_RM_STRONG);
+    say_words(x, " (kgate bisect): ", 0);
+    say_commit(d, x, b, b->culprit, repo);
+    effect = bisect_effect(d, &b->verify, ", ", " against its parent ");
+    say_words(x, effect ? effect : " (parent ", 0);
+    say_commit(d, x, b, b->parent, repo);
+    if (!effect) say_words(x, ")", 0);
+    return;
+  }
+  say_words(x, "kgate bisect", KG_RM_STRONG);
+  say_words(x, ": ", 0);
+  say_words(x, fmt(d, "%s", b->why), KG_RM_DATA);
+  if (b->outcome == KG_BISECT_NOT_REPRODUCED && isfinite(b->estimate_pct) &&
+      (effect = bisect_effect(d, &b->reproduce, ": ",
+                              fmt(d, " between the range's ends, where the finding's step is %+.2f %%", b->estimate_pct))))
+    say_words(x, effect, 0);
+  if (b->outcome == KG_BISECT_UNDECIDED && b->cand_first >= 0) {
+    long n = b->cand_last - b->cand_first + 1;
+    say_words(x, fmt(d, "; the step is at one of %ld commit%s, ", n, n == 1 ? "" : "s"), 0);
+    say_commit(d, x, b, b->cand_first, repo);
+    say_words(x, " to ", 0);
+    say_commit(d, x, b, b->cand_last, repo);
+  }
+  if (b->outcome == KG_BISECT_OUTSIDE && b->changed[0]) {
+    say_words(x, "; what changed: ", 0);
+    say_words(x, fmt(d, "%s", b->changed), KG_RM_DATA);
+  }
 }
 
 int kg_rdoc_bisect(kg_rdoc *d, const kg_history *h, const kg_bisect_doc *b, const char *repo) {
@@ -954,19 +992,8 @@ int kg_rdoc_bisect(kg_rdoc *d, const kg_history *h, const kg_bisect_doc *b, cons
     fs->find[i].bisect = x, given++;
   }
   if (!x) return 0;
-  *x = (kg_rm_bisect){.outcome = b->outcome, .why = fmt(d, "%s", b->why)};
-  if (b->outcome == KG_BISECT_FOUND) {
-    x->culprit = bisect_commit(d, b, b->culprit, repo), x->parent = bisect_commit(d, b, b->parent, repo);
-    x->effect = bisect_effect(d, &b->verify, NULL);
-  } else if (b->outcome == KG_BISECT_NOT_REPRODUCED && isfinite(b->estimate_pct)) {
-    x->effect = bisect_effect(d, &b->reproduce, fmt(d, "between the range's ends, where the finding's step is %+.2f %%",
-                                                    b->estimate_pct));
-  } else if (b->outcome == KG_BISECT_UNDECIDED && b->cand_first >= 0) {
-    x->ncand = (size_t)(b->cand_last - b->cand_first + 1);
-    x->cand[0] = bisect_commit(d, b, b->cand_first, repo), x->cand[1] = bisect_commit(d, b, b->cand_last, repo);
-  } else if (b->outcome == KG_BISECT_OUTSIDE && b->changed[0]) {
-    x->changed = fmt(d, "%s", b->changed);
-  }
+  x->outcome = b->outcome;
+  bisect_line(d, x, b, repo);
   return d->oom ? -1 : given;
 }
 

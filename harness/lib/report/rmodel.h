@@ -128,17 +128,26 @@ typedef struct kg_rm_commit {
   const char *hex, *url;
 } kg_rm_commit;
 
+/* A piece of a line: a cell (kgate's words, or data), or, where the cell's
+ * text is NULL, a commit that a format links where it can. */
+typedef struct kg_rm_piece {
+  kg_rm_cell cell;
+  kg_rm_commit commit;
+} kg_rm_piece;
+
+enum { KG_RM_MAX_PIECES = 12 };
+
 /* kgate bisect's answer for a finding (kg_rdoc_bisect): a bisect's file
- * whose range and cells are the finding's (kg_bisect_doc_of). */
+ * whose range and cells are the finding's (kg_bisect_doc_of), in one line:
+ *   **Culprit** (kgate bisect): C, +0.31 % [+0.24, +0.38] against its parent P
+ * for found, else the bisect's own line (data) and what it found instead:
+ *   **kgate bisect**: WHY: the range's ends' interval, against the finding's step (not reproduced)
+ *   **kgate bisect**: WHY; the step is at one of N commits, A to B (undecided)
+ *   **kgate bisect**: WHY; what changed: CHANGED (outside the module) */
 typedef struct kg_rm_bisect {
   kg_bisect_outcome outcome; /* found, outside, not reproduced or undecided (kg_bisect_doc_answers) */
-  const char *why;           /* the bisect's own line (data) */
-  kg_rm_commit culprit, parent; /* found; else {NULL} */
-  const char *effect;        /* found: the culprit against its parent ("+0.31 % [+0.24, +0.38]"); not reproduced: the
-                              * range's ends, against the finding's step; else NULL */
-  size_t ncand;              /* undecided: the commits the step may be at (0: none named), from cand[0] to cand[1] */
-  kg_rm_commit cand[2];
-  const char *changed;       /* outside: what the toolchain record says changed (data), or NULL */
+  kg_rm_piece line[KG_RM_MAX_PIECES];
+  size_t n;
 } kg_rm_bisect;
 
 /* A nightly finding (detect.h): what `history check`, its summary and the page say of it. */
