@@ -377,9 +377,13 @@ static void finding_bisect(FILE *f, const kg_rm_bisect *b) {
   fputs("<br>", f);
   for (size_t k = 0; k < b->n; k++) {
     const kg_rm_cell *c = &b->line[k].cell;
-    if (!c->text) bisect_commit(f, &b->line[k].commit);
-    else if (c->flags & KG_RM_STRONG) fputs("<strong>", f), esc(f, c->text), fputs("</strong>", f);
-    else esc(f, c->text);
+    if (!c->text) {
+      bisect_commit(f, &b->line[k].commit);
+      continue;
+    }
+    if (c->flags & KG_RM_STRONG) fputs("<strong>", f);
+    esc(f, c->text);
+    if (c->flags & KG_RM_STRONG) fputs("</strong>", f);
   }
 }
 

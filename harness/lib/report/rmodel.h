@@ -135,7 +135,7 @@ typedef struct kg_rm_piece {
   kg_rm_commit commit;
 } kg_rm_piece;
 
-enum { KG_RM_MAX_PIECES = 12 };
+enum { KG_RM_MAX_PIECES = 12 }; /* a bisect's line has at most 10 (kg_rm_bisect) */
 
 /* kgate bisect's answer for a finding (kg_rdoc_bisect): a bisect's file
  * whose range and cells are the finding's (kg_bisect_doc_of), in one line:
