@@ -4,7 +4,8 @@
 // image on them must load; external links (commits, compare ranges) must be
 // well-formed http(s) URLs. The first screen (the viewport at 1400x900) must
 // show at least one chart (an image, or an SVG <object>), and with --findings the findings panel
-// too. Writes a screenshot of the first screen and of the whole page, and
+// too. At a phone's 390 px the page must not scroll sideways and the findings' boxes must fit.
+// Writes a screenshot of the first screen (and the phone's) and of the whole page, and
 // prints the first screen's text. Exit 1 on any failure.
 // Usage: node site-check.cjs SITE SHOTS [--findings]
 "use strict";
@@ -62,6 +63,18 @@ const problems = [];
       if (wantFindings && !first.findings) problems.push("index.html: the findings panel is not on the first screen");
       const images = await page.evaluate(() => [...document.images].filter((i) => !i.complete || !i.naturalWidth).map((i) => i.src));
       for (const i of images) problems.push(`image did not load: ${i}`);
+      // A phone (390 px): the page never scrolls sideways (wide charts and tables scroll in their
+      // own box), and the findings' boxes, with a culprit's links, fit the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.reload({ waitUntil: "load" });
+      await page.screenshot({ path: path.join(shots, "phone-first-screen.png") });
+      const phone = await page.evaluate(() => ({
+        wide: document.documentElement.scrollWidth - window.innerWidth,
+        boxes: [...document.querySelectorAll("#findings .box")].filter((b) => b.getBoundingClientRect().right > window.innerWidth).length,
+      }));
+      if (phone.wide > 0) problems.push(`index.html at 390 px scrolls sideways by ${phone.wide} px`);
+      if (phone.boxes) problems.push(`index.html at 390 px: ${phone.boxes} finding box(es) wider than the screen`);
+      await page.setViewportSize({ width: 1400, height: 900 });
     }
     const links = await page.evaluate(() => [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href"))
       .concat([...document.querySelectorAll("object[data]")].map((o) => o.getAttribute("data"))));

@@ -8,8 +8,12 @@
 # Asserts: the culprit found through a comment-only commit and a failed
 # build (exit 0, JSON and Markdown say it); a range without the step is not
 # reproduced (exit 4); the nights' own modules that differ while every
-# commit builds the same code is outside the module (exit 0); bad input
-# (an unknown commit, an end that does not build, a bad option) exits 2.
+# commit builds the same code is outside the module (exit 0); a nightly
+# finding whose nights name this repository's commits by their provenance
+# is bisected (--history) and its bisect.json makes the page's finding box
+# link the culprit (report --bisect); bad input (an unknown commit, an end
+# that does not build, a bad option, a team's nights without provenance)
+# exits 2.
 # usage: bisect_cli.sh KGATE SOURCE_DIR
 # shellcheck disable=SC2015 # `A && B || fail`: fail when either does not hold, as meant
 set -uo pipefail
@@ -28,10 +32,11 @@ while [ \$# -gt 0 ]; do
 done
 sh=\$(grep -c SLOWMARK "\$h"); sb=\$(grep -c SLOWMARK "\$b")
 cell='"variant":"two_pass","dtype":"i32","n":33554432,"verdict":"SLOWER","ratio":1.012,"lo":1.006,"hi":1.018'
-if [ "\$sh" -gt 0 ] && [ "\$sb" = 0 ]; then new=\$cell
-else new='"variant":"two_pass","dtype":"i32","n":33554432,"verdict":"SAME","ratio":1,"lo":0.994,"hi":1.006'; fi
+f32='"variant":"two_pass","dtype":"f32","n":33554432,"verdict":"SAME","ratio":1.000574,"lo":0.997725,"hi":1.003423'
+if [ "\$sh" -gt 0 ] && [ "\$sb" = 0 ]; then new=\$cell new32=\$(echo "\$cell" | sed 's/i32/f32/')
+else new='"variant":"two_pass","dtype":"i32","n":33554432,"verdict":"SAME","ratio":1,"lo":0.994,"hi":1.006' new32=\$f32; fi
 echo "\$h \$b" >> "$t/pairs.log"
-sed "s/\$cell/\$new/" "$src/tests/data/h200-paired.json" > "\$j"
+sed "s/\$cell/\$new/; s/\$f32/\$new32/" "$src/tests/data/h200-paired.json" > "\$j"
 exit 0
 EOS
 chmod +x "$t/fake-kgate"
@@ -95,6 +100,35 @@ code=$?
 grep -q 'outside the module' "$t/o" || fail "outside: $(cat "$t/o")"
 grep -q '"outcome": *"outside"' "$t/o.json" || fail "outside json: $(cat "$t/o.json")"
 
+# A nightly finding to the page: the recorded live nights (tests/data/nightly) with the planted
+# cells' names (two_pass for reduce7_shuffle, which regressed, and back), each night's provenance
+# naming this repository's commits (fedc545's nights ids[0], c6086ec's ids[8]), as a team's
+# nights record them. bisect --history takes the finding's range and cells from it, and the page
+# of that history, given its bisect.json, links the culprit in the finding's box.
+sed 's/"reduce7_shuffle"/"KGSWAP"/g; s/"two_pass"/"reduce7_shuffle"/g; s/"KGSWAP"/"two_pass"/g' \
+  "$src/tests/data/nightly/h100-aa.jsonl" "$src/tests/data/nightly/h100-live.jsonl" |
+  sed "s/\"kgate_commit\":\"fedc545a631f\",/&\"provenance\":{\"repository\":\"team\/kernels\",\"sha\":\"${ids[0]}\"},/;
+       s/\"kgate_commit\":\"c6086ec42a69\",/&\"provenance\":{\"repository\":\"team\/kernels\",\"sha\":\"${ids[8]}\"},/" > "$t/h.jsonl"
+"$kgate" bisect --repo "$r" --work "$t/bis" --kgate "$t/fake-kgate" --history "$t/h.jsonl" --variant two_pass --within "${ids[8]}" \
+  --build "$build" --module mod.so --source mod.c --json "$t/f.json" --link https://github.com/team/kernels/commit/ -q \
+  > "$t/o" 2>&1
+code=$?
+[ $code = 0 ] && grep -q "culprit: ${ids[5]}" "$t/o" || fail "--history (the nights' provenance): exit $code: $(cat "$t/o")"
+grep -q "cells: two_pass i32 33554432, two_pass i64 33554432, two_pass f32 33554432" "$t/o" || fail "--history cells: $(cat "$t/o")"
+KGATE_REPO_URL=https://github.com/team/kernels "$kgate" report "$src/tests/data/nightly/h100-live-night4.json" \
+  --html "$t/site" --history "$t/h.jsonl" --bisect "$t/f.json" > "$t/o" 2>&1
+code=$?
+[ $code = 0 ] || [ $code = 3 ] || fail "report --bisect: exit $code: $(cat "$t/o")" # 3: no gnuplot, the page without charts
+box=$(grep -o '<p class="box regression">.*</p>' "$t/site/index.html")
+grep -qF "commits <a href=\"https://github.com/team/kernels/compare/${ids[0]}...${ids[8]}\">" <<< "$box" ||
+  fail "the finding's range is not the nights' provenance: $box"
+grep -qF "<strong>Culprit</strong> (kgate bisect): <a href=\"https://github.com/team/kernels/commit/${ids[5]}\">${ids[5]:0:12}</a>, +" <<< "$box" ||
+  fail "the finding's box does not link the culprit: $box"
+grep -qF "against its parent <a href=\"https://github.com/team/kernels/commit/${ids[4]}\">${ids[4]:0:12}</a>" <<< "$box" ||
+  fail "the finding's box does not link the parent: $box"
+grep -qF "**Culprit** (kgate bisect): [\`${ids[5]:0:12}\`](https://github.com/team/kernels/commit/${ids[5]})" "$t/site/summary.md" ||
+  fail "the site's summary does not name the culprit: $(cat "$t/site/summary.md")"
+
 # bad input
 run --good 0123456789abcdef --bad "${ids[8]}" -q > "$t/o" 2>&1
 code=$?
@@ -110,14 +144,20 @@ git -C "$r" branch -q side "${ids[4]}"
 run --good "${ids[0]}" --bad "${ids[8]}" --within side -q > "$t/o" 2>&1
 code=$?
 [ $code = 2 ] && grep -q "is not in the history of side (--within)" "$t/o" || fail "--within: exit $code: $(cat "$t/o")"
-# a finding: the recorded team nights (tests/data/nightly), whose commit this repository lacks
+# a finding: the recorded team nights (tests/data/nightly), kept before nights recorded their
+# provenance: a team's module (no --own) has no commit of its own repository to bisect
 # (--kgate: the host-only build drives another kgate's paired runs, else it refuses bisect, exit 3)
 "$kgate" bisect --repo "$r" --kgate "$t/fake-kgate" --history "$src/tests/data/nightly/h100-team-live.jsonl" --build true --module m.so > "$t/o" 2>&1
 code=$?
-[ $code = 2 ] && grep -q "no commit '985859d98c78' in this repository" "$t/o" || fail "--history: exit $code: $(cat "$t/o")"
+[ $code = 2 ] && [ "$(wc -l < "$t/o")" = 1 ] && grep -q "h100-team-live.jsonl: the night of 2026-11-28 00:59 UTC records no commit of the repository it built" "$t/o" ||
+  fail "--history without provenance: exit $code: $(cat "$t/o")"
+# kgate's own module (--own): kgate_commit is the commit, which this repository lacks
+"$kgate" bisect --repo "$r" --kgate "$t/fake-kgate" --history "$src/tests/data/nightly/h100-team-live.jsonl" --own --build true --module m.so > "$t/o" 2>&1
+code=$?
+[ $code = 2 ] && grep -q "no commit '985859d98c78' in this repository" "$t/o" || fail "--history --own: exit $code: $(cat "$t/o")"
 "$kgate" bisect --repo "$r" --kgate "$t/fake-kgate" --history "$src/tests/data/nightly/h100-aa.jsonl" --build true --module m.so > "$t/o" 2>&1
 code=$?
 [ $code = 2 ] && grep -q "h100-aa.jsonl: no open regression finding 1" "$t/o" || fail "no finding: exit $code: $(cat "$t/o")"
 "$kgate" bisect --help > "$t/o" 2>&1 || fail "--help: exit $?"
 grep -q '^usage: kgate bisect' "$t/o" || fail "--help: $(cat "$t/o")"
-echo "bisect_cli: found, cached, not reproduced, outside the module and bad input as planted"
+echo "bisect_cli: found, cached, not reproduced, outside the module, a finding to the page's culprit and bad input as planted"

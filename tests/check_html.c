@@ -338,6 +338,141 @@ START_TEST(test_html_findings) {
 }
 END_TEST
 
+/* ---- kgate bisect's answer in a finding's box ----------------------------------------------- */
+
+/* A bisect of kgt_nightly's regression: its range (nights c0ffee3 .. c0ffee4,
+ * in full) and its cell, with two commits between; o's outcome: found
+ * names commit 2 against commit 1, 2 % slower; undecided leaves commits 1..2. */
+static char g_bcommits[4][41];
+static kg_bisect_cell g_bcell;
+
+static kg_bisect_doc bisect_doc(const kg_finding *reg, kg_bisect_outcome o) {
+  snprintf(g_bcommits[0], sizeof g_bcommits[0], "c0ffee3%033d", 0);
+  snprintf(g_bcommits[1], sizeof g_bcommits[1], "%s", "1111111111111111111111111111111111111111");
+  snprintf(g_bcommits[2], sizeof g_bcommits[2], "%s", "2222222222222222222222222222222222222222");
+  snprintf(g_bcommits[3], sizeof g_bcommits[3], "c0ffee4%033d", 0);
+  g_bcell = (kg_bisect_cell){"", reg->cells[0].dtype, reg->cells[0].n};
+  snprintf(g_bcell.variant, sizeof g_bcell.variant, "%s", reg->cells[0].variant);
+  kg_bisect_doc d = {.outcome = o, .estimate_pct = 2.0, .cells = &g_bcell, .ncells = 1, .commits = g_bcommits,
+                     .ncommits = 4, .culprit = -1, .parent = -1, .cand_first = -1, .cand_last = -1,
+                     .reproduce = {1, 0.1, -0.2, 0.4, 1, 1}, .verify = {1, 2.0, 1.5, 2.5, 2, 1}};
+  if (o == KG_BISECT_FOUND) d.culprit = 2, d.parent = 1;
+  if (o == KG_BISECT_UNDECIDED) d.cand_first = 1, d.cand_last = 2;
+  snprintf(d.why, sizeof d.why, "%s", o == KG_BISECT_FOUND ? "found: the culprit is slower than its parent by the step"
+                                     : o == KG_BISECT_OUTSIDE ? "every commit of the range builds the same machine code: the cause is outside the module"
+                                     : o == KG_BISECT_NOT_REPRODUCED ? "not reproduced: the environment or the toolchain"
+                                     : o == KG_BISECT_UNDECIDED ? "undecided: the rounds ran out before the middle commit's side was clear"
+                                                                : "paired run 1 exited 3 with no results");
+  if (o == KG_BISECT_OUTSIDE) snprintf(d.changed, sizeof d.changed, "%s", "nvcc 13.0.88 \u2192 13.1.42 on the first bad night");
+  return d;
+}
+
+/* The finding's box, from its tag to its end. */
+static char *regression_box(const char *html) {
+  const char *at = strstr(html, "<p class=\"box regression\">"), *end = at ? strstr(at, "</p>") : NULL;
+  ck_assert_msg(at && end, "no regression box in %.2000s", html);
+  return strndup(at, (size_t)(end - at + 4));
+}
+
+/* The box of the regression a bisect is of names and links the culprit,
+ * with its effect against its parent; no other box speaks of it; without a
+ * repository the commits are text; a bisect of another range, or one that
+ * could not run, is not shown. */
+START_TEST(test_html_finding_culprit) {
+  kg_history *h;
+  kg_detection *d;
+  kgt_nightly(&h, &d);
+  kg_bisect_doc b = bisect_doc(&d->find[0], KG_BISECT_FOUND);
+  kg_html_page p = full_page();
+  p.history = h, p.detect = d, p.repo_url = "https://github.com/o/r", p.bisect = &b;
+  char *html = write_page(&p), *box = regression_box(html);
+  ck_assert_msg(strstr(box, "(last good...first bad)<br><strong>Culprit</strong> (kgate bisect): <a href=\"https://github.com/o/r/"
+                            "commit/2222222222222222222222222222222222222222\">222222222222</a>, +2.00 % [+1.50, +2.50] "
+                            "against its parent <a href=\"https://github.com/o/r/commit/1111111111111111111111111111111111111111"
+                            "\">111111111111</a><br>reduce0_divergent f32 2\u00b2\u2075 +2.00 %</p>"),
+                "%s", box);
+  ck_assert_ptr_eq(strstr(html, "Culprit"), strstr(html, box) + (strstr(box, "Culprit") - box));
+  ck_assert_ptr_null(strstr(strstr(html, "Culprit") + 1, "Culprit"));
+  check_references(html);
+  free(box), free(html);
+  /* No repository: the commits as text. */
+  p.repo_url = NULL;
+  html = write_page(&p);
+  ck_assert_msg(strstr(html, "<strong>Culprit</strong> (kgate bisect): 222222222222, +2.00 % [+1.50, +2.50] against its "
+                             "parent 111111111111<br>"),
+                "%.3000s", strstr(html, "<div id=\"findings\">"));
+  ck_assert_ptr_null(strstr(html, "/commit/2222"));
+  free(html);
+  /* Another range's bisect, one of another cell, or one that could not run: nothing of it. */
+  p.repo_url = "https://github.com/o/r";
+  memcpy(g_bcommits[3], "c0ffee5", 7);
+  html = write_page(&p);
+  ck_assert_ptr_null(strstr(html, "kgate bisect"));
+  free(html);
+  b = bisect_doc(&d->find[0], KG_BISECT_FOUND);
+  g_bcell.n /= 2;
+  html = write_page(&p);
+  ck_assert_ptr_null(strstr(html, "kgate bisect"));
+  free(html);
+  b = bisect_doc(&d->find[0], KG_BISECT_ENV);
+  html = write_page(&p);
+  ck_assert_ptr_null(strstr(html, "kgate bisect"));
+  free(html);
+}
+END_TEST
+
+/* A bisect that found no culprit says what it found instead, in the box of
+ * its finding, and names no culprit: outside the module with what changed;
+ * not reproduced with the range's ends against the finding's step;
+ * undecided with the commits the step may be at, linked. */
+static const struct {
+  kg_bisect_outcome o;
+  const char *want;
+} k_answers[] = {
+    {KG_BISECT_OUTSIDE, "<br><strong>kgate bisect</strong>: every commit of the range builds the same machine code: the "
+                        "cause is outside the module; what changed: nvcc 13.0.88 \u2192 13.1.42 on the first bad night<br>"},
+    {KG_BISECT_NOT_REPRODUCED, "<br><strong>kgate bisect</strong>: not reproduced: the environment or the toolchain: "
+                               "+0.10 % [-0.20, +0.40] between the range&#39;s ends, where the finding&#39;s step is +2.00 %<br>"},
+    {KG_BISECT_UNDECIDED, "<br><strong>kgate bisect</strong>: undecided: the rounds ran out before the middle commit&#39;s "
+                          "side was clear; the step is at one of 2 commits, <a href=\"https://github.com/o/r/commit/"
+                          "1111111111111111111111111111111111111111\">111111111111</a> to <a href=\"https://github.com/o/r/"
+                          "commit/2222222222222222222222222222222222222222\">222222222222</a><br>"},
+};
+
+START_TEST(test_html_finding_bisect_answers) {
+  kg_history *h;
+  kg_detection *d;
+  kgt_nightly(&h, &d);
+  kg_bisect_doc b = bisect_doc(&d->find[0], k_answers[_i].o);
+  kg_html_page p = full_page();
+  p.history = h, p.detect = d, p.repo_url = "https://github.com/o/r", p.bisect = &b;
+  char *html = write_page(&p), *box = regression_box(html);
+  ck_assert_msg(strstr(box, k_answers[_i].want), "want %s in %s", k_answers[_i].want, box);
+  ck_assert_ptr_null(strstr(html, "Culprit"));
+  free(box), free(html);
+}
+END_TEST
+
+/* Text a bisect's file holds (its why, what changed) is text on the page: no tag, no entity survives. */
+START_TEST(test_html_bisect_hostile_text) {
+  kg_history *h;
+  kg_detection *d;
+  kgt_nightly(&h, &d);
+  kg_bisect_doc b = bisect_doc(&d->find[0], KG_BISECT_OUTSIDE);
+  snprintf(b.why, sizeof b.why, "<script>alert(\"x\")</script> & co");
+  snprintf(b.changed, sizeof b.changed, "<img src=x onerror=alert(1)>&amp;");
+  kg_html_page p = full_page();
+  p.history = h, p.detect = d, p.repo_url = "https://github.com/o/r", p.bisect = &b;
+  char *html = write_page(&p);
+  ck_assert_msg(strstr(html, "<strong>kgate bisect</strong>: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co; "
+                             "what changed: &lt;img src=x onerror=alert(1)&gt;&amp;amp;<br>"),
+                "%.3000s", strstr(html, "<div id=\"findings\">"));
+  ck_assert_ptr_null(strstr(html, "<script"));
+  ck_assert_ptr_null(strstr(html, "<img src=x"));
+  free(html);
+}
+END_TEST
+
 START_TEST(test_html_validates) {
   if (system("command -v xmllint >/dev/null 2>&1") != 0) {
     fprintf(stderr, "check_html: no xmllint, skipping test_html_validates\n");
@@ -348,9 +483,12 @@ START_TEST(test_html_validates) {
   kgt_nightly(&h, &d);
   g_charts.c[g_charts.n++] = (kg_chart){kg_chart_kind_find("ratio"), "ratio-f32", "f32: tonight / reference"};
   touch("ratio-f32.png", "png");
+  kg_bisect_doc b = bisect_doc(&d->find[0], KG_BISECT_FOUND); /* the culprit's links in the box */
   kg_html_page p = full_page();
-  p.history = h, p.detect = d, p.note = "a note", p.repo_url = "https://github.com/o/r";
-  free(write_page(&p));
+  p.history = h, p.detect = d, p.note = "a note", p.repo_url = "https://github.com/o/r", p.bisect = &b;
+  char *page = write_page(&p);
+  ck_assert_ptr_nonnull(strstr(page, "<strong>Culprit</strong>"));
+  free(page);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "xmllint --html --noout '%s/index.html' 2>'%s/lint' && test ! -s '%s/lint'", g_dir, g_dir,
            g_dir);
@@ -902,6 +1040,109 @@ START_TEST(test_html_nightly_aa_no_slower) {
 }
 END_TEST
 
+/* ---- kgate report --bisect: the recorded live nights ------------------------------------------ */
+
+/* A bisect's file for the live nights' regression (nights fedc545a631f ..
+ * c6086ec42a69, reduce7_shuffle's six dtypes at 2^25): found, the commit
+ * between them. extra: more top-level text ("" none); outcome and exit code as given. */
+static const char k_live_mid[] = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a";
+
+static void live_bisect(const char *path, const char *good, const char *outcome, int code, const char *extra) {
+  char doc[4096], cells[1024] = "";
+  static const char *const dts[] = {"i32", "i64", "f32", "f64", "f16", "bf16"};
+  for (int k = 0; k < 6; k++)
+    snprintf(cells + strlen(cells), sizeof cells - strlen(cells), "%s{\"variant\":\"reduce7_shuffle\",\"dtype\":\"%s\","
+             "\"n\":33554432}", k ? "," : "", dts[k]);
+  int found = !strcmp(outcome, "found");
+  snprintf(doc, sizeof doc,
+           "{\"kind\":\"kgate-bisect\",\"schema_version\":1,\"outcome\":\"%s\",\"exit_code\":%d,\"why\":\"%s\","
+           "\"estimate_pct\":0.42,\"cells\":[%s],\"commits\":[{\"commit\":\"%s0000000000000000000000000000\","
+           "\"build_failed\":false,\"fingerprint\":null},{\"commit\":\"%s\",\"build_failed\":false,\"fingerprint\":null},"
+           "{\"commit\":\"c6086ec42a690000000000000000000000000000\",\"build_failed\":false,\"fingerprint\":null}],"
+           "\"steps\":[],\"counts\":{\"commits\":3,\"modules\":3,\"builds_run\":3,\"from_cache\":0,\"identical\":0,"
+           "\"build_failed\":0,\"distinct\":3},\"time_s\":{\"wall\":40,\"builds\":20,\"paired_runs\":20},"
+           "\"verify\":{\"pct\":0.41,\"lo_pct\":0.3,\"hi_pct\":0.52,\"runs\":2,\"cells\":6}%s%s%s%s%s%s}\n",
+           outcome, code, found ? "found: the culprit is slower than its parent by the step" : "paired run 1 exited 3",
+           cells, good, k_live_mid, found ? ",\"culprit\":\"" : "", found ? k_live_mid : "",
+           found ? "\",\"parent\":\"" : "", found ? good : "", found ? "0000000000000000000000000000\"" : "", extra);
+  kgt_spit(path, doc);
+}
+
+/* `kgate report --history H --bisect FILE`: the page's box and the site's
+ * summary.md name and link the culprit; a file kgate refuses is bad input
+ * (exit 2, one line naming the file and the field, no page); a bisect of
+ * another range, or one that is no answer, is left off with a warning and
+ * the page is as without it; --bisect without --history is a usage error. */
+START_TEST(test_html_report_bisect) {
+  char hist[128], site[128], bis[128], out[4096], file[200], want[600];
+  snprintf(hist, sizeof hist, "%s/h.jsonl", g_dir);
+  snprintf(site, sizeof site, "%s/site", g_dir);
+  snprintf(bis, sizeof bis, "%s/bisect.json", g_dir);
+  nightly_history(hist, 1);
+  setenv("KGATE_REPO_URL", "https://github.com/kgate-dev/kgate", 1);
+  char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+  setenv("PATH", "/nonexistent", 1); /* no gnuplot: the page without its images (exit 3), and quicker */
+  char *args[] = {"report", KG_SOURCE_DIR "/tests/data/nightly/h100-live-night4.json", "--html", site, "--history", hist,
+                  "--bisect", bis, NULL};
+  live_bisect(bis, "fedc545a631f", "found", 0, "");
+  int code = kgt_run_capture(args, out, sizeof out);
+  ck_assert_msg(code == 0 || code == 3, "exit %d: %s", code, out);
+  snprintf(file, sizeof file, "%s/index.html", site);
+  char *html = slurp(file), *box = regression_box(html);
+  ck_assert_msg(strstr(box, "<br><strong>Culprit</strong> (kgate bisect): <a href=\"https://github.com/kgate-dev/kgate/"
+                            "commit/5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a\">5a5a5a5a5a5a</a>, +0.41 % [+0.30, +0.52] "
+                            "against its parent <a href=\"https://github.com/kgate-dev/kgate/commit/"
+                            "fedc545a631f0000000000000000000000000000\">fedc545a631f</a><br>"),
+                "%s", box);
+  free(box), free(html);
+  snprintf(file, sizeof file, "%s/summary.md", site);
+  char *md = slurp(file);
+  ck_assert_msg(strstr(md, "\n**Culprit** (kgate bisect): [`5a5a5a5a5a5a`](https://github.com/kgate-dev/kgate/commit/"
+                           "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a), +0.41 % [+0.30, +0.52] against its parent "
+                           "[`fedc545a631f`](https://github.com/kgate-dev/kgate/commit/fedc545a631f0000000000000000000000000000)\n"),
+                "%s", md);
+  free(md);
+  /* Refused: bad input, one line naming the file and the field; no page made. */
+  char refused[128];
+  snprintf(refused, sizeof refused, "%s/refused", g_dir);
+  args[3] = refused;
+  live_bisect(bis, "fedc545a631f", "found", 0, ",\"x\":1");
+  code = kgt_run_capture(args, out, sizeof out);
+  args[3] = site;
+  ck_assert_int_eq(code, 2);
+
+  snprintf(want, sizeof want, "kgate: %s: unknown field 'x'\n", bis);
+  ck_assert_str_eq(out, want);
+  ck_assert_int_eq(access(refused, F_OK), -1);
+  /* Another range: a warning, and the page without it. */
+  live_bisect(bis, "0123456789ab", "found", 0, "");
+  code = kgt_run_capture(args, out, sizeof out);
+  ck_assert_msg(code == 0 || code == 3, "exit %d: %s", code, out);
+  snprintf(want, sizeof want, "kgate: warning: %s: the bisect of 0123456789ab..c6086ec42a69 is of no finding of %s "
+           "(not its range or cells): not shown\n", bis, hist);
+  ck_assert_msg(strstr(out, want), "want %s in %s", want, out);
+  snprintf(file, sizeof file, "%s/index.html", site);
+  html = slurp(file);
+  ck_assert_ptr_null(strstr(html, "kgate bisect"));
+  free(html);
+  /* No answer (the bisect could not run): a warning, not shown. */
+  live_bisect(bis, "fedc545a631f", "environment", 3, "");
+  code = kgt_run_capture(args, out, sizeof out);
+  ck_assert_msg(code == 0 || code == 3, "exit %d: %s", code, out);
+  ck_assert_msg(strstr(out, "is no answer (outcome environment): not shown"), "%s", out);
+  html = slurp(file);
+  ck_assert_ptr_null(strstr(html, "kgate bisect"));
+  free(html);
+  setenv("PATH", path, 1);
+  free(path);
+  /* Without --history: a usage error. */
+  char *alone[] = {"report", KG_SOURCE_DIR "/tests/data/nightly/h100-live-night4.json", "--html", site, "--bisect", bis, NULL};
+  ck_assert_int_eq(kgt_run_capture(alone, out, sizeof out), 2);
+  ck_assert_str_eq(out, "kgate: report: --bisect needs --history (the findings a bisect is of)\n");
+  unsetenv("KGATE_REPO_URL");
+}
+END_TEST
+
 Suite *make_html_suite(void) {
   Suite *s = suite_create("html");
   TCase *core = tcase_create("Core");
@@ -920,6 +1161,8 @@ Suite *make_html_suite(void) {
   tcase_add_test(core, test_html_commit_links);
   tcase_add_test(core, test_html_archive);
   tcase_add_test(core, test_html_findings);
+  tcase_add_test(core, test_html_finding_culprit);
+  tcase_add_loop_test(core, test_html_finding_bisect_answers, 0, sizeof k_answers / sizeof *k_answers);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_checked_fixture(limits, setup, teardown);
@@ -930,6 +1173,7 @@ Suite *make_html_suite(void) {
   tcase_add_checked_fixture(errors, setup, teardown);
   tcase_add_test(errors, test_html_unwritable);
   tcase_add_test(errors, test_html_hostile_text);
+  tcase_add_test(errors, test_html_bisect_hostile_text);
   tcase_add_test(errors, test_html_paired_hostile_text);
   tcase_add_test(errors, test_html_url_ok);
   TCase *nightly = tcase_create("Nightly");
@@ -937,6 +1181,7 @@ Suite *make_html_suite(void) {
   tcase_set_timeout(nightly, 60);
   tcase_add_test(nightly, test_html_nightly_regression_one_story);
   tcase_add_test(nightly, test_html_nightly_aa_no_slower);
+  tcase_add_test(nightly, test_html_report_bisect);
   suite_add_tcase(s, nightly);
   suite_add_tcase(s, errors);
   return s;

@@ -43,6 +43,7 @@ Suite *make_lint_suite(void);
 Suite *make_unchanged_suite(void);
 Suite *make_bisect_suite(void);
 Suite *make_carry_suite(void);
+Suite *make_bisectfile_suite(void);
 
 int main(void) {
   SRunner *sr = srunner_create(make_sizes_suite());
@@ -52,6 +53,7 @@ int main(void) {
   srunner_add_suite(sr, make_unchanged_suite());
   srunner_add_suite(sr, make_bisect_suite());
   srunner_add_suite(sr, make_carry_suite());
+  srunner_add_suite(sr, make_bisectfile_suite());
   srunner_add_suite(sr, make_pattern_suite());
   srunner_add_suite(sr, make_gen_suite());
   srunner_add_suite(sr, make_reference_suite());

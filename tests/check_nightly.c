@@ -434,6 +434,48 @@ START_TEST(test_history_add_paired_beside_sweep) {
 }
 END_TEST
 
+/* A night keeps where it was made (the paired run's provenance, else the
+ * run's): its sha is the commit the night built, which a finding's range
+ * names (kg_hist_commit); a line without it names kgate_commit; a sha that
+ * is no commit fails the read, naming the line and the field. */
+START_TEST(test_history_keeps_provenance) {
+  char hist[128], err[512];
+  path_in(hist, sizeof hist, "h.jsonl");
+  kg_run run, paired;
+  ck_assert_msg(kg_results_read(KG_SOURCE_DIR "/tests/data/h200-sweep.json", &run, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_results_read(KG_SOURCE_DIR "/tests/data/h200-paired.json", &paired, err, sizeof err) == 0, "%s", err);
+  snprintf(paired.meta.commit, sizeof paired.meta.commit, "%s", run.meta.commit);
+  snprintf(run.meta.prov.sha, sizeof run.meta.prov.sha, "%040d", 1);
+  snprintf(paired.meta.prov.sha, sizeof paired.meta.prov.sha, "0123456789abcdef0123456789abcdef01234567");
+  snprintf(paired.meta.prov.repository, sizeof paired.meta.prov.repository, "team/kernels");
+  ck_assert_msg(kg_history_add(hist, &run, &paired, NULL, err, sizeof err) == 0, "%s", err);
+  kg_history h;
+  ck_assert_msg(kg_history_read(hist, &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(h.runs[0].prov.sha, "0123456789abcdef0123456789abcdef01234567");
+  ck_assert_str_eq(h.runs[0].prov.repository, "team/kernels");
+  ck_assert_str_eq(kg_hist_commit(&h.runs[0]), "0123456789abcdef0123456789abcdef01234567");
+  kg_history_free(&h);
+  /* Without provenance: kgate's commit, and no key in the line. */
+  memset(&paired.meta.prov, 0, sizeof paired.meta.prov);
+  memset(&run.meta.prov, 0, sizeof run.meta.prov);
+  char plain[128];
+  path_in(plain, sizeof plain, "plain.jsonl");
+  ck_assert_msg(kg_history_add(plain, &run, &paired, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_history_read(plain, &h, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(kg_hist_commit(&h.runs[0]), run.meta.commit);
+  kg_history_free(&h);
+  char *line = kgt_slurp(plain);
+  ck_assert_ptr_null(strstr(line, "\"provenance\""));
+  free(line);
+  /* A forged sha: the whole read fails. */
+  kgt_edit(hist, "\"0123456789abcdef0123456789abcdef01234567\"", "\"HEAD~1; rm -rf /\"");
+  ck_assert_int_eq(kg_history_read(hist, &h, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "h.jsonl: line 1") && strstr(err, "provenance") && strstr(err, "sha"), "%s", err);
+  kg_run_free(&run);
+  kg_run_free(&paired);
+}
+END_TEST
+
 /* A forged paired cell (ratio outside its interval) fails the whole read. */
 START_TEST(test_history_refuses_impossible_ratio) {
   char hist[128], err[512];
@@ -810,6 +852,7 @@ Suite *make_nightly_suite(void) {
   tcase_add_test(core, test_cusum_threshold_grows_with_arl);
   tcase_add_test(core, test_history_old_lines_read);
   tcase_add_test(core, test_history_keeps_paired_cells);
+  tcase_add_test(core, test_history_keeps_provenance);
   tcase_add_test(core, test_history_check_exit_codes);
   tcase_add_test(core, test_history_add_paired_beside_sweep);
   suite_add_tcase(s, core);

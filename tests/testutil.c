@@ -56,6 +56,18 @@ void kgt_spit(const char *path, const char *text) {
   fclose(f);
 }
 
+void kgt_edit(const char *path, const char *from, const char *to) {
+  char *text = kgt_slurp(path);
+  ck_assert_ptr_nonnull(text);
+  const char *at = strstr(text, from);
+  ck_assert_msg(at != NULL, "no '%s' in %s", from, path);
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  fclose(f);
+  free(text);
+}
+
 int kgt_parse(char *const *args, kg_cli *cli, char *err, size_t errlen) {
   char *argv[KGT_MAXARGS + 2] = {"kgate"};
   int argc = 1;

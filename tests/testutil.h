@@ -20,6 +20,8 @@ int kgt_count_files(const char *dir, const char *keep);
 char *kgt_slurp(const char *path);
 /* Writes text as the whole file (asserted). */
 void kgt_spit(const char *path, const char *text);
+/* Replaces the first from in the file with to (from must be there: asserted): a forged field. */
+void kgt_edit(const char *path, const char *from, const char *to);
 
 /* Parses {"kgate", args..., NULL} (err emptied first), as main would; args past
  * KGT_MAXARGS are not read. */

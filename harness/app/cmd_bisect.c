@@ -1,7 +1,7 @@
 /* kgate bisect: the commit behind a nightly finding or a slow range
  * (docs/bisect.md). Its option rows, the rules between them, and the exit
  * code; the search is bisect.h, the repository's side bisectops.h, the
- * outputs bisectout.h. */
+ * outputs bisectout.h and bisectjson.h. */
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -12,13 +12,14 @@
 
 #include "bisect.h"
 #include "bisectops.h"
-#include "bisectout.h"
+#include "bisectjson.h"
 #include "cli.h"
 #include "detect.h"
 #include "escape.h"
 #include "exitcode.h"
 #include "fileio.h"
 #include "history.h"
+#include "label.h"
 #include "sizes.h"
 
 enum { MAX_LIST = 64 };
@@ -174,8 +175,19 @@ static int from_finding(const bisect_args *a, char *good, char *bad, size_t revl
     sum += log(f->cells[i].after / f->cells[i].before), k++;
   }
   if (!rc && !k) rc = 2, snprintf(err, errlen, "%s: the finding has no cell of --variant %.60s", a->history, a->variant);
+  /* A team's nights name its commits only in their provenance: kgate_commit is kgate's own. */
+  const kg_hist_run *ends[2] = {rc ? NULL : &h.runs[f->last_good], rc ? NULL : &h.runs[f->first_bad]};
+  const kg_hist_run *blind = rc || a->own ? NULL : !ends[0]->prov.sha[0] ? ends[0] : !ends[1]->prov.sha[0] ? ends[1] : NULL;
+  if (blind) {
+    char date[48];
+    kg_date_label(blind->date, date, sizeof date);
+    rc = 2, snprintf(err, errlen,
+                     "%s: the night of %s records no commit of the repository it built (no provenance: a line of an "
+                     "older kgate, or a night outside CI; its kgate_commit is kgate's): give --good and --bad",
+                     a->history, date);
+  }
   if (!rc) {
-    const char *g = h.runs[f->last_good].commit, *b = h.runs[f->first_bad].commit, *why;
+    const char *g = kg_hist_commit(ends[0]), *b = kg_hist_commit(ends[1]), *why;
     if ((why = kg_bisect_why_bad_rev(g)) || (why = kg_bisect_why_bad_rev(b)))
       rc = 2, snprintf(err, errlen, "%s: a night's commit %s", a->history, why);
     snprintf(good, revlen, "%s", g), snprintf(bad, revlen, "%s", b);

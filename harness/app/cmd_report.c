@@ -10,6 +10,8 @@ static const kg_opt k_rows[] = {
               "add the trend charts and the nights' verdicts of a history"),
     KG_OPTION("--html", NULL, OPT_STR(html, NULL), "DIR", "the folder of the page"),
     KG_ROW_ACK(ack),
+    KG_OPTION("--bisect", NULL, OPT_STR(bisect, NULL), "FILE",
+              "with --history: kgate bisect --json's result, in its finding's box"),
 };
 
 static int run(void *settings, const kg_cmd_call *call) {

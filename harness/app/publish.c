@@ -18,6 +18,7 @@
 #include "label.h"
 #include "history.h"
 #include "detect.h"
+#include "bisectjson.h"
 #include "html.h"
 #include "site.h"
 #include "plot.h"
@@ -262,11 +263,14 @@ static void nightly_summary(FILE *f, const void *doc) { kg_print_nightly_markdow
 /* On a nightly page the Markdown summary is the night's, in the nightly's
  * words (what `history check --summary` writes), not the gate's paired
  * report. 0, or -1 after printing why. */
-static int nightly_md(const char *path, const kg_history *h, const kg_detection *det) {
+static int nightly_md(const char *path, const kg_history *h, const kg_detection *det, const kg_bisect_doc *bisect) {
   char err[1024], repo[256];
   kg_publish_repo_url(repo, sizeof repo);
   kg_rdoc doc;
-  int rc = kg_rdoc_init(&doc) || kg_rdoc_findings(&doc, h, det, repo[0] ? repo : NULL) ? -1 : 0;
+  int rc = kg_rdoc_init(&doc) || kg_rdoc_findings(&doc, h, det, repo[0] ? repo : NULL) ||
+                   (bisect && kg_rdoc_bisect(&doc, h, bisect, repo[0] ? repo : NULL) < 0)
+               ? -1
+               : 0;
   if (rc) snprintf(err, sizeof err, "out of memory");
   else rc = kg_out_write(path, nightly_summary, &doc, err, sizeof err);
   kg_rdoc_free(&doc);
@@ -277,8 +281,8 @@ static int nightly_md(const char *path, const kg_history *h, const kg_detection 
 /* The output formats' files and history.jsonl into dir; links gets the page's
  * list, *verdict the run's verdict (rmodel.h; its words are gone). */
 static int report_files(const kg_publish_opts *po, const char *dir, const kg_run *run, const kg_comparison *cmp,
-                        const char *base_label, const kg_history *h, const kg_detection *det, kg_html_link *links,
-                        kg_rm_verdict *verdict) {
+                        const char *base_label, const kg_history *h, const kg_detection *det,
+                        const kg_bisect_doc *bisect, kg_html_link *links, kg_rm_verdict *verdict) {
   char err[1024], path[PATH_MAX + 64], paths[KG_NFORMATS][PATH_MAX + 64];
   const char *to[KG_NFORMATS];
   for (int f = 0; f < KG_NFORMATS; f++) {
@@ -292,7 +296,7 @@ static int report_files(const kg_publish_opts *po, const char *dir, const kg_run
   int rc = kg_report_files(to, &doc, stderr);
   *verdict = doc.verdict;
   kg_rdoc_free(&doc);
-  if (rc || (det && nightly_md(paths[KG_FMT_MD], h, det))) return -1;
+  if (rc || (det && nightly_md(paths[KG_FMT_MD], h, det, bisect))) return -1;
   if (det) links[KG_FMT_MD].label = "the night's summary: its verdict, the nights that did not pass and the findings";
   links[KG_NFORMATS] = k_history_file;
   snprintf(path, sizeof path, "%s/%s", dir, k_history_file.href);
@@ -351,7 +355,34 @@ typedef struct report_src {
   kg_acks acks;
   kg_detection det;
   int have_detect;
+  kg_bisect_doc bisect; /* --bisect's, when it is of a finding of the history (else not shown) */
+  int have_bisect;
 } report_src;
+
+/* --bisect: the file read as data from elsewhere (kg_bisect_read: refused,
+ * -1 after printing why), then shown only where it is an answer about a
+ * finding of the history (its range and cells): else a warning, and the
+ * page without it. 0 or -1. */
+static int report_bisect(const kg_publish_opts *po, report_src *rs) {
+  char err[1024], shown[80];
+  if (kg_bisect_read(po->bisect, &rs->bisect, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    return -1;
+  }
+  const kg_bisect_doc *b = &rs->bisect;
+  size_t of = 0;
+  for (size_t i = 0; rs->have_detect && i < rs->det.nfind; i++) of += kg_bisect_doc_of(b, &rs->h, &rs->det.find[i]);
+  snprintf(shown, sizeof shown, "%.12s..%.12s", b->commits[0], b->commits[b->ncommits - 1]);
+  if (!kg_bisect_doc_answers(b))
+    fprintf(stderr, "kgate: warning: %s: the bisect of %s is no answer (outcome %s): not shown\n", po->bisect, shown,
+            kg_bisect_outcome_name(b->outcome));
+  else if (!of)
+    fprintf(stderr, "kgate: warning: %s: the bisect of %s is of no finding of %s (not its range or cells): not shown\n",
+            po->bisect, shown, po->history);
+  else
+    rs->have_bisect = 1;
+  return 0;
+}
 
 /* The history's part of the report: the detector over its paired nights
  * (the nights' verdicts, rmodel.h), and the band of the trends. 0, or -1
@@ -363,6 +394,7 @@ static int report_history(const kg_publish_opts *po, report_src *rs) {
     return -1;
   }
   if (report_detect(po, &rs->h, &rs->acks, &rs->det, &rs->have_detect)) return -1;
+  if (po->bisect && report_bisect(po, rs)) return -1;
   /* The band of the trends: the baseline the run is compared with. */
   rs->have_base = po->baseline && kg_baseline_load(po->baseline, &rs->base, err, sizeof err) == 0 && rs->h.n &&
                   kg_same_gpu(&rs->base.dev, &rs->h.runs[rs->h.n - 1].dev);
@@ -407,7 +439,8 @@ static int report_page(const kg_publish_opts *po, kg_site *site, const report_sr
                        .links = links,
                        .nlinks = KG_NFORMATS + 1,
                        .repo_url = repo[0] ? repo : NULL,
-                       .detect = rs->have_detect ? &rs->det : NULL};
+                       .detect = rs->have_detect ? &rs->det : NULL,
+                       .bisect = rs->have_bisect ? &rs->bisect : NULL};
   if (code == KG_EXIT_USAGE || kg_html_write(site->tmp, &page, err, sizeof err) ||
       kg_site_commit(site, err, sizeof err)) {
     if (code != KG_EXIT_USAGE) fprintf(stderr, "kgate: %s\n", err);
@@ -420,6 +453,7 @@ static int report_page(const kg_publish_opts *po, kg_site *site, const report_sr
 /* Everything the report read; base also when it loaded but was no band
  * (a baseline of another GPU). */
 static void report_free(report_src *rs) {
+  kg_bisect_doc_free(&rs->bisect);
   if (rs->have_detect) kg_detection_free(&rs->det);
   kg_acks_free(&rs->acks);
   kg_history_free(&rs->h);
@@ -436,6 +470,10 @@ int kg_publish_report(const kg_publish_opts *po) {
   static kg_charts charts;
   charts.n = 0;
   kg_site site = {.tmp = ""};
+  if (po->bisect && !po->history) {
+    fprintf(stderr, "kgate: report: --bisect needs --history (the findings a bisect is of)\n");
+    return KG_EXIT_USAGE;
+  }
   if (kg_results_read(po->input, &rs.run, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
@@ -451,7 +489,7 @@ int kg_publish_report(const kg_publish_opts *po) {
   }
   kg_rm_verdict verdict;
   if (report_files(po, site.tmp, &rs.run, po->baseline ? &rs.cmp : NULL, rs.label, &rs.h,
-                   rs.have_detect ? &rs.det : NULL, links, &verdict))
+                   rs.have_detect ? &rs.det : NULL, rs.have_bisect ? &rs.bisect : NULL, links, &verdict))
     goto out;
   int drawn = report_charts(po, site.tmp, &rs, &charts, note, sizeof note);
   code = drawn < 0 ? KG_EXIT_USAGE : report_page(po, &site, &rs, &charts, links, note, drawn);

@@ -20,6 +20,7 @@ typedef struct kg_publish_opts {
   const char *control;      /* history add: --control CONTROL.json (the reference paired with itself) */
   const char *paired;       /* history add: --paired PAIRED.json (the night against the reference, when apart) */
   const char *ack;          /* report: --ack FILE, the findings acknowledged in the repository (NULL: none) */
+  const char *bisect;       /* report: --bisect FILE, kgate bisect's result for a finding of --history (NULL: none) */
 } kg_publish_opts;
 
 /* plot RESULTS [-o DIR] [--baseline OLD]: charts 1 and 2 (and 4). */
@@ -30,7 +31,11 @@ int kg_publish_history_add(const kg_publish_opts *po);
 int kg_publish_history_plot(const kg_publish_opts *po);
 /* report RESULTS --html DIR: the files, the charts and index.html. Exits
  * as the run of RESULTS did (the report model's verdict, rmodel.h), but
- * with --history: a nightly page's verdict is `history check`'s. */
+ * with --history: a nightly page's verdict is `history check`'s. --bisect
+ * FILE (with --history): a bisect's result, shown in the box of the finding
+ * whose range and cells it is of; a file kgate's reader refuses is bad input
+ * (exit 2, no page); one of no finding, or that is no answer, is left off
+ * with a warning. */
 int kg_publish_report(const kg_publish_opts *po);
 
 /* The repository's URL for commit links ($KGATE_REPO_URL, or GitHub Actions'

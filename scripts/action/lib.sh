@@ -19,12 +19,17 @@ valid_ref() {
   [[ $1 =~ ^[A-Za-z0-9_][A-Za-z0-9_./-]{0,199}$ && $1 != *..* ]]
 }
 
+# The history's branch and its file's name (exit 2 on a bad one), named as
+# the caller's inputs are: history_inputs BRANCH HISTORY BRANCH-INPUT HISTORY-INPUT.
+history_inputs() {
+  valid_ref "$1" || die "input $3: '$1' is not a plain branch name" 2
+  [[ $2 =~ ^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.jsonl$ ]] || die "input $4: '$2' is not a file name ending in .jsonl" 2
+}
+
 # The inputs the nightly's render and push steps share: the branch, the
 # history's file name and the site mode (exit 2 on a bad one).
 publish_inputs() {
-  valid_ref "${KP_BRANCH:-}" || die "input branch: '${KP_BRANCH:-}' is not a plain branch name" 2
-  [[ ${KP_HISTORY:-} =~ ^[A-Za-z0-9_-][A-Za-z0-9_.-]*\.jsonl$ ]] ||
-    die "input history: '${KP_HISTORY:-}' is not a file name ending in .jsonl" 2
+  history_inputs "${KP_BRANCH:-}" "${KP_HISTORY:-}" branch history
   case ${KP_SITE_MODE:-pages} in
     pages | branch | none) ;;
     *) die "input site: '$KP_SITE_MODE' is not pages, branch or none" 2 ;;

@@ -12,6 +12,21 @@ set -euo pipefail
 git rev-parse --git-dir >/dev/null 2>&1 ||
   die "working-directory $(pwd) is not a git checkout (actions/checkout first, with fetch-depth: 0)"
 
+# nightly, bisect: its inputs, and a checkout with the history it walks, before anything is built.
+case ${KA_BISECT:-false} in
+  false) ;;
+  true)
+    [[ ${KA_MODE:-gate} == nightly ]] || die "input bisect: true is for mode: nightly (a night's open finding)" 2
+    [[ -n ${KA_BISECT_BUILD:-} ]] || die "input bisect-build-command is empty (bisect builds the module at each commit)" 2
+    case ${KA_BISECT_MODULE:-} in
+      '' | /* | -* | ../* | */../* | *'/..') die "input bisect-module: '${KA_BISECT_MODULE:-}' must be a path in the build folder" 2 ;;
+    esac
+    history_inputs "${KA_HISTORY_BRANCH:-}" "${KA_HISTORY:-}" history-branch history
+    [[ $(git rev-parse --is-shallow-repository) != true ]] ||
+      die "input bisect: the checkout is shallow; bisect walks its history (actions/checkout with fetch-depth: 0)" 2 ;;
+  *) die "input bisect: '$KA_BISECT' is not true or false" 2 ;;
+esac
+
 work="${RUNNER_TEMP:?}/kgate-action"
 rm -rf "$work/head" "$work/base" "$work/out" # a second use in one job starts clean
 mkdir -p "$work/head" "$work/base" "$work/out"

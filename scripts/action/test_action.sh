@@ -51,13 +51,32 @@ case "\$1" in
     exit "\${FAKE_CODE:-0}" ;;
   history)
     if [[ \$2 == add ]]; then
+      [[ -z \${FAKE_HISTORY_ADD:-} ]] || { echo "kgate: history.jsonl: line 1: bad" >&2; exit "\$FAKE_HISTORY_ADD"; }
       while [[ \$# -gt 0 ]]; do [[ \$1 != --file ]] || echo night >> "\$2"; shift; done
       exit 0
     fi
     exit "\${FAKE_FINDINGS:-0}" ;;
   report)
-    while [[ \$# -gt 0 ]]; do [[ \$1 != --html ]] || { mkdir -p "\$2"; echo page > "\$2/index.html"; }; shift; done
-    exit 0 ;;
+    code=0
+    while [[ \$# -gt 0 ]]; do
+      [[ \$1 != --html ]] || { mkdir -p "\$2"; echo page > "\$2/index.html"; }
+      [[ \$1 != --bisect ]] || code=\${FAKE_REPORT_BISECT:-0}
+      shift
+    done
+    exit "\$code" ;;
+  bisect)
+    echo "\$KGATE_PREFIX \$KGATE_CUDA_ARCHITECTURES \$CMAKE_PREFIX_PATH" > "$tmp/bisect.env"
+    while [[ \$# -gt 0 ]]; do
+      case \$1 in
+        --json) [[ -z \${FAKE_OUTCOME:-} ]] || {
+                  echo '{"kind":"kgate-bisect",'; echo "\"outcome\":\"\$FAKE_OUTCOME\","
+                  [[ -z \${FAKE_CULPRIT:-} ]] || echo "\"culprit\":\"\$FAKE_CULPRIT\","; echo '"exit_code":0}'
+                } > "\$2" ;;
+        --markdown) echo "## kgate bisect: \${FAKE_OUTCOME:-none}" >> "\$2" ;;
+      esac
+      shift
+    done
+    exit "\${FAKE_BISECT:-0}" ;;
   --version) echo "kgate 0.1.0 (fake)" ;;
 esac
 EOF
@@ -307,6 +326,105 @@ expect "nightly: a failed run stops the night (no control)" test "$(grep -c '^ru
 expect "nightly: ... code 3, nothing to attest" test "$(output code)/$(output complete)" = 3/
 KA_ROUNDS='6; x' "$here/nightly-run.sh" > "$tmp/log" 2>&1
 expect "nightly: rounds not a number refused (exit 2)" test $? -eq 2
+# 8a. nightly with bisect: true. setup refuses what bisect cannot use before anything is
+# built; tonight joins a copy of the branch's history (the branch's file untouched), and only
+# an open regression finding is bisected, over this checkout (--within HEAD), with the team's
+# build in the night's environment; bisect.json joins the night's files, the outcome and the
+# culprit the outputs; a bisect that cannot run never stops the night's files (exit 0, an
+# ::error::, the code for the verdict step).
+bisect_env() { export KA_MODE=nightly KA_BISECT=true KA_BISECT_BUILD='sh b.sh' KA_BISECT_MODULE=libteam.so \
+  KA_HISTORY_BRANCH=gh-pages KA_HISTORY=history.jsonl; }
+for row in "KA_MODE=gate|input bisect: true is for mode: nightly" "KA_BISECT=yes|input bisect: 'yes' is not true or false" \
+           "KA_BISECT_BUILD=|input bisect-build-command is empty" \
+           "KA_BISECT_MODULE=../m.so|input bisect-module: '../m.so' must be a path in the build folder" \
+           "KA_BISECT_MODULE=|input bisect-module: '' must be a path in the build folder" \
+           "KA_BISECT_MODULE=--x|input bisect-module: '--x' must be a path in the build folder" \
+           "KA_HISTORY_BRANCH=--force|input history-branch: '--force' is not a plain branch name" \
+           "KA_HISTORY=../h.jsonl|input history: '../h.jsonl' is not a file name ending in .jsonl"; do
+  IFS='|' read -r setting want <<< "$row"
+  fresh bisect-refused
+  (bisect_env && export "${setting?}" && "$here/setup.sh") > "$tmp/log" 2>&1
+  code=$?
+  expect "bisect setup: $setting refused (exit 2)" test $code -eq 2
+  expect "bisect setup: $setting: one ::error:: line naming the input" grep -qF "::error::kgate action: $want" "$tmp/log"
+done
+git clone -q --depth 1 "file://$repo" "$tmp/shallow" 2>/dev/null
+fresh bisect-shallow
+(cd "$tmp/shallow" && bisect_env && "$here/setup.sh") > "$tmp/log" 2>&1
+expect "bisect setup: a shallow checkout refused (exit 2)" test $? -eq 2
+expect "bisect setup: ... saying fetch-depth: 0" grep -q "the checkout is shallow.*fetch-depth: 0" "$tmp/log"
+fresh bisect
+(bisect_env && "$here/setup.sh") > "$tmp/log" 2>&1
+expect "bisect setup: nightly with its inputs passes" test $? -eq 0
+work=$(output work)
+mkdir -p "$work/out" "$tmp/branch"
+echo '{}' > "$work/out/paired.json"
+echo '{}' > "$work/out/control.json"
+echo old > "$tmp/branch/history.jsonl"
+culprit=0123456789abcdef0123456789abcdef01234567
+# shellcheck disable=SC2016 # the team's command, as given
+bisect_run() { # settings... : nightly-bisect.sh with the nightly's environment, then these
+  env KA_PREFIX="$prefix" KA_WORK="$work" KA_ARCH='80;90a' KA_BISECT_BUILD='cmake --build "$KGATE_BISECT_BUILD"' \
+    KA_BISECT_MODULE=libteam.so KA_BISECT_SOURCES='src  variants.def' KA_HAVE_BRANCH=success \
+    KA_HISTORY_DIR="$tmp/branch" KA_HISTORY=history.jsonl KA_ACK="$tmp/ack.json" GITHUB_SERVER_URL=https://github.com \
+    GITHUB_REPOSITORY=team/kernels "$@" "$here/nightly-bisect.sh" > "$tmp/log" 2>&1
+}
+echo '{}' > "$tmp/ack.json"
+: > "$tmp/kgate.calls"
+bisect_run FAKE_FINDINGS=0
+expect "bisect: no finding open exits 0" test $? -eq 0
+expect "bisect: ... bisect none, no kgate bisect" test "$(output bisect)/$(grep -c '^bisect' "$tmp/kgate.calls")" = none/0
+expect "bisect: tonight added to a copy of the branch's history" \
+  test "$(tr '\n' ' ' < "$work/bisect/history/history.jsonl")/$(cat "$tmp/branch/history.jsonl")" = "old night /old"
+expect "bisect: history check on the copy, with the acknowledgements" \
+  grep -qx "history check $work/bisect/history/history.jsonl --ack $tmp/ack.json" "$tmp/kgate.calls"
+: > "$GITHUB_OUTPUT"
+bisect_run FAKE_FINDINGS=4 FAKE_OUTCOME=found FAKE_CULPRIT=$culprit
+expect "bisect: a finding bisected, exit 0" test $? -eq 0
+mapfile -t args < "$tmp/kgate.args"
+# shellcheck disable=SC2016 # the team's command, as given
+want=(bisect --history "$work/bisect/history/history.jsonl" --ack "$tmp/ack.json" --within HEAD
+      --build 'cmake --build "$KGATE_BISECT_BUILD"' --module libteam.so --work "$work/bisect/work"
+      --json "$work/out/bisect.json" --markdown "$GITHUB_STEP_SUMMARY" --link https://github.com/team/kernels/commit/
+      --arch 80 --source src --source variants.def)
+expect "bisect: kgate bisect's arguments (the card's architecture, each source its own)" test "${args[*]}" = "${want[*]}"
+expect "bisect: the build sees kgate's prefix and the architectures" \
+  test "$(cat "$tmp/bisect.env")" = "$prefix 80;90a $prefix"
+expect "bisect: outputs found, its culprit, the file, code 0" \
+  test "$(output bisect) $(output culprit) $(output json) $(output code)" = "found $culprit $work/out/bisect.json 0"
+expect "bisect: its Markdown in the step summary" grep -qx "## kgate bisect: found" "$GITHUB_STEP_SUMMARY"
+: > "$GITHUB_OUTPUT"
+bisect_run FAKE_FINDINGS=4 FAKE_OUTCOME=not-reproduced FAKE_BISECT=4
+expect "bisect: not reproduced is an answer (exit 0, code 4, no culprit)" \
+  test "$?/$(output bisect)/$(output code)/$(output culprit)" = "0/not-reproduced/4/"
+for row in "3||environment" "2|bad-input|bad-input" "127||environment"; do
+  IFS='|' read -r code outcome want <<< "$row"
+  : > "$GITHUB_OUTPUT"
+  bisect_run FAKE_FINDINGS=4 FAKE_OUTCOME="$outcome" FAKE_BISECT="$code"
+  expect "bisect: exit $code never stops the night's files (exit 0)" test $? -eq 0
+  expect "bisect: exit $code: $want, code $([[ $code == 2 ]] && echo 2 || echo 3), an ::error::" \
+    test "$(output bisect)/$(output code)/$(grep -c '^::error::kgate bisect: ' "$tmp/log")" = \
+         "$want/$([[ $code == 2 ]] && echo 2 || echo 3)/1"
+done
+: > "$GITHUB_OUTPUT"
+: > "$tmp/kgate.calls"
+bisect_run FAKE_HISTORY_ADD=2 FAKE_FINDINGS=4
+expect "bisect: a history kgate refuses: bad-input, code 2, nothing bisected" \
+  test "$?/$(output bisect)/$(output code)/$(grep -c '^bisect' "$tmp/kgate.calls")" = "0/bad-input/2/0"
+: > "$GITHUB_OUTPUT"
+bisect_run KA_HAVE_BRANCH=failure FAKE_FINDINGS=0
+expect "bisect: no branch yet, tonight alone" test "$(cat "$work/bisect/history/history.jsonl")" = night
+rm "$work/out/control.json"
+: > "$GITHUB_OUTPUT"
+bisect_run FAKE_FINDINGS=4
+expect "bisect: the night did not finish: none" test "$?/$(output bisect)" = 0/none
+unset -f bisect_env bisect_run
+# The verdict step after a bisect: its answers pass, one that could not run fails the job.
+for row in "0 0 0" "0 1 0" "0 4 0" "0 2 2" "0 3 3" "4 3 3" "1 0 1"; do
+  read -r code bcode want <<< "$row"
+  KA_CODE=$code KA_FAIL_ON_SLOWER=false KA_BISECT_CODE=$bcode "$here/verdict.sh" > /dev/null 2>&1
+  expect "verdict: night $code, bisect $bcode exits $want" test $? -eq "$want"
+done
 # 8b. the render half (publish/action.yml, mode: render, a read-only job): the
 # history read from the branch (none yet), the page, the findings, and the
 # files handed to the push job with their manifest and the commit read.
@@ -337,6 +455,19 @@ expect "publish: commits nothing (the push job does)" test ! -e "$pub/render1/.g
 m1=$(output manifest)
 FAKE_FINDINGS=2 "$here/nightly-publish.sh" > "$tmp/log" 2>&1
 expect "publish: history check refusing the file stops it (exit 2)" test $? -eq 2
+# The GPU job's bisect.json, verified with the night: the page with it; one kgate refuses, without it.
+cp -r "$pub/in" "$pub/in-bisect"
+echo '{}' > "$pub/in-bisect/bisect.json"
+: > "$tmp/kgate.calls"
+KP_DIR="$pub/in-bisect" KP_PAGES="$pub/render-b" KP_HANDOVER="$pub/handover-b" "$here/nightly-publish.sh" > "$tmp/log" 2>&1
+expect "publish: the page with the GPU job's bisect" \
+  grep -qx "report $pub/in-bisect/paired.json --html $pub/site --history $pub/render-b/history.jsonl --ack $tmp/ack.json --bisect $pub/in-bisect/bisect.json" "$tmp/kgate.calls"
+: > "$tmp/kgate.calls"
+FAKE_REPORT_BISECT=2 KP_DIR="$pub/in-bisect" KP_PAGES="$pub/render-c" KP_HANDOVER="$pub/handover-c" \
+  "$here/nightly-publish.sh" > "$tmp/log" 2>&1
+expect "publish: a bisect.json kgate refuses: the page without it (exit 0)" \
+  test "$?/$(grep -c '^report ' "$tmp/kgate.calls")/$(grep -c '^report .*--bisect' "$tmp/kgate.calls")" = 0/2/1
+expect "publish: ... and an ::error:: saying so" grep -q "^::error::kgate nightly: kgate refuses the GPU job's bisect.json" "$tmp/log"
 for bad in "KP_BRANCH=--force" "KP_HISTORY=../x.jsonl" "KP_HISTORY=history.json" "KP_SITE_MODE=web" \
            "KP_HANDOVER_NAME=a/b"; do
   env "$bad" "$here/nightly-publish.sh" > "$tmp/log" 2>&1
@@ -476,6 +607,27 @@ for j in ("verify", "publish"):
                      and set(x.get("require", "").split()) >= {"kgate-shard-1", "kgate-shard-2"} for x in w), j
 ' "$root/.github/workflows/nightly.yml"
 
+# The page waits for the bisect and reads its file only once its attestation verifies;
+# publish's files only as publish listed them; deploy runs nothing but the deploy.
+# shellcheck disable=SC2016 # ${{ }} is the workflow's text, not the shell's
+expect "nightly: the page reads the bisect's file verified, and deploy only deploys" python3 -c '
+import sys, yaml
+jobs = yaml.safe_load(open(sys.argv[1]))["jobs"]
+page, deploy = jobs["page"], jobs["deploy"]
+assert page["runs-on"] == "ubuntu-24.04" and page["permissions"] == {"contents": "read", "attestations": "read"}
+assert "bisect" in page["needs"] and "always()" in page["if"] and "needs.publish.result == \x27success\x27" in page["if"]
+dl = {s["with"]["pattern"]: s["with"] for s in page["steps"] if s.get("uses") == "./.github/actions/download-verified"}
+b = dl["kgate-bisect-${{ github.run_id }}-*"]
+assert not b.get("manifest") and b["workflow"] == "nightly.yml" and b["attempts"] == "newest", b
+for name, out in (("kgate-nightly", "results"), ("kgate-history", "manifest")):
+    assert dl[name + "-${{ github.run_id }}-${{ github.run_attempt }}"]["manifest"] == "${{ needs.publish.outputs.%s }}" % out
+runs = [s.get("run", "") for s in page["steps"]]
+assert any("--bisect bisect/bisect.json" in r for r in runs)
+assert not any("--bisect" in s.get("run", "") for j in jobs if j != "page" for s in jobs[j].get("steps", []))
+assert deploy["needs"] == "page" and [s.get("uses", "").split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+assert jobs["bisect"]["outputs"]["json"] == "${{ steps.bisect.outputs.json }}"
+' "$root/.github/workflows/nightly.yml"
+
 # GITHUB_TOKEN is the whole job's: a job that may write to the repository (kgate's
 # workflows, the example's a team copies) builds and runs no kgate (whose readers
 # take the GPU runners' files), neither in its own steps nor in an action it uses:
@@ -519,7 +671,8 @@ def steps_kgate(steps, own, seen=()):
                 return "%s -> %s" % (s["uses"], inner)
     return None
 def writes(perms):
-    return perms == "write-all" or isinstance(perms, dict) and perms.get("contents") == "write"
+    """May write to the repository, or publish the site (the page is what people read)."""
+    return perms == "write-all" or isinstance(perms, dict) and "write" in (perms.get("contents"), perms.get("pages"))
 # The detector finds kgate where it is, and the push action is free of it.
 load = lambda p: yaml.safe_load(open(os.path.join(root, p)))["runs"]["steps"]
 assert steps_kgate(load("publish/action.yml"), True), "publish/action.yml: no kgate found"
@@ -535,9 +688,10 @@ for own, pattern in ((True, "/.github/workflows/*.yml"), (False, "/examples/*/.g
             writers += 1
             found = steps_kgate(job.get("steps"), own)
             assert not found, (wf, name, found)
-assert writers >= 2, writers
+assert writers >= 4, writers
 ' "$root"
-# The example's nightly: the writer is publish/push alone, after a read-only render job.
+# The example's nightly: the writer is publish/push alone, after a read-only render job; with
+# bisect, a checkout with the history.
 # shellcheck disable=SC2016 # Python, not the shell
 expect "example nightly: kgate runs in a read-only job, the push job only pushes" python3 -c '
 import sys, yaml
@@ -549,6 +703,12 @@ assert jobs["push"]["permissions"] == {"contents": "write"} and uses["push"] == 
 w = jobs["push"]["steps"][0]["with"]
 for k in ("manifest", "base", "handover", "findings"):
     assert w[k] == "${{ needs.publish.outputs.%s }}" % k, k
+# bisect walks the commits of a finding: the night checks out the whole history, and gives the build.
+night = jobs["night"]["steps"]
+kg = [s["with"] for s in night if s.get("uses") == "OWNER/kgate@REF"][0]
+if kg.get("bisect") == "true":
+    assert night[0]["with"].get("fetch-depth") == 0, night[0]
+    assert "$KGATE_BISECT_BUILD" in kg["bisect-build-command"] and kg["bisect-module"], kg
 ' "$root/examples/external-kernels/.github/workflows/kgate-nightly.yml"
 
 echo "action scripts: $passed passed, $failed failed"

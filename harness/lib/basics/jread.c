@@ -155,3 +155,14 @@ void kg_jrd_kind(kg_jrd *r, json_t *doc, const char *kind, const char *what, lon
   if (!r->failed && version != schema)
     kg_jrd_fail(r, "schema_version %lld is not supported (this kgate reads %lld)", version, schema);
 }
+
+void kg_jrd_keys(kg_jrd *r, json_t *o, const char *const *keys) {
+  const char *key;
+  json_t *v;
+  char shown[72];
+  json_object_foreach(o, key, v) {
+    size_t k = 0;
+    while (keys[k] && strcmp(keys[k], key)) k++;
+    if (!keys[k] && !r->failed) kg_jrd_fail(r, "unknown field '%s'", kg_esc_term(key, shown, sizeof shown));
+  }
+}

@@ -42,6 +42,10 @@ long long kg_jrd_range(kg_jrd *r, json_t *o, const char *key, long long lo, long
  * cut; so is a NUL inside) and, when why_bad is given, passes it. buf gets ""
  * on failure. */
 void kg_jrd_text(kg_jrd *r, json_t *o, const char *key, char *buf, size_t size, const char *(*why_bad)(const char *));
+/* A closed object: every key of o must be one of keys (NULL-terminated);
+ * the first other one fails ("unknown field 'x'"), so a misspelt key is an
+ * error, never dropped. */
+void kg_jrd_keys(kg_jrd *r, json_t *o, const char *const *keys);
 /* A document's "kind" must be kind (what names it: "a kgate reference pin
  * file") and its "schema_version" this kgate's schema. */
 void kg_jrd_kind(kg_jrd *r, json_t *doc, const char *kind, const char *what, long long schema);

@@ -92,6 +92,10 @@ char *kg_history_line(const kg_run *run, const kg_run *paired, const kg_run *con
                                                                                        : &m->dev.toolchain;
   if (doc && kg_toolchain_known(tc) && json_object_set_new(doc, "toolchain", kg_toolchain_to_json(tc)))
     json_decref(doc), doc = NULL;
+  /* Where the night was made: the commit it built is the range a finding names (kg_hist_commit). */
+  const kg_provenance *pv = paired && kg_provenance_known(&paired->meta.prov) ? &paired->meta.prov : &m->prov;
+  if (doc && kg_provenance_known(pv) && json_object_set_new(doc, "provenance", kg_provenance_to_json(pv)))
+    json_decref(doc), doc = NULL;
   char *line = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
   json_decref(doc);
   return line;
@@ -228,6 +232,8 @@ int kg_hist_pcell_cmp(const void *pa, const void *pb) {
   return a->n < b->n ? -1 : a->n > b->n;
 }
 
+const char *kg_hist_commit(const kg_hist_run *r) { return r->prov.sha[0] ? r->prov.sha : r->commit; }
+
 const char *kg_hist_card(const kg_hist_run *r) { return r->paired.card[0] ? r->paired.card : r->dev.uuid; }
 
 const kg_hist_pcell *kg_hist_pfind(const kg_hist_pcell *cells, size_t n, const char *variant, kg_dtype dt, size_t sz) {
@@ -309,6 +315,10 @@ static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   size_t len = strlen(r->where);
   snprintf(r->where + len, sizeof r->where - len, ": toolchain");
   if (tc && !r->failed) kg_toolchain_read(r, tc, &run->dev.toolchain);
+  if (!r->failed) r->where[len] = '\0';
+  json_t *pv = json_object_get(doc, "provenance"); /* optional: lines before it, and nights outside CI */
+  snprintf(r->where + len, sizeof r->where - len, ": provenance");
+  if (pv && !r->failed) kg_provenance_read(r, pv, &run->prov);
   if (!r->failed) r->where[len] = '\0';
   read_checks(r, checks, &run->checks);
   if (r->failed) return;

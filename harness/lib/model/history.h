@@ -49,6 +49,7 @@ typedef struct kg_hist_run {
   size_t n;
   kg_hist_entry *entries; /* sorted by (variant, dtype, n) */
   kg_hist_paired paired;
+  kg_provenance prov; /* the line's "provenance" (the night's run.provenance; absent in older lines: not known) */
 } kg_hist_run;
 
 typedef struct kg_history {
@@ -70,7 +71,8 @@ char *kg_history_line(const kg_run *run, const kg_run *paired, const kg_run *con
  * line no reader would accept), an existing file with a malformed or invalid
  * line, or one of another GPU
  * model. Returns 1 and writes nothing when the history already holds this
- * run (same date, commit and GPU): appending twice is harmless. */
+ * run (same date, commit and GPU): appending twice is harmless. The line
+ * keeps the night's provenance (the paired run's, else the run's). */
 int kg_history_add(const char *path, const kg_run *run, const kg_run *paired, const kg_run *control, char *err,
                    size_t errlen);
 
@@ -80,6 +82,12 @@ int kg_history_add(const char *path, const kg_run *run, const kg_run *paired, co
  * with "file: line N: perf[k] (variant dtype n): field ...". */
 int kg_history_read(const char *path, kg_history *h, char *err, size_t errlen);
 void kg_history_free(kg_history *h);
+
+/* The commit of the repository the night built: its provenance's sha (the
+ * workflow's GITHUB_SHA: a team's own commit in its nightly, kgate's in
+ * kgate's), else kgate_commit (lines before provenance was kept, and nights
+ * run outside CI). A finding's range and `kgate bisect --history` read it. */
+const char *kg_hist_commit(const kg_hist_run *r);
 
 /* The card a run's paired night ran on: its own record, else the run's device. */
 const char *kg_hist_card(const kg_hist_run *r);

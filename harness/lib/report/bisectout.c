@@ -1,12 +1,10 @@
 /* kgate bisect's outputs (bisectout.h). */
 #include "bisectout.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <string.h>
 
 #include "escape.h"
-#include "fileio.h"
 
 /* A log ratio as a signed percentage. */
 static double pct(double m) { return 100 * expm1(m); }
@@ -108,57 +106,4 @@ void kg_bisect_print_md(FILE *f, const kg_bisect_report *b) {
           r->identical, r->skipped, r->ngroups);
   fprintf(f, "| modules | %zu: %d builds run, %d from the cache |\n", r->built, b->made, b->cached);
   fprintf(f, "| time | %.0f s (builds %.0f s, paired runs %.0f s) |\n", r->wall_s, r->build_s, r->measure_s);
-}
-
-static json_t *effect_json(const kg_bisect_effect *e) {
-  return json_pack("{s:o,s:o,s:o,s:i,s:i}", "pct", kg_json_real(pct(e->m)), "lo_pct", kg_json_real(pct(e->lo)),
-                   "hi_pct", kg_json_real(pct(e->hi)), "runs", e->runs, "cells", e->cells);
-}
-
-int kg_bisect_write_json(const char *path, const kg_bisect_report *b, char *err, size_t errlen) {
-  const kg_bisect_result *r = b->r;
-  json_t *cells = json_array(), *commits = json_array(), *steps = json_array();
-  for (size_t k = 0; k < b->ncells; k++) {
-    const kg_bisect_cell *c = &b->cells[k];
-    json_array_append_new(cells, json_pack("{s:s,s:o,s:o}", "variant", c->variant, "dtype",
-                                           c->dtype == KG_NDTYPES ? json_null() : json_string(kg_dtype_get(c->dtype)->name),
-                                           "n", c->n ? json_integer((json_int_t)c->n) : json_null()));
-  }
-  for (size_t i = 0; i < r->n; i++)
-    json_array_append_new(commits, json_pack("{s:s,s:b,s:o}", "commit", short_id(b, i), "build_failed", r->failed && r->failed[i],
-                                             "fingerprint", r->fp && r->fp[i][0] ? json_string(r->fp[i]) : json_null()));
-  for (size_t s = 0; s < r->nsteps; s++) {
-    const kg_bisect_step *st = &r->steps[s];
-    json_array_append_new(steps, json_pack("{s:s,s:s,s:s,s:o,s:o,s:s}", "good", short_id(b, st->good), "mid",
-                                           short_id(b, st->mid), "bad", short_id(b, st->bad), "left", effect_json(&st->left),
-                                           "right", effect_json(&st->right), "verdict",
-                                           st->verdict == 1 ? "bad" : st->verdict == 0 ? "good" : "undecided"));
-  }
-  json_t *doc = json_pack("{s:s,s:i,s:s,s:i,s:s,s:o,s:o,s:o,s:o,s:o}", "kind", "kgate-bisect", "schema_version",
-                          KG_BISECT_SCHEMA, "outcome", kg_bisect_outcome_name(r->outcome), "exit_code",
-                          kg_bisect_exit(r->outcome), "why", r->why, "estimate_pct", kg_json_real(pct(r->estimate)),
-                          "cells", cells, "commits", commits, "steps", steps,
-                          "counts", json_pack("{s:I,s:I,s:i,s:i,s:I,s:I,s:I}", "commits", (json_int_t)r->n, "modules",
-                                              (json_int_t)r->built, "builds_run", b->made, "from_cache", b->cached,
-                                              "identical", (json_int_t)r->identical, "build_failed",
-                                              (json_int_t)r->skipped, "distinct", (json_int_t)r->ngroups));
-  if (!doc) return snprintf(err, errlen, "out of memory"), -1;
-  json_object_set_new(doc, "time_s", json_pack("{s:o,s:o,s:o}", "wall", kg_json_real(r->wall_s), "builds",
-                                               kg_json_real(r->build_s), "paired_runs", kg_json_real(r->measure_s)));
-  if (b->fp_how) json_object_set_new(doc, "fingerprint", json_string(b->fp_how));
-  if (r->reproduce.runs) json_object_set_new(doc, "reproduce", effect_json(&r->reproduce));
-  if (r->verify.runs) json_object_set_new(doc, "verify", effect_json(&r->verify));
-  if (has_culprit(r)) {
-    json_object_set_new(doc, "culprit", json_string(short_id(b, r->culprit)));
-    json_object_set_new(doc, "parent", json_string(short_id(b, r->parent)));
-  }
-  if (has_range(r)) {
-    json_t *cand = json_array();
-    for (size_t i = r->first_cand; i <= r->last_cand && i < r->n; i++) json_array_append_new(cand, json_string(short_id(b, i)));
-    json_object_set_new(doc, "candidates", cand);
-  }
-  if (r->outcome == KG_BISECT_OUTSIDE) json_object_set_new(doc, "changed", json_string(r->changed));
-  int rc = kg_json_write(path, doc, NULL, err, errlen);
-  json_decref(doc);
-  return rc;
 }

@@ -1,6 +1,6 @@
 /* kgate bisect's outputs: the terminal lines, the Markdown for the
- * nightly's step summary, and the JSON (docs/schema/bisect.schema.json),
- * all from one kg_bisect_report, so they cannot disagree. */
+ * nightly's step summary, and the JSON (bisectjson.h, which reads it back
+ * too), all from one kg_bisect_report, so they cannot disagree. */
 #ifndef KG_BISECTOUT_H
 #define KG_BISECTOUT_H
 
@@ -8,8 +8,6 @@
 
 #include "bisect.h"
 #include "bisectops.h"
-
-#define KG_BISECT_SCHEMA 1
 
 typedef struct kg_bisect_report {
   const kg_bisect_result *r;
@@ -24,7 +22,5 @@ typedef struct kg_bisect_report {
 /* The outcome in a line, then the culprit, effects, counts and time. */
 void kg_bisect_print_term(FILE *f, const kg_bisect_report *b);
 void kg_bisect_print_md(FILE *f, const kg_bisect_report *b);
-/* Writes the JSON to path ("-": stdout). 0, or -1 with err. */
-int kg_bisect_write_json(const char *path, const kg_bisect_report *b, char *err, size_t errlen);
 
 #endif

@@ -139,11 +139,7 @@ static void range_link(FILE *f, const char *repo, const char *from, const char *
     snprintf(href, sizeof href, "%s/compare/%s...%s", repo, a, b);
     fputs("<a", f);
     attr(f, "href", href);
-    fputc('>', f);
-    esc(f, a);
-    fputs("...", f);
-    esc(f, b);
-    fputs("</a>", f);
+    fprintf(f, ">%.12s...%.12s</a>", a, b); /* hex: nothing to escape; 12 digits name a commit */
   } else {
     esc(f, from[0] ? from : "unknown");
     fputs("...", f);
@@ -363,6 +359,34 @@ static void find_cell(FILE *f, const kg_rm_row *r) {
   if (r->cells[5].text) fprintf(f, " %s", r->cells[5].text);
 }
 
+/* A commit kgate bisect named: its first 12 hex digits, linked to the repository's page of it when known. */
+static void bisect_commit(FILE *f, const kg_rm_commit *c) {
+  char hex[13];
+  snprintf(hex, sizeof hex, "%.12s", c->hex);
+  if (c->url) {
+    fputs("<a", f);
+    attr(f, "href", c->url);
+    fputc('>', f);
+  }
+  esc(f, hex);
+  if (c->url) fputs("</a>", f);
+}
+
+/* kgate bisect's answer in a finding's box, as the model words it (kg_rm_bisect). */
+static void finding_bisect(FILE *f, const kg_rm_bisect *b) {
+  fputs("<br>", f);
+  for (size_t k = 0; k < b->n; k++) {
+    const kg_rm_cell *c = &b->line[k].cell;
+    if (!c->text) {
+      bisect_commit(f, &b->line[k].commit);
+      continue;
+    }
+    if (c->flags & KG_RM_STRONG) fputs("<strong>", f);
+    esc(f, c->text);
+    if (c->flags & KG_RM_STRONG) fputs("</strong>", f);
+  }
+}
+
 static void finding(FILE *f, const kg_html_page *p, const kg_rm_finding *x) {
   fprintf(f, "<p class=\"box %s%s\"><span class=\"tag\"><strong>%s</strong>%s</span> ", sev(x->sev),
           x->src->acknowledged ? " muted" : "", x->tag, x->src->acknowledged ? " (acknowledged)" : "");
@@ -380,6 +404,7 @@ static void finding(FILE *f, const kg_html_page *p, const kg_rm_finding *x) {
     range_link(f, p->repo_url, x->good, x->bad);
     fputs(" (last good...first bad)", f);
   }
+  if (x->bisect) finding_bisect(f, x->bisect);
   if (x->src->note[0]) {
     fputs(": ", f);
     esc(f, x->src->note);
@@ -496,7 +521,8 @@ static void chart_findings(FILE *f, const kg_html_page *p, int dt) {
     if (p->history && fd->last_good < p->history->n && fd->first_bad < p->history->n &&
         fd->last_good != fd->first_bad) {
       fputs(", ", f);
-      range_link(f, p->repo_url, p->history->runs[fd->last_good].commit, p->history->runs[fd->first_bad].commit);
+      range_link(f, p->repo_url, kg_hist_commit(&p->history->runs[fd->last_good]),
+                 kg_hist_commit(&p->history->runs[fd->first_bad]));
     }
   }
 }
@@ -848,6 +874,7 @@ int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t e
   kg_rm_gate gate = {.baseline = page->baseline};
   if (kg_rdoc_build_gate(&doc, page->run, page->cmp, &gate) ||
       (page->detect && kg_rdoc_findings(&doc, page->history, page->detect, page->repo_url)) ||
+      (page->detect && page->bisect && kg_rdoc_bisect(&doc, page->history, page->bisect, page->repo_url) < 0) ||
       kg_rdoc_nights(&doc, page->history, page->detect)) {
     kg_rdoc_free(&doc);
     snprintf(err, errlen, "cannot write %s: out of memory", path);

@@ -205,6 +205,25 @@ int kg_print_comment(FILE *f, const kg_rdoc *d) {
 
 /* ---- the nightly's summary (history check --summary) ------------------------ */
 
+/* A commit kgate bisect named: a code span of 12 hex digits, a link when
+ * the repository is known (40 hex after a URL that passed kg_html_url_ok). */
+static void md_commit(FILE *f, const kg_rm_commit *c) {
+  char hex[13];
+  snprintf(hex, sizeof hex, "%.12s", c->hex);
+  if (c->url) fputc('[', f);
+  md_code(f, hex);
+  if (c->url) fprintf(f, "](%s)", c->url);
+}
+
+/* kgate bisect's answer under a finding's heading, as the model words it (kg_rm_bisect). */
+static void md_bisect(FILE *f, const kg_rm_bisect *b) {
+  for (size_t k = 0; k < b->n; k++) {
+    if (b->line[k].cell.text) md_text(f, &b->line[k].cell);
+    else md_commit(f, &b->line[k].commit);
+  }
+  fputs("\n\n", f);
+}
+
 static void md_finding(FILE *f, const kg_rm_finding *x) {
   char range[160];
   snprintf(range, sizeof range, "%s..%s", x->good[0] ? x->good : "unknown", x->bad[0] ? x->bad : "unknown");
@@ -213,6 +232,7 @@ static void md_finding(FILE *f, const kg_rm_finding *x) {
   /* commits are validated names (kg_why_bad_commit); the URL passed kg_html_url_ok */
   if (x->compare) fprintf(f, " ([compare](%s))", x->compare);
   fputs("\n\n", f);
+  if (x->bisect) md_bisect(f, x->bisect);
   if (x->src->note[0]) {
     md_put(f, x->src->note);
     fputs("\n\n", f);

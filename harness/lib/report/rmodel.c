@@ -923,8 +923,8 @@ static void finding(kg_rdoc *d, const kg_history *h, const kg_finding *x, const 
   f->first_bad = night(d, h, x->first_bad);
   f->alarm = x->alarm != x->first_bad ? night(d, h, x->alarm) : NULL;
   int both = h && x->last_good < h->n && x->first_bad < h->n;
-  f->good = both ? h->runs[x->last_good].commit : "";
-  f->bad = both ? h->runs[x->first_bad].commit : "";
+  f->good = both ? kg_hist_commit(&h->runs[x->last_good]) : "";
+  f->bad = both ? kg_hist_commit(&h->runs[x->first_bad]) : "";
   char a[48], b[48];
   if (repo && repo[0] && both && x->last_good != x->first_bad && kg_rm_commit_hex(f->good, a, sizeof a) &&
       kg_rm_commit_hex(f->bad, b, sizeof b))
@@ -936,6 +936,71 @@ static void finding(kg_rdoc *d, const kg_history *h, const kg_finding *x, const 
        h->runs[x->last_good].dev.toolchain.nvcc[0] || h->runs[x->first_bad].dev.toolchain.nvcc[0]))
     f->changed = fmt(d, "%s", changed);
   finding_cells(d, f);
+}
+
+/* The pieces of a bisect's line (kg_rm_bisect), in order. */
+static void say_words(kg_rm_bisect *x, const char *s, unsigned flags) {
+  if (x->n < KG_RM_MAX_PIECES) x->line[x->n++].cell = (kg_rm_cell){s, flags};
+}
+
+/* Commit i of the bisect's range, linked when the repository is known. */
+static void say_commit(kg_rdoc *d, kg_rm_bisect *x, const kg_bisect_doc *b, long i, const char *repo) {
+  const char *hex = b->commits[i];
+  if (x->n < KG_RM_MAX_PIECES)
+    x->line[x->n++].commit = (kg_rm_commit){hex, repo && repo[0] ? fmt(d, "%s/commit/%s", repo, hex) : NULL};
+}
+
+/* "+0.31 % [+0.24, +0.38]" and what follows, or NULL when the file left the effect unmeasured. */
+static const char *bisect_effect(kg_rdoc *d, const kg_bisect_doc_effect *e, const char *before, const char *after) {
+  if (!e->has || !isfinite(e->pct) || !isfinite(e->lo) || !isfinite(e->hi)) return NULL;
+  return fmt(d, "%s%+.2f %% [%+.2f, %+.2f]%s", before, e->pct, e->lo, e->hi, after);
+}
+
+static void bisect_line(kg_rdoc *d, kg_rm_bisect *x, const kg_bisect_doc *b, const char *repo) {
+  const char *effect;
+  if (b->outcome == KG_BISECT_FOUND) {
+    say_words(x, "Culprit", KG_RM_STRONG);
+    say_words(x, " (kgate bisect): ", 0);
+    say_commit(d, x, b, b->culprit, repo);
+    effect = bisect_effect(d, &b->verify, ", ", " against its parent ");
+    say_words(x, effect ? effect : " (parent ", 0);
+    say_commit(d, x, b, b->parent, repo);
+    if (!effect) say_words(x, ")", 0);
+    return;
+  }
+  say_words(x, "kgate bisect", KG_RM_STRONG);
+  say_words(x, ": ", 0);
+  say_words(x, fmt(d, "%s", b->why), KG_RM_DATA);
+  if (b->outcome == KG_BISECT_NOT_REPRODUCED && isfinite(b->estimate_pct) &&
+      (effect = bisect_effect(d, &b->reproduce, ": ",
+                              fmt(d, " between the range's ends, where the finding's step is %+.2f %%", b->estimate_pct))))
+    say_words(x, effect, 0);
+  if (b->outcome == KG_BISECT_UNDECIDED && b->cand_first >= 0) {
+    long n = b->cand_last - b->cand_first + 1;
+    say_words(x, fmt(d, "; the step is at one of %ld commit%s, ", n, n == 1 ? "" : "s"), 0);
+    say_commit(d, x, b, b->cand_first, repo);
+    say_words(x, " to ", 0);
+    say_commit(d, x, b, b->cand_last, repo);
+  }
+  if (b->outcome == KG_BISECT_OUTSIDE && b->changed[0]) {
+    say_words(x, "; what changed: ", 0);
+    say_words(x, fmt(d, "%s", b->changed), KG_RM_DATA);
+  }
+}
+
+int kg_rdoc_bisect(kg_rdoc *d, const kg_history *h, const kg_bisect_doc *b, const char *repo) {
+  kg_rm_findings *fs = &d->findings;
+  int given = 0;
+  kg_rm_bisect *x = NULL;
+  for (size_t i = 0; kg_bisect_doc_answers(b) && i < fs->n; i++) {
+    if (!kg_bisect_doc_of(b, h, fs->find[i].src)) continue;
+    if (!x && !(x = array(d, 1, sizeof *x))) return -1;
+    fs->find[i].bisect = x, given++;
+  }
+  if (!x) return 0;
+  x->outcome = b->outcome;
+  bisect_line(d, x, b, repo);
+  return d->oom ? -1 : given;
 }
 
 /* "Last night: DATE, commit C, GPU, reference R" */

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "bisectjson.h"
 #include "detect.h"
 #include "history.h"
 #include "results.h"
@@ -121,6 +122,34 @@ typedef struct kg_rm_suite {
   size_t first, count; /* its tests: tests[first .. first + count) */
 } kg_rm_suite;
 
+/* A commit the reports link: 40 hex digits (checked), and repo/commit/<hex>
+ * when the repository is known, else NULL. */
+typedef struct kg_rm_commit {
+  const char *hex, *url;
+} kg_rm_commit;
+
+/* A piece of a line: a cell (kgate's words, or data), or, where the cell's
+ * text is NULL, a commit that a format links where it can. */
+typedef struct kg_rm_piece {
+  kg_rm_cell cell;
+  kg_rm_commit commit;
+} kg_rm_piece;
+
+enum { KG_RM_MAX_PIECES = 12 }; /* a bisect's line has at most 10 (kg_rm_bisect) */
+
+/* kgate bisect's answer for a finding (kg_rdoc_bisect): a bisect's file
+ * whose range and cells are the finding's (kg_bisect_doc_of), in one line:
+ *   **Culprit** (kgate bisect): C, +0.31 % [+0.24, +0.38] against its parent P
+ * for found, else the bisect's own line (data) and what it found instead:
+ *   **kgate bisect**: WHY: the range's ends' interval, against the finding's step (not reproduced)
+ *   **kgate bisect**: WHY; the step is at one of N commits, A to B (undecided)
+ *   **kgate bisect**: WHY; what changed: CHANGED (outside the module) */
+typedef struct kg_rm_bisect {
+  kg_bisect_outcome outcome; /* found, outside, not reproduced or undecided (kg_bisect_doc_answers) */
+  kg_rm_piece line[KG_RM_MAX_PIECES];
+  size_t n;
+} kg_rm_bisect;
+
 /* A nightly finding (detect.h): what `history check`, its summary and the page say of it. */
 typedef struct kg_rm_finding {
   const kg_finding *src;
@@ -135,6 +164,7 @@ typedef struct kg_rm_finding {
   const char *changed;   /* what of the toolchain and machine changed inside the window (kg_hist_what_changed;
                           * data: its versions come from the history), or NULL with one night only */
   kg_rm_table cells;     /* variant, dtype, n, level before, since, change; shown: the ones a box names */
+  const kg_rm_bisect *bisect; /* kgate bisect's answer for it (kg_rdoc_bisect), or NULL */
 } kg_rm_finding;
 
 /* ---- the nights' verdicts ------------------------------------------------------ */
@@ -298,6 +328,11 @@ int kg_rdoc_init(kg_rdoc *doc);
 /* Adds the nightly's findings over h (det from kg_detect; repo: the
  * repository's URL for compare links, or NULL). 0, or -1 out of memory. */
 int kg_rdoc_findings(kg_rdoc *doc, const kg_history *h, const kg_detection *det, const char *repo);
+/* Gives kgate bisect's answer b to the findings it is of (kg_bisect_doc_of
+ * over h, whose findings kg_rdoc_findings added; repo as there): none when
+ * b is no answer (kg_bisect_doc_answers) or of no finding. How many
+ * findings got it, or -1 out of memory. */
+int kg_rdoc_bisect(kg_rdoc *doc, const kg_history *h, const kg_bisect_doc *b, const char *repo);
 /* Every night's verdict in words (findings.night, findings.spans): det may be
  * NULL (a history without paired nights). kg_rdoc_findings calls it. 0, or -1
  * out of memory. */
