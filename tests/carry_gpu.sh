@@ -2,10 +2,11 @@
 # Checks carried over through the real kgate on a GPU (checkrec.h, carry.h):
 # a run records the digests of its groups of 2^20 elements and more; once
 # that run is the baseline, the next run carries those cases over instead of
-# running them (reduce0_divergent and reduce7_shuffle), runs the rest (the
-# groups below 2^20, and cub_sum, whose unit holds __device__ data), and says
-# so in its log, results and summary; --check-all and a baseline checked by
-# other kgate code (its harness digest edited) carry nothing.
+# running them when given that baseline's folder (--carry-from:
+# reduce0_divergent and reduce7_shuffle), runs the rest (the groups below
+# 2^20, and cub_sum, whose unit holds __device__ data), and says so in its
+# log, results and summary; a run without --carry-from, and a baseline
+# checked by other kgate code (its harness digest edited), carry nothing.
 # usage: carry_gpu.sh KGATE   (exit 77 without a GPU)
 set -u
 . "$(dirname "$0")/skip_gpu.sh"
@@ -37,7 +38,7 @@ grep -q '\["cub_sum",' "$out/first.json" && fail "cub_sum (__device__ data) reco
 baseline=$(ls "$out"/b/*.json)
 grep -q '"check_record":' "$baseline" || fail "the baseline lacks the check record"
 
-run second
+run second --carry-from "$out/b"
 code=$?
 [ $code = 0 ] || { cat "$out/second.txt" "$out/second.err"; fail "the second run exited $code"; }
 want=$(($(big first reduce0_divergent) + $(big first reduce7_shuffle)))
@@ -49,12 +50,12 @@ grep '"variant":"cub_sum"' "$out/second.json" | grep -q '"carried":true' && fail
 grep '"n":1000,' "$out/second.json" | grep -q '"carried":true' && fail "a case below 2^20 carried over"
 grep -q '"message":"carried over from .*same kgate, machine code and launches' "$out/second.json" || fail "no evidence"
 
-run all --check-all
-[ $? = 0 ] || fail "the --check-all run failed"
-[ "$(carried all)" = 0 ] || fail "--check-all carried cases over"
+run all
+[ $? = 0 ] || fail "the run without --carry-from failed"
+[ "$(carried all)" = 0 ] || fail "cases carried over without --carry-from"
 
 sed -i 's/"harness":"[0-9a-f]\{64\}"/"harness":"'"$(printf '0%.0s' $(seq 64))"'"/' "$baseline"
-run other
+run other --carry-from "$out/b"
 [ $? = 0 ] || { cat "$out/other.err"; fail "the run against another kgate's record failed"; }
 [ "$(carried other)" = 0 ] || fail "cases carried over from another kgate's check"
 grep -q "is checked, not carried over from .*: kgate's check code differs" "$out/other.err" || { cat "$out/other.err"; fail "no reason given"; }

@@ -1473,6 +1473,29 @@ static void two_copies(char *dir, size_t len, const char *tag, char *ref, char *
   ck_assert_int_eq(copy_file(mod, ctl), 0);
 }
 
+/* --carry-from DIR: a baseline there that cannot be read is refused in one
+ * line naming the file (exit 2); no baseline there, or no check record to
+ * compare with (the fake worker's module has no machine code to read),
+ * carries nothing and every case runs. */
+START_TEST(test_cli_carry_from) {
+  char dir[64], path[160], out[8192];
+  kgt_mkscratch(dir, sizeof dir, "carryfrom");
+  char *args[] = {"run", "--worker", FAKE_WORKER, "--lint", "off", "--variant", "reduce0_divergent", "--dtype", "i32",
+                  "--sizes", "2^20", "--perf-sizes", "2^20", "--carry-from", dir, NULL};
+  int code = run_capture(args, out, sizeof out);
+  ck_assert_msg(code == KG_EXIT_OK, "exit %d: %s", code, out);
+  ck_assert_msg(strstr(out, "kgate: no baseline ") && strstr(out, "/fake-device.json: every case is run"), "%s", out);
+  snprintf(path, sizeof path, "%s/fake-device.json", dir);
+  kgt_spit(path, "{\"kind\":\"kgate-baseline\",\"schema_version\":1}\n");
+  char *again[] = {"run", "--worker", FAKE_WORKER, "--lint", "off", "--variant", "reduce0_divergent", "--dtype", "i32",
+                   "--sizes", "2^20", "--perf-sizes", "2^20", "--carry-from", dir, NULL};
+  code = run_capture(again, out, sizeof out);
+  ck_assert_msg(code == KG_EXIT_USAGE, "exit %d: %s", code, out);
+  ck_assert_msg(strstr(out, "kgate: --carry-from: ") && strstr(out, "fake-device.json"), "%s", out);
+  kgt_rmtree(dir);
+}
+END_TEST
+
 /* Sequential stopping: a cell decided after its first round at the early
  * look's stricter level (KG_PAIR_EARLY) gets no second round; one still
  * undecided after it (4 % apart: ±10 % at 4 blocks) gets its second round,
@@ -1638,6 +1661,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_progress_in_a_log);
   tcase_add_test(core, test_cli_team_control_is_a_copy);
   tcase_add_loop_test(core, test_cli_paired_stops_early, 0, N(k_spreads));
+  tcase_add_test(core, test_cli_carry_from);
   tcase_add_test(core, test_cli_unchanged_cells);
   tcase_add_test(core, test_cli_list_kernels);
   tcase_add_loop_test(core, test_cli_module_text_refused, 0, N(k_text_bad));

@@ -828,11 +828,16 @@ static int check_pass(gate *g, const kg_case *sent, const kg_run_params *rp, con
   return env;
 }
 
-/* The check record (carry.h): the groups probed, their digests; then the
- * cases the baseline's record covers carried over. Off with --check-all;
- * without cuobjdump nothing is recorded and nothing carried. Returns the
- * supervisor's code (an interrupt, no device) with err; a baseline that
- * cannot be read carries nothing (the comparison reports it). */
+/* carry_pass: the baseline --carry-from names cannot be read (said). */
+enum { CARRY_REFUSED = -10 };
+
+/* The check record (carry.h): the groups probed, their digests; then, with
+ * --carry-from DIR, the cases DIR's baseline's record covers carried over.
+ * DIR is trusted data: the gate passes the merge base's baselines, never the
+ * head's, which a pull request could edit. Without cuobjdump nothing is
+ * recorded and nothing carried. Returns the supervisor's code (an
+ * interrupt, no device) with err, or CARRY_REFUSED for a baseline that is
+ * there but cannot be read; a missing one carries nothing. */
 static int carry_pass(const kg_gate_opts *go, gate *g, const kg_case *sent, const kg_run_params *rp,
                       const kg_super_opts *so, const workers *w, char *err, size_t errlen) {
   kg_carry_probes pr;
@@ -846,19 +851,26 @@ static int carry_pass(const kg_gate_opts *go, gate *g, const kg_case *sent, cons
   }
   kg_carry_probes_free(&pr);
   g->carry_s = kg_now_s() - t0 - (g->startup_s - s0) / (double)g->ndev;
-  if (env || !g->run.check.on || go->check_all) return env;
-  char path[PATH_MAX], why[512];
+  if (env || !go->carry_from) return env;
+  char path[PATH_MAX], why[512], shown[PATH_MAX];
   kg_baseline b;
-  kg_baseline_path(go->baseline_dir, g->devs[0].name, path, sizeof path);
-  if (kg_baseline_load(path, &b, why, sizeof why) == 0) {
-    size_t n = b.check.on ? kg_carry_apply(&g->run, sent, &b.check, path, go->quiet ? NULL : stderr) : 0;
-    char shown[PATH_MAX];
-    if (n && !go->quiet)
-      fprintf(stderr, "kgate: %zu cases carried over from %s's check record (same kgate check code, machine code and "
-                      "launches), not run; --check-all runs them\n",
-              n, kg_esc_term(path, shown, sizeof shown));
-    kg_baseline_free(&b);
+  kg_baseline_path(go->carry_from, g->devs[0].name, path, sizeof path);
+  int rc = kg_baseline_load(path, &b, why, sizeof why);
+  if (rc < 0) return fprintf(stderr, "kgate: --carry-from: %s\n", why), CARRY_REFUSED;
+  kg_esc_term(path, shown, sizeof shown);
+  if (rc > 0 || !g->run.check.on) {
+    if (!go->quiet)
+      fprintf(stderr, "kgate: %s %s: every case is run\n", rc > 0 ? "no baseline" : "no check record made to compare with",
+              shown);
+    if (!rc) kg_baseline_free(&b);
+    return 0;
   }
+  size_t n = b.check.on ? kg_carry_apply(&g->run, sent, &b.check, path, go->quiet ? NULL : stderr) : 0;
+  if (!go->quiet)
+    fprintf(stderr, "kgate: %zu cases carried over from %s's check record (same kgate check code, machine code and "
+                    "launches), not run\n",
+            n, shown);
+  kg_baseline_free(&b);
   return 0;
 }
 
@@ -927,6 +939,7 @@ static int gate_run(const kg_gate_opts *go) {
   if (!env && carry) env = carry_pass(go, &g, sent, &rp, &so, &w, err, sizeof err);
   if (!env) env = check_pass(&g, sent, &rp, &so, &w, err, sizeof err);
   free(sent);
+  if (env == CARRY_REFUSED) return gate_end(&g, KG_EXIT_USAGE);
   if (env == KG_SUPER_INTERRUPTED) { /* the lint ends before the partial results are written */
     lint_join(&g.lj);
     return gate_end(&g, write_interrupted(go, &g.run, g.devs, g.ndev, kg_now_s() - g.prog.t0, &g.prog));

@@ -46,7 +46,7 @@ typedef struct kg_gate_opts {
   unsigned shard_i, shard_n; /* --shard i/N (shard_n 0: the whole plan) */
   int tier_huge;             /* --tier huge adds 2^31+1 and 2^32+3 */
   int lint_off;              /* --lint off: no lint, recorded as off; else a module not linted fails (exit 3) */
-  int check_all;             /* run --check-all: no case carried over from the baseline's check record */
+  const char *carry_from;    /* run --carry-from DIR: the baseline folder whose check record carries cases over */
   kg_modules mods;
   kg_pair_settings paired;
   /* the options run shares with compare and the drawing commands */
