@@ -16,28 +16,23 @@ int kg_carry_probe(const kg_run *run, const kg_run_params *rp, const kg_super_op
   memset(out, 0, sizeof *out);
   out->jobs = calloc(run->n + 1, sizeof *out->jobs);
   out->res = calloc(run->n + 1, sizeof *out->res);
-  if (!out->jobs || !out->res) return snprintf(err, errlen, "out of memory"), kg_carry_probes_free(out), -1;
+  out->patterns = calloc(run->n + 1, sizeof *out->patterns);
+  if (!out->jobs || !out->res || !out->patterns)
+    return snprintf(err, errlen, "out of memory"), kg_carry_probes_free(out), -1;
   for (size_t i = 0; i < run->n; i++) {
     const kg_case *c = &run->cases[i];
-    int seen = !is_group_case(c);
-    for (size_t k = out->n; !seen && k-- > 0;) /* cases of a group are neighbours in the plan */
-      seen = out->jobs[k].variant == c->variant && out->jobs[k].dtype == c->dtype && out->jobs[k].n == c->n;
-    if (!seen) out->jobs[out->n++] = (kg_case){c->variant, c->dtype, c->n, kg_perf_pattern(c->dtype), 1, 0};
+    if (!is_group_case(c)) continue;
+    size_t k = out->n;
+    while (k-- > 0) /* cases of a group are neighbours in the plan */
+      if (out->jobs[k].variant == c->variant && out->jobs[k].dtype == c->dtype && out->jobs[k].n == c->n) break;
+    if (k == (size_t)-1) /* a new group: its job probes the perf pattern's case */
+      k = out->n++, out->jobs[k] = (kg_case){c->variant, c->dtype, c->n, kg_perf_pattern(c->dtype), 1, 0};
+    out->patterns[k] |= 1u << c->pattern;
   }
   if (!out->n) return 0;
   kg_run_params p = *rp;
   p.pair.on = 1, p.pair.probe = 2, p.pair.module = 0, p.pair.base_variant = -1, p.pair.round = 0;
   return kg_supervise_devices(out->jobs, out->n, &p, so, devs, ndev, out->res, devinfo, err, errlen);
-}
-
-/* The patterns of run's supported cases in a group. */
-static unsigned group_patterns(const kg_run *run, int variant, kg_dtype dtype, size_t n) {
-  unsigned m = 0;
-  for (size_t i = 0; i < run->n; i++) {
-    const kg_case *c = &run->cases[i];
-    if (c->supported && c->variant == variant && c->dtype == dtype && c->n == n) m |= 1u << c->pattern;
-  }
-  return m;
 }
 
 void kg_carry_record(kg_run *run, const kg_carry_probes *p, const kg_code_table *head, const char *harness, int arch,
@@ -55,13 +50,13 @@ void kg_carry_record(kg_run *run, const kg_carry_probes *p, const kg_code_table 
       continue; /* not provable: its cases are checked, and no record claims them */
     snprintf(g.variant, sizeof g.variant, "%s", kg_variants[p->jobs[j].variant].name);
     g.dtype = p->jobs[j].dtype, g.n = p->jobs[j].n;
-    g.patterns = group_patterns(run, p->jobs[j].variant, g.dtype, g.n);
+    g.patterns = p->patterns[j];
     if (kg_crec_put(r, &g)) break; /* out of memory: fewer groups recorded, none wrongly */
   }
 }
 
 void kg_carry_probes_free(kg_carry_probes *p) {
-  free(p->jobs), free(p->res);
+  free(p->jobs), free(p->res), free(p->patterns);
   memset(p, 0, sizeof *p);
 }
 
@@ -70,31 +65,32 @@ size_t kg_carry_apply(kg_run *run, const kg_case *sent, const kg_crec *rec, cons
   int said_variant = -1;
   char why[120], shown[96], src[160];
   kg_esc_term(from, src, sizeof src);
+  unsigned char *carries = calloc(run->check.n + 1, 1); /* per group of the run's record */
+  if (!carries) return 0; /* out of memory: nothing carried, every case runs */
   for (size_t k = 0; k < run->check.n; k++) {
-    kg_crec_group *g = &run->check.g[k];
+    const kg_crec_group *g = &run->check.g[k];
     int v = kg_variant_find_any(g->variant);
-    if (v < 0) continue;
-    if (!kg_crec_carries(rec, &run->check, g, why, sizeof why)) {
-      if (log && why[0] && said_variant != v) { /* once a variant: the reason of its first group */
-        kg_entry_label(g->variant, kg_dtype_get(g->dtype)->name, (long long)g->n, shown, sizeof shown);
-        fprintf(log, "kgate: %s is checked, not carried over from %s: %s (%s)\n", kg_variants[v].name, src, why,
-                shown);
-        said_variant = v;
-      }
-      continue;
-    }
-    for (size_t i = 0; i < run->n; i++) {
-      const kg_case *c = &run->cases[i];
-      if (c->variant != v || c->dtype != g->dtype || c->n != g->n || !c->supported || sent[i].timed) continue;
-      kg_result *r = &run->results[i];
-      memset(r, 0, sizeof *r);
-      r->status = KG_ST_PASS, r->carried = 1;
-      snprintf(r->message, sizeof r->message, "carried over from %.100s: same kgate, machine code and launches (%.16s)",
-               from, g->digest);
-      g->carried = 1;
-      carried++;
+    carries[k] = v >= 0 && kg_crec_carries(rec, &run->check, g, why, sizeof why);
+    if (v >= 0 && !carries[k] && log && why[0] && said_variant != v) { /* once a variant: its first group's reason */
+      kg_entry_label(g->variant, kg_dtype_get(g->dtype)->name, (long long)g->n, shown, sizeof shown);
+      fprintf(log, "kgate: %s is checked, not carried over from %s: %s (%s)\n", kg_variants[v].name, src, why, shown);
+      said_variant = v;
     }
   }
+  for (size_t i = 0; i < run->n; i++) { /* the cases of the groups that carry, but those the check times */
+    const kg_case *c = &run->cases[i];
+    if (!is_group_case(c) || sent[i].timed) continue;
+    kg_crec_group *g = (kg_crec_group *)kg_crec_find(&run->check, kg_variants[c->variant].name, c->dtype, c->n);
+    if (!g || !carries[g - run->check.g]) continue;
+    kg_result *r = &run->results[i];
+    memset(r, 0, sizeof *r);
+    r->status = KG_ST_PASS, r->carried = 1;
+    snprintf(r->message, sizeof r->message, "carried over from %.100s: same kgate, machine code and launches (%.16s)",
+             from, g->digest);
+    g->carried = 1;
+    carried++;
+  }
+  free(carries);
   if (carried) snprintf(run->check.from, sizeof run->check.from, "%s", from);
   return carried;
 }

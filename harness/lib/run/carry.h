@@ -21,8 +21,9 @@
 /* One probe per group of a run's plan: its job and the worker's answer. */
 typedef struct kg_carry_probes {
   size_t n;
-  kg_case *jobs;   /* malloc'ed: the group's (variant, dtype, n) */
-  kg_result *res;  /* malloc'ed: res[i] answers jobs[i] */
+  kg_case *jobs;      /* malloc'ed: the group's (variant, dtype, n) */
+  kg_result *res;     /* malloc'ed: res[i] answers jobs[i] */
+  unsigned *patterns; /* malloc'ed: bit p set when the group holds the supported case of pattern p */
 } kg_carry_probes;
 
 /* Probes every group of run's plan (its supported cases of at least
