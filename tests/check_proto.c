@@ -125,6 +125,52 @@ START_TEST(test_proto_pair_round_trip) {
 }
 END_TEST
 
+/* A probe's answer travels with the call's digest and the variables it
+ * read (their name hashes); a digest or a read hash that is not lower-case
+ * hex, or more hashes than KG_CODE_MAX_READ, is refused. */
+START_TEST(test_proto_probe_read_round_trip) {
+  size_t index;
+  char *line, err[200] = "";
+  kg_result r = {0}, back;
+  r.status = KG_ST_PASS, r.probed = 1, r.launch_same = 1, r.nlaunches = 1, r.nkernels = 1;
+  r.kernels[0] = 0x0123456789abcdefull;
+  snprintf(r.launch_digest, sizeof r.launch_digest, "%064d", 7);
+  r.read.n = 2, r.read.hash[0] = 0xfedcba9876543210ull, r.read.hash[1] = 42;
+  line = kg_proto_encode_result(4, &r, 0);
+  int restart = 0;
+  ck_assert_msg(kg_proto_decode_result(line, &index, &back, &restart, err, sizeof err) == 0, "%s", err);
+  ck_assert_str_eq(back.launch_digest, r.launch_digest);
+  ck_assert_int_eq(back.read.n, 2);
+  ck_assert(back.read.hash[0] == r.read.hash[0] && back.read.hash[1] == 42);
+  static const char *const k_bad_result[][2] = {{"0000000000000000000000000000000000000000000000000000000000000007", "07"},
+                                                {"fedcba9876543210", "FEDCBA9876543210"}};
+  for (size_t k = 0; k < sizeof k_bad_result / sizeof *k_bad_result; k++) {
+    char bad[4096];
+    const char *at = strstr(line, k_bad_result[k][0]);
+    ck_assert_msg(at != NULL, "%s in %s", k_bad_result[k][0], line);
+    snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - line), line, k_bad_result[k][1], at + strlen(k_bad_result[k][0]));
+    ck_assert_msg(kg_proto_decode_result(bad, &index, &back, &restart, err, sizeof err) != 0, "accepted %s", bad);
+  }
+  free(line);
+  /* as many as kgate reads travel; one more is refused */
+  r.read.n = KG_CODE_MAX_READ;
+  for (int i = 0; i < KG_CODE_MAX_READ; i++) r.read.hash[i] = (uint64_t)i + 1;
+  line = kg_proto_encode_result(4, &r, 0);
+  ck_assert_msg(kg_proto_decode_result(line, &index, &back, &restart, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(back.read.n, KG_CODE_MAX_READ);
+  ck_assert(back.read.hash[KG_CODE_MAX_READ - 1] == KG_CODE_MAX_READ);
+  const char *at = strstr(line, "\"read\":[");
+  ck_assert_ptr_nonnull(at);
+  size_t head = (size_t)(at - line) + strlen("\"read\":[");
+  char *more = malloc(strlen(line) + 32);
+  ck_assert_ptr_nonnull(more);
+  sprintf(more, "%.*s\"00000000000000ff\",%s", (int)head, line, line + head);
+  ck_assert_msg(kg_proto_decode_result(more, &index, &back, &restart, err, sizeof err) != 0, "accepted %s", more);
+  free(more);
+  free(line);
+}
+END_TEST
+
 /* A probe travels as "probe":true in the pair options, and its answer (the
  * launches' sameness, their count, the kernels' name hashes) comes back
  * whole; a malformed kernel hash or a sameness outside -1..1 is refused. */
@@ -422,6 +468,7 @@ Suite *make_proto_suite(void) {
   tcase_add_test(core, test_proto_hello_card_identity);
   tcase_add_test(core, test_proto_pair_round_trip);
   tcase_add_test(core, test_proto_probe_round_trip);
+  tcase_add_test(core, test_proto_probe_read_round_trip);
   tcase_add_test(core, test_proto_timing_round_trip);
   tcase_add_test(core, test_proto_fatal);
   tcase_add_test(core, test_status_names);

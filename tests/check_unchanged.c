@@ -34,16 +34,23 @@ static void table_of(const char *file, kg_code_table *t) {
   ck_assert_msg(kg_code_table_add_cubin(t, buf, n, 90, file) == 0, "%s", t->why);
 }
 
-/* Whether the kernel named name is proven the same in the two cubins, with the evidence or why not in buf. */
-static int same_named(const char *head, const char *base, const char *name, char *buf, size_t len) {
+/* Whether the kernel named name is proven the same in the two cubins, the
+ * probe having read the variables read (NULL: none), with the evidence or
+ * why not in buf. */
+static int same_read(const char *head, const char *base, const char *name, const kg_code_read *read, char *buf,
+                     size_t len) {
   kg_code_table h, b;
   table_of(head, &h);
   table_of(base, &b);
   uint64_t hash = kg_code_name_hash(name);
-  int rc = kg_code_same(&h, &b, 90, &hash, 1, 2, buf, len);
+  int rc = kg_code_same(&h, &b, 90, &hash, 1, 2, read, buf, len);
   kg_code_table_free(&h);
   kg_code_table_free(&b);
   return rc;
+}
+
+static int same_named(const char *head, const char *base, const char *name, char *buf, size_t len) {
+  return same_read(head, base, name, NULL, buf, len);
 }
 
 /* unit.cu holds __constant__ data, so no kernel of it is proven (see
@@ -59,7 +66,7 @@ START_TEST(test_unchanged_same_code_other_lines) {
   char why[200];
   for (int k = SUM; k <= TABLE; k++) {
     ck_assert_msg(same("lines.cubin", "base.cubin", k, why, sizeof why) == 1, "%s", why);
-    ck_assert_msg(strstr(why, "in the head: its unit holds __device__ or __constant__ data (.nv.constant3)"), "%s", why);
+    ck_assert_msg(strstr(why, "in the head: its unit's __device__ or __constant__ data (table) was not read"), "%s", why);
   }
   /* a unit without data: proven, with the evidence */
   ck_assert_msg(same_named("plain.cubin", "plain.cubin", "_Z7k_childPi", why, sizeof why) == 1, "%s", why);
@@ -70,23 +77,41 @@ END_TEST
 /* __device__ and __constant__ data the host may set with
  * cudaMemcpyToSymbol outside the captured call: the digest holds only its
  * initial image, so every kernel of its unit is refused, the same cubin on
- * both sides included. */
+ * both sides included, unless the probe read each variable of the unit
+ * (alike on both sides: the descriptions it compared hold their digests). */
 START_TEST(test_unchanged_device_data) {
   static const struct {
-    const char *cubin, *kernel, *why;
+    const char *cubin, *kernel, *var;
   } k_cases[] = {
-      {"devdata.cubin", "_Z7k_childPi", "(.nv.global)"},       /* __device__ int g; */
-      {"devinit.cubin", "_Z7k_childPi", "(.nv.global.init)"},  /* __device__ int g = 3; */
-      {"devdata.cubin", "_Z8k_parentPi", "(.nv.global)"},      /* a kernel that does not read it: its unit does */
-      {"base.cubin", "_Z7k_scalePKiPii", "(.nv.constant3)"},  /* __constant__ int table[4] */
+      {"devdata.cubin", "_Z7k_childPi", "g_bias"},      /* __device__ int g_bias; */
+      {"devinit.cubin", "_Z7k_childPi", "g_bias"},      /* __device__ int g_bias = 3; */
+      {"devdata.cubin", "_Z8k_parentPi", "g_bias"},     /* a kernel that does not read it: its unit does */
+      {"base.cubin", "_Z7k_scalePKiPii", "table"},      /* __constant__ int table[4] */
   };
   char why[200];
   for (size_t c = 0; c < sizeof k_cases / sizeof *k_cases; c++) {
     ck_assert_int_eq(same_named(k_cases[c].cubin, k_cases[c].cubin, k_cases[c].kernel, why, sizeof why), 0);
-    ck_assert_msg(strstr(why, "not proven: ") && strstr(why, "its unit holds __device__ or __constant__ data ") &&
-                      strstr(why, k_cases[c].why),
+    char want[120];
+    snprintf(want, sizeof want, "its unit's __device__ or __constant__ data (%s) was not read", k_cases[c].var);
+    ck_assert_msg(strstr(why, "not proven: ") && strstr(why, want), "%s: %s", k_cases[c].cubin, why);
+    kg_code_read other = {1, {kg_code_name_hash("another_variable")}};
+    ck_assert_int_eq(same_read(k_cases[c].cubin, k_cases[c].cubin, k_cases[c].kernel, &other, why, sizeof why), 0);
+    kg_code_read read = {2, {kg_code_name_hash("another_variable"), kg_code_name_hash(k_cases[c].var)}};
+    ck_assert_msg(same_read(k_cases[c].cubin, k_cases[c].cubin, k_cases[c].kernel, &read, why, sizeof why) == 1,
                   "%s: %s", k_cases[c].cubin, why);
+    ck_assert_msg(strstr(why, ", 1 variable read alike"), "%s", why);
   }
+  /* a unit of two variables, one of internal linkage: both must be read */
+  kg_code_read one = {1, {kg_code_name_hash("g_flag")}};
+  ck_assert_int_eq(same_read("devpad.cubin", "devpad.cubin", "_Z7k_childPi", &one, why, sizeof why), 0);
+  ck_assert_msg(strstr(why, "data (g_scale) was not read"), "%s", why);
+  kg_code_read both = {2, {kg_code_name_hash("g_scale"), kg_code_name_hash("g_flag")}};
+  ck_assert_msg(same_read("devpad.cubin", "devpad.cubin", "_Z7k_childPi", &both, why, sizeof why) == 1, "%s", why);
+  ck_assert_msg(strstr(why, ", 2 variables read alike"), "%s", why);
+  /* read or not, the variable's initial image is in the digest: 0 and 3 differ */
+  kg_code_read bias = {1, {kg_code_name_hash("g_bias")}};
+  ck_assert_int_eq(same_read("devinit.cubin", "devdata.cubin", "_Z7k_childPi", &bias, why, sizeof why), 0);
+  ck_assert_msg(strstr(why, "machine code differs"), "%s", why);
   ck_assert_msg(same_named("plain.cubin", "plain.cubin", "_Z8k_parentPi", why, sizeof why) == 1, "%s", why);
   /* the other kernel of a unit without data changed: this one is still proven */
   ck_assert_msg(same_named("plain5.cubin", "plain.cubin", "_Z8k_parentPi", why, sizeof why) == 1, "%s", why);
@@ -147,12 +172,12 @@ START_TEST(test_unchanged_missing_and_twice) {
   table_of("extra.cubin", &h);
   table_of("base.cubin", &b);
   uint64_t extra = kg_code_name_hash("_Z7k_extraPi");
-  ck_assert_int_eq(kg_code_same(&h, &b, 90, &extra, 1, 1, why, sizeof why), 0);
+  ck_assert_int_eq(kg_code_same(&h, &b, 90, &extra, 1, 1, NULL, why, sizeof why), 0);
   ck_assert_msg(strstr(why, "no sm_90 machine code in the base module") != NULL, "%s", why);
   uint64_t sum = kg_code_name_hash(k_kernels[SUM]);
-  ck_assert_int_eq(kg_code_same(&b, &b, 80, &sum, 1, 1, why, sizeof why), 0);
+  ck_assert_int_eq(kg_code_same(&b, &b, 80, &sum, 1, 1, NULL, why, sizeof why), 0);
   ck_assert_msg(strstr(why, "no sm_80 machine code in the head module") != NULL, "%s", why);
-  ck_assert_int_eq(kg_code_same(&b, &b, 90, &sum, 0, 0, why, sizeof why), 0);
+  ck_assert_int_eq(kg_code_same(&b, &b, 90, &sum, 0, 0, NULL, why, sizeof why), 0);
   kg_code_table_free(&h);
   /* the base again with a unit whose k_sum differs */
   kg_code_table two;
@@ -165,10 +190,10 @@ START_TEST(test_unchanged_missing_and_twice) {
   fclose(f);
   ck_assert_int_eq(kg_code_table_add_cubin(&two, buf, n, 90, "devfn.cubin"), 0);
   ck_assert_int_eq(two.units, 2);
-  ck_assert_int_eq(kg_code_same(&two, &b, 90, &sum, 1, 1, why, sizeof why), 0);
+  ck_assert_int_eq(kg_code_same(&two, &b, 90, &sum, 1, 1, NULL, why, sizeof why), 0);
   ck_assert_msg(strstr(why, "in two units of the head with different code") != NULL, "%s", why);
   uint64_t scale = kg_code_name_hash(k_kernels[SCALE]); /* the same in both units: not refused as twice */
-  ck_assert_int_eq(kg_code_same(&two, &b, 90, &scale, 1, 1, why, sizeof why), 0);
+  ck_assert_int_eq(kg_code_same(&two, &b, 90, &scale, 1, 1, NULL, why, sizeof why), 0);
   ck_assert_msg(strstr(why, "two units") == NULL && strstr(why, "__constant__ data"), "%s", why);
   kg_code_table_free(&two);
   kg_code_table_free(&b);
@@ -198,7 +223,7 @@ START_TEST(test_unchanged_other_folder) {
   table_of("anon_here.cubin", &h);
   table_of("anon_there.cubin", &b);
   uint64_t k = kg_code_name_hash(n1);
-  ck_assert_msg(kg_code_same(&h, &b, 90, &k, 1, 1, why, sizeof why) == 1, "%s", why);
+  ck_assert_msg(kg_code_same(&h, &b, 90, &k, 1, 1, NULL, why, sizeof why) == 1, "%s", why);
   kg_code_table_free(&h);
   kg_code_table_free(&b);
 }

@@ -292,11 +292,11 @@ static int put_args(kg_launches *l, const void *func, void **params) {
   return fail(l, "a kernel with more parameters than kgate describes");
 }
 
-static void add_kernel(kg_launches *l, const char *name) {
+static void add_kernel(kg_launches *l, const char *name, const void *func) {
   uint64_t h = kg_code_name_hash(name);
   for (int k = 0; k < l->nkernels; k++)
     if (l->kernels[k] == h) return;
-  if (l->nkernels < KG_PROBE_MAX_KERNELS) l->kernels[l->nkernels] = h;
+  if (l->nkernels < KG_PROBE_MAX_KERNELS) l->kernels[l->nkernels] = h, l->funcs[l->nkernels] = func;
   l->nkernels++;
 }
 
@@ -308,7 +308,7 @@ static int put_kernel(kg_launches *l, cudaGraphNode_t node) {
     return cudaGetLastError(), fail(l, "a kernel node kgate cannot read");
   if (p.extra) return fail(l, "a kernel launched with extra (packed) arguments");
   l->nlaunches++;
-  add_kernel(l, name);
+  add_kernel(l, name, p.func);
   char *nn = malloc(strlen(name) + 1);
   if (!nn) return -1;
   kg_code_name_normal(name, nn); /* the base may have been built in another folder */
@@ -444,6 +444,144 @@ static int describe(kg_launches *l, cudaGraph_t g) {
   return rc;
 }
 
+/* The runtime's registrations of each loaded module's kernels and
+ * variables, seen on their way to it (kgate exports these too): which
+ * compilation unit (fat binary handle) holds which kernel and which
+ * __device__ and __constant__ variables, with their host shadows, so a
+ * probe reads the variables of exactly the units whose kernels a call
+ * launched, by the runtime's own lookup (cudaMemcpyFromSymbol), which
+ * finds internal-linkage ones too. Searched newest first: a module loaded
+ * again at the same address is registered again. */
+typedef struct reg_entry {
+  void **unit;
+  const void *host; /* the kernel's stub or the variable's shadow */
+  char *name;       /* a variable's mangled name (owned); NULL for a kernel */
+  size_t size;
+} reg_entry;
+static struct {
+  reg_entry *e;
+  size_t n, cap;
+  int lost; /* an entry could not be kept (out of memory): no variable is read */
+} g_reg;
+static pthread_mutex_t g_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef void (*reg_var_fn)(void **, char *, char *, const char *, int, size_t, int, int);
+typedef void (*reg_fun_fn)(void **, const char *, char *, const char *, int, uint3 *, uint3 *, dim3 *, dim3 *, int *);
+static reg_var_fn g_reg_var;
+static reg_fun_fn g_reg_fun;
+static pthread_once_t g_reg_once = PTHREAD_ONCE_INIT;
+static void find_reg(void) {
+  *(void **)&g_reg_var = dlsym(RTLD_NEXT, "__cudaRegisterVar");
+  *(void **)&g_reg_fun = dlsym(RTLD_NEXT, "__cudaRegisterFunction");
+}
+
+static void remember(void **unit, const void *host, const char *name, size_t size) {
+  pthread_mutex_lock(&g_reg_lock);
+  if (g_reg.n == g_reg.cap) {
+    size_t cap = g_reg.cap ? 2 * g_reg.cap : 256;
+    reg_entry *e = realloc(g_reg.e, cap * sizeof *e);
+    if (e) g_reg.e = e, g_reg.cap = cap;
+  }
+  char *copy = name ? strdup(name) : NULL;
+  if (g_reg.n < g_reg.cap && (!name || copy)) g_reg.e[g_reg.n++] = (reg_entry){unit, host, copy, size};
+  else g_reg.lost = 1, free(copy);
+  pthread_mutex_unlock(&g_reg_lock);
+}
+
+/* The runtime's header declares these only for C++. */
+void __cudaRegisterVar(void **unit, char *host, char *device, const char *name, int ext, size_t size, int constant,
+                       int global);
+void __cudaRegisterFunction(void **unit, const char *host, char *device, const char *name, int limit, uint3 *tid,
+                            uint3 *bid, dim3 *bdim, dim3 *gdim, int *wsize);
+
+void __cudaRegisterVar(void **unit, char *host, char *device, const char *name, int ext, size_t size, int constant,
+                       int global) {
+  pthread_once(&g_reg_once, find_reg);
+  remember(unit, host, name, size);
+  if (g_reg_var) g_reg_var(unit, host, device, name, ext, size, constant, global);
+}
+
+void __cudaRegisterFunction(void **unit, const char *host, char *device, const char *name, int limit, uint3 *tid,
+                            uint3 *bid, dim3 *bdim, dim3 *gdim, int *wsize) {
+  pthread_once(&g_reg_once, find_reg);
+  remember(unit, host, NULL, 0);
+  if (g_reg_fun) g_reg_fun(unit, host, device, name, limit, tid, bid, bdim, gdim, wsize);
+}
+
+/* Variables larger than this are not read: reading one would cost more
+ * than pairing the cell. */
+enum { MAX_VAR_BYTES = 1 << 20 };
+
+/* A unit's variable, for the sorted reading below. */
+typedef struct var_line {
+  char *normal; /* its name as both builds give it (kg_code_name_normal) */
+  const reg_entry *e;
+} var_line;
+
+static int by_normal(const void *pa, const void *pb) {
+  return strcmp(((const var_line *)pa)->normal, ((const var_line *)pb)->normal);
+}
+
+/* The units whose kernels the call launched: their variables, each a line
+ * "variable NAME bytes=N sha=SHA-256 of its bytes now" in the order of
+ * their normal names (so two builds' lines align), their name hashes in
+ * l->read. 0, 1 when one cannot be read, -1 out of memory. */
+static int read_vars(kg_launches *l) {
+  pthread_mutex_lock(&g_reg_lock);
+  void **units[KG_PROBE_MAX_KERNELS];
+  int nunits = 0;
+  for (int k = 0; k < l->nkernels && k < KG_PROBE_MAX_KERNELS; k++)
+    for (size_t i = g_reg.n; i-- > 0;)
+      if (!g_reg.e[i].name && g_reg.e[i].host == l->funcs[k]) {
+        int seen = 0;
+        for (int u = 0; u < nunits; u++) seen |= units[u] == g_reg.e[i].unit;
+        if (!seen) units[nunits++] = g_reg.e[i].unit;
+        break;
+      }
+  var_line *v = calloc(g_reg.n + 1, sizeof *v);
+  size_t nv = 0;
+  int rc = v ? 0 : -1;
+  for (size_t i = 0; !rc && i < g_reg.n; i++) {
+    const reg_entry *e = &g_reg.e[i];
+    int mine = 0;
+    for (int u = 0; e->name && u < nunits; u++) mine |= units[u] == e->unit;
+    if (!mine) continue;
+    if (!(v[nv].normal = malloc(strlen(e->name) + 1))) rc = -1;
+    else kg_code_name_normal(e->name, v[nv].normal), v[nv++].e = e;
+  }
+  int lost = g_reg.lost;
+  pthread_mutex_unlock(&g_reg_lock); /* entries are only ever added: e stays valid */
+  if (!rc && lost) rc = fail(l, "the runtime's registrations could not all be kept");
+  if (!rc && nv > KG_CODE_MAX_READ) rc = fail(l, "more variables than kgate reads");
+  if (!rc) qsort(v, nv, sizeof *v, by_normal);
+  for (size_t j = 0; !rc && j < nv; j++) {
+    const reg_entry *e = v[j].e;
+    if (e->size > MAX_VAR_BYTES) {
+      rc = fail(l, "a variable larger than kgate reads");
+      break;
+    }
+    unsigned char *h = malloc(e->size ? e->size : 1);
+    if (!h) {
+      rc = -1;
+      break;
+    }
+    char hex[65];
+    cudaError_t err = cudaMemcpyFromSymbol(h, e->host, e->size, 0, cudaMemcpyDeviceToHost);
+    if (err == cudaSuccess) kg_proof_digest_hex(h, e->size, hex);
+    free(h);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      rc = fail(l, "a variable cannot be read");
+      break;
+    }
+    if (put(l, "variable %s bytes=%zu sha=%s\n", v[j].normal, e->size, hex)) rc = -1;
+    else l->read[l->nread++] = kg_code_name_hash(e->name);
+  }
+  for (size_t j = 0; v && j < nv; j++) free(v[j].normal);
+  free(v);
+  return rc;
+}
+
 int kg_launches_capture(kg_step_fn run, void *ctx, void *stream, const kg_launch_buf *bufs, int nbufs,
                         kg_launches *out) {
   memset(out, 0, sizeof *out);
@@ -470,6 +608,8 @@ int kg_launches_capture(kg_step_fn run, void *ctx, void *stream, const kg_launch
   kg_launches_free(&t_probe.asked);
   cudaGetLastError(); /* capture failures are not sticky: the next call starts clean */
   if (g) cudaGraphDestroy(g);
+  /* the variables the host may set, as they are now: the capture has ended */
+  if (!rc && out->nkernels <= KG_PROBE_MAX_KERNELS) rc = read_vars(out);
   if (rc < 0) rc = fail(out, "out of host memory");
   if (!rc && out->nkernels > KG_PROBE_MAX_KERNELS) rc = fail(out, "more distinct kernels than kgate compares");
   if (!rc && !out->nlaunches) rc = fail(out, "the call launched no kernel");

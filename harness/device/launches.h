@@ -23,6 +23,7 @@
 
 #include "model.h"
 #include "timing.h"
+#include "unchanged.h"
 
 typedef struct kg_launches {
   char *desc; /* the canonical description (malloc'ed), one line per node, then the edges */
@@ -30,6 +31,9 @@ typedef struct kg_launches {
   int nlaunches;                        /* kernel nodes */
   int nkernels;                         /* distinct functions among them */
   uint64_t kernels[KG_PROBE_MAX_KERNELS]; /* their name hashes, in first-launch order */
+  const void *funcs[KG_PROBE_MAX_KERNELS]; /* and their host stubs, as the runtime knows them */
+  int nread;                               /* the variables read, by kg_code_name_hash */
+  uint64_t read[KG_CODE_MAX_READ];
   char why[160];                        /* when it could not be described */
 } kg_launches;
 
@@ -40,11 +44,18 @@ typedef struct kg_launch_buf {
 } kg_launch_buf;
 
 /* Captures one call of run(ctx) on stream (a cudaStream_t), given the
- * buffers bufs (nbufs of them), and describes it into out. 0, or 1 when the
- * call cannot be proven (it would not capture, queued a node kgate does not
- * describe, launched more distinct kernels than KG_PROBE_MAX_KERNELS):
- * out->why says which. A capture failure is cleared, never left to poison
- * the next call. Free with kg_launches_free. */
+ * buffers bufs (nbufs of them), and describes it into out; then, after the
+ * capture, every variable of the compilation units whose kernels it
+ * launched (__device__ and __constant__ data the host may set, unchanged.h),
+ * each as its size and the SHA-256 of its bytes now, their name hashes in
+ * out->read. Units are known from the runtime's registrations, which reach
+ * it through kgate's exports (CMakeLists.txt): a module's unit that
+ * registered elsewhere has nothing read, and the proof then refuses its
+ * kernels. 0, or 1 when the call cannot be proven (it would not capture,
+ * queued a node kgate does not describe, launched more distinct kernels
+ * than KG_PROBE_MAX_KERNELS, a variable could not be read, more than
+ * KG_CODE_MAX_READ of them): out->why says which. A capture failure is
+ * cleared, never left to poison the next call. Free with kg_launches_free. */
 int kg_launches_capture(kg_step_fn run, void *ctx, void *stream, const kg_launch_buf *bufs, int nbufs,
                         kg_launches *out);
 void kg_launches_free(kg_launches *l);

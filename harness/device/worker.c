@@ -606,6 +606,8 @@ static int probe_head(state *st, const kg_case *c, const kg_module_variant *head
         kg_proof_digest_hex(all, len + (size_t)fl, r->launch_digest);
         r->launch_same = 1, r->nlaunches = l[0].nlaunches, r->nkernels = l[0].nkernels;
         memcpy(r->kernels, l[0].kernels, sizeof r->kernels);
+        r->read.n = l[0].nread;
+        memcpy(r->read.hash, l[0].read, sizeof r->read.hash);
         r->message[0] = '\0';
       } else {
         snprintf(r->message, sizeof r->message, "not proven: out of host memory");
@@ -643,6 +645,8 @@ static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_re
     if (v == KG_PROOF_SAME) {
       r->nlaunches = l[0].nlaunches, r->nkernels = l[0].nkernels;
       memcpy(r->kernels, l[0].kernels, sizeof r->kernels);
+      r->read.n = l[0].nread; /* the base's lines were the same: the same variables, alike */
+      memcpy(r->read.hash, l[0].read, sizeof r->read.hash);
     }
   }
   for (int k = 0; k < 4 && (failed < 0 || k <= failed); k++) kg_launches_free(&l[k]);

@@ -8,10 +8,15 @@
 // unch_query      asks whether its stream is capturing: not proven
 // unch_stateful   a host counter in the launch's arguments (another value each
 //                 call): the two captures differ, not proven
+// unch_knob       a __device__ variable the host sets to another value
+//                 (gpu_unchanged_knob.cu): the variables read differ
 // i32 sums of one block of 256 threads: slow, simple, obviously right.
 #include <cuda_runtime.h>
 
 #include "kgate/module.h"
+
+size_t unch_knob_scratch(int, size_t);
+int unch_knob(int dt, void *in, size_t n, void *out, void *scratch, void *stream);
 
 namespace {
 
@@ -75,6 +80,8 @@ const kg_module_variant k_variants[] = {
      depth, KG_OP_SUM, 0},
     {"unch_stateful", "team", "one block, a host counter in its arguments", 0, KG_DT_BIT(KG_I32), stateful, no_scratch,
      depth, KG_OP_SUM, 0},
+    {"unch_knob", "team", "one block, passes set by the host in a __device__ variable", 0, KG_DT_BIT(KG_I32), unch_knob,
+     unch_knob_scratch, depth, KG_OP_SUM, 0},
 };
 
 const kg_module k_module = {KG_MODULE_ABI, sizeof(kg_module_variant), "unchmod", "test",

@@ -109,6 +109,12 @@ static int check_line(const char *p, const char *end, char *buf, size_t len) {
   size_t n = word(&q, end, &w);
 #define KIND(s) (n == sizeof s - 1 && !memcmp(w, s, n))
   if (KIND("nodes") || KIND("empty") || KIND("edge")) return 1;
+  if (KIND("variable")) { /* a variable's size and digest after the capture: compared as text */
+    size_t vn = 0;
+    const char *sha = value_of(p, end, "sha=", &vn);
+    if (sha && vn == 64 && is_hex(sha, 64) && value_of(p, end, "bytes=", &vn)) return 1;
+    return refuse(buf, len, "not proven: a variable line kgate does not know (%s)", p, (size_t)(end - p));
+  }
   if (KIND("kernel")) return check_kernel(p, end, buf, len);
   if (KIND("launch")) return check_launch(p, end, buf, len);
   if (KIND("memset")) return check_mem(p, end, "to=", 0, buf, len);

@@ -25,6 +25,9 @@
  *   edge A B HEX                   an edge with its data
  *   queries N                      how often the call asked the runtime whether
  *                                  its stream is capturing: must be 0
+ *   variable NAME bytes=N sha=HEX  a __device__ or __constant__ variable of a
+ *                                  launched kernel's module, read after the
+ *                                  capture (unchanged.h: its unit's data)
  * Anything else is refused: another memory kind (from=device: memory the
  * harness did not give the call, whose contents the host may have set;
  * managed; unknown), a pitched or 3D copy (shape=3d), an unknown line. The

@@ -302,14 +302,97 @@ static int is_known_shared(const char *n) {
   return 0;
 }
 
+/* A section of variables a probe can read by name: __device__ ones
+ * (.nv.global, .nv.global.init) and the unit's __constant__ bank (3). */
+static int is_variables(const char *n) {
+  return !strcmp(n, ".nv.global") || !strcmp(n, ".nv.global.init") || !strcmp(n, ".nv.constant3");
+}
+
+/* Data whose contents follow from the digest once the variables are read:
+ * those sections, the bank of their addresses (4, filled from relocations
+ * by symbol name, which the digest holds), and their relocations. */
+static int is_readable_data(const char *n) {
+  if (!strncmp(n, ".rela.", 6)) n += 5;
+  else if (!strncmp(n, ".rel.", 5)) n += 4;
+  return is_variables(n) || !strcmp(n, ".nv.constant4");
+}
+
+/* A variable's place in its section, for the walk below. */
+typedef struct span {
+  uint64_t at, end;
+} span;
+
+static int by_start(const void *pa, const void *pb) {
+  const span *a = pa, *b = pb;
+  return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* Whether the variables (n spans, sorted here) cover a section of size
+ * bytes and alignment align: every byte is in one of them, or padding that
+ * aligns the next (a gap shorter than the alignment its start has) or ends
+ * the section (shorter than the section's alignment). */
+static int covered(span *v, size_t n, uint64_t size, uint64_t align) {
+  qsort(v, n, sizeof *v, by_start);
+  uint64_t pos = 0;
+  for (size_t j = 0; j < n; j++) {
+    uint64_t a = v[j].at & (~v[j].at + 1); /* the largest power of two dividing at; 0 at 0 */
+    if (v[j].at > pos && (!a || v[j].at - pos >= a || a > (align ? align : 1))) return 0;
+    if (v[j].end > pos) pos = v[j].end;
+  }
+  return pos >= size || size - pos < (align ? align : 1);
+}
+
+/* The unit's variables the host may set (data), each a symbol of a
+ * variables section: names into *out (malloc'ed, *nout of them). A
+ * variables section that its symbols do not cover (covered above) leaves
+ * out NULL and says why. 0, or -1 out of memory. */
+static int unit_variables(const image *im, char ***out, int *nout, char *why, size_t len) {
+  *out = NULL, *nout = 0;
+  char **names = calloc(im->nsym + 1, sizeof *names);
+  span *v = calloc(im->nsym + 1, sizeof *v);
+  int n = 0, oom = !names || !v;
+  for (size_t i = 1; i < im->nsh && !why[0] && !oom; i++) {
+    const char *sn = sec_name(im, i);
+    if (!sn || !is_variables(sn)) continue;
+    size_t nv = 0;
+    for (size_t y = 0; y < im->nsym; y++) {
+      const Elf64_Sym *sym = &im->sym[y];
+      if (sym->st_shndx != i || ELF64_ST_TYPE(sym->st_info) != STT_OBJECT || !sym->st_size) continue;
+      if (sym->st_value > im->sh[i].sh_size || sym->st_size > im->sh[i].sh_size - sym->st_value) {
+        snprintf(why, len, "a variable of its unit lies outside its section (%.60s)", sym_name(im, y));
+        break;
+      }
+      v[nv++] = (span){sym->st_value, sym->st_value + sym->st_size};
+      if (!(names[n] = strdup(sym_name(im, y)))) {
+        oom = 1;
+        break;
+      }
+      n++;
+    }
+    if (!why[0] && !oom && !covered(v, nv, im->sh[i].sh_size, im->sh[i].sh_addralign))
+      snprintf(why, len, "its unit holds __device__ or __constant__ data no variable names (%.24s)", sn);
+  }
+  free(v);
+  if (why[0] || oom) {
+    for (int j = 0; j < n; j++) free(names[j]);
+    free(names);
+    return oom ? -1 : 0;
+  }
+  *out = names, *nout = n;
+  return 0;
+}
+
 /* Why no kernel of the unit is proven by its digest ("" when they may be):
- * data the host may set, a section the proof does not know, shared code
- * that refers to a kernel or outside the unit. */
+ * data the host may set that a probe cannot read by name, a section the
+ * proof does not know, shared code that refers to a kernel or outside the
+ * unit. Data a probe can read is the caller's (unit_variables). */
 static void unit_unproven(const image *im, char **k, size_t nk, char *why, size_t len) {
   const char *data = NULL; /* a __device__ section named first: the clearer reason */
   for (size_t i = 1; i < im->nsh; i++) {
     const char *n = sec_name(im, i);
-    if (n && is_data(n) && (!data || (strstr(n, ".nv.global") && !strstr(data, ".nv.global")))) data = n;
+    if (n && is_data(n) && !is_readable_data(n) &&
+        (!data || (strstr(n, ".nv.global") && !strstr(data, ".nv.global"))))
+      data = n;
   }
   if (data)
     snprintf(why, len,
@@ -323,7 +406,7 @@ static void unit_unproven(const image *im, char **k, size_t nk, char *why, size_
     if (own || (n && is_debug(n)) || im->sh[i].sh_type == SHT_NOTE) continue;
     if (!n)
       snprintf(why, len, "its unit has a section without a name");
-    else if (!o && !is_known_shared(n))
+    else if (!o && !is_known_shared(n) && !is_readable_data(n))
       snprintf(why, len, "its unit has a section the proof does not know (%.80s)", n);
     else if (im->sh[i].sh_type == SHT_REL || im->sh[i].sh_type == SHT_RELA)
       check_refs(im, i, k, nk, NULL, why, len);
@@ -343,7 +426,17 @@ static void kernel_unproven(const image *im, char **k, size_t nk, const char *se
   }
 }
 
-static int add_fn(kg_code_table *t, const char *name, int arch, const unsigned char sha[32], const char *unproven) {
+/* A copy of the unit's variables for one kernel (NULL, 0 for none). 0, or -1 out of memory. */
+static int copy_data(kg_code_fn *f, char *const *data, int ndata) {
+  if (!ndata) return 0;
+  if (!(f->data = calloc((size_t)ndata, sizeof *f->data))) return -1;
+  for (int j = 0; j < ndata; j++)
+    if (!(f->data[f->ndata++] = strdup(data[j]))) return -1;
+  return 0;
+}
+
+static int add_fn(kg_code_table *t, const char *name, int arch, const unsigned char sha[32], const char *unproven,
+                  char *const *data, int ndata) {
   uint64_t h = kg_code_name_hash(name);
   for (size_t i = 0; i < t->n; i++) {
     kg_code_fn *f = &t->f[i];
@@ -365,7 +458,7 @@ static int add_fn(kg_code_table *t, const char *name, int arch, const unsigned c
   memcpy(f->sha, sha, 32);
   snprintf(f->unproven, sizeof f->unproven, "%s", unproven);
   t->n++;
-  return 0;
+  return copy_data(f, data, ndata);
 }
 
 int kg_code_table_add_cubin(kg_code_table *t, const void *elf, size_t len, int arch, const char *what) {
@@ -380,8 +473,10 @@ int kg_code_table_add_cubin(kg_code_table *t, const void *elf, size_t len, int a
   int rc = k ? 0 : -1;
   struct sha256_ctx shared;
   sha256_init(&shared);
-  char unit_why[160] = "";
+  char unit_why[160] = "", **data = NULL;
+  int ndata = 0;
   if (k) hash_shared(&shared, &im, k, nk), unit_unproven(&im, k, nk, unit_why, sizeof unit_why);
+  if (k && !unit_why[0] && unit_variables(&im, &data, &ndata, unit_why, sizeof unit_why)) rc = -1;
   for (size_t j = 0; !rc && j < nk; j++) {
     struct sha256_ctx c = shared; /* the unit's shared part, then the kernel's own sections */
     for (size_t i = 1; i < im.nsh; i++) {
@@ -396,8 +491,10 @@ int kg_code_table_add_cubin(kg_code_table *t, const void *elf, size_t len, int a
     char why[160];
     snprintf(why, sizeof why, "%s", unit_why);
     if (!why[0]) kernel_unproven(&im, k, nk, k[j], why, sizeof why);
-    rc = add_fn(t, k[j], arch, d, why);
+    rc = add_fn(t, k[j], arch, d, why, data, ndata);
   }
+  for (int j = 0; j < ndata; j++) free(data[j]);
+  free(data);
   free(k);
   if (rc)
     snprintf(t->why, sizeof t->why, "out of memory");
@@ -432,7 +529,11 @@ int kg_code_table_add_module(kg_code_table *t, const char *path) {
 }
 
 void kg_code_table_free(kg_code_table *t) {
-  for (size_t i = 0; i < t->n; i++) free(t->f[i].name);
+  for (size_t i = 0; i < t->n; i++) {
+    for (int j = 0; j < t->f[i].ndata; j++) free(t->f[i].data[j]);
+    free(t->f[i].data);
+    free(t->f[i].name);
+  }
   free(t->f);
   memset(t, 0, sizeof *t);
 }
@@ -453,11 +554,27 @@ static const kg_code_fn *find(const kg_code_table *t, uint64_t h, int arch, cons
   return hit;
 }
 
+/* Whether the probe read every variable of f's unit (read: the normal
+ * names' hashes); 0 with why in buf. */
+static int data_read(const kg_code_fn *f, const char *side, const kg_code_read *read, char *buf, size_t len) {
+  for (int j = 0; j < f->ndata; j++) {
+    uint64_t h = kg_code_name_hash(f->data[j]);
+    int seen = 0;
+    for (int i = 0; read && !seen && i < read->n; i++) seen = read->hash[i] == h;
+    if (!seen)
+      return snprintf(buf, len, "not proven: %.60s in the %s: its unit's __device__ or __constant__ data (%.60s) was not read",
+                      f->name, side, f->data[j]),
+             0;
+  }
+  return 1;
+}
+
 int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch, const uint64_t *kernels, int nkernels,
-                 int nlaunches, char *buf, size_t len) {
+                 int nlaunches, const kg_code_read *read, char *buf, size_t len) {
   struct sha256_ctx all;
   sha256_init(&all);
   if (nkernels <= 0) return snprintf(buf, len, "not proven: no kernel launched"), 0;
+  int nvars = 0;
   for (int k = 0; k < nkernels; k++) {
     const kg_code_fn *h = find(head, kernels[k], arch, "head", buf, len);
     const kg_code_fn *b = h ? find(base, kernels[k], arch, "base", buf, len) : NULL;
@@ -466,19 +583,22 @@ int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch,
     const kg_code_fn *u = h->unproven[0] ? h : b->unproven[0] ? b : NULL;
     if (u)
       return snprintf(buf, len, "not proven: %.60s in the %s: %s", u->name, u == h ? "head" : "base", u->unproven), 0;
+    if (!data_read(h, "head", read, buf, len) || !data_read(b, "base", read, buf, len)) return 0;
+    nvars += h->ndata;
     sha256_update(&all, 32, h->sha);
   }
   unsigned char d[32];
   sha256_digest(&all, sizeof d, d);
-  char hex[17];
+  char hex[17], vars[48] = "";
   for (int i = 0; i < 8; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
-  snprintf(buf, len, "same machine code (sm_%d, SHA-256 %s) and launches: %d kernel%s, %d launch%s", arch, hex,
-           nkernels, nkernels == 1 ? "" : "s", nlaunches, nlaunches == 1 ? "" : "es");
+  if (nvars) snprintf(vars, sizeof vars, ", %d variable%s read alike", nvars, nvars == 1 ? "" : "s");
+  snprintf(buf, len, "same machine code (sm_%d, SHA-256 %s) and launches: %d kernel%s, %d launch%s%s", arch, hex,
+           nkernels, nkernels == 1 ? "" : "s", nlaunches, nlaunches == 1 ? "" : "es", vars);
   return 1;
 }
 
 int kg_code_digest(const kg_code_table *t, int arch, const uint64_t *kernels, int nkernels, const char *launches,
-                   char hex[65], char *buf, size_t len) {
+                   const kg_code_read *read, char hex[65], char *buf, size_t len) {
   struct sha256_ctx all;
   sha256_init(&all);
   hex[0] = '\0';
@@ -488,6 +608,7 @@ int kg_code_digest(const kg_code_table *t, int arch, const uint64_t *kernels, in
     const kg_code_fn *f = find(t, kernels[k], arch, "head", buf, len);
     if (!f) return 0;
     if (f->unproven[0]) return snprintf(buf, len, "not proven: %.60s: %s", f->name, f->unproven), 0;
+    if (!data_read(f, "head", read, buf, len)) return 0;
     sha256_update(&all, 32, f->sha);
   }
   unsigned char d[32];

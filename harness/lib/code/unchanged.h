@@ -19,11 +19,14 @@
  * command line) are left out: they do not run. A kernel listed in two units
  * of one architecture with different digests is refused.
  *
- * The digest says what a kernel's code is, not what it reads: a kernel is
- * refused outright (kg_code_fn.unproven) when its unit holds __device__ or
- * __constant__ data (.nv.global, .nv.global.init, a constant bank that is no
- * kernel's own: the host may have set it with cudaMemcpyToSymbol, and only
- * the initial image is hashed), has a section the proof does not know, or
+ * The digest says what a kernel's code is, not what it reads. Variables of
+ * its unit the host may set with cudaMemcpyToSymbol (__device__ ones in
+ * .nv.global and .nv.global.init, __constant__ ones in bank 3; the digest
+ * holds only their initial image) must be read by the probe, alike on both
+ * sides (kg_code_fn.data, kg_code_read). A kernel is refused outright
+ * (kg_code_fn.unproven) when its unit holds data no variable names or
+ * another constant bank of data that is no kernel's own, has a section the
+ * proof does not know, or
  * when the kernel, or code its unit shares, refers to another kernel, to the
  * device runtime's launch functions (dynamic parallelism: the child's code
  * is not in the parent's digest) or to a symbol outside the unit. */
@@ -50,7 +53,19 @@ typedef struct kg_code_fn {
   unsigned char sha[32]; /* the digest above */
   int twice;             /* another unit of this arch has it with another digest */
   char unproven[160];    /* why its digest cannot stand for what it runs; "" when it can */
+  /* its unit's variables the host may set (__device__, __constant__; by
+   * mangled name): the digest stands for what it runs only when a probe
+   * read each of them alike on both sides (kg_code_read) */
+  char **data;
+  int ndata;
 } kg_code_fn;
+
+/* The variables a probe read (device/launches.h), by kg_code_name_hash of their names. */
+#define KG_CODE_MAX_READ 64
+typedef struct kg_code_read {
+  int n;
+  uint64_t hash[KG_CODE_MAX_READ];
+} kg_code_read;
 
 /* The kernels of one or more modules. */
 typedef struct kg_code_table {
@@ -69,17 +84,19 @@ void kg_code_table_free(kg_code_table *t);
 
 /* Whether the kernels (by name hash, nkernels of them, launched nlaunches
  * times) have the same digest in head and base at arch, none of them
- * unproven on either side. 1 with the evidence ("same machine code (sm_90,
- * SHA-256 ...) and launches: ..."), 0 with why not, in buf. */
+ * unproven on either side, and every variable of their units among those
+ * the probe read (read, NULL: none; the probe's two sides described them
+ * alike, so their contents were equal). 1 with the evidence ("same machine
+ * code (sm_90, SHA-256 ...) and launches: ..."), 0 with why not, in buf. */
 int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch, const uint64_t *kernels, int nkernels,
-                 int nlaunches, char *buf, size_t len);
+                 int nlaunches, const kg_code_read *read, char *buf, size_t len);
 
 /* A check record's digest of one group (checkrec.h): SHA-256 over launches
  * (the worker's digest of the call and the variant's facts, as text) and the
  * digests of the kernels (by name hash) at arch, in launch order. 1 with 64
  * hex digits in hex, or 0 with why not in buf (a kernel missing or refused,
- * as kg_code_same refuses it). */
+ * or a variable of its unit not read, as kg_code_same refuses it). */
 int kg_code_digest(const kg_code_table *t, int arch, const uint64_t *kernels, int nkernels, const char *launches,
-                   char hex[65], char *buf, size_t len);
+                   const kg_code_read *read, char hex[65], char *buf, size_t len);
 
 #endif

@@ -13,6 +13,7 @@
 #include "fields.h"
 #include "outcome.h"
 #include "plan.h"
+#include "unchanged.h"
 
 /* Input copies (blocks) of a paired case in one worker, at most. */
 #define KG_PAIR_MAX_COPIES 8
@@ -103,6 +104,7 @@ typedef struct kg_result {
   /* a head-only probe (probe 2): the SHA-256 of what one call queues and of
    * the variant's declared facts (checkrec.h), "" when it cannot stand for it */
   char launch_digest[65];
+  kg_code_read read; /* the variables of its kernels' units the probe read (launches.h), alike on both sides */
 } kg_result;
 
 /* Paired timing (the paired gate): with on, every case sent is not checked

@@ -46,7 +46,7 @@ void kg_carry_record(kg_run *run, const kg_carry_probes *p, const kg_code_table 
     kg_crec_group g = {0};
     char why[200];
     if (a->status != KG_ST_PASS || !a->probed || a->launch_same != 1 || !a->launch_digest[0] ||
-        !kg_code_digest(head, arch, a->kernels, a->nkernels, a->launch_digest, g.digest, why, sizeof why))
+        !kg_code_digest(head, arch, a->kernels, a->nkernels, a->launch_digest, &a->read, g.digest, why, sizeof why))
       continue; /* not provable: its cases are checked, and no record claims them */
     snprintf(g.variant, sizeof g.variant, "%s", kg_variants[p->jobs[j].variant].name);
     g.dtype = p->jobs[j].dtype, g.n = p->jobs[j].n;

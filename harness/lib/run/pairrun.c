@@ -254,7 +254,8 @@ static int probe(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, con
   for (size_t j = 0; !rc && j < njobs; j++) {
     char why[160] = "";
     proven[j] = res[j].status == KG_ST_PASS && res[j].probed && res[j].launch_same == 1 &&
-                kg_code_same(head, base, arch, res[j].kernels, res[j].nkernels, res[j].nlaunches, why, sizeof why);
+                kg_code_same(head, base, arch, res[j].kernels, res[j].nkernels, res[j].nlaunches, &res[j].read, why,
+                             sizeof why);
     if (proven[j]) {
       cells[j].stat.verdict = KG_PV_UNCHANGED;
       snprintf(cells[j].message, sizeof cells[j].message, "%.159s", why);

@@ -135,6 +135,13 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
     }
     json_t *pr = json_pack("{si si so*}", "same", r->launch_same, "launches", r->nlaunches, "kernels", k);
     if (pr && r->launch_digest[0]) json_object_set_new(pr, "digest", json_string(r->launch_digest));
+    json_t *rd = r->read.n ? json_array() : NULL;
+    for (int i = 0; rd && i < r->read.n && i < KG_CODE_MAX_READ; i++) {
+      char hex[17];
+      snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->read.hash[i]);
+      json_array_append_new(rd, json_string(hex));
+    }
+    if (pr && rd) json_object_set_new(pr, "read", rd);
     json_object_set_new(o, "probe", pr);
   }
   return dump(o);
@@ -143,14 +150,20 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
 /* {"same":1|0|-1,"launches":n,"kernels":["16 hex digits",...],"digest"?:"64 hex digits"}:
  * 0, or -1 when malformed. */
 static int decode_probe(json_t *pr, kg_result *r) {
-  json_t *k = NULL;
+  json_t *k = NULL, *rd = NULL;
   const char *digest = NULL;
-  if (json_unpack(pr, "{si si so s?s}", "same", &r->launch_same, "launches", &r->nlaunches, "kernels", &k, "digest",
-                  &digest) ||
+  if (json_unpack(pr, "{si si so s?s s?o}", "same", &r->launch_same, "launches", &r->nlaunches, "kernels", &k, "digest",
+                  &digest, "read", &rd) ||
       r->launch_same < -1 || r->launch_same > 1 || r->nlaunches < 0 || !json_is_array(k) ||
       json_array_size(k) > KG_PROBE_MAX_KERNELS ||
-      (digest && (strlen(digest) != 64 || strspn(digest, "0123456789abcdef") != 64)))
+      (digest && (strlen(digest) != 64 || strspn(digest, "0123456789abcdef") != 64)) ||
+      (rd && (!json_is_array(rd) || json_array_size(rd) > KG_CODE_MAX_READ)))
     return -1;
+  for (size_t i = 0; rd && i < json_array_size(rd); i++) {
+    const char *h = json_string_value(json_array_get(rd, i));
+    if (!h || strlen(h) != 16 || strspn(h, "0123456789abcdef") != 16) return -1;
+    r->read.hash[r->read.n++] = (uint64_t)strtoull(h, NULL, 16);
+  }
   snprintf(r->launch_digest, sizeof r->launch_digest, "%s", digest ? digest : "");
   for (size_t i = 0; i < json_array_size(k); i++) {
     const char *h = json_string_value(json_array_get(k, i));

@@ -6,6 +6,11 @@ __device__ int g_bias;
 #elif defined(DEVICE_INIT)
 __device__ int g_bias = 3;
 #define BIAS g_bias
+#elif defined(DEVICE_PADDED)
+// two variables with padding between them, one of internal linkage
+__device__ char g_flag;
+static __device__ double g_scale;
+#define BIAS (g_flag + (int)g_scale)
 #else
 #define BIAS BIAS_VALUE
 #endif
