@@ -108,6 +108,13 @@ START_TEST(test_unchanged_device_data) {
   kg_code_read both = {2, {kg_code_name_hash("g_scale"), kg_code_name_hash("g_flag")}};
   ck_assert_msg(same_read("devpad.cubin", "devpad.cubin", "_Z7k_childPi", &both, why, sizeof why) == 1, "%s", why);
   ck_assert_msg(strstr(why, ", 2 variables read alike"), "%s", why);
+  /* two kernels of that unit: its variables are counted once */
+  kg_code_table pad;
+  table_of("devpad.cubin", &pad);
+  uint64_t two[2] = {kg_code_name_hash("_Z7k_childPi"), kg_code_name_hash("_Z8k_parentPi")};
+  ck_assert_msg(kg_code_same(&pad, &pad, 90, two, 2, 2, &both, why, sizeof why) == 1, "%s", why);
+  ck_assert_msg(strstr(why, "2 kernels, 2 launches, 2 variables read alike"), "%s", why);
+  kg_code_table_free(&pad);
   /* read or not, the variable's initial image is in the digest: 0 and 3 differ */
   kg_code_read bias = {1, {kg_code_name_hash("g_bias")}};
   ck_assert_int_eq(same_read("devinit.cubin", "devdata.cubin", "_Z7k_childPi", &bias, why, sizeof why), 0);

@@ -555,12 +555,16 @@ static const kg_code_fn *find(const kg_code_table *t, uint64_t h, int arch, cons
 }
 
 /* Whether the probe read every variable of f's unit (read: the normal
- * names' hashes); 0 with why in buf. */
-static int data_read(const kg_code_fn *f, const char *side, const kg_code_read *read, char *buf, size_t len) {
+ * names' hashes); 0 with why in buf. Each one found is added to *alike once
+ * (kernels of one unit share its variables), when alike is given. */
+static int data_read(const kg_code_fn *f, const char *side, const kg_code_read *read, kg_code_read *alike, char *buf,
+                     size_t len) {
   for (int j = 0; j < f->ndata; j++) {
     uint64_t h = kg_code_name_hash(f->data[j]);
-    int seen = 0;
+    int seen = 0, counted = 0;
     for (int i = 0; read && !seen && i < read->n; i++) seen = read->hash[i] == h;
+    for (int i = 0; seen && alike && !counted && i < alike->n; i++) counted = alike->hash[i] == h;
+    if (seen && alike && !counted && alike->n < KG_CODE_MAX_READ) alike->hash[alike->n++] = h;
     if (!seen)
       return snprintf(buf, len, "not proven: %.60s in the %s: its unit's __device__ or __constant__ data (%.60s) was not read",
                       f->name, side, f->data[j]),
@@ -574,7 +578,7 @@ int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch,
   struct sha256_ctx all;
   sha256_init(&all);
   if (nkernels <= 0) return snprintf(buf, len, "not proven: no kernel launched"), 0;
-  int nvars = 0;
+  kg_code_read alike = {0}; /* the variables the launched kernels' units hold, each once */
   for (int k = 0; k < nkernels; k++) {
     const kg_code_fn *h = find(head, kernels[k], arch, "head", buf, len);
     const kg_code_fn *b = h ? find(base, kernels[k], arch, "base", buf, len) : NULL;
@@ -583,15 +587,14 @@ int kg_code_same(const kg_code_table *head, const kg_code_table *base, int arch,
     const kg_code_fn *u = h->unproven[0] ? h : b->unproven[0] ? b : NULL;
     if (u)
       return snprintf(buf, len, "not proven: %.60s in the %s: %s", u->name, u == h ? "head" : "base", u->unproven), 0;
-    if (!data_read(h, "head", read, buf, len) || !data_read(b, "base", read, buf, len)) return 0;
-    nvars += h->ndata;
+    if (!data_read(h, "head", read, &alike, buf, len) || !data_read(b, "base", read, NULL, buf, len)) return 0;
     sha256_update(&all, 32, h->sha);
   }
   unsigned char d[32];
   sha256_digest(&all, sizeof d, d);
   char hex[17], vars[48] = "";
   for (int i = 0; i < 8; i++) snprintf(hex + 2 * i, 3, "%02x", d[i]);
-  if (nvars) snprintf(vars, sizeof vars, ", %d variable%s read alike", nvars, nvars == 1 ? "" : "s");
+  if (alike.n) snprintf(vars, sizeof vars, ", %d variable%s read alike", alike.n, alike.n == 1 ? "" : "s");
   snprintf(buf, len, "same machine code (sm_%d, SHA-256 %s) and launches: %d kernel%s, %d launch%s%s", arch, hex,
            nkernels, nkernels == 1 ? "" : "s", nlaunches, nlaunches == 1 ? "" : "es", vars);
   return 1;
@@ -608,7 +611,7 @@ int kg_code_digest(const kg_code_table *t, int arch, const uint64_t *kernels, in
     const kg_code_fn *f = find(t, kernels[k], arch, "head", buf, len);
     if (!f) return 0;
     if (f->unproven[0]) return snprintf(buf, len, "not proven: %.60s: %s", f->name, f->unproven), 0;
-    if (!data_read(f, "head", read, buf, len)) return 0;
+    if (!data_read(f, "head", read, NULL, buf, len)) return 0;
     sha256_update(&all, 32, f->sha);
   }
   unsigned char d[32];
