@@ -512,10 +512,13 @@ void __cudaRegisterFunction(void **unit, const char *host, char *device, const c
  * than pairing the cell. */
 enum { MAX_VAR_BYTES = 1 << 20 };
 
-/* A unit's variable, for the sorted reading below. */
+/* A unit's variable, for the sorted reading below: its entry's fields
+ * (the table may move when a module registers meanwhile; names are never freed). */
 typedef struct var_line {
   char *normal; /* its name as both builds give it (kg_code_name_normal) */
-  const reg_entry *e;
+  const char *name;
+  const void *host;
+  size_t size;
 } var_line;
 
 static int by_normal(const void *pa, const void *pb) {
@@ -547,15 +550,15 @@ static int read_vars(kg_launches *l) {
     for (int u = 0; e->name && u < nunits; u++) mine |= units[u] == e->unit;
     if (!mine) continue;
     if (!(v[nv].normal = malloc(strlen(e->name) + 1))) rc = -1;
-    else kg_code_name_normal(e->name, v[nv].normal), v[nv++].e = e;
+    else kg_code_name_normal(e->name, v[nv].normal), v[nv].name = e->name, v[nv].host = e->host, v[nv++].size = e->size;
   }
   int lost = g_reg.lost;
-  pthread_mutex_unlock(&g_reg_lock); /* entries are only ever added: e stays valid */
+  pthread_mutex_unlock(&g_reg_lock);
   if (!rc && lost) rc = fail(l, "the runtime's registrations could not all be kept");
   if (!rc && nv > KG_CODE_MAX_READ) rc = fail(l, "more variables than kgate reads");
   if (!rc) qsort(v, nv, sizeof *v, by_normal);
   for (size_t j = 0; !rc && j < nv; j++) {
-    const reg_entry *e = v[j].e;
+    const var_line *e = &v[j];
     if (e->size > MAX_VAR_BYTES) {
       rc = fail(l, "a variable larger than kgate reads");
       break;
