@@ -153,6 +153,23 @@ START_TEST(test_dtype_store_load) {
 }
 END_TEST
 
+/* kg_dtype_load_many reads what kg_dtype_load reads, element by element:
+ * random bytes, so floats include NaNs, infinities and subnormals. */
+START_TEST(test_dtype_load_many) {
+  kg_dtype dt = (kg_dtype)_i;
+  size_t size = kg_dtype_get(dt)->size;
+  unsigned char buf[67 * 8];
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < sizeof buf; i++) x = x * 6364136223846793005ull + 1442695040888963407ull, buf[i] = (unsigned char)(x >> 56);
+  double many[64];
+  kg_dtype_load_many(dt, buf + 3 * size, 64, many); /* from element 3 */
+  for (size_t i = 0; i < 64; i++) {
+    double one = kg_dtype_load(dt, buf, 3 + i);
+    ck_assert_msg(!memcmp(&one, &many[i], sizeof one), "element %zu: %a, not %a", i, many[i], one);
+  }
+}
+END_TEST
+
 START_TEST(test_dtype_load_int_wide) {
   int64_t big[2] = {0, INT64_MAX - 1};
   int32_t small[2] = {0, INT32_MIN};
@@ -185,6 +202,7 @@ Suite *make_dtype_suite(void) {
   tcase_add_loop_test(core, test_f16_round_trip_exact, 0, N(k_f16_exact));
   tcase_add_loop_test(core, test_bf16_round_trip_exact, 0, N(k_bf16_exact));
   tcase_add_loop_test(core, test_dtype_store_load, 0, N(k_store));
+  tcase_add_loop_test(core, test_dtype_load_many, 0, KG_NDTYPES);
   tcase_add_test(core, test_dtype_load_int_wide);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");

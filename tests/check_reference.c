@@ -71,6 +71,41 @@ START_TEST(test_reference_special_flags) {
 }
 END_TEST
 
+/* kg_reference reads the floats a block at a time: over several blocks and a
+ * partial last one, every element counts, wherever it falls. Small integers
+ * with specials (floats) and the min and max in odd places. */
+START_TEST(test_reference_every_element) {
+  enum { N = 3 * 512 + 7 };
+  kg_dtype dt = (kg_dtype)_i;
+  int fl = kg_dtype_get(dt)->is_float;
+  static unsigned char buf[N * 8];
+  double sum = 0, abs = 0;
+  for (size_t i = 0; i < N; i++) {
+    double v = i == 513 ? 60 : i == N - 1 ? -50 : (double)(i % 7) - 3;
+    if (fl && (i == 600 || i == 1000 || i == 1300)) v = i == 600 ? -INFINITY : i == 1000 ? NAN : INFINITY;
+    kg_dtype_store(dt, buf, i, v);
+    if (isfinite(v)) sum += v, abs += fabs(v);
+  }
+  kg_ref r;
+  kg_reference(dt, buf, N, &r);
+  if (!fl) {
+    ck_assert_int_eq((int64_t)r.isum, (int64_t)sum);
+    ck_assert_int_eq(r.imin, -50);
+    ck_assert_int_eq(r.imax, 60);
+    ck_assert_uint_eq(r.nvals, N);
+    return;
+  }
+  ck_assert(r.sum == sum && r.sum_err == 0 && r.sum_abs == abs);
+  ck_assert(r.has_nan && r.has_pinf && r.has_ninf);
+  ck_assert(r.fmin == -INFINITY && r.fmax == INFINITY);
+  ck_assert_uint_eq(r.nvals, N - 1); /* the NaN is no value */
+  kg_reference(dt, buf, 1000, &r); /* the first two blocks and part of the next: no NaN, no +Inf */
+  ck_assert(!r.has_nan && !r.has_pinf && r.has_ninf);
+  kg_reference(dt, buf, 600, &r);
+  ck_assert(!r.has_ninf && r.fmin == -3 && r.fmax == 60);
+}
+END_TEST
+
 /* References of two stretches merge into the reference of the whole. */
 START_TEST(test_reference_merge) {
   kg_ref total = {0}, part;
@@ -392,6 +427,7 @@ Suite *make_reference_suite(void) {
   tcase_add_test(core, test_reference_i64_wraps);
   tcase_add_test(core, test_reference_compensated);
   tcase_add_test(core, test_reference_narrow_floats);
+  tcase_add_loop_test(core, test_reference_every_element, 0, KG_NDTYPES);
   tcase_add_test(core, test_reference_merge);
   tcase_add_test(core, test_error_bound_formula);
   tcase_add_test(core, test_value_from_acc_and_format);

@@ -46,7 +46,7 @@ uint16_t kg_bf16_from_float(float f) { return kg_gen_bf16_from_float(f); }
 
 float kg_bf16_to_float(uint16_t b) { return kg_gen_f32_from_bits((uint32_t)b << 16); }
 
-double kg_dtype_load(kg_dtype dt, const void *buf, size_t i) {
+static inline double load_one(kg_dtype dt, const void *buf, size_t i) {
   switch (dt) {
   case KG_I32: return ((const int32_t *)buf)[i];
   case KG_I64: return (double)((const int64_t *)buf)[i];
@@ -55,6 +55,21 @@ double kg_dtype_load(kg_dtype dt, const void *buf, size_t i) {
   case KG_F16: return kg_f16_to_float(((const uint16_t *)buf)[i]);
   case KG_BF16: return kg_bf16_to_float(((const uint16_t *)buf)[i]);
   default: return NAN;
+  }
+}
+
+double kg_dtype_load(kg_dtype dt, const void *buf, size_t i) { return load_one(dt, buf, i); }
+
+/* One loop per dtype, so the dtype is decided once and not per element. */
+void kg_dtype_load_many(kg_dtype dt, const void *buf, size_t count, double *out) {
+  switch (dt) {
+  case KG_I32: for (size_t i = 0; i < count; i++) out[i] = load_one(KG_I32, buf, i); break;
+  case KG_I64: for (size_t i = 0; i < count; i++) out[i] = load_one(KG_I64, buf, i); break;
+  case KG_F32: for (size_t i = 0; i < count; i++) out[i] = load_one(KG_F32, buf, i); break;
+  case KG_F64: for (size_t i = 0; i < count; i++) out[i] = load_one(KG_F64, buf, i); break;
+  case KG_F16: for (size_t i = 0; i < count; i++) out[i] = load_one(KG_F16, buf, i); break;
+  case KG_BF16: for (size_t i = 0; i < count; i++) out[i] = load_one(KG_BF16, buf, i); break;
+  default: for (size_t i = 0; i < count; i++) out[i] = NAN;
   }
 }
 

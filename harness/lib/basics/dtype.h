@@ -29,6 +29,9 @@ float kg_bf16_to_float(uint16_t b);
 /* Element i of a host buffer of dtype dt, as a double (exact for every dtype
  * but i64 beyond 2^53, which callers read with kg_dtype_load_int). */
 double kg_dtype_load(kg_dtype dt, const void *buf, size_t i);
+/* Elements [0, count) of buf as kg_dtype_load reads them, into out: for
+ * loops over many elements (a call per element costs more than the load). */
+void kg_dtype_load_many(kg_dtype dt, const void *buf, size_t count, double *out);
 int64_t kg_dtype_load_int(kg_dtype dt, const void *buf, size_t i);
 /* Stores v rounded to dt's storage format; returns the value actually stored. */
 double kg_dtype_store(kg_dtype dt, void *buf, size_t i, double v);

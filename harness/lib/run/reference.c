@@ -20,35 +20,57 @@ static void two_sum(long double a, long double b, long double *s, long double *e
   *s = t;
 }
 
+/* Integers: the sum wraps mod 2^64, every element counts for the min and max. */
+static void reference_int(kg_dtype dt, const void *buf, size_t n, kg_ref *ref) {
+  uint64_t s = 0;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (size_t i = 0; i < n; i++) {
+    int64_t x = dt == KG_I64 ? ((const int64_t *)buf)[i] : ((const int32_t *)buf)[i];
+    s += (uint64_t)x;
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  ref->isum = dt == KG_I32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)s : s;
+  ref->imin = lo, ref->imax = hi;
+  ref->nvals = n;
+}
+
+/* The elements are read a block at a time (kg_dtype_load_many) so that no
+ * call sits inside the summing loop: a call would move the long-double sums
+ * out of the FPU's registers and back for every element. The same
+ * operations in the same order, so the same bits. */
+#define REF_BLOCK 512
+
 void kg_reference(kg_dtype dt, const void *buf, size_t n, kg_ref *ref) {
   memset(ref, 0, sizeof *ref);
   ref->imin = INT64_MAX, ref->imax = INT64_MIN, ref->fmin = INFINITY, ref->fmax = -INFINITY;
   if (!kg_dtype_get(dt)->is_float) {
-    uint64_t s = 0;
-    for (size_t i = 0; i < n; i++) {
-      int64_t x = kg_dtype_load_int(dt, buf, i);
-      s += (uint64_t)x;
-      if (x < ref->imin) ref->imin = x;
-      if (x > ref->imax) ref->imax = x;
-    }
-    ref->isum = dt == KG_I32 ? (uint64_t)(int64_t)(int32_t)(uint32_t)s : s;
-    ref->nvals = n;
+    reference_int(dt, buf, n, ref);
     return;
   }
   long double s = 0, c = 0, a = 0;
-  for (size_t i = 0; i < n; i++) {
-    double x = kg_dtype_load(dt, buf, i);
-    if (isnan(x)) ref->has_nan = 1;
-    else if (isinf(x)) *(x > 0 ? &ref->has_pinf : &ref->has_ninf) = 1;
-    if (!isnan(x)) {
-      ref->nvals++;
-      if (x < ref->fmin) ref->fmin = x;
-      if (x > ref->fmax) ref->fmax = x;
+  double fmin = INFINITY, fmax = -INFINITY, xs[REF_BLOCK];
+  size_t nvals = 0, size = kg_dtype_get(dt)->size;
+  int nan = 0, pinf = 0, ninf = 0;
+  for (size_t b = 0; b < n; b += REF_BLOCK) {
+    size_t m = n - b < REF_BLOCK ? n - b : REF_BLOCK;
+    kg_dtype_load_many(dt, (const char *)buf + b * size, m, xs);
+    for (size_t i = 0; i < m; i++) {
+      double x = xs[i];
+      if (isnan(x)) nan = 1;
+      else if (isinf(x)) *(x > 0 ? &pinf : &ninf) = 1;
+      if (!isnan(x)) {
+        nvals++;
+        if (x < fmin) fmin = x;
+        if (x > fmax) fmax = x;
+      }
+      if (!isfinite(x)) continue;
+      neumaier(&s, &c, x);
+      a += fabsl((long double)x);
     }
-    if (!isfinite(x)) continue;
-    neumaier(&s, &c, x);
-    a += fabsl((long double)x);
   }
+  ref->has_nan = nan, ref->has_pinf = pinf, ref->has_ninf = ninf;
+  ref->nvals = nvals, ref->fmin = fmin, ref->fmax = fmax;
   two_sum(s, c, &ref->sum, &ref->sum_err);
   ref->sum_abs = a;
 }
