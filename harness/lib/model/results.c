@@ -93,6 +93,12 @@ static json_t *lint_json(const kg_run *run) {
       return NULL;
     }
     if (!m->ran) json_decref(items), json_decref(waived);
+    /* "notes" (only when there are any): what the lint could not classify, no failure */
+    json_t *notes = m->ran && m->nnotes ? json_array() : NULL;
+    for (size_t i = 0; notes && i < m->nnotes; i++)
+      json_array_append_new(notes, json_pack("{ss si ss ss}", "kernel", m->notes[i].kernel, "arch", m->notes[i].arch,
+                                             "at", m->notes[i].first, "why", m->notes[i].second));
+    if (notes) json_object_set_new(o, "notes", notes);
     json_array_append_new(a, o);
   }
   return a;
@@ -484,6 +490,21 @@ static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) 
   for (size_t i = 0; i < ni && !r->failed; i++) {
     snprintf(r->where, sizeof r->where, "lint[%zu].findings[%zu]", k, i);
     read_lint_item(r, json_array_get(items, i), &m->items[m->nitems++]);
+  }
+  json_t *notes = json_object_get(o, "notes"); /* optional: absent, none */
+  if (notes && !json_is_array(notes)) kg_jrd_fail(r, "notes is not an array");
+  size_t nn = json_array_size(notes);
+  if (!r->failed && nn > LINT_MAX_ITEMS) kg_jrd_fail(r, "more than %d notes", LINT_MAX_ITEMS);
+  if (!r->failed && nn && !(m->notes = calloc(nn, sizeof *m->notes))) kg_jrd_fail(r, "out of memory");
+  for (size_t i = 0; i < nn && !r->failed; i++) {
+    json_t *x = json_array_get(notes, i);
+    kg_lint_item *it = &m->notes[m->nnotes++];
+    snprintf(r->where, sizeof r->where, "lint[%zu].notes[%zu]", k, i);
+    kg_jrd_text(r, x, "kernel", it->kernel, sizeof it->kernel, why_bad_text);
+    it->arch = (int)kg_jrd_range(r, x, "arch", 0, 1000);
+    snprintf(it->side, sizeof it->side, "note");
+    kg_jrd_text(r, x, "at", it->first, sizeof it->first, why_bad_text);
+    kg_jrd_text(r, x, "why", it->second, sizeof it->second, why_bad_text);
   }
   for (size_t i = 0; i < nw && !r->failed; i++) {
     json_t *w = json_array_get(waived, i);

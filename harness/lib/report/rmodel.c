@@ -244,13 +244,23 @@ static void lint_module(kg_rdoc *d, const kg_lint_module *m) {
                       text(fmt(d, " (%d finding%s)", w->findings, w->findings == 1 ? "" : "s"))};
     line_add(d, 1, KG_NSEVERITIES, p, 4);
   }
+  for (size_t i = 0; i < m->nnotes && i < KG_RM_MAX_FAILED; i++) { /* what the lint could not classify */
+    const kg_lint_item *x = &m->notes[i];
+    kg_rm_cell p[] = {text("note: "), {x->kernel, KG_RM_DATA | KG_RM_CODE}, text(fmt(d, " (sm_%d): ", x->arch)),
+                      data(x->first), text(": "), data(x->second), text(" (not a failure)")};
+    line_add(d, 1, KG_NSEVERITIES, p, 7);
+  }
+  if (m->nnotes > KG_RM_MAX_FAILED) {
+    kg_rm_cell p = text(fmt(d, "and %zu more notes (the results JSON has them all)", m->nnotes - KG_RM_MAX_FAILED));
+    line_add(d, 1, KG_NSEVERITIES, &p, 1);
+  }
 }
 
 /* Each module the lint read: its line, and under it its findings and the waivers in use. */
 static void build_lint(kg_rdoc *d) {
   const kg_run *run = d->run;
   size_t most = 0;
-  for (size_t k = 0; k < run->nlint; k++) most += 2 + run->lint[k].nwaived + KG_RM_MAX_FAILED;
+  for (size_t k = 0; k < run->nlint; k++) most += 3 + run->lint[k].nwaived + 2 * KG_RM_MAX_FAILED;
   if (!run->nlint || !(d->lint = array(d, most, sizeof *d->lint))) return;
   for (size_t k = 0; k < run->nlint; k++) lint_module(d, &run->lint[k]);
 }
