@@ -345,7 +345,7 @@ static int sanitized(const kg_st_opts *o, int tool, char *log, int *logfd, kg_su
   *argv = kg_san_argv(o->sanitizer, (kg_san_tool)tool, log, o->worker_argv);
   so->worker_argv = *argv;
   *san = (kg_super_san){.log = log, .tool = kg_san_tool_name((kg_san_tool)tool), .exit_code = KG_SAN_EXIT,
-                        .fresh_worker = 1, .exact_alloc = 1, .scan = kg_san_scan};
+                        .fresh_worker = 1, .exact_alloc = 1, .scan = kg_san_scan, .scan_ctx = NULL};
   so->timeout_s = so->start_timeout_s = 600; /* racecheck is slow, and so is a worker's start under it */
   return 0;
 }
