@@ -20,6 +20,7 @@
 #    names the commit inside the pull request, still with a scrubbed environment;
 #  - a --good that is not on --bad's first-parent history is refused (exit 2).
 # usage: bisect_reviewed.sh KGATE SOURCE_DIR
+# shellcheck disable=SC2015 # `A && B || fail`: fail when either does not hold, as meant
 set -uo pipefail
 kgate=$1 src=$2
 for p in git cc; do command -v $p > /dev/null || { echo "bisect_reviewed: no $p: skipped"; exit 77; }; done

@@ -334,7 +334,7 @@ expect "nightly: rounds not a number refused (exit 2)" test $? -eq 2
 # bisect.json goes to the uploaded folder, the outcome and the culprit to the outputs; a bisect
 # that cannot run is an ::error:: and the code for the verdict step.
 bisect_env() { export KA_MODE=bisect KA_BISECT=false KA_BISECT_BUILD='sh b.sh' KA_BISECT_MODULE=libteam.so \
-  KA_HISTORY_BRANCH=gh-pages KA_HISTORY=history.jsonl KA_BUILD= KA_MODULE=; }
+  KA_HISTORY_BRANCH=gh-pages KA_HISTORY=history.jsonl KA_BUILD='' KA_MODULE=''; }
 for row in "KA_MODE=nightly KA_BISECT=true KA_BUILD=b KA_MODULE=m|input bisect: true: bisect runs in a job of its own with no id-token" \
            "ACTIONS_ID_TOKEN_REQUEST_URL=https://token.example|mode: bisect: this job can mint an OIDC token (ACTIONS_ID_TOKEN_REQUEST_URL)" \
            "KA_BISECT=yes|input bisect: 'yes' is not true or false" \
