@@ -175,7 +175,13 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_pair_meta *m = &run->pair;
   snprintf(r->where, sizeof r->where, "paired");
   m->on = 1;
-  kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, NULL);
+  static const char *const k_keys[] = {"base_path", "base_name", "base_version", "base_sha256", "base_commit",
+                                       "budget_s", "cells", "confidence", "copies", "max_rounds", "min_effect_pct",
+                                       "quads", "rounds", "wall_s", NULL};
+  static const char *const k_cell_keys[] = {"variant", "dtype", "n", "verdict", "ratio", "lo", "hi", "head_us",
+                                            "base_us", "min_effect", "blocks", "pairs", "rounds", "set_aside",
+                                            "message", NULL};
+  kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, kg_why_bad_path);
   kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, why_bad_text);
   kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, why_bad_text);
   /* absent before the nightly's pins: unknown, read as "" */
@@ -186,6 +192,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
   json_t *cells = kg_jrd_arr(r, o, "cells");
   size_t n = json_array_size(cells);
+  kg_jrd_keys(r, o, k_keys);
   if (r->failed) return;
   if (!(m->confidence > 0 && m->confidence < 1)) {
     kg_jrd_fail(r, "confidence must lie in (0, 1)");
@@ -212,6 +219,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     kg_pair_stat *st = &pc->stat;
     kg_fields_from_json(r, c, pc, k_pair_cell, NULL, NFIELDS(k_pair_cell));
     kg_jrd_text(r, c, "message", pc->message, sizeof pc->message, NULL);
+    if (json_is_object(c)) kg_jrd_keys(r, c, k_cell_keys);
     if (r->failed) return;
     st->verdict = KG_NPVERDICTS;
     for (int v = 0; v < KG_NPVERDICTS; v++)
@@ -351,6 +359,12 @@ int kg_results_write(const char *path, const kg_run *run, char *err, size_t errl
 }
 
 static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
+  static const char *const k_keys[] = {"date", "device", "incomplete", "kgate_commit", "kgate_version", "options",
+                                       "phases", "provenance", "signal", "toolchain", "wall_s", NULL};
+  static const char *const k_opt_keys[] = {"hot", "max_noise", "max_seconds", "min_samples", "repeats", "seed",
+                                           "shard", "tolerance_pct", NULL};
+  static const char *const k_phase_keys[] = {"check_s", "inputs_s", "paired_s", "reports_s", "startup_s", "timing_s",
+                                             NULL};
   json_t *o = kg_jrd_obj(r, doc, "run", 0);
   snprintf(r->where, sizeof r->where, "run");
   /* The date, commit and version reach titles, pages and file names. */
@@ -373,6 +387,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
     kg_jrd_text(r, opt, "shard", m->shard, sizeof m->shard, NULL);
     if (!r->failed && kg_shard_parse(m->shard, &si, &sn)) kg_jrd_fail(r, "shard is not i/N");
   }
+  if (opt) kg_jrd_keys(r, opt, k_opt_keys);
   json_t *inc = json_object_get(o, "incomplete"), *sig = json_object_get(o, "signal"); /* optional */
   const char *signame = json_is_string(sig) ? json_string_value(sig) : "";
   snprintf(r->where, sizeof r->where, "run");
@@ -384,6 +399,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   snprintf(r->where, sizeof r->where, "run.phases");
   if (ph && !r->failed && !json_is_object(ph)) kg_jrd_fail(r, "should be an object");
   else if (ph && !r->failed) {
+    kg_jrd_keys(r, ph, k_phase_keys);
     kg_fields_from_json(r, ph, &m->phases, k_phases, NULL, sizeof k_phases / sizeof k_phases[0]);
     m->phases.known = 1;
   }
@@ -396,9 +412,15 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   json_t *tc = json_object_get(o, "toolchain"); /* optional: nothing known, and files before it */
   snprintf(r->where, sizeof r->where, "run.toolchain");
   if (tc && !r->failed) kg_toolchain_read(r, tc, &m->dev.toolchain);
+  snprintf(r->where, sizeof r->where, "run");
+  if (o) kg_jrd_keys(r, o, k_keys);
 }
 
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
+  static const char *const k_keys[] = {"abs_err", "bound", "carried", "check_us", "depth", "device", "dtype",
+                                       "expected", "got", "input_modified", "input_us", "message", "n",
+                                       "nondeterministic", "pattern", "ratio", "repeats", "status", "supported",
+                                       "time_us", "timed", "timing", "variant", NULL};
   const char *variant = kg_jrd_str(r, o, "variant"), *dtype = kg_jrd_str(r, o, "dtype");
   long long n = kg_jrd_range(r, o, "n", 0, (long long)KG_SIZE_MAX);
   const char *pattern = kg_jrd_str(r, o, "pattern");
@@ -427,6 +449,7 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   else if (!r->failed && res->carried && (res->status != KG_ST_PASS || c->n < KG_CARRY_MIN_N))
     kg_jrd_fail(r, "carried is true, yet the case %s: kgate carries over only passed cases of %zu elements or more",
                 res->status != KG_ST_PASS ? "did not pass" : "is smaller", KG_CARRY_MIN_N);
+  kg_jrd_keys(r, o, k_keys); /* as closed as the schema: a misspelt key is an error, never dropped */
 }
 
 /* Cases in (variant, dtype, n, pattern) order. */
@@ -454,6 +477,8 @@ static void refuse_duplicates(kg_jrd *r, const kg_run *run) {
 enum { LINT_MAX_MODULES = 64, LINT_MAX_ITEMS = 100000 };
 
 static void read_lint_item(kg_jrd *r, json_t *o, kg_lint_item *x) {
+  static const char *const k_keys[] = {"kernel", "arch", "side", "first", "second", "path", NULL};
+  if (json_is_object(o)) kg_jrd_keys(r, o, k_keys);
   kg_jrd_text(r, o, "kernel", x->kernel, sizeof x->kernel, why_bad_text);
   x->arch = (int)kg_jrd_range(r, o, "arch", 0, 1000);
   kg_jrd_text(r, o, "side", x->side, sizeof x->side, NULL);
@@ -466,8 +491,11 @@ static void read_lint_item(kg_jrd *r, json_t *o, kg_lint_item *x) {
 
 static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) {
   snprintf(r->where, sizeof r->where, "lint[%zu]", k);
-  kg_jrd_text(r, o, "module", m->path, sizeof m->path, NULL);
+  static const char *const k_keys[] = {"module", "ran", "off", "why", "kernels", "tickets", "unknown_calls",
+                                       "findings", "waived", NULL};
+  kg_jrd_text(r, o, "module", m->path, sizeof m->path, kg_why_bad_path);
   m->ran = kg_jrd_bool(r, o, "ran");
+  kg_jrd_keys(r, o, k_keys);
   if (r->failed) return;
   if (!m->ran) {
     /* "off" (optional): the run said --lint off; absent, a lint not run fails */
@@ -510,6 +538,8 @@ static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) 
     json_t *w = json_array_get(waived, i);
     kg_lint_waived *x = &m->waived[m->nwaived++];
     snprintf(r->where, sizeof r->where, "lint[%zu].waived[%zu]", k, i);
+    static const char *const k_wkeys[] = {"variant", "reason", "findings", NULL};
+    if (json_is_object(w)) kg_jrd_keys(r, w, k_wkeys);
     kg_jrd_text(r, w, "variant", x->variant, sizeof x->variant, why_bad_text);
     kg_jrd_text(r, w, "reason", x->reason, sizeof x->reason, why_bad_text);
     x->findings = (int)kg_jrd_range(r, w, "findings", 0, INT_MAX);
@@ -548,6 +578,9 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   long long version = kg_jrd_int(&r, doc, "schema_version");
   if (!r.failed && (version < 1 || version > KG_RESULTS_SCHEMA))
     kg_jrd_fail(&r, "schema_version %lld is not supported (this kgate reads 1 to %d)", version, KG_RESULTS_SCHEMA);
+  /* Every object as closed as its schema: a misspelt key is an error, never dropped. */
+  static const char *const k_keys[] = {"kind", "schema_version", "run", "cases", "variants", "paired", "check_record",
+                                       "lint", "verdict", NULL};
   read_meta(&r, doc, &run->meta);
   if (!r.failed) read_variants(&r, doc);
   r.where[0] = '\0';
@@ -566,6 +599,8 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   }
   run->n = n;
   if (!r.failed) refuse_duplicates(&r, run);
+  r.where[0] = '\0';
+  kg_jrd_keys(&r, doc, k_keys);
   json_t *paired = json_object_get(doc, "paired"); /* optional: only paired runs have it */
   if (!r.failed && paired) {
     if (!json_is_object(paired)) kg_jrd_fail(&r, "paired is not an object");
