@@ -492,7 +492,7 @@ static void read_lint_item(kg_jrd *r, json_t *o, kg_lint_item *x) {
 static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) {
   snprintf(r->where, sizeof r->where, "lint[%zu]", k);
   static const char *const k_keys[] = {"module", "ran", "off", "why", "kernels", "tickets", "unknown_calls",
-                                       "findings", "waived", NULL};
+                                       "findings", "waived", "notes", NULL};
   kg_jrd_text(r, o, "module", m->path, sizeof m->path, kg_why_bad_path);
   m->ran = kg_jrd_bool(r, o, "ran");
   kg_jrd_keys(r, o, k_keys);
@@ -525,9 +525,12 @@ static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) 
   if (!r->failed && nn > LINT_MAX_ITEMS) kg_jrd_fail(r, "more than %d notes", LINT_MAX_ITEMS);
   if (!r->failed && nn && !(m->notes = calloc(nn, sizeof *m->notes))) kg_jrd_fail(r, "out of memory");
   for (size_t i = 0; i < nn && !r->failed; i++) {
+    static const char *const k_note_keys[] = {"kernel", "arch", "at", "why", NULL};
     json_t *x = json_array_get(notes, i);
     kg_lint_item *it = &m->notes[m->nnotes++];
     snprintf(r->where, sizeof r->where, "lint[%zu].notes[%zu]", k, i);
+    if (!json_is_object(x)) kg_jrd_fail(r, "is not an object");
+    else kg_jrd_keys(r, x, k_note_keys);
     kg_jrd_text(r, x, "kernel", it->kernel, sizeof it->kernel, why_bad_text);
     it->arch = (int)kg_jrd_range(r, x, "arch", 0, 1000);
     snprintf(it->side, sizeof it->side, "note");
