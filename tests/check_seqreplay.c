@@ -1,0 +1,247 @@
+/* check_seqreplay: the paired gate's sequential decision (seqtest.h), its
+ * arithmetic, and its error rates replayed on the recorded paired cells of
+ * tests/data/h200-paired.json (seqreplay.h): at a true effect of 0 (A/A),
+ * of delta0 = m / 2 and of m, per size class. The seed is fixed, so the
+ * counts are the same on every run; the bounds asserted are the ones
+ * docs/timing-and-verdicts.md states. The suite fails when the rule loses
+ * its power at m or its guard at m / 2: the interval rule before it and a
+ * rule with a loose alpha are replayed too and must miss. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results.h"
+#include "seqreplay.h"
+#include "seqtest.h"
+#include "testutil.h"
+
+#define FIXTURE KG_SOURCE_DIR "/tests/data/h200-paired.json"
+
+/* What the docs state (docs/timing-and-verdicts.md, "The sequential decision"). */
+#define AA_FALSE_MAX 2e-5    /* SLOWER or FASTER per A/A cell: 240 cells, a false verdict in < 0.5 % of gates */
+#define POWER_AT_M_MIN 0.95  /* SLOWER at a true m */
+#define SLOWER_AT_HALF_MAX 0.005 /* SLOWER at a true m / 2 */
+
+static kg_pblock blk(double x) { return (kg_pblock){.log_ratio = x, .pairs = 32, .head_us = 100, .base_us = 100}; }
+
+/* ---- Core: the decision on blocks --------------------------------------- */
+
+START_TEST(test_seq_identical_blocks_at_zero_same) {
+  kg_pblock b[4] = {blk(0), blk(0), blk(0), blk(0)};
+  kg_seq_rule r = kg_seq_rule_for(0.01);
+  kg_seq_stat s;
+  kg_seq_decide(b, 4, &r, 0, &s);
+  ck_assert_int_eq(s.blocks, 4);
+  ck_assert_int_eq(s.verdict, KG_PV_SAME);
+  ck_assert(s.llr_slower == -KG_SEQ_LLR_MAX && s.llr_faster == -KG_SEQ_LLR_MAX);
+}
+END_TEST
+
+START_TEST(test_seq_slower_needs_two_rounds) {
+  /* +2 % with a spread of 0.1 %: far beyond m = 1 % */
+  kg_pblock b[8];
+  for (int i = 0; i < 8; i++) b[i] = blk(log(1.02) + (i % 2 ? 0.001 : -0.001));
+  kg_seq_rule r = kg_seq_rule_for(0.01);
+  kg_seq_stat s;
+  kg_seq_decide(b, 8, &r, 1, &s);
+  ck_assert_int_eq(s.verdict, KG_PV_SLOWER);
+  ck_assert(s.llr_slower >= kg_seq_upper(&r));
+  kg_seq_decide(b, 8, &r, 0, &s); /* one worker's blocks: no SLOWER yet */
+  ck_assert_int_eq(s.verdict, KG_PV_UNDECIDED);
+  for (int i = 0; i < 8; i++) b[i].log_ratio = -b[i].log_ratio;
+  kg_seq_decide(b, 8, &r, 1, &s);
+  ck_assert_int_eq(s.verdict, KG_PV_FASTER);
+  ck_assert(s.llr_faster >= kg_seq_upper(&r) && s.llr_slower < 0);
+}
+END_TEST
+
+/* The ratio is the one-sided t test's statistic in likelihood form beyond e1. */
+START_TEST(test_seq_llr_is_t_statistic) {
+  double x[5] = {0.020, 0.022, 0.018, 0.025, 0.015}, sl, fa;
+  double e0 = log1p(0.005), e1 = log1p(0.01);
+  kg_seq_llr(x, 5, e0, e1, &sl, &fa);
+  double m = 0, ss = 0;
+  for (int i = 0; i < 5; i++) m += x[i] / 5;
+  for (int i = 0; i < 5; i++) ss += (x[i] - m) * (x[i] - m);
+  double t = (m - e0) / sqrt(ss / 4 / 5);
+  ck_assert_double_eq_tol(sl, 2.5 * log(1 + t * t / 4), 1e-9);
+}
+END_TEST
+
+/* Blocks that cannot be measurements do not vote; fewer than two decide nothing. */
+START_TEST(test_seq_bad_blocks_skipped) {
+  kg_pblock b[3] = {blk(0), blk(NAN), blk(0.001)};
+  b[2].pairs = 0;
+  kg_seq_rule r = kg_seq_rule_for(0.01);
+  kg_seq_stat s;
+  kg_seq_decide(b, 3, &r, 1, &s);
+  ck_assert_int_eq(s.blocks, 1);
+  ck_assert_int_eq(s.verdict, KG_PV_UNDECIDED);
+  ck_assert(s.llr_slower == 0 && s.llr_faster == 0);
+  r.delta0 = r.min_effect; /* no zone: no decision */
+  kg_pblock c[2] = {blk(0), blk(0)};
+  kg_seq_decide(c, 2, &r, 1, &s);
+  ck_assert_int_eq(s.verdict, KG_PV_UNDECIDED);
+}
+END_TEST
+
+START_TEST(test_seq_bounds_are_walds) {
+  kg_seq_rule r = kg_seq_rule_for(0.005);
+  ck_assert_double_eq_tol(r.delta0, 0.0025, 1e-15);
+  ck_assert_double_eq_tol(kg_seq_upper(&r), log(0.95 / 0.005), 1e-12);
+  ck_assert_double_eq_tol(kg_seq_lower(&r), log(0.05 / 0.995), 1e-12);
+}
+END_TEST
+
+/* ---- Replay: the error rates on recorded cells ------------------------- */
+
+static kg_seq_cell *g_cells;
+static size_t g_ncells;
+
+static void load_cells(void) {
+  kg_run run;
+  char err[512] = "";
+  ck_assert_msg(kg_results_read(FIXTURE, &run, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_seq_cells(&run, 1, &g_cells, &g_ncells, err, sizeof err) == 0, "%s", err);
+  kg_run_free(&run);
+}
+
+static void free_cells(void) {
+  free(g_cells);
+  g_cells = NULL;
+}
+
+static const double k_sizes[] = {0.005, 0.01}; /* m at 2^25 and at 2^22 (f32 and i32) */
+
+static kg_seq_replay_result replay(double m, double shift, long trials, int df, int interval_rule, double alpha) {
+  kg_seq_replay_opts o = kg_seq_replay_defaults();
+  o.only_effect = m, o.shift = shift, o.trials = trials, o.df = df, o.interval_rule = interval_rule;
+  if (alpha > 0) o.alpha = alpha;
+  kg_seq_replay_result r;
+  ck_assert_int_eq(kg_seq_replay(g_cells, g_ncells, &o, &r), 0);
+  printf("seqreplay: m %.1f %%, shift %.1f m, %s%s: %ld cells: SLOWER %ld FASTER %ld SAME %ld UNDECIDED %ld, "
+         "rounds %.2f, decided after one %.1f %%\n",
+         100 * m, shift, interval_rule ? "the interval rule" : "sequential", df ? ", t(5) blocks" : "", r.trials,
+         r.count[KG_PV_SLOWER], r.count[KG_PV_FASTER], r.count[KG_PV_SAME], r.count[KG_PV_UNDECIDED], r.mean_rounds,
+         100.0 * (double)r.first_round / (double)r.trials);
+  return r;
+}
+
+START_TEST(test_replay_aa_false_rate) {
+  for (int df = 0; df <= 5; df += 5) {
+    kg_seq_replay_result r = replay(k_sizes[_i], 0, 1000000, df, 0, 0);
+    double f = (double)(r.count[KG_PV_SLOWER] + r.count[KG_PV_FASTER]) / (double)r.trials;
+    ck_assert_msg(f <= AA_FALSE_MAX, "A/A false verdicts %.2g a cell, more than %.2g", f, AA_FALSE_MAX);
+  }
+}
+END_TEST
+
+START_TEST(test_replay_power_at_m) {
+  for (int df = 0; df <= 5; df += 5) {
+    kg_seq_replay_result r = replay(k_sizes[_i], 1, 40000, df, 0, 0);
+    double p = (double)r.count[KG_PV_SLOWER] / (double)r.trials;
+    ck_assert_msg(p >= POWER_AT_M_MIN, "SLOWER at m in %.4f of cells, less than %.2f", p, POWER_AT_M_MIN);
+  }
+}
+END_TEST
+
+START_TEST(test_replay_half_m_not_slower) {
+  for (int df = 0; df <= 5; df += 5) {
+    kg_seq_replay_result r = replay(k_sizes[_i], 0.5, 100000, df, 0, 0);
+    double p = (double)r.count[KG_PV_SLOWER] / (double)r.trials;
+    ck_assert_msg(p <= SLOWER_AT_HALF_MAX, "SLOWER at m/2 in %.4f of cells, more than %.3f", p, SLOWER_AT_HALF_MAX);
+  }
+}
+END_TEST
+
+/* The replay can fail: the interval rule before this one decides a true m
+ * almost never, and alpha = 0.2 says SLOWER at m / 2 far too often. */
+START_TEST(test_replay_catches_weak_rules) {
+  kg_seq_replay_result r = replay(k_sizes[_i], 1, 40000, 0, 1, 0);
+  ck_assert_msg((double)r.count[KG_PV_SLOWER] / (double)r.trials < POWER_AT_M_MIN,
+                "the interval rule passed the power test");
+  r = replay(k_sizes[_i], 0.5, 100000, 0, 0, 0.2);
+  ck_assert_msg((double)r.count[KG_PV_SLOWER] / (double)r.trials > SLOWER_AT_HALF_MAX,
+                "alpha 0.2 passed the m/2 test");
+}
+END_TEST
+
+START_TEST(test_replay_deterministic) {
+  kg_seq_replay_result a = replay(k_sizes[_i], 1, 2000, 0, 0, 0), b = replay(k_sizes[_i], 1, 2000, 0, 0, 0);
+  ck_assert(memcmp(a.count, b.count, sizeof a.count) == 0 && a.mean_rounds == b.mean_rounds);
+}
+END_TEST
+
+/* ---- Errors: impossible sequential state in a results file ------------- */
+
+static char g_dir[256];
+
+static void dir_setup(void) { kgt_mkscratch(g_dir, sizeof g_dir, "seqreplay"); }
+static void dir_teardown(void) { kgt_rmtree(g_dir); }
+
+static const struct {
+  const char *from, *to, *message;
+} k_bad[] = {
+    /* a SAME cell with no blocks */
+    {"\"base_us\":27.450462,\"min_effect\":0.01,\"blocks\":8", "\"base_us\":27.450462,\"min_effect\":0.01,\"blocks\":0",
+     "SAME with 0 blocks: a verdict needs blocks (reduce0_divergent i32 4194304)"},
+    /* negative blocks */
+    {"\"min_effect\":0.005,\"blocks\":8", "\"min_effect\":0.005,\"blocks\":-8",
+     "negative n, blocks, pairs, rounds or set_aside (two_pass i32 33554432)"},
+};
+
+START_TEST(test_results_refuse_impossible_state) {
+  char *text = kgt_slurp(FIXTURE), bad[512], err[512] = "";
+  ck_assert_ptr_nonnull(text);
+  char *at = strstr(text, k_bad[_i].from);
+  ck_assert_msg(at != NULL, "fixture lacks %s", k_bad[_i].from);
+  size_t lf = strlen(k_bad[_i].from), lt = strlen(k_bad[_i].to), len = strlen(text);
+  char *edited = malloc(len - lf + lt + 1);
+  memcpy(edited, text, (size_t)(at - text));
+  memcpy(edited + (at - text), k_bad[_i].to, lt);
+  strcpy(edited + (at - text) + lt, at + lf);
+  snprintf(bad, sizeof bad, "%s/bad.json", g_dir);
+  kgt_spit(bad, edited);
+  kg_run run;
+  ck_assert_int_eq(kg_results_read(bad, &run, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, k_bad[_i].message) != NULL, "message '%s' lacks \"%s\"", err, k_bad[_i].message);
+  free(text);
+  free(edited);
+}
+END_TEST
+
+static Suite *make_seqreplay_suite(void) {
+  Suite *s = suite_create("seqreplay");
+  TCase *core = tcase_create("Core");
+  tcase_add_test(core, test_seq_identical_blocks_at_zero_same);
+  tcase_add_test(core, test_seq_slower_needs_two_rounds);
+  tcase_add_test(core, test_seq_llr_is_t_statistic);
+  tcase_add_test(core, test_seq_bad_blocks_skipped);
+  tcase_add_test(core, test_seq_bounds_are_walds);
+  suite_add_tcase(s, core);
+  TCase *rep = tcase_create("Limits");
+  tcase_add_checked_fixture(rep, load_cells, free_cells);
+  tcase_set_timeout(rep, 120);
+  int ns = (int)(sizeof k_sizes / sizeof k_sizes[0]);
+  tcase_add_loop_test(rep, test_replay_aa_false_rate, 0, ns);
+  tcase_add_loop_test(rep, test_replay_power_at_m, 0, ns);
+  tcase_add_loop_test(rep, test_replay_half_m_not_slower, 0, ns);
+  tcase_add_loop_test(rep, test_replay_catches_weak_rules, 0, ns);
+  tcase_add_loop_test(rep, test_replay_deterministic, 0, ns);
+  suite_add_tcase(s, rep);
+  TCase *errs = tcase_create("Errors");
+  tcase_add_checked_fixture(errs, dir_setup, dir_teardown);
+  tcase_add_loop_test(errs, test_results_refuse_impossible_state, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
+  suite_add_tcase(s, errs);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(make_seqreplay_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
