@@ -281,11 +281,17 @@ static const char *pair_numbers(kg_rdoc *d, const kg_pair_cell *c) {
   char head[48], base[48];
   sig3_into(s->head_us, head, sizeof head);
   sig3_into(s->base_us, base, sizeof base);
+  const kg_pair_meta *m = &d->run->pair;
+  const char *seq = c->sequential && m->sequential /* the sequential test's indifference zone and evidence */
+                        ? fmt(d, " (delta0 %.3g %%; LLR slower %.1f, faster %.1f, bounds %.2f / %.2f)",
+                              100 * c->min_effect * m->delta0_share, c->llr_slower, c->llr_faster, m->llr_lower,
+                              m->llr_upper)
+                        : "";
   return fmt(d,
-             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%: "
+             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%%s: "
              "head %s us, base %s us, %d blocks, %d rounds",
              s->ratio, 100 * (s->ratio - 1), 100 * d->run->pair.confidence, s->lo, s->hi, 100 * (s->lo - 1),
-             100 * (s->hi - 1), 100 * c->min_effect, head, base, s->blocks, c->rounds);
+             100 * (s->hi - 1), 100 * c->min_effect, seq, head, base, s->blocks, c->rounds);
 }
 
 /* Why a cell has no verdict, or none that counts; "" when a verdict says it
@@ -297,6 +303,8 @@ static const char *pair_why(kg_rdoc *d, const kg_pair_cell *c, int in_row) {
     if (c->stat.blocks < 2)
       return fmt(d, "undecided: %d block%s, an interval needs two or more%s%s", c->stat.blocks,
                  c->stat.blocks == 1 ? "" : "s", msg[0] ? ": " : "", msg);
+    if (c->sequential && d->run->pair.sequential)
+      return in_row ? "" : fmt(d, "undecided: the sequential test reached neither bound: %s", pair_numbers(d, c));
     return in_row ? "" : fmt(d, "undecided: the interval reaches across the minimum effect: %s", pair_numbers(d, c));
   case KG_PV_UNKNOWN: return fmt(d, "unknown: %s", msg[0] ? msg : "head's check failed or a timing errored");
   case KG_PV_MISSING: return "missing: the base module has this cell, head does not";
