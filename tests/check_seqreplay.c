@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pairrun.h"
 #include "results.h"
 #include "seqreplay.h"
 #include "seqtest.h"
@@ -212,6 +213,82 @@ START_TEST(test_results_refuse_impossible_state) {
 }
 END_TEST
 
+/* A variant's dtypes pooled: the sums of its cells' ratios against the
+ * bounds of its largest minimum effect; one dtype alone is no pool. */
+START_TEST(test_pools_sum_cells) {
+  kg_pair_cell c[4] = {{.variant = "v", .dtype = KG_F32, .n = 1 << 22, .min_effect = 0.01, .rounds = 2},
+                       {.variant = "v", .dtype = KG_I32, .n = 1 << 22, .min_effect = 0.01, .rounds = 3},
+                       {.variant = "v", .dtype = KG_F32, .n = 1 << 25, .min_effect = 0.005, .rounds = 2},
+                       {.variant = "w", .dtype = KG_F32, .n = 1 << 22, .min_effect = 0.01, .rounds = 2}};
+  double sl[4] = {3.0, 2.5, 9.0, -4.0}, fa[4] = {-5.0, -6.0, -20.0, -4.0};
+  for (int i = 0; i < 4; i++) {
+    c[i].sequential = 1, c[i].llr_slower = sl[i], c[i].llr_faster = fa[i];
+    c[i].stat = (kg_pair_stat){.blocks = 8, .verdict = KG_PV_UNDECIDED};
+  }
+  kg_pair_meta m = {.sequential = 1};
+  kg_pair_pool *p;
+  size_t n;
+  ck_assert_int_eq(kg_pair_pools(c, 4, &m, &p, &n), 0);
+  ck_assert_uint_eq(n, 1); /* v at 2^22 only: v at 2^25 and w have one cell */
+  ck_assert_str_eq(p[0].variant, "v");
+  ck_assert(p[0].n == 1 << 22 && p[0].cells == 2 && p[0].blocks == 16 && p[0].min_effect == 0.01);
+  ck_assert_double_eq_tol(p[0].llr_slower, 5.5, 1e-12);
+  ck_assert_int_eq(p[0].verdict, KG_PV_SLOWER); /* 5.5 >= ln(0.95 / 0.005) = 5.25: each cell alone is UNDECIDED */
+  free(p);
+  m.sequential = 0; /* the interval decided: nothing to pool */
+  ck_assert_int_eq(kg_pair_pools(c, 4, &m, &p, &n), 0);
+  ck_assert(p == NULL && n == 0);
+}
+END_TEST
+
+/* The new fields written and read back; without them the file reads as before. */
+START_TEST(test_results_sequential_round_trip) {
+  kg_run run, back;
+  char err[512] = "", path[512];
+  ck_assert_msg(kg_results_read(FIXTURE, &run, err, sizeof err) == 0, "%s", err);
+  kg_seq_rule r = kg_seq_rule_for(1);
+  run.pair.sequential = 1, run.pair.alpha = r.alpha, run.pair.beta = r.beta, run.pair.delta0_share = 0.5;
+  run.pair.llr_upper = kg_seq_upper(&r), run.pair.llr_lower = kg_seq_lower(&r), run.pair.change_rounds = 2;
+  for (size_t i = 0; i < run.npairs; i++) {
+    kg_pair_cell *c = &run.pairs[i];
+    if (c->stat.blocks < 2) continue;
+    c->sequential = 1;
+    c->llr_slower = c->stat.verdict == KG_PV_SLOWER ? 7.5 : -3.5 - (double)i;
+    c->llr_faster = c->stat.verdict == KG_PV_FASTER ? 8.0 : -4.25;
+    if (c->stat.verdict == KG_PV_UNDECIDED) c->llr_slower = 1.0;
+  }
+  ck_assert_int_eq(kg_pair_pools(run.pairs, run.npairs, &run.pair, &run.pools, &run.npools), 0);
+  ck_assert_uint_gt(run.npools, 0);
+  snprintf(path, sizeof path, "%s/seq.json", g_dir);
+  ck_assert_msg(kg_results_write(path, &run, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(kg_results_read(path, &back, err, sizeof err) == 0, "%s", err);
+  ck_assert(back.pair.sequential && back.pair.alpha == r.alpha && back.pair.change_rounds == 2);
+  ck_assert_double_eq_tol(back.pair.llr_upper, run.pair.llr_upper, 1e-9); /* written to 15 significant digits */
+  ck_assert_uint_eq(back.npairs, run.npairs);
+  for (size_t i = 0; i < run.npairs; i++) {
+    const kg_pair_cell *a = &run.pairs[i], *b = NULL;
+    for (size_t j = 0; j < back.npairs; j++)
+      if (!strcmp(back.pairs[j].variant, a->variant) && back.pairs[j].dtype == a->dtype && back.pairs[j].n == a->n)
+        b = &back.pairs[j];
+    ck_assert_ptr_nonnull(b);
+    ck_assert(b->sequential == a->sequential && b->llr_slower == a->llr_slower && b->llr_faster == a->llr_faster);
+  }
+  ck_assert_uint_eq(back.npools, run.npools);
+  for (size_t i = 0; i < run.npools; i++)
+    ck_assert(!strcmp(back.pools[i].variant, run.pools[i].variant) && back.pools[i].verdict == run.pools[i].verdict &&
+              back.pools[i].llr_slower == run.pools[i].llr_slower && back.pools[i].blocks == run.pools[i].blocks);
+  kg_run_free(&back);
+  /* a SLOWER cell whose ratio does not reach the bound is refused, the cell named */
+  for (size_t i = 0; i < run.npairs; i++)
+    if (run.pairs[i].stat.verdict == KG_PV_SLOWER) run.pairs[i].llr_slower = 1.0;
+  ck_assert_msg(kg_results_write(path, &run, err, sizeof err) == 0, "%s", err);
+  ck_assert_int_eq(kg_results_read(path, &back, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "SLOWER but llr_slower 1 and llr_faster") && strstr(err, "(two_pass i32 33554432)"), "%s",
+                err);
+  kg_run_free(&run);
+}
+END_TEST
+
 static Suite *make_seqreplay_suite(void) {
   Suite *s = suite_create("seqreplay");
   TCase *core = tcase_create("Core");
@@ -234,6 +311,8 @@ static Suite *make_seqreplay_suite(void) {
   TCase *errs = tcase_create("Errors");
   tcase_add_checked_fixture(errs, dir_setup, dir_teardown);
   tcase_add_loop_test(errs, test_results_refuse_impossible_state, 0, (int)(sizeof k_bad / sizeof k_bad[0]));
+  tcase_add_test(errs, test_results_sequential_round_trip);
+  tcase_add_test(core, test_pools_sum_cells);
   suite_add_tcase(s, errs);
   return s;
 }
