@@ -225,6 +225,9 @@ static void lint_row(kg_st_row *row, const kg_sass_listing *l, const kg_lint_rep
  * finding at every architecture the module holds; the control is the real
  * variants' kernels, linked into that module too, which must lint clean. */
 static void lint_rows(const kg_st_opts *o, kg_st_row *rows, size_t nrows) {
+  size_t any = 0; /* no lint row selected (--only): the module is not disassembled */
+  for (size_t i = 0; i < nrows; i++) any += kg_mutants[rows[i].mutant].expect == KG_EXPECT_LINT;
+  if (!any) return;
   char err[512] = "no module to lint";
   char *text = NULL;
   size_t len = 0, base = 0;
