@@ -330,7 +330,10 @@ static void pair_row(kg_rdoc *d, const kg_pair_cell *c) {
     x[5] = text(us_or_dash(d, s->base_us));
     x[6] = text(fmt(d, "%+.2f %%", 100 * (s->ratio - 1)));
     x[7] = text(fmt(d, "[%+.2f %%, %+.2f %%]", 100 * (s->lo - 1), 100 * (s->hi - 1)));
-    x[8] = text(fmt(d, "%.3g %%", 100 * c->min_effect));
+    x[8] = text(c->sequential && d->run->pair.sequential /* m, and the zone's edge the test weighs it against */
+                    ? fmt(d, "%.3g %% (delta0 %.3g %%)", 100 * c->min_effect,
+                          100 * c->min_effect * d->run->pair.delta0_share)
+                    : fmt(d, "%.3g %%", 100 * c->min_effect));
     x[9] = text(fmt(d, "%d", s->blocks));
   }
   x[10] = text(fmt(d, "%d", c->rounds));
@@ -377,10 +380,20 @@ static void build_paired(kg_rdoc *d) {
                            6};
   p->setting = fmt(d, "%d copies, %d-%d rounds, %.1f s", m->copies, m->rounds, m->max_rounds, m->wall_s);
   p->verdicts = (kg_rm_item){"Paired verdicts", NULL, {text(p->counts)}, 1};
-  p->method = fmt(d, "Change is head/base - 1 (positive: head is slower), from blocks timed side by side in one "
-                     "process; the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs the "
-                     "whole interval beyond the minimum effect, SAME needs it wholly inside; anything else is UNDECIDED.",
-                  100 * m->confidence);
+  if (m->sequential)
+    p->method = fmt(d, "Change is head/base - 1 (positive: head is slower), from blocks timed side by side in one "
+                       "process; the interval is its %.3g %% confidence interval over blocks. The verdict is a "
+                       "sequential test per cell, looked at after every round: effect >= the minimum effect m against "
+                       "effect <= delta0 = %.3g m (a GSPRT on the blocks, sigma estimated). SLOWER (FASTER) when its "
+                       "log-likelihood ratio reaches %.2f, SAME when both fall to %.2f; a false SLOWER at delta0 in at "
+                       "most %.3g %% of cells, a true m missed in at most %.3g %%; UNDECIDED at the round cap.",
+                    100 * m->confidence, m->delta0_share, m->llr_upper, m->llr_lower, 100 * m->alpha, 100 * m->beta);
+  else
+    p->method = fmt(d, "Change is head/base - 1 (positive: head is slower), from blocks timed side by side in one "
+                       "process; the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs "
+                       "the whole interval beyond the minimum effect, SAME needs it wholly inside; anything else is "
+                       "UNDECIDED.",
+                    100 * m->confidence);
   pair_state(d, count);
   if (table_init(d, &p->cells, k_pair_cols, sizeof k_pair_cols / sizeof k_pair_cols[0], run->npairs)) return;
   size_t loud = 0;
