@@ -251,7 +251,7 @@ START_TEST(test_cli_row_defaults) {
   const kg_gate_opts *g = GATE(cli);
   ck_assert(g->seed == 1 && g->repeats == 3 && g->timeout_s == 60 && g->device == 0);
   ck_assert(g->time.min_samples == 10 && g->time.max_seconds == 2 && !g->time.hot);
-  ck_assert(g->paired.rounds == 2 && g->paired.max_rounds == 10 && g->paired.budget_s == 10);
+  ck_assert(g->paired.rounds == 2 && g->paired.max_rounds == 12 && g->paired.budget_s == 10);
   ck_assert(g->paired.pair.copies == 4 && g->paired.pair.max_seconds == 0.1 && g->paired.min_effect_pct == 0);
   ck_assert(g->paired.pair.quads == 32 && g->tolerance_pct == 0 && !g->mods.own && !g->sanitize);
   ck_assert(!strcmp(g->baseline_dir, "baselines") && !g->plots && g->timing);
@@ -365,7 +365,7 @@ START_TEST(test_cli_options_per_command) {
   ck_assert(go.timing && go.tolerance_pct == 7 && !strcmp(go.baseline_dir, "b") && !strcmp(go.plots, "p"));
   ck_assert(!strcmp(go.reports[KG_FMT_JSON], "r.json") && !go.reports[KG_FMT_CSV]);
   ck_assert(go.mods.nkernels == 1 && !strcmp(go.mods.kernels[0], "a.so") && go.mods.nbase == 1);
-  ck_assert(go.paired.rounds == 3 && go.paired.max_rounds == 10 && go.seed == 1);
+  ck_assert(go.paired.rounds == 3 && go.paired.max_rounds == 12 && go.seed == 1);
   kg_cli_free(&cli);
   ck_assert_int_eq(kgt_parse((char *[]){"check", NULL}, &cli, err, sizeof err), 0);
   go = *GATE(cli);
@@ -1525,7 +1525,7 @@ START_TEST(test_cli_paired_stops_early) {
   ck_assert_msg(cell && strstr(cell, k_spreads[_i].verdict) && strstr(cell, k_spreads[_i].rounds), "%s: %.900s",
                 k_spreads[_i].spread, cell ? cell : "(no cells)");
   ck_assert_msg(strstr(cell, "\"llr_slower\":") && strstr(cell, "\"llr_faster\":"), "no evidence: %.900s", cell);
-  ck_assert_msg(strstr(text, "\"sequential\":{\"test\":\"gsprt\",\"alpha\":0.005,\"beta\":0.05,") != NULL,
+  ck_assert_msg(strstr(text, "\"sequential\":{\"test\":\"gsprt\",\"alpha\":0.002,\"beta\":0.05,") != NULL,
                 "no sequential settings: %.2000s", strstr(text, "\"paired\""));
   free(text);
   kgt_rmtree(dir);

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "history.h"
 #include "outcome.h"
 #include "results.h"
 #include "seqtest.h"
@@ -37,6 +38,15 @@ typedef struct kg_seq_cell {
  * or -1 when none (err says why) or out of memory. */
 int kg_seq_cells(const kg_run *run, int aa_only, kg_seq_cell **cells, size_t *ncells, char *err, size_t errlen);
 
+/* The same from the nights of a history (history.h): every cell of every
+ * night with a paired section, its spread from its interval over
+ * rounds x copies blocks (a history line keeps the rounds, not the
+ * copies: the nightly's are the default 4), its minimum effect the default
+ * for its size (paired.h). A night is an A/A night when tonight's build is
+ * the reference (tests/data/nightly/h100-aa16.jsonl). 0, or -1 (err). */
+int kg_seq_cells_history(const kg_history *h, int copies, kg_seq_cell **cells, size_t *ncells, char *err,
+                         size_t errlen);
+
 typedef struct kg_seq_replay_opts {
   uint64_t seed;
   long trials;      /* replayed cells */
@@ -44,6 +54,10 @@ typedef struct kg_seq_replay_opts {
   int copies;       /* blocks a round */
   int max_rounds;   /* the round cap */
   int df;           /* 0: normal deviates; else Student t with df > 2 degrees of freedom */
+  /* the share of a block's variance its worker (round) gives all its
+   * blocks alike, 0 <= share < 1: the copies of one worker share its state,
+   * which the test does not model (0: independent blocks) */
+  double round_share;
   double only_effect; /* > 0: replay only cells with this minimum effect (a size class) */
   /* 0: the sequential test with rule_for(m) and these error rates; 1: the
    * interval rule before it (paired.c at 0.99, stopping at the first round
