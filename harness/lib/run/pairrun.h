@@ -19,8 +19,9 @@
  * SLOWER needs the mean of the blocks beyond min effect + t * se, so the
  * measured A/A rate sits far below 1 - this. */
 #define KG_PAIR_CONFIDENCE 0.99
-/* A cell decided before the rounds every cell gets are done stops there
- * when its interval at this level decides too: the early look spends half
+/* With the interval rule (the nightly): a cell decided before the rounds
+ * every cell gets are done stops there when its interval at this level
+ * decides too: the early look spends half
  * of the error rate of the level above (Bonferroni), so stopping early adds
  * at most that to a cell's chance of a wrong verdict. */
 #define KG_PAIR_EARLY 0.995
@@ -70,8 +71,10 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
 #define KG_PAIR_MAX_ROUNDS 64
 
 /* Times the jobs against their base (rp->pair: module and base variant, the
- * same for every job; rp->pair.on is set here): `rounds` rounds of every job,
- * then rounds of the undecided ones while budget_s and max_rounds allow; each
+ * same for every job; rp->pair.on is set here): `rounds` rounds of every job
+ * still undecided (ps->sequential: a cell stops at the first round its
+ * sequential test decides; else early only at KG_PAIR_EARLY), then rounds of
+ * the undecided ones while budget_s and max_rounds allow; each
  * round is one kg_supervise_devices call (fresh workers), and a line on log
  * (cells, undecided, seconds; NULL: none). cells[j] (j < njobs)
  * get their statistics and verdicts. A job whose timing errored in every round
