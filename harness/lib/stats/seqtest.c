@@ -12,6 +12,7 @@
 #include "seqtest.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 kg_seq_rule kg_seq_rule_for(double min_effect) {
   return (kg_seq_rule){min_effect, min_effect * KG_SEQ_DELTA0_SHARE, KG_SEQ_ALPHA, KG_SEQ_BETA};
@@ -37,14 +38,33 @@ static double side(double xb, double v, double n, double lo, double hi) {
   return clamp(n / 2 * log(v0 / v1));
 }
 
+/* The mean and the maximum-likelihood variance of the x[i] whose ok[i]
+ * (every one for ok NULL), shifted by the first so that identical values
+ * give v == 0 exactly; n the count. */
+static void moments(const double *x, size_t stride, size_t nx, const int *ok, double *xb, double *v, size_t *n) {
+  double x0 = NAN, sum = 0, ss = 0;
+  size_t k = 0;
+  for (size_t i = 0; i < nx; i++) {
+    if (ok && !ok[i]) continue;
+    double y = *(const double *)((const char *)x + i * stride);
+    if (!k) x0 = y;
+    sum += y - x0, k++;
+  }
+  *n = k, *xb = k ? x0 + sum / (double)k : NAN;
+  for (size_t i = 0; i < nx; i++) {
+    if (ok && !ok[i]) continue;
+    double d = *(const double *)((const char *)x + i * stride) - *xb;
+    ss += d * d;
+  }
+  *v = k ? ss / (double)k : NAN;
+}
+
 void kg_seq_llr(const double *x, size_t n, double e0, double e1, double *slower, double *faster) {
-  double x0 = x[0], sum = 0, ss = 0; /* shifted by the first, so that identical blocks give v == 0 exactly */
-  for (size_t i = 0; i < n; i++) sum += x[i] - x0;
-  double xb = x0 + sum / (double)n;
-  for (size_t i = 0; i < n; i++) ss += (x[i] - xb) * (x[i] - xb);
-  double v = ss / (double)n;
-  *slower = side(xb, v, (double)n, e0, e1);
-  *faster = side(-xb, v, (double)n, e0, e1);
+  double xb, v;
+  size_t k;
+  moments(x, sizeof *x, n, NULL, &xb, &v, &k);
+  *slower = side(xb, v, (double)k, e0, e1);
+  *faster = side(-xb, v, (double)k, e0, e1);
 }
 
 kg_pverdict kg_seq_verdict(double llr_slower, double llr_faster, const kg_seq_rule *r, int may_change) {
@@ -59,25 +79,18 @@ static int time_ok(double us) { return isfinite(us) && us > 0; }
 
 void kg_seq_decide(const kg_pblock *b, size_t nb, const kg_seq_rule *r, int may_change, kg_seq_stat *out) {
   *out = (kg_seq_stat){.verdict = KG_PV_UNDECIDED};
-  size_t n = 0;
+  if (!nb) return;
+  int *ok = calloc(nb, sizeof *ok);
+  if (!ok) return; /* out of memory: UNDECIDED with no blocks, never a verdict */
   for (size_t i = 0; i < nb; i++) /* paired.c's block_ok: a block that cannot be a measurement does not vote */
-    n += isfinite(b[i].log_ratio) && b[i].pairs >= 1 && time_ok(b[i].head_us) && time_ok(b[i].base_us);
+    ok[i] = isfinite(b[i].log_ratio) && b[i].pairs >= 1 && time_ok(b[i].head_us) && time_ok(b[i].base_us);
+  double xb, v;
+  size_t n;
+  moments(&b[0].log_ratio, sizeof *b, nb, ok, &xb, &v, &n);
+  free(ok);
   out->blocks = n > 0x7fffffff ? 0x7fffffff : (int)n;
   if (n < 2 || !kg_seq_rule_ok(r)) return;
-  double sum = 0, ss = 0, x0 = NAN;
-  for (size_t i = 0; i < nb; i++) {
-    const kg_pblock *p = &b[i];
-    if (!(isfinite(p->log_ratio) && p->pairs >= 1 && time_ok(p->head_us) && time_ok(p->base_us))) continue;
-    if (isnan(x0)) x0 = p->log_ratio;
-    sum += p->log_ratio - x0;
-  }
-  double xb = x0 + sum / (double)n;
-  for (size_t i = 0; i < nb; i++) {
-    const kg_pblock *p = &b[i];
-    if (isfinite(p->log_ratio) && p->pairs >= 1 && time_ok(p->head_us) && time_ok(p->base_us))
-      ss += (p->log_ratio - xb) * (p->log_ratio - xb);
-  }
-  double v = ss / (double)n, e0 = log1p(r->delta0), e1 = log1p(r->min_effect);
+  double e0 = log1p(r->delta0), e1 = log1p(r->min_effect);
   out->llr_slower = side(xb, v, (double)n, e0, e1);
   out->llr_faster = side(-xb, v, (double)n, e0, e1);
   out->verdict = kg_seq_verdict(out->llr_slower, out->llr_faster, r, may_change);
