@@ -250,12 +250,12 @@ static kg_pair_cell g_pairs[NPAIRS];
 
 static void add_pairs(kg_run *run) {
   static const kg_pair_cell cells[NPAIRS] = {
-      {"reduce0_divergent", KG_F32, 4194304, {16, 128, 1.0625, 1.05, 1.075, 212.5, 200, KG_PV_SLOWER}, 0.01, 2, 3, ""},
-      {"cub_sum", KG_F32, 4194304, {24, 192, 0.999, 0.9975, 1.0005, 99.9, 100, KG_PV_SAME}, 0.01, 3, 0, ""},
-      {"team_new+x", KG_F64, 65537, {0, 0, 1, 1, 1, 0, 0, KG_PV_NEW}, 0.05, 0, 0, ""},
-      {"reduce7_shuffle", KG_F32, 4194304, {0, 0, 1, 1, 1, 0, 0, KG_PV_UNKNOWN}, 0.01, 0, 0, "its check failed: \"x\"\t"},
+      {"reduce0_divergent", KG_F32, 4194304, {16, 128, 1.0625, 1.05, 1.075, 212.5, 200, KG_PV_SLOWER}, 0.01, 2, 3, "", 0, 0, 0},
+      {"cub_sum", KG_F32, 4194304, {24, 192, 0.999, 0.9975, 1.0005, 99.9, 100, KG_PV_SAME}, 0.01, 3, 0, "", 0, 0, 0},
+      {"team_new+x", KG_F64, 65537, {0, 0, 1, 1, 1, 0, 0, KG_PV_NEW}, 0.05, 0, 0, "", 0, 0, 0},
+      {"reduce7_shuffle", KG_F32, 4194304, {0, 0, 1, 1, 1, 0, 0, KG_PV_UNKNOWN}, 0.01, 0, 0, "its check failed: \"x\"\t", 0, 0, 0},
       {"two_pass", KG_F32, 4194304, {0, 0, 1, 1, 1, 0, 0, KG_PV_UNCHANGED}, 0.01, 0, 0,
-       "same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and launches: 2 kernels, 3 launches"},
+       "same machine code (sm_90, SHA-256 3f2a9c01d4e5b6a7) and launches: 2 kernels, 3 launches", 0, 0, 0},
   };
   memcpy(g_pairs, cells, sizeof cells);
   run->pairs = g_pairs, run->npairs = NPAIRS;

@@ -410,16 +410,18 @@ END_TEST
 /* The paired rows time each slowdown mutant and the A/A control against
  * reduce7_shuffle from kgate's own module, on f32: they must be declared so. */
 START_TEST(test_st_paired_mutants_declared) {
-  int slower = 0, same = 0;
+  int slower = 0, same = 0, not_slower = 0;
   for (size_t m = 0; m < kg_nmutants; m++) {
     kg_expect e = kg_mutants[m].expect;
-    if (e != KG_EXPECT_SLOWER && e != KG_EXPECT_SAME) continue;
+    if (e != KG_EXPECT_SLOWER && e != KG_EXPECT_SAME && e != KG_EXPECT_NOT_SLOWER) continue;
     ck_assert_str_eq(kg_mutants[m].base, "reduce7_shuffle");
     ck_assert(kg_variant_supports(kg_mutants[m].variant, KG_F32));
-    slower += e == KG_EXPECT_SLOWER, same += e == KG_EXPECT_SAME;
+    slower += e == KG_EXPECT_SLOWER, same += e == KG_EXPECT_SAME, not_slower += e == KG_EXPECT_NOT_SLOWER;
   }
-  ck_assert_int_eq(slower, 3);
+  ck_assert_int_eq(slower, 5); /* mut_slow1/2/5 and the two planted at m */
   ck_assert_int_eq(same, 1);
+  ck_assert_int_eq(not_slower, 2); /* planted at m/2 */
+  ck_assert_str_eq(kg_expect_name(KG_EXPECT_NOT_SLOWER), "not_slower");
   ck_assert_str_eq(kg_expect_name(KG_EXPECT_SAME), "same");
 }
 END_TEST

@@ -930,7 +930,9 @@ static int paired_pass(const kg_gate_opts *go, gate *g, const kg_run_params *rp,
   for (int k = 0; k < g->ndev; k++) sdev[k] = (kg_super_dev){w->pargv[k], g->list[k]};
   int proof = g->cj.proof && code_join(&g->cj); /* the machine code of head and base, for the unchanged proof */
   const char *no_proof = !g->cj.proof || proof || go->quiet ? NULL : g->cj.head.why[0] ? g->cj.head.why : g->cj.base.why;
-  kg_pair_gate_in in = {&g->base, &go->paired, go->plan.variants == NULL, rp, so, sdev, (size_t)g->ndev,
+  kg_pair_settings ps = go->paired;
+  ps.sequential = !go->mods.pins; /* the nightly's detector is calibrated on the interval of every round */
+  kg_pair_gate_in in = {&g->base, &ps, go->plan.variants == NULL, rp, so, sdev, (size_t)g->ndev,
                         proof ? &g->cj.head : NULL, proof ? &g->cj.base : NULL, no_proof, go->quiet ? NULL : stderr};
   int pair_env = kg_pair_gate(&g->run, &in, &unchanged_s) != 0;
   kg_phases *ph = &g->run.meta.phases;

@@ -145,6 +145,21 @@ static const kg_field k_pair_cell[] = {
     {"rounds", KG_FT_INT, PC(rounds), 0, 0, 0, 0, 0},        {"set_aside", KG_FT_INT, PC(set_aside), 0, 0, 0, 0, 0},
 };
 #define NFIELDS(t) (sizeof t / sizeof t[0])
+/* "paired.sequential": the sequential decision's settings (absent: the interval decided). */
+static const kg_field k_pair_seq[] = {
+    {"alpha", KG_FT_NUM, PM(alpha), 0, 0, 0, 0, 0},         {"beta", KG_FT_NUM, PM(beta), 0, 0, 0, 0, 0},
+    {"delta0_share", KG_FT_NUM, PM(delta0_share), 0, 0, 0, 0, 0},
+    {"llr_upper", KG_FT_NUM, PM(llr_upper), 0, 0, 0, 0, 0}, {"llr_lower", KG_FT_NUM, PM(llr_lower), 0, 0, 0, 0, 0},
+    {"change_rounds", KG_FT_INT, PM(change_rounds), 0, 0, 0, 0, 0},
+};
+
+static json_t *seq_json(const void *obj, const kg_field *f, size_t n) {
+  json_t *o = json_object();
+  json_t *test = json_string("gsprt");
+  if (o && (json_object_set_new(o, "test", test) || kg_fields_to_json(o, obj, f, NULL, n, KG_FORM_FILE)))
+    json_decref(o), o = NULL;
+  return o;
+}
 
 /* "paired": how the run was paired, and one object per cell. */
 static json_t *paired_json(const kg_run *run) {
@@ -157,19 +172,79 @@ static json_t *paired_json(const kg_run *run) {
     if (o && (kg_fields_to_json(o, c, k_pair_cell, NULL, NFIELDS(k_pair_cell), KG_FORM_FILE) ||
               json_object_set_new(o, "message", json_string(c->message))))
       json_decref(o), o = NULL;
+    if (o && c->sequential && /* the sequential decision's evidence (new in kgate 0.2; absent: the interval decided) */
+        (json_object_set_new(o, "llr_slower", R(c->llr_slower)) || json_object_set_new(o, "llr_faster", R(c->llr_faster))))
+      json_decref(o), o = NULL;
     json_array_append_new(cells, o);
+  }
+  json_t *pools = m->sequential ? json_array() : NULL;
+  for (size_t i = 0; pools && i < run->npools; i++) {
+    const kg_pair_pool *q = &run->pools[i];
+    json_array_append_new(pools, json_pack("{ss sI ss si si so so so}", "variant", q->variant, "n", (json_int_t)q->n,
+                                           "verdict", kg_pverdict_name(q->verdict), "cells", q->cells, "blocks",
+                                           q->blocks, "min_effect", R(q->min_effect), "llr_slower", R(q->llr_slower),
+                                           "llr_faster", R(q->llr_faster)));
   }
   json_t *o = json_pack("{ss ss ss ss ss}", "base_path", m->base_path, "base_name", m->base_name, "base_version",
                         m->base_version, "base_sha256", m->base_sha256, "base_commit", m->base_commit);
   if (o && (kg_fields_to_json(o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta), KG_FORM_FILE) ||
             json_object_set_new(o, "cells", cells ? cells : json_array())))
     json_decref(o), o = NULL;
+  if (o && m->sequential &&
+      (json_object_set_new(o, "sequential", seq_json(m, k_pair_seq, NFIELDS(k_pair_seq))) ||
+       json_object_set_new(o, "variants", pools ? pools : json_array())))
+    json_decref(o), o = NULL;
+  else if (!o || !m->sequential)
+    json_decref(pools);
   return o;
 }
 
 /* A module's text (a seed, an idea, a version) by the loader's rule
  * (fields.h); kg_jrd_text's buffer bounds its length. */
 static const char *why_bad_text(const char *s) { return kg_why_bad_module_text(s, SIZE_MAX); }
+
+/* "paired.variants": a variant's dtypes pooled (optional: a sequential run's). */
+static void read_pools(kg_jrd *r, json_t *o, kg_run *run) {
+  json_t *arr = json_object_get(o, "variants");
+  if (!arr) return;
+  if (!json_is_array(arr)) {
+    kg_jrd_fail(r, "variants is not an array");
+    return;
+  }
+  size_t n = json_array_size(arr);
+  run->pools = calloc(n ? n : 1, sizeof *run->pools);
+  if (!run->pools) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < n && !r->failed; i++) {
+    json_t *c = json_array_get(arr, i);
+    kg_pair_pool *q = &run->pools[i];
+    snprintf(r->where, sizeof r->where, "paired.variants[%zu]", i);
+    kg_jrd_text(r, c, "variant", q->variant, sizeof q->variant, kg_why_bad_variant);
+    const char *verdict = kg_jrd_str(r, c, "verdict");
+    long long nn = kg_jrd_int(r, c, "n");
+    q->cells = (int)kg_jrd_int(r, c, "cells");
+    q->blocks = (int)kg_jrd_int(r, c, "blocks");
+    q->min_effect = kg_jrd_num(r, c, "min_effect");
+    q->llr_slower = kg_jrd_num(r, c, "llr_slower");
+    q->llr_faster = kg_jrd_num(r, c, "llr_faster");
+    if (r->failed) return;
+    char cell[160];
+    kg_entry_label(q->variant, "pooled", nn, cell, sizeof cell);
+    q->verdict = KG_NPVERDICTS;
+    for (int v = 0; v < KG_NPVERDICTS; v++)
+      if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) q->verdict = (kg_pverdict)v;
+    int decided = q->verdict == KG_PV_SAME || q->verdict == KG_PV_SLOWER || q->verdict == KG_PV_FASTER;
+    if (q->verdict != KG_PV_UNDECIDED && !decided) kg_jrd_fail(r, "verdict '%s' is not one of a pool (%s)", verdict, cell);
+    else if (nn < 0 || q->cells < 1 || q->blocks < 0) kg_jrd_fail(r, "negative n or blocks, or no cells (%s)", cell);
+    else if (decided && q->blocks < 2) kg_jrd_fail(r, "%s with %d blocks: a verdict needs blocks (%s)", verdict, q->blocks, cell);
+    else if (!isfinite(q->llr_slower) || !isfinite(q->llr_faster) || !(q->min_effect > 0 && isfinite(q->min_effect)))
+      kg_jrd_fail(r, "llr_slower, llr_faster and min_effect must be finite, min_effect > 0 (%s)", cell);
+    q->n = (size_t)nn;
+    run->npools = i + 1;
+  }
+}
 
 static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_pair_meta *m = &run->pair;
@@ -190,6 +265,18 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   if (json_object_get(o, "base_commit"))
     kg_jrd_text(r, o, "base_commit", m->base_commit, sizeof m->base_commit, kg_why_bad_hex_list);
   kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
+  json_t *seq = json_object_get(o, "sequential"); /* absent before the sequential decision: the interval decided */
+  if (seq && !r->failed) {
+    snprintf(r->where, sizeof r->where, "paired.sequential");
+    m->sequential = 1;
+    kg_fields_from_json(r, seq, m, k_pair_seq, NULL, NFIELDS(k_pair_seq));
+    if (!r->failed && !(m->alpha > 0 && m->alpha < 0.5 && m->beta > 0 && m->beta < 0.5 && m->delta0_share > 0 &&
+                        m->delta0_share < 1 && isfinite(m->llr_upper) && isfinite(m->llr_lower) &&
+                        m->llr_lower < 0 && m->llr_upper > 0 && m->change_rounds >= 1))
+      kg_jrd_fail(r, "alpha and beta must lie in (0, 0.5), delta0_share in (0, 1), llr_lower < 0 < llr_upper, "
+                     "change_rounds >= 1");
+    snprintf(r->where, sizeof r->where, "paired");
+  }
   json_t *cells = kg_jrd_arr(r, o, "cells");
   size_t n = json_array_size(cells);
   kg_jrd_keys(r, o, k_keys);
@@ -224,10 +311,30 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     st->verdict = KG_NPVERDICTS;
     for (int v = 0; v < KG_NPVERDICTS; v++)
       if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) st->verdict = (kg_pverdict)v;
+    char cell[160]; /* the cell, named in what is refused */
+    kg_entry_label(pc->variant, dtype, nn, cell, sizeof cell);
+    int decided = st->verdict == KG_PV_SAME || st->verdict == KG_PV_SLOWER || st->verdict == KG_PV_FASTER;
+    json_t *ls = json_object_get(c, "llr_slower"), *lf = json_object_get(c, "llr_faster");
+    if (ls || lf) {
+      pc->sequential = 1;
+      pc->llr_slower = kg_jrd_num(r, c, "llr_slower");
+      pc->llr_faster = kg_jrd_num(r, c, "llr_faster");
+      if (r->failed) return;
+    }
     if (kg_dtype_parse(dtype, &pc->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", dtype);
     else if (st->verdict == KG_NPVERDICTS) kg_jrd_fail(r, "unknown verdict '%s'", verdict);
     else if (nn < 0 || st->blocks < 0 || st->pairs < 0 || pc->rounds < 0 || pc->set_aside < 0)
-      kg_jrd_fail(r, "negative n, blocks, pairs, rounds or set_aside");
+      kg_jrd_fail(r, "negative n, blocks, pairs, rounds or set_aside (%s)", cell);
+    else if (decided && st->blocks < 2) /* SAME, SLOWER and FASTER are decided on two blocks or more */
+      kg_jrd_fail(r, "%s with %d blocks: a verdict needs blocks (%s)", verdict, st->blocks, cell);
+    else if (pc->sequential && !(isfinite(pc->llr_slower) && isfinite(pc->llr_faster)))
+      kg_jrd_fail(r, "llr_slower and llr_faster must be finite (%s)", cell);
+    else if (pc->sequential && m->sequential && decided &&
+             ((st->verdict == KG_PV_SLOWER && pc->llr_slower < m->llr_upper) ||
+              (st->verdict == KG_PV_FASTER && pc->llr_faster < m->llr_upper) ||
+              (st->verdict == KG_PV_SAME && (pc->llr_slower > m->llr_lower || pc->llr_faster > m->llr_lower))))
+      kg_jrd_fail(r, "%s but llr_slower %g and llr_faster %g do not reach the bounds %g / %g (%s)", verdict,
+                  pc->llr_slower, pc->llr_faster, m->llr_lower, m->llr_upper, cell);
     else if (st->blocks > 0 && pc->rounds < 1) /* its blocks came from the rounds that timed it */
       kg_jrd_fail(r, "rounds is 0 with %d blocks: a measured cell was timed in 1 round or more", st->blocks);
     else if (st->blocks > 0 && !(st->lo > 0 && st->lo <= st->ratio && st->ratio <= st->hi && isfinite(st->hi) &&
@@ -236,6 +343,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     pc->n = (size_t)nn;
     run->npairs = i + 1;
   }
+  if (!r->failed) read_pools(r, o, run);
 }
 
 /* ---- "variants": the facts of variants that are not kgate's own ---------- */
@@ -630,6 +738,9 @@ void kg_run_free(kg_run *run) {
   free(run->cases);
   free(run->results);
   free(run->pairs);
+  free(run->pools);
+  run->pools = NULL;
+  run->npools = 0;
   run->cases = NULL;
   run->results = NULL;
   run->pairs = NULL;
