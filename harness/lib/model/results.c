@@ -218,9 +218,12 @@ static void read_pools(kg_jrd *r, json_t *o, kg_run *run) {
     return;
   }
   for (size_t i = 0; i < n && !r->failed; i++) {
+    static const char *const k_pool_keys[] = {"variant", "verdict", "n", "cells", "blocks", "min_effect",
+                                              "llr_slower", "llr_faster", NULL};
     json_t *c = json_array_get(arr, i);
     kg_pair_pool *q = &run->pools[i];
     snprintf(r->where, sizeof r->where, "paired.variants[%zu]", i);
+    if (json_is_object(c)) kg_jrd_keys(r, c, k_pool_keys);
     kg_jrd_text(r, c, "variant", q->variant, sizeof q->variant, kg_why_bad_variant);
     const char *verdict = kg_jrd_str(r, c, "verdict");
     long long nn = kg_jrd_int(r, c, "n");
@@ -252,10 +255,10 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   m->on = 1;
   static const char *const k_keys[] = {"base_path", "base_name", "base_version", "base_sha256", "base_commit",
                                        "budget_s", "cells", "confidence", "copies", "max_rounds", "min_effect_pct",
-                                       "quads", "rounds", "wall_s", NULL};
+                                       "quads", "rounds", "wall_s", "sequential", "variants", NULL};
   static const char *const k_cell_keys[] = {"variant", "dtype", "n", "verdict", "ratio", "lo", "hi", "head_us",
                                             "base_us", "min_effect", "blocks", "pairs", "rounds", "set_aside",
-                                            "message", NULL};
+                                            "message", "llr_slower", "llr_faster", NULL};
   kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, kg_why_bad_path);
   kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, why_bad_text);
   kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, why_bad_text);
