@@ -131,15 +131,26 @@ static int starts(const char *s, size_t len, const char *word) {
   return len >= w && !strncmp(s, word, w);
 }
 
+/* The count at s[0 .. len) (the log is not NUL-terminated): digits after
+ * spaces, at most 9 of them; 0 when none. */
+static int count_at(const char *s, size_t len) {
+  size_t i = 0;
+  int v = 0;
+  while (i < len && s[i] == ' ') i++;
+  for (int k = 0; i < len && k < 9 && s[i] >= '0' && s[i] <= '9'; i++, k++) v = v * 10 + (s[i] - '0');
+  return v;
+}
+
 /* The error count a summary line states; 1 when msg is one. */
 static int summary_line(const char *msg, size_t ml, kg_san_report *r) {
+  size_t k = strlen("ERROR SUMMARY:");
   if (starts(msg, ml, "ERROR SUMMARY:")) {
-    r->summary_errors = atoi(msg + strlen("ERROR SUMMARY:"));
+    r->summary_errors = count_at(msg + k, ml - k);
     return 1;
   }
   if (starts(msg, ml, "RACECHECK SUMMARY:")) {
     const char *paren = memchr(msg, '(', ml);
-    r->summary_errors = paren ? atoi(paren + 1) : 0;
+    r->summary_errors = paren ? count_at(paren + 1, ml - (size_t)(paren + 1 - msg)) : 0;
     return 1;
   }
   return 0;
