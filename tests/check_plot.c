@@ -1278,7 +1278,7 @@ static const struct {
     {{"report", "--html", "site"}, "report needs a results file"},
     {{"report", "r.json", "--html", "s", "-o", "x"}, "'-o' is an option of plot, history plot, merge, not of report"},
     {{"check", "--plots", "x"}, "'--plots' is an option of run, compare, not of check"},
-    {{"baseline", "update", "r.json", "--baseline", "x"}, "'--baseline' is an option of plot, history plot, report, not of baseline update"},
+    {{"list", "--baseline", "x"}, "'--baseline' is an option of plot, history plot, report, not of list"},
 };
 
 START_TEST(test_plot_cli_rejects) {

@@ -746,6 +746,8 @@ static void worker_argvs(const kg_gate_opts *go, const char *worker, const int *
 static int plan_run(const kg_gate_opts *go, kg_run *run) {
   char err[512];
   kg_plan_opts po = go->plan; /* the policy fills in its defaults */
+  /* A team's module alone by default: its gate is its variants (docs/modules.md, step 4). */
+  po.modules_only = go->mods.nkernels > 0 && !go->with_kgate;
   size_t *huge; /* the sizes with the huge tier's, when --tier huge */
   if (kg_plan_policy(&po, go->sanitize != NULL, go->timing, go->tier_huge, &huge))
     return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;

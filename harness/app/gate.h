@@ -32,6 +32,7 @@ typedef struct kg_modules {
 typedef struct kg_gate_opts {
   int timing;        /* run: time the perf sizes and compare; 0: check */
   kg_plan_opts plan; /* --variant, --dtype, --pattern, --sizes, --perf-sizes */
+  int with_kgate;    /* --with-kgate: with --kernels and no --variant, kgate's own variants too */
   uint64_t seed;
   int repeats;
   double timeout_s;
