@@ -962,7 +962,7 @@ static int gate_run(const kg_gate_opts *go) {
   code_free(&g.cj);
   if (lint_join(&g.lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
   if (env) fprintf(stderr, "kgate: %s\n", err); /* no driver, no device: said before the reports */
-  kg_progress_phase(&g.prog, "reports", NULL);
+  if (!env || measured) kg_progress_phase(&g.prog, "reports", NULL); /* after a bare stop: its line alone */
   return gate_end(&g, gate_finish(go, &g.run, c, env, pair_env, err));
 }
 
