@@ -66,6 +66,7 @@ typedef struct kg_compare_opts {
   int allow_missing;                /* --missing allow: cells of OLD that NEW lacks do not fail */
   const char *json;                 /* --json FILE: the counts and every cell's verdict */
   int only_changed;                 /* --only-changed: the printed table without its SAME rows */
+  int all_rows;                     /* --all: every row, also on a terminal (where only the changed are the default) */
   int sort;                         /* --sort: the printed rows' order (kg_cmp_order) */
 } kg_compare_opts;
 
