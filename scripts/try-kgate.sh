@@ -25,7 +25,7 @@ rc=0
 "$kgate" compare tests/data/h200-run1.json tests/data/h200-run2.json --markdown "$out/compare.md" | tail -n 12 || rc=$?
 echo "(exit $rc: 0 pass, 4 a regression; the whole table: $out/compare.md)"
 echo
-echo "== kgate report --html: a full H200 sweep (2^12..2^28) as the nightly's page"
+echo "== kgate report --html: a full H200 sweep (2^12..2^28) as a page"
 rc=0
 "$kgate" report tests/data/h200-sweep.json --html "$out/page" >"$out/report.log" 2>&1 || rc=$?
 tail -n 3 "$out/report.log"

@@ -197,12 +197,15 @@ static void cell(FILE *f, const kg_rm_cell *c) {
   if (c->flags & KG_RM_TIMES) fputs("&times;", f);
 }
 
-static void head(FILE *f, const kg_run *run) {
+/* A nightly's page has a history; a one-off report (report RESULTS.json
+ * --html DIR alone) is titled as one, its run not called a night. */
+static void head(FILE *f, const kg_run *run, int nightly) {
   char date[48];
   kg_date_label(run->meta.date, date, sizeof date);
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" KG_SITE_TITLE,
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
         f);
+  fputs(nightly ? KG_SITE_TITLE : KG_SITE_TITLE_REPORT, f);
   esc(f, run->meta.dev.name[0] ? run->meta.dev.name : "unknown GPU");
   fputs(", ", f);
   esc(f, date);
@@ -297,11 +300,11 @@ static void summary(FILE *f, const char *dir, const kg_html_page *p, const kg_rd
   const kg_device_info *d = &m->dev;
   char date[48];
   kg_date_label(m->date, date, sizeof date);
-  fputs("<h1>kgate nightly: ", f);
+  fputs(p->history ? "<h1>kgate nightly: " : "<h1>kgate report: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
   fputs("</h1>\n", f);
   verdict(f, p, doc);
-  fputs("<p class=\"meta\">night of ", f);
+  fputs(p->history ? "<p class=\"meta\">night of " : "<p class=\"meta\">run of ", f);
   esc(f, date);
   fputs(" &middot; commit ", f);
   commit_link(f, p->repo_url, m->commit);
@@ -645,8 +648,8 @@ static void paired(FILE *f, const kg_rdoc *d) {
   const kg_rm_paired *p = &d->paired;
   if (!d->run->pair.on) return;
   if (d->findings.on)
-    fputs("<h2 id=\"paired\">Tonight against the pinned reference</h2>\n<p class=\"caption\">One night's intervals, "
-          "head the night's build and base the reference: the detector over the nights decides (the findings "
+    fputs("<h2 id=\"paired\">Tonight against the pinned reference</h2>\n<p class=\"caption\">One night's intervals "
+          "of tonight's build against the pinned reference: the detector over the nights decides (the findings "
           "above).</p>\n", f);
   else fputs("<h2 id=\"paired\">Paired gate</h2>\n", f);
   if (!d->run->npairs) {
@@ -656,11 +659,25 @@ static void paired(FILE *f, const kg_rdoc *d) {
     return;
   }
   fputs("<p class=\"caption\">", f);
-  esc(f, p->method);
+  if (d->findings.on) /* the model's head and base are tonight and the reference here */
+    fprintf(f, "Change is tonight/reference - 1 (positive: tonight is slower), from blocks timed side by side in one "
+               "process; the interval is its %.3g %% confidence interval over blocks.",
+            100 * d->run->pair.confidence);
+  else esc(f, p->method);
   fputc(' ', f);
   esc(f, p->setting);
   fputs(".</p>\n", f);
-  table(f, &p->cells, p->cells.nrows);
+  kg_rm_table t = p->cells;
+  kg_rm_col cols[16];
+  if (d->findings.on && t.ncols <= sizeof cols / sizeof cols[0]) {
+    for (size_t k = 0; k < t.ncols; k++) {
+      cols[k] = t.cols[k];
+      if (!strcmp(cols[k].name, "head")) cols[k].name = "tonight";
+      if (!strcmp(cols[k].name, "base")) cols[k].name = "reference";
+    }
+    t.cols = cols;
+  }
+  table(f, &t, t.nrows);
 }
 
 static void failed(FILE *f, const kg_rdoc *d) {
@@ -785,7 +802,7 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *
 }
 
 static void write_page(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *d) {
-  head(f, p->run);
+  head(f, p->run, p->history != NULL);
   summary(f, dir, p, d);
   toc(f, dir, p, d);
   findings_cells(f, d);
