@@ -42,19 +42,21 @@ static const char k_style[] =
     ".verdict{font-size:1.3em;font-weight:bold;padding:0.5em 0.8em;border-radius:4px;margin:0.4em 0}\n"
     "td.c{text-align:center}\n"
     /* The headline charts: the SVG (its points' tooltips work with no
-     * script), two a row; each in a box that scrolls sideways when the
-     * chart is wider than the screen. */
-    ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 49.5%;min-width:0}\n"
+     * script), one a row, so a 1500 px figure is drawn near its own size on
+     * a desktop (two a row drew it at 45 %: 5 px text at 1400 px); each in a
+     * box that scrolls sideways when the chart is wider than the screen. */
+    ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 100%;min-width:0}\n"
     ".scroll{overflow-x:auto}.scroll object{display:block;box-sizing:border-box;width:100%;height:auto;border:1px solid #eee}\n"
     ".scroll img{display:block;max-width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n"
     ".swipe{display:none}\n"
     /* A phone: one column; a chart at its own size (gnuplot's 13 px text at
      * 1:1, as on a desktop at full size), a swipe across its panels, since
      * at 390 px a 1500 px figure of eight panels scaled down is unreadable;
-     * wide tables scroll in their own box, the page never does. */
+     * wide tables scroll in their own box, the page never does, and their
+     * cells stay one line (wrapped, a paired row was 95 px tall). */
     "@media (max-width:700px){body{margin:0.6em auto;padding:0 0.6em}h1{font-size:1.5em}.shot{flex:0 0 100%}\n"
     ".scroll object{width:var(--w);max-width:none}.swipe{display:inline}\n"
-    "table{display:block;overflow-x:auto;max-width:100%}\n"
+    "table{display:block;overflow-x:auto;max-width:100%}th,td{white-space:nowrap}\n"
     ".verdict{font-size:1.1em}}\n"
     /* Dark: the page's own colours, and the charts (PNG links open as they
      * are; an SVG darkens itself, svg.h) with lightness inverted, hues kept. */
