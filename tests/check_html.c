@@ -829,7 +829,7 @@ START_TEST(test_html_archive) {
                           "<td>9</td><td>1</td>"),
                 "%s", a);
   ck_assert_ptr_nonnull(strstr(n2, "<td class=\"l\">PASS</td><td class=\"l\">10 cases checked, none failed</td>"
-                                   "<td>10</td><td>10</td><td>0</td><td>0</td><td class=\"l\">0.1.0</td>"));
+                                   "<td>10</td><td>10</td><td>0</td><td>0</td><td>0</td><td class=\"l\">0.1.0</td>"));
   ck_assert_ptr_nonnull(strstr(n1, "<td class=\"l\">PASS</td>"));
   ck_assert_ptr_null(strstr(a, "SLOWER"));
   ck_assert_ptr_nonnull(strstr(a, "<a href=\"https://github.com/o/r/commit/1123456789ab\">1123456789ab</a>"));
@@ -1029,6 +1029,21 @@ START_TEST(test_html_nightly_aa_no_slower) {
   free(first);
   ck_assert_ptr_null(strstr(o.archive, "SLOWER"));
   ck_assert_ptr_null(strstr(o.archive, "<td class=\"l\">REGRESSION</td>"));
+  /* each night's cases, every one counted once: passed + failed + errors + unsupported */
+  ck_assert_ptr_nonnull(strstr(o.archive, "<th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>unsupported</th>"));
+  size_t rows = 0;
+  for (const char *q = strstr(o.archive, "</td><td>"); q; q = strstr(q, "\n<tr>")) {
+    size_t c[5];
+    const char *cells = strstr(q, "</td><td>");
+    if (!cells || sscanf(cells, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td>", &c[0], &c[1], &c[2],
+                         &c[3], &c[4]) != 5)
+      break;
+    ck_assert_msg(c[0] == c[1] + c[2] + c[3] + c[4] && c[4] > 0, "%zu cases: %zu + %zu + %zu + %zu", c[0], c[1], c[2],
+                  c[3], c[4]);
+    rows++;
+    q = cells + 1;
+  }
+  ck_assert_uint_gt(rows, 0);
   size_t pass = 0;
   for (const char *q = strstr(o.archive, "<td class=\"l\">PASS</td>"); q; q = strstr(q + 1, "<td class=\"l\">PASS</td>"))
     pass++;

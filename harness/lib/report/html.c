@@ -845,7 +845,7 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const
         "until it is acknowledged). RUNNER HEALTH, ENVIRONMENT: the reference's own time or the control moved (the "
         "machine, not a commit). PASS: none of these.</p>\n<table>\n<tr><th class=\"l\">night</th>"
         "<th class=\"l\">commit</th><th class=\"l\">verdict</th><th class=\"l\">why</th><th>cases</th>"
-        "<th>passed</th><th>failed</th><th>errors</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
+        "<th>passed</th><th>failed</th><th>errors</th><th>unsupported</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
         "</tr>\n",
         f);
   for (size_t i = h->n; doc->findings.night && i-- > 0;) {
@@ -860,8 +860,9 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const
     commit_link(f, p->repo_url, r->commit);
     fprintf(f, "</td><td class=\"l\">%s</td><td class=\"l\">", n->word);
     esc(f, n->why);
-    fprintf(f, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"l\">", r->checks.cases,
-            r->checks.passed, r->checks.failed, r->checks.errored);
+    /* every case counted once: cases = passed + failed + errors + unsupported (+ not run), as the index's line */
+    fprintf(f, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"l\">", r->checks.cases,
+            r->checks.passed, r->checks.failed, r->checks.errored, r->checks.unsupported);
     esc(f, r->version);
     fprintf(f, "</td><td class=\"l\">%s / %s</td></tr>\n", drv, rt);
   }
