@@ -63,16 +63,40 @@ _DEFUSE = [
 ]
 
 
+# The bidirectional controls: a line that shows one thing and says another (Trojan Source).
+BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# A fenced code block's fence: up to three spaces, then ``` or ~~~ or longer (CommonMark).
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def close_fences(text):
+    """text with a fence it leaves open closed at its end, so that nothing after it (the
+    marker's run link, the exit line) is swallowed into a code block."""
+    opened = None
+    for line in text.split("\n"):
+        m = FENCE.match(line)
+        if not m:
+            continue
+        f = m.group(1)
+        if opened is None:
+            opened = f
+        elif f[0] == opened[0] and len(f) >= len(opened) and not line.strip()[len(f):].strip():
+            opened = None
+    return text if opened is None else text.rstrip("\n") + "\n" + opened + "\n"
+
+
 def defuse(text):
     """text with nothing GitHub would make a link, mention, image or HTML of,
-    cut at a line's end to MAX_BODY characters."""
-    text = "".join("?" if (ord(c) < 0x20 and c not in "\n") or 0x7F <= ord(c) <= 0x9F else c for c in text)
+    no control or bidirectional character, cut at a line's end to MAX_BODY
+    characters, and every code fence it opens closed."""
+    text = "".join("?" if (ord(c) < 0x20 and c not in "\n") or 0x7F <= ord(c) <= 0x9F or c in BIDI else c
+                   for c in text)
     for pattern, repl in _DEFUSE:
         text = pattern.sub(repl, text)
     if len(text) > MAX_BODY:
         cut = text.rfind("\n", 0, MAX_BODY - 200)
         text = text[:cut + 1] + "\n... (cut at GitHub's comment limit: the results JSON has everything)\n"
-    return text
+    return close_fences(text)
 
 
 def compose(comment, exit_code, marker, url=""):

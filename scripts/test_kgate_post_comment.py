@@ -54,6 +54,21 @@ class Defuse(unittest.TestCase):
         # only its bare [ gain a backslash (the intervals), which Markdown shows as [
         self.assertEqual(out.replace("\\[", "["), golden.replace("\\[", "["))
 
+    def test_an_open_fence_is_closed_before_the_footer(self):
+        for fence in ("```", "~~~~", "   ```text"):
+            body = kc.compose("### kgate: PASS (exit 0)\n\n" + fence + "\nswallow the rest\n", 0, "kgate",
+                              "https://example.invalid/run")
+            lines = body.split("\n")
+            link = next(i for i, x in enumerate(lines) if x.startswith("[The run:"))
+            fences = [x for x in lines[:link] if re.match(r" {0,3}(`{3,}|~{3,})", x)]
+            self.assertEqual(len(fences) % 2, 0, body)  # every fence before the link is closed
+        closed = "### kgate: PASS (exit 0)\n\n```\ncode\n```\n"
+        self.assertEqual(kc.defuse(closed), closed)  # a closed one gains nothing
+
+    def test_bidirectional_controls_are_replaced(self):
+        out = kc.defuse("a\u202eb\u2066c\u200fd\u061ce \u2060f\n")
+        self.assertEqual(out, "a?b?c?d?e \u2060f\n")
+
     def test_cut_at_a_lines_end_under_githubs_limit(self):
         out = kc.defuse(("x" * 99 + "\n") * 2000)
         self.assertLessEqual(len(out), kc.MAX_BODY)

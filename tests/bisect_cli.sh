@@ -143,7 +143,7 @@ code=$?
 git -C "$r" branch -q side "${ids[4]}"
 run --good "${ids[0]}" --bad "${ids[8]}" --within side -q > "$t/o" 2>&1
 code=$?
-[ $code = 2 ] && grep -q "is not in the history of side (--within)" "$t/o" || fail "--within: exit $code: $(cat "$t/o")"
+[ $code = 2 ] && grep -q "is not in the first-parent history of side (--within)" "$t/o" || fail "--within: exit $code: $(cat "$t/o")"
 # a finding: the recorded team nights (tests/data/nightly), kept before nights recorded their
 # provenance: a team's module (no --own) has no commit of its own repository to bisect
 # (--kgate: the host-only build drives another kgate's paired runs, else it refuses bisect, exit 3)

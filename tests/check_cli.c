@@ -254,7 +254,7 @@ START_TEST(test_cli_row_defaults) {
   const kg_gate_opts *g = GATE(cli);
   ck_assert(g->seed == 1 && g->repeats == 3 && g->timeout_s == 60 && g->device == 0);
   ck_assert(g->time.min_samples == 10 && g->time.max_seconds == 2 && !g->time.hot);
-  ck_assert(g->paired.rounds == 2 && g->paired.max_rounds == 6 && g->paired.budget_s == 10);
+  ck_assert(g->paired.rounds == 2 && g->paired.max_rounds == 12 && g->paired.budget_s == 10);
   ck_assert(g->paired.pair.copies == 4 && g->paired.pair.max_seconds == 0.1 && g->paired.min_effect_pct == 0);
   ck_assert(g->paired.pair.quads == 32 && g->tolerance_pct == 0 && !g->mods.own && !g->sanitize);
   ck_assert(!strcmp(g->baseline_dir, "baselines") && !g->plots && g->timing);
@@ -368,7 +368,7 @@ START_TEST(test_cli_options_per_command) {
   ck_assert(go.timing && go.tolerance_pct == 7 && !strcmp(go.baseline_dir, "b") && !strcmp(go.plots, "p"));
   ck_assert(!strcmp(go.reports[KG_FMT_JSON], "r.json") && !go.reports[KG_FMT_CSV]);
   ck_assert(go.mods.nkernels == 1 && !strcmp(go.mods.kernels[0], "a.so") && go.mods.nbase == 1);
-  ck_assert(go.paired.rounds == 3 && go.paired.max_rounds == 6 && go.seed == 1);
+  ck_assert(go.paired.rounds == 3 && go.paired.max_rounds == 12 && go.seed == 1);
   kg_cli_free(&cli);
   ck_assert_int_eq(kgt_parse((char *[]){"check", NULL}, &cli, err, sizeof err), 0);
   go = *GATE(cli);
@@ -1646,14 +1646,19 @@ START_TEST(test_cli_carry_from) {
 }
 END_TEST
 
-/* Sequential stopping: a cell decided after its first round at the early
- * look's stricter level (KG_PAIR_EARLY) gets no second round; one still
- * undecided after it (4 % apart: ±10 % at 4 blocks) gets its second round,
- * and is SAME there (±4.2 % at 8 blocks, the minimum effect 5 %). (A loop test: each
- * in a process of its own, as a module's variants join the registry once.) */
+/* Sequential stopping (seqtest.h): a cell the test decides SAME after its
+ * first round gets no second round; one still undecided after it (4 %
+ * apart: LLR -2.4 at 4 blocks, the bound -3.0, the minimum effect 5 %) gets
+ * its second round and is SAME there (-4.9); a cell 10.5 % slower is SLOWER
+ * only after its second round (SLOWER needs two workers' blocks), and the
+ * run exits 4 with the evidence in the results. (A loop test: each in a
+ * process of its own, as a module's variants join the registry once.) */
 static const struct {
   const char *spread, *verdict, *rounds;
-} k_spreads[] = {{"tight", "\"verdict\":\"SAME\"", "\"rounds\":1,"}, {"wide", "\"verdict\":\"SAME\"", "\"rounds\":2,"}};
+  int code;
+} k_spreads[] = {{"tight", "\"verdict\":\"SAME\"", "\"rounds\":1,", KG_EXIT_OK},
+                 {"wide", "\"verdict\":\"SAME\"", "\"rounds\":2,", KG_EXIT_OK},
+                 {"slow", "\"verdict\":\"SLOWER\"", "\"rounds\":2,", KG_EXIT_PERF}};
 
 START_TEST(test_cli_paired_stops_early) {
   char dir[64], ref[128], ctl[160], json[128], mod[1024], out[8192];
@@ -1665,10 +1670,13 @@ START_TEST(test_cli_paired_stops_early) {
   setenv("FAKE_PAIR", k_spreads[_i].spread, 1);
   int code = run_capture(args, out, sizeof out);
   unsetenv("FAKE_PAIR");
-  ck_assert_msg(code == KG_EXIT_OK, "%s: exit %d: %s", k_spreads[_i].spread, code, out);
+  ck_assert_msg(code == k_spreads[_i].code, "%s: exit %d: %s", k_spreads[_i].spread, code, out);
   char *text = kgt_slurp(json), *cell = text ? strstr(text, "\"cells\":[") : NULL;
   ck_assert_msg(cell && strstr(cell, k_spreads[_i].verdict) && strstr(cell, k_spreads[_i].rounds), "%s: %.900s",
                 k_spreads[_i].spread, cell ? cell : "(no cells)");
+  ck_assert_msg(strstr(cell, "\"llr_slower\":") && strstr(cell, "\"llr_faster\":"), "no evidence: %.900s", cell);
+  ck_assert_msg(strstr(text, "\"sequential\":{\"test\":\"gsprt\",\"alpha\":0.002,\"beta\":0.05,") != NULL,
+                "no sequential settings: %.2000s", strstr(text, "\"paired\""));
   free(text);
   kgt_rmtree(dir);
 }
@@ -1697,6 +1705,8 @@ START_TEST(test_cli_team_control_is_a_copy) {
   char *text = kgt_slurp(json);
   ck_assert_msg(strstr(text, sha) != NULL, "the control does not record the pinned hash: %.600s", text);
   ck_assert_msg(strstr(text, "\"base_commit\":\"abcdef1\"") != NULL, "%.600s", text);
+  /* the nightly keeps the interval of every round: no sequential decision */
+  ck_assert_msg(strstr(text, "\"sequential\"") == NULL && strstr(text, "\"llr_slower\"") == NULL, "%.600s", text);
   free(text);
   kgt_rmtree(dir);
   kg_registry_reset();

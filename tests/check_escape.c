@@ -31,6 +31,10 @@ static const struct {
     {kg_esc_html, "html", "esc\x1b[31mred\nline", "esc?[31mred?line"},
     {kg_esc_html, "html", "caf\xc3\xa9 2\xc2\xb2", "caf\xc3\xa9 2\xc2\xb2"}, /* UTF-8 stays */
     {kg_esc_html, "html", "c1\xc2\x9b" "31m bad\xff\xfe", "c1?31m bad??"}, /* C1 CSI and broken bytes */
+    /* Bidirectional controls (Trojan Source): U+202E, U+2066, U+200F, U+061C; U+2060 and U+2010 stay */
+    {kg_esc_html, "html", "abc\xe2\x80\xae" "fdp.exe", "abc?fdp.exe"},
+    {kg_esc_md, "md", "x\xe2\x81\xa6y\xe2\x80\x8fz\xd8\x9c.", "x?y?z?."},
+    {kg_esc_xml, "xml", "a\xe2\x81\xa9" "b\xe2\x81\xa0" "c\xe2\x80\x90", "a?b\xe2\x81\xa0" "c\xe2\x80\x90"},
     {kg_esc_xml, "xml", "<&>\"'", "&lt;&amp;&gt;&quot;&apos;"},
     {kg_esc_xml, "xml", "a\nb\tc\rd\x01" "e\x7f", "a&#10;b&#9;c&#13;d?e?"},
     {kg_esc_xml, "xml", "]]><x/>", "]]&gt;&lt;x/&gt;"},
@@ -120,6 +124,7 @@ START_TEST(test_escape_term_cuts) {
   /* A cut never splits a character: 'é' is two bytes. */
   ck_assert_str_eq(kg_esc_term("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", buf, sizeof buf), "\xc3\xa9\xc3\xa9...");
   ck_assert_str_eq(kg_esc_term("\x1b[2J", buf, sizeof buf), "?[2J");
+  ck_assert_str_eq(kg_esc_term("a\xe2\x80\xae" "b", buf, sizeof buf), "a?b"); /* RIGHT-TO-LEFT OVERRIDE */
   char one[1];
   ck_assert_str_eq(kg_esc_term("x", one, sizeof one), "");
 }
@@ -135,6 +140,8 @@ START_TEST(test_escape_has_control) {
   ck_assert_int_eq(kg_has_control("a\xc0\xaf"), 1);     /* overlong '/' */
   ck_assert_int_eq(kg_has_control("a\xed\xa0\x80"), 1); /* a surrogate */
   ck_assert_int_eq(kg_has_control("a\xe2\x82"), 1);     /* cut short */
+  ck_assert_int_eq(kg_has_control("a\xe2\x80\xae"), 1); /* RIGHT-TO-LEFT OVERRIDE */
+  ck_assert_int_eq(kg_has_control("a\xe2\x81\xa0"), 0); /* WORD JOINER: the Markdown escaper's own */
 }
 END_TEST
 

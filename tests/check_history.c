@@ -498,6 +498,9 @@ static const struct {
     {"history-one-date.jsonl", "line 3: date 2026-11-25T21:23:16Z is the date of line 2 too: two nights on one date"},
     {"history-duplicate.jsonl", "line 3: date 2026-11-25T21:23:16Z, commit 79c9a97eb8f4: the same night as line 2"},
     {"history-paired-rounds0.jsonl", "line 2: paired: rounds is 0"},
+    /* As closed as the schema: a misspelt key is refused, naming it, never dropped. */
+    {"history-unknown-key.jsonl", "line 2: unknown field 'pairde'"},
+    {"history-unknown-checks-key.jsonl", "line 3: checks: unknown field 'casez'"},
 };
 
 START_TEST(test_history_read_refuses_fixture) {

@@ -220,13 +220,14 @@ START_TEST(test_lint_cub_clean) {
 }
 END_TEST
 
-/* kgate_single_pass: six tickets (one per dtype), the f64 kernel's findings
- * waived with the registry line's reason, and the report says so. */
+/* kgate_single_pass: six tickets (one per dtype) and the f64 kernel's fifteen
+ * waits on a slot's tag (strong loads polled until the tag shows), its
+ * findings waived with the registry line's reason, and the report says so. */
 START_TEST(test_lint_waiver_shown) {
   kg_sass_listing l;
   kg_lint_report r;
   lint_path(DATA "single_pass_sm90_O3.nvdisasm", &l, &r);
-  ck_assert_int_eq(r.ntickets, 6);
+  ck_assert_int_eq(r.ntickets, 21);
   ck_assert_uint_gt(r.nwaived, 0);
   ck_assert_uint_eq(kg_lint_unwaived(&r), 0);
   ck_assert_uint_eq(r.nused, 1);
@@ -411,6 +412,48 @@ static const char *const k_recomputed[] = {TID_P0, "STG.E desc[UR4][R2.64], R5",
 static const char *const k_plop3_ok[] = {SYNC_OR_PLOP3, "MEMBAR.SC.GPU", "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
 static const char *const k_plop3_bug[] = {SYNC_OR_PLOP3, "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
 
+/* cooperative_groups' multi-warp tile barrier: an acq_rel CTA-scope
+ * atom.or on a word of shared memory reached through a generic pointer made
+ * from the shared window (SR_SWINHI), the last warp's red.and, the others'
+ * ld.acquire.cta spin, then a read of global memory: synchronisation inside
+ * the block, no ticket. */
+#define CG_BARRIER(ADDR_HI)                                                                              \
+  "S2R R0, SR_TID.X", ADDR_HI, "MOV R2, 0x400", "STG.E desc[UR4][R20.64], R5",                                \
+      "ATOM.E.OR.STRONG.SM PT, R7, desc[UR4][R2.64], R9", "ISETP.NE.AND P1, PT, R7, R10, PT", "@P1 BRA 0xb0", \
+      "RED.E.AND.STRONG.SM desc[UR4][R2.64], R11", "BRA 0xe0", "LD.E.STRONG.SM R12, desc[UR4][R2.64]",        \
+      "ISETP.EQ.AND P2, PT, R12, R10, PT", "@P2 BRA 0xb0", "LDG.E R13, desc[UR4][R22.64]", "EXIT"
+static const char *const k_cg_window[] = {CG_BARRIER("S2R R3, SR_SWINHI"), NULL};
+static const char *const k_cg_window_c[] = {CG_BARRIER("LDC R3, c[0x0][0x1c]"), NULL};
+/* the same with the word's address loaded from memory: the lint cannot tell
+ * shared from global, so a note and no finding */
+static const char *const k_cg_unknown[] = {CG_BARRIER("LDG.E R3, desc[UR4][R24.64]"), NULL};
+/* a GPU-scope ticket on a word in the shared window is no ticket either */
+static const char *const k_gpu_on_window[] = {"S2R R3, SR_SWINHI", "MOV R2, 0x400", "STG.E desc[UR4][R20.64], R5",
+                                              "ATOM.E.INC.STRONG.GPU PT, R7, desc[UR4][R2.64], R9",
+                                              "ISETP.NE.AND P1, PT, R7, R10, PT", "@P1 EXIT", "LDG.E R13, desc[UR4][R22.64]",
+                                              "EXIT", NULL};
+/* atomicInc_block on a kernel parameter's word (generic, proven global), fenced: scope */
+static const char *const k_block_param[] = {"LDC.64 R2, c[0x0][0x210]", "STG.E desc[UR4][R20.64], R5", "MEMBAR.SC.GPU",
+                                            "ATOM.E.INC.STRONG.SM PT, R7, desc[UR4][R2.64], R9",
+                                            "ISETP.NE.AND P1, PT, R7, R10, PT", "@P1 EXIT", "MEMBAR.SC.GPU",
+                                            "LDG.E R13, desc[UR4][R22.64]", "EXIT", NULL};
+/* a generic store and load in the shared window around a ticket: neither is another block's data */
+static const char *const k_window_access[] = {"S2R R3, SR_SWINHI", "MOV R2, 0x400", "ST.E desc[UR4][R2.64], R5", TICKET(""),
+                                              "@P1 EXIT", "LD.E R13, desc[UR4][R2.64]", "MEMBAR.SC.GPU",
+                                              "LDG.E R14, desc[UR4][R20.64]", "EXIT", NULL};
+/* one block raises a flag, another waits on it and reads the data: relaxed
+ * (no fences), and fenced on both sides */
+#define FLAG_KERNEL(REL, ACQ)                                                                                   \
+  "S2R R0, SR_CTAID.X", "ISETP.NE.AND P0, PT, R0, RZ, PT", "@P0 BRA 0x70", "STG.E desc[UR4][R20.64], R5", REL, \
+      "STG.E.STRONG.GPU desc[UR4][R24.64], R6", "EXIT", "LDG.E.STRONG.GPU R7, desc[UR4][R24.64]",                 \
+      "ISETP.EQ.AND P1, PT, R7, RZ, PT", "@P1 BRA 0x70", ACQ, "LDG.E R8, desc[UR4][R20.64]", "EXIT"
+static const char *const k_flag_relaxed[] = {FLAG_KERNEL("NOP", "NOP"), NULL};
+static const char *const k_flag_fenced[] = {FLAG_KERNEL("MEMBAR.SC.GPU", "MEMBAR.SC.GPU"), NULL};
+static const char *const k_flag_acquire[] = {FLAG_KERNEL("MEMBAR.ALL.GPU", "CCTL.IVALL"), NULL};
+/* a VOTE with no operands after a ticket (a fuzzer's listing): no crash */
+static const char *const k_vote_bare[] = {"STG.E desc[UR4][R2.64], R5", TICKET(""), "VOTE.ANY", "VOTEU.ANY", "@P1 EXIT",
+                                          "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
+
 static const struct {
   const char *name;
   const char *const *insns;
@@ -450,6 +493,16 @@ static const struct {
     {"the ticket's compare computed again", k_recomputed, 1, 0, 0},
     {"__syncthreads_or through PLOP3, fresh input read, fenced", k_plop3_ok, 1, 0, 0},
     {"__syncthreads_or through PLOP3, no acquire", k_plop3_bug, 1, A, 0},
+    {"cooperative_groups' tile barrier in the shared window (SR_SWINHI)", k_cg_window, 0, 0, 0},
+    {"cooperative_groups' tile barrier in the shared window (c[0x0][0x1c])", k_cg_window_c, 0, 0, 0},
+    {"a block-scope barrier on a word of unknown space: a note", k_cg_unknown, 0, 0, 0},
+    {"a GPU-scope atomic in the shared window is no ticket", k_gpu_on_window, 0, 0, 0},
+    {"a block-scope ticket on a parameter's word", k_block_param, 1, 1 << KG_LINT_SCOPE, 0},
+    {"generic accesses in the shared window around a ticket", k_window_access, 1, 0, 0},
+    {"a flag between blocks, relaxed", k_flag_relaxed, 1, R | A, 0},
+    {"a flag between blocks, fenced", k_flag_fenced, 1, 0, 0},
+    {"a flag between blocks, release and acquire", k_flag_acquire, 1, 0, 0},
+    {"VOTE and VOTEU with no operands", k_vote_bare, 1, R | A, 0},
 };
 
 START_TEST(test_lint_small) {
@@ -461,6 +514,7 @@ START_TEST(test_lint_small) {
   ck_assert_msg(sides_of(&r, 0) == k_small[_i].sides, "%s: sides %u, want %u", k_small[_i].name, sides_of(&r, 0),
                 k_small[_i].sides);
   ck_assert_int_eq(r.unknown_calls, k_small[_i].unknown_calls);
+  ck_assert_msg(r.nnotes == (k_small[_i].insns == k_cg_unknown), "%s: %zu notes", k_small[_i].name, r.nnotes);
   kg_lint_report_free(&r);
   kg_sass_free(&l);
   free(text);
@@ -832,7 +886,7 @@ START_TEST(test_lint_waiver_whole_name) {
   kg_lint_report r;
   lint_text(u, strlen(u), &l, &r);
   ck_assert_uint_gt(n, 0);
-  ck_assert_int_eq(r.ntickets, 6);
+  ck_assert_int_eq(r.ntickets, 21);
   ck_assert_uint_eq(r.nwaived, 0);
   ck_assert_uint_eq(r.nused, 0);
   ck_assert_uint_gt(kg_lint_unwaived(&r), 0);

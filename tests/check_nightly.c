@@ -332,6 +332,18 @@ START_TEST(test_acks_refuse_bad_cell) {
   write_ack(ack, "not a night!", "two_pass f32 33554432");
   ck_assert_int_eq(kg_acks_read(ack, &a, err, sizeof err), -1);
   ck_assert_ptr_nonnull(strstr(err, "from"));
+  /* As closed as the schema: an unknown key, or no reason, is refused with the key named. */
+  kgt_spit(ack, "{\"kind\":\"kgate-acknowledged\",\"schema_version\":1,\"acknowledged\":[{\"from\":\"abc1234\","
+                "\"reason\":\"x\",\"cells\":[],\"cell\":\"two_pass f32 33554432\"}]}");
+  ck_assert_int_eq(kg_acks_read(ack, &a, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "acknowledged[0]: unknown field 'cell'") != NULL, "%s", err);
+  kgt_spit(ack, "{\"kind\":\"kgate-acknowledged\",\"schema_version\":1,\"acknowledged\":[],\"acknowleged\":[]}");
+  ck_assert_int_eq(kg_acks_read(ack, &a, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "unknown field 'acknowleged'") != NULL, "%s", err);
+  kgt_spit(ack, "{\"kind\":\"kgate-acknowledged\",\"schema_version\":1,\"acknowledged\":[{\"from\":\"abc1234\","
+                "\"reason\":\"\",\"cells\":[]}]}");
+  ck_assert_int_eq(kg_acks_read(ack, &a, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "acknowledged[0]: reason is '': empty") != NULL, "%s", err);
   path_in(ack, sizeof ack, "none.json");
   ck_assert_int_eq(kg_acks_read(ack, &a, err, sizeof err), 0); /* no file: nothing acknowledged */
   ck_assert_uint_eq(a.n, 0);

@@ -207,6 +207,37 @@ START_TEST(test_spawn_missing_program) {
 }
 END_TEST
 
+/* kg_env_secret: the runner's and the clouds' tokens and any secret-like name, not a build's settings. */
+static const struct {
+  const char *name;
+  int secret;
+} k_env_names[] = {
+    {"GITHUB_TOKEN", 1}, {"ACTIONS_ID_TOKEN_REQUEST_URL", 1}, {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", 1},
+    {"ACTIONS_RUNTIME_TOKEN", 1}, {"GITHUB_ENV", 1}, {"GITHUB_PATH", 1}, {"INPUT_GITHUB-TOKEN", 1},
+    {"GH_TOKEN", 1}, {"AWS_SECRET_ACCESS_KEY", 1}, {"KGATE_REFCACHE_KEY", 1}, {"npm_config_authToken", 1},
+    {"Deploy_Password", 1}, {"SSH_AUTH_SOCK", 1}, {"VAULT_ADDR", 1}, {"ci_job_jwt", 1},
+    {"PATH", 0}, {"HOME", 0}, {"CUDA_VISIBLE_DEVICES", 0}, {"CMAKE_PREFIX_PATH", 0}, {"CC", 0},
+    {"KGATE_BISECT_BUILD", 0}, {"KGATE_CUDA_ARCHITECTURES", 0}, {"LANG", 0}, {"KEYBOARD", 0},
+};
+
+START_TEST(test_env_secret_names) {
+  ck_assert_msg(kg_env_secret(k_env_names[_i].name) == k_env_names[_i].secret, "%s", k_env_names[_i].name);
+}
+END_TEST
+
+/* The scrubbed environment reaches the child: a token is gone, the rest kept. */
+START_TEST(test_spawn_scrubbed_env) {
+  char *env[] = {"PATH=/usr/bin:/bin", "GITHUB_TOKEN=ghs_x", "KEEP=1", "ACTIONS_ID_TOKEN_REQUEST_URL=u", NULL};
+  char **clean = kg_env_scrubbed(env), out[256];
+  ck_assert_ptr_nonnull(clean);
+  char *argv[] = {"/usr/bin/env", NULL};
+  kg_spawn_opts o = {.fd = {-1, -2, -1}, .env = clean};
+  ck_assert_int_eq(spawn_read(argv, o, out, sizeof out, NULL), 0);
+  ck_assert_str_eq(out, "PATH=/usr/bin:/bin\nKEEP=1\n");
+  free(clean);
+}
+END_TEST
+
 Suite *make_proc_suite(void) {
   Suite *s = suite_create("proc");
   TCase *core = tcase_create("Core");
@@ -215,6 +246,8 @@ Suite *make_proc_suite(void) {
   tcase_add_test(core, test_proc_kill_ends_group);
   tcase_add_test(core, test_proc_capture_output);
   tcase_add_test(core, test_spawn_folder_descriptors_group);
+  tcase_add_loop_test(core, test_env_secret_names, 0, sizeof k_env_names / sizeof k_env_names[0]);
+  tcase_add_test(core, test_spawn_scrubbed_env);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_test(limits, test_proc_line_at_limit);

@@ -11,6 +11,8 @@
 #include "plan.h"
 #include "registry.h"
 #include "sanitize.h"
+#include "waiver.h"
+#include "kgate/module.h"
 #include "sizes.h"
 #include "selftest.h"
 #include "supervisor.h"
@@ -97,6 +99,95 @@ START_TEST(test_san_parse_truncated_line) {
 }
 END_TEST
 
+/* A module's sanitizer waivers: racecheck's report of cooperative groups'
+ * tile barrier (as cuda-samples' multi_warp_cg_reduce gives it), waived by
+ * tool, kernel and place; the same report elsewhere, by another tool or in
+ * another kernel is not, and a summary counting more reports than were shown
+ * cannot be known waived. */
+static const char k_cg_race[] =
+    "========= COMPUTE-SANITIZER\n"
+    "========= Error: Race reported between Write access at void multi_warp_cg_reduce<int, (unsigned long)256, "
+    "(unsigned long)128>(T1 *, T1 *, unsigned int)+0x5a0 in /usr/local/cuda/include/cooperative_groups/details/reduce.h:283\n"
+    "=========     and Read access at void multi_warp_cg_reduce<int, (unsigned long)256, (unsigned long)128>(T1 *, T1 *, "
+    "unsigned int)+0x6d0 in /usr/local/cuda/include/cooperative_groups/details/reduce.h:290 [24 hazards]\n"
+    "=========\n"
+    "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n";
+static const char k_cg_race_more[] =
+    "========= Error: Race reported between Write access at void multi_warp_cg_reduce<int, 256ul, 128ul>(int *, int *, "
+    "unsigned int)+0x5a0 in /x/reduce.h:283\n"
+    "========= RACECHECK SUMMARY: 1 hazard displayed (2 errors, 0 warnings)\n";
+static const char k_table[] = KG_MODULE_SANITIZER_WAIVERS_TAG "\0racecheck\0multi_warp_cg_reduce\0reduce.h:283\0"
+                              "racecheck does not model cooperative groups' atomic tile barrier\0";
+
+static const struct {
+  const char *text, *tool;
+  int dirty, errors, waived;
+} k_waived[] = {
+    {k_cg_race, "racecheck", 0, 0, 1},
+    {k_cg_race, "memcheck", 1, 1, 0},   /* another tool's waiver */
+    {k_racecheck, "racecheck", 1, 1, 0}, /* another kernel, another place */
+    {k_cg_race_more, "racecheck", 1, 0, 1}, /* a report not shown */
+    {k_memcheck, "memcheck", 1, 2, 0},
+};
+
+START_TEST(test_san_parse_waived) {
+  kg_san_waivers w;
+  char err[300];
+  ck_assert_msg(kg_san_waivers_parse(k_table, sizeof k_table, &w, err, sizeof err) == 0, "%s", err);
+  kg_san_report r;
+  kg_san_parse_waived(k_waived[_i].text, strlen(k_waived[_i].text), k_waived[_i].tool, &w, &r);
+  ck_assert_int_eq(kg_san_dirty(&r), k_waived[_i].dirty);
+  ck_assert_int_eq(r.errors, k_waived[_i].errors);
+  ck_assert_int_eq(r.waived, k_waived[_i].waived);
+  if (r.waived) ck_assert_str_eq(r.waived_reason, "racecheck does not model cooperative groups' atomic tile barrier");
+  kg_san_waivers_free(&w);
+}
+END_TEST
+
+/* kg_san_scan says what it waived, as the check's summary shows it. */
+static const struct kg_san_waivers *the_table(const void *ctx, int variant) { return variant == 3 ? ctx : NULL; }
+
+START_TEST(test_san_scan_waived) {
+  kg_san_waivers w;
+  char err[300], first[256];
+  ck_assert_int_eq(kg_san_waivers_parse(k_table, sizeof k_table, &w, err, sizeof err), 0);
+  kg_san_scope sc = {"racecheck", the_table, &w};
+  ck_assert_int_eq(kg_san_scan(&sc, 3, k_cg_race, strlen(k_cg_race), first, sizeof first), 0);
+  ck_assert_str_eq(first, "waived: racecheck does not model cooperative groups' atomic tile barrier (1 report)");
+  /* the waivers are the variant's module's only */
+  ck_assert_int_eq(kg_san_scan(&sc, 4, k_cg_race, strlen(k_cg_race), first, sizeof first), 1);
+  ck_assert_str_eq(first, "Race reported between Write access at reduce.h:283");
+  kg_san_waivers_free(&w);
+}
+END_TEST
+
+/* A table a module cannot mean is refused, naming the waiver and the field. */
+static const struct {
+  const char *bytes;
+  size_t len;
+  const char *why;
+} k_bad_san[] = {
+#define T(s) s, sizeof s
+    {T(KG_MODULE_SANITIZER_WAIVERS_TAG "\0leakcheck\0k\0a.cu:1\0r\0"), "waiver 1: tool 'leakcheck' is not memcheck"},
+    {T(KG_MODULE_SANITIZER_WAIVERS_TAG "\0racecheck\0k-1\0a.cu:1\0r\0"), "waiver 1: kernel name 'k-1' is not"},
+    {T(KG_MODULE_SANITIZER_WAIVERS_TAG "\0racecheck\0k\0a.cu\0r\0"), "waiver 1 (k): place 'a.cu' is not FILE:LINE"},
+    {T(KG_MODULE_SANITIZER_WAIVERS_TAG "\0racecheck\0k\0dir/a.cu:3\0r\0"), "place 'dir/a.cu:3' is not FILE:LINE"},
+    {T(KG_MODULE_SANITIZER_WAIVERS_TAG "\0racecheck\0k\0a.cu:0\0r\0"), "place 'a.cu:0' is not FILE:LINE"},
+    {T(KG_MODULE_SANITIZER_WAIVERS_TAG "\0racecheck\0k\0a.cu:7\0\0"), "waiver 1 (k): reason is missing"},
+    {T(KG_MODULE_SANITIZER_WAIVERS_TAG "\0racecheck\0k\0a.cu:7\0r\0racecheck\0k\0a.cu:7\0s\0"),
+     "waiver 2: racecheck k at a.cu:7 is listed twice"},
+    {T("kgate-sanitizer-waivers 9\0"), "starts 'kgate-sanitizer-waivers 9'"},
+#undef T
+};
+
+START_TEST(test_san_waivers_refused) {
+  kg_san_waivers w;
+  char err[300];
+  ck_assert_int_eq(kg_san_waivers_parse(k_bad_san[_i].bytes, k_bad_san[_i].len, &w, err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "kgate_module_sanitizer_waivers: ") == err && strstr(err, k_bad_san[_i].why), "%s", err);
+}
+END_TEST
+
 START_TEST(test_san_tools_parse) {
   unsigned mask;
   char err[160];
@@ -174,7 +265,7 @@ START_TEST(test_supervise_sanitizer_log) {
   kg_result r[4];
   kg_run_params p = {.seed = 1, .repeats = 1};
   kg_super_opts o = {.worker_argv = argv, .timeout_s = 10, .start_timeout_s = 10};
-  kg_super_san san = {.log = log, .tool = "memcheck", .exit_code = KG_SAN_EXIT, .scan = kg_san_scan};
+  kg_super_san san = {.log = log, .tool = "memcheck", .exit_code = KG_SAN_EXIT, .scan = kg_san_scan, .scan_ctx = NULL};
   kg_device_info dev;
   char err[200];
   ck_assert_int_eq(kg_supervise_san(cases, 4, &p, &o, &san, r, &dev, err, sizeof err), 0);
@@ -319,16 +410,18 @@ END_TEST
 /* The paired rows time each slowdown mutant and the A/A control against
  * reduce7_shuffle from kgate's own module, on f32: they must be declared so. */
 START_TEST(test_st_paired_mutants_declared) {
-  int slower = 0, same = 0;
+  int slower = 0, same = 0, not_slower = 0;
   for (size_t m = 0; m < kg_nmutants; m++) {
     kg_expect e = kg_mutants[m].expect;
-    if (e != KG_EXPECT_SLOWER && e != KG_EXPECT_SAME) continue;
+    if (e != KG_EXPECT_SLOWER && e != KG_EXPECT_SAME && e != KG_EXPECT_NOT_SLOWER) continue;
     ck_assert_str_eq(kg_mutants[m].base, "reduce7_shuffle");
     ck_assert(kg_variant_supports(kg_mutants[m].variant, KG_F32));
-    slower += e == KG_EXPECT_SLOWER, same += e == KG_EXPECT_SAME;
+    slower += e == KG_EXPECT_SLOWER, same += e == KG_EXPECT_SAME, not_slower += e == KG_EXPECT_NOT_SLOWER;
   }
-  ck_assert_int_eq(slower, 3);
+  ck_assert_int_eq(slower, 5); /* mut_slow1/2/5 and the two planted at m */
   ck_assert_int_eq(same, 1);
+  ck_assert_int_eq(not_slower, 2); /* planted at m/2 */
+  ck_assert_str_eq(kg_expect_name(KG_EXPECT_NOT_SLOWER), "not_slower");
   ck_assert_str_eq(kg_expect_name(KG_EXPECT_SAME), "same");
 }
 END_TEST
@@ -421,6 +514,9 @@ Suite *make_selftest_suite(void) {
   TCase *core = tcase_create("Core");
   tcase_add_loop_test(core, test_san_parse_recorded, 0, sizeof k_parse / sizeof k_parse[0]);
   tcase_add_test(core, test_san_parse_truncated_line);
+  tcase_add_loop_test(core, test_san_parse_waived, 0, sizeof k_waived / sizeof k_waived[0]);
+  tcase_add_test(core, test_san_scan_waived);
+  tcase_add_loop_test(core, test_san_waivers_refused, 0, sizeof k_bad_san / sizeof k_bad_san[0]);
   tcase_add_test(core, test_san_tools_parse);
   tcase_add_test(core, test_san_argv_memcheck);
   tcase_add_test(core, test_san_argv_racecheck_no_padding);

@@ -33,7 +33,8 @@
  *   79 the answer, then bytes with no newline
  * $FAKE_MODE, when set, replaces the mode (for `kgate check --worker`).
  * With $FAKE_PAIR, a paired case answers four blocks whose ratios lie
- * within 0.02 % of 1 ("tight") or 4 % ("wide").
+ * within 0.02 % of 1 ("tight") or 4 % ("wide"), or within 0.02 % of 1.105
+ * ("slow").
  * A paired probe (kg_pair_opts.probe) answers that head and base launch the
  * same kernel, named by $FAKE_PROBE_KERNEL, twice; without it, "not known". 
  * Kernel modules as `kgate worker` takes them (--own-kernels, --kernels,
@@ -163,11 +164,13 @@ int main(int argc, char **argv) {
       emit(kg_proto_encode_result(index, &r, 0));
       continue;
     }
-    if (p.pair.on && getenv("FAKE_PAIR")) { /* a paired case: four blocks, tight or wide apart */
+    if (p.pair.on && getenv("FAKE_PAIR")) { /* a paired case: four blocks, tight or wide apart, or slower */
       static const double k_tight[] = {1e-4, -1e-4, 2e-4, -2e-4}, k_wide[] = {0.02, -0.02, 0.04, -0.04};
-      const double *v = strcmp(getenv("FAKE_PAIR"), "wide") ? k_tight : k_wide;
+      const char *how = getenv("FAKE_PAIR");
+      const double *v = strcmp(how, "wide") ? k_tight : k_wide;
+      double shift = strcmp(how, "slow") ? 0 : 0.1;
       r.nblocks = 4;
-      for (int k = 0; k < 4; k++) r.blocks[k] = (kg_pblock){v[k], 16, 10.0, 10.0};
+      for (int k = 0; k < 4; k++) r.blocks[k] = (kg_pblock){shift + v[k], 16, 10.0, 10.0};
       emit(kg_proto_encode_result(index, &r, 0));
       continue;
     }

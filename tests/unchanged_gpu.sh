@@ -11,8 +11,10 @@
 # the same launch is UNCHANGED; a carve-out passed with the launch, a call
 # that asks whether it is captured, a call whose arguments change from call
 # to call and a __device__ variable the host sets to another value are
-# paired with their reasons; against itself the carve-out and the variable
-# are UNCHANGED again.
+# paired with their reasons, and so are a kernel's cache configuration
+# (cudaFuncSetCacheConfig) and its cluster scheduling policy preference
+# (cudaFuncSetAttribute) set otherwise; against itself the carve-out, the
+# variable and both settings are UNCHANGED again.
 # usage: unchanged_gpu.sh KGATE [HEAD_MODULE BASE_MODULE]   (exit 77 without a GPU)
 set -u
 . "$(dirname "$0")/skip_gpu.sh"
@@ -67,7 +69,7 @@ echo "unchanged_gpu: 12 cells UNCHANGED with their evidence (6 with __device__ d
 [ -n "$head" ] || exit 0
 
 team() { # name, base module, the exit code expected
-  "$kgate" run --kernels "$head" --base-kernels "$2" --variant unch_plain,unch_carveout,unch_query,unch_stateful,unch_knob \
+  "$kgate" run --kernels "$head" --base-kernels "$2" --variant unch_plain,unch_carveout,unch_query,unch_stateful,unch_knob,unch_cachecfg,unch_csp \
     --dtype i32 --sizes 1 --perf-sizes 2^20 --json "$out/$1.json" > "$out/$1.txt" 2> "$out/$1.err"
   code=$?
   [ $code = "$3" ] || { cat "$out/$1.txt" "$out/$1.err"; fail "the $1 run exited $code, not $3"; }
@@ -85,8 +87,10 @@ paired_for host unch_carveout "launches differ at line"
 paired_for host unch_query "asked whether its stream is capturing"
 paired_for host unch_stateful "queued other work on a second call"
 paired_for host unch_knob "launches differ at line"
+paired_for host unch_cachecfg "launches differ at line"
+paired_for host unch_csp "launches differ at line"
 [ "$(verdict host unch_knob)" = SLOWER ] || fail "the knob set to two passes is $(verdict host unch_knob), not SLOWER"
-for v in unch_plain unch_carveout unch_query unch_stateful; do
+for v in unch_plain unch_carveout unch_query unch_stateful unch_cachecfg unch_csp; do
   [ "$(verdict host $v)" != SLOWER ] || fail "$v is SLOWER"
 done
 grep "is paired" "$out/host.err"
@@ -94,5 +98,8 @@ team self "$head" 0
 [ "$(verdict self unch_carveout)" = UNCHANGED ] || { cat "$out/self.err"; fail "the carve-out against itself: $(verdict self unch_carveout)"; }
 paired_for self unch_query "asked whether its stream is capturing"
 [ "$(verdict self unch_knob)" = UNCHANGED ] || { cat "$out/self.err"; fail "the knob against itself: $(verdict self unch_knob)"; }
+for v in unch_cachecfg unch_csp; do
+  [ "$(verdict self $v)" = UNCHANGED ] || { cat "$out/self.err"; fail "$v against itself: $(verdict self $v)"; }
+done
 grep -q '"variant":"unch_knob",[^}]*1 variable read alike' "$out/self.json" || fail "the knob's evidence lacks its variable"
 echo "unchanged_gpu: a team's host-side changes: the same launch UNCHANGED; a carve-out, a capture query, a changing argument paired; a __device__ knob set to two passes paired and SLOWER"

@@ -30,7 +30,7 @@ typedef struct bisect_args {
       *bad_module, *json, *markdown, *kgate, *link, *within;
   const char *source[MAX_LIST], *match[MAX_LIST];
   int nsource, nmatch;
-  int finding, arch, rounds, max_rounds, device, own, quiet;
+  int finding, arch, rounds, max_rounds, device, own, quiet, enter_merges;
   double effect; /* a fraction (--effect 1.2: 0.012); 0: none given */
 } bisect_args;
 
@@ -57,6 +57,9 @@ static const kg_opt k_rows[] = {
     KG_OPTION("--repo", NULL, OPT_STR(repo, "."), "DIR", "the repository (default .)"),
     KG_OPTION("--within", NULL, OPT_STR(within, NULL), "REV",
               "refuse a range that is not in REV's history (the nightly: its branch)"),
+    KG_OPTION("--enter-merges", NULL, OPT_FLAG(enter_merges), NULL,
+              "also the commits merges brought in (a merged pull request's own, never reviewed one by one): "
+              "only on an untrusted, ephemeral runner with no token"),
     KG_OPTION("--work", NULL, OPT_STR(work, ".kgate-bisect"), "DIR",
               "the bisect's folder: worktree, build, cache, logs (default .kgate-bisect)"),
     KG_OPTION("--own", NULL, OPT_FLAG(own), NULL, "the module is kgate's own kernels (--own-kernels), not a team's (--kernels)"),
@@ -213,7 +216,7 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
   char err[600], self[PATH_MAX], work[PATH_MAX];
   char **ids = NULL;
   size_t n = 0;
-  int rc = kg_bisect_range(a->repo, good, bad, a->within, &ids, &n, err, sizeof err);
+  int rc = kg_bisect_range(a->repo, good, bad, a->within, a->enter_merges, &ids, &n, err, sizeof err);
   if (rc) return fprintf(stderr, "kgate: bisect: %s\n", err), rc;
   const char *kgate = a->kgate;
   if (!kgate) {
@@ -238,10 +241,22 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
   kg_bisect_report rep = {&r,     ids,    cells, ncells, repo.fp_how[0] ? repo.fp_how : NULL, a->link,
                           repo.made, repo.cached};
   kg_bisect_print_term(stdout, &rep);
+  /* A merge named as the culprit: its own commits are the next, separate step. */
+  char note[400] = "";
+  if (out == KG_BISECT_FOUND && !a->enter_merges && kg_bisect_is_merge(a->repo, ids[r.culprit]) == 1)
+    snprintf(note, sizeof note,
+             "the culprit %s is a merge: to look inside it, bisect its own commits (--good the merge base of its "
+             "parents --bad %.12s^2 --enter-merges) on an untrusted, ephemeral runner with no token (docs/bisect.md)",
+             ids[r.culprit], ids[r.culprit]);
+  if (note[0]) printf("note: %s\n", note);
   int code = kg_bisect_exit(out);
   FILE *md = a->markdown ? fopen(a->markdown, "a") : NULL;
   if (a->markdown && !md) fprintf(stderr, "kgate: bisect: --markdown %s: cannot write it\n", a->markdown), code = 2;
-  if (md) kg_bisect_print_md(md, &rep), fclose(md);
+  if (md) {
+    kg_bisect_print_md(md, &rep);
+    if (note[0]) fprintf(md, "\n*Note:* %s\n", note);
+    fclose(md);
+  }
   if (a->json && kg_bisect_write_json(a->json, &rep, err, sizeof err))
     fprintf(stderr, "kgate: bisect: --json: %s\n", err), code = 2;
   kg_bisect_result_free(&r);
@@ -249,11 +264,27 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
   return code;
 }
 
+/* The name of an OIDC request variable in the environment, or NULL: a job
+ * that can mint an identity token must not build (docs/threat-model.md). */
+static const char *oidc_in_env(void) {
+  static const char *const k_names[] = {"ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL"};
+  for (size_t k = 0; k < sizeof k_names / sizeof *k_names; k++)
+    if (getenv(k_names[k])) return k_names[k];
+  return NULL;
+}
+
 static int run(void *settings, const kg_cmd_call *call) {
   (void)call;
   const bisect_args *a = settings;
   char err[600], good[256] = "", bad[256] = "", changed[512] = "";
   if (validate(a, err, sizeof err)) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
+  const char *oidc = oidc_in_env();
+  if (oidc)
+    return fprintf(stderr,
+                   "kgate: bisect: the environment holds %s: this job can mint an OIDC token, and bisect builds "
+                   "code; run it in a job without id-token: write (docs/bisect.md)\n",
+                   oidc),
+           KG_EXIT_ENV;
   kg_bisect_cell *cells = NULL;
   size_t ncells = 0;
   double estimate = a->effect > 0 ? log1p(a->effect) : 0, found_estimate = 0;

@@ -36,6 +36,7 @@
 #include "suggest.h"
 #include "supervisor.h"
 #include "verdict.h"
+#include "waiver.h"
 
 
 /* The supervisor's progress callback: progress.h draws it, on a terminal or in a log. */
@@ -379,8 +380,8 @@ int kg_gate_list(const kg_modules *mods, const char *json) {
 
 
 int kg_gate_san_cell(const kg_case *cases, const kg_result *res, size_t n, int variant, char *out, size_t len) {
-  const kg_result *bad = NULL;
-  size_t cases_v = 0, ran = 0, nbad = 0;
+  const kg_result *bad = NULL, *waived = NULL;
+  size_t cases_v = 0, ran = 0, nbad = 0, nwaived = 0;
   for (size_t i = 0; i < n; i++) {
     if (cases[i].variant != variant || !cases[i].supported) continue;
     cases_v++;
@@ -388,25 +389,66 @@ int kg_gate_san_cell(const kg_case *cases, const kg_result *res, size_t n, int v
     if (st != KG_ST_PASS && st != KG_ST_FAIL && st != KG_ST_ERROR) continue; /* pending: never reached */
     ran++;
     if (st != KG_ST_PASS) nbad++, bad = bad ? bad : &res[i];
+    else if (strstr(res[i].message, "): waived: ")) nwaived++, waived = waived ? waived : &res[i];
   }
   if (!cases_v) return 0;
   size_t used = 0;
   if (!ran) used = (size_t)snprintf(out, len, "not run");
   else if (nbad) used = (size_t)snprintf(out, len, "FAIL (%zu of %zu cases; first: %.200s)", nbad, ran, bad->message);
+  else if (ran == cases_v && nwaived)
+    used = (size_t)snprintf(out, len, "clean, WAIVED in %zu of %zu cases (%.200s)", nwaived, ran,
+                            strstr(waived->message, "waived: ") + 8);
   else if (ran == cases_v) used = (size_t)snprintf(out, len, "clean");
   if (ran && ran < cases_v && used < len)
     snprintf(out + used, len - used, "%sincomplete (%zu of %zu run)", used ? ", " : "", ran, cases_v);
   return 1;
 }
 
+/* The sanitizer waivers of each --kernels module, by the registry's module
+ * number (kgate's own, 0, has none). */
+typedef struct san_waivers {
+  kg_san_waivers *m;
+  int n;
+} san_waivers;
+
+static const struct kg_san_waivers *waivers_of(const void *ctx, int variant) {
+  const san_waivers *s = ctx;
+  int m = variant >= 0 && (size_t)variant < kg_nvariants ? kg_variants[variant].module : -1;
+  return m > 0 && m < s->n ? &s->m[m] : NULL;
+}
+
+static void san_waivers_free(san_waivers *s) {
+  for (int k = 0; s->m && k < s->n; k++) kg_san_waivers_free(&s->m[k]);
+  free(s->m);
+}
+
+/* 0, or -1 with err naming the module and the waiver (a malformed table). */
+static int read_san_waivers(san_waivers *s, char *err, size_t errlen) {
+  int most = 0;
+  for (size_t v = 0; v < kg_nvariants; v++)
+    if (kg_variants[v].module > most) most = kg_variants[v].module;
+  s->n = most + 1;
+  if (!(s->m = calloc((size_t)s->n, sizeof *s->m))) return snprintf(err, errlen, "out of memory"), -1;
+  for (int k = 1; k < s->n; k++)
+    if (kg_san_waivers_read(kg_registry_module_path(k), &s->m[k], err, errlen)) return -1;
+  return 0;
+}
+
 /* check --sanitize: the whole plan once per tool under compute-sanitizer,
- * then one line per variant and tool: clean, or the first error. */
+ * then one line per variant and tool: clean (and what a module's waivers
+ * covered), or the first error. */
 static int run_sanitized(const kg_gate_opts *go, kg_run *run, const kg_super_opts *so, const kg_run_params *rp) {
   char san[PATH_MAX], err[512];
   unsigned mask = 0;
   if (kg_san_find(san, sizeof san, err, sizeof err)) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_ENV;
+  }
+  san_waivers sw = {0};
+  if (read_san_waivers(&sw, err, sizeof err)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    san_waivers_free(&sw);
+    return KG_EXIT_USAGE;
   }
   kg_san_parse_tools(go->sanitize, &mask, err, sizeof err);
   kg_result *res[KG_NSAN] = {0};
@@ -427,7 +469,8 @@ static int run_sanitized(const kg_gate_opts *go, kg_run *run, const kg_super_opt
     }
     kg_super_opts o = *so;
     o.worker_argv = argv;
-    kg_super_san ss = {log, kg_san_tool_name((kg_san_tool)t), KG_SAN_EXIT, 0, 1, kg_san_scan};
+    kg_san_scope scope = {kg_san_tool_name((kg_san_tool)t), waivers_of, &sw};
+    kg_super_san ss = {log, kg_san_tool_name((kg_san_tool)t), KG_SAN_EXIT, 0, 1, kg_san_scan, &scope};
     kg_device_info dev = {0};
     double t0 = kg_now_s();
     printf("== compute-sanitizer --tool %s ==\n", kg_san_tool_name((kg_san_tool)t));
@@ -454,6 +497,7 @@ static int run_sanitized(const kg_gate_opts *go, kg_run *run, const kg_super_opt
     }
   }
   for (int t = 0; t < KG_NSAN; t++) free(res[t]);
+  san_waivers_free(&sw);
   return code;
 }
 
@@ -888,7 +932,9 @@ static int paired_pass(const kg_gate_opts *go, gate *g, const kg_run_params *rp,
   for (int k = 0; k < g->ndev; k++) sdev[k] = (kg_super_dev){w->pargv[k], g->list[k]};
   int proof = g->cj.proof && code_join(&g->cj); /* the machine code of head and base, for the unchanged proof */
   const char *no_proof = !g->cj.proof || proof || go->quiet ? NULL : g->cj.head.why[0] ? g->cj.head.why : g->cj.base.why;
-  kg_pair_gate_in in = {&g->base, &go->paired, go->plan.variants == NULL, rp, so, sdev, (size_t)g->ndev,
+  kg_pair_settings ps = go->paired;
+  ps.sequential = !go->mods.pins; /* the nightly's detector is calibrated on the interval of every round */
+  kg_pair_gate_in in = {&g->base, &ps, go->plan.variants == NULL, rp, so, sdev, (size_t)g->ndev,
                         proof ? &g->cj.head : NULL, proof ? &g->cj.base : NULL, no_proof, go->quiet ? NULL : stderr};
   int pair_env = kg_pair_gate(&g->run, &in, &unchanged_s) != 0;
   kg_phases *ph = &g->run.meta.phases;

@@ -22,11 +22,14 @@
 static const struct {
   const char *name;
   size_t n;
-} k_paired[] = {{"mut_slow1", (size_t)1 << 25}, {"mut_slow2", (size_t)1 << 22}, {"mut_slow5", (size_t)1 << 22},
-                {"mut_none", (size_t)1 << 22},  {"mut_none", (size_t)1 << 25}};
+} k_paired[] = {{"mut_slow1", (size_t)1 << 25},       {"mut_slow2", (size_t)1 << 22},
+                {"mut_slow5", (size_t)1 << 22},       {"mut_slow_m25", (size_t)1 << 25},
+                {"mut_slow_half25", (size_t)1 << 25}, {"mut_slow_m22", (size_t)1 << 22},
+                {"mut_slow_half22", (size_t)1 << 22}, {"mut_none", (size_t)1 << 22},
+                {"mut_none", (size_t)1 << 25}};
 enum { k_npaired = sizeof k_paired / sizeof k_paired[0] };
 
-static int is_paired(kg_expect e) { return e == KG_EXPECT_SLOWER || e == KG_EXPECT_SAME; }
+static int is_paired(kg_expect e) { return e == KG_EXPECT_SLOWER || e == KG_EXPECT_SAME || e == KG_EXPECT_NOT_SLOWER; }
 
 static int first_dtype(unsigned mask) {
   for (int d = 0; d < KG_NDTYPES; d++)
@@ -222,6 +225,9 @@ static void lint_row(kg_st_row *row, const kg_sass_listing *l, const kg_lint_rep
  * finding at every architecture the module holds; the control is the real
  * variants' kernels, linked into that module too, which must lint clean. */
 static void lint_rows(const kg_st_opts *o, kg_st_row *rows, size_t nrows) {
+  size_t any = 0; /* no lint row selected (--only): the module is not disassembled */
+  for (size_t i = 0; i < nrows; i++) any += kg_mutants[rows[i].mutant].expect == KG_EXPECT_LINT;
+  if (!any) return;
   char err[512] = "no module to lint";
   char *text = NULL;
   size_t len = 0, base = 0;
@@ -289,12 +295,17 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
   for (size_t j = 0; j < nj; j++) {
     kg_st_row *row = rows_of[mut[j]];
     const kg_pair_stat *s = &cells[j].stat;
-    kg_pverdict want = kg_mutants[mut[j]].expect == KG_EXPECT_SAME ? KG_PV_SAME : KG_PV_SLOWER;
-    int ok = s->verdict == want;
+    kg_expect e = kg_mutants[mut[j]].expect;
+    /* a slowdown of m/2 must not be SLOWER; it was timed (SAME, FASTER or UNDECIDED) */
+    int ok = e == KG_EXPECT_NOT_SLOWER ? s->verdict == KG_PV_SAME || s->verdict == KG_PV_FASTER ||
+                                             s->verdict == KG_PV_UNDECIDED
+                                       : s->verdict == (e == KG_EXPECT_SAME ? KG_PV_SAME : KG_PV_SLOWER);
     size_t used = strlen(row->observed);
-    snprintf(row->observed + used, sizeof row->observed - used, "%s2^%d %s %+.2f%% [%+.2f, %+.2f] (min %.1f%%)",
-             used ? "; " : "", cells[j].n == (size_t)1 << 25 ? 25 : 22, kg_pverdict_name(s->verdict),
-             100 * (s->ratio - 1), 100 * (s->lo - 1), 100 * (s->hi - 1), 100 * cells[j].min_effect);
+    snprintf(row->observed + used, sizeof row->observed - used,
+             "%s2^%d %s %+.2f%% [%+.2f, %+.2f] (m %.2f%%, delta0 %.2f%%; %d rounds, LLR %.1f)", used ? "; " : "",
+             cells[j].n == (size_t)1 << 25 ? 25 : 22, kg_pverdict_name(s->verdict), 100 * (s->ratio - 1),
+             100 * (s->lo - 1), 100 * (s->hi - 1), 100 * cells[j].min_effect,
+             100 * cells[j].min_effect * KG_SEQ_DELTA0_SHARE, cells[j].rounds, cells[j].llr_slower);
     /* every row of a mutant must come out as wanted */
     if (used == 0 || row->outcome == KG_ST_CAUGHT) row->outcome = ok ? KG_ST_CAUGHT : KG_ST_MISSED;
   }
@@ -345,7 +356,7 @@ static int sanitized(const kg_st_opts *o, int tool, char *log, int *logfd, kg_su
   *argv = kg_san_argv(o->sanitizer, (kg_san_tool)tool, log, o->worker_argv);
   so->worker_argv = *argv;
   *san = (kg_super_san){.log = log, .tool = kg_san_tool_name((kg_san_tool)tool), .exit_code = KG_SAN_EXIT,
-                        .fresh_worker = 1, .exact_alloc = 1, .scan = kg_san_scan};
+                        .fresh_worker = 1, .exact_alloc = 1, .scan = kg_san_scan, .scan_ctx = NULL};
   so->timeout_s = so->start_timeout_s = 600; /* racecheck is slow, and so is a worker's start under it */
   return 0;
 }

@@ -107,10 +107,12 @@ typedef cudaError_t (*is_capturing_fn)(cudaStream_t, enum cudaStreamCaptureStatu
 typedef cudaError_t (*capture_info_fn)(cudaStream_t, enum cudaStreamCaptureStatus *, unsigned long long *,
                                        cudaGraph_t *, const cudaGraphNode_t **, const cudaGraphEdgeData **, size_t *);
 typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, void **);
+typedef cudaError_t (*cache_config_fn)(const void *, enum cudaFuncCache);
 static struct {
   is_capturing_fn is, is_ptsz;
   capture_info_fn info, info_ptsz;
   launch_ex_fn ex, ex_ptsz;
+  cache_config_fn cache;
 } g_real;
 static pthread_once_t g_real_once = PTHREAD_ONCE_INIT;
 
@@ -121,6 +123,48 @@ static void find_real(void) {
   *(void **)&g_real.info_ptsz = dlsym(RTLD_NEXT, "cudaStreamGetCaptureInfo_ptsz");
   *(void **)&g_real.ex = dlsym(RTLD_NEXT, "cudaLaunchKernelExC");
   *(void **)&g_real.ex_ptsz = dlsym(RTLD_NEXT, "cudaLaunchKernelExC_ptsz");
+  *(void **)&g_real.cache = dlsym(RTLD_NEXT, "cudaFuncSetCacheConfig");
+}
+
+/* Each kernel's cache configuration as a module set it (cudaFuncSetCacheConfig):
+ * the runtime has no getter, so kgate keeps what it forwarded, for the
+ * description (put_func_attrs). A table that cannot grow says so there. */
+static struct {
+  pthread_mutex_t lock;
+  struct {
+    const void *func;
+    int cfg;
+  } *set;
+  size_t n, cap;
+  int lost;
+} g_cache = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
+
+cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig) {
+  pthread_once(&g_real_once, find_real);
+  pthread_mutex_lock(&g_cache.lock);
+  size_t i = 0;
+  while (i < g_cache.n && g_cache.set[i].func != func) i++;
+  if (i == g_cache.n && g_cache.n == g_cache.cap) {
+    size_t cap = g_cache.cap ? 2 * g_cache.cap : 64;
+    void *s = realloc(g_cache.set, cap * sizeof *g_cache.set);
+    if (s) g_cache.set = s, g_cache.cap = cap;
+  }
+  if (i < g_cache.cap) g_cache.set[i].func = func, g_cache.set[i].cfg = (int)cacheConfig, g_cache.n += i == g_cache.n;
+  else g_cache.lost = 1;
+  pthread_mutex_unlock(&g_cache.lock);
+  return g_real.cache ? g_real.cache(func, cacheConfig) : cudaErrorNotSupported;
+}
+
+/* "fcache=N" (as set), "fcache=-" (never set) or "fcache=lost" (the table could not grow). */
+static int put_cache_config(kg_launches *l, const void *func) {
+  int cfg = -1, lost;
+  pthread_mutex_lock(&g_cache.lock);
+  for (size_t i = 0; i < g_cache.n; i++)
+    if (g_cache.set[i].func == func) cfg = g_cache.set[i].cfg;
+  lost = g_cache.lost;
+  pthread_mutex_unlock(&g_cache.lock);
+  if (lost) return put(l, " fcache=lost");
+  return cfg < 0 ? put(l, " fcache=-") : put(l, " fcache=%d", cfg);
 }
 
 /* The per-thread default stream's names, which the runtime's header declares only for that mode. */
@@ -203,11 +247,17 @@ static int put_func_attrs(kg_launches *l, const void *func) {
   struct cudaFuncAttributes a;
   memset(&a, 0, sizeof a);
   if (cudaFuncGetAttributes(&a, func) != cudaSuccess) return cudaGetLastError(), fail(l, "no attributes for a kernel");
-  return put(
-      l, " regs=%d smem=%zu lmem=%zu const=%zu maxthr=%d ptx=%d bin=%d ca=%d dynmax=%d carve=%d cluster=%d,%d,%d,%d,%d",
-      a.numRegs, a.sharedSizeBytes, a.localSizeBytes, a.constSizeBytes, a.maxThreadsPerBlock, a.ptxVersion,
-      a.binaryVersion, a.cacheModeCA, a.maxDynamicSharedSizeBytes, a.preferredShmemCarveout, a.clusterDimMustBeSet,
-      a.requiredClusterWidth, a.requiredClusterHeight, a.requiredClusterDepth, a.nonPortableClusterSizeAllowed);
+  /* The device's cache configuration too (cudaDeviceSetCacheConfig), and the kernel's own (kept above). */
+  enum cudaFuncCache dev = cudaFuncCachePreferNone;
+  if (cudaDeviceGetCacheConfig(&dev) != cudaSuccess) return cudaGetLastError(), fail(l, "no cache configuration");
+  if (put(l, " regs=%d smem=%zu lmem=%zu const=%zu maxthr=%d ptx=%d bin=%d ca=%d dynmax=%d carve=%d cluster=%d,%d,%d,%d,%d"
+             " csp=%d dcache=%d",
+          a.numRegs, a.sharedSizeBytes, a.localSizeBytes, a.constSizeBytes, a.maxThreadsPerBlock, a.ptxVersion,
+          a.binaryVersion, a.cacheModeCA, a.maxDynamicSharedSizeBytes, a.preferredShmemCarveout, a.clusterDimMustBeSet,
+          a.requiredClusterWidth, a.requiredClusterHeight, a.requiredClusterDepth, a.nonPortableClusterSizeAllowed,
+          a.clusterSchedulingPolicyPreference, (int)dev))
+    return -1;
+  return put_cache_config(l, func);
 }
 
 /* Every launch attribute id 1..ATTR_IDS-1 of a kernel node (the

@@ -40,6 +40,20 @@
  * KG_MODULE_LINT_WAIVERS_MAX waivers, a name that is not [A-Za-z_][A-Za-z0-9_]*
  * of 1..127 characters or is listed twice, or a reason that is empty, longer
  * than 199 characters or not printable ASCII. */
+/* A second optional table, read from the file the same way:
+ *   const char kgate_module_sanitizer_waivers[];
+ * reports of `kgate check --sanitize` the team has understood (docs/checks.md,
+ * "Sanitizer waivers"): KG_MODULE_SANITIZER_WAIVERS_TAG and a NUL, then for
+ * each waiver four strings, each ending in a NUL: the tool (memcheck,
+ * racecheck, synccheck or initcheck), the kernel's name (as a lint waiver
+ * names it), the source location the report names ("reduce.h:283": a file's
+ * last part, a colon, a line) and the reason; then one more NUL. A report of
+ * that tool, in a kernel of that name of this module, at that place, is
+ * shown as waived and fails nothing; any other report fails as before.
+ * kgate/registry.h builds it from KGATE_SANITIZER_WAIVE lines. kgate refuses
+ * (exit 2) a table of another tag, more than KG_MODULE_SANITIZER_WAIVERS_MAX
+ * waivers, an unknown tool, a bad name or place, a waiver listed twice, or a
+ * reason that is empty, longer than 199 characters or not printable ASCII. */
 #ifndef KGATE_MODULE_H
 #define KGATE_MODULE_H
 
@@ -127,6 +141,9 @@ typedef const kg_module_toolchain *(*kg_module_toolchain_fn)(void);
 /* The first string of kgate_module_lint_waivers: its format, version 1. */
 #define KG_MODULE_LINT_WAIVERS_TAG "kgate-lint-waivers 1"
 #define KG_MODULE_LINT_WAIVERS_MAX 256
+/* The first string of kgate_module_sanitizer_waivers: its format, version 1. */
+#define KG_MODULE_SANITIZER_WAIVERS_TAG "kgate-sanitizer-waivers 1"
+#define KG_MODULE_SANITIZER_WAIVERS_MAX 256
 
 #ifdef __cplusplus
 }

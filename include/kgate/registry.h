@@ -40,7 +40,16 @@
  *     reason  "string": why it needs no fence, printable ASCII, 1..199 characters
  *
  * which the module exports as kgate_module_lint_waivers (kgate/module.h);
- * `kgate lint` shows each waived finding as "waived: reason".
+ * `kgate lint` shows each waived finding as "waived: reason". A report of
+ * `kgate check --sanitize` the team has understood is waived by
+ *
+ *   KGATE_SANITIZER_WAIVE("tool", "kernel", "file:line", "reason")
+ *     tool    "memcheck", "racecheck", "synccheck" or "initcheck"
+ *     kernel  as above
+ *     where   the place the report names: a file's last part and a line ("reduce.h:283")
+ *     reason  as above
+ *
+ * exported as kgate_module_sanitizer_waivers (docs/checks.md).
  *
  * Each variant name's source defines, with C linkage (extern "C" in .cu files):
  *
@@ -95,9 +104,11 @@ static const kg_module_variant kgate__variants[] = {
 #define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)                                               \
   {#name, seed, idea, flags, dtypes, KGATE_RUN_FN(name), KGATE_SCRATCH_FN(name), KGATE_DEPTH_FN(name), op, nan},
 #define KGATE_LINT_WAIVE(kernel, reason)
+#define KGATE_SANITIZER_WAIVE(tool, kernel, where, reason)
 #include KGATE_REGISTRY
 #undef KGATE_VARIANT
 #undef KGATE_LINT_WAIVE
+#undef KGATE_SANITIZER_WAIVE
 };
 
 /* The waivers, as kgate/module.h's kgate_module_lint_waivers: data the lint
@@ -105,9 +116,22 @@ static const kg_module_variant kgate__variants[] = {
 KGATE__EXPORT const char kgate_module_lint_waivers[] = KG_MODULE_LINT_WAIVERS_TAG "\0"
 #define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)
 #define KGATE_LINT_WAIVE(kernel, reason) kernel "\0" reason "\0"
+#define KGATE_SANITIZER_WAIVE(tool, kernel, where, reason)
 #include KGATE_REGISTRY
 #undef KGATE_VARIANT
 #undef KGATE_LINT_WAIVE
+#undef KGATE_SANITIZER_WAIVE
+    ;
+
+/* The sanitizer waivers, as kgate_module_sanitizer_waivers: read the same way. */
+KGATE__EXPORT const char kgate_module_sanitizer_waivers[] = KG_MODULE_SANITIZER_WAIVERS_TAG "\0"
+#define KGATE_VARIANT(name, seed, idea, flags, dtypes, op, nan)
+#define KGATE_LINT_WAIVE(kernel, reason)
+#define KGATE_SANITIZER_WAIVE(tool, kernel, where, reason) tool "\0" kernel "\0" where "\0" reason "\0"
+#include KGATE_REGISTRY
+#undef KGATE_VARIANT
+#undef KGATE_LINT_WAIVE
+#undef KGATE_SANITIZER_WAIVE
     ;
 
 static const kg_module kgate__module = {KG_MODULE_ABI, sizeof(kg_module_variant), KGATE_MODULE_NAME,

@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# kgate action, nightly mode with bisect: true (docs/bisect.md). Tonight's
-# night joins a copy of the history as the branch has it (KA_HISTORY_DIR; the
-# publish job makes the same history), and `kgate history check` says whether
-# a regression finding is open; if one is, `kgate bisect --history` walks its
-# range of this repository (the nights' commits by their provenance: each
-# night's GITHUB_SHA), building the module at each commit with the team's
-# bisect-build-command, `--within HEAD` (no commit outside this branch).
-# bisect.json joins the night's files (attested with them: the page shows its
-# culprit), the Markdown goes to the step summary. Outputs: bisect (none, or
-# the outcome), culprit, json, code. Nothing here stops the night's files
-# being handed over: a bisect that could not run (2, 3) is an ::error:: and
-# the output code, and the verdict step fails the job on it.
+# kgate action, mode: bisect (docs/bisect.md), a job of its own after the
+# night's, with no id-token. Tonight's files (KA_NIGHT_DIR, downloaded from
+# the night's job) join a copy of the history as the branch has it
+# (KA_HISTORY_DIR; the publish job makes the same history), and `kgate
+# history check` says whether a regression finding is open; if one is,
+# `kgate bisect --history` walks its range of this repository (the nights'
+# commits by their provenance: each night's GITHUB_SHA; the first-parent
+# commits only, each a reviewed merge or squash), building the module at
+# each commit with the team's bisect-build-command in an environment without
+# a token, `--within HEAD` (no commit outside this branch). bisect.json goes
+# to KA_WORK/out (uploaded; a hosted job that builds nothing attests it, and
+# the page shows its culprit), the Markdown to the step summary. Outputs:
+# bisect (none, or the outcome), culprit, json, code; a bisect that could
+# not run (2, 3) is an ::error:: and the output code, which the verdict step
+# fails the job on.
 set -uo pipefail
 # shellcheck source=scripts/action/lib.sh
 . "$(dirname "$0")/lib.sh"
 kgate="${KA_PREFIX:?}/bin/kgate"
 outdir="${KA_WORK:?}/out"
+night=${KA_NIGHT_DIR:-$KA_WORK/night}
 bis="$KA_WORK/bisect"
 
 # No answer: why, as an ::error::, and the code the verdict step fails on.
@@ -27,7 +31,7 @@ stop() { # CODE OUTCOME MESSAGE
 }
 
 for f in paired.json control.json; do
-  [[ -f $outdir/$f ]] || { echo "kgate bisect: tonight's $f is missing: nothing to bisect"; out bisect none; exit 0; }
+  [[ -f $night/$f ]] || { echo "kgate bisect: tonight's $f is missing: nothing to bisect"; out bisect none; exit 0; }
 done
 rm -rf "$bis/history"
 mkdir -p "$bis/history"
@@ -39,7 +43,8 @@ else
 fi
 ack=()
 [[ -z ${KA_ACK:-} || ! -f $KA_ACK ]] || ack=(--ack "$KA_ACK")
-"$kgate" history add "$outdir/paired.json" --control "$outdir/control.json" --file "$hist" > "$bis/history.log" 2>&1 ||
+mkdir -p "$outdir"
+"$kgate" history add "$night/paired.json" --control "$night/control.json" --file "$hist" > "$bis/history.log" 2>&1 ||
   stop 2 bad-input "kgate history add refuses tonight's night or the branch's history: $(tail -n1 "$bis/history.log")"
 code=0
 "$kgate" history check "$hist" "${ack[@]}" > "$bis/check.log" 2>&1 || code=$?

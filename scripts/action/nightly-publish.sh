@@ -2,8 +2,8 @@
 # kgate nightly publish (publish/action.yml, mode: render), in a read-only job
 # with the host-only kgate and no token: the night (paired.json, control.json:
 # already verified) into the history file read from the branch checked out at
-# KP_PAGES (none yet: a new history), the page into KP_SITE (with the GPU
-# job's bisect.json when it made one: the culprit in its finding's box), the detector's
+# KP_PAGES (none yet: a new history), the page into KP_SITE (with the bisect
+# job's bisect/bisect.json when it made one: the culprit in its finding's box), the detector's
 # findings in the step summary (output findings: 0, or 4 while a regression is
 # open). The new history (and, with site: branch, the page's files) go into
 # KP_HANDOVER for the push job (publish/push/action.yml), with their manifest
@@ -35,11 +35,11 @@ fi
 export KGATE_REPO_URL="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}"
 rm -rf "$site"
 page=("$kgate" report "$dir/paired.json" --html "$site" --history "$pages/$KP_HISTORY" "${ack[@]}")
-# The GPU job's bisect (action.yml, bisect: true), verified with the night's files: the page names
+# The bisect job's file (action.yml, mode: bisect), verified with the night's files: the page names
 # its culprit in the finding's box. A file kgate refuses leaves the page without it.
-if [[ -f $dir/bisect.json ]]; then
+if [[ -f $dir/bisect/bisect.json && ! -L $dir/bisect/bisect.json ]]; then
   code=0
-  "${page[@]}" --bisect "$dir/bisect.json" || code=$?
+  "${page[@]}" --bisect "$dir/bisect/bisect.json" || code=$?
   if [[ $code == 2 ]]; then
     echo "::error::kgate nightly: kgate refuses the GPU job's bisect.json (the line above): the page without it"
     "${page[@]}"

@@ -7,24 +7,33 @@ set -euo pipefail
 # shellcheck source=scripts/action/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[[ -n ${KA_BUILD:-} ]] || die "input build-command is empty"
-[[ -n ${KA_MODULE:-} ]] || die "input module is empty"
+if [[ ${KA_MODE:-gate} != bisect ]]; then
+  [[ -n ${KA_BUILD:-} ]] || die "input build-command is empty"
+  [[ -n ${KA_MODULE:-} ]] || die "input module is empty"
+fi
 git rev-parse --git-dir >/dev/null 2>&1 ||
   die "working-directory $(pwd) is not a git checkout (actions/checkout first, with fetch-depth: 0)"
 
-# nightly, bisect: its inputs, and a checkout with the history it walks, before anything is built.
+# bisect: a job that can mint no token, its inputs, and a checkout with the history it walks, before
+# anything is built. bisect builds a range of commits: never in the job that attests the night.
 case ${KA_BISECT:-false} in
   false) ;;
-  true)
-    [[ ${KA_MODE:-gate} == nightly ]] || die "input bisect: true is for mode: nightly (a night's open finding)" 2
+  true) [[ ${KA_MODE:-gate} == bisect ]] ||
+          die "input bisect: true: bisect runs in a job of its own with no id-token (mode: bisect, after the night's job; docs/modules.md)" 2 ;;
+  *) die "input bisect: '$KA_BISECT' is not true or false" 2 ;;
+esac
+case ${KA_MODE:-gate} in
+  bisect)
+    for v in ACTIONS_ID_TOKEN_REQUEST_URL ACTIONS_ID_TOKEN_REQUEST_TOKEN; do
+      [[ -z ${!v:-} ]] || die "mode: bisect: this job can mint an OIDC token ($v): give it permissions contents: read only (bisect builds code; a job that builds nothing attests its file)" 2
+    done
     [[ -n ${KA_BISECT_BUILD:-} ]] || die "input bisect-build-command is empty (bisect builds the module at each commit)" 2
     case ${KA_BISECT_MODULE:-} in
       '' | /* | -* | ../* | */../* | *'/..') die "input bisect-module: '${KA_BISECT_MODULE:-}' must be a path in the build folder" 2 ;;
     esac
     history_inputs "${KA_HISTORY_BRANCH:-}" "${KA_HISTORY:-}" history-branch history
     [[ $(git rev-parse --is-shallow-repository) != true ]] ||
-      die "input bisect: the checkout is shallow; bisect walks its history (actions/checkout with fetch-depth: 0)" 2 ;;
-  *) die "input bisect: '$KA_BISECT' is not true or false" 2 ;;
+      die "mode: bisect: the checkout is shallow; bisect walks its history (actions/checkout with fetch-depth: 0)" 2 ;;
 esac
 
 work="${RUNNER_TEMP:?}/kgate-action"
@@ -84,10 +93,10 @@ echo "kgate: sm_$arch, nvcc $cuda"
 # --- the base commit (the gate; the nightly pairs against its pinned reference) ---
 case ${KA_MODE:-gate} in
   gate) ;;
-  nightly)
+  nightly | bisect)
     out paired 0
     exit 0 ;;
-  *) die "input mode: '$KA_MODE' is not gate or nightly" 2 ;;
+  *) die "input mode: '$KA_MODE' is not gate, nightly or bisect" 2 ;;
 esac
 nopair() {
   echo "$1; the run is not paired (correctness and timings only)"

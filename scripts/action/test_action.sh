@@ -326,15 +326,18 @@ expect "nightly: a failed run stops the night (no control)" test "$(grep -c '^ru
 expect "nightly: ... code 3, nothing to attest" test "$(output code)/$(output complete)" = 3/
 KA_ROUNDS='6; x' "$here/nightly-run.sh" > "$tmp/log" 2>&1
 expect "nightly: rounds not a number refused (exit 2)" test $? -eq 2
-# 8a. nightly with bisect: true. setup refuses what bisect cannot use before anything is
-# built; tonight joins a copy of the branch's history (the branch's file untouched), and only
-# an open regression finding is bisected, over this checkout (--within HEAD), with the team's
-# build in the night's environment; bisect.json joins the night's files, the outcome and the
-# culprit the outputs; a bisect that cannot run never stops the night's files (exit 0, an
-# ::error::, the code for the verdict step).
-bisect_env() { export KA_MODE=nightly KA_BISECT=true KA_BISECT_BUILD='sh b.sh' KA_BISECT_MODULE=libteam.so \
-  KA_HISTORY_BRANCH=gh-pages KA_HISTORY=history.jsonl; }
-for row in "KA_MODE=gate|input bisect: true is for mode: nightly" "KA_BISECT=yes|input bisect: 'yes' is not true or false" \
+# 8a. mode: bisect, a job of its own after the night's. setup refuses what bisect cannot use
+# before anything is built: bisect inside the job that attests the night (mode nightly with
+# bisect: true), and a job that can mint an OIDC token; tonight's downloaded files join a copy
+# of the branch's history (the branch's file untouched), and only an open regression finding is
+# bisected, over this checkout (--within HEAD), with the team's build in the night's environment;
+# bisect.json goes to the uploaded folder, the outcome and the culprit to the outputs; a bisect
+# that cannot run is an ::error:: and the code for the verdict step.
+bisect_env() { export KA_MODE=bisect KA_BISECT=false KA_BISECT_BUILD='sh b.sh' KA_BISECT_MODULE=libteam.so \
+  KA_HISTORY_BRANCH=gh-pages KA_HISTORY=history.jsonl KA_BUILD='' KA_MODULE=''; }
+for row in "KA_MODE=nightly KA_BISECT=true KA_BUILD=b KA_MODULE=m|input bisect: true: bisect runs in a job of its own with no id-token" \
+           "ACTIONS_ID_TOKEN_REQUEST_URL=https://token.example|mode: bisect: this job can mint an OIDC token (ACTIONS_ID_TOKEN_REQUEST_URL)" \
+           "KA_BISECT=yes|input bisect: 'yes' is not true or false" \
            "KA_BISECT_BUILD=|input bisect-build-command is empty" \
            "KA_BISECT_MODULE=../m.so|input bisect-module: '../m.so' must be a path in the build folder" \
            "KA_BISECT_MODULE=|input bisect-module: '' must be a path in the build folder" \
@@ -343,7 +346,8 @@ for row in "KA_MODE=gate|input bisect: true is for mode: nightly" "KA_BISECT=yes
            "KA_HISTORY=../h.jsonl|input history: '../h.jsonl' is not a file name ending in .jsonl"; do
   IFS='|' read -r setting want <<< "$row"
   fresh bisect-refused
-  (bisect_env && export "${setting?}" && "$here/setup.sh") > "$tmp/log" 2>&1
+  # shellcheck disable=SC2086 # a row may set several variables
+  (bisect_env && export ${setting?} && "$here/setup.sh") > "$tmp/log" 2>&1
   code=$?
   expect "bisect setup: $setting refused (exit 2)" test $code -eq 2
   expect "bisect setup: $setting: one ::error:: line naming the input" grep -qF "::error::kgate action: $want" "$tmp/log"
@@ -355,11 +359,11 @@ expect "bisect setup: a shallow checkout refused (exit 2)" test $? -eq 2
 expect "bisect setup: ... saying fetch-depth: 0" grep -q "the checkout is shallow.*fetch-depth: 0" "$tmp/log"
 fresh bisect
 (bisect_env && "$here/setup.sh") > "$tmp/log" 2>&1
-expect "bisect setup: nightly with its inputs passes" test $? -eq 0
+expect "bisect setup: mode bisect with its inputs passes" test $? -eq 0
 work=$(output work)
-mkdir -p "$work/out" "$tmp/branch"
-echo '{}' > "$work/out/paired.json"
-echo '{}' > "$work/out/control.json"
+mkdir -p "$work/night" "$tmp/branch"
+echo '{}' > "$work/night/paired.json"
+echo '{}' > "$work/night/control.json"
 echo old > "$tmp/branch/history.jsonl"
 culprit=0123456789abcdef0123456789abcdef01234567
 # shellcheck disable=SC2016 # the team's command, as given
@@ -414,7 +418,7 @@ expect "bisect: a history kgate refuses: bad-input, code 2, nothing bisected" \
 : > "$GITHUB_OUTPUT"
 bisect_run KA_HAVE_BRANCH=failure FAKE_FINDINGS=0
 expect "bisect: no branch yet, tonight alone" test "$(cat "$work/bisect/history/history.jsonl")" = night
-rm "$work/out/control.json"
+rm "$work/night/control.json"
 : > "$GITHUB_OUTPUT"
 bisect_run FAKE_FINDINGS=4
 expect "bisect: the night did not finish: none" test "$?/$(output bisect)" = 0/none
@@ -455,13 +459,15 @@ expect "publish: commits nothing (the push job does)" test ! -e "$pub/render1/.g
 m1=$(output manifest)
 FAKE_FINDINGS=2 "$here/nightly-publish.sh" > "$tmp/log" 2>&1
 expect "publish: history check refusing the file stops it (exit 2)" test $? -eq 2
-# The GPU job's bisect.json, verified with the night: the page with it; one kgate refuses, without it.
+# The bisect job's bisect.json (its own folder), verified with the night: the page with it; one
+# kgate refuses, without it; a bisect.json among the night's files (not the bisect job's) is not read.
 cp -r "$pub/in" "$pub/in-bisect"
-echo '{}' > "$pub/in-bisect/bisect.json"
+mkdir -p "$pub/in-bisect/bisect"
+echo '{}' > "$pub/in-bisect/bisect/bisect.json"
 : > "$tmp/kgate.calls"
 KP_DIR="$pub/in-bisect" KP_PAGES="$pub/render-b" KP_HANDOVER="$pub/handover-b" "$here/nightly-publish.sh" > "$tmp/log" 2>&1
 expect "publish: the page with the GPU job's bisect" \
-  grep -qx "report $pub/in-bisect/paired.json --html $pub/site --history $pub/render-b/history.jsonl --ack $tmp/ack.json --bisect $pub/in-bisect/bisect.json" "$tmp/kgate.calls"
+  grep -qx "report $pub/in-bisect/paired.json --html $pub/site --history $pub/render-b/history.jsonl --ack $tmp/ack.json --bisect $pub/in-bisect/bisect/bisect.json" "$tmp/kgate.calls"
 : > "$tmp/kgate.calls"
 FAKE_REPORT_BISECT=2 KP_DIR="$pub/in-bisect" KP_PAGES="$pub/render-c" KP_HANDOVER="$pub/handover-c" \
   "$here/nightly-publish.sh" > "$tmp/log" 2>&1
@@ -627,6 +633,31 @@ assert not any("--bisect" in s.get("run", "") for j in jobs if j != "page" for s
 assert deploy["needs"] == "page" and [s.get("uses", "").split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
 assert jobs["bisect"]["outputs"]["json"] == "${{ steps.bisect.outputs.json }}"
 ' "$root/.github/workflows/nightly.yml"
+# bisect builds commits: it starts only after the night's files are attested (sweep and paired, by
+# way of publish), holds no id-token or attestations, and a hosted job that builds and runs nothing
+# attests its file, which the page reads only once that job attested it.
+# shellcheck disable=SC2016 # ${{ }} is the workflow's text, not the shell's
+expect "nightly: bisect holds no id-token, its file is attested by a job that built nothing" python3 -c '
+import sys, yaml
+jobs = yaml.safe_load(open(sys.argv[1]))["jobs"]
+def needs(j):
+    n = jobs[j].get("needs", [])
+    n = [n] if isinstance(n, str) else n
+    return set(n).union(*[needs(k) for k in n]) if n else set()
+b, a = jobs["bisect"], jobs["attest-bisect"]
+assert b["permissions"] == {"contents": "read"}, b["permissions"]
+assert {"sweep", "paired"} <= needs("bisect"), needs("bisect")
+assert not any("attest" in s.get("uses", "") for s in b["steps"])
+assert a["runs-on"] == "ubuntu-24.04" and a["needs"] == "bisect", a
+assert [s.get("uses", "").split("@")[0] for s in a["steps"]] == ["actions/download-artifact", "actions/attest-build-provenance"]
+assert not any("run" in s for s in a["steps"]) and a["steps"][1]["with"]["subject-path"] == "out/*/bisect.json"
+for j in ("sweep", "paired"):
+    assert not any("bisect" in s.get("run", "") for s in jobs[j]["steps"]), j
+page = jobs["page"]
+assert "attest-bisect" in page["needs"]
+assert [s["if"] for s in page["steps"] if s.get("with", {}).get("require") == "kgate-bisect"] == [
+    "needs.attest-bisect.outputs.attested == \x27true\x27"]
+' "$root/.github/workflows/nightly.yml"
 
 # GITHUB_TOKEN is the whole job's: a job that may write to the repository (kgate's
 # workflows, the example's a team copies) builds and runs no kgate (whose readers
@@ -703,12 +734,22 @@ assert jobs["push"]["permissions"] == {"contents": "write"} and uses["push"] == 
 w = jobs["push"]["steps"][0]["with"]
 for k in ("manifest", "base", "handover", "findings"):
     assert w[k] == "${{ needs.publish.outputs.%s }}" % k, k
-# bisect walks the commits of a finding: the night checks out the whole history, and gives the build.
+# bisect walks the commits of a finding: a job of its own after the night (which attests its files
+# and bisects nothing), with no id-token; it checks out the whole history and gives the build; a
+# hosted job that builds nothing attests its file before verify reads it.
 night = jobs["night"]["steps"]
 kg = [s["with"] for s in night if s.get("uses") == "OWNER/kgate@REF"][0]
-if kg.get("bisect") == "true":
-    assert night[0]["with"].get("fetch-depth") == 0, night[0]
-    assert "$KGATE_BISECT_BUILD" in kg["bisect-build-command"] and kg["bisect-module"], kg
+assert kg.get("mode") == "nightly" and kg.get("bisect", "false") == "false", kg
+b = jobs["bisect"]
+assert b["needs"] == "night" and b["permissions"] == {"contents": "read"}, b
+kb = [s["with"] for s in b["steps"] if s.get("uses") == "OWNER/kgate@REF"][0]
+assert kb["mode"] == "bisect" and b["steps"][0]["with"].get("fetch-depth") == 0, b["steps"][0]
+assert "$KGATE_BISECT_BUILD" in kb["bisect-build-command"] and kb["bisect-module"], kb
+a = jobs["attest-bisect"]
+assert a["runs-on"] == "ubuntu-24.04" and not any("run" in s for s in a["steps"])
+assert [s.get("uses", "").split("@")[0] for s in a["steps"]] == ["actions/download-artifact", "actions/attest-build-provenance"]
+assert a["steps"][0]["with"]["name"] == kb["artifact-name"] + "-bisect-${{ github.run_id }}-${{ github.run_attempt }}"
+assert set(jobs["verify"]["needs"]) == {"night", "bisect", "attest-bisect"}
 ' "$root/examples/external-kernels/.github/workflows/kgate-nightly.yml"
 
 echo "action scripts: $passed passed, $failed failed"

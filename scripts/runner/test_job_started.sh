@@ -60,16 +60,29 @@ fresh() {
 # it, the leftover and the other runner are still there.
 cat > "$tmp/fake-runner.sh" <<'EOF'
 hook=$1 out=$2
-alive() {
-  local s
-  { read -r s < "/proc/$1/stat"; } 2>/dev/null || return 1
-  s=${s##*) }
-  [[ ${s%% *} != [ZX] ]]
+alive() { # any of its threads
+  local s t
+  for t in /proc/"$1"/task/[0-9]*; do
+    { read -r s < "$t/stat"; } 2>/dev/null || continue
+    s=${s##*) }
+    [[ ${s%% *} != [ZX] ]] && return 0
+  done
+  return 1
 }
 if [[ -n ${T_LEFTOVER:-} ]]; then
   setsid bash -c 'echo $$ > "$0.tmp" && mv "$0.tmp" "$0" && exec sleep 300' "$out/leftover" </dev/null >/dev/null 2>&1 &
   disown
   for _ in {1..100}; do [[ -s $out/leftover ]] && break; sleep 0.05; done
+fi
+if [[ -n ${T_ZOMBIE_LEADER:-} ]]; then
+  # A leftover whose main thread exited while another thread runs on (its state reads Z).
+  setsid python3 -c 'import ctypes, os, sys, threading, time
+threading.Thread(target=time.sleep, args=(300,)).start()
+open(sys.argv[1] + ".tmp", "w").write(str(os.getpid())); os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+ctypes.CDLL(None).pthread_exit(None)' "$out/leftover" </dev/null >/dev/null 2>&1 &
+  disown
+  for _ in {1..100}; do [[ -s $out/leftover ]] && break; sleep 0.05; done
+  sleep 0.2
 fi
 if [[ -n ${T_OTHER_RUNNER:-} ]]; then
   setsid "$T_OTHER_RUNNER" 300 </dev/null >/dev/null 2>&1 &
@@ -224,15 +237,91 @@ leftover_killed() {
 }
 verdict "a process an earlier job left is killed, the runner is not" leftover_killed
 
-# Another runner under the same user: its job is not killed, the job refused.
+# A leftover whose main thread exited (state Z) while a thread of it runs on: killed.
+if command -v python3 >/dev/null; then
+  fresh
+  run_hook T_ZOMBIE_LEADER=1
+  verdict "a leftover whose main thread exited, its other thread alive, is killed" leftover_killed
+fi
+
+# Another runner under the same user (its executable root's, in a bin folder): its job is not
+# killed, the job refused. Only root can make a file the job's user does not own.
+if [[ ${#as[@]} -gt 0 ]]; then
+  fresh
+  mkdir -p "$tmp/r/other/bin"
+  cp "$(command -v sleep)" "$tmp/r/other/bin/Runner.Worker"
+  run_hook T_OTHER_RUNNER="$tmp/r/other/bin/Runner.Worker"
+  other_left_alone() {
+    refused "another runner runs as $user" && [[ $(cat "$tmp/r/out/other.state" 2>/dev/null) == alive ]]
+  }
+  verdict "another runner of the same user: refused, its job left alone" other_left_alone
+fi
+
+# A leftover that calls itself Runner.Worker (a copy of a program the job's user owns) is no
+# runner: killed, and the job runs (it used to refuse every later job, never killing it).
 fresh
-mkdir -p "$tmp/r/other"
-cp "$(command -v sleep)" "$tmp/r/other/Runner.Worker"
-run_hook T_OTHER_RUNNER="$tmp/r/other/Runner.Worker"
-other_left_alone() {
-  refused "another runner runs as $user" && [[ $(cat "$tmp/r/out/other.state" 2>/dev/null) == alive ]]
+mkdir -p "$tmp/r/home/x/bin"
+cp "$(command -v sleep)" "$tmp/r/home/x/bin/Runner.Worker"
+if [[ ${#as[@]} -gt 0 ]]; then chown -R "$user" "$tmp/r/home/x"; fi
+run_hook T_OTHER_RUNNER="$tmp/r/home/x/bin/Runner.Worker"
+fake_runner_killed() { wiped && [[ $(cat "$tmp/r/out/other.state" 2>/dev/null) == gone ]]; }
+verdict "a leftover named Runner.Worker is killed, the job runs" fake_runner_killed
+
+# The home: what a build or a tool reads, an earlier job's, wiped or refused.
+fresh
+mkdir -p "$tmp/r/home/.cache/ccache/a" "$tmp/r/home/.nv/ComputeCache/0" "$tmp/r/home/.cmake/packages/team" \
+  "$tmp/r/home/.local/state/kgate"
+touch "$tmp/r/home/.cache/ccache/a/obj" "$tmp/r/home/.nv/ComputeCache/0/k" "$tmp/r/home/.cmake/packages/team/x" \
+  "$tmp/r/home/.local/state/kgate/refcache.key"
+if [[ ${#as[@]} -gt 0 ]]; then chown -R "$user" "$tmp/r/home"; fi
+run_hook
+caches_gone() {
+  wiped && [[ ! -e $tmp/r/home/.cache && ! -e $tmp/r/home/.nv && ! -e $tmp/r/home/.cmake/packages &&
+              ! -e $tmp/r/home/.local/state/kgate/refcache.key ]]
 }
-verdict "another runner of the same user: refused, its job left alone" other_left_alone
+verdict "ccache, the CUDA JIT cache, CMake's package registry and the reference-cache key are removed" caches_gone
+
+fresh
+mkdir -p "$tmp/r/home/.config/git"
+echo '* filter=evil' > "$tmp/r/home/.config/git/attributes"
+run_hook
+verdict "git attributes in ~/.config/git/attributes" refused "$tmp/r/home/.config/git/attributes exists"
+
+fresh
+gitconfig "$tmp/r/home/.gitconfig" core.attributesFile "$tmp/r/home/attrs"
+run_hook
+verdict "core.attributesFile" refused "core.attributesfile is set in $tmp/r/home/.gitconfig"
+
+fresh
+mkdir -p "$tmp/r/home/.config/gh"
+touch "$tmp/r/home/.config/gh/hosts.yml"
+run_hook
+verdict "gh's configuration" refused "$tmp/r/home/.config/gh exists"
+
+# at jobs, a root-giving group and a container socket (programs that say so, on PATH first).
+fresh
+mkdir -p "$tmp/r/fakebin"
+printf '#!/bin/sh\necho "7\tMon Dec  7 03:00:00 2026 a %s"\n' "$user" > "$tmp/r/fakebin/atq"
+chmod 755 "$tmp/r/fakebin/atq"
+run_hook PATH="$tmp/r/fakebin:/usr/bin:/bin"
+verdict "an at job" refused "has at jobs (atq)"
+
+fresh
+mkdir -p "$tmp/r/fakebin"
+# shellcheck disable=SC2016 # the stand-in's own shell text
+printf '#!/bin/sh\nif [ "$1" = -Gn ]; then echo "%s docker"; exit 0; fi\nexec /usr/bin/id "$@"\n' "$user" > "$tmp/r/fakebin/id"
+chmod 755 "$tmp/r/fakebin/id"
+run_hook PATH="$tmp/r/fakebin:/usr/bin:/bin"
+verdict "the docker group" refused "is in the group docker"
+
+if command -v python3 >/dev/null; then
+  fresh
+  mkdir -p "$tmp/r/run"
+  python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/r/run/docker.sock"
+  if [[ ${#as[@]} -gt 0 ]]; then chown -R "$user" "$tmp/r/run"; fi
+  run_hook XDG_RUNTIME_DIR="$tmp/r/run"
+  verdict "a container socket" refused "can use the container socket $tmp/r/run/docker.sock"
+fi
 
 # Two runners on one host, two work folders. An earlier job of runner A made
 # A's workspace a link into B's: A's hook wipes neither.

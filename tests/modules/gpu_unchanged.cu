@@ -10,6 +10,10 @@
 //                 call): the two captures differ, not proven
 // unch_knob       a __device__ variable the host sets to another value
 //                 (gpu_unchanged_knob.cu): the variables read differ
+// unch_cachecfg   its kernel's cache configuration (cudaFuncSetCacheConfig:
+//                 prefer shared in the head, L1 in the base): the launches differ
+// unch_csp        its kernel's cluster scheduling policy preference
+//                 (cudaFuncSetAttribute: spread in the head): the launches differ
 // i32 sums of one block of 256 threads: slow, simple, obviously right.
 #include <cuda_runtime.h>
 
@@ -63,6 +67,41 @@ int stateful(int dt, void *in, size_t n, void *out, void *, void *stream) {
   return (int)cudaGetLastError();
 }
 
+// A kernel of its own for each setting below, so that it never reaches another variant's.
+template <int K>
+__global__ void fold_own(const int *in, size_t n, int *out) {
+  int v = 0;
+  for (size_t i = threadIdx.x; i < n; i += kThreads) v += in[i];
+  v = unch::block_sum(v);
+  if (threadIdx.x == 0) *out = v;
+}
+
+int cachecfg(int dt, void *in, size_t n, void *out, void *, void *stream) {
+  if (dt != KG_I32) return KG_ERR_UNSUPPORTED;
+#ifdef UNCH_HEAD
+  cudaError_t e = cudaFuncSetCacheConfig(fold_own<1>, cudaFuncCachePreferShared);
+#else
+  cudaError_t e = cudaFuncSetCacheConfig(fold_own<1>, cudaFuncCachePreferL1);
+#endif
+  if (e != cudaSuccess) return (int)e;
+  fold_own<1><<<1, kThreads, 0, (cudaStream_t)stream>>>((const int *)in, n, (int *)out);
+  return (int)cudaGetLastError();
+}
+
+int csp(int dt, void *in, size_t n, void *out, void *, void *stream) {
+  if (dt != KG_I32) return KG_ERR_UNSUPPORTED;
+#ifdef UNCH_HEAD
+  cudaError_t e = cudaFuncSetAttribute(fold_own<2>, cudaFuncAttributeClusterSchedulingPolicyPreference,
+                                       cudaClusterSchedulingPolicySpread);
+#else
+  cudaError_t e = cudaFuncSetAttribute(fold_own<2>, cudaFuncAttributeClusterSchedulingPolicyPreference,
+                                       cudaClusterSchedulingPolicyDefault);
+#endif
+  if (e != cudaSuccess) return (int)e;
+  fold_own<2><<<1, kThreads, 0, (cudaStream_t)stream>>>((const int *)in, n, (int *)out);
+  return (int)cudaGetLastError();
+}
+
 size_t no_scratch(int, size_t) { return 0; }
 double depth(size_t n) { return (double)n; }
 
@@ -77,6 +116,10 @@ const kg_module_variant k_variants[] = {
      depth, KG_OP_SUM, 0},
     {"unch_knob", "team", "one block, passes set by the host in a __device__ variable", 0, KG_DT_BIT(KG_I32), unch_knob,
      unch_knob_scratch, depth, KG_OP_SUM, 0},
+    {"unch_cachecfg", "team", "one block, its kernel's cache configuration set by the host", 0, KG_DT_BIT(KG_I32),
+     cachecfg, no_scratch, depth, KG_OP_SUM, 0},
+    {"unch_csp", "team", "one block, its kernel's cluster scheduling policy set by the host", 0, KG_DT_BIT(KG_I32), csp,
+     no_scratch, depth, KG_OP_SUM, 0},
 };
 
 const kg_module k_module = {KG_MODULE_ABI, sizeof(kg_module_variant), "unchmod", "test",

@@ -36,7 +36,12 @@ static int scan(const char *s, size_t *len) {
   }
   *len = n;
   if (n == 1) return u[0] < 0x20 || u[0] == 0x7f;
-  return n == 2 && u[0] == 0xc2 && u[1] < 0xa0;
+  if (n == 2) return (u[0] == 0xc2 && u[1] < 0xa0) || (u[0] == 0xd8 && u[1] == 0x9c); /* C1; U+061C ALM */
+  /* The bidirectional controls (U+200E-200F, U+202A-202E, U+2066-2069) reorder what a reader sees:
+   * a name that shows one thing and is another (Trojan Source). */
+  return n == 3 && u[0] == 0xe2 &&
+         ((u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae))) ||
+          (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9));
 }
 
 int kg_has_control(const char *s) {

@@ -31,8 +31,9 @@ void kg_esc_csv(FILE *f, const char *s);
  * '>' after "]]" becomes '?' too: gnuplot's SVG terminal escapes < and & but
  * not "]]>", which would make the SVG ill-formed. */
 void kg_esc_gp(FILE *f, const char *s);
-/* For the terminal and one-line messages: control characters and non-UTF-8
- * bytes become '?', and text beyond len - 1 bytes is cut at a character
+/* For the terminal and one-line messages: control characters, bidirectional
+ * controls (U+200E-200F, U+202A-202E, U+2066-2069, U+061C) and non-UTF-8
+ * bytes become '?' (as in every escaper here), and text beyond len - 1 bytes is cut at a character
  * boundary with "..." at the end. Returns buf. */
 const char *kg_esc_term(const char *s, char *buf, size_t len);
 
@@ -43,7 +44,8 @@ int kg_term_width(const char *s);
  * longest value, so a long value never shifts the columns after it). */
 void kg_term_cell(FILE *f, const char *s, int width);
 
-/* 1 when s holds a control character (C0, DEL, C1) or is not UTF-8. */
+/* 1 when s holds a control character (C0, DEL, C1), a bidirectional control
+ * or is not UTF-8. */
 int kg_has_control(const char *s);
 
 #endif

@@ -116,6 +116,11 @@ const char *kg_why_bad_gpu_name(const char *s) {
   return NULL;
 }
 
+const char *kg_why_bad_path(const char *s) {
+  if (kg_has_control(s)) return "not a path: not UTF-8, or holds control or bidirectional characters";
+  return NULL;
+}
+
 const char *kg_why_bad_module_text(const char *s, size_t max) {
   if (!s) return NULL;
   /* A line break or an ESC would let a module write its own lines into a

@@ -19,6 +19,10 @@ const char *kg_why_bad_variant(const char *s);  /* [A-Za-z0-9_.+-], 1-63 bytes, 
 const char *kg_why_bad_hex_list(const char *s); /* "" or lowercase hex words joined by '+' (module hashes, commits) */
 const char *kg_why_bad_uuid(const char *s);     /* GPU-8-4-4-4-12 lowercase hex, as the worker writes */
 const char *kg_why_bad_pci(const char *s);      /* dddd:bb:dd.f lowercase hex */
+/* A path a file names (check_record.from, lint[].module, paired.base_path):
+ * UTF-8 with no control or bidirectional character (it reaches messages,
+ * tables and pages). */
+const char *kg_why_bad_path(const char *s);
 
 /* A kernel module's free text: a variant's seed and idea, the module's
  * version. One rule for the module loader, the registry and the results

@@ -15,8 +15,12 @@ void kg_jrd_fail(kg_jrd *r, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(r->err, r->errlen, "%s%s%s%s%s", r->file ? r->file : "", r->file ? ": " : "", r->where,
+  /* Escaped here, whole: a value from the file quoted by any message, the file's name and where it
+   * is (names from the file) never put a raw control or bidi character into a terminal or a CI log. */
+  char raw[sizeof msg + 600];
+  snprintf(raw, sizeof raw, "%s%s%s%s%s", r->file ? r->file : "", r->file ? ": " : "", r->where,
            r->where[0] ? ": " : "", msg);
+  kg_esc_term(raw, r->err, r->errlen);
 }
 
 /* The value under key, or NULL after recording why (missing, or not of the

@@ -27,23 +27,48 @@ static int is_acquire(const kg_sass_insn *in) {
   return is_gpu_fence(in) || (runs(in) && kg_sass_is(in, "CCTL") && kg_sass_has_mod(in, "IVALL"));
 }
 
-static int is_global_atomic(const kg_sass_insn *in) { return runs(in) && (kg_sass_is(in, "ATOM") || kg_sass_is(in, "ATOMG")); }
+/* Where an access's address points (space_of, below): a generic address
+ * computed from the shared window is shared memory, one computed from a
+ * kernel parameter or a global variable's address is global memory. */
+enum { SP_UNKNOWN = 0, SP_SHARED = 1, SP_GLOBAL = 2 };
 
-/* Stores that other blocks can read: global and generic (ST may be global);
- * reductions (RED, REDG) are atomics whose result nobody reads. */
-static int is_store(const kg_sass_insn *in) {
+/* A read-modify-write that memory other blocks see may take: global or
+ * generic (ATOMS is shared memory), its address not in the shared window. */
+static int is_global_atomic(const kg_sass_insn *in, int sp) {
+  return runs(in) && (kg_sass_is(in, "ATOM") || kg_sass_is(in, "ATOMG")) && sp != SP_SHARED;
+}
+
+/* Stores that other blocks can read: global and generic (ST may be global,
+ * unless its address is in the shared window); reductions (RED, REDG) are
+ * atomics whose result nobody reads. */
+static int is_store(const kg_sass_insn *in, int sp) {
   static const char *const k[] = {"STG", "ST", "RED", "REDG", "SUST", "SURED"};
-  for (size_t i = 0; i < sizeof k / sizeof k[0] && runs(in); i++)
+  for (size_t i = 0; i < sizeof k / sizeof k[0] && runs(in) && sp != SP_SHARED; i++)
     if (kg_sass_is(in, k[i])) return 1;
   return 0;
 }
 
-/* A load that may see another block's data stale: global or generic, not
- * strong at GPU scope (volatile and relaxed/acquire loads are .STRONG.GPU or
- * .SYS; .STRONG.SM is a block-scope load, weak against another block). */
-static int is_weak_load(const kg_sass_insn *in) {
-  int strong = kg_sass_has_mod(in, "STRONG") && !kg_sass_has_mod(in, "SM") && !kg_sass_has_mod(in, "CTA");
-  return runs(in) && (kg_sass_is(in, "LDG") || kg_sass_is(in, "LD")) && !strong;
+/* Strong at GPU or system scope (volatile, relaxed, acquire): .STRONG.SM is
+ * of block scope. */
+static int is_strong_gpu(const kg_sass_insn *in) {
+  return kg_sass_has_mod(in, "STRONG") && (kg_sass_has_mod(in, "GPU") || kg_sass_has_mod(in, "SYS"));
+}
+
+/* A load that may see another block's data stale: global or generic (not in
+ * the shared window), not strong at GPU scope (.STRONG.SM is a block-scope
+ * load, weak against another block). */
+static int is_weak_load(const kg_sass_insn *in, int sp) {
+  return runs(in) && (kg_sass_is(in, "LDG") || kg_sass_is(in, "LD")) && !is_strong_gpu(in) && sp != SP_SHARED;
+}
+
+/* A strong load of GPU or system scope: the read of a flag another block raises. */
+static int is_flag_load(const kg_sass_insn *in, int sp) {
+  return runs(in) && (kg_sass_is(in, "LDG") || kg_sass_is(in, "LD")) && is_strong_gpu(in) && sp != SP_SHARED;
+}
+
+/* A strong store of GPU or system scope: a flag raised for another block. */
+static int is_flag_store(const kg_sass_insn *in, int sp) {
+  return runs(in) && (kg_sass_is(in, "STG") || kg_sass_is(in, "ST")) && is_strong_gpu(in) && sp != SP_SHARED;
 }
 
 static int is_control(const kg_sass_insn *in) {
@@ -119,7 +144,7 @@ static int ndests(const kg_sass_insn *in) {
   int k = 0;
   while (k < in->nops && k < 2 && is_pred_op(in->ops[k])) k++;
   if (setp || (kg_sass_is(in, "VOTE") && k)) return k;
-  if (kg_sass_is(in, "VOTE") || kg_sass_is(in, "VOTEU")) return 1;
+  if (kg_sass_is(in, "VOTE") || kg_sass_is(in, "VOTEU")) return in->nops > 0;
   if (k < in->nops && (in->ops[k][0] == 'R' || in->ops[k][0] == 'U')) k++;
   while (k < in->nops && is_pred_op(in->ops[k]) && kg_sass_pred(in->ops[k], NULL) != KG_SASS_PT && k < 4 &&
          !strchr(in->ops[k], '!'))
@@ -149,6 +174,7 @@ static void dests_of(const kg_sass_insn *in, regset *d) {
   if (kg_sass_is(in, "R2P")) return mask_preds(d, pr_mask(in));
   if (kg_sass_is(in, "BAR") && kg_sass_has_mod(in, "RED")) rs_set(d, BRES);
   int nd = ndests(in), w = dest_width(in);
+  if (nd > in->nops) nd = in->nops; /* VOTE.ANY with no operands written out */
   for (int k = 0; k < nd; k++) {
     int len, r = reg_at(in->ops[k], &len);
     for (int j = 0; r >= 0 && j < (r < PBASE ? w : 1); j++) rs_set(d, r + j);
@@ -211,6 +237,123 @@ static int wl_pop(wl *w) {
 }
 static void wl_free(wl *w) { free(w->q), free(w->in); }
 
+/* ---- address spaces: where a generic address points, on every path ---- */
+
+/* An operand that is the shared window's base: SR_SWINHI/SR_SWINLO, or
+ * c[0x0][0x18] (the window as a 64-bit generic address). */
+static int op_window(const char *o) {
+  return strstr(o, "SR_SWIN") || strstr(o, "c[0x0][0x18]") || strstr(o, "c[0x0][0x1c]");
+}
+
+/* An operand that is a global address: a kernel parameter (c[0x0][0x210] on
+ * from sm_90, c[0x0][0x160] before; below them the launch's own constants
+ * and the memory descriptor), a global variable's address (c[0x4][...], a
+ * relocation 32@lo(sym)). A pointer a kernel is given is global memory. */
+static int op_global(const char *o, int arch) {
+  if (strstr(o, "c[0x4][") || strstr(o, "@lo(") || strstr(o, "@hi(")) return 1;
+  const char *c = strstr(o, "c[0x0][0x");
+  if (!c) return 0;
+  unsigned long x = strtoul(c + 7, NULL, 16);
+  return x >= (arch >= 90 || arch == 0 ? 0x210ul : 0x160ul) && !(arch == 0 && x == 0x208);
+}
+
+/* Reads memory (the result is data, not an address computed from the
+ * operands); LDC reads the constant bank, whose operand op_* judge. */
+static int loads_data(const kg_sass_insn *in) {
+  static const char *const k[] = {"LD", "LDG", "LDS", "LDL", "LDSM", "ATOM", "ATOMG", "ATOMS", "SULD", "TLD", "TEX"};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (kg_sass_is(in, k[i])) return 1;
+  return 0;
+}
+
+/* The registers an access's address is made of: those in its last pair of
+ * brackets ("desc[UR4][R2.64+0x10]": R2, R3). 0: no address operand. */
+static int addr_regs(const kg_sass_insn *in, regset *a) {
+  memset(a, 0, sizeof *a);
+  for (int k = 0; k < in->nops; k++) {
+    const char *b = strrchr(in->ops[k], '[');
+    if (!b) continue;
+    each_reg(b, rs_set, a);
+    return 1;
+  }
+  return 0;
+}
+
+/* Registers derived from the window (sh) or from a global address (gl):
+ * address arithmetic keeps where a pointer points; a register may be in one
+ * only when every path makes it so (the sets meet by intersection). */
+typedef struct spaces {
+  regset sh, gl;
+  char valid;
+} spaces;
+
+static void space_step(const kg_sass_insn *in, int arch, spaces *s) {
+  regset d, src;
+  dests_of(in, &d);
+  if (kg_sass_is(in, "CALL")) { /* what the callee writes is not known here */
+    memset(&s->sh, 0, sizeof s->sh), memset(&s->gl, 0, sizeof s->gl);
+    return;
+  }
+  srcs_of(in, &src);
+  int w = 0, g = 0;
+  for (int k = ndests(in); k < in->nops; k++) w |= op_window(in->ops[k]), g |= op_global(in->ops[k], arch);
+  w |= intersects(&src, &s->sh), g |= intersects(&src, &s->gl);
+  int data = loads_data(in), to_sh = w && !g && !data, to_gl = g && !w && !data, guarded = guard_bit(in) >= 0;
+  for (int k = 0; k < NW; k++) {
+    uint64_t keep_sh = guarded ? s->sh.w[k] : 0, keep_gl = guarded ? s->gl.w[k] : 0;
+    s->sh.w[k] = (s->sh.w[k] & ~d.w[k]) | (d.w[k] & (to_sh ? (guarded ? keep_sh : ~0ull) : 0));
+    s->gl.w[k] = (s->gl.w[k] & ~d.w[k]) | (d.w[k] & (to_gl ? (guarded ? keep_gl : ~0ull) : 0));
+  }
+}
+
+/* The space of one access, given the registers' spaces before it. */
+static char access_space(const kg_sass_insn *in, const spaces *s) {
+  static const char *const shared[] = {"LDS", "STS", "ATOMS", "LDSM", "STSM"};
+  static const char *const global[] = {"LDG", "STG", "ATOMG", "REDG"};
+  regset a;
+  for (size_t k = 0; k < sizeof shared / sizeof shared[0]; k++)
+    if (kg_sass_is(in, shared[k])) return SP_SHARED;
+  for (size_t k = 0; k < sizeof global / sizeof global[0]; k++)
+    if (kg_sass_is(in, global[k])) return SP_GLOBAL;
+  if (!addr_regs(in, &a)) return SP_UNKNOWN;
+  int sh = intersects(&a, &s->sh), gl = intersects(&a, &s->gl);
+  return sh && !gl ? SP_SHARED : gl && !sh ? SP_GLOBAL : SP_UNKNOWN;
+}
+
+/* Every instruction's space (SP_*) in f, from a forward dataflow over its
+ * blocks; NULL out of memory (every access then unknown). */
+static char *spaces_of(const kg_sass_func *f) {
+  char *sp = calloc((size_t)f->ninsns + 1, 1);
+  spaces *in = calloc((size_t)f->nblocks + 1, sizeof *in);
+  wl w = {0};
+  if (!sp || !in || wl_init(&w, f->nblocks)) return free(sp), free(in), wl_free(&w), NULL;
+  if (f->nblocks) in[0].valid = 1, wl_push(&w, 0);
+  while (w.n) {
+    int b = wl_pop(&w);
+    spaces s = in[b];
+    for (int i = f->blocks[b].first; i <= f->blocks[b].last; i++) space_step(&f->insns[i], f->arch, &s);
+    for (int k = 0; k < f->blocks[b].nsucc; k++) {
+      spaces *t = &in[f->blocks[b].succ[k]];
+      int changed = !t->valid;
+      if (!t->valid) *t = s;
+      else
+        for (int j = 0; j < NW; j++) {
+          uint64_t sh = t->sh.w[j] & s.sh.w[j], gl = t->gl.w[j] & s.gl.w[j];
+          changed |= sh != t->sh.w[j] || gl != t->gl.w[j];
+          t->sh.w[j] = sh, t->gl.w[j] = gl;
+        }
+      if (changed) wl_push(&w, f->blocks[b].succ[k]);
+    }
+  }
+  for (int b = 0; b < f->nblocks; b++) {
+    spaces s = in[b];
+    for (int i = f->blocks[b].first; i <= f->blocks[b].last; i++)
+      sp[i] = access_space(&f->insns[i], &s), space_step(&f->insns[i], f->arch, &s);
+  }
+  free(in), wl_free(&w);
+  return sp;
+}
+
 /* ---- subroutines: what a call does, summarised once per callee ---- */
 
 typedef struct summary {
@@ -223,7 +366,8 @@ typedef struct summary {
   char store_first; /* a store may be unfenced at that atomic */
   char load_after;  /* a weak load may run after that atomic with no acquire */
   char acq_open;    /* it may return with that atomic not acquired */
-  char block_scope; /* that atomic is of block scope */
+  char block_scope; /* that atomic is of block scope (on memory proven global) */
+  char block_unknown; /* it takes a block-scope atomic on memory not proven global: no ticket, a note */
 } summary;
 
 /* The whole listing's analysis: the summaries of its callees, computed once
@@ -232,10 +376,16 @@ typedef struct lint {
   const kg_sass_listing *l;
   summary **memo;        /* per function, per block: the summary of a call there */
   unsigned char **state; /* 0 not yet, 1 being computed (recursion), 2 done */
+  char **space;          /* per function, per instruction: SP_* (spaces_of); NULL: unknown */
   kg_lint_report *r;
   double deadline;       /* seconds of kg_lint_clock(), 0: none */
   int late;
 } lint;
+
+static int space_at(const lint *L, const kg_sass_func *f, int i) {
+  const char *sp = L->space ? L->space[f - L->l->funcs] : NULL;
+  return sp ? sp[i] : SP_UNKNOWN;
+}
 
 enum { NOFENCE = 1, PEND = 2, TICK = 4, SEEN = 8 };
 
@@ -258,19 +408,21 @@ static int summary_step(lint *L, const kg_sass_func *f, int b, int st, summary *
   for (int i = f->blocks[b].first; i <= f->blocks[b].last; i++) {
     const kg_sass_insn *in = &f->insns[i];
     summary sub = call_summary(L, f, in);
-    int unguarded = guard_bit(in) < 0;
-    if (is_global_atomic(in) && has_result(in)) {
+    int unguarded = guard_bit(in) < 0, sp = space_at(L, f, i);
+    int atom = is_global_atomic(in, sp) && has_result(in), cta = kg_sass_has_mod(in, "SM") || kg_sass_has_mod(in, "CTA");
+    if (atom && cta && sp != SP_GLOBAL) atom = 0, s->block_unknown = 1; /* block scope, memory not proven global */
+    if (atom) {
       s->atomic = 1;
       if (st & NOFENCE) s->fence_first = 0;
       if (st & PEND) s->store_first = 1;
-      s->block_scope |= kg_sass_has_mod(in, "SM") || kg_sass_has_mod(in, "CTA");
+      s->block_scope |= cta;
     }
-    if ((is_weak_load(in) || sub.load) && (st & TICK)) s->load_after = 1;
+    if ((is_weak_load(in, sp) || sub.load) && (st & TICK)) s->load_after = 1;
     if ((is_gpu_fence(in) && unguarded) || sub.fence_all) st &= ~(NOFENCE | PEND | TICK);
     if (is_acquire(in) && unguarded) st &= ~TICK;
-    if (is_store(in) || (is_global_atomic(in) && !has_result(in)) || sub.store) st |= PEND;
-    if (is_global_atomic(in) && has_result(in)) st |= TICK;
-    if ((is_weak_load(in) || sub.load) && (st & NOFENCE)) s->load = 1;
+    if (is_store(in, sp) || (is_global_atomic(in, sp) && !has_result(in)) || sub.store) st |= PEND;
+    if (atom) st |= TICK;
+    if ((is_weak_load(in, sp) || sub.load) && (st & NOFENCE)) s->load = 1;
     if ((kg_sass_is(in, "RET") || kg_sass_is(in, "EXIT")) && runs(in)) {
       if (st & NOFENCE) s->fence_all = 0;
       if (st & PEND) s->store = 1;
@@ -281,12 +433,12 @@ static int summary_step(lint *L, const kg_sass_func *f, int b, int st, summary *
 }
 
 static summary compute_summary(lint *L, const kg_sass_func *cf, int start) {
-  summary s = {1, 1, 0, 0, 0, 1, 0, 0, 0, 0};
+  summary s = {1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0};
   int *st = calloc((size_t)cf->nblocks, sizeof *st);
   wl w = {0};
   if (!st || wl_init(&w, cf->nblocks)) {
     free(st), wl_free(&w);
-    return (summary){1, 0, 1, 1, 0, 0, 0, 0, 0, 0}; /* out of memory: assume the worst */
+    return (summary){1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0}; /* out of memory: assume the worst */
   }
   st[start] = NOFENCE | SEEN;
   wl_push(&w, start);
@@ -311,11 +463,11 @@ static summary call_summary(lint *L, const kg_sass_func *f, const kg_sass_insn *
     L->state[fi] = calloc((size_t)cf->nblocks, 1);
     if (!L->memo[fi] || !L->state[fi]) {
       free(L->memo[fi]), free(L->state[fi]), L->memo[fi] = NULL, L->state[fi] = NULL;
-      return (summary){1, 0, 1, 1, 0, 0, 0, 0, 0, 0};
+      return (summary){1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0};
     }
   }
   /* a recursive call: it may store and load, and fences nothing */
-  if (L->state[fi][start] == 1) return (summary){1, 0, 1, 1, 0, 0, 0, 0, 0, 0};
+  if (L->state[fi][start] == 1) return (summary){1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0};
   if (L->state[fi][start] == 0) {
     L->state[fi][start] = 1;
     L->memo[fi][start] = compute_summary(L, cf, start);
@@ -477,7 +629,8 @@ static int adds_to(const kg_sass_insn *in, const regset *v) {
 
 static int is_guarded_load(const ctx *c, int i) {
   const kg_sass_insn *in = &c->f->insns[i];
-  return (runs(in) && (kg_sass_is(in, "LDG") || kg_sass_is(in, "LD"))) || c->calls[i].load;
+  return (runs(in) && (kg_sass_is(in, "LDG") || kg_sass_is(in, "LD")) && space_at(c->L, c->f, i) != SP_SHARED) ||
+         c->calls[i].load;
 }
 
 static int guard_loc(const kg_sass_insn *in) {
@@ -758,9 +911,21 @@ static int lit_before(const kg_sass_insn *in, int lit) {
 
 /* ---- the release side: back from each ticket to the stores before it ---- */
 
-static int is_source(const ctx *c, int i) {
+/* What an instruction is to the rule (ctx's ticket), find_tickets says. */
+enum { TICKET = 1, WAIT = 2, RAISE = 3 };
+
+/* What must be ordered before t: for a ticket every store and atomic but
+ * the tickets; for a raised flag the data, written by weak stores (a strong
+ * store or an atomic before it is another flag, or a counter: the other
+ * side reads it by itself, needing no order). */
+static int is_source(const ctx *c, int i, int t) {
   const kg_sass_insn *in = &c->f->insns[i];
-  return (is_store(in) || is_global_atomic(in) || c->calls[i].store) && !c->ticket[i];
+  int sp = space_at(c->L, c->f, i);
+  if (c->ticket[t] == RAISE)
+    return (is_store(in, sp) && !is_strong_gpu(in) && !kg_sass_is(in, "RED") && !kg_sass_is(in, "REDG") &&
+            !kg_sass_is(in, "SURED")) ||
+           c->calls[i].store;
+  return (is_store(in, sp) || is_global_atomic(in, sp) || c->calls[i].store) && c->ticket[i] != TICKET;
 }
 
 /* A set of (block, literal) pairs: where the backward walk has been. */
@@ -808,7 +973,7 @@ static int release_side(ctx *c, int t) {
       const kg_sass_insn *in = &f->insns[j];
       int gl = guard_lit(in);
       if (is_gpu_fence(in) || c->calls[j].fence_all) stop = !gl || (lit && gl == lit);
-      if (!stop && is_source(c, j) && !(lit && gl && gl == lit_not(lit))) rc = add_finding(c, KG_LINT_RELEASE, j, t);
+      if (!stop && is_source(c, j, t) && !(lit && gl && gl == lit_not(lit))) rc = add_finding(c, KG_LINT_RELEASE, j, t);
       lit = lit_before(in, lit);
     }
     for (int k = 0; !stop && !rc && c->preds[b0][k] >= 0; k++) {
@@ -993,7 +1158,7 @@ static void world_step(ctx *c, int i, int cmp, int x, world *w, unsigned char *m
   if (g >= 0 && gv >= 0) gv ^= in->guard_neg;
   if (gv == 0) return; /* it does not run in this world */
   int sure = gv == 1;
-  if (mark && w->on && (is_weak_load(in) || c->calls[i].load) && !(!sure && gb >= 0 && (w->fenced >> gb & 1)))
+  if (mark && w->on && (is_weak_load(in, space_at(c->L, c->f, i)) || c->calls[i].load) && !(!sure && gb >= 0 && (w->fenced >> gb & 1)))
     mark[i] |= (unsigned char)((w->decided ? LOAD_DECIDED : LOAD_UNDECIDED) << x);
   if (mark && w->decided) mark[i] |= (unsigned char)(REACHED_DECIDED << x);
   if (is_acquire(in) || c->calls[i].fence_all) {
@@ -1138,8 +1303,33 @@ static int acquire_side(ctx *c, int t) {
 /* Block-scope atomics (.STRONG.SM, .CTA) cannot order other blocks' data. */
 static int block_scope(const kg_sass_insn *in) { return kg_sass_has_mod(in, "SM") || kg_sass_has_mod(in, "CTA"); }
 
+static int add_note(ctx *c, int i, const char *why) {
+  kg_lint_report *r = c->r;
+  if (r->nnotes == r->notecap) {
+    size_t cap = r->notecap ? 2 * r->notecap : 8;
+    kg_lint_note *q = realloc(r->notes, cap * sizeof *q);
+    if (!q) return -1;
+    r->notes = q, r->notecap = cap;
+  }
+  kg_lint_note *x = &r->notes[r->nnotes++];
+  memset(x, 0, sizeof *x);
+  x->func = c->func, x->why = why;
+  at_of(&c->f->insns[i], &x->at);
+  return 0;
+}
+
+/* What an instruction is to the rule (c->ticket): a TICKET is a GPU- or
+ * system-scope read-modify-write on memory that can be global whose result
+ * decides a read of other blocks' data (both sides checked); a WAIT a strong
+ * GPU-scope load of a flag that decides one (the acquire side); a RAISE a
+ * strong GPU-scope store in a kernel that waits on a flag (the release side:
+ * the flag another block waits on). Shared memory (ATOMS, a generic address
+ * from the shared window) is the block's own and never any of them; a
+ * block-scope atomic is a ticket of too narrow a scope only on memory proven
+ * global, and a note where the lint cannot tell. */
 static int find_tickets(ctx *c) {
   const kg_sass_func *f = c->f;
+  int waits = 0;
   for (int i = 0; i < f->ninsns; i++) {
     const kg_sass_insn *in = &f->insns[i];
     c->calls[i] = call_summary(c->L, f, in);
@@ -1147,13 +1337,23 @@ static int find_tickets(ctx *c) {
   }
   for (int i = 0; i < f->ninsns; i++) {
     const kg_sass_insn *in = &f->insns[i];
-    int atom = is_global_atomic(in) && has_result(in);
-    if (!atom && !c->calls[i].atomic) continue;
+    int sp = space_at(c->L, f, i), atom = is_global_atomic(in, sp) && has_result(in);
+    int flag = is_flag_load(in, sp) && has_result(in), call = c->calls[i].atomic || c->calls[i].block_unknown;
+    if (!atom && !flag && !call) continue;
     int d = decides_branch(c, i);
     if (d == -2) continue;
-    c->ticket[i] = 1, c->decide[i] = d, c->r->ntickets++;
-    if (((atom && block_scope(in)) || c->calls[i].block_scope) && add_finding(c, KG_LINT_SCOPE, i, i)) return -1;
+    int cta = (atom && block_scope(in)) || c->calls[i].block_scope;
+    if ((atom && block_scope(in) && sp != SP_GLOBAL) || (!atom && !flag && !c->calls[i].atomic)) {
+      if (add_note(c, i, "a block-scope atomic decides a read, on memory the lint cannot tell global or shared: "
+                         "synchronisation inside one block, or a ticket of too narrow a scope"))
+        return -1;
+      continue;
+    }
+    c->ticket[i] = (char)(flag ? WAIT : TICKET), c->decide[i] = d, c->r->ntickets++, waits += flag;
+    if (cta && add_finding(c, KG_LINT_SCOPE, i, i)) return -1;
   }
+  for (int i = 0; waits && i < f->ninsns; i++)
+    if (is_flag_store(&f->insns[i], space_at(c->L, f, i)) && !c->ticket[i]) c->ticket[i] = RAISE;
   return 0;
 }
 
@@ -1195,8 +1395,8 @@ static int lint_kernel(lint *L, int func) {
   int rc = !c.calls || !c.ticket || !c.decide || !c.preds ? -1 : find_tickets(&c);
   for (int i = 0; !rc && i < f->ninsns; i++)
     if (c.ticket[i]) {
-      rc = late(L) ? -2 : release_side(&c, i);
-      if (!rc) rc = acquire_side(&c, i);
+      rc = late(L) ? -2 : c.ticket[i] != WAIT ? release_side(&c, i) : 0;
+      if (!rc && c.ticket[i] != RAISE) rc = acquire_side(&c, i);
     }
   free(c.calls), free(c.ticket), free(c.decide), free(c.preds);
   return rc;
@@ -1221,9 +1421,11 @@ static int use_waiver(kg_lint_report *r, const kg_lint_waiver *w) {
 int kg_lint_listing_within(const kg_sass_listing *l, const kg_lint_waiver *w, size_t nw, double limit_s,
                            kg_lint_report *r) {
   memset(r, 0, sizeof *r);
-  lint L = {l, calloc((size_t)l->nfuncs + 1, sizeof(summary *)), calloc((size_t)l->nfuncs + 1, sizeof(unsigned char *)), r,
-            limit_s > 0 ? now_s() + limit_s : 0, 0};
-  int rc = !L.memo || !L.state ? -1 : 0;
+  lint L = {l, calloc((size_t)l->nfuncs + 1, sizeof(summary *)), calloc((size_t)l->nfuncs + 1, sizeof(unsigned char *)),
+            calloc((size_t)l->nfuncs + 1, sizeof(char *)), r, limit_s > 0 ? now_s() + limit_s : 0, 0};
+  int rc = !L.memo || !L.state || !L.space ? -1 : 0;
+  for (int k = 0; !rc && k < l->nfuncs; k++)
+    if (!(L.space[k] = spaces_of(&l->funcs[k]))) rc = -1;
   for (int k = 0; k < l->nfuncs && !rc; k++) {
     if (l->funcs[k].called) continue;
     size_t before = r->nfindings;
@@ -1235,7 +1437,8 @@ int kg_lint_listing_within(const kg_sass_listing *l, const kg_lint_waiver *w, si
   }
   if (!rc && L.late) rc = -2;
   for (int k = 0; L.memo && L.state && k < l->nfuncs; k++) free(L.memo[k]), free(L.state[k]);
-  free(L.memo), free(L.state);
+  for (int k = 0; L.space && k < l->nfuncs; k++) free(L.space[k]);
+  free(L.memo), free(L.state), free(L.space);
   return rc;
 }
 
@@ -1247,6 +1450,7 @@ size_t kg_lint_unwaived(const kg_lint_report *r) { return r->nfindings - r->nwai
 
 void kg_lint_report_free(kg_lint_report *r) {
   free(r->findings);
+  free(r->notes);
   free(r->used);
   memset(r, 0, sizeof *r);
 }
@@ -1282,6 +1486,12 @@ static void print_finding(FILE *f, const kg_sass_listing *l, const kg_lint_findi
 void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg_lint_report *r) {
   for (size_t k = 0; k < r->nfindings; k++)
     if (!r->findings[k].waived) print_finding(f, l, &r->findings[k]);
+  for (size_t k = 0; k < r->nnotes; k++) {
+    char shown[4096];
+    fprintf(f, "%s (sm_%d): note (not a failure): %s\n", kg_esc_term(l->funcs[r->notes[k].func].name, shown, sizeof shown),
+            l->funcs[r->notes[k].func].arch, r->notes[k].why);
+    print_at(f, "at", &r->notes[k].at);
+  }
   for (size_t k = 0; k < r->nused; k++) {
     size_t n = 0;
     for (size_t i = 0; i < r->nfindings; i++) n += r->findings[i].waived == r->used[k]->reason;
@@ -1291,6 +1501,7 @@ void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg
   fprintf(f, "lint %s: %d kernel%s, %d ticket%s, %zu finding%s, %zu waived", kg_esc_term(name, shown, sizeof shown),
           r->nkernels, r->nkernels == 1 ? "" : "s", r->ntickets, r->ntickets == 1 ? "" : "s", kg_lint_unwaived(r),
           kg_lint_unwaived(r) == 1 ? "" : "s", r->nwaived);
+  if (r->nnotes) fprintf(f, ", %zu note%s", r->nnotes, r->nnotes == 1 ? "" : "s");
   if (r->unknown_calls) fprintf(f, "; %d call%s into code the listing lacks, not followed", r->unknown_calls, r->unknown_calls == 1 ? "" : "s");
   fputc('\n', f);
 }
@@ -1314,7 +1525,18 @@ int kg_lint_summarize(const kg_sass_listing *l, const kg_lint_report *r, kg_lint
   size_t n = kg_lint_unwaived(r);
   m->items = n ? calloc(n, sizeof *m->items) : NULL;
   m->waived = r->nused ? calloc(r->nused, sizeof *m->waived) : NULL;
-  if ((n && !m->items) || (r->nused && !m->waived)) return -1;
+  m->notes = r->nnotes ? calloc(r->nnotes, sizeof *m->notes) : NULL;
+  if ((n && !m->items) || (r->nused && !m->waived) || (r->nnotes && !m->notes)) return -1;
+  for (size_t k = 0; k < r->nnotes; k++) {
+    const kg_lint_note *x = &r->notes[k];
+    kg_lint_item *it = &m->notes[m->nnotes++];
+    snprintf(it->kernel, sizeof it->kernel, "%s", l->funcs[x->func].name);
+    it->arch = l->funcs[x->func].arch;
+    snprintf(it->side, sizeof it->side, "note");
+    format_at(it->first, sizeof it->first, &x->at);
+    snprintf(it->second, sizeof it->second, "%s", x->why);
+    plain(it->kernel), plain(it->first), plain(it->second);
+  }
   for (size_t k = 0; k < r->nfindings; k++) {
     const kg_lint_finding *x = &r->findings[k];
     if (x->waived) continue;
@@ -1340,5 +1562,6 @@ int kg_lint_summarize(const kg_sass_listing *l, const kg_lint_report *r, kg_lint
 void kg_lint_module_free(kg_lint_module *m) {
   free(m->items);
   free(m->waived);
-  m->items = NULL, m->waived = NULL, m->nitems = m->nwaived = 0;
+  free(m->notes);
+  m->items = NULL, m->waived = NULL, m->notes = NULL, m->nitems = m->nwaived = m->nnotes = 0;
 }

@@ -40,9 +40,18 @@ typedef struct kg_lint_finding {
   const char *waived; /* the waiver's reason, NULL when the finding counts */
 } kg_lint_finding;
 
+/* What the lint could not classify: reported, never a failure. */
+typedef struct kg_lint_note {
+  int func;
+  kg_lint_at at;
+  const char *why; /* static text */
+} kg_lint_note;
+
 typedef struct kg_lint_report {
   kg_lint_finding *findings;
   size_t nfindings, cap;
+  kg_lint_note *notes;
+  size_t nnotes, notecap;
   int nkernels, ntickets;
   int unknown_calls; /* calls into code the listing lacks: not followed */
   size_t nwaived;
@@ -88,6 +97,8 @@ typedef struct kg_lint_module {
   size_t nitems;
   kg_lint_waived *waived;
   size_t nwaived;
+  kg_lint_item *notes; /* what the lint could not classify (side "note", first: where, second: why): no failure */
+  size_t nnotes;
 } kg_lint_module;
 
 /* Fills m (path and ran set by the caller) from a lint of l. 0, or -1 out of memory. */

@@ -214,7 +214,7 @@ static void *read_at(int fd, uint64_t off, uint64_t len, uint64_t size) {
 
 /* The table's bytes in *tab (malloc'ed) and their count, or *tab NULL for
  * none. NULL, or why the file's headers are bad. */
-static const char *find_table(int fd, uint64_t size, char **tab, size_t *tlen) {
+static const char *find_table(int fd, uint64_t size, const char *symbol, char **tab, size_t *tlen) {
   Elf64_Ehdr h;
   *tab = NULL;
   if (size < sizeof h || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) return NULL;
@@ -240,7 +240,7 @@ static const char *find_table(int fd, uint64_t size, char **tab, size_t *tlen) {
     str[nstr - 1] = '\0';
     for (uint64_t k = 0; k < sh[i].sh_size / sizeof *sym && !why && !*tab; k++) {
       const Elf64_Sym *y = &sym[k];
-      if (y->st_name >= nstr || strcmp(str + y->st_name, "kgate_module_lint_waivers") || y->st_shndx == SHN_UNDEF)
+      if (y->st_name >= nstr || strcmp(str + y->st_name, symbol) || y->st_shndx == SHN_UNDEF)
         continue;
       const Elf64_Shdr *s = y->st_shndx < h.e_shnum ? &sh[y->st_shndx] : NULL;
       if (!s || s->sh_type == SHT_NOBITS || y->st_value < s->sh_addr || y->st_size > KG_WAIVER_TABLE_MAX ||
@@ -254,10 +254,12 @@ static const char *find_table(int fd, uint64_t size, char **tab, size_t *tlen) {
   return why;
 }
 
-int kg_lint_waivers_read(const char *path, kg_lint_waivers *out, char *err, size_t errlen) {
-  char name[1024], why[600];
-  memset(out, 0, sizeof *out);
+/* The bytes of the table symbol that the module at path exports: *tab NULL
+ * for none. 0, or -1 with err naming path and the symbol. */
+static int read_table(const char *path, const char *symbol, char **tab, size_t *tlen, char *err, size_t errlen) {
+  char name[1024];
   kg_esc_term(path, name, sizeof name);
+  *tab = NULL, *tlen = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st;
   if (fd < 0 || fstat(fd, &st)) {
@@ -265,14 +267,108 @@ int kg_lint_waivers_read(const char *path, kg_lint_waivers *out, char *err, size
     if (fd >= 0) close(fd);
     return -1;
   }
-  char *tab = NULL;
-  size_t tlen = 0;
-  const char *bad = S_ISREG(st.st_mode) ? find_table(fd, (uint64_t)st.st_size, &tab, &tlen) : NULL;
+  const char *bad = S_ISREG(st.st_mode) ? find_table(fd, (uint64_t)st.st_size, symbol, tab, tlen) : NULL;
   close(fd);
+  if (bad) snprintf(err, errlen, "%s: %s: %s", name, symbol, bad);
+  return bad ? -1 : 0;
+}
+
+int kg_lint_waivers_read(const char *path, kg_lint_waivers *out, char *err, size_t errlen) {
+  char *tab, why[600], name[1024];
+  size_t tlen;
+  memset(out, 0, sizeof *out);
+  if (read_table(path, "kgate_module_lint_waivers", &tab, &tlen, err, errlen)) return -1;
   int rc = 0;
-  if (bad) snprintf(err, errlen, "%s: kgate_module_lint_waivers: %s", name, bad), rc = -1;
-  else if (tab && kg_lint_waivers_parse(tab, tlen, out, why, sizeof why))
-    snprintf(err, errlen, "%s: %s", name, why), rc = -1;
+  if (tab && kg_lint_waivers_parse(tab, tlen, out, why, sizeof why))
+    snprintf(err, errlen, "%s: %s", kg_esc_term(path, name, sizeof name), why), rc = -1;
   free(tab);
   return rc;
+}
+
+/* ---- the sanitizer's waivers ---- */
+
+static const char *why_bad_tool(const char *s) {
+  static const char *const k[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (!strcmp(s, k[i])) return NULL;
+  return "is not memcheck, racecheck, synccheck or initcheck";
+}
+
+/* "reduce.h:283": a file's last part ([A-Za-z0-9_.+-], with a dot), a colon, a line 1..99999999. */
+static const char *why_bad_where(const char *s) {
+  const char *colon = strrchr(s, ':'), *bad = "is not FILE:LINE (a file's last part, as reduce.h:283)";
+  if (!colon || colon == s || colon - s > 120 || !memchr(s, '.', (size_t)(colon - s))) return bad;
+  for (const char *p = s; p < colon; p++)
+    if (!ident_start(*p) && !is_digit(*p) && !strchr(".+-", *p)) return bad;
+  size_t n = strlen(colon + 1);
+  if (!n || n > 8 || colon[1] == '0') return bad;
+  for (const char *p = colon + 1; *p; p++)
+    if (!is_digit(*p)) return bad;
+  return NULL;
+}
+
+int kg_san_waivers_parse(const char *b, size_t len, kg_san_waivers *out, char *err, size_t errlen) {
+  static const char where[] = "kgate_module_sanitizer_waivers";
+  char s1[200];
+  memset(out, 0, sizeof *out);
+  if (!len || b[len - 1]) return snprintf(err, errlen, "%s: does not end in a NUL (cut short?)", where), -1;
+  if (strcmp(b, KG_MODULE_SANITIZER_WAIVERS_TAG))
+    return snprintf(err, errlen, "%s: starts '%s', this kgate reads '%s'", where, shown(b, s1, sizeof s1),
+                    KG_MODULE_SANITIZER_WAIVERS_TAG),
+           -1;
+  if (!(out->text = malloc(len)) || !(out->w = calloc(KG_MODULE_SANITIZER_WAIVERS_MAX, sizeof *out->w))) {
+    kg_san_waivers_free(out);
+    return snprintf(err, errlen, "%s: out of memory", where), -1;
+  }
+  memcpy(out->text, b, len);
+  size_t at = strlen(b) + 1;
+  const char *why = NULL;
+  while (!why && at < len && out->text[at]) {
+    const char *f[4] = {"", "", "", ""};
+    size_t k = out->n + 1;
+    for (int j = 0; j < 4 && at < len; j++) f[j] = out->text + at, at += strlen(f[j]) + 1;
+    if (out->n == KG_MODULE_SANITIZER_WAIVERS_MAX)
+      snprintf(err, errlen, "%s: more than %d waivers", where, KG_MODULE_SANITIZER_WAIVERS_MAX), why = err;
+    else if ((why = why_bad_tool(f[0])))
+      snprintf(err, errlen, "%s: waiver %zu: tool '%s' %s", where, k, shown(f[0], s1, sizeof s1), why);
+    else if ((why = why_bad_name(f[1])))
+      snprintf(err, errlen, "%s: waiver %zu: kernel name '%s' %s", where, k, shown(f[1], s1, sizeof s1), why);
+    else if ((why = why_bad_where(f[2])))
+      snprintf(err, errlen, "%s: waiver %zu (%s): place '%s' %s", where, k, f[1], shown(f[2], s1, sizeof s1), why);
+    else if ((why = why_bad_reason(f[3])))
+      snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, f[1], why);
+    for (size_t i = 0; !why && i < out->n; i++)
+      if (!strcmp(out->w[i].tool, f[0]) && !strcmp(out->w[i].kernel, f[1]) && !strcmp(out->w[i].where, f[2]))
+        snprintf(err, errlen, "%s: waiver %zu: %s %s at %s is listed twice", where, k, f[0], f[1], f[2]), why = err;
+    if (!why) out->w[out->n++] = (kg_san_waiver){f[0], f[1], f[2], f[3]};
+  }
+  for (size_t i = at; !why && i < len; i++)
+    if (out->text[i]) snprintf(err, errlen, "%s: bytes after its end ('%s')", where, shown(out->text + i, s1, sizeof s1)), why = err;
+  if (!why) return 0;
+  kg_san_waivers_free(out);
+  return -1;
+}
+
+int kg_san_waivers_read(const char *path, kg_san_waivers *out, char *err, size_t errlen) {
+  char *tab, why[600], name[1024];
+  size_t tlen;
+  memset(out, 0, sizeof *out);
+  if (read_table(path, "kgate_module_sanitizer_waivers", &tab, &tlen, err, errlen)) return -1;
+  int rc = 0;
+  if (tab && kg_san_waivers_parse(tab, tlen, out, why, sizeof why))
+    snprintf(err, errlen, "%s: %s", kg_esc_term(path, name, sizeof name), why), rc = -1;
+  free(tab);
+  return rc;
+}
+
+void kg_san_waivers_free(kg_san_waivers *w) {
+  free(w->w);
+  free(w->text);
+  memset(w, 0, sizeof *w);
+}
+
+const kg_san_waiver *kg_san_waiver_find(const kg_san_waivers *w, const char *tool, const char *kernel, const char *where) {
+  for (size_t i = 0; w && i < w->n; i++)
+    if (!strcmp(w->w[i].tool, tool) && !strcmp(w->w[i].kernel, kernel) && !strcmp(w->w[i].where, where)) return &w->w[i];
+  return NULL;
 }

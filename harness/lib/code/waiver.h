@@ -48,4 +48,24 @@ int kg_lint_waivers_read(const char *path, kg_lint_waivers *out, char *err, size
 
 void kg_lint_waivers_free(kg_lint_waivers *w);
 
+/* The sanitizer's waivers (kgate/module.h: kgate_module_sanitizer_waivers):
+ * a report of tool, in kernel (its name as above), at where ("reduce.h:283"),
+ * understood and why. Pointers into text. */
+typedef struct kg_san_waiver {
+  const char *tool, *kernel, *where, *reason;
+} kg_san_waiver;
+
+typedef struct kg_san_waivers {
+  kg_san_waiver *w;
+  size_t n;
+  char *text;
+} kg_san_waivers;
+
+/* As kg_lint_waivers_parse and _read, for that table. */
+int kg_san_waivers_parse(const char *b, size_t len, kg_san_waivers *out, char *err, size_t errlen);
+int kg_san_waivers_read(const char *path, kg_san_waivers *out, char *err, size_t errlen);
+void kg_san_waivers_free(kg_san_waivers *w);
+/* The waiver of a report, or NULL. */
+const kg_san_waiver *kg_san_waiver_find(const kg_san_waivers *w, const char *tool, const char *kernel, const char *where);
+
 #endif

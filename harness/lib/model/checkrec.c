@@ -132,7 +132,10 @@ void kg_crec_read(kg_jrd *r, json_t *o, kg_crec *out) {
   out->arch = (int)kg_jrd_range(r, o, "arch", 10, 1000);
   out->seed = (uint64_t)kg_jrd_range(r, o, "seed", 0, INT64_MAX);
   out->repeats = (int)kg_jrd_range(r, o, "repeats", 1, 1000);
-  if (with_run) kg_jrd_text(r, o, "from", out->from, sizeof out->from, NULL);
+  static const char *const k_keys[] = {"harness", "arch", "seed", "repeats", "groups", NULL};
+  static const char *const k_run_keys[] = {"harness", "arch", "seed", "repeats", "groups", "from", NULL};
+  kg_jrd_keys(r, o, with_run ? k_run_keys : k_keys);
+  if (with_run) kg_jrd_text(r, o, "from", out->from, sizeof out->from, kg_why_bad_path);
   json_t *groups = kg_jrd_arr(r, o, "groups");
   for (size_t i = 0; !r->failed && i < json_array_size(groups); i++) {
     snprintf(r->where + at, sizeof r->where - at, ".groups[%zu]", i);

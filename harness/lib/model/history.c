@@ -185,6 +185,7 @@ static void read_entry(kg_jrd *r, json_t *a, kg_hist_entry *e) {
 }
 
 static void read_checks(kg_jrd *r, json_t *o, kg_counts *k) {
+  static const char *const k_keys[] = {"cases", "passed", "failed", "errors", "unsupported", "pending", NULL};
   const long long most = (long long)1 << 48;
   k->cases = (size_t)kg_jrd_range(r, o, "cases", 0, most);
   k->passed = (size_t)kg_jrd_range(r, o, "passed", 0, most);
@@ -195,6 +196,12 @@ static void read_checks(kg_jrd *r, json_t *o, kg_counts *k) {
   /* Every case is in exactly one of these (kg_count_results). */
   if (!r->failed && k->passed + k->failed + k->errored + k->unsupported + k->pending != k->cases)
     kg_jrd_fail(r, "checks: passed, failed, errors, unsupported and pending do not add up to cases");
+  if (json_is_object(o)) {
+    size_t len = strlen(r->where);
+    snprintf(r->where + len, sizeof r->where - len, ": checks");
+    kg_jrd_keys(r, o, k_keys);
+    if (!r->failed) r->where[len] = '\0';
+  }
 }
 
 /* The same (variant, dtype, n) twice in one run's perf: refused, naming
@@ -279,6 +286,8 @@ static void read_paired(kg_jrd *r, json_t *doc, kg_hist_paired *p) {
   if (!r->failed && !json_is_object(o)) kg_jrd_fail(r, "not an object");
   if (r->failed) return;
   p->has = 1;
+  static const char *const k_keys[] = {"card", "cells", "confidence", "control", "reference", "rounds", NULL};
+  static const char *const k_ref_keys[] = {"commit", "name", "sha256", "version", NULL};
   kg_jrd_text(r, ref, "name", p->ref_name, sizeof p->ref_name, why_bad_ref_text);
   kg_jrd_text(r, ref, "version", p->ref_version, sizeof p->ref_version, why_bad_ref_text);
   kg_jrd_text(r, ref, "sha256", p->ref_sha256, sizeof p->ref_sha256, kg_why_bad_hex_list);
@@ -290,11 +299,18 @@ static void read_paired(kg_jrd *r, json_t *doc, kg_hist_paired *p) {
   r->where[len] = '\0';
   read_pcells(r, o, "cells", &p->cells, &p->n);
   if (json_object_get(o, "control")) read_pcells(r, o, "control", &p->control, &p->ncontrol);
-  r->where[len] = '\0';
+  snprintf(r->where + len, sizeof r->where - len, ": paired");
+  kg_jrd_keys(r, o, k_keys);
+  snprintf(r->where + len, sizeof r->where - len, ": paired.reference");
+  kg_jrd_keys(r, ref, k_ref_keys);
+  if (!r->failed) r->where[len] = '\0';
 }
 
 /* One parsed line into *run. */
 static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
+  /* As closed as the schema: a misspelt key ("pairde") is an error, never dropped. */
+  static const char *const k_keys[] = {"kind", "schema_version", "date", "kgate_commit", "kgate_version", "device",
+                                       "toolchain", "provenance", "hot", "checks", "perf", "paired", NULL};
   const char *kind = kg_jrd_str(r, doc, "kind");
   char shown[72];
   if (!r->failed && strcmp(kind, "kgate-history") != 0)
@@ -336,6 +352,7 @@ static void read_run(kg_jrd *r, json_t *doc, kg_hist_run *run) {
   qsort(run->entries, run->n, sizeof *run->entries, entry_cmp);
   r->where[len] = '\0';
   if (!r->failed) read_paired(r, doc, &run->paired);
+  if (!r->failed) kg_jrd_keys(r, doc, k_keys);
 }
 
 static void hist_paired_free(kg_hist_paired *p) {

@@ -459,6 +459,13 @@ void kg_provenance_read(kg_jrd *r, json_t *o, kg_provenance *p) {
     kg_jrd_fail(r, "provenance is not an object");
     return;
   }
+  const char *key;
+  json_t *v;
+  json_object_foreach(o, key, v) { /* closed, as the schema */
+    size_t k = 0;
+    while (k < NFIELDS(k_provenance) && strcmp(k_provenance[k].key, key)) k++;
+    if (k == NFIELDS(k_provenance) && !r->failed) kg_jrd_fail(r, "provenance: unknown field '%s'", key);
+  }
   for (size_t k = 0; k < NFIELDS(k_provenance) && !r->failed; k++) {
     const kg_field *f = &k_provenance[k];
     if (!json_object_get(o, f->key)) continue; /* each is optional: set only where the CI said */
@@ -581,6 +588,13 @@ json_t *kg_toolchain_to_json(const kg_toolchain *t) {
 void kg_toolchain_read(kg_jrd *r, json_t *o, kg_toolchain *t) {
   memset(t, 0, sizeof *t);
   if (!json_is_object(o)) kg_jrd_fail(r, "not an object");
+  const char *key;
+  json_t *v;
+  json_object_foreach(o, key, v) { /* closed, as the schema */
+    size_t k = 0;
+    while (k < NFIELDS(k_toolchain) && strcmp(k_toolchain[k].key, key)) k++;
+    if (k == NFIELDS(k_toolchain) && !r->failed) kg_jrd_fail(r, "unknown field '%s'", key);
+  }
   for (size_t k = 0; k < NFIELDS(k_toolchain) && !r->failed; k++)
     if (json_object_get(o, k_toolchain[k].key)) /* each optional: absent is unknown */
       kg_jrd_text(r, o, k_toolchain[k].key, (char *)t + k_toolchain[k].off, k_toolchain[k].size, k_toolchain[k].why);

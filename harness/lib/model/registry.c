@@ -86,6 +86,7 @@ static const char *const k_expect_names[KG_NEXPECT] = {
     [KG_EXPECT_RACECHECK] = "sanitizer:racecheck",     [KG_EXPECT_SYNCCHECK] = "sanitizer:synccheck",
     [KG_EXPECT_SLOWER] = "slower",                     [KG_EXPECT_HUGE] = "huge",
     [KG_EXPECT_SAME] = "same",                         [KG_EXPECT_LINT] = "lint",
+    [KG_EXPECT_NOT_SLOWER] = "not_slower",
 };
 
 const char *kg_expect_name(kg_expect e) { return (unsigned)e < KG_NEXPECT ? k_expect_names[e] : "?"; }

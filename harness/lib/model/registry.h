@@ -97,6 +97,7 @@ typedef enum kg_expect {
   KG_EXPECT_HUGE,      /* any failure, at n > 2^31 (the huge tier) */
   KG_EXPECT_SAME,      /* no bug: paired against its base variant, SAME (the A/A control) */
   KG_EXPECT_LINT,      /* kgate lint finds a memory-ordering bug in its kernel's machine code */
+  KG_EXPECT_NOT_SLOWER, /* a slowdown under the minimum effect (m / 2): paired, anything but SLOWER */
   KG_NEXPECT
 } kg_expect;
 

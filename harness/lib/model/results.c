@@ -93,6 +93,12 @@ static json_t *lint_json(const kg_run *run) {
       return NULL;
     }
     if (!m->ran) json_decref(items), json_decref(waived);
+    /* "notes" (only when there are any): what the lint could not classify, no failure */
+    json_t *notes = m->ran && m->nnotes ? json_array() : NULL;
+    for (size_t i = 0; notes && i < m->nnotes; i++)
+      json_array_append_new(notes, json_pack("{ss si ss ss}", "kernel", m->notes[i].kernel, "arch", m->notes[i].arch,
+                                             "at", m->notes[i].first, "why", m->notes[i].second));
+    if (notes) json_object_set_new(o, "notes", notes);
     json_array_append_new(a, o);
   }
   return a;
@@ -139,6 +145,21 @@ static const kg_field k_pair_cell[] = {
     {"rounds", KG_FT_INT, PC(rounds), 0, 0, 0, 0, 0},        {"set_aside", KG_FT_INT, PC(set_aside), 0, 0, 0, 0, 0},
 };
 #define NFIELDS(t) (sizeof t / sizeof t[0])
+/* "paired.sequential": the sequential decision's settings (absent: the interval decided). */
+static const kg_field k_pair_seq[] = {
+    {"alpha", KG_FT_NUM, PM(alpha), 0, 0, 0, 0, 0},         {"beta", KG_FT_NUM, PM(beta), 0, 0, 0, 0, 0},
+    {"delta0_share", KG_FT_NUM, PM(delta0_share), 0, 0, 0, 0, 0},
+    {"llr_upper", KG_FT_NUM, PM(llr_upper), 0, 0, 0, 0, 0}, {"llr_lower", KG_FT_NUM, PM(llr_lower), 0, 0, 0, 0, 0},
+    {"change_rounds", KG_FT_INT, PM(change_rounds), 0, 0, 0, 0, 0},
+};
+
+static json_t *seq_json(const void *obj, const kg_field *f, size_t n) {
+  json_t *o = json_object();
+  json_t *test = json_string("gsprt");
+  if (o && (json_object_set_new(o, "test", test) || kg_fields_to_json(o, obj, f, NULL, n, KG_FORM_FILE)))
+    json_decref(o), o = NULL;
+  return o;
+}
 
 /* "paired": how the run was paired, and one object per cell. */
 static json_t *paired_json(const kg_run *run) {
@@ -151,13 +172,30 @@ static json_t *paired_json(const kg_run *run) {
     if (o && (kg_fields_to_json(o, c, k_pair_cell, NULL, NFIELDS(k_pair_cell), KG_FORM_FILE) ||
               json_object_set_new(o, "message", json_string(c->message))))
       json_decref(o), o = NULL;
+    if (o && c->sequential && /* the sequential decision's evidence (new in kgate 0.2; absent: the interval decided) */
+        (json_object_set_new(o, "llr_slower", R(c->llr_slower)) || json_object_set_new(o, "llr_faster", R(c->llr_faster))))
+      json_decref(o), o = NULL;
     json_array_append_new(cells, o);
+  }
+  json_t *pools = m->sequential ? json_array() : NULL;
+  for (size_t i = 0; pools && i < run->npools; i++) {
+    const kg_pair_pool *q = &run->pools[i];
+    json_array_append_new(pools, json_pack("{ss sI ss si si so so so}", "variant", q->variant, "n", (json_int_t)q->n,
+                                           "verdict", kg_pverdict_name(q->verdict), "cells", q->cells, "blocks",
+                                           q->blocks, "min_effect", R(q->min_effect), "llr_slower", R(q->llr_slower),
+                                           "llr_faster", R(q->llr_faster)));
   }
   json_t *o = json_pack("{ss ss ss ss ss}", "base_path", m->base_path, "base_name", m->base_name, "base_version",
                         m->base_version, "base_sha256", m->base_sha256, "base_commit", m->base_commit);
   if (o && (kg_fields_to_json(o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta), KG_FORM_FILE) ||
             json_object_set_new(o, "cells", cells ? cells : json_array())))
     json_decref(o), o = NULL;
+  if (o && m->sequential &&
+      (json_object_set_new(o, "sequential", seq_json(m, k_pair_seq, NFIELDS(k_pair_seq))) ||
+       json_object_set_new(o, "variants", pools ? pools : json_array())))
+    json_decref(o), o = NULL;
+  else if (!o || !m->sequential)
+    json_decref(pools);
   return o;
 }
 
@@ -165,11 +203,63 @@ static json_t *paired_json(const kg_run *run) {
  * (fields.h); kg_jrd_text's buffer bounds its length. */
 static const char *why_bad_text(const char *s) { return kg_why_bad_module_text(s, SIZE_MAX); }
 
+/* "paired.variants": a variant's dtypes pooled (optional: a sequential run's). */
+static void read_pools(kg_jrd *r, json_t *o, kg_run *run) {
+  json_t *arr = json_object_get(o, "variants");
+  if (!arr) return;
+  if (!json_is_array(arr)) {
+    kg_jrd_fail(r, "variants is not an array");
+    return;
+  }
+  size_t n = json_array_size(arr);
+  run->pools = calloc(n ? n : 1, sizeof *run->pools);
+  if (!run->pools) {
+    kg_jrd_fail(r, "out of memory");
+    return;
+  }
+  for (size_t i = 0; i < n && !r->failed; i++) {
+    static const char *const k_pool_keys[] = {"variant", "verdict", "n", "cells", "blocks", "min_effect",
+                                              "llr_slower", "llr_faster", NULL};
+    json_t *c = json_array_get(arr, i);
+    kg_pair_pool *q = &run->pools[i];
+    snprintf(r->where, sizeof r->where, "paired.variants[%zu]", i);
+    if (json_is_object(c)) kg_jrd_keys(r, c, k_pool_keys);
+    kg_jrd_text(r, c, "variant", q->variant, sizeof q->variant, kg_why_bad_variant);
+    const char *verdict = kg_jrd_str(r, c, "verdict");
+    long long nn = kg_jrd_int(r, c, "n");
+    q->cells = (int)kg_jrd_int(r, c, "cells");
+    q->blocks = (int)kg_jrd_int(r, c, "blocks");
+    q->min_effect = kg_jrd_num(r, c, "min_effect");
+    q->llr_slower = kg_jrd_num(r, c, "llr_slower");
+    q->llr_faster = kg_jrd_num(r, c, "llr_faster");
+    if (r->failed) return;
+    char cell[160];
+    kg_entry_label(q->variant, "pooled", nn, cell, sizeof cell);
+    q->verdict = KG_NPVERDICTS;
+    for (int v = 0; v < KG_NPVERDICTS; v++)
+      if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) q->verdict = (kg_pverdict)v;
+    int decided = q->verdict == KG_PV_SAME || q->verdict == KG_PV_SLOWER || q->verdict == KG_PV_FASTER;
+    if (q->verdict != KG_PV_UNDECIDED && !decided) kg_jrd_fail(r, "verdict '%s' is not one of a pool (%s)", verdict, cell);
+    else if (nn < 0 || q->cells < 1 || q->blocks < 0) kg_jrd_fail(r, "negative n or blocks, or no cells (%s)", cell);
+    else if (decided && q->blocks < 2) kg_jrd_fail(r, "%s with %d blocks: a verdict needs blocks (%s)", verdict, q->blocks, cell);
+    else if (!isfinite(q->llr_slower) || !isfinite(q->llr_faster) || !(q->min_effect > 0 && isfinite(q->min_effect)))
+      kg_jrd_fail(r, "llr_slower, llr_faster and min_effect must be finite, min_effect > 0 (%s)", cell);
+    q->n = (size_t)nn;
+    run->npools = i + 1;
+  }
+}
+
 static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   kg_pair_meta *m = &run->pair;
   snprintf(r->where, sizeof r->where, "paired");
   m->on = 1;
-  kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, NULL);
+  static const char *const k_keys[] = {"base_path", "base_name", "base_version", "base_sha256", "base_commit",
+                                       "budget_s", "cells", "confidence", "copies", "max_rounds", "min_effect_pct",
+                                       "quads", "rounds", "wall_s", "sequential", "variants", NULL};
+  static const char *const k_cell_keys[] = {"variant", "dtype", "n", "verdict", "ratio", "lo", "hi", "head_us",
+                                            "base_us", "min_effect", "blocks", "pairs", "rounds", "set_aside",
+                                            "message", "llr_slower", "llr_faster", NULL};
+  kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, kg_why_bad_path);
   kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, why_bad_text);
   kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, why_bad_text);
   /* absent before the nightly's pins: unknown, read as "" */
@@ -178,8 +268,21 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
   if (json_object_get(o, "base_commit"))
     kg_jrd_text(r, o, "base_commit", m->base_commit, sizeof m->base_commit, kg_why_bad_hex_list);
   kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
+  json_t *seq = json_object_get(o, "sequential"); /* absent before the sequential decision: the interval decided */
+  if (seq && !r->failed) {
+    snprintf(r->where, sizeof r->where, "paired.sequential");
+    m->sequential = 1;
+    kg_fields_from_json(r, seq, m, k_pair_seq, NULL, NFIELDS(k_pair_seq));
+    if (!r->failed && !(m->alpha > 0 && m->alpha < 0.5 && m->beta > 0 && m->beta < 0.5 && m->delta0_share > 0 &&
+                        m->delta0_share < 1 && isfinite(m->llr_upper) && isfinite(m->llr_lower) &&
+                        m->llr_lower < 0 && m->llr_upper > 0 && m->change_rounds >= 1))
+      kg_jrd_fail(r, "alpha and beta must lie in (0, 0.5), delta0_share in (0, 1), llr_lower < 0 < llr_upper, "
+                     "change_rounds >= 1");
+    snprintf(r->where, sizeof r->where, "paired");
+  }
   json_t *cells = kg_jrd_arr(r, o, "cells");
   size_t n = json_array_size(cells);
+  kg_jrd_keys(r, o, k_keys);
   if (r->failed) return;
   if (!(m->confidence > 0 && m->confidence < 1)) {
     kg_jrd_fail(r, "confidence must lie in (0, 1)");
@@ -206,14 +309,35 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     kg_pair_stat *st = &pc->stat;
     kg_fields_from_json(r, c, pc, k_pair_cell, NULL, NFIELDS(k_pair_cell));
     kg_jrd_text(r, c, "message", pc->message, sizeof pc->message, NULL);
+    if (json_is_object(c)) kg_jrd_keys(r, c, k_cell_keys);
     if (r->failed) return;
     st->verdict = KG_NPVERDICTS;
     for (int v = 0; v < KG_NPVERDICTS; v++)
       if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) st->verdict = (kg_pverdict)v;
+    char cell[160]; /* the cell, named in what is refused */
+    kg_entry_label(pc->variant, dtype, nn, cell, sizeof cell);
+    int decided = st->verdict == KG_PV_SAME || st->verdict == KG_PV_SLOWER || st->verdict == KG_PV_FASTER;
+    json_t *ls = json_object_get(c, "llr_slower"), *lf = json_object_get(c, "llr_faster");
+    if (ls || lf) {
+      pc->sequential = 1;
+      pc->llr_slower = kg_jrd_num(r, c, "llr_slower");
+      pc->llr_faster = kg_jrd_num(r, c, "llr_faster");
+      if (r->failed) return;
+    }
     if (kg_dtype_parse(dtype, &pc->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", dtype);
     else if (st->verdict == KG_NPVERDICTS) kg_jrd_fail(r, "unknown verdict '%s'", verdict);
     else if (nn < 0 || st->blocks < 0 || st->pairs < 0 || pc->rounds < 0 || pc->set_aside < 0)
-      kg_jrd_fail(r, "negative n, blocks, pairs, rounds or set_aside");
+      kg_jrd_fail(r, "negative n, blocks, pairs, rounds or set_aside (%s)", cell);
+    else if (decided && st->blocks < 2) /* SAME, SLOWER and FASTER are decided on two blocks or more */
+      kg_jrd_fail(r, "%s with %d blocks: a verdict needs blocks (%s)", verdict, st->blocks, cell);
+    else if (pc->sequential && !(isfinite(pc->llr_slower) && isfinite(pc->llr_faster)))
+      kg_jrd_fail(r, "llr_slower and llr_faster must be finite (%s)", cell);
+    else if (pc->sequential && m->sequential && decided &&
+             ((st->verdict == KG_PV_SLOWER && pc->llr_slower < m->llr_upper) ||
+              (st->verdict == KG_PV_FASTER && pc->llr_faster < m->llr_upper) ||
+              (st->verdict == KG_PV_SAME && (pc->llr_slower > m->llr_lower || pc->llr_faster > m->llr_lower))))
+      kg_jrd_fail(r, "%s but llr_slower %g and llr_faster %g do not reach the bounds %g / %g (%s)", verdict,
+                  pc->llr_slower, pc->llr_faster, m->llr_lower, m->llr_upper, cell);
     else if (st->blocks > 0 && pc->rounds < 1) /* its blocks came from the rounds that timed it */
       kg_jrd_fail(r, "rounds is 0 with %d blocks: a measured cell was timed in 1 round or more", st->blocks);
     else if (st->blocks > 0 && !(st->lo > 0 && st->lo <= st->ratio && st->ratio <= st->hi && isfinite(st->hi) &&
@@ -222,6 +346,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     pc->n = (size_t)nn;
     run->npairs = i + 1;
   }
+  if (!r->failed) read_pools(r, o, run);
 }
 
 /* ---- "variants": the facts of variants that are not kgate's own ---------- */
@@ -345,6 +470,12 @@ int kg_results_write(const char *path, const kg_run *run, char *err, size_t errl
 }
 
 static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
+  static const char *const k_keys[] = {"date", "device", "incomplete", "kgate_commit", "kgate_version", "options",
+                                       "phases", "provenance", "signal", "toolchain", "wall_s", NULL};
+  static const char *const k_opt_keys[] = {"hot", "max_noise", "max_seconds", "min_samples", "repeats", "seed",
+                                           "shard", "tolerance_pct", NULL};
+  static const char *const k_phase_keys[] = {"check_s", "inputs_s", "paired_s", "reports_s", "startup_s", "timing_s",
+                                             NULL};
   json_t *o = kg_jrd_obj(r, doc, "run", 0);
   snprintf(r->where, sizeof r->where, "run");
   /* The date, commit and version reach titles, pages and file names. */
@@ -367,6 +498,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
     kg_jrd_text(r, opt, "shard", m->shard, sizeof m->shard, NULL);
     if (!r->failed && kg_shard_parse(m->shard, &si, &sn)) kg_jrd_fail(r, "shard is not i/N");
   }
+  if (opt) kg_jrd_keys(r, opt, k_opt_keys);
   json_t *inc = json_object_get(o, "incomplete"), *sig = json_object_get(o, "signal"); /* optional */
   const char *signame = json_is_string(sig) ? json_string_value(sig) : "";
   snprintf(r->where, sizeof r->where, "run");
@@ -378,6 +510,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   snprintf(r->where, sizeof r->where, "run.phases");
   if (ph && !r->failed && !json_is_object(ph)) kg_jrd_fail(r, "should be an object");
   else if (ph && !r->failed) {
+    kg_jrd_keys(r, ph, k_phase_keys);
     kg_fields_from_json(r, ph, &m->phases, k_phases, NULL, sizeof k_phases / sizeof k_phases[0]);
     m->phases.known = 1;
   }
@@ -390,9 +523,15 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
   json_t *tc = json_object_get(o, "toolchain"); /* optional: nothing known, and files before it */
   snprintf(r->where, sizeof r->where, "run.toolchain");
   if (tc && !r->failed) kg_toolchain_read(r, tc, &m->dev.toolchain);
+  snprintf(r->where, sizeof r->where, "run");
+  if (o) kg_jrd_keys(r, o, k_keys);
 }
 
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
+  static const char *const k_keys[] = {"abs_err", "bound", "carried", "check_us", "depth", "device", "dtype",
+                                       "expected", "got", "input_modified", "input_us", "message", "n",
+                                       "nondeterministic", "pattern", "ratio", "repeats", "status", "supported",
+                                       "time_us", "timed", "timing", "variant", NULL};
   const char *variant = kg_jrd_str(r, o, "variant"), *dtype = kg_jrd_str(r, o, "dtype");
   long long n = kg_jrd_range(r, o, "n", 0, (long long)KG_SIZE_MAX);
   const char *pattern = kg_jrd_str(r, o, "pattern");
@@ -421,6 +560,7 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   else if (!r->failed && res->carried && (res->status != KG_ST_PASS || c->n < KG_CARRY_MIN_N))
     kg_jrd_fail(r, "carried is true, yet the case %s: kgate carries over only passed cases of %zu elements or more",
                 res->status != KG_ST_PASS ? "did not pass" : "is smaller", KG_CARRY_MIN_N);
+  kg_jrd_keys(r, o, k_keys); /* as closed as the schema: a misspelt key is an error, never dropped */
 }
 
 /* Cases in (variant, dtype, n, pattern) order. */
@@ -448,6 +588,8 @@ static void refuse_duplicates(kg_jrd *r, const kg_run *run) {
 enum { LINT_MAX_MODULES = 64, LINT_MAX_ITEMS = 100000 };
 
 static void read_lint_item(kg_jrd *r, json_t *o, kg_lint_item *x) {
+  static const char *const k_keys[] = {"kernel", "arch", "side", "first", "second", "path", NULL};
+  if (json_is_object(o)) kg_jrd_keys(r, o, k_keys);
   kg_jrd_text(r, o, "kernel", x->kernel, sizeof x->kernel, why_bad_text);
   x->arch = (int)kg_jrd_range(r, o, "arch", 0, 1000);
   kg_jrd_text(r, o, "side", x->side, sizeof x->side, NULL);
@@ -460,8 +602,11 @@ static void read_lint_item(kg_jrd *r, json_t *o, kg_lint_item *x) {
 
 static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) {
   snprintf(r->where, sizeof r->where, "lint[%zu]", k);
-  kg_jrd_text(r, o, "module", m->path, sizeof m->path, NULL);
+  static const char *const k_keys[] = {"module", "ran", "off", "why", "kernels", "tickets", "unknown_calls",
+                                       "findings", "waived", "notes", NULL};
+  kg_jrd_text(r, o, "module", m->path, sizeof m->path, kg_why_bad_path);
   m->ran = kg_jrd_bool(r, o, "ran");
+  kg_jrd_keys(r, o, k_keys);
   if (r->failed) return;
   if (!m->ran) {
     /* "off" (optional): the run said --lint off; absent, a lint not run fails */
@@ -485,10 +630,30 @@ static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) 
     snprintf(r->where, sizeof r->where, "lint[%zu].findings[%zu]", k, i);
     read_lint_item(r, json_array_get(items, i), &m->items[m->nitems++]);
   }
+  json_t *notes = json_object_get(o, "notes"); /* optional: absent, none */
+  if (notes && !json_is_array(notes)) kg_jrd_fail(r, "notes is not an array");
+  size_t nn = json_array_size(notes);
+  if (!r->failed && nn > LINT_MAX_ITEMS) kg_jrd_fail(r, "more than %d notes", LINT_MAX_ITEMS);
+  if (!r->failed && nn && !(m->notes = calloc(nn, sizeof *m->notes))) kg_jrd_fail(r, "out of memory");
+  for (size_t i = 0; i < nn && !r->failed; i++) {
+    static const char *const k_note_keys[] = {"kernel", "arch", "at", "why", NULL};
+    json_t *x = json_array_get(notes, i);
+    kg_lint_item *it = &m->notes[m->nnotes++];
+    snprintf(r->where, sizeof r->where, "lint[%zu].notes[%zu]", k, i);
+    if (!json_is_object(x)) kg_jrd_fail(r, "is not an object");
+    else kg_jrd_keys(r, x, k_note_keys);
+    kg_jrd_text(r, x, "kernel", it->kernel, sizeof it->kernel, why_bad_text);
+    it->arch = (int)kg_jrd_range(r, x, "arch", 0, 1000);
+    snprintf(it->side, sizeof it->side, "note");
+    kg_jrd_text(r, x, "at", it->first, sizeof it->first, why_bad_text);
+    kg_jrd_text(r, x, "why", it->second, sizeof it->second, why_bad_text);
+  }
   for (size_t i = 0; i < nw && !r->failed; i++) {
     json_t *w = json_array_get(waived, i);
     kg_lint_waived *x = &m->waived[m->nwaived++];
     snprintf(r->where, sizeof r->where, "lint[%zu].waived[%zu]", k, i);
+    static const char *const k_wkeys[] = {"variant", "reason", "findings", NULL};
+    if (json_is_object(w)) kg_jrd_keys(r, w, k_wkeys);
     kg_jrd_text(r, w, "variant", x->variant, sizeof x->variant, why_bad_text);
     kg_jrd_text(r, w, "reason", x->reason, sizeof x->reason, why_bad_text);
     x->findings = (int)kg_jrd_range(r, w, "findings", 0, INT_MAX);
@@ -527,6 +692,9 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   long long version = kg_jrd_int(&r, doc, "schema_version");
   if (!r.failed && (version < 1 || version > KG_RESULTS_SCHEMA))
     kg_jrd_fail(&r, "schema_version %lld is not supported (this kgate reads 1 to %d)", version, KG_RESULTS_SCHEMA);
+  /* Every object as closed as its schema: a misspelt key is an error, never dropped. */
+  static const char *const k_keys[] = {"kind", "schema_version", "run", "cases", "variants", "paired", "check_record",
+                                       "lint", "verdict", NULL};
   read_meta(&r, doc, &run->meta);
   if (!r.failed) read_variants(&r, doc);
   r.where[0] = '\0';
@@ -545,6 +713,8 @@ int kg_results_read(const char *path, kg_run *run, char *err, size_t errlen) {
   }
   run->n = n;
   if (!r.failed) refuse_duplicates(&r, run);
+  r.where[0] = '\0';
+  kg_jrd_keys(&r, doc, k_keys);
   json_t *paired = json_object_get(doc, "paired"); /* optional: only paired runs have it */
   if (!r.failed && paired) {
     if (!json_is_object(paired)) kg_jrd_fail(&r, "paired is not an object");
@@ -571,6 +741,9 @@ void kg_run_free(kg_run *run) {
   free(run->cases);
   free(run->results);
   free(run->pairs);
+  free(run->pools);
+  run->pools = NULL;
+  run->npools = 0;
   run->cases = NULL;
   run->results = NULL;
   run->pairs = NULL;

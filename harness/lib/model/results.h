@@ -51,7 +51,24 @@ typedef struct kg_pair_cell {
   int rounds;         /* worker processes that timed it */
   int set_aside;      /* samples set aside over all rounds */
   char message[160];  /* UNKNOWN: why (its check failed, its timing errored); UNCHANGED: the evidence */
+  /* the sequential decision's evidence (stats/seqtest.h): the log-likelihood
+   * ratios for "slower" and "faster" on its stat.blocks blocks; sequential 0:
+   * decided by the interval (a file before it, the nightly) */
+  int sequential;
+  double llr_slower, llr_faster;
 } kg_pair_cell;
+
+/* A variant's verdict at one size with its dtypes pooled (the sums of its
+ * cells' ratios against the same bounds): a regression of a variant moves
+ * its dtypes together. Beside the cells' verdicts, "paired.variants". */
+typedef struct kg_pair_pool {
+  char variant[64];
+  size_t n;
+  int cells, blocks;
+  double min_effect; /* the largest of its cells' */
+  double llr_slower, llr_faster;
+  kg_pverdict verdict; /* SAME / SLOWER / FASTER / UNDECIDED */
+} kg_pair_pool;
 
 enum { KG_PIN_SHAS = 4 * 65, KG_PIN_COMMITS = 4 * 41 }; /* up to four base modules' identities */
 
@@ -64,6 +81,12 @@ typedef struct kg_pair_meta {
   double confidence, min_effect_pct; /* min_effect_pct 0: per size class */
   int copies, quads, rounds, max_rounds;
   double budget_s, wall_s;
+  /* the sequential decision ("sequential" in the results JSON; absent: the
+   * interval decided): its error rates, delta0 as a share of m, Wald's
+   * bounds on the ratios, and the rounds SLOWER and FASTER need */
+  int sequential;
+  double alpha, beta, delta0_share, llr_upper, llr_lower;
+  int change_rounds;
 } kg_pair_meta;
 
 typedef struct kg_run {
@@ -78,6 +101,8 @@ typedef struct kg_run {
   size_t nlint;
   size_t npairs;
   kg_pair_cell *pairs; /* malloc'ed: regressions first (see pairrun.h) */
+  size_t npools;
+  kg_pair_pool *pools; /* malloc'ed: a variant's dtypes pooled, per size (sequential runs) */
   /* the groups this run proved what it checks of, and which it carried
    * over ("check_record" in the results JSON; absent: none probed) */
   kg_crec check;

@@ -333,6 +333,11 @@ void kg_report_lint(FILE *f, const kg_run *run) {
     for (size_t i = 0; i < m->nwaived; i++)
       fprintf(f, "lint %s: waived: %s\n", kg_esc_term(m->waived[i].variant, c, sizeof c),
               kg_esc_term(m->waived[i].reason, b, sizeof b));
+    for (size_t i = 0; i < m->nnotes; i++) {
+      const kg_lint_item *x = &m->notes[i];
+      fprintf(f, "lint note %s (sm_%d): %s", kg_esc_term(x->kernel, c, sizeof c), x->arch, kg_esc_term(x->first, b, sizeof b));
+      fprintf(f, ": %s (not a failure)\n", kg_esc_term(x->second, b, sizeof b));
+    }
     fprintf(f, "lint %s: %d kernels, %d tickets, %zu finding%s\n", a, m->kernels, m->tickets, m->nitems,
             m->nitems == 1 ? "" : "s");
   }

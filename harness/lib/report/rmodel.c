@@ -244,13 +244,23 @@ static void lint_module(kg_rdoc *d, const kg_lint_module *m) {
                       text(fmt(d, " (%d finding%s)", w->findings, w->findings == 1 ? "" : "s"))};
     line_add(d, 1, KG_NSEVERITIES, p, 4);
   }
+  for (size_t i = 0; i < m->nnotes && i < KG_RM_MAX_FAILED; i++) { /* what the lint could not classify */
+    const kg_lint_item *x = &m->notes[i];
+    kg_rm_cell p[] = {text("note: "), {x->kernel, KG_RM_DATA | KG_RM_CODE}, text(fmt(d, " (sm_%d): ", x->arch)),
+                      data(x->first), text(": "), data(x->second), text(" (not a failure)")};
+    line_add(d, 1, KG_NSEVERITIES, p, 7);
+  }
+  if (m->nnotes > KG_RM_MAX_FAILED) {
+    kg_rm_cell p = text(fmt(d, "and %zu more notes (the results JSON has them all)", m->nnotes - KG_RM_MAX_FAILED));
+    line_add(d, 1, KG_NSEVERITIES, &p, 1);
+  }
 }
 
 /* Each module the lint read: its line, and under it its findings and the waivers in use. */
 static void build_lint(kg_rdoc *d) {
   const kg_run *run = d->run;
   size_t most = 0;
-  for (size_t k = 0; k < run->nlint; k++) most += 2 + run->lint[k].nwaived + KG_RM_MAX_FAILED;
+  for (size_t k = 0; k < run->nlint; k++) most += 3 + run->lint[k].nwaived + 2 * KG_RM_MAX_FAILED;
   if (!run->nlint || !(d->lint = array(d, most, sizeof *d->lint))) return;
   for (size_t k = 0; k < run->nlint; k++) lint_module(d, &run->lint[k]);
 }
@@ -281,11 +291,17 @@ static const char *pair_numbers(kg_rdoc *d, const kg_pair_cell *c) {
   char head[48], base[48];
   sig3_into(s->head_us, head, sizeof head);
   sig3_into(s->base_us, base, sizeof base);
+  const kg_pair_meta *m = &d->run->pair;
+  const char *seq = c->sequential && m->sequential /* the sequential test's indifference zone and evidence */
+                        ? fmt(d, " (delta0 %.3g %%; LLR slower %.1f, faster %.1f, bounds %.2f / %.2f)",
+                              100 * c->min_effect * m->delta0_share, c->llr_slower, c->llr_faster, m->llr_lower,
+                              m->llr_upper)
+                        : "";
   return fmt(d,
-             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%: "
+             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%%s: "
              "head %s us, base %s us, %d blocks, %d rounds",
              s->ratio, 100 * (s->ratio - 1), 100 * d->run->pair.confidence, s->lo, s->hi, 100 * (s->lo - 1),
-             100 * (s->hi - 1), 100 * c->min_effect, head, base, s->blocks, c->rounds);
+             100 * (s->hi - 1), 100 * c->min_effect, seq, head, base, s->blocks, c->rounds);
 }
 
 /* Why a cell has no verdict, or none that counts; "" when a verdict says it
@@ -297,6 +313,8 @@ static const char *pair_why(kg_rdoc *d, const kg_pair_cell *c, int in_row) {
     if (c->stat.blocks < 2)
       return fmt(d, "undecided: %d block%s, an interval needs two or more%s%s", c->stat.blocks,
                  c->stat.blocks == 1 ? "" : "s", msg[0] ? ": " : "", msg);
+    if (c->sequential && d->run->pair.sequential)
+      return in_row ? "" : fmt(d, "undecided: the sequential test reached neither bound: %s", pair_numbers(d, c));
     return in_row ? "" : fmt(d, "undecided: the interval reaches across the minimum effect: %s", pair_numbers(d, c));
   case KG_PV_UNKNOWN: return fmt(d, "unknown: %s", msg[0] ? msg : "head's check failed or a timing errored");
   case KG_PV_MISSING: return "missing: the base module has this cell, head does not";
@@ -322,7 +340,10 @@ static void pair_row(kg_rdoc *d, const kg_pair_cell *c) {
     x[5] = text(us_or_dash(d, s->base_us));
     x[6] = text(fmt(d, "%+.2f %%", 100 * (s->ratio - 1)));
     x[7] = text(fmt(d, "[%+.2f %%, %+.2f %%]", 100 * (s->lo - 1), 100 * (s->hi - 1)));
-    x[8] = text(fmt(d, "%.3g %%", 100 * c->min_effect));
+    x[8] = text(c->sequential && d->run->pair.sequential /* m, and the zone's edge the test weighs it against */
+                    ? fmt(d, "%.3g %% (delta0 %.3g %%)", 100 * c->min_effect,
+                          100 * c->min_effect * d->run->pair.delta0_share)
+                    : fmt(d, "%.3g %%", 100 * c->min_effect));
     x[9] = text(fmt(d, "%d", s->blocks));
   }
   x[10] = text(fmt(d, "%d", c->rounds));
@@ -369,10 +390,20 @@ static void build_paired(kg_rdoc *d) {
                            6};
   p->setting = fmt(d, "%d copies, %d-%d rounds, %.1f s", m->copies, m->rounds, m->max_rounds, m->wall_s);
   p->verdicts = (kg_rm_item){"Paired verdicts", NULL, {text(p->counts)}, 1};
-  p->method = fmt(d, "Change is head/base - 1 (positive: head is slower), from blocks timed side by side in one "
-                     "process; the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs the "
-                     "whole interval beyond the minimum effect, SAME needs it wholly inside; anything else is UNDECIDED.",
-                  100 * m->confidence);
+  if (m->sequential)
+    p->method = fmt(d, "Change is head/base - 1 (positive: head is slower), from blocks timed side by side in one "
+                       "process; the interval is its %.3g %% confidence interval over blocks. The verdict is a "
+                       "sequential test per cell, looked at after every round: effect >= the minimum effect m against "
+                       "effect <= delta0 = %.3g m (a GSPRT on the blocks, sigma estimated). SLOWER (FASTER) when its "
+                       "log-likelihood ratio reaches %.2f, SAME when both fall to %.2f; a false SLOWER at delta0 in at "
+                       "most %.3g %% of cells, a true m missed in at most %.3g %%; UNDECIDED at the round cap.",
+                    100 * m->confidence, m->delta0_share, m->llr_upper, m->llr_lower, 100 * m->alpha, 100 * m->beta);
+  else
+    p->method = fmt(d, "Change is head/base - 1 (positive: head is slower), from blocks timed side by side in one "
+                       "process; the interval is its %.3g %% confidence interval over blocks. SLOWER or FASTER needs "
+                       "the whole interval beyond the minimum effect, SAME needs it wholly inside; anything else is "
+                       "UNDECIDED.",
+                    100 * m->confidence);
   pair_state(d, count);
   if (table_init(d, &p->cells, k_pair_cols, sizeof k_pair_cols / sizeof k_pair_cols[0], run->npairs)) return;
   size_t loud = 0;

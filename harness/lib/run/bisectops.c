@@ -20,6 +20,8 @@
 
 enum { OUT_LIMIT = 64 << 20, MODULE_LIMIT = 1 << 30 };
 
+extern char **environ;
+
 const char *kg_bisect_why_bad_rev(const char *s) {
   size_t n = strlen(s);
   if (!n || n > 200) return "must be 1 to 200 characters";
@@ -44,13 +46,18 @@ static int which(const char *name, char *out, size_t len) {
 
 /* Runs argv in dir (NULL: here) with stdin from /dev/null, stderr to logfd
  * (-1: this process's), stdout captured into *out (malloc'ed,
- * NUL-terminated) when out, else to logfd. The exit status, or -1 when it
- * could not start or died of a signal. */
+ * NUL-terminated) when out, else to logfd, and this process's environment
+ * without a token or a secret (kg_env_scrubbed): git, the builds and the
+ * paired runs, which load the built modules, alike. The exit status, or -1
+ * when it could not start or died of a signal. */
 static int run_prog(char *const argv[], const char *dir, int logfd, char **out) {
+  char **env = kg_env_scrubbed(environ);
+  if (!env) return -1;
   int fds[2] = {-1, -1}, null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (out && pipe2(fds, O_CLOEXEC)) return close(null), -1;
-  kg_spawn_opts so = {{null, out ? fds[1] : logfd, logfd}, dir, 0, 1, "bisect"};
+  if (out && pipe2(fds, O_CLOEXEC)) return close(null), free(env), -1;
+  kg_spawn_opts so = {{null, out ? fds[1] : logfd, logfd}, dir, 0, 1, "bisect", env};
   pid_t pid = kg_spawn(argv, &so);
+  free(env);
   if (null >= 0) close(null);
   if (out) close(fds[1]);
   size_t len = 0, cap = 4096;
@@ -102,23 +109,52 @@ static int resolve(const char *repo, const char *rev, char id[41], char *err, si
   return 0;
 }
 
+/* Whether older (40 hex) is on newer's first-parent history: newer itself,
+ * or the first parent of the oldest commit of `rev-list --first-parent
+ * --ancestry-path older..newer`. 1, 0, or -1 (git failed). */
+static int on_first_parents(const char *repo, const char *older, const char *newer) {
+  char range[90], spec[48], parent[41], err[300], *out = NULL;
+  if (!strcmp(older, newer)) return 1;
+  snprintf(range, sizeof range, "%s..%s", older, newer);
+  const char *args[] = {"rev-list", "--reverse", "--first-parent", "--ancestry-path", range, NULL};
+  if (git(repo, args, -1, &out) != 0 || !out) return free(out), -1;
+  int ok = strspn(out, "0123456789abcdef") == 40;
+  if (ok) snprintf(spec, sizeof spec, "%.40s^1", out);
+  free(out);
+  if (!ok) return 0; /* nothing between: older is no ancestor of newer */
+  if (resolve(repo, spec, parent, err, sizeof err)) return 0;
+  return !strcmp(parent, older);
+}
+
+int kg_bisect_is_merge(const char *repo, const char *commit) {
+  char spec[48], id[41], err[300];
+  if (kg_bisect_why_bad_rev(commit)) return -1;
+  snprintf(spec, sizeof spec, "%.40s^2", commit);
+  return resolve(repo, spec, id, err, sizeof err) == 0;
+}
+
 void kg_bisect_range_free(char **ids, size_t n) {
   for (size_t i = 0; ids && i < n; i++) free(ids[i]);
   free(ids);
 }
 
-int kg_bisect_range(const char *repo, const char *good, const char *bad, const char *within, char ***ids, size_t *n,
-                    char *err, size_t errlen) {
+int kg_bisect_range(const char *repo, const char *good, const char *bad, const char *within, int enter_merges,
+                    char ***ids, size_t *n, char *err, size_t errlen) {
   char g[41], b[41], w[41], range[90], *out = NULL;
   int rc = resolve(repo, good, g, err, errlen);
   if (!rc) rc = resolve(repo, bad, b, err, errlen);
   if (!rc && within) rc = resolve(repo, within, w, err, errlen);
   if (rc) return rc;
   const char *anc[] = {"merge-base", "--is-ancestor", b, w, NULL};
-  if (within && git(repo, anc, -1, NULL) != 0)
-    return snprintf(err, errlen, "%s is not in the history of %s (--within)", bad, within), 2;
+  if (within && (enter_merges ? git(repo, anc, -1, NULL) != 0 : on_first_parents(repo, b, w) != 1))
+    return snprintf(err, errlen, "%s is not in the %shistory of %s (--within)", bad, enter_merges ? "" : "first-parent ",
+                    within),
+           2;
   snprintf(range, sizeof range, "%s..%s", g, b);
-  const char *args[] = {"rev-list", "--reverse", "--ancestry-path", range, NULL};
+  /* The first parents: each commit of the protected branch, a reviewed merge or squash, never a merged
+   * branch's own commits, which nobody reviewed one by one (unless enter_merges). */
+  const char *args[] = {"rev-list", "--reverse", "--ancestry-path", enter_merges ? range : "--first-parent",
+                        enter_merges ? NULL : range, NULL};
   if (git(repo, args, -1, &out) != 0) return free(out), snprintf(err, errlen, "git rev-list %s failed", range), 3;
   size_t cap = 16, k = 0;
   char **v = malloc(cap * sizeof *v);
@@ -138,9 +174,18 @@ int kg_bisect_range(const char *repo, const char *good, const char *bad, const c
   if (!v) return snprintf(err, errlen, "out of memory"), 3;
   for (size_t i = 0; i < k; i++)
     if (!v[i]) return kg_bisect_range_free(v, k), snprintf(err, errlen, "out of memory"), 3;
-  if (strcmp(v[k - 1], b)) {
+  const char *desc[] = {"merge-base", "--is-ancestor", g, b, NULL};
+  if (strcmp(v[k - 1], b) && (enter_merges || git(repo, desc, -1, NULL) != 0)) {
     kg_bisect_range_free(v, k);
     return snprintf(err, errlen, "--bad %s is not a descendant of --good %s", bad, good), 2;
+  }
+  if (!enter_merges && (strcmp(v[k - 1], b) || (k > 1 && on_first_parents(repo, g, b) != 1))) {
+    kg_bisect_range_free(v, k);
+    return snprintf(err, errlen,
+                    "--good %s is not on the first-parent history of --bad %s (a merged branch's own commit: "
+                    "--enter-merges, on an untrusted runner with no token, docs/bisect.md)",
+                    good, bad),
+           2;
   }
   *ids = v, *n = k;
   return 0;

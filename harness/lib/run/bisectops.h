@@ -52,15 +52,21 @@ typedef struct kg_bisect_repo {
 const char *kg_bisect_why_bad_rev(const char *s);
 
 /* The commits from good to bad, oldest first, both included: good, then
- * `git rev-list --reverse --ancestry-path good..bad` (good alone when it is
- * bad); with within (NULL:
- * any), bad must be in within's history (the nightly: its default branch,
- * so no other branch's code is built). 0 with *ids (n of them,
- * kg_bisect_range_free), 2 bad input (a commit git does not know, bad not
- * after good, bad outside within) or 3 environment (no git), with a
- * one-line err. */
-int kg_bisect_range(const char *repo, const char *good, const char *bad, const char *within, char ***ids, size_t *n,
-                    char *err, size_t errlen);
+ * `git rev-list --reverse --first-parent --ancestry-path good..bad` (good
+ * alone when it is bad): the protected branch's own commits, each a reviewed
+ * merge or squash, never the commits a merge brought in; good must be on
+ * bad's first-parent history. enter_merges: the whole ancestry path, a merged
+ * branch's own commits included (code nobody reviewed: an untrusted runner's
+ * step). With within (NULL: any), bad must be in within's history (the
+ * nightly: its default branch, so no other branch's code is built). 0 with
+ * *ids (n of them, kg_bisect_range_free), 2 bad input (a commit git does not
+ * know, bad not after good, good off bad's first parents, bad outside within)
+ * or 3 environment (no git), with a one-line err. */
+int kg_bisect_range(const char *repo, const char *good, const char *bad, const char *within, int enter_merges,
+                    char ***ids, size_t *n, char *err, size_t errlen);
+
+/* Whether commit (40 hex) has more than one parent: 1, 0, or -1 (git failed). */
+int kg_bisect_is_merge(const char *repo, const char *commit);
 void kg_bisect_range_free(char **ids, size_t n);
 
 /* Prepares work (the worktree at ids[0], the folders): 0, or -1 with err. */

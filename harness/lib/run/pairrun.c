@@ -143,10 +143,12 @@ kg_timing kg_pair_combine_timing(const kg_timing *t, int n) {
 }
 
 /* One job's answer in a round: its blocks, its head timing, or its error;
- * then the cell's verdict so far, and whether it stops before the rounds
- * every cell gets are done (fixed: those rounds). 0, or -1 out of memory. */
+ * then the cell's verdict so far, and whether it stops: sequential, as soon
+ * as it is decided; else before the rounds every cell gets are done (fixed:
+ * those rounds) when its stricter interval decides too. 0, or -1 out of
+ * memory. */
 static int take_answer(const kg_pair_job *job, kg_pair_cell *c, gathered *g, const kg_result *r, double min_effect_pct,
-                       int fixed) {
+                       int fixed, int sequential) {
   if (r->status == KG_ST_PASS && r->nblocks > 0) {
     if (add_blocks(g, r)) return -1;
     c->rounds++;
@@ -157,7 +159,17 @@ static int take_answer(const kg_pair_job *job, kg_pair_cell *c, gathered *g, con
   c->set_aside += r->pair_set_aside;
   kg_pair_rule rule = {0, KG_PAIR_CONFIDENCE};
   rule.min_effect = c->min_effect = kg_pair_min_effect(job->n * kg_dtype_get(job->dtype)->size, min_effect_pct);
-  kg_pair_decide(g->b, g->n, &rule, &c->stat);
+  kg_pair_decide(g->b, g->n, &rule, &c->stat); /* the estimate and its interval, for the reports */
+  if (sequential) { /* every round a look: decided, the cell is done */
+    kg_seq_rule sr = kg_seq_rule_for(c->min_effect);
+    kg_seq_stat ss;
+    kg_seq_decide(g->b, g->n, &sr, c->rounds >= KG_SEQ_CHANGE_ROUNDS, &ss);
+    c->sequential = 1;
+    c->llr_slower = ss.llr_slower, c->llr_faster = ss.llr_faster;
+    c->stat.verdict = ss.verdict;
+    g->stopped = ss.verdict != KG_PV_UNDECIDED;
+    return 0;
+  }
   if (c->rounds < fixed && c->stat.verdict != KG_PV_UNDECIDED) {
     /* an early look: decided at the stricter level too, it is done */
     kg_pair_stat early;
@@ -216,7 +228,8 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
     if (rc == KG_SUPER_INTERRUPTED) m = 0; /* answers of the cut round are not counted */
     for (size_t k = 0; k < m && !rc; k++) {
       size_t j = w.which[k];
-      rc = oom = take_answer(&jobs[j], &cells[j], &w.g[j], &w.res[k], ps->min_effect_pct, ps->rounds) != 0 ? -1 : 0;
+      rc = oom = take_answer(&jobs[j], &cells[j], &w.g[j], &w.res[k], ps->min_effect_pct, ps->rounds,
+                            ps->sequential) != 0 ? -1 : 0;
     }
     if (rc) break;
     size_t undecided = 0;
@@ -367,6 +380,48 @@ static void pair_meta(kg_pair_meta *pm, const kg_modinfo *base, const kg_pair_se
   pm->copies = ps->pair.copies, pm->quads = ps->pair.quads;
   pm->rounds = ps->rounds, pm->max_rounds = max_rounds(ps);
   pm->budget_s = ps->budget_s;
+  pm->sequential = ps->sequential;
+  if (ps->sequential) {
+    kg_seq_rule r = kg_seq_rule_for(1);
+    pm->alpha = r.alpha, pm->beta = r.beta, pm->delta0_share = KG_SEQ_DELTA0_SHARE;
+    pm->llr_upper = kg_seq_upper(&r), pm->llr_lower = kg_seq_lower(&r);
+    pm->change_rounds = KG_SEQ_CHANGE_ROUNDS;
+  }
+}
+
+int kg_pair_pools(const kg_pair_cell *cells, size_t n, const kg_pair_meta *m, kg_pair_pool **pools, size_t *npools) {
+  *pools = NULL, *npools = 0;
+  if (!m->sequential) return 0;
+  kg_pair_pool *q = calloc(n + 1, sizeof *q);
+  int *maxr = calloc(n + 1, sizeof *maxr);
+  if (!q || !maxr) return free(q), free(maxr), -1;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    const kg_pair_cell *c = &cells[i];
+    if (!c->sequential || c->stat.blocks < 2) continue;
+    size_t j = 0;
+    while (j < k && !(q[j].n == c->n && !strcmp(q[j].variant, c->variant))) j++;
+    if (j == k) {
+      memset(&q[k], 0, sizeof q[k]);
+      snprintf(q[k].variant, sizeof q[k].variant, "%s", c->variant);
+      q[k++].n = c->n;
+    }
+    q[j].cells++, q[j].blocks += c->stat.blocks;
+    q[j].llr_slower += c->llr_slower, q[j].llr_faster += c->llr_faster;
+    if (c->min_effect > q[j].min_effect) q[j].min_effect = c->min_effect;
+    if (c->rounds > maxr[j]) maxr[j] = c->rounds;
+  }
+  size_t out = 0;
+  for (size_t j = 0; j < k; j++) {
+    if (q[j].cells < 2) continue; /* one dtype: its cell says it */
+    kg_seq_rule r = kg_seq_rule_for(q[j].min_effect);
+    q[j].verdict = kg_seq_verdict(q[j].llr_slower, q[j].llr_faster, &r, maxr[j] >= KG_SEQ_CHANGE_ROUNDS);
+    q[out++] = q[j];
+  }
+  free(maxr);
+  if (!out) return free(q), 0;
+  *pools = q, *npools = out;
+  return 0;
 }
 
 int kg_pair_gate(kg_run *run, const kg_pair_gate_in *in, double *unchanged_s) {
@@ -389,6 +444,8 @@ int kg_pair_gate(kg_run *run, const kg_pair_gate_in *in, double *unchanged_s) {
   for (size_t j = 0; head && j < njobs; j++) absolute_from_pairs(run, &jobs[j], &head[j]);
   free(head), free(jobs), free(devs);
   kg_pair_sort(run->pairs, run->npairs);
+  if (!rc && kg_pair_pools(run->pairs, run->npairs, &run->pair, &run->pools, &run->npools))
+    rc = -1, snprintf(err, sizeof err, "out of memory");
   run->pair.wall_s = kg_now_s() - t0;
   if (rc) fprintf(stderr, "kgate: paired timing: %s\n", err);
   if (kg_super_interrupted()) { /* the rounds so far stand, marked: undecided cells stay UNDECIDED */

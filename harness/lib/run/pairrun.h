@@ -11,6 +11,7 @@
 #include "module.h"
 #include "paired.h"
 #include "results.h"
+#include "seqtest.h"
 #include "supervisor.h"
 #include "unchanged.h"
 
@@ -18,8 +19,9 @@
  * SLOWER needs the mean of the blocks beyond min effect + t * se, so the
  * measured A/A rate sits far below 1 - this. */
 #define KG_PAIR_CONFIDENCE 0.99
-/* A cell decided before the rounds every cell gets are done stops there
- * when its interval at this level decides too: the early look spends half
+/* With the interval rule (the nightly): a cell decided before the rounds
+ * every cell gets are done stops there when its interval at this level
+ * decides too: the early look spends half
  * of the error rate of the level above (Bonferroni), so stopping early adds
  * at most that to a cell's chance of a wrong verdict. */
 #define KG_PAIR_EARLY 0.995
@@ -43,6 +45,11 @@ typedef struct kg_pair_settings {
   double budget_s;        /* wall time the rounds past `rounds` may take */
   double min_effect_pct;  /* 0: kg_pair_min_effect by size */
   int time_unchanged;     /* pair cells proven unchanged too (unchanged.h); the gate caller decides */
+  /* 1: the sequential decision (seqtest.h): every round a look, a cell stops
+   * as soon as it is decided, rounds = the rounds an undecided cell gets
+   * whatever the budget; 0: the interval decides (the nightly, whose
+   * detector is calibrated on intervals of every round) */
+  int sequential;
   int absolute_unchanged; /* time cells proven unchanged once, unpaired (else not at all) */
 } kg_pair_settings;
 
@@ -64,8 +71,10 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
 #define KG_PAIR_MAX_ROUNDS 64
 
 /* Times the jobs against their base (rp->pair: module and base variant, the
- * same for every job; rp->pair.on is set here): `rounds` rounds of every job,
- * then rounds of the undecided ones while budget_s and max_rounds allow; each
+ * same for every job; rp->pair.on is set here): `rounds` rounds of every job
+ * still undecided (ps->sequential: a cell stops at the first round its
+ * sequential test decides; else early only at KG_PAIR_EARLY), then rounds of
+ * the undecided ones while budget_s and max_rounds allow; each
  * round is one kg_supervise_devices call (fresh workers), and a line on log
  * (cells, undecided, seconds; NULL: none). cells[j] (j < njobs)
  * get their statistics and verdicts. A job whose timing errored in every round
@@ -83,6 +92,13 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
  * error as the rounds' median error over sqrt(n), the rounds being
  * independent. n <= 0 gives an untimed (all zero) timing. */
 kg_timing kg_pair_combine_timing(const kg_timing *t, int n);
+
+/* A variant's dtypes pooled, per size (kg_pair_pool): the cells decided
+ * sequentially, two or more of one (variant, n), their ratios summed and
+ * judged against the bounds of the largest minimum effect among them
+ * (SLOWER and FASTER when one of them had KG_SEQ_CHANGE_ROUNDS rounds).
+ * *pools is malloc'ed (NULL and 0 when none). 0, or -1 out of memory. */
+int kg_pair_pools(const kg_pair_cell *cells, size_t n, const kg_pair_meta *m, kg_pair_pool **pools, size_t *npools);
 
 /* Moves the proven jobs (and their cells) behind the others, keeping each
  * side's order; returns how many are not proven (the jobs still to time). */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "suggest.h"
+#include "waiver.h"
 
 static const char *const k_tools[KG_NSAN] = {"memcheck", "racecheck", "synccheck", "initcheck"};
 
@@ -130,17 +131,6 @@ static int starts(const char *s, size_t len, const char *word) {
   return len >= w && !strncmp(s, word, w);
 }
 
-/* A detail line under the first error's headline: its first file:line (not
- * a host frame's, which is kgate's own code) completes the headline. 1 when
- * it did. */
-static int add_where(const char *msg, size_t ml, kg_san_report *r) {
-  char where[160];
-  if (starts(msg, ml, "Host Frame") || !file_line(msg, ml, where, sizeof where)) return 0;
-  size_t used = strlen(r->first);
-  snprintf(r->first + used, sizeof r->first - used, " at %s", where);
-  return 1;
-}
-
 /* The error count a summary line states; 1 when msg is one. */
 static int summary_line(const char *msg, size_t ml, kg_san_report *r) {
   if (starts(msg, ml, "ERROR SUMMARY:")) {
@@ -162,30 +152,60 @@ static int chatter(const char *msg, size_t ml) {
          starts(msg, ml, "Saved host backtrace");
 }
 
-/* The first error's headline into r->first. 1 when it names no file:line
- * (a detail line below it may). */
-static int first_error(const char *msg, size_t ml, kg_san_report *r) {
-  if (starts(msg, ml, "Error: ")) msg += 7, ml -= 7;
-  /* racecheck names the second access on the next line; its first suffices */
-  snprintf(r->first, sizeof r->first, "%.*s", (int)(ml < 150 ? ml : 150), msg);
-  char where[160];
-  const char *in = NULL;
-  for (size_t i = 0; i + 4 <= ml && !in; i++)
-    if (!strncmp(msg + i, " in ", 4)) in = msg + i;
-  if (!in || !file_line(in, ml - (size_t)(in - msg), where, sizeof where)) return 1;
-  /* the headline itself names the place (racecheck): shorten to "<what> at file:line" */
-  const char *at = NULL;
-  for (size_t i = 0; i + 4 <= ml && !at; i++)
-    if (!strncmp(msg + i, " at ", 4)) at = msg + i;
-  size_t keep = at ? (size_t)(at - msg) : ml;
-  snprintf(r->first, sizeof r->first, "%.*s at %s", (int)(keep < 150 ? keep : 150), msg, where);
-  return 0;
+static const char *find_in(const char *s, size_t len, const char *word) {
+  size_t w = strlen(word);
+  for (size_t i = 0; i + w <= len; i++)
+    if (!strncmp(s + i, word, w)) return s + i;
+  return NULL;
 }
 
-void kg_san_parse(const char *text, size_t len, kg_san_report *r) {
+/* One report while it is read: its headline, then the kernel and the place
+ * that it or the first detail line naming a device frame gives ("at void
+ * k<int>(int *)+0x2c0 in /src/x.cu:18"). */
+typedef struct pending {
+  int open;
+  char headline[160];
+  char kernel[128]; /* the function's name: its identifier before '<' or '(' */
+  char where[160];  /* "x.cu:18", "" none */
+} pending;
+
+/* The kernel and place of a frame "at FUNCTION+0x.. in FILE:LINE" in s; 1 when it has a place. */
+static int frame(const char *s, size_t len, pending *p) {
+  const char *at = starts(s, len, "at ") ? s : find_in(s, len, " at ");
+  if (!at) return 0;
+  at += at == s ? 3 : 4;
+  const char *in = find_in(at, len - (size_t)(at - s), " in ");
+  char where[160];
+  if (!in || !file_line(in, len - (size_t)(in - s), where, sizeof where)) return 0;
+  char fn[512];
+  snprintf(fn, sizeof fn, "%.*s", (int)(in - at < 511 ? in - at : 511), at);
+  for (char *q; (q = strstr(fn, "(anonymous namespace)::"));) memmove(q, q + 23, strlen(q + 23) + 1);
+  size_t end = strcspn(fn, "<(+"), start = end;
+  while (start > 0 && (fn[start - 1] == '_' || (fn[start - 1] >= '0' && fn[start - 1] <= '9') ||
+                       ((fn[start - 1] | 0x20) >= 'a' && (fn[start - 1] | 0x20) <= 'z')))
+    start--;
+  snprintf(p->kernel, sizeof p->kernel, "%.*s", (int)(end - start), fn + start);
+  snprintf(p->where, sizeof p->where, "%s", where);
+  return 1;
+}
+
+/* A report read whole: waived (its tool, kernel and place have a waiver), or an
+ * error, the first of which r->first describes ("<headline> at file:line"). */
+static void close_report(pending *p, const char *tool, const kg_san_waivers *w, kg_san_report *r) {
+  if (!p->open) return;
+  p->open = 0;
+  const kg_san_waiver *x = tool && p->where[0] ? kg_san_waiver_find(w, tool, p->kernel, p->where) : NULL;
+  if (x) {
+    if (!r->waived++) r->waived_reason = x->reason;
+    return;
+  }
+  if (!r->errors++) snprintf(r->first, sizeof r->first, "%.150s%s%.90s", p->headline, p->where[0] ? " at " : "", p->where);
+}
+
+void kg_san_parse_waived(const char *text, size_t len, const char *tool, const kg_san_waivers *w, kg_san_report *r) {
   memset(r, 0, sizeof *r);
   r->summary_errors = -1;
-  int want_where = 0; /* the first error's headline still lacks its file:line */
+  pending p = {0};
   size_t pl = sizeof k_prefix - 1;
   for (size_t at = 0; at < len;) {
     const char *line = text + at;
@@ -201,21 +221,38 @@ void kg_san_parse(const char *text, size_t len, kg_san_report *r) {
     const char *msg = body + indent;
     size_t ml = bl - indent;
     if (!ml) continue;
-    if (indent > 1) { /* detail of the last headline */
-      if (want_where && add_where(msg, ml, r)) want_where = 0;
+    if (indent > 1) { /* detail of the last headline: its first device frame names the place */
+      if (p.open && !p.where[0] && !starts(msg, ml, "Host Frame")) frame(msg, ml, &p);
       continue;
     }
+    close_report(&p, tool, w, r);
     if (summary_line(msg, ml, r) || chatter(msg, ml)) continue;
-    r->errors++;
-    if (r->errors == 1) want_where = first_error(msg, ml, r);
+    /* a new report; racecheck's headline names the first access's place, the next line the second's */
+    if (starts(msg, ml, "Error: ")) msg += 7, ml -= 7;
+    memset(&p, 0, sizeof p), p.open = 1;
+    if (frame(msg, ml, &p)) {
+      const char *a = find_in(msg, ml, " at ");
+      ml = a ? (size_t)(a - msg) : ml;
+    }
+    snprintf(p.headline, sizeof p.headline, "%.*s", (int)(ml < 150 ? ml : 150), msg);
   }
+  close_report(&p, tool, w, r);
 }
 
-int kg_san_dirty(const kg_san_report *r) { return r->errors > 0 || r->summary_errors > 0; }
+void kg_san_parse(const char *text, size_t len, kg_san_report *r) { kg_san_parse_waived(text, len, NULL, NULL, r); }
 
-int kg_san_scan(const char *text, size_t len, char *first, size_t firstlen) {
+/* Reports past the print limit are counted in the summary but never shown:
+ * those cannot be known waived. */
+int kg_san_dirty(const kg_san_report *r) { return r->errors > 0 || r->summary_errors > r->waived; }
+
+int kg_san_scan(const void *ctx, int variant, const char *text, size_t len, char *first, size_t firstlen) {
+  const kg_san_scope *s = ctx;
   kg_san_report r;
-  kg_san_parse(text, len, &r);
-  if (firstlen) snprintf(first, firstlen, "%s", r.first);
-  return kg_san_dirty(&r);
+  kg_san_parse_waived(text, len, s ? s->tool : NULL, s && s->waivers_of ? s->waivers_of(s->ctx, variant) : NULL, &r);
+  int dirty = kg_san_dirty(&r);
+  if (firstlen && dirty) snprintf(first, firstlen, "%s", r.first);
+  else if (firstlen && r.waived)
+    snprintf(first, firstlen, "waived: %.150s (%d report%s)", r.waived_reason, r.waived, r.waived == 1 ? "" : "s");
+  else if (firstlen) first[0] = '\0';
+  return dirty;
 }

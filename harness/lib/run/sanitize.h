@@ -34,16 +34,34 @@ char **kg_san_argv(const char *sanitizer, kg_san_tool t, const char *log, char *
 
 /* What a stretch of compute-sanitizer output says. */
 typedef struct kg_san_report {
-  int errors;         /* error reports seen (headlines; racecheck warnings not counted) */
+  int errors;         /* error reports seen and not waived (headlines; racecheck warnings not counted) */
   int summary_errors; /* from "ERROR SUMMARY: N errors" or racecheck's "(N errors, ...)"; -1 if none */
-  char first[256];    /* the first error's headline, then " at file:line" when it names one */
+  char first[256];    /* the first unwaived error's headline, then " at file:line" when it names one */
+  int waived;         /* reports a module's sanitizer waiver covers (waiver.h) */
+  const char *waived_reason; /* the first of those waivers' reason, NULL when none */
 } kg_san_report;
 
 /* Parses len bytes of output (not NUL-terminated). */
 void kg_san_parse(const char *text, size_t len, kg_san_report *r);
-/* Whether the report shows any error. */
+/* The same, a report of tool whose kernel and place a waiver of w names
+ * counted in r->waived rather than r->errors (tool or w NULL: none waived). */
+struct kg_san_waivers;
+void kg_san_parse_waived(const char *text, size_t len, const char *tool, const struct kg_san_waivers *w,
+                         kg_san_report *r);
+/* Whether the report shows any error that is not waived. */
 int kg_san_dirty(const kg_san_report *r);
-/* kg_super_san.scan: parses, 1 with the first error copied to first when dirty. */
-int kg_san_scan(const char *text, size_t len, char *first, size_t firstlen);
+
+/* What kg_san_scan needs of a run: the tool, and the waivers of the module
+ * of a case's variant (NULL: none). */
+typedef struct kg_san_scope {
+  const char *tool;
+  const struct kg_san_waivers *(*waivers_of)(const void *ctx, int variant);
+  const void *ctx;
+} kg_san_scope;
+
+/* kg_super_san.scan: parses with the waivers of scope ctx (a kg_san_scope,
+ * or NULL for none); 1 with the first error copied to first when dirty, else
+ * 0 with first "waived: reason (N reports)" when reports were waived, or "". */
+int kg_san_scan(const void *ctx, int variant, const char *text, size_t len, char *first, size_t firstlen);
 
 #endif

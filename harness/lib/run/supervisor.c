@@ -209,7 +209,7 @@ int kg_supervise_probe(char *const *argv, double start_timeout_s, kg_device_info
 
 /* --sanitize: what the log gained since *off. Fails r (when it passed or
  * merely errored) with the first report; 1 when the log showed errors. */
-static int sanitized(const kg_super_san *o, long *off, kg_result *r) {
+static int sanitized(const kg_super_san *o, long *off, kg_result *r, int variant) {
   if (!o || !o->log || !o->scan) return 0;
   FILE *f = fopen(o->log, "rb");
   if (!f) return 0;
@@ -221,7 +221,7 @@ static int sanitized(const kg_super_san *o, long *off, kg_result *r) {
       char *text = malloc(want);
       size_t got = text ? fread(text, 1, want, f) : 0;
       char first[256] = "";
-      int bad = o->scan(text ? text : "", got, first, sizeof first);
+      int bad = o->scan(o->scan_ctx, variant, text ? text : "", got, first, sizeof first);
       free(text);
       *off += (long)got;
       if (bad) {
@@ -232,6 +232,8 @@ static int sanitized(const kg_super_san *o, long *off, kg_result *r) {
         if (r->status == KG_ST_PASS || r->status == KG_ST_ERROR) r->status = KG_ST_FAIL;
         memcpy(r->message, msg, sizeof msg);
         r->fail = KG_FK_SANITIZER;
+      } else if (first[0] && r->status == KG_ST_PASS && !r->message[0]) { /* reports a waiver covers */
+        snprintf(r->message, sizeof r->message, "sanitizer (%.20s): %.160s", o->tool ? o->tool : "compute-sanitizer", first);
       }
     }
   }
@@ -249,10 +251,10 @@ static void fresh_log(const kg_super_san *o, long *off) {
 
 /* A sanitized worker ended with `code`: reports written at its exit go to the
  * last case it ran (when it had not failed already). */
-static void ended(const kg_super_san *o, long *off, int code, kg_result *last) {
+static void ended(const kg_super_san *o, long *off, int code, kg_result *last, int variant) {
   if (!o || !o->log || !last) return;
   int before = last->status;
-  if (sanitized(o, off, last)) return;
+  if (sanitized(o, off, last, variant)) return;
   if (code == o->exit_code && before == KG_ST_PASS) {
     last->status = KG_ST_FAIL, last->fail = KG_FK_SANITIZER;
     snprintf(last->message, sizeof last->message, "sanitizer (%s): exit status %d at worker exit, no report parsed",
@@ -576,6 +578,7 @@ typedef struct san_state {
   int rc;
   long log_off;    /* how much of the sanitizer log has been read */
   kg_result *last; /* the last case the current worker ran */
+  int last_variant; /* its variant */
   size_t prev;     /* the case it answered last */
   double grace;    /* how long a worker that closed its output may take to exit */
 } san_state;
@@ -602,12 +605,13 @@ static int san_case(const kg_case *cases, size_t i, const kg_run_params *p, cons
   if (got == KG_LINE_INTR) return -1; /* the case did not finish: it stays pending */
   int end = settle(&st->w, got, line, results, i, st->prev, o->timeout_s, st->grace);
   if (end == END_RERUN) return 1;
-  sanitized(san, &st->log_off, r);
+  sanitized(san, &st->log_off, r, cases[i].variant);
   if (end == END_DOWN) return 0;
   st->last = r;
+  st->last_variant = cases[i].variant;
   st->prev = i;
   if (end == END_RESTART || (san && san->fresh_worker))
-    ended(san, &st->log_off, kg_proc_reap(&st->w, end == END_RESTART ? st->grace : 60.0, NULL, 0), r);
+    ended(san, &st->log_off, kg_proc_reap(&st->w, end == END_RESTART ? st->grace : 60.0, NULL, 0), r, cases[i].variant);
   return 0;
 }
 
@@ -636,7 +640,8 @@ int kg_supervise_san(const kg_case *cases, size_t ncases, const kg_run_params *p
     interrupted_err(err, errlen);
     st.rc = KG_SUPER_INTERRUPTED;
   }
-  if (st.w.pid > 0) ended(san, &st.log_off, kg_proc_reap(&st.w, san && san->log ? 60.0 : 10.0, NULL, 0), st.last);
+  if (st.w.pid > 0)
+    ended(san, &st.log_off, kg_proc_reap(&st.w, san && san->log ? 60.0 : 10.0, NULL, 0), st.last, st.last_variant);
   signal(SIGPIPE, old_pipe);
   kg_super_trap(0);
   return st.rc;

@@ -83,9 +83,11 @@ typedef struct kg_super_san {
   int exit_code;     /* compute-sanitizer's --error-exitcode */
   int fresh_worker;  /* one worker per case: exact attribution, slower */
   int exact_alloc;   /* ask the worker for exact-size device buffers (proto.h) */
-  /* Reads len bytes of the log: 1 with the first error in first when they
-   * report errors, else 0 (kg_san_scan in sanitize.h). */
-  int (*scan)(const char *text, size_t len, char *first, size_t firstlen);
+  /* Reads len bytes of the log written while a case of variant ran: 1 with
+   * the first error in first when they report errors, else 0 with first
+   * saying what was waived, or empty (kg_san_scan in sanitize.h). */
+  int (*scan)(const void *ctx, int variant, const char *text, size_t len, char *first, size_t firstlen);
+  const void *scan_ctx; /* scan's first argument */
 } kg_super_san;
 
 /* Runs every supported case and fills results[i] for cases[i] (unsupported

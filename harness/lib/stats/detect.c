@@ -105,7 +105,7 @@ static int parse_cell(const char *s, kg_find_cell *c) {
 static const char *why_bad_from(const char *s) {
   return kg_why_bad_date(s) && kg_why_bad_commit(s) ? "not a night's date (2026-11-25T03:17:00Z) or commit" : NULL;
 }
-static const char *why_bad_reason(const char *s) { return kg_why_bad_module_text(s, SIZE_MAX); }
+static const char *why_bad_reason(const char *s) { return *s ? kg_why_bad_module_text(s, SIZE_MAX) : "empty: say why"; }
 
 int kg_acks_read(const char *path, kg_acks *a, char *err, size_t errlen) {
   memset(a, 0, sizeof *a);
@@ -117,6 +117,10 @@ int kg_acks_read(const char *path, kg_acks *a, char *err, size_t errlen) {
   kg_jrd_kind(&r, doc, "kgate-acknowledged", "a kgate acknowledgement file", 1);
   json_t *list = kg_jrd_arr(&r, doc, "acknowledged");
   size_t n = json_array_size(list);
+  /* As closed as its schema: a misspelt key is an error, never dropped. */
+  static const char *const k_keys[] = {"kind", "schema_version", "acknowledged", NULL};
+  static const char *const k_ack_keys[] = {"from", "reason", "cells", NULL};
+  kg_jrd_keys(&r, doc, k_keys);
   if (!r.failed && !(a->acks = calloc(n ? n : 1, sizeof *a->acks))) kg_jrd_fail(&r, "out of memory");
   for (size_t i = 0; i < n && !r.failed; i++, a->n++) {
     json_t *o = json_array_get(list, i);
@@ -126,6 +130,7 @@ int kg_acks_read(const char *path, kg_acks *a, char *err, size_t errlen) {
       kg_jrd_fail(&r, "not an object");
       break;
     }
+    kg_jrd_keys(&r, o, k_ack_keys);
     kg_jrd_text(&r, o, "from", k->from, sizeof k->from, why_bad_from);
     kg_jrd_text(&r, o, "reason", k->reason, sizeof k->reason, why_bad_reason);
     json_t *cells = kg_jrd_arr(&r, o, "cells"); /* [] : every cell */

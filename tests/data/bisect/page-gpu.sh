@@ -6,8 +6,8 @@
 # (tests/data/nightly/h100-team-live.jsonl: four A/A nights, then three of
 # the same planted slowdown), each night naming the commit it built by its
 # provenance as the action's nightly records it: the A/A nights the range's
-# first commit, the slow nights its last. Then, as a team's nightly with
-# `bisect: true` runs it:
+# first commit, the slow nights its last. Then, as a team's nightly's
+# bisect job (the action's `mode: bisect`) runs it:
 #   kgate bisect --history H (a team's module: no --own) over that finding,
 #     its cells and step the finding's, must name the planted commit (exit 0);
 #   kgate report --history H --bisect bisect.json must link it in the

@@ -7,6 +7,14 @@
 #                                   corpus"): sm_75/80/90, ptxas -O0..-O3,
 #                                   -lineinfo (needs nvcc; NVCC overrides); the
 #                                   seconds of each source in DIR/COMPILE_TIMES
+#   capture.sh foreign DIR          cubins of the corpus of code no one here
+#                                   wrote (README.md, "Code from elsewhere"):
+#                                   cooperative_groups, libcu++, CUB and thrust,
+#                                   the message flags, and with CUDA_SAMPLES=a
+#                                   cuda-samples checkout its reduction and
+#                                   threadFenceReduction (fixed) samples; sm_80
+#                                   and sm_90 (FOREIGN_ARCHS), ptxas -O3, CUB and
+#                                   the flags also -O0
 #   capture.sh dump DIR OUT.tar [MODULE.so ...]
 #                                   cuobjdump -sass and nvdisasm -c -g of every
 #                                   cubin in DIR; of each module cuobjdump -sass
@@ -63,6 +71,44 @@ compile() { # DIR: one PTX per source and architecture, then ptxas per level
   "$nvcc" -std=c++17 -cubin -G -arch=sm_90 "$here/fences.cu" -o "$dir/fences_sm90_G.cubin"
 }
 
+# One source through PTX per architecture, then ptxas at each level: DIR SRC NAME LEVELS [nvcc flags...]
+cubins() {
+  local dir=$1 src=$2 name=$3 lv=$4 a o
+  shift 4
+  for a in ${FOREIGN_ARCHS:-80 90}; do
+    "$nvcc" -std=c++17 -ptx -arch=compute_$a -lineinfo -I"$here" "$@" "$src" -o "$tmp/${name}_sm$a.ptx"
+    for o in $lv; do
+      "$ptxas" -arch=sm_$a -O$o -lineinfo "$tmp/${name}_sm$a.ptx" -o "$dir/${name}_sm${a}_O$o.cubin"
+    done
+  done
+}
+
+foreign() { # DIR: the corpus of code no one here wrote
+  local dir=$1 t s
+  nvcc=${NVCC:-nvcc}
+  ptxas=${PTXAS:-$(dirname "$(command -v "$nvcc")")/ptxas}
+  mkdir -p "$dir"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  for s in cg_groups:3 libcu_sync:3 flags:"0 3" cub_more:"0 3"; do
+    t=$(now)
+    cubins "$dir" "$here/${s%%:*}.cu" "${s%%:*}" "${s#*:}"
+    echo "${s%%:*}.cu: $(since "$t") s" >> "$dir/COMPILE_TIMES"
+  done
+  [ -n "${CUDA_SAMPLES:-}" ] || { echo "capture.sh: CUDA_SAMPLES unset: the samples are left out" >&2; return 0; }
+  local c=$CUDA_SAMPLES/Samples/2_Concepts_and_Techniques
+  t=$(now)
+  cubins "$dir" "$c/reduction/reduction_kernel.cu" samples_reduction 3
+  # threadFenceReduction as the sample has it lacks the last block's acquire
+  # (semaphore.cu's bug_fence_reduction); fixed the way ok_fence_reduction is:
+  # thread 0 fences once it sees it is last, the barrier passes it on.
+  sed 's/^\( *\)amLast = (ticket == gridDim.x - 1);/&\n\1if (amLast) __threadfence();/' \
+    "$c/threadFenceReduction/threadFenceReduction_kernel.cuh" > "$tmp/threadfence_fixed.cu"
+  grep -q 'if (amLast) __threadfence();' "$tmp/threadfence_fixed.cu" || { echo "capture.sh: the threadFenceReduction fix did not apply" >&2; return 1; }
+  cubins "$dir" "$tmp/threadfence_fixed.cu" samples_threadfence 3
+  echo "cuda-samples ${CUDA_SAMPLES_REV:-$(git -C "$CUDA_SAMPLES" rev-parse --short HEAD 2>/dev/null || echo "?")}: $(since "$t") s" >> "$dir/COMPILE_TIMES"
+}
+
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 
@@ -105,6 +151,7 @@ dump() { # DIR OUT.tar MODULE.so...: every step's seconds in TIMES
 
 case ${1:-} in
 compile) compile "$2" ;;
+foreign) foreign "$2" ;;
 dump) dump "${@:2}" ;;
-*) echo "usage: capture.sh compile DIR | capture.sh dump DIR OUT.tar [MODULE.so ...]" >&2; exit 2 ;;
+*) echo "usage: capture.sh compile DIR | capture.sh foreign DIR | capture.sh dump DIR OUT.tar [MODULE.so ...]" >&2; exit 2 ;;
 esac
