@@ -60,6 +60,14 @@ const problems = [];
                  findings: inView(document.getElementById("findings")) };
       });
       if (!first.img) problems.push("index.html: no chart image on the first screen (1400x900)");
+      // Issue 48: a headline chart is drawn near its own size at 1400 px (two a row drew a 1500 px
+      // figure at 45 %, its text about 5 px): at least 80 % of its width.
+      const scale = await page.evaluate(() => {
+        const o = document.querySelector('.shot object[type="image/svg+xml"]');
+        const w = o && parseFloat(getComputedStyle(o).getPropertyValue("--w"));
+        return o && w ? o.getBoundingClientRect().width / w : null;
+      });
+      if (scale !== null && scale < 0.8) problems.push(`index.html at 1400 px: the headline chart at ${Math.round(100 * scale)} % of its size`);
       if (wantFindings && !first.findings) problems.push("index.html: the findings panel is not on the first screen");
       const images = await page.evaluate(() => [...document.images].filter((i) => !i.complete || !i.naturalWidth).map((i) => i.src));
       for (const i of images) problems.push(`image did not load: ${i}`);
@@ -71,8 +79,11 @@ const problems = [];
       const phone = await page.evaluate(() => ({
         wide: document.documentElement.scrollWidth - window.innerWidth,
         boxes: [...document.querySelectorAll("#findings .box")].filter((b) => b.getBoundingClientRect().right > window.innerWidth).length,
+        // the tallest row of a table: a row is one line, the table scrolls sideways instead
+        row: Math.max(0, ...[...document.querySelectorAll("table tr")].map((r) => r.getBoundingClientRect().height)),
       }));
       if (phone.wide > 0) problems.push(`index.html at 390 px scrolls sideways by ${phone.wide} px`);
+      if (phone.row > 40) problems.push(`index.html at 390 px: a table row ${Math.round(phone.row)} px tall (cells wrap)`);
       if (phone.boxes) problems.push(`index.html at 390 px: ${phone.boxes} finding box(es) wider than the screen`);
       await page.setViewportSize({ width: 1400, height: 900 });
     }

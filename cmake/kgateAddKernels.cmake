@@ -31,7 +31,9 @@
 #                   KGATE_VARIANT(); no GPU needed;
 #   <target>_check  kgate check --kernels on those variants, the correctness
 #                   matrix, with CHECK_ARGS (e.g. --sizes, --dtype); skipped
-#                   (exit 77) on a host with no GPU.
+#                   (exit 77) on a host with no GPU, and where the kgate it
+#                   runs is host-only (KGATE_MODULE_ONLY with a host-only
+#                   kgate on PATH: a hosted runner stays green).
 # A host-only kgate describes a module without CUDA but checks none: the load
 # test only.
 cmake_minimum_required(VERSION 3.18)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dtype.h"
 #include "export.h"
@@ -142,14 +143,33 @@ START_TEST(test_failed_case_left_out) {
 }
 END_TEST
 
-/* No timed case (a check run): an empty array and an empty object, still JSON. */
+/* No timed case (a check run): Bencher's file is an empty object, still
+ * JSON; github-action-benchmark refuses an empty array ("No benchmark result
+ * was found"), so its file is not written: a note says why, and the fan-out
+ * does not fail for it. */
 START_TEST(test_untimed_run_empty) {
   for (size_t i = 0; i < g_run.n; i++) g_run.results[i].timing.samples = 0;
-  json_t *gab = written(KG_FMT_GITHUB_BENCHMARK), *bmf = written(KG_FMT_BENCHER);
-  ck_assert(json_is_array(gab) && json_array_size(gab) == 0);
+  json_t *bmf = written(KG_FMT_BENCHER);
   ck_assert(json_is_object(bmf) && json_object_size(bmf) == 0);
-  json_decref(gab);
   json_decref(bmf);
+  unlink(g_path);
+  char err[512] = "";
+  ck_assert_int_eq(kg_report_file(KG_FMT_GITHUB_BENCHMARK, g_path, &g_run, NULL, err, sizeof err), 1);
+  ck_assert_msg(strstr(err, "not written: no timed case passed") != NULL, "%s", err);
+  ck_assert_int_eq(access(g_path, F_OK), -1); /* nothing written */
+  kg_rdoc doc;
+  ck_assert_int_eq(kg_rdoc_build(&doc, &g_run, NULL), 0);
+  const char *paths[KG_NFORMATS] = {0};
+  paths[KG_FMT_GITHUB_BENCHMARK] = g_path;
+  char *said = NULL;
+  size_t len = 0;
+  FILE *errs = open_memstream(&said, &len);
+  ck_assert_int_eq(kg_report_files(paths, &doc, errs), 0);
+  fclose(errs);
+  kg_rdoc_free(&doc);
+  ck_assert_msg(strncmp(said, "kgate: note: ", 13) == 0, "%s", said);
+  free(said);
+  ck_assert_int_eq(access(g_path, F_OK), -1);
 }
 END_TEST
 

@@ -183,8 +183,8 @@ static const struct {
     {{"merge", "a.json", "b.json"}, "merge needs -o ALL.json"},
     {{"chek"}, "unrecognized argument 'chek'; did you mean 'check'? (try --help)"},
     {{"histroy", "add"}, "did you mean 'history'?"},
-    {{"check", "--verbos"}, "unrecognized argument '--verbos'; did you mean '--verbose'? (try --help)"},
-    {{"run", "--perf-size=1"}, "did you mean '--perf-sizes'?"},
+    {{"check", "--vrebose"}, "unrecognized argument '--vrebose'; did you mean '--verbose'? (try --help)"},
+    {{"run", "--perf-sizez=1"}, "did you mean '--perf-sizes'?"},
     {{"check", "--jsn", "r.json"}, "did you mean '--json'?"},
     {{"check", "--zzzzzz"}, "unrecognized argument '--zzzzzz' (try --help)"},
     {{"help", "chek"}, "unrecognized argument 'chek'; did you mean 'check'?"},
@@ -195,10 +195,13 @@ static const struct {
     {{"check", "--", "-v"}, "unrecognized argument '-v'"},
     /* did you mean: sub-commands, a command's own options first, the values of a fixed vocabulary */
     {{"history", "chek", "h.jsonl"}, "unrecognized argument 'chek'; did you mean 'check'? (try kgate history --help)"},
+    {{"history", "ad"}, "unrecognized argument 'ad'; did you mean 'add'? (try kgate history --help)"},
     {{"baseline", "updat", "r.json"}, "unrecognized argument 'updat'; did you mean 'update'? (try kgate baseline --help)"},
     {{"history", "frobnicate"}, "expected 'kgate history add RESULTS.json --file HISTORY.jsonl' or"},
-    {{"list", "--kernel", "a.so"}, "unrecognized argument '--kernel'; did you mean '--kernels'? (try --help)"},
-    {{"list", "--kernel=a.so"}, "unrecognized argument '--kernel=a.so'; did you mean '--kernels'?"},
+    {{"list", "--kernles", "a.so"}, "unrecognized argument '--kernles'; did you mean '--kernels'? (try --help)"},
+    {{"list", "--kernles=a.so"}, "unrecognized argument '--kernles=a.so'; did you mean '--kernels'?"},
+    {{"compare", "a", "b", "--j", "x"}, "ambiguous option '--j': --json, --junit (try kgate help compare)"},
+    {{"check", "--dev", "0"}, "ambiguous option '--dev': --device, --devices (try kgate help check)"},
     {{"lint", "--kernels", "a.so"}, "did you mean '--kernel'?"},
     {{"check", "--dtype", "F32"}, "unknown dtype 'F32'; did you mean 'f32'? (see --help)"},
     {{"run", "--dtype", "i32,BF16"}, "unknown dtype 'BF16'; did you mean 'bf16'? (see --help)"},
@@ -477,6 +480,78 @@ static char *help_text(char **args) {
   return stdout_of(args);
 }
 
+/* git's parse-options: a unique prefix of one of the command's long options
+ * is that option, its value and messages under the whole name; --help's
+ * prefix too; a short flag is never a prefix. */
+START_TEST(test_cli_option_prefixes) {
+  kg_cli cli;
+  char err[256];
+  ck_assert_int_eq(kgt_parse((char *[]){"compare", "o.json", "n.json", "--only", "--sort=ch", NULL}, &cli, err, sizeof err),
+                   KG_EXIT_USAGE); /* --sort's value is not a prefix: only option names are */
+  ck_assert_msg(strstr(err, "unknown --sort key 'ch'") != NULL, "%s", err);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"compare", "o.json", "n.json", "--only", "--sort=change", "--tol", "4", NULL},
+                             &cli, err, sizeof err), 0);
+  kg_compare_opts co = *CMP(cli);
+  ck_assert(co.only_changed && co.tolerance_pct == 4);
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"check", "--verb", "--pat=exact", NULL}, &cli, err, sizeof err), 0);
+  ck_assert(GATE(cli)->verbose && !strcmp(GATE(cli)->plan.patterns, "exact"));
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"check", "--tim", NULL}, &cli, err, sizeof err), KG_EXIT_USAGE);
+  ck_assert_str_eq(err, "option '--timeout' needs a value"); /* the whole name */
+  kg_cli_free(&cli);
+  ck_assert_int_eq(kgt_parse((char *[]){"merge", "a.json", "--he", NULL}, &cli, err, sizeof err), 0);
+  ck_assert_int_eq(cli.cmd, KG_CMD_HELP);
+  kg_cli_free(&cli);
+}
+END_TEST
+
+/* git help --help: help's own help is the whole usage, exit 0. A leaf's
+ * help says its own notes only: no other command's, in its options or its
+ * exit codes; bisect's exit codes are its own. */
+START_TEST(test_cli_help_leaf_notes) {
+  kg_cli cli;
+  char err[256];
+  for (int k = 0; k < 2; k++) {
+    ck_assert_int_eq(kgt_parse((char *[]){"help", k ? "-h" : "--help", NULL}, &cli, err, sizeof err), 0);
+    kg_cli_free(&cli);
+  }
+  ck_assert_int_eq(kgt_run_cli((char *[]){"help", "--help", NULL}), KG_EXIT_OK);
+  char *all = stdout_of((char *[]){"--help", NULL}), *own = stdout_of((char *[]){"help", "--help", NULL});
+  ck_assert_str_eq(all, own);
+  free(own);
+  /* the whole help keeps every note */
+  ck_assert(strstr(all, "(compare: the comparison chart)") && strstr(all, "merge: the merged file") &&
+            strstr(all, "compare: a failed"));
+  free(all);
+  static const struct {
+    const char *cmd[4], *has, *lacks[4];
+  } k_leaf[] = {
+      {{"help", "compare"}, "--plots DIR", {"(compare:", "lint:", "history plot", "bisect"}},
+      {{"help", "compare"}, "draw the comparison chart into DIR", {"run's charts", NULL}},
+      {{"help", "run"}, "draw the run's charts into DIR", {"(compare:", "lint:", "selftest 20", "history calibrate"}},
+      {{"help", "merge"}, "the merged file", {"history plot", "where charts go", NULL}},
+      {{"help", "plot"}, "where charts go (default .)", {"merge", "history plot", NULL}},
+      {{"help", "history", "plot"}, "the band: a baseline", {"merge", "compare:", NULL}},
+      {{"help", "selftest"}, "(default 20)", {"default 60", "compare", NULL}},
+      {{"help", "check"}, "(default 60)", {"selftest", "run:", "compare:", "history calibrate"}},
+      {{"help", "history", "calibrate"}, "the replays' seed (default 1)", {"input seed", "compare:", NULL}},
+      {{"help", "bisect"}, "0 the culprit found", {"compare:", "performance regression only", NULL}},
+      {{"help", "lint"}, "1 a finding", {"compare:", "no GPU", NULL}},
+  };
+  for (size_t i = 0; i < sizeof k_leaf / sizeof k_leaf[0]; i++) {
+    char *text = stdout_of((char **)k_leaf[i].cmd);
+    ck_assert_msg(strstr(text, k_leaf[i].has) != NULL, "kgate %s %s lacks '%s':\n%.3000s", k_leaf[i].cmd[1],
+                  k_leaf[i].cmd[2] ? k_leaf[i].cmd[2] : "", k_leaf[i].has, text);
+    for (int j = 0; j < 4 && k_leaf[i].lacks[j]; j++)
+      ck_assert_msg(strstr(text, k_leaf[i].lacks[j]) == NULL, "kgate %s %s has '%s':\n%.3000s", k_leaf[i].cmd[1],
+                    k_leaf[i].cmd[2] ? k_leaf[i].cmd[2] : "", k_leaf[i].lacks[j], text);
+    free(text);
+  }
+}
+END_TEST
+
 START_TEST(test_cli_help_per_command) {
   char *a = help_text((char *[]){"run", "--help", NULL}), *b = help_text((char *[]){"help", "run", NULL});
   ck_assert_str_eq(a, b);
@@ -682,7 +757,8 @@ START_TEST(test_cli_hello_follows_timeout) {
 END_TEST
 
 /* A worker that cannot find a CUDA device (no driver, no card): check and
- * run say so first, before the plan's progress line and the "reports" phase. */
+ * run say so first, and nothing after it of a run that never started: no
+ * plan's progress line, no "reports" phase. */
 static const struct {
   char *args[12];
 } k_no_device[] = {
@@ -696,7 +772,8 @@ START_TEST(test_cli_no_device_said_first) {
   int code = kgt_run_capture((char **)k_no_device[_i].args, out, sizeof out);
   unsetenv("FAKE_MODE");
   ck_assert_int_eq(code, KG_EXIT_ENV);
-  ck_assert_msg(!strncmp(out, "kgate: no CUDA device: test\nkgate: reports\n", 43), "not said first:\n%s", out);
+  ck_assert_msg(!strncmp(out, "kgate: no CUDA device: test\n", 28), "not said first:\n%s", out);
+  ck_assert_msg(!strstr(out, "kgate: reports"), "a reports phase after a run that never started:\n%s", out);
   ck_assert_msg(!strstr(out, " on 1 device"), "the plan's line for a run that never started:\n%s", out);
   /* a worker that starts: the plan's line, then the cases */
   char *fine[] = {"check", "--worker", FAKE_WORKER, "--variant", "cub_sum", "--dtype", "i32", "--sizes", "1", NULL};
@@ -923,15 +1000,88 @@ START_TEST(test_cli_kernels_check) {
 }
 END_TEST
 
+/* A team's check is the team's: --kernels with no --variant plans the
+ * module's variants only; --with-kgate adds kgate's own; an explicit
+ * --variant picks any mix (the fake worker describes the module, no GPU). */
+START_TEST(test_cli_kernels_plan_scoped) {
+  char mod[1024], want[64];
+  testmod("minmax", mod, sizeof mod);
+  char *text = stdout_of((char *[]){"check", "--plan", "--worker", FAKE_WORKER, "--kernels", mod, "--dtype", "i32",
+                                    "--pattern", "exact", "--sizes", "1", NULL});
+  ck_assert_msg(strstr(text, "variants (3): team_sum team_min team_max\n") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "plan: 3 cases ") != NULL, "%s", text);
+  ck_assert_msg(!strstr(text, "cub_sum"), "kgate's own variants planned without --with-kgate: %s", text);
+  free(text);
+  kg_registry_reset();
+  text = stdout_of((char *[]){"run", "--plan", "--worker", FAKE_WORKER, "--kernels", mod, "--dtype", "i32",
+                              "--pattern", "exact", "--sizes", "1", "--with-kgate", NULL});
+  snprintf(want, sizeof want, "variants (%zu): ", kg_nvariants_own + 3);
+  ck_assert_msg(strstr(text, want) && strstr(text, " cub_sum ") && strstr(text, " team_max\n"), "%s", text);
+  free(text);
+  kg_registry_reset();
+  text = stdout_of((char *[]){"check", "--plan", "--worker", FAKE_WORKER, "--kernels", mod, "--dtype", "i32",
+                              "--pattern", "exact", "--sizes", "1", "--variant", "team_min,cub_sum", NULL});
+  ck_assert_msg(strstr(text, "variants (2): cub_sum team_min\n") != NULL, "%s", text);
+  free(text);
+  kg_registry_reset();
+  /* without --kernels nothing changes: every one of kgate's own */
+  text = stdout_of((char *[]){"check", "--plan", "--dtype", "i32", "--pattern", "exact", "--sizes", "1", NULL});
+  snprintf(want, sizeof want, "variants (%zu): ", kg_nvariants_own);
+  ck_assert_msg(strstr(text, want) != NULL, "%s", text);
+  free(text);
+}
+END_TEST
+
+/* Tables and help sized to their data: a module's seed of 20 characters
+ * (one of them two bytes) widens list's seed column, and every later
+ * column starts at one display column on every row; every option's help in
+ * compare's help and the whole help starts at one column, past the longest
+ * option (--github-benchmark FILE, --sort verdict|change|name). */
+START_TEST(test_cli_columns_fit) {
+  char mod[1024], out[16384], why[512];
+  char *list[] = {"list", "--worker", FAKE_WORKER, "--kernels", testmod("text", mod, sizeof mod), NULL};
+  ck_assert_int_eq(run_capture(list, out, sizeof out), KG_EXIT_OK);
+  ck_assert_msg(strstr(out, "Harris 2007, \"\xc3\x9cnal\"") != NULL, "%s", out);
+  static const char *headings[] = {"seed", "op ", "flags", "dtypes", "idea"};
+  for (size_t k = 0; k < sizeof headings / sizeof headings[0]; k++)
+    ck_assert_msg(kgt_column_aligned(out, "variant ", headings[k], kg_nvariants, why, sizeof why), "%s in:\n%s", why, out);
+  kg_registry_reset();
+  /* without the module, the seed column is as wide as kgate's longest seed, not a fixed 5 */
+  char *own[] = {"list", NULL};
+  ck_assert_int_eq(run_capture(own, out, sizeof out), KG_EXIT_OK);
+  size_t wseed = strlen("seed");
+  for (size_t v = 0; v < kg_nvariants; v++)
+    if (strlen(kg_variants[v].seed) > wseed) wseed = strlen(kg_variants[v].seed);
+  const char *op = strstr(out, "op ");
+  ck_assert_msg(op && strncmp(op - 2 - wseed, " seed", 5) == 0, "%s", out);
+  for (int all = 0; all < 2; all++) {
+    char *text = stdout_of(all ? (char *[]){"--help", NULL} : (char *[]){"help", "compare", NULL});
+    const char *h = strstr(text, "  -h, --help ");
+    ck_assert_ptr_nonnull(h);
+    size_t col = (size_t)(strstr(h, "this text") - h), lines = 0;
+    for (const char *line = h; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] ? 1 : 0)) {
+      if (strncmp(line, "  -", 3)) continue;
+      size_t n = strcspn(line, "\n");
+      ck_assert_msg(n > col && line[col - 1] == ' ' && line[col] != ' ', "help's option column is off at '%.*s'",
+                    (int)n, line);
+      lines++;
+    }
+    ck_assert_msg(lines > (all ? 60u : 12u), "%zu option lines", lines);
+    ck_assert_msg(strstr(text, all ? "  --github-benchmark FILE " : "  --github-benchmark FILE "), "%s", text);
+    free(text);
+  }
+}
+END_TEST
+
 /* list shows a module's variants after kgate's own, with their op. */
 START_TEST(test_cli_list_kernels) {
   char mod[1024], old[1024], out[16384];
   char *args[] = {"list", "--worker", FAKE_WORKER, "--kernels", testmod("minmax", mod, sizeof mod), "--kernels",
                   testmod("old", old, sizeof old), NULL};
   ck_assert_int_eq(run_capture(args, out, sizeof out), KG_EXIT_OK);
-  ck_assert_msg(strstr(out, "\nteam_max                 team  max nan:ignore ") != NULL, "%s", out);
-  ck_assert_msg(strstr(out, "\nteam_min                 team  min nan:propagate ") != NULL, "%s", out);
-  ck_assert_msg(strstr(out, "\nlegacy_sum               test  sum ") != NULL, "%s", out); /* the old record: a sum */
+  ck_assert_msg(strstr(out, "\nteam_max                team  max nan:ignore ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "\nteam_min                team  min nan:propagate ") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "\nlegacy_sum              test  sum ") != NULL, "%s", out); /* the old record: a sum */
   ck_assert_ptr_nonnull(strstr(out, "\ncub_sum "));
   ck_assert(strstr(out, "\ncub_sum ") < strstr(out, "\nteam_sum "));
   kg_registry_reset();
@@ -1021,7 +1171,7 @@ START_TEST(test_cli_module_text_round_trip) {
                    "first,cub_sum", "--dtype", "i32", "--sizes", "1,2", "-q", "--json", json, "--csv", csv,
                    "--lint", "off", NULL};
   ck_assert_int_eq(run_capture(check, out, sizeof out), KG_EXIT_OK);
-  ck_assert_msg(strstr(out, "\nfirst                    Harris 2007, \"\xc3\x9cnal\"       4       4") != NULL, "%s", out);
+  ck_assert_msg(strstr(out, "\nfirst   Harris 2007, \"\xc3\x9cnal\"       4       4") != NULL, "%s", out);
   ck_assert_msg(strstr(out, "\n::") == NULL && strncmp(out, "::", 2), "%s", out);
   kg_registry_reset(); /* another kgate, without the module, reads the file */
   kg_run run;
@@ -1205,7 +1355,7 @@ START_TEST(test_cli_compare_only_changed_and_sort) {
   ck_assert_int_eq(run_capture(by_name, out, sizeof out), KG_EXIT_PERF);
   ck_assert_int_eq(table_rows(out, rows, 8), (int)total);
   snprintf(first, sizeof first, "%s", rows[0]);
-  ck_assert_msg(!strncmp(first, "SAME    reduce0_divergent        i32      4194304", 49), "%s", first);
+  ck_assert_msg(!strncmp(first, "SAME    reduce0_divergent       i32      4194304", 48), "%s", first);
   kgt_rmtree(dir);
   kg_registry_reset();
 }
@@ -1668,6 +1818,10 @@ Suite *make_cli_suite(void) {
   tcase_add_loop_test(core, test_cli_run_exit_codes, 0, N(k_runs));
   tcase_add_test(core, test_cli_kernels_options);
   tcase_add_test(core, test_cli_kernels_check);
+  tcase_add_test(core, test_cli_kernels_plan_scoped);
+  tcase_add_test(core, test_cli_columns_fit);
+  tcase_add_test(core, test_cli_option_prefixes);
+  tcase_add_test(core, test_cli_help_leaf_notes);
   tcase_add_test(core, test_cli_progress_in_a_log);
   tcase_add_test(core, test_cli_team_control_is_a_copy);
   tcase_add_loop_test(core, test_cli_paired_stops_early, 0, N(k_spreads));

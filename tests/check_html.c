@@ -125,8 +125,11 @@ START_TEST(test_html_structure) {
   kg_html_page p = full_page();
   char *html = write_page(&p);
   ck_assert_int_eq(strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">", 62), 0);
-  ck_assert_ptr_nonnull(strstr(html, "<title>kgate nightly: NVIDIA &lt;H200&gt; &amp; co, 2026-11-21 08:30 UTC</title>"));
-  ck_assert_ptr_nonnull(strstr(html, "<h1>kgate nightly: NVIDIA &lt;H200&gt; &amp; co</h1>"));
+  /* a one-off report (no history): titled as one, its run not a night */
+  ck_assert_ptr_nonnull(strstr(html, "<title>kgate report: NVIDIA &lt;H200&gt; &amp; co, 2026-11-21 08:30 UTC</title>"));
+  ck_assert_ptr_nonnull(strstr(html, "<h1>kgate report: NVIDIA &lt;H200&gt; &amp; co</h1>"));
+  ck_assert_ptr_nonnull(strstr(html, "<p class=\"meta\">run of 2026-11-21 08:30 UTC"));
+  ck_assert_msg(!strstr(html, "nightly") && !strstr(html, "night of"), "%.1500s", html);
   ck_assert_ptr_nonnull(strstr(html, "commit abc123def456"));
   ck_assert_ptr_nonnull(strstr(html, "theoretical peak 4814 GB/s, measured roofline 4434 GB/s"));
   ck_assert_ptr_nonnull(strstr(html, "Performance against baselines/nvidia-h200.json: 1 SLOWER, 0 UNKNOWN"));
@@ -826,7 +829,7 @@ START_TEST(test_html_archive) {
                           "<td>9</td><td>1</td>"),
                 "%s", a);
   ck_assert_ptr_nonnull(strstr(n2, "<td class=\"l\">PASS</td><td class=\"l\">10 cases checked, none failed</td>"
-                                   "<td>10</td><td>10</td><td>0</td><td>0</td><td class=\"l\">0.1.0</td>"));
+                                   "<td>10</td><td>10</td><td>0</td><td>0</td><td>0</td><td class=\"l\">0.1.0</td>"));
   ck_assert_ptr_nonnull(strstr(n1, "<td class=\"l\">PASS</td>"));
   ck_assert_ptr_null(strstr(a, "SLOWER"));
   ck_assert_ptr_nonnull(strstr(a, "<a href=\"https://github.com/o/r/commit/1123456789ab\">1123456789ab</a>"));
@@ -1010,6 +1013,14 @@ START_TEST(test_html_nightly_aa_no_slower) {
   ck_assert_msg(strstr(o.index, "id=\"verdict\">PASS: every watched cell within its accepted level against the pinned "
                                 "reference</p>"),
                 "%.2000s", strstr(o.index, "<h1>"));
+  /* A nightly's page: titled so, and its paired table in the night's words. */
+  ck_assert(strstr(o.index, "<title>kgate nightly: ") && strstr(o.index, "<h1>kgate nightly: ") &&
+            strstr(o.index, "<p class=\"meta\">night of "));
+  ck_assert_msg(strstr(o.index, "<th>tonight (&micro;s)</th><th>reference (&micro;s)</th>") &&
+                    strstr(o.index, "Change is tonight/reference - 1 (positive: tonight is slower)"),
+                "%.3000s", strstr(o.index, "<h2 id=\"paired\">"));
+  ck_assert_msg(!strstr(o.index, "<th>head") && !strstr(o.index, "<th>base") && !strstr(o.index, "head/base - 1"),
+                "%.3000s", strstr(o.index, "<h2 id=\"paired\">"));
   /* The first screen (up to the details of tonight's cells against the reference). */
   const char *details = strstr(o.index, "<h2 id=\"paired\">");
   ck_assert_ptr_nonnull(details);
@@ -1018,6 +1029,21 @@ START_TEST(test_html_nightly_aa_no_slower) {
   free(first);
   ck_assert_ptr_null(strstr(o.archive, "SLOWER"));
   ck_assert_ptr_null(strstr(o.archive, "<td class=\"l\">REGRESSION</td>"));
+  /* each night's cases, every one counted once: passed + failed + errors + unsupported */
+  ck_assert_ptr_nonnull(strstr(o.archive, "<th>cases</th><th>passed</th><th>failed</th><th>errors</th><th>unsupported</th>"));
+  size_t rows = 0;
+  for (const char *q = strstr(o.archive, "</td><td>"); q; q = strstr(q, "\n<tr>")) {
+    size_t c[5];
+    const char *cells = strstr(q, "</td><td>");
+    if (!cells || sscanf(cells, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td>", &c[0], &c[1], &c[2],
+                         &c[3], &c[4]) != 5)
+      break;
+    ck_assert_msg(c[0] == c[1] + c[2] + c[3] + c[4] && c[4] > 0, "%zu cases: %zu + %zu + %zu + %zu", c[0], c[1], c[2],
+                  c[3], c[4]);
+    rows++;
+    q = cells + 1;
+  }
+  ck_assert_uint_gt(rows, 0);
   size_t pass = 0;
   for (const char *q = strstr(o.archive, "<td class=\"l\">PASS</td>"); q; q = strstr(q + 1, "<td class=\"l\">PASS</td>"))
     pass++;

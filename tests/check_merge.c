@@ -17,7 +17,7 @@ static void teardown(void) { kgt_rmtree(g_dir); }
 /* A small whole run: every case passed, "got" names the case. */
 static void whole_run(kg_run *run) {
   static const size_t sizes[] = {1, 2, 33, 1000};
-  kg_plan_opts o = {"cub_sum,two_pass,reduce0_divergent", "i32,f32", NULL, sizes, 4, NULL, 0};
+  kg_plan_opts o = {"cub_sum,two_pass,reduce0_divergent", "i32,f32", NULL, sizes, 4, NULL, 0, 0};
   char err[256];
   memset(run, 0, sizeof *run);
   ck_assert_int_eq(kg_plan_build(&o, &run->cases, &run->n, err, sizeof err), 0);

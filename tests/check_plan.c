@@ -99,7 +99,7 @@ static int in_list(const char *list, const char *name) {
 
 START_TEST(test_plan_filters) {
   const size_t sizes[] = {2, 3};
-  kg_plan_opts o = {k_filters[_i].variants, k_filters[_i].dtypes, k_filters[_i].patterns, sizes, 2, NULL, 0};
+  kg_plan_opts o = {k_filters[_i].variants, k_filters[_i].dtypes, k_filters[_i].patterns, sizes, 2, NULL, 0, 0};
   size_t n, nv = k_filters[_i].nv ? k_filters[_i].nv : kg_nvariants;
   kg_case *c = build(&o, &n);
   ck_assert_uint_eq(n, nv * 2 * (k_filters[_i].nd_int * k_filters[_i].np_int + k_filters[_i].nd_float * k_filters[_i].np_float));
@@ -117,7 +117,7 @@ END_TEST
  * that declares i32,f32 is planned at those two only. */
 START_TEST(test_plan_undeclared_dtype_not_planned) {
   const size_t sizes[] = {8};
-  kg_plan_opts o = {"neighbored,cub_sum", "f16", "uniform", sizes, 1, NULL, 0};
+  kg_plan_opts o = {"neighbored,cub_sum", "f16", "uniform", sizes, 1, NULL, 0, 0};
   size_t n;
   kg_case *c = build(&o, &n);
   ck_assert_uint_eq(n, 1);
@@ -302,7 +302,7 @@ START_TEST(test_plan_estimate_time) {
 END_TEST
 
 START_TEST(test_plan_rejects) {
-  kg_plan_opts o = {k_bad[_i].variants, k_bad[_i].dtypes, k_bad[_i].patterns, NULL, 0, NULL, 0};
+  kg_plan_opts o = {k_bad[_i].variants, k_bad[_i].dtypes, k_bad[_i].patterns, NULL, 0, NULL, 0, 0};
   kg_case *c = (kg_case *)&o;
   size_t n = 99;
   char err[256] = "";

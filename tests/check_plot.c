@@ -898,7 +898,7 @@ START_TEST(test_plot_render_fake) {
 END_TEST
 
 /* gnuplot's SVG finished: the caption as the document's title (escaped),
- * the dark style, a point's hypertext as its own <title> (its \\n a line
+ * the dark style with the page's color-scheme, a point's hypertext as its own <title> (its \\n a line
  * break, anything gnuplot escaped a '?'), and gnuplot's plot commands gone. */
 START_TEST(test_svg_finish) {
   char err[512] = "", path[128];
@@ -912,8 +912,9 @@ START_TEST(test_svg_finish) {
   fclose(f);
   ck_assert_msg(kg_svg_finish(path, "f32: <b> & \"q\"", err, sizeof err) == 0, "%s", err);
   char *out = file_in("x.svg");
-  ck_assert_msg(strstr(out, "<title>f32: &lt;b&gt; &amp; &quot;q&quot;</title>\n<style>@media (prefers-color-scheme: "
-                            "dark)"),
+  /* the dark style, and the page's color-scheme: no light backdrop behind the chart in dark mode */
+  ck_assert_msg(strstr(out, "<title>f32: &lt;b&gt; &amp; &quot;q&quot;</title>\n<style>svg { color-scheme: light dark; } "
+                            "@media (prefers-color-scheme: dark)"),
                 "%s", out);
   ck_assert_msg(strstr(out, "<g id=\"gnuplot_plot_1\" >\n<g class=\"tip\"><title>cub_sum, n = 2\u00b2\u2075&#10;1 "
                             "?lt;b?gt; ??x</title>\n<use/></g></g>"),
@@ -1278,7 +1279,7 @@ static const struct {
     {{"report", "--html", "site"}, "report needs a results file"},
     {{"report", "r.json", "--html", "s", "-o", "x"}, "'-o' is an option of plot, history plot, merge, not of report"},
     {{"check", "--plots", "x"}, "'--plots' is an option of run, compare, not of check"},
-    {{"baseline", "update", "r.json", "--baseline", "x"}, "'--baseline' is an option of plot, history plot, report, not of baseline update"},
+    {{"list", "--baseline", "x"}, "'--baseline' is an option of plot, history plot, report, not of list"},
 };
 
 START_TEST(test_plot_cli_rejects) {

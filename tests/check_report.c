@@ -6,6 +6,7 @@
 
 #include "registry.h"
 #include "report.h"
+#include "testutil.h"
 
 START_TEST(test_count_results) {
   const kg_status st[] = {KG_ST_PASS, KG_ST_PASS, KG_ST_FAIL, KG_ST_ERROR, KG_ST_ERROR,
@@ -239,6 +240,43 @@ static char *report_pairs(kg_pair_cell *cells, size_t n) {
   return g_text;
 }
 
+static void assert_column(const char *text, const char *head, const char *heading, size_t nrows) {
+  char why[512];
+  ck_assert_msg(kgt_column_aligned(text, head, heading, nrows, why, sizeof why), "%s in:\n%s", why, text);
+}
+
+/* A variant name longer than kgate's own: every column after it moves
+ * over, on every row alike (compare, the paired table). */
+START_TEST(test_report_columns_fit_long_names) {
+  static const char *long_name = "cuda_samples_reduce6_multipass_templated";
+  kg_cmp_row rows[2] = {{"cub_sum", KG_F32, 1 << 22, KG_V_SAME, 10, 10, 0, 0.03},
+                        {"", KG_I32, 1 << 25, KG_V_SLOWER, 10, 12, 0.2, 0.03}};
+  snprintf(rows[1].variant, sizeof rows[1].variant, "%s", long_name);
+  kg_comparison cmp = {.n = 2, .rows = rows};
+  FILE *f = open_memstream(&g_text, &g_len);
+  kg_report_compare(f, &cmp);
+  fclose(f);
+  assert_column(g_text, "verdict ", "dtype", 2);
+  ck_assert_msg(strstr(g_text, long_name) != NULL, "%s", g_text); /* whole, not cut */
+  free(g_text);
+  /* short names only: the column is as wide as the longest of them, not a fixed 24 */
+  rows[1] = rows[0];
+  cmp.n = 1;
+  f = open_memstream(&g_text, &g_len);
+  kg_report_compare(f, &cmp);
+  fclose(f);
+  ck_assert_msg(strncmp(g_text, "verdict variant dtype ", 22) == 0, "%s", g_text);
+  ck_assert_msg(strstr(g_text, "\nSAME    cub_sum f32  ") != NULL, "%s", g_text);
+  free(g_text);
+
+  kg_pair_cell cells[] = {pcell("cub_sum", KG_PV_SAME, 8, ""), pcell(long_name, KG_PV_SLOWER, 8, ""),
+                          pcell("two_pass", KG_PV_UNKNOWN, 0, "its check failed")};
+  char *text = report_pairs(cells, 3);
+  assert_column(text, "verdict ", "dtype", 3);
+  free(text);
+}
+END_TEST
+
 /* A row per cell; the counts in the report order (as Markdown and the page), UNCHANGED only when a cell is. */
 START_TEST(test_report_pairs_rows) {
   kg_pair_cell cells[] = {pcell("reduce0_divergent", KG_PV_SLOWER, 8, ""), pcell("cub_sum", KG_PV_SAME, 8, ""),
@@ -289,6 +327,7 @@ Suite *make_report_suite(void) {
   tcase_add_checked_fixture(limits, make_cases, NULL);
   tcase_add_test(limits, test_report_check_not_run);
   tcase_add_test(limits, test_report_control_characters);
+  tcase_add_test(limits, test_report_columns_fit_long_names);
   suite_add_tcase(s, limits);
   return s;
 }

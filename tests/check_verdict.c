@@ -234,6 +234,28 @@ START_TEST(test_compare_other_card) {
   ck_assert_int_eq(c.cross_card, 0);
   ck_assert_str_eq(c.warning, "");
   kg_comparison_free(&c);
+  /* Neither UUID recorded: 0.3 % apart, maybe two cards (widened, and said so,
+   * not called another card); one roofline measurement to the bit (a file
+   * compared with itself): one card, nothing to say. */
+  kg_baseline a = g_base, b = g_now;
+  a.dev.uuid[0] = b.dev.uuid[0] = '\0';
+  a.dev.roofline_gbps = 4550.125, b.dev.roofline_gbps = 4534.5;
+  ck_assert_int_eq(kg_compare(&a, &b, 0, &c, err, sizeof err), 0);
+  ck_assert_int_eq(c.cross_card, 1);
+  ck_assert_msg(strstr(c.warning, "neither file records its card's UUID (baseline roofline 4550 GB/s, this run roofline "
+                                  "4534 GB/s), so they may be two cards: each tolerance is widened") != NULL,
+                "%s", c.warning);
+  ck_assert_msg(!strstr(c.warning, "another card"), "%s", c.warning);
+  kg_comparison_free(&c);
+  b.dev.roofline_gbps = a.dev.roofline_gbps;
+  ck_assert_int_eq(kg_compare(&a, &b, 0, &c, err, sizeof err), 0);
+  ck_assert_int_eq(c.cross_card, 0);
+  ck_assert_str_eq(c.warning, "");
+  for (size_t i = 0; i < c.n; i++) {
+    size_t bytes = c.rows[i].n * kg_dtype_get(c.rows[i].dtype)->size;
+    ck_assert_double_eq_tol(c.rows[i].tol, kg_tolerance(bytes, 0), 1e-12);
+  }
+  kg_comparison_free(&c);
 }
 END_TEST
 

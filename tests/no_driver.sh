@@ -22,3 +22,21 @@ if [ "$rc" != 3 ] || [ "$(cat "$err")" != "kgate: no NVIDIA driver (libcuda.so.1
   exit 1
 fi
 echo "no driver: exit 3, one line naming libcuda.so.1"
+# Without -q and with a lint that cannot run (no disassembler on PATH): still
+# the one line on stderr (no "kgate: reports" phase after it), and the
+# verdict names the driver alone, not the lint's --lint off hint.
+out=$(mktemp)
+trap 'rm -f "$err" "$out"' EXIT
+env PATH=/usr/bin:/bin "$kgate" check --variant cub_sum --dtype i32 --sizes 1 >"$out" 2>"$err"
+rc=$?
+if [ "$rc" != 3 ] || [ "$(cat "$err")" != "kgate: no NVIDIA driver (libcuda.so.1 not found)" ]; then
+  echo "FAIL (no -q): exit $rc (want 3), stderr (want the one line):"
+  cat "$err"
+  exit 1
+fi
+if ! grep -q '^verdict: ENVIRONMENT (exit 3): .*no NVIDIA driver' "$out" || grep -q -- '--lint off' "$out"; then
+  echo "FAIL (no -q): the verdict should name the driver alone:"
+  cat "$out"
+  exit 1
+fi
+echo "no driver, no -q: the one line, and the verdict names the driver alone"

@@ -274,3 +274,34 @@ void kgt_add_case(kg_run *run, size_t cap, const char *variant, kg_dtype dt, siz
   run->results[run->n] = (kg_result){.status = st};
   run->n++;
 }
+
+/* The byte of line (len bytes) at display column col, or -1. */
+static long byte_at_column(const char *line, size_t len, size_t col) {
+  size_t c = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (((unsigned char)line[i] & 0xC0) == 0x80) continue;
+    if (c++ == col) return (long)i;
+  }
+  return -1;
+}
+
+int kgt_column_aligned(const char *text, const char *head, const char *heading, size_t nrows, char *why, size_t len) {
+  why[0] = '\0';
+  const char *h = text;
+  while (h && strncmp(h, head, strlen(head))) h = strchr(h, '\n'), h = h ? h + 1 : NULL;
+  if (!h) return snprintf(why, len, "no line starts with '%s'", head), 0;
+  size_t hlen = strcspn(h, "\n");
+  const char *at = strstr(h, heading);
+  if (!at || at >= h + hlen) return snprintf(why, len, "no heading '%s'", heading), 0;
+  size_t col = 0;
+  for (const char *p = h; p < at; p++) col += ((unsigned char)*p & 0xC0) != 0x80;
+  const char *line = h + hlen + (h[hlen] ? 1 : 0);
+  for (size_t r = 0; r < nrows; r++) {
+    size_t n = strcspn(line, "\n");
+    long b = byte_at_column(line, n, col);
+    if (b < 1 || line[b - 1] != ' ' || line[b] == ' ')
+      return snprintf(why, len, "row %zu: '%.*s': column '%s' does not start at %zu", r, (int)n, line, heading, col), 0;
+    line += n + (line[n] ? 1 : 0);
+  }
+  return 1;
+}

@@ -78,4 +78,11 @@ int kgt_gone(pid_t pid, double wait_s);
 /* Two pids from path ("<a> <b>"): 0, or -1 when it is missing or malformed. */
 int kgt_read_pids(const char *path, pid_t *a, pid_t *b);
 
+/* --- Tables sized to their data. */
+/* Whether each of the nrows lines after the line of text that starts with
+ * head has a cell starting at the display column (UTF-8 code points) where
+ * heading starts in that line, after a space. "" in why when so, else which
+ * row is off. 1 when aligned. */
+int kgt_column_aligned(const char *text, const char *head, const char *heading, size_t nrows, char *why, size_t len);
+
 #endif

@@ -39,6 +39,59 @@ static const char k_exit_codes[] =
     "            disassembler for machine code),\n"
     "            4 performance regression only, 130/143 stopped by SIGINT/SIGTERM (results so far written)\n";
 
+/* One command's help ends with the codes it exits with: these, and its row
+ * of k_exit_notes (the whole help keeps every command's note: k_exit_codes). */
+static const char k_exit_common[] =
+    "exit codes: 0 pass, 1 correctness failure (wrong result, crash, hang, CUDA error),\n"
+    "            2 usage or input error, 3 environment (no GPU, no gnuplot),\n"
+    "            4 performance regression only, 130/143 stopped by SIGINT/SIGTERM (results so far written)\n";
+static const struct {
+  kg_command cmd;
+  const char *text; /* NULL: k_exit_common and no more */
+  int own;          /* 1: text replaces k_exit_common (the command has codes of its own) */
+} k_exit_notes[] = {
+    {KG_CMD_COMPARE, "            compare: 1 also for a failed or errored case in NEW, or a cell of OLD missing from NEW\n", 0},
+    {KG_CMD_LINT, "exit codes: 0 no finding, 1 a finding, 2 usage or input error, 3 no disassembler for machine code\n", 1},
+    {KG_CMD_BISECT, "exit codes: 0 the culprit found (or the cause outside the module), 1 undecided, 2 bad input,\n"
+                    "            3 environment, 4 the step not reproduced (docs/bisect.md)\n", 1},
+    {KG_CMD_HISTORY_CHECK, "            history check: 4 a regression finding open\n", 0},
+    {KG_CMD_REFERENCE_VERIFY, "            reference verify: 2 also when the module is not a pinned reference\n", 0},
+};
+
+static void command_exit_codes(FILE *f, int c) {
+  for (size_t k = 0; k < sizeof k_exit_notes / sizeof k_exit_notes[0]; k++)
+    if ((int)k_exit_notes[k].cmd == c) {
+      if (!k_exit_notes[k].own) fputs(k_exit_common, f);
+      fputs(k_exit_notes[k].text, f);
+      return;
+    }
+  fputs(k_exit_common, f);
+}
+
+/* An option's help in one command's own help, where the row that several
+ * commands share carries notes for the others (the whole help keeps the
+ * shared text, each option once with the commands that take it). */
+static const struct {
+  kg_command cmd;
+  const char *name, *help;
+} k_leaf_help[] = {
+    {KG_CMD_COMPARE, "--plots", "draw the comparison chart into DIR"},
+    {KG_CMD_RUN, "--plots", "draw the run's charts into DIR"},
+    {KG_CMD_PLOT, "--output", "where charts go (default .)"},
+    {KG_CMD_HISTORY_PLOT, "--output", "where charts go (default .)"},
+    {KG_CMD_MERGE, "--output", "the merged file"},
+    {KG_CMD_PLOT, "--baseline", "compare with a baseline or results file (default <baseline-dir>/<gpu-slug>.json)"},
+    {KG_CMD_HISTORY_PLOT, "--baseline", "the band: a baseline or results file (default <baseline-dir>/<gpu-slug>.json)"},
+    {KG_CMD_CHECK, "--devices", "one worker per device at once, e.g. 0,2 (default: -d's device)"},
+    {KG_CMD_RUN, "--devices", "one worker per device at once, e.g. 0,2, all of one GPU model (default: -d's device)"},
+    {KG_CMD_CHECK, "--timeout", "watchdog per case in seconds, and for a worker's start (default 60)"},
+    {KG_CMD_RUN, "--timeout", "watchdog per case in seconds, and for a worker's start (default 60)"},
+    {KG_CMD_SELFTEST, "--timeout", "watchdog per case in seconds, and for a worker's start (default 20)"},
+    {KG_CMD_CHECK, "--seed", "input seed (default 1)"},
+    {KG_CMD_RUN, "--seed", "input seed (default 1)"},
+    {KG_CMD_HISTORY_CALIBRATE, "--seed", "the replays' seed (default 1)"},
+};
+
 /* Command c's option number k: its rows first, then its output formats'
  * (export.h; their target is the settings' reports[k]). 0 past the end. */
 static int cmd_option(int c, size_t k, kg_opt *op) {
@@ -90,12 +143,19 @@ static void option_commands(const char *arg, size_t len, const kg_opt *like, cha
   }
 }
 
-/* One option's help line: "  -d, --device N" padded, then its help. */
-static void print_option(FILE *f, const kg_opt *op, const char *commands) {
-  char left[64];
-  snprintf(left, sizeof left, "%s%s%s%s%s", op->alias ? op->alias : "", op->alias ? ", " : "", op->name,
-           op->meta ? " " : "", op->meta ? op->meta : "");
-  fprintf(f, "  %-22s %s%s%s%s\n", left, op->help, commands ? " [" : "", commands ? commands : "", commands ? "]" : "");
+/* An option's left column: "-d, --device N". Its width. */
+static int option_left(const kg_opt *op, char *left, size_t len) {
+  return snprintf(left, len, "%s%s%s%s%s", op->alias ? op->alias : "", op->alias ? ", " : "", op->name,
+                  op->meta ? " " : "", op->meta ? op->meta : "");
+}
+
+/* One option's help line: its left column padded to width (the longest of
+ * the list it is in), then its help. */
+static void print_option(FILE *f, const kg_opt *op, const char *commands, int width) {
+  char left[128];
+  option_left(op, left, sizeof left);
+  fprintf(f, "  %-*s %s%s%s%s\n", width, left, op->help, commands ? " [" : "", commands ? commands : "",
+          commands ? "]" : "");
 }
 
 /* Whether an option the same as op (name and help) comes before command c's
@@ -108,24 +168,42 @@ static int shown_before(int c, size_t k, const kg_opt *op) {
   return 0;
 }
 
+/* The widest left column of the options command c shows (c < 0: every
+ * command's), --help's included. */
+static int options_width(int only) {
+  char left[128];
+  int w = option_left(&k_help, left, sizeof left);
+  kg_opt op;
+  for (int c = 0; c < NCMDS; c++)
+    for (size_t k = 0; (only < 0 ? k_cmds[c].about != NULL : c == only) && cmd_option(c, k, &op); k++) {
+      int n = option_left(&op, left, sizeof left);
+      if (n > w) w = n;
+    }
+  return w;
+}
+
 /* Every option once, each with the commands that take it. */
 static void print_all_options(FILE *f) {
   char names[256];
-  print_option(f, &k_help, NULL);
+  int width = options_width(-1);
+  print_option(f, &k_help, NULL, width);
   kg_opt op;
   for (int c = 0; c < NCMDS; c++)
     for (size_t k = 0; k_cmds[c].about && cmd_option(c, k, &op); k++) {
       if (shown_before(c, k, &op)) continue;
       option_commands(op.name, strlen(op.name), &op, names, sizeof names);
-      print_option(f, &op, names);
+      print_option(f, &op, names, width);
     }
 }
 
 void kg_cli_usage(FILE *f) {
   fputs("usage: kgate <command> [options]   (kgate help COMMAND, or kgate COMMAND --help: its options)\n\n"
         "commands:\n", f);
+  int width = 0; /* the longest usage */
   for (int c = 0; c < NCMDS; c++)
-    if (k_cmds[c].about) fprintf(f, "  %-47s %s\n", k_cmds[c].usage, k_cmds[c].about);
+    if (k_cmds[c].about && (int)strlen(k_cmds[c].usage) > width) width = (int)strlen(k_cmds[c].usage);
+  for (int c = 0; c < NCMDS; c++)
+    if (k_cmds[c].about) fprintf(f, "  %-*s %s\n", width, k_cmds[c].usage, k_cmds[c].about);
   fputs("\noptions [the commands that take each]:\n", f);
   print_all_options(f);
   fputs("  charts need gnuplot (scripts: $KGATE_PLOTS, <prefix>/share/kgate/plots, or the source tree's plots/)\n"
@@ -147,15 +225,24 @@ static void command_usage(FILE *f, const kg_help_opts *h) {
       kg_cli_usage(f);
       return;
     }
+  int topics = 0, last = 0;
+  for (int c = 0; c < NCMDS; c++) topics += is_topic(c, h);
   for (int c = 0; c < NCMDS; c++) {
     if (!is_topic(c, h)) continue;
     fprintf(f, "usage: kgate %s [options]\n  %s\n\noptions:\n", k_cmds[c].usage, k_cmds[c].about);
-    print_option(f, &k_help, NULL);
+    int width = options_width(c);
+    print_option(f, &k_help, NULL, width);
     kg_opt op;
-    for (size_t k = 0; cmd_option(c, k, &op); k++) print_option(f, &op, NULL);
+    for (size_t k = 0; cmd_option(c, k, &op); k++) {
+      for (size_t j = 0; j < sizeof k_leaf_help / sizeof k_leaf_help[0]; j++)
+        if ((int)k_leaf_help[j].cmd == c && !strcmp(k_leaf_help[j].name, op.name)) op.help = k_leaf_help[j].help;
+      print_option(f, &op, NULL, width);
+    }
     fputc('\n', f);
+    last = c;
   }
-  fputs(k_exit_codes, f);
+  if (topics == 1) command_exit_codes(f, last);
+  else fputs(k_exit_codes, f); /* kgate help history: its forms, every note */
 }
 
 static int run_help(void *settings, const kg_cmd_call *call) {
@@ -296,6 +383,16 @@ static int find_option(const char *arg, size_t len, int c, kg_opt *op, int *own)
   *own = 1;
   if ((len == 6 && !strncmp(arg, "--help", 6)) || (len == 2 && !strncmp(arg, "-h", 2))) return *op = k_help, 0;
   if (cmd_has(c, arg, len, NULL, op)) return 0;
+  /* A unique prefix of one of c's long options is that option (git's
+   * parse-options: --only for compare's --only-changed); two or more: none. */
+  if (len > 2 && !strncmp(arg, "--", 2)) {
+    kg_opt o, hit;
+    int hits = 0;
+    for (size_t k = 0; cmd_option(c, k, &o); k++)
+      if (strlen(o.name) > len && !strncmp(o.name, arg, len)) hit = o, hits++;
+    if (strlen(k_help.name) > len && !strncmp(k_help.name, arg, len)) hit = k_help, hits++;
+    if (hits == 1) return *op = hit, 0;
+  }
   *own = 0;
   for (int d = 0; d < NCMDS; d++)
     if (cmd_has(d, arg, len, NULL, op)) return 0;
@@ -380,6 +477,23 @@ static int take_option(parse *p, const kg_opt *op, int own, const char *name, co
   return rc ? KG_EXIT_USAGE : 0;
 }
 
+/* A prefix of two or more of the command's long options (--m: --missing,
+ * --max-...): the error names them. 1 when so. */
+static int ambiguous(const char *arg, size_t len, const parse *p, char *err, size_t errlen) {
+  if (len < 3 || strncmp(arg, "--", 2)) return 0;
+  size_t used = 0;
+  int hits = 0;
+  kg_opt o;
+  for (size_t k = 0; cmd_option(p->c, k, &o) && used < errlen; k++)
+    if (!strncmp(o.name, arg, len))
+      used += (size_t)snprintf(err + used, errlen - used, "%s%s", hits++ ? ", " : "", o.name);
+  if (hits < 2) return 0;
+  char names[256];
+  snprintf(names, sizeof names, "%s", err);
+  snprintf(err, errlen, "ambiguous option '%.*s': %s (try kgate help %s)", (int)len, arg, names, p->self);
+  return 1;
+}
+
 /* Bundled short flags, -vq: only the last may take a value. */
 static int take_bundle(parse *p, int argc, char **argv, int *i, char *err, size_t errlen) {
   const char *arg = argv[*i];
@@ -419,9 +533,12 @@ static int parse_args(parse *p, int argc, char **argv, char *err, size_t errlen)
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     kg_opt op;
     int own;
-    if (find_option(arg, len, p->c, &op, &own)) return unrecognized(arg, len, 0, p->c, err, errlen);
-    char name[32];
-    snprintf(name, sizeof name, "%.*s", (int)len, arg);
+    if (find_option(arg, len, p->c, &op, &own))
+      return ambiguous(arg, len, p, err, errlen) ? KG_EXIT_USAGE : unrecognized(arg, len, 0, p->c, err, errlen);
+    char name[32]; /* as typed, or the whole name it is a prefix of */
+    int prefix = own && !strncmp(arg, "--", 2) && strlen(op.name) > len && !strncmp(op.name, arg, len);
+    if (prefix) snprintf(name, sizeof name, "%s", op.name);
+    else snprintf(name, sizeof name, "%.*s", (int)len, arg);
     if ((rc = take_option(p, &op, own, name, eq, argc, argv, &i, err, errlen))) return rc;
   }
   return 0;
@@ -430,12 +547,17 @@ static int parse_args(parse *p, int argc, char **argv, char *err, size_t errlen)
 /* kgate history chek: "did you mean 'check'?" among the sub-words of the
  * commands whose word is argv[1] (named: the first); 0 when none is close. */
 static int unknown_sub(int argc, char **argv, int named, char *err, size_t errlen) {
-  if (argc < 3) return 0;
+  if (argc < 3 || argv[2][0] == '-') return 0;
   kg_suggest s;
   kg_suggest_init(&s, argv[2]);
+  const char *prefix_of = NULL; /* history ad: the one sub-word it begins (too short for an edit distance) */
+  int prefixes = 0;
   for (int k = named; k < NCMDS; k++)
-    if (k_cmds[k].about && !strcmp(k_cmds[k].word, argv[1])) kg_suggest_add(&s, k_cmds[k].sub);
-  const char *best = kg_suggest_best(&s);
+    if (k_cmds[k].about && !strcmp(k_cmds[k].word, argv[1])) {
+      kg_suggest_add(&s, k_cmds[k].sub);
+      if (k_cmds[k].sub && !strncmp(k_cmds[k].sub, argv[2], strlen(argv[2]))) prefix_of = k_cmds[k].sub, prefixes++;
+    }
+  const char *best = prefixes == 1 ? prefix_of : kg_suggest_best(&s);
   if (best)
     snprintf(err, errlen, "unrecognized argument '%s'; did you mean '%s'? (try kgate %s --help)", argv[2], best, argv[1]);
   return best != NULL;
@@ -482,6 +604,8 @@ static int become(kg_cli *cli, int c) {
 /* kgate help [COMMAND [SUB]]: whose help to print (none: all). */
 static int help_topic(int argc, char **argv, kg_help_opts *h, char *err, size_t errlen) {
   if (argc < 3) return 0;
+  if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) /* help's own help (git help --help): all of it */
+    return *h = (kg_help_opts){"help", NULL}, 0;
   kg_help_opts topic = {argv[2], argc > 3 ? argv[3] : NULL};
   for (int c = 0; c < NCMDS; c++)
     if (is_topic(c, &topic)) return *h = topic, 0;

@@ -22,7 +22,10 @@ static const kg_opt k_rows[] = {
     KG_OPTION("--missing", NULL, OPT_CHOICE(allow_missing, "allow"), "allow|fail",
               "whether cells of OLD that NEW lacks fail (exit 1, the default) or not"),
     KG_OPTION("--only-changed", NULL, OPT_FLAG(only_changed), NULL,
-              "leave the SAME cells out of the printed table and say how many (--json keeps every cell)"),
+              "leave the SAME cells out of the printed table and say how many (--json keeps every cell; "
+              "the default on a terminal)"),
+    KG_OPTION("--all", NULL, OPT_FLAG(all_rows), NULL,
+              "print every row, SAME ones too (the default when the output is not a terminal)"),
     KG_OPTION("--sort", NULL, OPT_CALLBACK(set_sort), "verdict|change|name",
               "the table's order: verdict (default; regressions first), change (largest |change| first), name"),
     KG_OPTION("--json", NULL, OPT_STR(json, NULL), "FILE",

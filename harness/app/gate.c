@@ -790,6 +790,8 @@ static void worker_argvs(const kg_gate_opts *go, const char *worker, const int *
 static int plan_run(const kg_gate_opts *go, kg_run *run) {
   char err[512];
   kg_plan_opts po = go->plan; /* the policy fills in its defaults */
+  /* A team's module alone by default: its gate is its variants (docs/modules.md, step 4). */
+  po.modules_only = go->mods.nkernels > 0 && !go->with_kgate;
   size_t *huge; /* the sizes with the huge tier's, when --tier huge */
   if (kg_plan_policy(&po, go->sanitize != NULL, go->timing, go->tier_huge, &huge))
     return fprintf(stderr, "kgate: out of memory\n"), KG_EXIT_ENV;
@@ -1006,7 +1008,7 @@ static int gate_run(const kg_gate_opts *go) {
   code_free(&g.cj);
   if (lint_join(&g.lj) && !env) env = -1, snprintf(err, sizeof err, "lint: out of memory");
   if (env) fprintf(stderr, "kgate: %s\n", err); /* no driver, no device: said before the reports */
-  kg_progress_phase(&g.prog, "reports", NULL);
+  if (!env || measured) kg_progress_phase(&g.prog, "reports", NULL); /* after a bare stop: its line alone */
   return gate_end(&g, gate_finish(go, &g.run, c, env, pair_env, err));
 }
 
@@ -1030,19 +1032,50 @@ int kg_gate_run(const kg_gate_opts *go) {
   return code;
 }
 
+/* NEW's own paired cells (its run against its base build): the verdict
+ * counts their SLOWER as the run did, though OLD against NEW found none, so
+ * compare says so in a line, and names the slower cells (ten at most). */
+static void print_paired_of_new(FILE *out, const kg_run *run, const char *path) {
+  if (!run->pair.on || !run->npairs) return;
+  size_t count[KG_NPVERDICTS];
+  kg_pair_count(run->pairs, run->npairs, count);
+  char name[72], version[72], variant[72];
+  fprintf(out, "paired: %s carries its own run against its base build (%s %s): %zu SLOWER, %zu FASTER, %zu SAME, "
+               "%zu UNDECIDED of %zu cells%s\n",
+          path, kg_esc_term(run->pair.base_name, name, sizeof name),
+          kg_esc_term(run->pair.base_version, version, sizeof version), count[KG_PV_SLOWER], count[KG_PV_FASTER],
+          count[KG_PV_SAME], count[KG_PV_UNDECIDED], run->npairs,
+          count[KG_PV_SLOWER] ? "; its SLOWER cells decide the verdict, as in that run:" : "");
+  size_t shown = 0;
+  for (size_t i = 0; i < run->npairs && shown < 10; i++) {
+    const kg_pair_cell *c = &run->pairs[i];
+    if (c->stat.verdict != KG_PV_SLOWER) continue;
+    shown++;
+    fprintf(out, "  SLOWER %s %s n=%zu: %+.2f%% [%+.2f%%, %+.2f%%] against the base (min effect %.1f%%)\n",
+            kg_esc_term(c->variant, variant, sizeof variant), kg_dtype_get(c->dtype)->name, c->n,
+            100 * (c->stat.ratio - 1), 100 * (c->stat.lo - 1), 100 * (c->stat.hi - 1), 100 * c->min_effect);
+  }
+  if (count[KG_PV_SLOWER] > shown)
+    fprintf(out, "  and %zu more SLOWER cells (kgate report %s --html DIR shows every one)\n", count[KG_PV_SLOWER] - shown,
+            path);
+}
+
 /* compare's table: its rows in --sort's order, the SAME ones left out
  * with --only-changed and counted in a line of their own. */
 static void print_comparison(FILE *out, const kg_comparison *cmp, const kg_compare_opts *co) {
   kg_comparison view;
-  if (kg_comparison_view(cmp, (kg_cmp_order)co->sort, co->only_changed, &view)) {
+  /* On a terminal a person reads it: the changed rows (asv continuous); a
+   * pipe or a file gets every row unless --only-changed. */
+  int only = co->only_changed || (!co->all_rows && isatty(fileno(out)));
+  if (kg_comparison_view(cmp, (kg_cmp_order)co->sort, only, &view)) {
     fprintf(stderr, "kgate: out of memory for the comparison's table\n");
     return;
   }
   kg_report_compare(out, &view);
   size_t left = cmp->n - view.n;
-  if (co->only_changed)
-    fprintf(out, "only changed: %zu SAME cell%s of %zu left out of the table (--json keeps every cell)\n", left,
-            left == 1 ? "" : "s", cmp->n);
+  if (only)
+    fprintf(out, "only changed: %zu SAME cell%s of %zu left out of the table (%s--json keeps every cell)\n", left,
+            left == 1 ? "" : "s", cmp->n, co->only_changed ? "" : "--all prints them; ");
   kg_comparison_free(&view);
 }
 
@@ -1079,6 +1112,7 @@ int kg_gate_compare(const kg_compare_opts *co) {
             !missing ? "" : co->allow_missing ? " (--missing allow: not a failure)" : " (a failure; --missing allow accepts them)");
     if (k.failed || k.errored)
       fprintf(out, "failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
+    print_paired_of_new(out, &run, co->new_path);
     /* NEW's lint as it did in the run: a module not linted says so here */
     kg_gate_lint_code(&run, stderr);
     /* The verdict is the report model's, as the run's was (rmodel.h). */

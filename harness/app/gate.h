@@ -32,6 +32,7 @@ typedef struct kg_modules {
 typedef struct kg_gate_opts {
   int timing;        /* run: time the perf sizes and compare; 0: check */
   kg_plan_opts plan; /* --variant, --dtype, --pattern, --sizes, --perf-sizes */
+  int with_kgate;    /* --with-kgate: with --kernels and no --variant, kgate's own variants too */
   uint64_t seed;
   int repeats;
   double timeout_s;
@@ -65,6 +66,7 @@ typedef struct kg_compare_opts {
   int allow_missing;                /* --missing allow: cells of OLD that NEW lacks do not fail */
   const char *json;                 /* --json FILE: the counts and every cell's verdict */
   int only_changed;                 /* --only-changed: the printed table without its SAME rows */
+  int all_rows;                     /* --all: every row, also on a terminal (where only the changed are the default) */
   int sort;                         /* --sort: the printed rows' order (kg_cmp_order) */
 } kg_compare_opts;
 

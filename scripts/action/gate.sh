@@ -37,8 +37,8 @@ fi
 set -f
 read -r -a extra <<< "${KA_ARGS:-}"
 set +f
-# --kernels adds the module's variants to kgate's own: gate only the module's
-# (and cub_sum, the reference row for "vs CUB"), unless the input says which.
+# With --kernels kgate gates the module's variants alone: name them and
+# cub_sum (the reference row for "vs CUB"), unless the input says which.
 variants=${KA_VARIANTS:-}
 if [[ -z $variants ]]; then
   for a in "${extra[@]}"; do [[ $a != --variant ]] || variants=all; done
@@ -47,7 +47,7 @@ if [[ -z $variants ]]; then
   if mine=$(module_variants "$kgate" "$head_so"); then
     variants=$mine
   else
-    echo "::warning::kgate action: cannot list the module's variants; gating every variant kgate has"
+    echo "::warning::kgate action: cannot list the module's variants; gating them without the cub_sum reference row"
     variants=all
   fi
 fi

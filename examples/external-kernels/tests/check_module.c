@@ -1,14 +1,18 @@
 /* Host-side test of the team's kernel module, no GPU needed: dlopen the built
  * module as kgate does and check what kgate will read from it: the ABI
- * version, the registry (names, ops, NaN policy, dtypes, flags), that every
- * function is there, that scratch and depth make sense, and that nothing but
- * the two entry points is exported (so the base's module and this one load
- * side by side in one kgate process).
+ * version, the registry (the variants of the .def file, in its order; ops,
+ * NaN policy, dtypes and flags of those named below), that every function is
+ * there, that scratch and depth make sense, and that nothing but the entry
+ * points is exported (so the base's module and this one load side by side in
+ * one kgate process). A variant added to the .def file is checked with no
+ * edit here; give it a row of `want` to pin its op, dtypes and flags too.
  *
- *   check_module PATH/libteam_kernels.so     exit 0 when every check passed */
+ *   check_module PATH/libteam_kernels.so PATH/variants.def
+ *       exit 0 when every check passed, 1 when one failed, 2 on bad input */
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <kgate/module.h>
@@ -25,15 +29,56 @@ static int failures;
     }                                                     \
   } while (0)
 
-/* What the registry (variants.def) must say, in its order. */
+/* What the registry says of the variants named here (any others: the generic checks). */
 static const struct expect {
   const char *name;
   unsigned op, nan, dtypes, flags;
+  int one_acc_per_block; /* scratch: none for one block, one accumulator per block otherwise */
 } want[] = {
-    {"team_warp_sum", KG_OP_SUM, 0, KG_DT_ALL, 0},
-    {"team_block_max", KG_OP_MAX, KG_NAN_PROPAGATE, KG_DT_ALL, 0},
+    {"team_warp_sum", KG_OP_SUM, 0, KG_DT_ALL, 0, 1},
+    {"team_block_max", KG_OP_MAX, KG_NAN_PROPAGATE, KG_DT_ALL, 0, 1},
 };
 enum { NWANT = sizeof want / sizeof want[0] };
+
+static const struct expect *wanted(const char *name) {
+  for (size_t i = 0; i < NWANT; i++)
+    if (strcmp(want[i].name, name) == 0) return &want[i];
+  return NULL;
+}
+
+/* The names of the .def file's KGATE_VARIANT( lines, in order (as kgate_add_tests reads them). */
+enum { MAXDEF = 1024 };
+static char defnames[MAXDEF][64];
+static size_t read_def(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "check_module: cannot read %s\n", path);
+    exit(2);
+  }
+  char line[4096];
+  size_t n = 0;
+  while (fgets(line, sizeof line, f)) {
+    const char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (strncmp(p, "KGATE_VARIANT(", 14) != 0) continue;
+    p += 14;
+    while (*p == ' ' || *p == '\t') p++;
+    size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+    if (k == 0 || k > 63 || n == MAXDEF) {
+      fprintf(stderr, "check_module: %s: KGATE_VARIANT line %zu: %s\n", path, n + 1,
+              n == MAXDEF ? "more than 1024 variants" : "no name of [a-z0-9_], 1..63");
+      exit(2);
+    }
+    memcpy(defnames[n], p, k);
+    defnames[n++][k] = '\0';
+  }
+  fclose(f);
+  if (n == 0) {
+    fprintf(stderr, "check_module: %s: no line starts with KGATE_VARIANT(\n", path);
+    exit(2);
+  }
+  return n;
+}
 
 static int valid_name(const char *s) {
   size_t n = strlen(s);
@@ -44,10 +89,11 @@ static int valid_name(const char *s) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: check_module MODULE.so\n");
+  if (argc != 3) {
+    fprintf(stderr, "usage: check_module MODULE.so VARIANTS.def\n");
     return 2;
   }
+  size_t ndef = read_def(argv[2]);
   /* RTLD_LOCAL, as kgate loads modules: nothing leaks into the global scope. */
   void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -68,45 +114,60 @@ int main(int argc, char **argv) {
   CHECK(m->name && strcmp(m->name, "team") == 0, "module name '%s', want 'team' (NAME in CMakeLists.txt)",
         m->name ? m->name : "(null)");
   CHECK(m->version && m->version[0], "empty module version");
-  CHECK(m->nvariants == NWANT, "%zu variants, want %d", m->nvariants, NWANT);
+  CHECK(m->nvariants == ndef, "%zu variants, %s has %zu", m->nvariants, argv[2], ndef);
 
-  for (size_t i = 0; i < m->nvariants && i < NWANT; i++) {
+  for (size_t i = 0; i < m->nvariants && i < ndef; i++) {
     const kg_module_variant *v = &m->variants[i];
-    const struct expect *w = &want[i];
-    CHECK(v->name && strcmp(v->name, w->name) == 0, "variant %zu is '%s', want '%s'", i,
-          v->name ? v->name : "(null)", w->name);
+    CHECK(v->name && strcmp(v->name, defnames[i]) == 0, "variant %zu is '%s', %s says '%s'", i,
+          v->name ? v->name : "(null)", argv[2], defnames[i]);
     if (!v->name) continue;
     CHECK(valid_name(v->name), "'%s': a name is [a-z0-9_], 1..63", v->name);
     CHECK(v->seed && v->seed[0] && v->idea && v->idea[0], "%s: empty seed or idea", v->name);
-    CHECK(v->op == w->op, "%s: op %u, want %u", v->name, v->op, w->op);
-    CHECK(v->nan == w->nan, "%s: NaN policy %u, want %u", v->name, v->nan, w->nan);
-    CHECK(v->dtypes == w->dtypes, "%s: dtypes 0x%x, want 0x%x", v->name, v->dtypes, w->dtypes);
-    CHECK(v->flags == w->flags, "%s: flags 0x%x, want 0x%x", v->name, v->flags, w->flags);
+    CHECK(v->op == KG_OP_SUM || v->op == KG_OP_MIN || v->op == KG_OP_MAX, "%s: op %u", v->name, v->op);
+    CHECK(v->dtypes != 0 && (v->dtypes & ~(unsigned)KG_DT_ALL) == 0, "%s: dtypes 0x%x", v->name, v->dtypes);
+    const struct expect *w = wanted(v->name);
+    if (w) {
+      CHECK(v->op == w->op, "%s: op %u, want %u", v->name, v->op, w->op);
+      CHECK(v->nan == w->nan, "%s: NaN policy %u, want %u", v->name, v->nan, w->nan);
+      CHECK(v->dtypes == w->dtypes, "%s: dtypes 0x%x, want 0x%x", v->name, v->dtypes, w->dtypes);
+      CHECK(v->flags == w->flags, "%s: flags 0x%x, want 0x%x", v->name, v->flags, w->flags);
+    }
     CHECK(v->run && v->scratch && v->depth, "%s: a function pointer is NULL", v->name);
     if (!v->scratch || !v->depth) continue;
-    /* scratch: none for one block, one accumulator per block otherwise (at most 1024 blocks). */
     static const size_t sizes[] = {0, 1, 33, 256, 257, 1000003, (size_t)1 << 25, ((size_t)1 << 32) + 3};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
       size_t n = sizes[k];
       for (int dt = KG_I32; dt < KG_NDTYPES; dt++) {
+        if (!(v->dtypes & (1u << dt))) continue;
         size_t acc = (dt == KG_I64 || dt == KG_F64) ? 8 : 4;
         size_t s = v->scratch(dt, n);
-        CHECK(n <= 256 ? s == 0 : (s >= 2 * acc && s <= 1024 * acc), "%s: scratch(%d, %zu) = %zu", v->name,
-              dt, n, s);
+        if (w && w->one_acc_per_block) /* at most 1024 blocks */
+          CHECK(n <= 256 ? s == 0 : (s >= 2 * acc && s <= 1024 * acc), "%s: scratch(%d, %zu) = %zu", v->name,
+                dt, n, s);
+        else
+          CHECK(s <= ((size_t)1 << 40), "%s: scratch(%d, %zu) = %zu bytes", v->name, dt, n, s);
       }
       double d = v->depth(n);
-      CHECK(isfinite(d) && d >= 1 && d <= (double)n + 64, "%s: depth(%zu) = %g", v->name, n, d);
+      CHECK(isfinite(d) && d >= 0 && d <= (double)n + 64, "%s: depth(%zu) = %g", v->name, n, d);
     }
-    /* Over 2^32 elements a thread adds ceil(n / 2^18) of them: the depth must say so. */
-    CHECK(v->depth(((size_t)1 << 32) + 3) >= 16384, "%s: depth(2^32+3) = %g is too small", v->name,
-          v->depth(((size_t)1 << 32) + 3));
-  }
+    /* Over 2^32 elements a thread of a grid of at most 2^18 threads adds ceil(n / 2^18) of them. */
+    if (w && w->one_acc_per_block)
+      CHECK(v->depth(((size_t)1 << 32) + 3) >= 16384, "%s: depth(2^32+3) = %g is too small", v->name,
+            v->depth(((size_t)1 << 32) + 3));
 
-  /* Only the two entry points are visible: the variants' functions are not. */
-  static const char *hidden[] = {"kg_run_team_warp_sum", "kg_scratch_team_warp_sum", "kg_depth_team_block_max",
-                                 "kg_run_team_block_max"};
-  for (size_t k = 0; k < sizeof hidden / sizeof hidden[0]; k++)
-    CHECK(dlsym(h, hidden[k]) == NULL, "%s is exported: two modules would clash", hidden[k]);
+    /* Only the entry points are visible: the variant's own functions are not. */
+    static const char *fn[] = {"kg_run_", "kg_scratch_", "kg_depth_"};
+    for (size_t k = 0; k < sizeof fn / sizeof fn[0]; k++) {
+      char sym[96];
+      snprintf(sym, sizeof sym, "%s%s", fn[k], v->name);
+      CHECK(dlsym(h, sym) == NULL, "%s is exported: two modules would clash", sym);
+    }
+  }
+  for (size_t i = 0; i < NWANT; i++) {
+    int found = 0;
+    for (size_t j = 0; j < ndef; j++) found |= strcmp(want[i].name, defnames[j]) == 0;
+    CHECK(found, "%s names no %s (a row of want that no variant has)", argv[2], want[i].name);
+  }
 
   if (!failures)
     printf("check_module: %s: module '%s' (%s), %zu variants, ABI %u: all checks passed\n", argv[1], m->name,

@@ -193,3 +193,14 @@ const char *kg_esc_term(const char *s, char *buf, size_t len) {
   buf[o] = '\0';
   return buf;
 }
+
+int kg_term_width(const char *s) {
+  int w = 0;
+  for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
+  return w;
+}
+
+void kg_term_cell(FILE *f, const char *s, int width) {
+  fputs(s, f);
+  for (int k = kg_term_width(s); k < width; k++) fputc(' ', f);
+}

@@ -37,6 +37,13 @@ void kg_esc_gp(FILE *f, const char *s);
  * boundary with "..." at the end. Returns buf. */
 const char *kg_esc_term(const char *s, char *buf, size_t len);
 
+/* Columns a terminal gives s (kg_esc_term's output: UTF-8, no control
+ * characters): its code points. */
+int kg_term_width(const char *s);
+/* s, then spaces up to width columns (a table's cell sized to its column's
+ * longest value, so a long value never shifts the columns after it). */
+void kg_term_cell(FILE *f, const char *s, int width);
+
 /* 1 when s holds a control character (C0, DEL, C1), a bidirectional control
  * or is not UTF-8. */
 int kg_has_control(const char *s);

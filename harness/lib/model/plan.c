@@ -78,9 +78,12 @@ static int select_variant(const char *item, unsigned char *sel, char *err, size_
 }
 
 /* --variant: a flag per registry index (the registry outgrows a 64-bit mask
- * once modules are loaded). NULL list: every variant. */
-static int select_variants(const char *list, unsigned char *sel, char *err, size_t errlen) {
+ * once modules are loaded). NULL list: every variant, or with modules_only
+ * the variants of the --kernels modules only (a team's gate is its own). */
+static int select_variants(const char *list, int modules_only, unsigned char *sel, char *err, size_t errlen) {
   memset(sel, !list, kg_nvariants);
+  if (!list && modules_only)
+    for (size_t v = 0; v < kg_nvariants; v++) sel[v] = kg_variants[v].module >= 1;
   if (!list) return 0;
   char *copy = strdup(list);
   if (!copy) return snprintf(err, errlen, "out of memory"), -1;
@@ -131,7 +134,7 @@ int kg_plan_build(const kg_plan_opts *o, kg_case **cases, size_t *ncases, char *
   *cases = NULL;
   *ncases = 0;
   unsigned char vsel[KG_REGISTRY_MAX];
-  if (select_variants(o->variants, vsel, err, errlen)) return -1;
+  if (select_variants(o->variants, o->modules_only, vsel, err, errlen)) return -1;
   if (o->dtypes && kg_plan_select(o->dtypes, dtype_lookup, "dtype", &dmask, err, errlen)) return -1;
   if (o->patterns && kg_plan_select(o->patterns, pattern_lookup, "pattern", &pmask, err, errlen)) return -1;
   size_t nbase = o->nsizes;

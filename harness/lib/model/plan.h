@@ -18,13 +18,14 @@ typedef struct kg_case {
 } kg_case;
 
 typedef struct kg_plan_opts {
-  const char *variants; /* comma-separated names, NULL for all */
+  const char *variants; /* comma-separated names, NULL for all (or the modules' only: modules_only) */
   const char *dtypes;   /* comma-separated dtype names, NULL for all */
   const char *patterns; /* comma-separated pattern names, NULL for all that apply */
   const size_t *sizes;  /* NULL for the default edge list */
   size_t nsizes;
   const size_t *perf_sizes; /* sizes to time (added to the sizes); NULL: none */
   size_t nperf;
+  int modules_only; /* no --variant: only the --kernels modules' variants, not kgate's own */
 } kg_plan_opts;
 
 /* The gate's size policy over what the command line chose: a sanitizer run

@@ -18,6 +18,11 @@ int kg_report_write(kg_format_id id, const char *path, const kg_rdoc *doc, char 
     snprintf(err, errlen, "cannot write %s: out of memory", path);
     return -1;
   }
+  if (id == KG_FMT_GITHUB_BENCHMARK && !kg_github_benchmark_any(doc)) {
+    snprintf(err, errlen, "%s not written: no timed case passed, and github-action-benchmark refuses an empty list",
+             path);
+    return 1;
+  }
   kg_outfile o;
   if (kg_out_open(&o, path, err, errlen)) return -1;
   errno = 0; /* set below only by a failed write; else the failure was memory */
@@ -32,9 +37,11 @@ int kg_report_write(kg_format_id id, const char *path, const kg_rdoc *doc, char 
 int kg_report_files(const char *const paths[KG_NFORMATS], const kg_rdoc *doc, FILE *errs) {
   char err[1024];
   int rc = 0;
-  for (int f = 0; f < KG_NFORMATS; f++)
-    if (paths[f] && kg_report_write((kg_format_id)f, paths[f], doc, err, sizeof err))
-      rc = -1, fprintf(errs, "kgate: %s\n", err);
+  for (int f = 0; f < KG_NFORMATS; f++) {
+    int w = paths[f] ? kg_report_write((kg_format_id)f, paths[f], doc, err, sizeof err) : 0;
+    if (w) fprintf(errs, "kgate: %s%s\n", w > 0 ? "note: " : "", err);
+    if (w < 0) rc = -1;
+  }
   return rc;
 }
 

@@ -38,13 +38,18 @@ extern const kg_format kg_formats[KG_NFORMATS];
  * (kg_rdoc_findings) as Markdown. 0, or -1 out of memory. */
 int kg_print_nightly_markdown(FILE *f, const kg_rdoc *doc);
 
-/* Writes format id of doc to path. 0, or -1 with err. */
+/* Writes format id of doc to path. 0, or -1 with err; 1 with a note in err
+ * when the format has nothing to hold and is not written (github-benchmark
+ * with no timed case: github-action-benchmark refuses an empty list). */
 int kg_report_write(kg_format_id id, const char *path, const kg_rdoc *doc, char *err, size_t errlen);
+/* Whether github-action-benchmark's file has an entry: a timed case that passed. */
+int kg_github_benchmark_any(const kg_rdoc *doc);
 /* The fan-out: doc, built once, written to every format whose paths[id] is
  * set; a format that cannot be written is said on errs ("kgate: why") and
- * the others are still written. 0, or -1 when any failed. */
+ * the others are still written; one with nothing to hold is a note there
+ * ("kgate: note: ..."), not a failure. 0, or -1 when any failed. */
 int kg_report_files(const char *const paths[KG_NFORMATS], const kg_rdoc *doc, FILE *errs);
-/* One format of run and cmp to path (the model built for it). 0, or -1 with err. */
+/* One format of run and cmp to path (the model built for it): as kg_report_write. */
 int kg_report_file(kg_format_id id, const char *path, const kg_run *run, const kg_comparison *cmp, char *err,
                    size_t errlen);
 

@@ -42,19 +42,21 @@ static const char k_style[] =
     ".verdict{font-size:1.3em;font-weight:bold;padding:0.5em 0.8em;border-radius:4px;margin:0.4em 0}\n"
     "td.c{text-align:center}\n"
     /* The headline charts: the SVG (its points' tooltips work with no
-     * script), two a row; each in a box that scrolls sideways when the
-     * chart is wider than the screen. */
-    ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 49.5%;min-width:0}\n"
+     * script), one a row, so a 1500 px figure is drawn near its own size on
+     * a desktop (two a row drew it at 45 %: 5 px text at 1400 px); each in a
+     * box that scrolls sideways when the chart is wider than the screen. */
+    ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 100%;min-width:0}\n"
     ".scroll{overflow-x:auto}.scroll object{display:block;box-sizing:border-box;width:100%;height:auto;border:1px solid #eee}\n"
     ".scroll img{display:block;max-width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n"
     ".swipe{display:none}\n"
     /* A phone: one column; a chart at its own size (gnuplot's 13 px text at
      * 1:1, as on a desktop at full size), a swipe across its panels, since
      * at 390 px a 1500 px figure of eight panels scaled down is unreadable;
-     * wide tables scroll in their own box, the page never does. */
+     * wide tables scroll in their own box, the page never does, and their
+     * cells stay one line (wrapped, a paired row was 95 px tall). */
     "@media (max-width:700px){body{margin:0.6em auto;padding:0 0.6em}h1{font-size:1.5em}.shot{flex:0 0 100%}\n"
     ".scroll object{width:var(--w);max-width:none}.swipe{display:inline}\n"
-    "table{display:block;overflow-x:auto;max-width:100%}\n"
+    "table{display:block;overflow-x:auto;max-width:100%}th,td{white-space:nowrap}\n"
     ".verdict{font-size:1.1em}}\n"
     /* Dark: the page's own colours, and the charts (PNG links open as they
      * are; an SVG darkens itself, svg.h) with lightness inverted, hues kept. */
@@ -197,12 +199,15 @@ static void cell(FILE *f, const kg_rm_cell *c) {
   if (c->flags & KG_RM_TIMES) fputs("&times;", f);
 }
 
-static void head(FILE *f, const kg_run *run) {
+/* A nightly's page has a history; a one-off report (report RESULTS.json
+ * --html DIR alone) is titled as one, its run not called a night. */
+static void head(FILE *f, const kg_run *run, int nightly) {
   char date[48];
   kg_date_label(run->meta.date, date, sizeof date);
   fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" KG_SITE_TITLE,
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
         f);
+  fputs(nightly ? KG_SITE_TITLE : KG_SITE_TITLE_REPORT, f);
   esc(f, run->meta.dev.name[0] ? run->meta.dev.name : "unknown GPU");
   fputs(", ", f);
   esc(f, date);
@@ -297,11 +302,11 @@ static void summary(FILE *f, const char *dir, const kg_html_page *p, const kg_rd
   const kg_device_info *d = &m->dev;
   char date[48];
   kg_date_label(m->date, date, sizeof date);
-  fputs("<h1>kgate nightly: ", f);
+  fputs(p->history ? "<h1>kgate nightly: " : "<h1>kgate report: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
   fputs("</h1>\n", f);
   verdict(f, p, doc);
-  fputs("<p class=\"meta\">night of ", f);
+  fputs(p->history ? "<p class=\"meta\">night of " : "<p class=\"meta\">run of ", f);
   esc(f, date);
   fputs(" &middot; commit ", f);
   commit_link(f, p->repo_url, m->commit);
@@ -645,8 +650,8 @@ static void paired(FILE *f, const kg_rdoc *d) {
   const kg_rm_paired *p = &d->paired;
   if (!d->run->pair.on) return;
   if (d->findings.on)
-    fputs("<h2 id=\"paired\">Tonight against the pinned reference</h2>\n<p class=\"caption\">One night's intervals, "
-          "head the night's build and base the reference: the detector over the nights decides (the findings "
+    fputs("<h2 id=\"paired\">Tonight against the pinned reference</h2>\n<p class=\"caption\">One night's intervals "
+          "of tonight's build against the pinned reference: the detector over the nights decides (the findings "
           "above).</p>\n", f);
   else fputs("<h2 id=\"paired\">Paired gate</h2>\n", f);
   if (!d->run->npairs) {
@@ -656,11 +661,25 @@ static void paired(FILE *f, const kg_rdoc *d) {
     return;
   }
   fputs("<p class=\"caption\">", f);
-  esc(f, p->method);
+  if (d->findings.on) /* the model's head and base are tonight and the reference here */
+    fprintf(f, "Change is tonight/reference - 1 (positive: tonight is slower), from blocks timed side by side in one "
+               "process; the interval is its %.3g %% confidence interval over blocks.",
+            100 * d->run->pair.confidence);
+  else esc(f, p->method);
   fputc(' ', f);
   esc(f, p->setting);
   fputs(".</p>\n", f);
-  table(f, &p->cells, p->cells.nrows);
+  kg_rm_table t = p->cells;
+  kg_rm_col cols[16];
+  if (d->findings.on && t.ncols <= sizeof cols / sizeof cols[0]) {
+    for (size_t k = 0; k < t.ncols; k++) {
+      cols[k] = t.cols[k];
+      if (!strcmp(cols[k].name, "head")) cols[k].name = "tonight";
+      if (!strcmp(cols[k].name, "base")) cols[k].name = "reference";
+    }
+    t.cols = cols;
+  }
+  table(f, &t, t.nrows);
 }
 
 static void failed(FILE *f, const kg_rdoc *d) {
@@ -785,7 +804,7 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *
 }
 
 static void write_page(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *d) {
-  head(f, p->run);
+  head(f, p->run, p->history != NULL);
   summary(f, dir, p, d);
   toc(f, dir, p, d);
   findings_cells(f, d);
@@ -826,7 +845,7 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const
         "until it is acknowledged). RUNNER HEALTH, ENVIRONMENT: the reference's own time or the control moved (the "
         "machine, not a commit). PASS: none of these.</p>\n<table>\n<tr><th class=\"l\">night</th>"
         "<th class=\"l\">commit</th><th class=\"l\">verdict</th><th class=\"l\">why</th><th>cases</th>"
-        "<th>passed</th><th>failed</th><th>errors</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
+        "<th>passed</th><th>failed</th><th>errors</th><th>unsupported</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
         "</tr>\n",
         f);
   for (size_t i = h->n; doc->findings.night && i-- > 0;) {
@@ -841,8 +860,9 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const
     commit_link(f, p->repo_url, r->commit);
     fprintf(f, "</td><td class=\"l\">%s</td><td class=\"l\">", n->word);
     esc(f, n->why);
-    fprintf(f, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"l\">", r->checks.cases,
-            r->checks.passed, r->checks.failed, r->checks.errored);
+    /* every case counted once: cases = passed + failed + errors + unsupported (+ not run), as the index's line */
+    fprintf(f, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"l\">", r->checks.cases,
+            r->checks.passed, r->checks.failed, r->checks.errored, r->checks.unsupported);
     esc(f, r->version);
     fprintf(f, "</td><td class=\"l\">%s / %s</td></tr>\n", drv, rt);
   }

@@ -25,22 +25,46 @@ static const char *vlabel(int v, char *buf, size_t len) {
   return buf;
 }
 
+/* One row of list: its cells (a module's seed and idea are its own text:
+ * escaped like a file's). */
+typedef struct list_row {
+  char seed[64], op[32], flags[32], dts[64];
+} list_row;
+
+static void list_cells(const kg_variant_info *i, list_row *r) {
+  /* a float min/max says its NaN policy */
+  snprintf(r->op, sizeof r->op, "%s%s%s", kg_op_name(i->op), i->op == KG_OP_MIN || i->op == KG_OP_MAX ? " nan:" : "",
+           i->op == KG_OP_MIN || i->op == KG_OP_MAX ? kg_nan_name(i->nan) : "");
+  snprintf(r->flags, sizeof r->flags, "%s%s%s", i->flags & KG_CLOBBERS ? "in-place" : "",
+           (i->flags & KG_CLOBBERS) && (i->flags & KG_FLOAT_ATOMICS) ? "," : "",
+           i->flags & KG_FLOAT_ATOMICS ? "float-atomics" : "");
+  if (!r->flags[0]) snprintf(r->flags, sizeof r->flags, "-");
+  dtype_list(i->dtypes, r->dts, sizeof r->dts);
+  kg_esc_term(i->seed, r->seed, sizeof r->seed);
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+/* Each column as wide as its longest value (or its heading), so a module's
+ * long seed or name never shifts the columns after it. */
 void kg_report_list(FILE *f) {
-  fprintf(f, "%-24s %-5s %-17s %-14s %-24s %s\n", "variant", "seed", "op", "flags", "dtypes", "idea");
+  int w[5] = {(int)strlen("variant"), (int)strlen("seed"), (int)strlen("op"), (int)strlen("flags"), (int)strlen("dtypes")};
+  list_row r;
+  for (size_t v = 0; v < kg_nvariants; v++) {
+    list_cells(&kg_variants[v], &r);
+    const char *cells[5] = {kg_variants[v].name, r.seed, r.op, r.flags, r.dts};
+    for (int k = 0; k < 5; k++) w[k] = max_int(w[k], kg_term_width(cells[k]));
+  }
+  const char *head[5] = {"variant", "seed", "op", "flags", "dtypes"};
+  for (int k = 0; k < 5; k++) kg_term_cell(f, head[k], w[k]), fputc(' ', f);
+  fputs("idea\n", f);
   for (size_t v = 0; v < kg_nvariants; v++) {
     const kg_variant_info *i = &kg_variants[v];
-    char flags[32], dts[64], op[32];
-    /* a float min/max says its NaN policy */
-    snprintf(op, sizeof op, "%s%s%s", kg_op_name(i->op), i->op == KG_OP_MIN || i->op == KG_OP_MAX ? " nan:" : "",
-             i->op == KG_OP_MIN || i->op == KG_OP_MAX ? kg_nan_name(i->nan) : "");
-    snprintf(flags, sizeof flags, "%s%s%s", i->flags & KG_CLOBBERS ? "in-place" : "",
-             (i->flags & KG_CLOBBERS) && (i->flags & KG_FLOAT_ATOMICS) ? "," : "",
-             i->flags & KG_FLOAT_ATOMICS ? "float-atomics" : "");
-    dtype_list(i->dtypes, dts, sizeof dts);
-    /* A module's seed and idea are its own text: escaped like a file's. */
-    char seed[64], idea[160];
-    fprintf(f, "%-24s %-5s %-17s %-14s %-24s %s\n", i->name, kg_esc_term(i->seed, seed, sizeof seed), op,
-            flags[0] ? flags : "-", dts, kg_esc_term(i->idea, idea, sizeof idea));
+    list_cells(i, &r);
+    const char *cells[5] = {i->name, r.seed, r.op, r.flags, r.dts};
+    for (int k = 0; k < 5; k++) kg_term_cell(f, cells[k], w[k]), fputc(' ', f);
+    char idea[160];
+    fprintf(f, "%s\n", kg_esc_term(i->idea, idea, sizeof idea));
   }
 }
 
@@ -136,7 +160,16 @@ static void case_line(FILE *f, const kg_case *c, const kg_result *r) {
 
 void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, size_t n, const kg_device_info *dev,
                      double wall_s, int verbose) {
-  fprintf(f, "%-24s %-5s %7s %7s %6s %6s %6s %7s %14s\n", "variant", "seed", "cases", "pass", "fail", "error",
+  int wv = (int)strlen("variant"), ws = (int)strlen("seed"); /* the longest label and seed checked */
+  for (size_t v = 0; v < kg_nvariants; v++)
+    for (size_t i = 0; i < n; i++)
+      if (cases[i].variant == (int)v) {
+        char label[96], seed[64];
+        wv = max_int(wv, kg_term_width(vlabel((int)v, label, sizeof label)));
+        ws = max_int(ws, kg_term_width(kg_esc_term(kg_variants[v].seed, seed, sizeof seed)));
+        break;
+      }
+  fprintf(f, "%-*s %-*s %7s %7s %6s %6s %6s %7s %14s\n", wv, "variant", ws, "seed", "cases", "pass", "fail", "error",
           "unsup", "nondet", "max err/bound");
   for (size_t v = 0; v < kg_nvariants; v++) {
     kg_counts c = {0};
@@ -150,9 +183,10 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
     }
     if (!c.cases) continue;
     char label[96], seed[64];
-    fprintf(f, "%-24s %-5s %7zu %7zu %6zu %6zu %6zu %7zu %14.3g\n", vlabel((int)v, label, sizeof label),
-            kg_esc_term(kg_variants[v].seed, seed, sizeof seed), c.cases,
-            c.passed, c.failed, c.errored, c.unsupported, c.nondeterministic, worst);
+    kg_term_cell(f, vlabel((int)v, label, sizeof label), wv + 1);
+    kg_term_cell(f, kg_esc_term(kg_variants[v].seed, seed, sizeof seed), ws);
+    fprintf(f, " %7zu %7zu %6zu %6zu %6zu %7zu %14.3g\n", c.cases, c.passed, c.failed, c.errored, c.unsupported,
+            c.nondeterministic, worst);
   }
   int header = 0;
   for (size_t i = 0; i < n; i++) {
@@ -196,8 +230,14 @@ void kg_report_perf(FILE *f, const kg_rdoc *doc) {
   fprintf(f, "\ntiming on %s: peak %.0f GB/s (%d-bit bus at %.0f MHz), measured roofline %.0f GB/s, %s L2\n",
           kg_esc_term(d->name, name, sizeof name),
           d->peak_gbps, d->bus_width_bits, d->mem_clock_khz / 1e3, d->roofline_gbps, run->meta.time.hot ? "hot" : "cold");
-  fprintf(f, "%-24s %-5s %10s %10s %9s %7s %7s %7s %9s %-7s %8s\n", "variant", "dtype", "n", "median us", "GB/s", "% peak",
-          "% roof", "vs CUB", "graph us", "verdict", "change");
+  int wv = (int)strlen("variant");
+  for (size_t i = 0; i < run->n; i++) {
+    char label[96];
+    if (run->cases[i].timed && run->results[i].timing.samples)
+      wv = max_int(wv, kg_term_width(vlabel(run->cases[i].variant, label, sizeof label)));
+  }
+  fprintf(f, "%-*s %-5s %10s %10s %9s %7s %7s %7s %9s %-7s %8s\n", wv, "variant", "dtype", "n", "median us", "GB/s",
+          "% peak", "% roof", "vs CUB", "graph us", "verdict", "change");
   for (size_t i = 0; i < run->n; i++) {
     const kg_case *c = &run->cases[i];
     const kg_timing *t = &run->results[i].timing;
@@ -207,22 +247,28 @@ void kg_report_perf(FILE *f, const kg_rdoc *doc) {
     char change[16] = "";
     if (row && row->base_us > 0) snprintf(change, sizeof change, "%+.1f%%", 100 * row->change);
     char label[96];
-    fprintf(f, "%-24s %-5s %10zu %10.2f %9.1f %7.1f %7.1f %7.2f %9.2f %-7s %8s%s\n", vlabel(c->variant, label, sizeof label),
-            kg_dtype_get(c->dtype)->name, c->n, t->median_us, p.gbps, p.pct_peak, p.pct_roofline, p.vs_cub, t->graph_us,
+    kg_term_cell(f, vlabel(c->variant, label, sizeof label), wv);
+    fprintf(f, " %-5s %10zu %10.2f %9.1f %7.1f %7.1f %7.2f %9.2f %-7s %8s%s\n", kg_dtype_get(c->dtype)->name, c->n, t->median_us, p.gbps, p.pct_peak, p.pct_roofline, p.vs_cub, t->graph_us,
             row ? kg_verdict_name(row->verdict) : "-", change, t->throttled ? " throttled" : "");
   }
   if (cmp) verdict_counts(f, cmp);
 }
 
 void kg_report_compare(FILE *f, const kg_comparison *cmp) {
-  fprintf(f, "%-7s %-24s %-5s %10s %11s %11s %8s %6s\n", "verdict", "variant", "dtype", "n", "old us", "new us", "change",
-          "tol");
+  int wv = (int)strlen("variant"); /* the longest variant name of the rows */
+  for (size_t i = 0; i < cmp->n; i++) {
+    char variant[sizeof cmp->rows[i].variant];
+    wv = max_int(wv, kg_term_width(kg_esc_term(cmp->rows[i].variant, variant, sizeof variant)));
+  }
+  fprintf(f, "%-7s %-*s %-5s %10s %11s %11s %8s %6s\n", "verdict", wv, "variant", "dtype", "n", "old us", "new us",
+          "change", "tol");
   for (size_t i = 0; i < cmp->n; i++) {
     const kg_cmp_row *r = &cmp->rows[i];
     char variant[sizeof r->variant];
-    fprintf(f, "%-7s %-24s %-5s %10zu %11.2f %11.2f %+7.1f%% %5.0f%%\n", kg_verdict_name(r->verdict),
-            kg_esc_term(r->variant, variant, sizeof variant),
-            kg_dtype_get(r->dtype)->name, r->n, r->base_us, r->now_us, 100 * r->change, 100 * r->tol);
+    fprintf(f, "%-7s ", kg_verdict_name(r->verdict));
+    kg_term_cell(f, kg_esc_term(r->variant, variant, sizeof variant), wv);
+    fprintf(f, " %-5s %10zu %11.2f %11.2f %+7.1f%% %5.0f%%\n", kg_dtype_get(r->dtype)->name, r->n, r->base_us,
+            r->now_us, 100 * r->change, 100 * r->tol);
   }
   verdict_counts(f, cmp);
 }
@@ -237,21 +283,25 @@ void kg_report_pairs(FILE *f, const kg_rdoc *doc) {
           kg_esc_term(m->base_path, path, sizeof path), kg_esc_term(m->base_name, name, sizeof name),
           kg_esc_term(m->base_version, version, sizeof version), m->copies, m->rounds, m->max_rounds,
           100 * m->confidence, m->wall_s);
-  fprintf(f, "%-9s %-24s %-5s %10s %10s %10s %8s %19s %6s %6s %6s\n", "verdict", "variant", "dtype", "n", "head us",
+  int wv = (int)strlen("variant");
+  for (size_t i = 0; i < doc->paired.cells.nrows; i++) {
+    const kg_pair_cell *c = doc->paired.cells.rows[i].src;
+    if (c->stat.verdict != KG_PV_UNCHANGED) wv = max_int(wv, kg_term_width(kg_esc_term(c->variant, variant, sizeof variant)));
+  }
+  fprintf(f, "%-9s %-*s %-5s %10s %10s %10s %8s %19s %6s %6s %6s\n", "verdict", wv, "variant", "dtype", "n", "head us",
           "base us", "ratio", "interval", "min", "blocks", "rounds");
   for (size_t i = 0; i < doc->paired.cells.nrows; i++) { /* report order */
     const kg_pair_cell *c = doc->paired.cells.rows[i].src;
     const kg_pair_stat *s = &c->stat;
     if (s->verdict == KG_PV_UNCHANGED) continue; /* counted in one line below */
+    fprintf(f, "%-9s ", kg_pverdict_name(s->verdict));
+    kg_term_cell(f, kg_esc_term(c->variant, variant, sizeof variant), wv);
     if (s->blocks)
-      fprintf(f, "%-9s %-24s %-5s %10zu %10.2f %10.2f %+7.2f%% [%+7.2f%%, %+7.2f%%] %5.1f%% %6d %6d\n",
-              kg_pverdict_name(s->verdict), kg_esc_term(c->variant, variant, sizeof variant),
+      fprintf(f, " %-5s %10zu %10.2f %10.2f %+7.2f%% [%+7.2f%%, %+7.2f%%] %5.1f%% %6d %6d\n",
               kg_dtype_get(c->dtype)->name, c->n, s->head_us, s->base_us,
               100 * (s->ratio - 1), 100 * (s->lo - 1), 100 * (s->hi - 1), 100 * c->min_effect, s->blocks, c->rounds);
     else
-      fprintf(f, "%-9s %-24s %-5s %10zu %s\n", kg_pverdict_name(s->verdict),
-              kg_esc_term(c->variant, variant, sizeof variant), kg_dtype_get(c->dtype)->name, c->n,
-              kg_esc_term(c->message, message, sizeof message));
+      fprintf(f, " %-5s %10zu %s\n", kg_dtype_get(c->dtype)->name, c->n, kg_esc_term(c->message, message, sizeof message));
   }
   size_t unchanged = count[KG_PV_UNCHANGED];
   if (unchanged)

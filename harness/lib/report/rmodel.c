@@ -872,7 +872,10 @@ static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
     why_against(d, &w, g);
     why_put(d, &w, " not in this run (--missing allow accepts them)", 0);
   }
-  if (unrun)
+  /* A run the environment stopped before any case ran (no driver) says that
+   * alone: the lint's hint would send the reader after the wrong fix. */
+  int stopped_bare = g->environment && k.pending == k.cases;
+  if (unrun && !stopped_bare)
     verdict_is(d, KG_GATE_ENVIRONMENT, KG_EXIT_ENV, 1),
         why_add(d, &w, fmt(d, "%zu module%s not linted (--lint off runs without the lint)", unrun, plural(unrun)));
   if (g->refused) verdict_is(d, KG_GATE_REFUSED, KG_EXIT_USAGE, 0), why_add(d, &w, ""), why_put(d, &w, g->refused, 1);

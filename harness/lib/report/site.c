@@ -38,7 +38,7 @@ static int replaceable(const char *dir) {
   size_t n = fread(head, 1, sizeof head - 1, f);
   fclose(f);
   head[n] = '\0';
-  return strstr(head, KG_SITE_TITLE) != NULL;
+  return strstr(head, KG_SITE_TITLE) != NULL || strstr(head, KG_SITE_TITLE_REPORT) != NULL;
 }
 
 /* Removes the temp folders beside dir of reports that were killed:

@@ -11,8 +11,10 @@
 #include <stddef.h>
 
 /* How a kgate page's title begins (html.c writes it): what marks a folder
- * as one begin may replace. */
+ * as one begin may replace. A nightly's page (a history), or a one-off
+ * report's. */
 #define KG_SITE_TITLE "<title>kgate nightly: "
+#define KG_SITE_TITLE_REPORT "<title>kgate report: "
 
 typedef struct kg_site {
   char dir[4096]; /* where the page goes (the link's target when DIR is a link) */

@@ -19,9 +19,13 @@ static const char k_tip_open[] = "<g onmousemove=\"gnuplot_svg.showHypertext(evt
 static const char k_tip_close[] = "')\" onmouseout=\"gnuplot_svg.hideHypertext()\"><title> </title>";
 
 /* Dark: lightness inverted, hues kept (rotated back), so white paper turns
- * dark, black text and axes light, and each series keeps its colour family. */
+ * dark, black text and axes light, and each series keeps its colour family.
+ * color-scheme: the page's, so a browser gives the chart's <object> no opaque
+ * light backdrop in dark mode (it showed as a white stripe where the box and
+ * the chart's aspect differ by a pixel). */
 static const char k_dark[] =
-    "<style>@media (prefers-color-scheme: dark) { svg { filter: invert(0.88) hue-rotate(180deg); } }</style>\n";
+    "<style>svg { color-scheme: light dark; } "
+    "@media (prefers-color-scheme: dark) { svg { filter: invert(0.88) hue-rotate(180deg); } }</style>\n";
 
 #define STARTS(p, lit) (!strncmp((p), (lit), sizeof(lit) - 1))
 

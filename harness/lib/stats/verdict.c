@@ -116,8 +116,13 @@ static size_t merge_rows(const kg_base_entry **b, size_t nb, const kg_base_entry
   return k;
 }
 
-/* Whether both were measured on one physical card: both UUIDs known and equal. */
+/* Whether both were measured on one physical card: both UUIDs known and
+ * equal, or neither known and one roofline measurement to the last bit (a
+ * file compared with itself, or a baseline made from that run: two runs
+ * never measure the same double). */
 static int same_card(const kg_device_info *a, const kg_device_info *b) {
+  if (!a->uuid[0] && !b->uuid[0])
+    return a->roofline_gbps > 0 && memcmp(&a->roofline_gbps, &b->roofline_gbps, sizeof a->roofline_gbps) == 0;
   return a->uuid[0] && b->uuid[0] && strcmp(a->uuid, b->uuid) == 0;
 }
 
@@ -140,11 +145,15 @@ static void card_warning(const kg_device_info *b, const kg_device_info *n, int o
   char rb[48] = "not measured", rn[48] = "not measured";
   if (b->roofline_gbps > 0) snprintf(rb, sizeof rb, "roofline %.0f GB/s", b->roofline_gbps);
   if (n->roofline_gbps > 0) snprintf(rn, sizeof rn, "roofline %.0f GB/s", n->roofline_gbps);
-  snprintf(out + used, len - used,
-           "%sbaseline from %s (%s), this run on %s (%s): %s", used ? "; " : "",
-           b->uuid[0] ? b->uuid : "an unrecorded card", rb, n->uuid[0] ? n->uuid : "an unrecorded card", rn,
-           overridden ? "--tolerance applies as given"
-                      : "another card, so each tolerance is widened by the measured card-to-card spread");
+  const char *then = overridden ? "--tolerance applies as given"
+                                : "each tolerance is widened by the measured card-to-card spread";
+  if (!b->uuid[0] && !n->uuid[0]) /* not known to be another card: not said to be one */
+    snprintf(out + used, len - used, "%sneither file records its card's UUID (baseline %s, this run %s), so "
+             "they may be two cards: %s", used ? "; " : "", rb, rn, then);
+  else
+    snprintf(out + used, len - used, "%sbaseline from %s (%s), this run on %s (%s): another card, so %s",
+             used ? "; " : "", b->uuid[0] ? b->uuid : "an unrecorded card", rb, n->uuid[0] ? n->uuid : "an unrecorded card",
+             rn, then);
 }
 
 static void version_warning(const kg_device_info *b, const kg_device_info *n, char *out, size_t len) {
