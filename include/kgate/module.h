@@ -42,8 +42,8 @@
  * than 199 characters or not printable ASCII. */
 /* A second optional table, read from the file the same way:
  *   const char kgate_module_sanitizer_waivers[];
- * reports of `kgate check --sanitize` the team has understood (docs/checks.md,
- * "Sanitizer waivers"): KG_MODULE_SANITIZER_WAIVERS_TAG and a NUL, then for
+ * reports of `kgate check --sanitize` the team has understood
+ * (docs/ci-and-selftest.md, "Sanitizer waivers"): KG_MODULE_SANITIZER_WAIVERS_TAG and a NUL, then for
  * each waiver four strings, each ending in a NUL: the tool (memcheck,
  * racecheck, synccheck or initcheck), the kernel's name (as a lint waiver
  * names it), the source location the report names ("reduce.h:283": a file's

@@ -49,7 +49,7 @@
  *     where   the place the report names: a file's last part and a line ("reduce.h:283")
  *     reason  as above
  *
- * exported as kgate_module_sanitizer_waivers (docs/checks.md).
+ * exported as kgate_module_sanitizer_waivers (docs/ci-and-selftest.md).
  *
  * Each variant name's source defines, with C linkage (extern "C" in .cu files):
  *
