@@ -283,6 +283,30 @@ START_TEST(test_rmodel_lint_not_run) {
 }
 END_TEST
 
+/* A lint note (what the lint could not classify) is shown in the reports
+ * and fails nothing: the module's line carries no severity. */
+START_TEST(test_rmodel_lint_note) {
+  kg_lint_item note = {.kernel = "_Z1kPi", .arch = 90, .side = "note",
+                       .first = "0x0040 ATOM.E.OR.STRONG.SM PT, R7, desc[UR4][R2.64], R9",
+                       .second = "a block-scope atomic decides a read"};
+  kg_lint_module m = {.path = "/x/team.so", .ran = 1, .kernels = 3, .notes = &note, .nnotes = 1};
+  kg_run run = {.lint = &m, .nlint = 1};
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build(&d, &run, NULL), 0);
+  ck_assert_uint_eq(d.tally.failures, 0);
+  char *md = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&md, &len);
+  ck_assert_int_eq(kg_print_markdown(f, &d), 0);
+  fclose(f);
+  ck_assert_msg(strstr(md, "note: `_Z1kPi` (sm_90): 0x0040 ATOM.E.OR.STRONG.SM") &&
+                    strstr(md, "a block-scope atomic decides a read (not a failure)"),
+                "%s", md);
+  free(md);
+  kg_rdoc_free(&d);
+}
+END_TEST
+
 Suite *make_rmodel_suite(void) {
   Suite *s = suite_create("rmodel");
   TCase *core = tcase_create("Core");
@@ -294,6 +318,7 @@ Suite *make_rmodel_suite(void) {
   tcase_add_test(core, test_rmodel_findings);
   tcase_add_test(core, test_rmodel_night_verdicts);
   tcase_add_test(core, test_rmodel_lint_not_run);
+  tcase_add_test(core, test_rmodel_lint_note);
   suite_add_tcase(s, core);
   return s;
 }
