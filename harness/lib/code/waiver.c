@@ -147,42 +147,52 @@ static const char *shown(const char *s, char *out, size_t len) {
   return kg_esc_term(head, out, len);
 }
 
-int kg_lint_waivers_parse(const char *b, size_t len, kg_lint_waivers *out, char *err, size_t errlen) {
-  static const char where[] = "kgate_module_lint_waivers";
-  char s1[200], s2[200];
-  memset(out, 0, sizeof *out);
+/* A module's table (kgate/module.h): tag and NUL, then records of nf strings
+ * each until an empty one, then NULs only. The bytes are copied into *text;
+ * each record goes to add (1-based k), which stores it, or fills err and
+ * returns -1. 0, or -1 with err "<where>: <the field and what is wrong>". */
+typedef int (*add_fn)(void *ctx, const char *const *f, size_t k, const char *where, char *err, size_t errlen);
+static int walk_table(const char *where, const char *tag, size_t max, int nf, const char *b, size_t len, char **text,
+                      add_fn add, void *ctx, char *err, size_t errlen) {
+  char s1[200];
+  *text = NULL;
   if (!len || b[len - 1]) return snprintf(err, errlen, "%s: does not end in a NUL (cut short?)", where), -1;
-  if (strcmp(b, KG_MODULE_LINT_WAIVERS_TAG))
-    return snprintf(err, errlen, "%s: starts '%s', this kgate reads '%s'", where, shown(b, s1, sizeof s1),
-                    KG_MODULE_LINT_WAIVERS_TAG),
-           -1;
-  if (!(out->text = malloc(len)) || !(out->w = calloc(KG_MODULE_LINT_WAIVERS_MAX, sizeof *out->w))) {
-    kg_lint_waivers_free(out);
-    return snprintf(err, errlen, "%s: out of memory", where), -1;
+  if (strcmp(b, tag)) return snprintf(err, errlen, "%s: starts '%s', this kgate reads '%s'", where, shown(b, s1, sizeof s1), tag), -1;
+  if (!(*text = malloc(len))) return snprintf(err, errlen, "%s: out of memory", where), -1;
+  memcpy(*text, b, len);
+  size_t at = strlen(b) + 1, k = 0;
+  int bad = 0;
+  while (!bad && at < len && (*text)[at]) {
+    const char *f[4] = {"", "", "", ""};
+    for (int j = 0; j < nf && j < 4 && at < len; j++) f[j] = *text + at, at += strlen(f[j]) + 1;
+    if (++k > max) snprintf(err, errlen, "%s: more than %zu waivers", where, max), bad = 1;
+    else bad = add(ctx, f, k, where, err, errlen) != 0;
   }
-  memcpy(out->text, b, len);
-  size_t at = strlen(b) + 1;
-  const char *why = NULL;
-  while (!why && at < len && out->text[at]) {
-    const char *kernel = out->text + at, *reason;
-    size_t k = out->n + 1;
-    at += strlen(kernel) + 1;
-    reason = at < len ? out->text + at : "";
-    at += at < len ? strlen(reason) + 1 : 0;
-    if (out->n == KG_MODULE_LINT_WAIVERS_MAX)
-      snprintf(err, errlen, "%s: more than %d waivers", where, KG_MODULE_LINT_WAIVERS_MAX), why = err;
-    else if ((why = why_bad_name(kernel)))
-      snprintf(err, errlen, "%s: waiver %zu: kernel name '%s' %s", where, k, shown(kernel, s1, sizeof s1), why);
-    else if ((why = why_bad_reason(reason)))
-      snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, kernel, why);
-    for (size_t i = 0; !why && i < out->n; i++)
-      if (!strcmp(out->w[i].kernel, kernel))
-        snprintf(err, errlen, "%s: waiver %zu: kernel %s is listed twice", where, k, kernel), why = err;
-    if (!why) out->w[out->n++] = (kg_lint_waiver){kernel, reason};
-  }
-  for (size_t i = at; !why && i < len; i++) /* after the empty name: the array's own NULs only */
-    if (out->text[i]) snprintf(err, errlen, "%s: bytes after its end ('%s')", where, shown(out->text + i, s2, sizeof s2)), why = err;
-  if (!why) return 0;
+  for (size_t i = at; !bad && i < len; i++) /* after the empty name: the array's own NULs only */
+    if ((*text)[i]) snprintf(err, errlen, "%s: bytes after its end ('%s')", where, shown(*text + i, s1, sizeof s1)), bad = 1;
+  return bad ? -1 : 0;
+}
+
+static int add_lint(void *ctx, const char *const *f, size_t k, const char *where, char *err, size_t errlen) {
+  kg_lint_waivers *out = ctx;
+  char s1[200];
+  const char *why;
+  if ((why = why_bad_name(f[0])))
+    return snprintf(err, errlen, "%s: waiver %zu: kernel name '%s' %s", where, k, shown(f[0], s1, sizeof s1), why), -1;
+  if ((why = why_bad_reason(f[1]))) return snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, f[0], why), -1;
+  for (size_t i = 0; i < out->n; i++)
+    if (!strcmp(out->w[i].kernel, f[0])) return snprintf(err, errlen, "%s: waiver %zu: kernel %s is listed twice", where, k, f[0]), -1;
+  out->w[out->n++] = (kg_lint_waiver){f[0], f[1]};
+  return 0;
+}
+
+int kg_lint_waivers_parse(const char *b, size_t len, kg_lint_waivers *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  if (!(out->w = calloc(KG_MODULE_LINT_WAIVERS_MAX, sizeof *out->w)))
+    return snprintf(err, errlen, "kgate_module_lint_waivers: out of memory"), -1;
+  if (!walk_table("kgate_module_lint_waivers", KG_MODULE_LINT_WAIVERS_TAG, KG_MODULE_LINT_WAIVERS_MAX, 2, b, len,
+                  &out->text, add_lint, out, err, errlen))
+    return 0;
   kg_lint_waivers_free(out);
   return -1;
 }
@@ -307,44 +317,30 @@ static const char *why_bad_where(const char *s) {
   return NULL;
 }
 
-int kg_san_waivers_parse(const char *b, size_t len, kg_san_waivers *out, char *err, size_t errlen) {
-  static const char where[] = "kgate_module_sanitizer_waivers";
+static int add_san(void *ctx, const char *const *f, size_t k, const char *where, char *err, size_t errlen) {
+  kg_san_waivers *out = ctx;
   char s1[200];
+  const char *why;
+  if ((why = why_bad_tool(f[0])))
+    return snprintf(err, errlen, "%s: waiver %zu: tool '%s' %s", where, k, shown(f[0], s1, sizeof s1), why), -1;
+  if ((why = why_bad_name(f[1])))
+    return snprintf(err, errlen, "%s: waiver %zu: kernel name '%s' %s", where, k, shown(f[1], s1, sizeof s1), why), -1;
+  if ((why = why_bad_where(f[2])))
+    return snprintf(err, errlen, "%s: waiver %zu (%s): place '%s' %s", where, k, f[1], shown(f[2], s1, sizeof s1), why), -1;
+  if ((why = why_bad_reason(f[3]))) return snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, f[1], why), -1;
+  if (kg_san_waiver_find(out, f[0], f[1], f[2]))
+    return snprintf(err, errlen, "%s: waiver %zu: %s %s at %s is listed twice", where, k, f[0], f[1], f[2]), -1;
+  out->w[out->n++] = (kg_san_waiver){f[0], f[1], f[2], f[3]};
+  return 0;
+}
+
+int kg_san_waivers_parse(const char *b, size_t len, kg_san_waivers *out, char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  if (!len || b[len - 1]) return snprintf(err, errlen, "%s: does not end in a NUL (cut short?)", where), -1;
-  if (strcmp(b, KG_MODULE_SANITIZER_WAIVERS_TAG))
-    return snprintf(err, errlen, "%s: starts '%s', this kgate reads '%s'", where, shown(b, s1, sizeof s1),
-                    KG_MODULE_SANITIZER_WAIVERS_TAG),
-           -1;
-  if (!(out->text = malloc(len)) || !(out->w = calloc(KG_MODULE_SANITIZER_WAIVERS_MAX, sizeof *out->w))) {
-    kg_san_waivers_free(out);
-    return snprintf(err, errlen, "%s: out of memory", where), -1;
-  }
-  memcpy(out->text, b, len);
-  size_t at = strlen(b) + 1;
-  const char *why = NULL;
-  while (!why && at < len && out->text[at]) {
-    const char *f[4] = {"", "", "", ""};
-    size_t k = out->n + 1;
-    for (int j = 0; j < 4 && at < len; j++) f[j] = out->text + at, at += strlen(f[j]) + 1;
-    if (out->n == KG_MODULE_SANITIZER_WAIVERS_MAX)
-      snprintf(err, errlen, "%s: more than %d waivers", where, KG_MODULE_SANITIZER_WAIVERS_MAX), why = err;
-    else if ((why = why_bad_tool(f[0])))
-      snprintf(err, errlen, "%s: waiver %zu: tool '%s' %s", where, k, shown(f[0], s1, sizeof s1), why);
-    else if ((why = why_bad_name(f[1])))
-      snprintf(err, errlen, "%s: waiver %zu: kernel name '%s' %s", where, k, shown(f[1], s1, sizeof s1), why);
-    else if ((why = why_bad_where(f[2])))
-      snprintf(err, errlen, "%s: waiver %zu (%s): place '%s' %s", where, k, f[1], shown(f[2], s1, sizeof s1), why);
-    else if ((why = why_bad_reason(f[3])))
-      snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, f[1], why);
-    for (size_t i = 0; !why && i < out->n; i++)
-      if (!strcmp(out->w[i].tool, f[0]) && !strcmp(out->w[i].kernel, f[1]) && !strcmp(out->w[i].where, f[2]))
-        snprintf(err, errlen, "%s: waiver %zu: %s %s at %s is listed twice", where, k, f[0], f[1], f[2]), why = err;
-    if (!why) out->w[out->n++] = (kg_san_waiver){f[0], f[1], f[2], f[3]};
-  }
-  for (size_t i = at; !why && i < len; i++)
-    if (out->text[i]) snprintf(err, errlen, "%s: bytes after its end ('%s')", where, shown(out->text + i, s1, sizeof s1)), why = err;
-  if (!why) return 0;
+  if (!(out->w = calloc(KG_MODULE_SANITIZER_WAIVERS_MAX, sizeof *out->w)))
+    return snprintf(err, errlen, "kgate_module_sanitizer_waivers: out of memory"), -1;
+  if (!walk_table("kgate_module_sanitizer_waivers", KG_MODULE_SANITIZER_WAIVERS_TAG, KG_MODULE_SANITIZER_WAIVERS_MAX, 4,
+                  b, len, &out->text, add_san, out, err, errlen))
+    return 0;
   kg_san_waivers_free(out);
   return -1;
 }
