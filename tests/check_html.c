@@ -841,6 +841,46 @@ START_TEST(test_html_archive) {
 }
 END_TEST
 
+/* The Checks line of a nightly page counts its night as the archive does:
+ * the night's line of the history. When the page's results file holds other
+ * cases, both are said, each named; when it is the night's own file, or the
+ * run is no night of the history, the line is the file's alone. */
+START_TEST(test_html_checks_as_archive) {
+  kg_hist_run runs[2] = {{.date = "2026-11-20T02:00:00Z", .commit = "1123456789ab", .version = "0.1.0"},
+                         {.date = "2026-11-21T08:30:00Z", .commit = "abc123def456", .version = "0.1.0"}};
+  runs[0].checks = (kg_counts){.cases = 7, .passed = 7};
+  runs[1].checks = (kg_counts){.cases = 6, .passed = 5, .failed = 1}; /* g_run's own counts */
+  for (int i = 0; i < 2; i++) runs[i].dev = kgt_h200();
+  kg_history h = {.n = 2, .runs = runs};
+  kg_html_page p = full_page();
+  p.history = &h;
+  static const char plain[] = "<li>Checks: 6 cases, 5 passed, 1 failed, 0 errors, 0 unsupported, 0 nondeterministic</li>";
+  char *html = write_page(&p);
+  ck_assert_msg(strstr(html, plain) != NULL, "%.3000s", strstr(html, "<ul>"));
+  free(html);
+  /* the night's line counts another run's cases (its sweep; the page's file is its paired run) */
+  runs[1].checks = (kg_counts){.cases = 1656, .passed = 1355, .failed = 1, .unsupported = 300};
+  html = write_page(&p);
+  ck_assert_msg(strstr(html, "<li>Checks: the night's 1656 cases, 1355 passed, 1 failed, 0 errors, 300 unsupported "
+                             "(its line of the history, as <a href=\"archive.html\">every night</a> counts them); "
+                             "this page's results file: 6 cases, 5 passed, 1 failed, 0 errors, 0 unsupported, "
+                             "0 nondeterministic</li>"),
+                "%.3000s", strstr(html, "<ul>"));
+  free(html);
+  char path[128];
+  snprintf(path, sizeof path, "%s/archive.html", g_dir);
+  char *a = slurp(path);
+  ck_assert_msg(strstr(a, "<td>1656</td><td>1355</td><td>1</td><td>0</td><td>300</td>"), "%s", a);
+  ck_assert_ptr_nonnull(strstr(a, "Cases: the night's cases from its line of the history"));
+  free(a);
+  /* a run that is no night of the history: no other night's counts stand in for it */
+  snprintf(runs[1].date, sizeof runs[1].date, "2026-11-21T02:00:00Z");
+  html = write_page(&p);
+  ck_assert_msg(strstr(html, plain) != NULL, "%.3000s", strstr(html, "<ul>"));
+  free(html);
+}
+END_TEST
+
 /* ---- one story per night: the recorded nights of tests/data/nightly ------------------------ */
 
 /* The recorded H100 nights: eight A/A nights, then (live) the four live
@@ -967,6 +1007,20 @@ START_TEST(test_html_nightly_regression_one_story) {
     free(row);
   }
   ck_assert_ptr_null(strstr(o.archive, "SLOWER"));
+  /* The page's night counted as the archive counts it (the recorded line: the night's sweep; the page's file:
+   * its paired run, said as such). */
+  char last[48], want[160];
+  kg_date_label(o.h.runs[o.h.n - 1].date, last, sizeof last);
+  char *lrow = archive_row(o.archive, last);
+  size_t nc[5];
+  const char *cells = strstr(lrow, "</td><td>");
+  ck_assert(cells && sscanf(cells, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td>", &nc[0], &nc[1],
+                            &nc[2], &nc[3], &nc[4]) == 5);
+  snprintf(want, sizeof want, "<li>Checks: the night's %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported ",
+           nc[0], nc[1], nc[2], nc[3], nc[4]);
+  ck_assert_msg(strstr(o.index, want) && strstr(o.index, "this page's results file: 120 cases, "), "%s\n%.2000s", want,
+                strstr(o.index, "<li>Checks"));
+  free(lrow);
   /* The charts' data: that night of the finding's cell is REGRESSION, and the trend marks it. */
   const kg_find_cell *c = &reg->cells[0];
   const char *dt = kg_dtype_get(c->dtype)->name;
@@ -1186,6 +1240,7 @@ Suite *make_html_suite(void) {
   tcase_add_test(core, test_html_cuda_version_label);
   tcase_add_test(core, test_html_commit_links);
   tcase_add_test(core, test_html_archive);
+  tcase_add_test(core, test_html_checks_as_archive);
   tcase_add_test(core, test_html_findings);
   tcase_add_test(core, test_html_finding_culprit);
   tcase_add_loop_test(core, test_html_finding_bisect_answers, 0, sizeof k_answers / sizeof *k_answers);

@@ -255,6 +255,32 @@ static void history_item(FILE *f, const kg_history *h, const kg_rdoc *doc) {
   fputs("</li>\n", f);
 }
 
+static int same_counts(const kg_counts *a, const kg_counts *b) {
+  return a->cases == b->cases && a->passed == b->passed && a->failed == b->failed && a->errored == b->errored &&
+         a->unsupported == b->unsupported && a->pending == b->pending;
+}
+
+/* The Checks line. A nightly page counts its night as the archive does: the
+ * cases of the night's line in the history (history add wrote it from the
+ * night's results). Where the page's results file holds other cases (a
+ * paired run's file beside the line of the night's sweep), its own counts
+ * follow, named as its, so no number on the page contradicts the archive. */
+static void checks_item(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
+  size_t i = kg_rm_night_find(p->history, p->run->meta.date, p->run->meta.commit);
+  const kg_counts *c = p->history && i < p->history->n ? &p->history->runs[i].checks : NULL;
+  kg_counts k = kg_count_results(p->run->results, p->run->n);
+  fputs("<li>Checks: ", f);
+  if (c && !same_counts(c, &k)) {
+    fprintf(f, "the night's %zu cases, %zu passed, %zu failed, %zu errors, %zu unsupported", c->cases, c->passed,
+            c->failed, c->errored, c->unsupported);
+    if (c->pending) fprintf(f, ", %zu not run", c->pending);
+    fputs(" (its line of the history, as <a href=\"archive.html\">every night</a> counts them); this page's "
+          "results file: ", f);
+  }
+  esc(f, doc->checks);
+  fputs("</li>\n", f);
+}
+
 /* The run in a list: the GPU, the checks, each comparison's counts, the history. */
 static void summary_list(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   const kg_device_info *d = &p->run->meta.dev;
@@ -266,9 +292,7 @@ static void summary_list(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   if (d->peak_gbps > 0) fprintf(f, ", theoretical peak %.0f GB/s", d->peak_gbps);
   if (d->roofline_gbps > 0) fprintf(f, ", measured roofline %.0f GB/s", d->roofline_gbps);
   fprintf(f, ", driver %s, CUDA runtime %s</li>\n", drv, rt);
-  fputs("<li>Checks: ", f);
-  esc(f, doc->checks);
-  fputs("</li>\n", f);
+  checks_item(f, p, doc);
   if (p->cmp) {
     fputs("<li>Performance against ", f);
     esc(f, p->baseline ? p->baseline : "the baseline");
@@ -843,7 +867,9 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const
   fputs("<p class=\"caption\">FAIL: a case failed or errored. REGRESSION: an open finding of the nightly's detector "
         "holds the night (cells slower than the reference's accepted level, from the finding's first bad night "
         "until it is acknowledged). RUNNER HEALTH, ENVIRONMENT: the reference's own time or the control moved (the "
-        "machine, not a commit). PASS: none of these.</p>\n<table>\n<tr><th class=\"l\">night</th>"
+        "machine, not a commit). PASS: none of these. Cases: the night's cases from its line of the history, each "
+        "counted once (passed + failed + errors + unsupported, and any not run), as the night's page counts them."
+        "</p>\n<table>\n<tr><th class=\"l\">night</th>"
         "<th class=\"l\">commit</th><th class=\"l\">verdict</th><th class=\"l\">why</th><th>cases</th>"
         "<th>passed</th><th>failed</th><th>errors</th><th>unsupported</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
         "</tr>\n",
@@ -860,7 +886,7 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const
     commit_link(f, p->repo_url, r->commit);
     fprintf(f, "</td><td class=\"l\">%s</td><td class=\"l\">", n->word);
     esc(f, n->why);
-    /* every case counted once: cases = passed + failed + errors + unsupported (+ not run), as the index's line */
+    /* every case counted once: cases = passed + failed + errors + unsupported (+ not run), as checks_item */
     fprintf(f, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu</td><td class=\"l\">", r->checks.cases,
             r->checks.passed, r->checks.failed, r->checks.errored, r->checks.unsupported);
     esc(f, r->version);

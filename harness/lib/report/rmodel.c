@@ -1144,11 +1144,16 @@ int kg_night_regressed(const kg_history *h, const kg_detection *det, size_t i, c
   return 0;
 }
 
-size_t kg_rm_night_of(const kg_history *h, const char *date, const char *commit) {
-  if (!h || !h->n) return h ? h->n : 0;
+size_t kg_rm_night_find(const kg_history *h, const char *date, const char *commit) {
+  if (!h) return 0;
   for (size_t i = h->n; i-- > 0;)
     if (!strcmp(h->runs[i].date, date) && !strcmp(h->runs[i].commit, commit)) return i;
-  return h->n - 1;
+  return h->n;
+}
+
+size_t kg_rm_night_of(const kg_history *h, const char *date, const char *commit) {
+  size_t i = kg_rm_night_find(h, date, commit);
+  return h && h->n && i == h->n ? h->n - 1 : i;
 }
 
 

@@ -339,6 +339,8 @@ int kg_rdoc_bisect(kg_rdoc *doc, const kg_history *h, const kg_bisect_doc *b, co
 int kg_rdoc_nights(kg_rdoc *doc, const kg_history *h, const kg_detection *det);
 /* The night of h a run is (its date and commit), else the latest night; h->n when h is empty. */
 size_t kg_rm_night_of(const kg_history *h, const char *date, const char *commit);
+/* The night of h a run is, else h->n: no other night stands in for it. */
+size_t kg_rm_night_find(const kg_history *h, const char *date, const char *commit);
 
 /* The commit a "git describe"-like name is, when it is one: 7-40 lowercase
  * hex, "-dirty" allowed after. 1 with the hex in buf, else 0. */
