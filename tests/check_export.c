@@ -61,11 +61,11 @@ static void make_run(void) {
                             .runtime_version = 12080, .peak_gbps = 3352, .roofline_gbps = 3000};
   m->seed = 1;
   /* The comparison as kg_compare would sort it: SLOWER, UNKNOWN, MISSING, FASTER, SAME. */
-  g_rows[0] = (kg_cmp_row){"reduce0_divergent", KG_F32, MI, KG_V_SLOWER, 36.9, 40, 40 / 36.9 - 1, 0.05};
-  g_rows[1] = (kg_cmp_row){"two_pass", KG_F32, MI, KG_V_UNKNOWN, 20, 0, 0, 0.05};
-  g_rows[2] = (kg_cmp_row){"reduce1_strided", KG_F32, MI, KG_V_MISSING, 30, 0, 0, 0.05};
-  g_rows[3] = (kg_cmp_row){"cub_sum", KG_F32, MI, KG_V_FASTER, 9, 8, 8 / 9.0 - 1, 0.05};
-  g_rows[4] = (kg_cmp_row){"reduce7_shuffle", KG_F32, MI, KG_V_SAME, 10.1, 10, 10 / 10.1 - 1, 0.05};
+  g_rows[0] = (kg_cmp_row){"reduce0_divergent", KG_F32, MI, KG_V_SLOWER, 36.9, 40, 40 / 36.9 - 1, 0.05, 1};
+  g_rows[1] = (kg_cmp_row){"two_pass", KG_F32, MI, KG_V_UNKNOWN, 20, 0, 0, 0.05, 1};
+  g_rows[2] = (kg_cmp_row){"reduce1_strided", KG_F32, MI, KG_V_MISSING, 30, 0, 0, 0.05, 1};
+  g_rows[3] = (kg_cmp_row){"cub_sum", KG_F32, MI, KG_V_FASTER, 9, 8, 8 / 9.0 - 1, 0.05, 1};
+  g_rows[4] = (kg_cmp_row){"reduce7_shuffle", KG_F32, MI, KG_V_SAME, 10.1, 10, 10 / 10.1 - 1, 0.05, 1};
   g_cmp = (kg_comparison){.n = 5, .rows = g_rows};
   g_cmp.count[KG_V_SLOWER] = g_cmp.count[KG_V_UNKNOWN] = g_cmp.count[KG_V_MISSING] = 1;
   g_cmp.count[KG_V_FASTER] = g_cmp.count[KG_V_SAME] = 1;

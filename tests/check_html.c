@@ -55,8 +55,8 @@ static void setup(void) {
   kgt_stamp(m, "abc123def456");
   m->dev = kgt_h200();
   snprintf(m->dev.name, sizeof m->dev.name, "NVIDIA <H200> & co");
-  g_rows[0] = (kg_cmp_row){"reduce0_divergent", KG_F32, M25, KG_V_SLOWER, 180, 200, 200 / 180.0 - 1, 0.03};
-  g_rows[1] = (kg_cmp_row){"cub_sum", KG_F32, M25, KG_V_SAME, 32, 32, 0, 0.03};
+  g_rows[0] = (kg_cmp_row){"reduce0_divergent", KG_F32, M25, KG_V_SLOWER, 180, 200, 200 / 180.0 - 1, 0.03, 1};
+  g_rows[1] = (kg_cmp_row){"cub_sum", KG_F32, M25, KG_V_SAME, 32, 32, 0, 0.03, 1};
   g_cmp = (kg_comparison){.n = 2, .rows = g_rows};
   g_cmp.count[KG_V_SLOWER] = g_cmp.count[KG_V_SAME] = 1;
   kgt_mkscratch(g_dir, sizeof g_dir, "html");
@@ -881,6 +881,40 @@ START_TEST(test_html_checks_as_archive) {
 }
 END_TEST
 
+/* The committed H200 sweep (2^12..2^28) against the stored baseline (2^22 and
+ * 2^25 only): the page compares like with like. The sizes the baseline holds
+ * none of are left out of the counts and the charts, and said; no case reads
+ * NEW for want of a baseline size. */
+START_TEST(test_html_sweep_like_with_like) {
+  char site[128], path[200];
+  snprintf(site, sizeof site, "%s/sweep", g_dir);
+  char *env = strdup(getenv("PATH") ? getenv("PATH") : "");
+  setenv("PATH", "/nonexistent", 1); /* no gnuplot: the page and the charts' data, quicker */
+  char *report[] = {"report", KG_SOURCE_DIR "/tests/data/h200-sweep.json", "--html", site, "--baseline",
+                    KG_SOURCE_DIR "/baselines/nvidia-h200.json", NULL};
+  int code = kgt_run_cli(report);
+  setenv("PATH", env, 1);
+  free(env);
+  ck_assert_msg(code == 0 || code == 3, "report: exit %d", code);
+  snprintf(path, sizeof path, "%s/index.html", site);
+  char *html = slurp(path);
+  const char *perf = strstr(html, "<li>Performance against ");
+  ck_assert_msg(perf && strstr(perf, ": 0 SLOWER, 0 UNKNOWN, 0 MISSING, 0 FASTER, 0 NEW, 240 SAME; 960 cases at 8 sizes "
+                                     "from n = 2\u00b9\u00b2 to 2\u00b2\u2078 left out: the baseline holds no case of "
+                                     "those sizes</li>") == strstr(perf, ": "),
+                "%.600s", perf);
+  free(html);
+  snprintf(path, sizeof path, "%s/compare-f32.vars", site);
+  char *vars = slurp(path);
+  ck_assert_msg(strstr(vars, "left = '184 cases at sizes the baseline holds none of left out'"), "%s", vars);
+  free(vars);
+  snprintf(path, sizeof path, "%s/compare-f32.dat", site);
+  char *dat = slurp(path);
+  ck_assert_msg(!strstr(dat, " NEW \"") && !strstr(dat, "# n = 4096\n"), "%.2000s", dat);
+  free(dat);
+}
+END_TEST
+
 /* ---- one story per night: the recorded nights of tests/data/nightly ------------------------ */
 
 /* The recorded H100 nights: eight A/A nights, then (live) the four live
@@ -1241,6 +1275,7 @@ Suite *make_html_suite(void) {
   tcase_add_test(core, test_html_commit_links);
   tcase_add_test(core, test_html_archive);
   tcase_add_test(core, test_html_checks_as_archive);
+  tcase_add_test(core, test_html_sweep_like_with_like);
   tcase_add_test(core, test_html_findings);
   tcase_add_test(core, test_html_finding_culprit);
   tcase_add_loop_test(core, test_html_finding_bisect_answers, 0, sizeof k_answers / sizeof *k_answers);

@@ -342,11 +342,11 @@ END_TEST
 /* The comparison chart: SLOWER red with its change, MISSING without a ratio, ladder order. */
 START_TEST(test_chart_compare) {
   kg_cmp_row rows[] = {
-      {"reduce0_divergent", KG_F32, M25, KG_V_SLOWER, 190, 200, 200 / 190.0 - 1, 0.03},
-      {"two_pass", KG_F32, M25, KG_V_MISSING, 50, 0, 0, 0.03},
-      {"reduce7_shuffle", KG_F32, M25, KG_V_FASTER, 50, 44, 44 / 50.0 - 1, 0.03},
-      {"cub_sum", KG_F32, M25, KG_V_SAME, 36.1, 36, 36 / 36.1 - 1, 0.03},
-      {"cub_sum", KG_F32, M22, KG_V_SAME, 11, 11, 0, 0.15},
+      {"reduce0_divergent", KG_F32, M25, KG_V_SLOWER, 190, 200, 200 / 190.0 - 1, 0.03, 1},
+      {"two_pass", KG_F32, M25, KG_V_MISSING, 50, 0, 0, 0.03, 1},
+      {"reduce7_shuffle", KG_F32, M25, KG_V_FASTER, 50, 44, 44 / 50.0 - 1, 0.03, 1},
+      {"cub_sum", KG_F32, M25, KG_V_SAME, 36.1, 36, 36 / 36.1 - 1, 0.03, 1},
+      {"cub_sum", KG_F32, M22, KG_V_SAME, 11, 11, 0, 0.15, 1},
   };
   kg_comparison cmp = {.n = 5, .rows = rows};
   char err[512] = "";
@@ -479,9 +479,9 @@ START_TEST(test_chart_compare_many_sizes) {
   for (int i = 0; i < NS; i++) {
     size_t n = (size_t)1 << (10 + i);
     double base = 10.0 + i;
-    rows[i] = (kg_cmp_row){"cub_sum", KG_F32, n, KG_V_SAME, base, base, 0, 0.03};
+    rows[i] = (kg_cmp_row){"cub_sum", KG_F32, n, KG_V_SAME, base, base, 0, 0.03, 1};
   }
-  rows[NS - 1] = (kg_cmp_row){"cub_sum", KG_F32, (size_t)1 << 9, KG_V_NEW, 0, 5, 0, 0.03}; /* no ratio */
+  rows[NS - 1] = (kg_cmp_row){"cub_sum", KG_F32, (size_t)1 << 9, KG_V_NEW, 0, 5, 0, 0.03, 0}; /* no ratio */
   kg_comparison cmp = {.n = NS, .rows = rows};
   char err[512] = "";
   ck_assert_msg(chart_cmp(&cmp, NULL, err, sizeof err) == 0, "%s", err);
@@ -495,6 +495,28 @@ START_TEST(test_chart_compare_many_sizes) {
   ck_assert_ptr_nonnull(strstr(dat, "# n = 8388608\n"));
   free(vars);
   free(dat);
+}
+END_TEST
+
+/* A comparison whose sweep sizes the baseline lacks were left out
+ * (kg_comparison_common_sizes): the caption and the line under the title say
+ * how many of the dtype's, beside any size without a panel. */
+START_TEST(test_chart_compare_left_out) {
+  kg_cmp_row rows[] = {{"cub_sum", KG_F32, M25, KG_V_SAME, 36, 36.1, 0.003, 0.03, 1},
+                       {"cub_sum", KG_F32, (size_t)1 << 9, KG_V_UNKNOWN, 0, 0, 0, 0.2, 0}};
+  kg_comparison cmp = {.n = 2, .rows = rows, .left_out = 5, .left_sizes = 3};
+  cmp.count[KG_V_SAME] = cmp.count[KG_V_UNKNOWN] = 1;
+  cmp.left_dtype[KG_F32] = 4, cmp.left_dtype[KG_I32] = 1;
+  char err[512] = "";
+  ck_assert_msg(chart_cmp(&cmp, NULL, err, sizeof err) == 0, "%s", err);
+  ck_assert_uint_eq(g_charts.n, 1);
+  ck_assert_msg(strstr(g_charts.c[0].caption, "(1 UNKNOWN, 1 SAME; 4 at sizes the baseline lacks left out)"), "%s",
+                g_charts.c[0].caption);
+  char *vars = file_in("compare-f32.vars");
+  ck_assert_msg(strstr(vars, "left = 'no panel for n = 2\u2079: 1 case timed on one side only (all in results.csv); "
+                             "4 cases at sizes the baseline holds none of left out'\n"),
+                "%s", vars);
+  free(vars);
 }
 END_TEST
 
@@ -703,7 +725,7 @@ END_TEST
 START_TEST(test_chart_table) {
   char err[512] = "", hist[128];
   make_pairs();
-  kg_cmp_row rows[] = {{"cub_sum", KG_F32, M25, KG_V_SAME, 36, 36.2, 0.005, 0.05}};
+  kg_cmp_row rows[] = {{"cub_sum", KG_F32, M25, KG_V_SAME, 36, 36.2, 0.005, 0.05, 1}};
   kg_comparison cmp = {.n = 1, .rows = rows};
   snprintf(hist, sizeof hist, "%s/h.jsonl", g_dir);
   ck_assert_int_eq(kg_history_add(hist, &g_run, NULL, NULL, err, sizeof err), 0);
@@ -979,8 +1001,8 @@ START_TEST(test_plot_real_gnuplot_edges) {
   g_run.meta.dev.roofline_gbps = 0;
   g_run.meta.dev.l2_bytes = 0;
   /* A panel whose one row with a ratio sits beside a row of text only. */
-  kg_cmp_row rows[] = {{"gone_variant", KG_BF16, 1000003, KG_V_MISSING, 10, 0, 0, 0.15},
-                       {"two_pass", KG_BF16, 1000003, KG_V_SAME, 12.5, 12.5, 0, 0.15}};
+  kg_cmp_row rows[] = {{"gone_variant", KG_BF16, 1000003, KG_V_MISSING, 10, 0, 0, 0.15, 1},
+                       {"two_pass", KG_BF16, 1000003, KG_V_SAME, 12.5, 12.5, 0, 0.15, 1}};
   kg_comparison cmp = {.n = 2, .rows = rows};
   char hist[128];
   snprintf(hist, sizeof hist, "%s/h.jsonl", g_dir);
@@ -1062,8 +1084,8 @@ START_TEST(test_chart_injection_inert) {
   snprintf(g_run.meta.dev.name, sizeof g_run.meta.dev.name, "%s", k_evil_gpu);
   snprintf(g_run.meta.commit, sizeof g_run.meta.commit, "%s", k_evil_commit);
   /* A comparison with a variant only the (hostile) baseline has. */
-  kg_cmp_row rows[] = {{"", KG_F32, M25, KG_V_MISSING, 50, 0, 0, 0.03},
-                       {"cub_sum", KG_F32, M25, KG_V_SAME, 36.1, 36, 36 / 36.1 - 1, 0.03}};
+  kg_cmp_row rows[] = {{"", KG_F32, M25, KG_V_MISSING, 50, 0, 0, 0.03, 1},
+                       {"cub_sum", KG_F32, M25, KG_V_SAME, 36.1, 36, 36 / 36.1 - 1, 0.03, 1}};
   snprintf(rows[0].variant, sizeof rows[0].variant, "%s", k_evil_variant);
   kg_comparison cmp = {.n = 2, .rows = rows};
   /* A history of two runs, in memory as a loader would hand it over. */
@@ -1301,6 +1323,7 @@ Suite *make_plot_suite(void) {
   tcase_add_test(core, test_chart_ladder);
   tcase_add_test(core, test_chart_compare);
   tcase_add_test(core, test_chart_compare_many_sizes);
+  tcase_add_test(core, test_chart_compare_left_out);
   tcase_add_test(core, test_chart_ratio);
   tcase_add_test(core, test_chart_no_silent_caps);
   tcase_add_test(core, test_chart_paired);

@@ -198,7 +198,7 @@ START_TEST(test_report_control_characters) {
   kg_case c = {cub, KG_F32, 1 << 25, KG_PAT_UNIFORM, 1, 1};
   kg_result r = {.status = KG_ST_PASS, .timing = {.samples = 10, .median_us = 40, .q1_us = 39, .q3_us = 41, .min_us = 38}};
   kg_run run = {.meta = {.dev = dev}, .n = 1, .cases = &c, .results = &r};
-  kg_cmp_row row = {"zz\x1b[2J", KG_F32, 1 << 25, KG_V_MISSING, 40, 0, 0, 0.03};
+  kg_cmp_row row = {"zz\x1b[2J", KG_F32, 1 << 25, KG_V_MISSING, 40, 0, 0, 0.03, 1};
   kg_comparison cmp = {.n = 1, .rows = &row, .warning = "driver \x1b[2J"};
   cmp.count[KG_V_MISSING] = 1;
   FILE *f = open_memstream(&g_text, &g_len);
@@ -249,8 +249,8 @@ static void assert_column(const char *text, const char *head, const char *headin
  * over, on every row alike (compare, the paired table). */
 START_TEST(test_report_columns_fit_long_names) {
   static const char *long_name = "cuda_samples_reduce6_multipass_templated";
-  kg_cmp_row rows[2] = {{"cub_sum", KG_F32, 1 << 22, KG_V_SAME, 10, 10, 0, 0.03},
-                        {"", KG_I32, 1 << 25, KG_V_SLOWER, 10, 12, 0.2, 0.03}};
+  kg_cmp_row rows[2] = {{"cub_sum", KG_F32, 1 << 22, KG_V_SAME, 10, 10, 0, 0.03, 1},
+                        {"", KG_I32, 1 << 25, KG_V_SLOWER, 10, 12, 0.2, 0.03, 1}};
   snprintf(rows[1].variant, sizeof rows[1].variant, "%s", long_name);
   kg_comparison cmp = {.n = 2, .rows = rows};
   FILE *f = open_memstream(&g_text, &g_len);

@@ -188,6 +188,54 @@ START_TEST(test_compare_numbers) {
 }
 END_TEST
 
+/* A sweep against a baseline of two sizes: like with like. The NEW cases at
+ * sizes the baseline holds none of are left out and counted; a new variant at
+ * a held size stays NEW, an untimed case stays UNKNOWN (even at a left-out
+ * size), a retired one MISSING. */
+START_TEST(test_compare_common_sizes) {
+  static kg_base_entry base[] = {
+      E("cub_sum", KG_F32, 1 << 20, T(50, 49, 51)),
+      E("cub_sum", KG_F32, 1 << 24, T(90, 89, 91)),
+      E("retired_variant", KG_F32, 1 << 24, T(10, 9, 11)),
+  };
+  static kg_base_entry now[] = {
+      E("cub_sum", KG_F32, 1 << 20, T(50, 49, 51)),      E("cub_sum", KG_F32, 1 << 22, T(60, 59, 61)),
+      E("cub_sum", KG_F32, 1 << 24, T(90, 89, 91)),      E("cub_sum", KG_F32, 1 << 26, T(300, 299, 301)),
+      E("cub_sum", KG_I32, 1 << 26, T(300, 299, 301)),   E("reduce1_strided", KG_F32, 1 << 20, T(3, 2.9, 3.1)),
+      E("two_pass", KG_I32, 1 << 22, UNTIMED),
+  };
+  kg_baseline b = {.dev = g_base.dev, .n = 3, .entries = base}, n = {.dev = g_base.dev, .n = 7, .entries = now};
+  kg_comparison c;
+  char err[256];
+  ck_assert_int_eq(kg_compare(&b, &n, 0, &c, err, sizeof err), 0);
+  ck_assert_uint_eq(c.count[KG_V_NEW], 4);
+  for (int pass = 0; pass < 2; pass++) { /* a second call finds nothing more to leave out */
+    ck_assert_int_eq(kg_comparison_common_sizes(&c), 0);
+    ck_assert_uint_eq(c.n, 5);
+    ck_assert_uint_eq(c.count[KG_V_NEW], 1);
+    ck_assert_uint_eq(c.count[KG_V_SAME], 2);
+    ck_assert_uint_eq(c.count[KG_V_UNKNOWN], 1);
+    ck_assert_uint_eq(c.count[KG_V_MISSING], 1);
+    ck_assert_uint_eq(c.left_out, 3);
+    ck_assert_uint_eq(c.left_dtype[KG_F32], 2);
+    ck_assert_uint_eq(c.left_dtype[KG_I32], 1);
+    ck_assert_uint_eq(c.left_sizes, 2);
+    ck_assert_uint_eq(c.left_min, (size_t)1 << 22);
+    ck_assert_uint_eq(c.left_max, (size_t)1 << 26);
+  }
+  size_t counted = 0;
+  for (size_t i = 0; i < c.n; i++) {
+    const kg_cmp_row *r = &c.rows[i];
+    ck_assert_msg(r->verdict != KG_V_NEW || (!strcmp(r->variant, "reduce1_strided") && r->n == 1 << 20), "%s %zu",
+                  r->variant, r->n);
+    if (r->verdict == KG_V_UNKNOWN) ck_assert(!strcmp(r->variant, "two_pass") && !r->in_base);
+    counted++;
+  }
+  ck_assert_uint_eq(counted, c.n);
+  kg_comparison_free(&c);
+}
+END_TEST
+
 START_TEST(test_compare_override) {
   kg_comparison c;
   char err[256];
@@ -318,6 +366,7 @@ Suite *make_verdict_suite(void) {
   tcase_add_test(cmp, test_compare_counts);
   tcase_add_test(cmp, test_compare_numbers);
   tcase_add_test(cmp, test_compare_override);
+  tcase_add_test(cmp, test_compare_common_sizes);
   tcase_add_test(cmp, test_compare_driver_warning);
   tcase_add_test(cmp, test_compare_other_card);
   suite_add_tcase(s, cmp);

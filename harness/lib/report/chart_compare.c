@@ -160,8 +160,9 @@ static void compare_data(FILE *f, FILE *g, const kg__cmpchart *c, double dev, si
   kg__tics_end(&ytics);
 }
 
-/* The line under the title that says which sizes have no panel and why. */
-static void compare_left(FILE *g, const kg__cmpchart *c) {
+/* The line under the title that says which sizes have no panel and why;
+ * gone: the dtype's cases at sizes the baseline holds none of (kg_comparison_common_sizes). */
+static void compare_left(FILE *g, const kg__cmpchart *c, size_t gone) {
   char list[160] = "";
   size_t used = 0, shown = 0, noratio = 0;
   for (size_t i = 0; i < c->nleft; i++) {
@@ -187,8 +188,12 @@ static void compare_left(FILE *g, const kg__cmpchart *c) {
   else if (capped) snprintf(why, sizeof why, "%zu case%s beyond the %d panels a chart holds", capped, capped == 1 ? "" : "s",
                             KG__COMPARE_PANELS);
   else snprintf(why, sizeof why, "%zu case%s timed on one side only", noratio, noratio == 1 ? "" : "s");
-  if (!c->nleft) kg__gp_str(g, "left", "%s", "");
-  else kg__gp_str(g, "left", "no panel for n = %s%s: %s (all in results.csv)", list, shown < c->nleft ? ", ..." : "", why);
+  char also[96] = "";
+  if (gone) snprintf(also, sizeof also, "%s%zu case%s at sizes the baseline holds none of left out", c->nleft ? "; " : "",
+                     gone, gone == 1 ? "" : "s");
+  if (!c->nleft) kg__gp_str(g, "left", "%s", also);
+  else kg__gp_str(g, "left", "no panel for n = %s%s: %s (all in results.csv)%s", list, shown < c->nleft ? ", ..." : "",
+                  why, also);
 }
 
 static void compare_vars(FILE *g, const kg_run *run, const kg_dtype_info *di, const char *verdicts,
@@ -240,10 +245,13 @@ int kg__chart_compare(const kg__job *job, kg_dtype dt) {
   char verdicts[200];
   kg_rm_verdict_counts(count, 1, verdicts, sizeof verdicts); /* the verdicts shown, in report order */
   compare_vars(g, run, di, verdicts, &c, dev, job->src->base_label);
-  compare_left(g, &c);
+  size_t gone = cmp->left_dtype[dt];
+  compare_left(g, &c, gone);
   verdict_colors(g);
-  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%.140s)",
-           di->name, verdicts);
+  char also[64] = "";
+  if (gone) snprintf(also, sizeof also, "; %zu at sizes the baseline lacks left out", gone);
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%.120s%s)",
+           di->name, verdicts, also);
   rc = kg__pair_commit(&p, job);
 out:
   free(idx), free(sizes), free(left), free(names);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chart.h"
 #include "dtype.h"
 #include "exitcode.h"
 #include "label.h"
@@ -180,10 +181,26 @@ const char *kg_rm_pverdict_brief(kg_pverdict v) {
          : v == KG_PV_UNCHANGED ? "same machine code, not timed" : "no numbers";
 }
 
+/* "0 SLOWER, ..., 240 SAME", and what kg_comparison_common_sizes left out. */
 static const char *verdict_counts(kg_rdoc *d, const kg_comparison *cmp) {
-  char line[256];
+  char line[256], left[200] = "";
   kg_rm_verdict_counts(cmp->count, 0, line, sizeof line);
-  return fmt(d, "%s", line);
+  kg_rm_left_out(cmp, cmp->left_out, left, sizeof left);
+  return fmt(d, "%s%s%s", line, left[0] ? "; " : "", left);
+}
+
+void kg_rm_left_out(const kg_comparison *cmp, size_t cases, char *buf, size_t len) {
+  char lo[32], hi[32];
+  buf[0] = '\0';
+  if (!cases) return;
+  kg_size_label(cmp->left_min, lo, sizeof lo);
+  kg_size_label(cmp->left_max, hi, sizeof hi);
+  if (cmp->left_sizes == 1)
+    snprintf(buf, len, "%zu case%s at n = %s left out: the baseline holds no case of that size", cases, plural(cases),
+             lo);
+  else
+    snprintf(buf, len, "%zu case%s at %zu sizes from n = %s to %s left out: the baseline holds no case of those sizes",
+             cases, plural(cases), cmp->left_sizes, lo, hi);
 }
 
 static void summary_perf(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp) {

@@ -337,6 +337,9 @@ int kg_rdoc_bisect(kg_rdoc *doc, const kg_history *h, const kg_bisect_doc *b, co
  * NULL (a history without paired nights). kg_rdoc_findings calls it. 0, or -1
  * out of memory. */
 int kg_rdoc_nights(kg_rdoc *doc, const kg_history *h, const kg_detection *det);
+/* "960 cases at 10 sizes from n = 2¹² to 2²⁸ left out: the baseline holds no case of those sizes"
+ * for `cases` of cmp's left-out ones (kg_comparison_common_sizes); "" for 0. */
+void kg_rm_left_out(const kg_comparison *cmp, size_t cases, char *buf, size_t len);
 /* The night of h a run is (its date and commit), else the latest night; h->n when h is empty. */
 size_t kg_rm_night_of(const kg_history *h, const char *date, const char *commit);
 /* The night of h a run is, else h->n: no other night stands in for it. */

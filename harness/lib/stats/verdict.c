@@ -61,6 +61,7 @@ static kg_cmp_row make_row(const kg_base_entry *b, const kg_base_entry *n, doubl
   size_t bytes = e->n * kg_dtype_get(e->dtype)->size;
   r.tol = kg_tolerance(bytes, tol_override_pct);
   if (cross && !(tol_override_pct > 0)) r.tol += kg_card_spread(bytes);
+  r.in_base = b != NULL;
   r.base_us = median_of(b);
   r.now_us = median_of(n);
   if (r.base_us > 0 && r.now_us > 0) r.change = r.now_us / r.base_us - 1;
@@ -210,6 +211,34 @@ int kg_comparison_view(const kg_comparison *c, kg_cmp_order order, int only_chan
   for (size_t i = 0; i < c->n; i++)
     if (!only_changed || c->rows[i].verdict != KG_V_SAME) view->rows[view->n++] = c->rows[i];
   qsort(view->rows, view->n, sizeof *view->rows, k_orders[order].cmp);
+  return 0;
+}
+
+static int has_size(const size_t *v, size_t k, size_t n) {
+  for (size_t i = 0; i < k; i++)
+    if (v[i] == n) return 1;
+  return 0;
+}
+
+int kg_comparison_common_sizes(kg_comparison *c) {
+  size_t *held = malloc((c->n + 1) * sizeof *held), *left = malloc((c->n + 1) * sizeof *left), nh = 0, nl = 0, k = 0;
+  if (!held || !left) return free(held), free(left), -1;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->rows[i].in_base && !has_size(held, nh, c->rows[i].n)) held[nh++] = c->rows[i].n;
+  for (size_t i = 0; i < c->n; i++) {
+    const kg_cmp_row *r = &c->rows[i];
+    if (r->verdict != KG_V_NEW || has_size(held, nh, r->n)) {
+      c->rows[k++] = *r;
+      continue;
+    }
+    c->left_out++, c->left_dtype[r->dtype]++, c->count[KG_V_NEW]--;
+    if (has_size(left, nl, r->n)) continue;
+    left[nl++] = r->n;
+    if (c->left_out == 1 || r->n < c->left_min) c->left_min = r->n;
+    if (r->n > c->left_max) c->left_max = r->n;
+  }
+  c->n = k, c->left_sizes += nl;
+  free(held), free(left);
   return 0;
 }
 

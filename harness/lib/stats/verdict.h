@@ -29,6 +29,7 @@ typedef struct kg_cmp_row {
   double base_us, now_us; /* medians (0 when absent) */
   double change;          /* now / base - 1 (0 when either is absent) */
   double tol;             /* the tolerance applied */
+  int in_base;            /* the baseline holds this case (timed or not) */
 } kg_cmp_row;
 
 typedef struct kg_comparison {
@@ -37,12 +38,22 @@ typedef struct kg_comparison {
   size_t count[KG_NVERDICTS];
   int cross_card;     /* the baseline comes from another card, or one not recorded (UUIDs unknown or unequal) */
   char warning[512];  /* driver or CUDA runtime differ, another card: shown in every report; empty otherwise */
+  /* Left out by kg_comparison_common_sizes (not in rows or count): NEW cases at
+   * sizes the baseline holds no case of; by dtype, at how many sizes, the
+   * smallest and the largest. */
+  size_t left_out, left_dtype[KG_NDTYPES], left_sizes, left_min, left_max;
 } kg_comparison;
 
 /* Compares now against base. -1 with err when the GPU models differ. */
 int kg_compare(const kg_baseline *base, const kg_baseline *now, double tol_override_pct, kg_comparison *out,
                char *err, size_t errlen);
 void kg_comparison_free(kg_comparison *c);
+/* Like with like: leaves out the NEW rows at input sizes the baseline holds
+ * no case of (a sweep of 2^12..2^28 against a baseline of the gate's 2^22 and
+ * 2^25 would read 80 % NEW), and counts them in left_*. A NEW case at a size
+ * the baseline holds (a new variant) stays; UNKNOWN and MISSING rows always
+ * do. 0, or -1 out of memory (c unchanged). */
+int kg_comparison_common_sizes(kg_comparison *c);
 
 /* The orders compare --sort prints the rows in: verdict (the rows' own,
  * regressions first), change (largest |change| first; rows without both
