@@ -854,7 +854,8 @@ START_TEST(test_html_checks_as_archive) {
   kg_history h = {.n = 2, .runs = runs};
   kg_html_page p = full_page();
   p.history = &h;
-  static const char plain[] = "<li>Checks: 6 cases, 5 passed, 1 failed, 0 errors, 0 unsupported, 0 nondeterministic</li>";
+  static const char plain[] =
+      "<li>Checks: 6 cases, 5 passed, 1 failed, 0 errors, 0 unsupported, 0 nondeterministic</li>";
   char *html = write_page(&p);
   ck_assert_msg(strstr(html, plain) != NULL, "%.3000s", strstr(html, "<ul>"));
   free(html);
@@ -899,7 +900,8 @@ START_TEST(test_html_sweep_like_with_like) {
   snprintf(path, sizeof path, "%s/index.html", site);
   char *html = slurp(path);
   const char *perf = strstr(html, "<li>Performance against ");
-  ck_assert_msg(perf && strstr(perf, ": 0 SLOWER, 0 UNKNOWN, 0 MISSING, 0 FASTER, 0 NEW, 240 SAME; 960 cases at 8 sizes "
+  ck_assert_msg(perf && strstr(perf, ": 0 SLOWER, 0 UNKNOWN, 0 MISSING, 0 FASTER, 0 NEW, 240 SAME; 960 cases at 8 "
+                                     "sizes "
                                      "from n = 2\u00b9\u00b2 to 2\u00b2\u2078 left out: the baseline holds no case of "
                                      "those sizes</li>") == strstr(perf, ": "),
                 "%.600s", perf);

@@ -189,8 +189,9 @@ static void compare_left(FILE *g, const kg__cmpchart *c, size_t gone) {
                             KG__COMPARE_PANELS);
   else snprintf(why, sizeof why, "%zu case%s timed on one side only", noratio, noratio == 1 ? "" : "s");
   char also[96] = "";
-  if (gone) snprintf(also, sizeof also, "%s%zu case%s at sizes the baseline holds none of left out", c->nleft ? "; " : "",
-                     gone, gone == 1 ? "" : "s");
+  if (gone)
+    snprintf(also, sizeof also, "%s%zu case%s at sizes the baseline holds none of left out", c->nleft ? "; " : "", gone,
+             gone == 1 ? "" : "s");
   if (!c->nleft) kg__gp_str(g, "left", "%s", also);
   else kg__gp_str(g, "left", "no panel for n = %s%s: %s (all in results.csv)%s", list, shown < c->nleft ? ", ..." : "",
                   why, also);
@@ -250,8 +251,8 @@ int kg__chart_compare(const kg__job *job, kg_dtype dt) {
   verdict_colors(g);
   char also[64] = "";
   if (gone) snprintf(also, sizeof also, "; %zu at sizes the baseline lacks left out", gone);
-  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: time of this run over the baseline's per case (%.120s%s)",
-           di->name, verdicts, also);
+  snprintf(p.chart->caption, sizeof p.chart->caption,
+           "%.8s: time of this run over the baseline's per case (%.88s%.50s)", di->name, verdicts, also);
   rc = kg__pair_commit(&p, job);
 out:
   free(idx), free(sizes), free(left), free(names);
