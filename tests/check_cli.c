@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gate.h"
+#include "sanrun.h"
+#include "settings.h"
 #include "publish.h"
 #include "refpin.h"
 #include "registry.h"

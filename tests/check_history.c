@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gate.h"
+#include "settings.h"
 #include "publish.h"
 #include "escape.h"
 #include "history.h"

@@ -13,7 +13,7 @@
 #include "chart.h"
 #include "fileio.h"
 #include "cli.h"
-#include "gate.h"
+#include "settings.h"
 #include "publish.h"
 #include "history.h"
 #include "plot.h"
