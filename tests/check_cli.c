@@ -16,7 +16,7 @@
 #include "settings.h"
 #include "publish.h"
 #include "refpin.h"
-#include "registry.h"
+#include "varreg.h"
 #include "results.h"
 #include "testutil.h"
 

@@ -14,7 +14,7 @@
 #include "publish.h"
 #include "escape.h"
 #include "history.h"
-#include "registry.h"
+#include "varreg.h"
 #include "testutil.h"
 
 #define PUB(cli) ((kg_publish_opts *)(cli).settings)

@@ -17,7 +17,7 @@
 #include "publish.h"
 #include "history.h"
 #include "plot.h"
-#include "registry.h"
+#include "varreg.h"
 #include "svg.h"
 #include "testutil.h"
 

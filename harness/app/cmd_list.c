@@ -5,7 +5,7 @@
 
 #include "exitcode.h"
 #include "options.h"
-#include "registry.h"
+#include "varreg.h"
 #include "report.h"
 #include "settings.h"
 #include "workers.h"

@@ -19,19 +19,19 @@
 #include "input.h"
 #include "label.h"
 #include "launches.h"
-#include "module.h"
+#include "modload.h"
 #include "paired.h"
 #include "proof.h"
 #include "proto.h"
 #include "reference.h"
 #include "refcache.h"
 #include "roofcache.h"
-#include "registry.h"
+#include "varreg.h"
 #include "stats.h"
 #include "timing.h"
 
 /* The modules: [0] kgate's own, then the --kernels modules, then the base
- * modules of a paired run (module.h); beside them, for selftest, the planted
+ * modules of a paired run (modload.h); beside them, for selftest, the planted
  * bugs' module (--mutant-kernels). fns[v]: the entry for registry index v in
  * the module that defines it (NULL for a mutant when no mutants' module is
  * loaded). */
@@ -758,7 +758,7 @@ static int hello(state *st, int device, int roofline) {
   return -1;
 }
 
-/* Loads the modules (module.h: the --kernels modules' variants join the
+/* Loads the modules (modload.h: the --kernels modules' variants join the
  * registry, as the supervisor adds them from this worker's describe) and
  * maps the registry onto them: every real variant of kgate's own must be in
  * the own module with the flags and dtypes this kgate was built with (a

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "registry.h"
+#include "varreg.h"
 
 /* Whether a paired run proved e's cell unchanged and left it untimed
  * (without --absolute-unchanged): the same code as its base, no time of

@@ -9,7 +9,7 @@
 
 #include "export.h"
 #include "model.h"
-#include "module.h"
+#include "modload.h"
 #include "pairrun.h"
 #include "plan.h"
 

@@ -8,7 +8,7 @@
 #include "exitcode.h"
 #include "label.h"
 #include "progress.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sanitize.h"
 #include "waiver.h"
 

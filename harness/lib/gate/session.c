@@ -15,7 +15,7 @@
 #include "jobs.h"
 #include "kg_harness.h"
 #include "progress.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sanrun.h"
 #include "supervisor.h"
 #include "workers.h"

@@ -6,7 +6,7 @@
 
 #include "escape.h"
 #include "refpin.h"
-#include "registry.h"
+#include "varreg.h"
 
 char *const *kg_worker_cmd_make(kg_worker_cmd *w, const char *worker, int device, int roofline, const kg_modules *mods,
                                 int with_base, int describe) {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "module.h"
+#include "modload.h"
 #include "pairrun.h"
 #include "gateset.h"
 
@@ -30,7 +30,7 @@ char *const *kg_worker_cmd_make(kg_worker_cmd *w, const char *worker, int device
 const char *kg_worker_path(const kg_modules *mods, char *buf, size_t len, FILE *log);
 
 /* With --reference, the base modules, each read once into sealed memory
- * (module.h): the workers load the sealed bytes, so the SHA-256 checked
+ * (modload.h): the workers load the sealed bytes, so the SHA-256 checked
  * against the pins and recorded is that of the code that runs, whatever
  * happens at the path meanwhile. Reports and messages name the paths given. */
 typedef struct kg_sealed {

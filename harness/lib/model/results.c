@@ -15,7 +15,7 @@
 #include "escape.h"
 #include "fileio.h"
 #include "jread.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sizes.h"
 #include "fields.h"
 
@@ -549,7 +549,7 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   char shown[72];
   if (r->failed) return;
   char why[200];
-  /* A name kgate has never seen is data: kept, timed, charted (registry.h). */
+  /* A name kgate has never seen is data: kept, timed, charted (varreg.h). */
   if ((c->variant = kg_variant_intern(variant, NULL, why, sizeof why)) < 0)
     kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(variant, shown, sizeof shown), why);
   else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));

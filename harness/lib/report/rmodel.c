@@ -13,7 +13,7 @@
 #include "label.h"
 #include "outcome.h"
 #include "pattern.h"
-#include "registry.h"
+#include "varreg.h"
 
 /* ---- the pool: every string and array the model holds --------------------- */
 
