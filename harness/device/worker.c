@@ -420,12 +420,6 @@ static void free_copies(state *st) {
   st->npcopy = 0;
 }
 
-
-/* A paired case: the variant and its base (pair_variant, from kgate's own
- * module or the same name from the base module) on the same inputs, one
- * block per separately allocated copy, each timed as ABBA quads behind the
- * same L2 flush (timing.h). Not checked: the gate only pairs cases that
- * passed their check. */
 /* The base kernel of a paired case: from the base modules (the one that
  * defines the name) or from kgate's own. NULL with st->error when it, or the
  * head, is missing or lacks the dtype. */
@@ -506,6 +500,11 @@ static int pair_setup(state *st, const kg_case *c, const kg_run_params *p, int c
   return pair_copies(st, c->n * kg_dtype_get(c->dtype)->size, copies, clobbers);
 }
 
+/* A paired case: the variant and its base (pair_variant, from kgate's own
+ * module or the same name from the base module) on the same inputs, one
+ * block per separately allocated copy, each timed as ABBA quads behind the
+ * same L2 flush (timing.h). Not checked: the gate only pairs cases that
+ * passed their check. */
 static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
