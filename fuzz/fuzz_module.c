@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "module.h"
+#include "modload.h"
 
 static int run_stub(int dt, void *in, size_t n, void *out, void *scratch, void *stream) {
   (void)dt, (void)in, (void)n, (void)out, (void)scratch, (void)stream;

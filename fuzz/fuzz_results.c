@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 #include "fuzz_file.h"
-#include "registry.h"
+#include "varreg.h"
 #include "results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
-#include "registry.h"
+#include "varreg.h"
 #include "testutil.h"
 
 static char g_dir[64], g_path[128];

@@ -11,7 +11,7 @@
 
 #include "dtype.h"
 #include "export.h"
-#include "registry.h"
+#include "varreg.h"
 #include "results.h"
 #include "testutil.h"
 

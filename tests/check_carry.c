@@ -8,7 +8,7 @@
 #include "baseline.h"
 #include "carry.h"
 #include "checkrec.h"
-#include "registry.h"
+#include "varreg.h"
 #include "testutil.h"
 
 #define HARNESS "1111111111111111111111111111111111111111111111111111111111111111"

@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gate.h"
+#include "sanrun.h"
+#include "settings.h"
 #include "publish.h"
 #include "refpin.h"
-#include "registry.h"
+#include "varreg.h"
 #include "results.h"
 #include "testutil.h"
 
@@ -386,6 +387,15 @@ START_TEST(test_cli_options_per_command) {
   ck_assert(!strcmp(so.only, "m") && so.huge && so.device == 2 && so.timeout_s == 5 && so.quiet);
   ck_assert(so.mods.nkernels == 1 && !strcmp(so.mods.worker, "w") && so.paired.rounds == 4);
   kg_cli_free(&cli);
+  /* a command's own default beats the shared row's: selftest 20 s, check 60 s; --timeout 60 is 60 */
+  double timeouts[3];
+  char *const forms[3][4] = {{"selftest", NULL}, {"selftest", "--timeout", "60", NULL}, {"check", NULL}};
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_eq(kgt_parse(forms[k], &cli, err, sizeof err), 0);
+    timeouts[k] = k < 2 ? ((kg_selftest_opts *)cli.settings)->timeout_s : ((kg_gate_opts *)cli.settings)->timeout_s;
+    kg_cli_free(&cli);
+  }
+  ck_assert(timeouts[0] == 20 && timeouts[1] == 60 && timeouts[2] == 60);
   ck_assert_int_eq(kgt_parse((char *[]){"history", "plot", "h.jsonl", "--tolerance", "5", "--baseline-dir", "d", NULL},
                              &cli, err, sizeof err), 0);
   kg_publish_opts po = *(kg_publish_opts *)cli.settings;

@@ -8,7 +8,7 @@
 
 #include "export.h"
 #include "results.h"
-#include "registry.h"
+#include "varreg.h"
 #include "testutil.h"
 
 #define MI ((size_t)1 << 20)

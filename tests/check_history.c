@@ -10,11 +10,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "gate.h"
+#include "settings.h"
 #include "publish.h"
 #include "escape.h"
 #include "history.h"
-#include "registry.h"
+#include "varreg.h"
 #include "testutil.h"
 
 #define PUB(cli) ((kg_publish_opts *)(cli).settings)

@@ -11,7 +11,7 @@
 #include "dtype.h"
 #include "html.h"
 #include "label.h"
-#include "registry.h"
+#include "varreg.h"
 #include "report.h"
 #include "rmodel.h"
 #include "testutil.h"

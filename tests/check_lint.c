@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "exitcode.h"
-#include "gate.h"
+#include "jobs.h"
+#include "settings.h"
 #include "lint.h"
 #include "lintcmd.h"
 #include "sass.h"

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "module.h"
+#include "modload.h"
 #include "refpin.h"
-#include "registry.h"
+#include "varreg.h"
 #include "testutil.h"
 
 static const char *mod_path(const char *kind, char *buf, size_t len) {

@@ -15,7 +15,7 @@
 #include "exitcode.h"
 #include "history.h"
 #include "refpin.h"
-#include "registry.h"
+#include "varreg.h"
 #include "replay.h"
 #include "testutil.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pairrun.h"
-#include "registry.h"
+#include "varreg.h"
 
 #define N22 ((size_t)1 << 22)
 

@@ -7,7 +7,7 @@
 
 #include "dtype.h"
 #include "plan.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sanitize.h"
 #include "sizes.h"
 

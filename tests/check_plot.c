@@ -13,11 +13,11 @@
 #include "chart.h"
 #include "fileio.h"
 #include "cli.h"
-#include "gate.h"
+#include "settings.h"
 #include "publish.h"
 #include "history.h"
 #include "plot.h"
-#include "registry.h"
+#include "varreg.h"
 #include "svg.h"
 #include "testutil.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "proto.h"
-#include "registry.h"
+#include "varreg.h"
 
 static const struct {
   const char *variant;

@@ -9,7 +9,7 @@
 
 #include "dtype.h"
 #include "kgate/module.h"
-#include "module.h"
+#include "modload.h"
 
 #ifndef REGISTRY_MODULE
 #error "REGISTRY_MODULE: the path of the registry test module"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "registry.h"
+#include "varreg.h"
 
 START_TEST(test_registry_count) {
   ck_assert_uint_ge(kg_nvariants, 1);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
+#include "varreg.h"
 #include "report.h"
 #include "testutil.h"
 

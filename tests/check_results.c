@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
-#include "registry.h"
+#include "varreg.h"
 #include "results.h"
 #include "testutil.h"
 

@@ -9,7 +9,7 @@
 #include "export.h"
 #include "report.h"
 #include "testutil.h"
-#include "registry.h"
+#include "varreg.h"
 #include "rmodel.h"
 
 enum { NCELLS = 160 };

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "plan.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sanitize.h"
 #include "waiver.h"
 #include "kgate/module.h"

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "registry.h"
+#include "varreg.h"
 #include "supervisor.h"
 #include "testutil.h"
 

@@ -16,7 +16,7 @@
 #include "baseline.h"
 #include "escape.h"
 #include "history.h"
-#include "registry.h"
+#include "varreg.h"
 #include "testutil.h"
 #include "fields.h"
 #include "validate.h"

@@ -12,7 +12,7 @@
 
 #include "exitcode.h"
 #include "export.h"
-#include "registry.h"
+#include "varreg.h"
 #include "report.h"
 #include "results.h"
 #include "rmodel.h"

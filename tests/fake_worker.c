@@ -49,7 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "module.h"
+#include "modload.h"
 #include "proto.h"
 #include "unchanged.h"
 

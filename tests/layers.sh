@@ -1,6 +1,8 @@
 #!/bin/bash
 # The layer rule (docs/architecture.md). The harness's folders, bottom first:
-#   lib/basics < lib/code < lib/model < lib/stats < lib/run < lib/report < device < app
+#   lib/basics < lib/code < lib/model < lib/stats < lib/run < lib/report < device < lib/gate < app
+# (device and lib/gate use none of each other: the line puts the session, which
+# starts the workers the device layer runs in, above it).
 # A file includes headers of its own folder and the folders below, never
 # above; headers of kernels/ and include/kgate/ are below every folder. And
 # no circle: among modules (a .c and its .h are one), the include graph has
@@ -8,7 +10,7 @@
 # the header, or the modules of the loop.
 # usage: layers.sh SOURCE_DIR | layers.sh --self-test (a planted up-include and a planted loop must fail)
 set -u
-folders=(lib/basics lib/code lib/model lib/stats lib/run lib/report device app)
+folders=(lib/basics lib/code lib/model lib/stats lib/run lib/report device lib/gate app)
 if [ "${1:-}" = --self-test ]; then
   t=$(mktemp -d) && trap 'rm -rf "$t"' EXIT
   for d in "${folders[@]}"; do mkdir -p "$t/harness/$d"; done

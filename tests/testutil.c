@@ -1,6 +1,6 @@
 /* testutil: see testutil.h. */
 #include "testutil.h"
-#include "registry.h"
+#include "varreg.h"
 
 #include <check.h>
 #include <dirent.h>

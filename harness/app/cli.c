@@ -274,11 +274,11 @@ static int parse_pos(const char *s, double max, double *v) {
 /* The member of settings at offset off (a row's target or count). */
 static void *field(void *settings, size_t off) { return (char *)settings + off; }
 
-/* A command's settings: zeroed, its init, then every row's default. NULL out of memory. */
+/* A command's settings: zeroed, every row's default, then its init, so a
+ * command's own default for a shared row wins. NULL out of memory. */
 static void *new_settings(const kg_cmd *e) {
   void *s = calloc(1, e->size ? e->size : 1);
   if (!s) return NULL;
-  if (e->init) e->init(s);
   for (size_t o = 0; o < e->nopts; o++) {
     const kg_opt *op = &e->opts[o];
     void *to = field(s, op->off);
@@ -288,6 +288,7 @@ static void *new_settings(const kg_cmd *e) {
     if (op->kind == KG_OPT_PCT) *(double *)to = op->ddef / 100; /* as --max-noise 0.5 gives: the same double */
     if (op->kind == KG_OPT_STR) *(const char **)to = op->str;
   }
+  if (e->init) e->init(s);
   return s;
 }
 

@@ -30,7 +30,7 @@ typedef struct bisect_args {
       *bad_module, *json, *markdown, *kgate, *link, *within;
   const char *source[MAX_LIST], *match[MAX_LIST];
   int nsource, nmatch;
-  int finding, arch, rounds, max_rounds, device, own, quiet, enter_merges;
+  int finding, arch, rounds, max_runs, device, own, quiet, enter_merges;
   double effect; /* a fraction (--effect 1.2: 0.012); 0: none given */
 } bisect_args;
 
@@ -67,7 +67,7 @@ static const kg_opt k_rows[] = {
               "fingerprint only kernels whose name holds TEXT (repeatable)"),
     KG_OPTION("--arch", NULL, OPT_INT(arch, 50, 200, 90), "N", "the architecture whose machine code is fingerprinted (default 90)"),
     KG_OPTION("--rounds", NULL, OPT_INT(rounds, 2, 64, 4), "N", "rounds of each paired run (2-64, default 4)"),
-    KG_OPTION("--max-rounds", NULL, OPT_INT(max_rounds, 1, 16, 4), "N",
+    KG_OPTION("--max-runs", NULL, OPT_INT(max_runs, 1, 16, 4), "N",
               "paired runs per comparison at most, while undecided (1-16, default 4)"),
     KG_OPTION("--device", "-d", OPT_INT(device, 0, 1023, 0), "N", "the GPU of the paired runs (default 0)"),
     KG_OPTION("--good-module", NULL, OPT_STR(good_module, NULL), "PATH", "the last good night's own module: reproduce with it"),
@@ -233,7 +233,7 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
     return kg_bisect_range_free(ids, n), fprintf(stderr, "kgate: bisect: %s\n", err), 3;
   if (!a->quiet) fprintf(stderr, "kgate: bisect: %zu commits from %.12s to %.12s\n", n, ids[0], ids[n - 1]);
   kg_bisect_ops ops = kg_bisect_repo_ops(&repo);
-  kg_bisect_opts o = {estimate, 0.99, a->max_rounds, {a->good_module, a->bad_module}, a->quiet ? NULL : log_line, stderr};
+  kg_bisect_opts o = {estimate, 0.99, a->max_runs, {a->good_module, a->bad_module}, a->quiet ? NULL : log_line, stderr};
   kg_bisect_result r;
   kg_bisect_outcome out = kg_bisect_run(n, &ops, &o, &r);
   snprintf(r.changed, sizeof r.changed, "%s", changed);

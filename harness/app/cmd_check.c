@@ -1,5 +1,6 @@
-/* kgate check: the correctness matrix (gate.c runs it). */
-#include "gate.h"
+/* kgate check: the correctness matrix (the session, session.h; its printer, gateout.c). */
+#include "gateout.h"
+#include "settings.h"
 #include "options.h"
 
 #define KG_SETTINGS kg_gate_opts
@@ -11,7 +12,7 @@ static const kg_opt k_rows[] = {
 
 static int run(void *settings, const kg_cmd_call *call) {
   (void)call;
-  return kg_gate_run(settings);
+  return kg_gate_command(settings);
 }
 
 const kg_cmd cmd_check = {KG_CMD_ROWS(k_rows), .size = sizeof(kg_gate_opts), .init = kg_gate_opts_init,

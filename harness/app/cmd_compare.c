@@ -1,6 +1,20 @@
-/* kgate compare OLD NEW: two results (or a baseline and a result) offline (gate.c). */
-#include "gate.h"
+/* kgate compare OLD NEW: two results (or a baseline and a result) offline:
+ * its table, then the verdict of the same document a run's reports print. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "dtype.h"
+#include "escape.h"
+#include "exitcode.h"
+#include "gateout.h"
+#include "jobs.h"
 #include "options.h"
+#include "publish.h"
+#include "report.h"
+#include "results.h"
+#include "settings.h"
 #include "suggest.h"
 #include "verdict.h"
 
@@ -32,10 +46,127 @@ static const kg_opt k_rows[] = {
               "the counts and every cell's verdict as JSON (docs/schema/compare.schema.json); - for stdout"),
 };
 
+/* NEW's own paired cells (its run against its base build): the verdict
+ * counts their SLOWER as the run did, though OLD against NEW found none, so
+ * compare says so in a line, and names the slower cells (ten at most). */
+static void print_paired_of_new(FILE *out, const kg_run *run, const char *path) {
+  if (!run->pair.on || !run->npairs) return;
+  size_t count[KG_NPVERDICTS];
+  kg_pair_count(run->pairs, run->npairs, count);
+  char name[72], version[72], variant[72];
+  fprintf(out, "paired: %s carries its own run against its base build (%s %s): %zu SLOWER, %zu FASTER, %zu SAME, "
+               "%zu UNDECIDED of %zu cells%s\n",
+          path, kg_esc_term(run->pair.base_name, name, sizeof name),
+          kg_esc_term(run->pair.base_version, version, sizeof version), count[KG_PV_SLOWER], count[KG_PV_FASTER],
+          count[KG_PV_SAME], count[KG_PV_UNDECIDED], run->npairs,
+          count[KG_PV_SLOWER] ? "; its SLOWER cells decide the verdict, as in that run:" : "");
+  size_t shown = 0;
+  for (size_t i = 0; i < run->npairs && shown < 10; i++) {
+    const kg_pair_cell *c = &run->pairs[i];
+    if (c->stat.verdict != KG_PV_SLOWER) continue;
+    shown++;
+    fprintf(out, "  SLOWER %s %s n=%zu: %+.2f%% [%+.2f%%, %+.2f%%] against the base (min effect %.1f%%)\n",
+            kg_esc_term(c->variant, variant, sizeof variant), kg_dtype_get(c->dtype)->name, c->n,
+            100 * (c->stat.ratio - 1), 100 * (c->stat.lo - 1), 100 * (c->stat.hi - 1), 100 * c->min_effect);
+  }
+  if (count[KG_PV_SLOWER] > shown)
+    fprintf(out, "  and %zu more SLOWER cells (kgate report %s --html DIR shows every one)\n",
+            count[KG_PV_SLOWER] - shown, path);
+}
+
+/* compare's table: its rows in --sort's order, the SAME ones left out
+ * with --only-changed and counted in a line of their own. */
+static void print_comparison(FILE *out, const kg_comparison *cmp, const kg_compare_opts *co) {
+  kg_comparison view;
+  /* On a terminal a person reads it: the changed rows (asv continuous); a
+   * pipe or a file gets every row unless --only-changed. */
+  int only = co->only_changed || (!co->all_rows && isatty(fileno(out)));
+  if (kg_comparison_view(cmp, (kg_cmp_order)co->sort, only, &view)) {
+    fprintf(stderr, "kgate: out of memory for the comparison's table\n");
+    return;
+  }
+  kg_report_compare(out, &view);
+  size_t left = cmp->n - view.n;
+  if (only)
+    fprintf(out, "only changed: %zu SAME cell%s of %zu left out of the table (%s--json keeps every cell)\n", left,
+            left == 1 ? "" : "s", cmp->n, co->only_changed ? "" : "--all prints them; ");
+  kg_comparison_free(&view);
+}
+
+/* The printed part: the table, what NEW lacks or failed, its own paired cells. */
+static void print_findings(FILE *out, const kg_comparison *cmp, const kg_run *run, const kg_compare_opts *co) {
+  print_comparison(out, cmp, co);
+  /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
+   * shard, a narrower run): a correctness failure unless --missing allow. */
+  size_t missing = cmp->count[KG_V_MISSING];
+  kg_counts k = kg_count_results(run->results, run->n);
+  fprintf(out, "missing: %zu of the cells in %s are not in %s%s\n", missing, co->old_path, co->new_path,
+          !missing             ? ""
+          : co->allow_missing ? " (--missing allow: not a failure)"
+                              : " (a failure; --missing allow accepts them)");
+  if (k.failed || k.errored)
+    fprintf(out, "failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
+  print_paired_of_new(out, run, co->new_path);
+  /* NEW's lint as it did in the run: a module not linted says so here */
+  kg_gate_lint_code(run, stderr);
+}
+
+/* The document of NEW against OLD: its reports, its verdict line; the JSON
+ * and the chart. The exit code is the document's (rmodel.h), as a run's. */
+static int finish(FILE *out, const kg_comparison *cmp, const kg_run *run, const kg_compare_opts *co) {
+  char err[512];
+  kg_rm_gate gate = {.baseline = co->old_path, .missing_fails = !co->allow_missing};
+  /* the reports' tables in --sort's order too, every row (the Markdown's lists no SAME one) */
+  kg_comparison sorted;
+  kg_rdoc doc = {0};
+  int bad_reports = kg_comparison_view(cmp, (kg_cmp_order)co->sort, 0, &sorted);
+  if (!bad_reports) {
+    kg_rdoc_build_gate(&doc, run, &sorted, &gate); /* out of memory: each write says so */
+    bad_reports = kg_out_reports(co->reports, &doc) != 0;
+    kg_report_verdict(out, &doc);
+  }
+  kg_comparison_free(&sorted);
+  if (co->json && kg_comparison_write(co->json, cmp, co->old_path, co->new_path, !co->allow_missing, err, sizeof err))
+    bad_reports = 1, fprintf(stderr, "kgate: %s\n", err);
+  int plots = co->plots ? kg_publish_charts(co->plots, run, 0, cmp, co->old_path) : KG_EXIT_OK;
+  int code = doc.run ? kg_rm_exit_code(&doc.verdict, bad_reports ? KG_EXIT_USAGE : plots) : KG_EXIT_ENV;
+  if (!doc.run) fprintf(stderr, "kgate: out of memory for the comparison's reports\n");
+  kg_rdoc_free(&doc);
+  return code;
+}
+
+/* The files read and compared: 0, or -1 after saying why. */
+static int load(const kg_compare_opts *co, kg_run *run, kg_comparison *cmp) {
+  char err[512];
+  kg_baseline old, now;
+  if (kg_baseline_load(co->old_path, &old, err, sizeof err)) /* names the file, also when it does not exist */
+    return fprintf(stderr, "kgate: %s\n", err), -1;
+  if (kg_results_read(co->new_path, run, err, sizeof err) || kg_baseline_from_run(run, &now)) {
+    fprintf(stderr, "kgate: %s\n", err);
+    kg_baseline_free(&old);
+    return -1;
+  }
+  int rc = kg_compare(&old, &now, co->tolerance_pct, cmp, err, sizeof err);
+  kg_baseline_free(&old);
+  kg_baseline_free(&now);
+  if (rc) fprintf(stderr, "kgate: %s\n", err);
+  return rc ? -1 : 0;
+}
+
 static int run(void *settings, const kg_cmd_call *call) {
   kg_compare_opts *co = settings;
   co->old_path = call->args[0], co->new_path = call->args[1];
-  return kg_gate_compare(co);
+  kg_run r = {0};
+  kg_comparison cmp = {0};
+  int code = KG_EXIT_USAGE;
+  if (!load(co, &r, &cmp)) {
+    FILE *out = co->json && !strcmp(co->json, "-") ? stderr : stdout; /* --json -: stdout is the JSON alone */
+    print_findings(out, &cmp, &r, co);
+    code = finish(out, &cmp, &r, co);
+  }
+  kg_comparison_free(&cmp);
+  kg_run_free(&r);
+  return code;
 }
 
 const kg_cmd cmd_compare = {KG_CMD_ROWS(k_rows), .size = sizeof(kg_compare_opts), .least = 2, .most = 2,

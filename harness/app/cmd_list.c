@@ -1,6 +1,14 @@
-/* kgate list: the variants, kgate's own and the --kernels modules' (gate.c). */
-#include "gate.h"
+/* kgate list: the variants, kgate's own and the --kernels modules'. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exitcode.h"
 #include "options.h"
+#include "varreg.h"
+#include "report.h"
+#include "settings.h"
+#include "workers.h"
 
 typedef struct list_opts {
   kg_modules mods;
@@ -17,7 +25,13 @@ static const kg_opt k_rows[] = {
 static int run(void *settings, const kg_cmd_call *call) {
   (void)call;
   const list_opts *o = settings;
-  return kg_gate_list(&o->mods, o->json);
+  char self[PATH_MAX], err[512];
+  const char *worker = o->mods.nkernels ? kg_worker_path(&o->mods, self, sizeof self, stderr) : "";
+  if (!worker) return KG_EXIT_ENV;
+  if (kg_load_modules(&o->mods, worker, NULL, NULL, NULL, stderr)) return KG_EXIT_USAGE;
+  if (!o->json || strcmp(o->json, "-")) kg_report_list(stdout); /* --json -: stdout is the JSON alone */
+  if (o->json && kg_variants_write(o->json, err, sizeof err)) return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
+  return KG_EXIT_OK;
 }
 
 const kg_cmd cmd_list = {KG_CMD_ROWS(k_rows), .size = sizeof(list_opts), .run = run};

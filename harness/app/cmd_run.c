@@ -1,6 +1,7 @@
 /* kgate run: the gate, the check and the timing against the baseline or a
- * base module (gate.c runs it). */
-#include "gate.h"
+ * base module (the session, session.h; its printer, gateout.c). */
+#include "gateout.h"
+#include "settings.h"
 #include "options.h"
 
 #define KG_SETTINGS kg_gate_opts
@@ -17,7 +18,7 @@ static void init(void *settings) {
 
 static int run(void *settings, const kg_cmd_call *call) {
   (void)call;
-  return kg_gate_run(settings);
+  return kg_gate_command(settings);
 }
 
 const kg_cmd cmd_run = {KG_CMD_ROWS(k_rows), .size = sizeof(kg_gate_opts), .init = init,

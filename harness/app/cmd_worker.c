@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "exitcode.h"
-#include "module.h"
+#include "modload.h"
 #include "proto.h"
 #include "options.h"
 

@@ -53,7 +53,9 @@ typedef struct kg_opt {
  *                               array's end is an error naming the option
  *   OPT_CALLBACK(fn)            fn(settings, value, err, errlen): an option with rules of its own
  * The parser sets every def before it reads argv (flags, choices and lists
- * start at 0); the help's "(default ...)" is the row's text and must agree. */
+ * start at 0), then the command's init, whose defaults win over a shared
+ * row's; the help's "(default ...)" is the row's text (or cli.c's per-command
+ * text) and must agree. */
 #define KG_OPTION(name, alias, target, meta, help) {name, alias, meta, help, target}
 #define KG_MEMBER(m, type) _Generic(((KG_SETTINGS *)0)->m, type: offsetof(KG_SETTINGS, m))
 #define OPT_FLAG(m) .kind = KG_OPT_FLAG, .off = KG_MEMBER(m, int)
@@ -92,7 +94,7 @@ typedef struct kg_cmd {
   const kg_opt *opts; /* its option rows, in the order its help lists them */
   size_t nopts;
   size_t size;                     /* sizeof its settings struct, which the parser allocates zeroed */
-  void (*init)(void *settings);    /* defaults no row states (NULL: none), before the rows' */
+  void (*init)(void *settings);    /* defaults after the rows' (NULL: none): a command's own default wins */
   int least, most;                 /* positional arguments */
   const char *label, *needs;       /* "%s needs %s (try --help)" when fewer than least */
   size_t required;                 /* offsetof the string option it cannot do without, with */

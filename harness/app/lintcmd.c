@@ -61,53 +61,6 @@ int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out)
   return code;
 }
 
-/* The analysis of one module in check and run stops after this many seconds
- * (KGATE_LINT_LIMIT_S, default KG_LINT_LIMIT_S): a module not analysed in
- * time was not shown to be fenced, so it is "not run", a failure. 0 when the
- * variable is no positive number. */
-static double lint_limit(void) {
-  const char *e = getenv("KGATE_LINT_LIMIT_S");
-  if (!e || !*e) return KG_LINT_LIMIT_S;
-  char *end;
-  double v = strtod(e, &end);
-  return *end || !(v > 0) ? 0 : v;
-}
-
-int kg_lint_for_run(kg_lint_module *m) {
-  char err[1024], *text = NULL;
-  size_t len = 0;
-  if (m->why[0]) return 0; /* not linted: why says why */
-  double limit = lint_limit();
-  if (limit <= 0)
-    return snprintf(m->why, sizeof m->why, "KGATE_LINT_LIMIT_S is not a positive number of seconds"), 0;
-  kg_dis_rc dr = kg_dis_read(m->path, &text, &len, err, sizeof err);
-  if (dr != KG_DIS_OK) return snprintf(m->why, sizeof m->why, "%.200s", err), 0;
-  kg_sass_listing l;
-  int prc = kg_sass_parse(text, len, &l, err, sizeof err);
-  free(text);
-  if (prc) return snprintf(m->why, sizeof m->why, "not a SASS listing: %.180s", err), 0;
-  /* the worker refused a module whose table is bad; one changed since is not linted */
-  kg_lint_waivers w;
-  if (kg_lint_waivers_read(m->path, &w, err, sizeof err)) {
-    kg_sass_free(&l);
-    return snprintf(m->why, sizeof m->why, "%.220s", err), 0;
-  }
-  kg_lint_report r;
-  int rc = kg_lint_listing_within(&l, w.w, w.n, limit, &r);
-  if (rc == -2) {
-    snprintf(m->why, sizeof m->why, "the lint took over its time limit of %g s (KGATE_LINT_LIMIT_S)", limit);
-    kg_lint_report_free(&r);
-    rc = 0;
-  } else if (!rc) {
-    m->ran = 1;
-    rc = kg_lint_summarize(&l, &r, m);
-    kg_lint_report_free(&r);
-  }
-  kg_sass_free(&l);
-  kg_lint_waivers_free(&w);
-  return rc;
-}
-
 int kg_lint_main(const kg_lint_opts *o) {
   int bad = 0, fail = 0, env = 0;
   for (int k = 0; k < o->nfiles; k++) {

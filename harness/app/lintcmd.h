@@ -20,14 +20,6 @@ typedef struct kg_lint_opts {
  * code. The report goes to out, errors to err_out. */
 int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out);
 
-/* The lint of a check or run (m->path set by the caller, or m->why when it
- * cannot be linted), with the module's own waivers. A module it cannot
- * read, or no disassembler here, leaves m->ran 0 with why: the run goes
- * on. 0, or -1 out of memory. */
-int kg_lint_for_run(kg_lint_module *m);
-/* The default time limit of one module's analysis in check and run, seconds. */
-#define KG_LINT_LIMIT_S 60.0
-
 /* The command: every file, exit 2 for bad input, else 1 on a finding, else
  * 3 when a file needed a missing disassembler, else 0. */
 int kg_lint_main(const kg_lint_opts *o);

@@ -13,7 +13,7 @@
 #include "plan.h"
 #include "model.h"
 #include "pairrun.h"
-#include "registry.h"
+#include "varreg.h"
 
 typedef enum kg_st_outcome {
   KG_ST_CAUGHT,    /* the expected check tripped, the base stayed clean */

@@ -19,19 +19,19 @@
 #include "input.h"
 #include "label.h"
 #include "launches.h"
-#include "module.h"
+#include "modload.h"
 #include "paired.h"
 #include "proof.h"
 #include "proto.h"
 #include "reference.h"
 #include "refcache.h"
 #include "roofcache.h"
-#include "registry.h"
+#include "varreg.h"
 #include "stats.h"
 #include "timing.h"
 
 /* The modules: [0] kgate's own, then the --kernels modules, then the base
- * modules of a paired run (module.h); beside them, for selftest, the planted
+ * modules of a paired run (modload.h); beside them, for selftest, the planted
  * bugs' module (--mutant-kernels). fns[v]: the entry for registry index v in
  * the module that defines it (NULL for a mutant when no mutants' module is
  * loaded). */
@@ -420,12 +420,6 @@ static void free_copies(state *st) {
   st->npcopy = 0;
 }
 
-
-/* A paired case: the variant and its base (pair_variant, from kgate's own
- * module or the same name from the base module) on the same inputs, one
- * block per separately allocated copy, each timed as ABBA quads behind the
- * same L2 flush (timing.h). Not checked: the gate only pairs cases that
- * passed their check. */
 /* The base kernel of a paired case: from the base modules (the one that
  * defines the name) or from kgate's own. NULL with st->error when it, or the
  * head, is missing or lacks the dtype. */
@@ -506,6 +500,11 @@ static int pair_setup(state *st, const kg_case *c, const kg_run_params *p, int c
   return pair_copies(st, c->n * kg_dtype_get(c->dtype)->size, copies, clobbers);
 }
 
+/* A paired case: the variant and its base (pair_variant, from kgate's own
+ * module or the same name from the base module) on the same inputs, one
+ * block per separately allocated copy, each timed as ABBA quads behind the
+ * same L2 flush (timing.h). Not checked: the gate only pairs cases that
+ * passed their check. */
 static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
@@ -758,7 +757,7 @@ static int hello(state *st, int device, int roofline) {
   return -1;
 }
 
-/* Loads the modules (module.h: the --kernels modules' variants join the
+/* Loads the modules (modload.h: the --kernels modules' variants join the
  * registry, as the supervisor adds them from this worker's describe) and
  * maps the registry onto them: every real variant of kgate's own must be in
  * the own module with the flags and dtypes this kgate was built with (a

@@ -3,18 +3,18 @@
 #ifndef KG_WORKER_H
 #define KG_WORKER_H
 
-#include "module.h"
+#include "modload.h"
 
 typedef struct kg_worker_opts {
   int device;
   int roofline;            /* measure the achievable bandwidth before the hello */
-  const char *own_kernels; /* kgate's own module (NULL: beside the executable, module.h) */
+  const char *own_kernels; /* kgate's own module (NULL: beside the executable, modload.h) */
   const char *mutant_kernels; /* selftest: the planted bugs' module (NULL: none; mutants cannot run) */
   const char *kernels[KG_MODULES_MAX]; /* --kernels: modules whose variants join kgate's own */
   int nkernels;
   const char *base_kernels[KG_MODULES_MAX]; /* --base-kernels: the base builds of a paired run */
   int nbase;
-  int describe; /* print the modules' description (module.h) and exit, touching no GPU */
+  int describe; /* print the modules' description (modload.h) and exit, touching no GPU */
 } kg_worker_opts;
 
 /* Loads the modules (own, --kernels, --base-kernels: a variant name defined

@@ -590,22 +590,18 @@ int kg_make_parent(const char *path, char *err, size_t errlen) {
   return kg_mkdirs(dir, err, errlen);
 }
 
-static const struct {
-  const char *env;
-  int absolute; /* the XDG spec: a relative value is invalid, ignored */
-  const char *dir;
-} k_cache_places[] = {
-    {"KGATE_CACHE_DIR", 0, ""},
-    {"XDG_CACHE_HOME", 1, "kgate/"},
-    {"HOME", 0, ".cache/kgate/"},
-};
-
-int kg_cache_path(const char *file, char *buf, size_t len) {
-  for (size_t i = 0; i < sizeof k_cache_places / sizeof k_cache_places[0]; i++) {
-    const char *v = getenv(k_cache_places[i].env);
-    if (!v || !*v || (k_cache_places[i].absolute && v[0] != '/')) continue;
-    int w = snprintf(buf, len, "%s/%s%s", v, k_cache_places[i].dir, file);
+int kg_env_path(const kg_env_place *places, size_t n, const char *file, char *buf, size_t len) {
+  for (size_t i = 0; i < n; i++) {
+    const char *v = getenv(places[i].env);
+    if (!v || !*v || (places[i].absolute && v[0] != '/')) continue;
+    int w = snprintf(buf, len, "%s%s%s", v, places[i].rel, places[i].whole ? "" : file);
     return w > 0 && (size_t)w < len ? 0 : -1;
   }
   return -1;
+}
+
+int kg_cache_path(const char *file, char *buf, size_t len) {
+  static const kg_env_place k_places[] = {
+      {"KGATE_CACHE_DIR", 0, "/", 0}, {"XDG_CACHE_HOME", 1, "/kgate/", 0}, {"HOME", 0, "/.cache/kgate/", 0}};
+  return kg_env_path(k_places, sizeof k_places / sizeof k_places[0], file, buf, len);
 }

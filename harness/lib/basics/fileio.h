@@ -131,6 +131,20 @@ int kg_mkdirs(const char *dir, char *err, size_t errlen);
 /* Creates the folder path is in (and its parents). 0, or -1 with err. */
 int kg_make_parent(const char *path, char *err, size_t errlen);
 
+/* A place a path may come from: an environment variable, whether its value
+ * must be absolute (the XDG spec: a relative one is invalid, ignored), what
+ * follows it, and whether it names the file itself (whole: no file after). */
+typedef struct kg_env_place {
+  const char *env;
+  int absolute;
+  const char *rel;
+  int whole;
+} kg_env_place;
+
+/* The first place whose variable is set: its value, rel and file into buf.
+ * 0, or -1 (none set, or too long). */
+int kg_env_path(const kg_env_place *places, size_t n, const char *file, char *buf, size_t len);
+
 /* A file of kgate's cache folder: $KGATE_CACHE_DIR/file, else
  * $XDG_CACHE_HOME/kgate/file (an absolute XDG_CACHE_HOME only, as the XDG
  * spec says), else $HOME/.cache/kgate/file. 0, or -1 when none is set or the

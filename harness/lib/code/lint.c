@@ -614,8 +614,6 @@ static int keeps_value(const kg_sass_insn *in) {
   return kg_sass_is(in, "IMAD") && (kg_sass_has_mod(in, "MOV") || kg_sass_has_mod(in, "IADD"));
 }
 
-/* A read of global memory, weak or strong (a strong one reads other blocks'
- * data as well, and needs no acquire). */
 /* IMAD R8, R13, R15, R8: the value plus a product (a warp-aggregated
  * atomic's share of its lane), not the value times something (a tile's offset). */
 static int adds_to(const kg_sass_insn *in, const regset *v) {
@@ -627,6 +625,8 @@ static int adds_to(const kg_sass_insn *in, const regset *v) {
   return intersects(&a, v) && !intersects(&m, v);
 }
 
+/* A read of global memory, weak or strong (a strong one reads other blocks'
+ * data as well, and needs no acquire). */
 static int is_guarded_load(const ctx *c, int i) {
   const kg_sass_insn *in = &c->f->insns[i];
   return (runs(in) && (kg_sass_is(in, "LDG") || kg_sass_is(in, "LD")) && space_at(c->L, c->f, i) != SP_SHARED) ||

@@ -14,7 +14,7 @@
 #include "escape.h"
 #include "fileio.h"
 #include "jread.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sizes.h"
 #include "fields.h"
 #include "validate.h"

@@ -20,7 +20,7 @@
 #include "fileio.h"
 #include "jread.h"
 #include "label.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sizes.h"
 #include "fields.h"
 #include "validate.h"

@@ -11,7 +11,7 @@
 #include "baseline.h"
 #include "dtype.h"
 #include "results.h"
-#include "registry.h"
+#include "varreg.h"
 
 typedef struct item {
   kg_case c;

@@ -14,7 +14,7 @@
 #include "escape.h"
 #include "fileio.h"
 #include "jread.h"
-#include "registry.h"
+#include "varreg.h"
 #include "fields.h"
 
 static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "unsupported", "error"};

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sizes.h"
 #include "suggest.h"
 

@@ -15,7 +15,7 @@
 #include "escape.h"
 #include "fileio.h"
 #include "jread.h"
-#include "registry.h"
+#include "varreg.h"
 #include "sizes.h"
 #include "fields.h"
 
@@ -249,26 +249,9 @@ static void read_pools(kg_jrd *r, json_t *o, kg_run *run) {
   }
 }
 
-static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
-  kg_pair_meta *m = &run->pair;
-  snprintf(r->where, sizeof r->where, "paired");
-  m->on = 1;
-  static const char *const k_keys[] = {"base_path", "base_name", "base_version", "base_sha256", "base_commit",
-                                       "budget_s", "cells", "confidence", "copies", "max_rounds", "min_effect_pct",
-                                       "quads", "rounds", "wall_s", "sequential", "variants", NULL};
-  static const char *const k_cell_keys[] = {"variant", "dtype", "n", "verdict", "ratio", "lo", "hi", "head_us",
-                                            "base_us", "min_effect", "blocks", "pairs", "rounds", "set_aside",
-                                            "message", "llr_slower", "llr_faster", NULL};
-  kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, kg_why_bad_path);
-  kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, why_bad_text);
-  kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, why_bad_text);
-  /* absent before the nightly's pins: unknown, read as "" */
-  if (json_object_get(o, "base_sha256"))
-    kg_jrd_text(r, o, "base_sha256", m->base_sha256, sizeof m->base_sha256, kg_why_bad_hex_list);
-  if (json_object_get(o, "base_commit"))
-    kg_jrd_text(r, o, "base_commit", m->base_commit, sizeof m->base_commit, kg_why_bad_hex_list);
-  kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
-  json_t *seq = json_object_get(o, "sequential"); /* absent before the sequential decision: the interval decided */
+/* "sequential": absent before the sequential decision (the interval decided). */
+static void read_pair_seq(kg_jrd *r, json_t *o, kg_pair_meta *m) {
+  json_t *seq = json_object_get(o, "sequential");
   if (seq && !r->failed) {
     snprintf(r->where, sizeof r->where, "paired.sequential");
     m->sequential = 1;
@@ -280,6 +263,74 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
                      "change_rounds >= 1");
     snprintf(r->where, sizeof r->where, "paired");
   }
+}
+
+/* One of "cells": -1 when r failed before its checks, else 0 (r may have failed in them). */
+static int read_pair_cell(kg_jrd *r, json_t *c, const kg_pair_meta *m, kg_pair_cell *pc) {
+  static const char *const k_cell_keys[] = {"variant", "dtype", "n", "verdict", "ratio", "lo", "hi", "head_us",
+                                            "base_us", "min_effect", "blocks", "pairs", "rounds", "set_aside",
+                                            "message", "llr_slower", "llr_faster", NULL};
+  kg_jrd_text(r, c, "variant", pc->variant, sizeof pc->variant, kg_why_bad_variant);
+  const char *dtype = kg_jrd_str(r, c, "dtype"), *verdict = kg_jrd_str(r, c, "verdict");
+  long long nn = kg_jrd_int(r, c, "n");
+  kg_pair_stat *st = &pc->stat;
+  kg_fields_from_json(r, c, pc, k_pair_cell, NULL, NFIELDS(k_pair_cell));
+  kg_jrd_text(r, c, "message", pc->message, sizeof pc->message, NULL);
+  if (json_is_object(c)) kg_jrd_keys(r, c, k_cell_keys);
+  if (r->failed) return -1;
+  st->verdict = KG_NPVERDICTS;
+  for (int v = 0; v < KG_NPVERDICTS; v++)
+    if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) st->verdict = (kg_pverdict)v;
+  char cell[160]; /* the cell, named in what is refused */
+  kg_entry_label(pc->variant, dtype, nn, cell, sizeof cell);
+  int decided = st->verdict == KG_PV_SAME || st->verdict == KG_PV_SLOWER || st->verdict == KG_PV_FASTER;
+  json_t *ls = json_object_get(c, "llr_slower"), *lf = json_object_get(c, "llr_faster");
+  if (ls || lf) {
+    pc->sequential = 1;
+    pc->llr_slower = kg_jrd_num(r, c, "llr_slower");
+    pc->llr_faster = kg_jrd_num(r, c, "llr_faster");
+    if (r->failed) return -1;
+  }
+  if (kg_dtype_parse(dtype, &pc->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", dtype);
+  else if (st->verdict == KG_NPVERDICTS) kg_jrd_fail(r, "unknown verdict '%s'", verdict);
+  else if (nn < 0 || st->blocks < 0 || st->pairs < 0 || pc->rounds < 0 || pc->set_aside < 0)
+    kg_jrd_fail(r, "negative n, blocks, pairs, rounds or set_aside (%s)", cell);
+  else if (decided && st->blocks < 2) /* SAME, SLOWER and FASTER are decided on two blocks or more */
+    kg_jrd_fail(r, "%s with %d blocks: a verdict needs blocks (%s)", verdict, st->blocks, cell);
+  else if (pc->sequential && !(isfinite(pc->llr_slower) && isfinite(pc->llr_faster)))
+    kg_jrd_fail(r, "llr_slower and llr_faster must be finite (%s)", cell);
+  else if (pc->sequential && m->sequential && decided &&
+           ((st->verdict == KG_PV_SLOWER && pc->llr_slower < m->llr_upper) ||
+            (st->verdict == KG_PV_FASTER && pc->llr_faster < m->llr_upper) ||
+            (st->verdict == KG_PV_SAME && (pc->llr_slower > m->llr_lower || pc->llr_faster > m->llr_lower))))
+    kg_jrd_fail(r, "%s but llr_slower %g and llr_faster %g do not reach the bounds %g / %g (%s)", verdict,
+                pc->llr_slower, pc->llr_faster, m->llr_lower, m->llr_upper, cell);
+  else if (st->blocks > 0 && pc->rounds < 1) /* its blocks came from the rounds that timed it */
+    kg_jrd_fail(r, "rounds is 0 with %d blocks: a measured cell was timed in 1 round or more", st->blocks);
+  else if (st->blocks > 0 && !(st->lo > 0 && st->lo <= st->ratio && st->ratio <= st->hi && isfinite(st->hi) &&
+                               st->head_us > 0 && isfinite(st->head_us) && st->base_us > 0 && isfinite(st->base_us)))
+    kg_jrd_fail(r, "ratio and interval must be finite with 0 < lo <= ratio <= hi, times > 0");
+  pc->n = (size_t)nn;
+  return 0;
+}
+
+static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
+  kg_pair_meta *m = &run->pair;
+  snprintf(r->where, sizeof r->where, "paired");
+  m->on = 1;
+  static const char *const k_keys[] = {"base_path", "base_name", "base_version", "base_sha256", "base_commit",
+                                       "budget_s", "cells", "confidence", "copies", "max_rounds", "min_effect_pct",
+                                       "quads", "rounds", "wall_s", "sequential", "variants", NULL};
+  kg_jrd_text(r, o, "base_path", m->base_path, sizeof m->base_path, kg_why_bad_path);
+  kg_jrd_text(r, o, "base_name", m->base_name, sizeof m->base_name, why_bad_text);
+  kg_jrd_text(r, o, "base_version", m->base_version, sizeof m->base_version, why_bad_text);
+  /* absent before the nightly's pins: unknown, read as "" */
+  if (json_object_get(o, "base_sha256"))
+    kg_jrd_text(r, o, "base_sha256", m->base_sha256, sizeof m->base_sha256, kg_why_bad_hex_list);
+  if (json_object_get(o, "base_commit"))
+    kg_jrd_text(r, o, "base_commit", m->base_commit, sizeof m->base_commit, kg_why_bad_hex_list);
+  kg_fields_from_json(r, o, m, k_pair_meta, NULL, NFIELDS(k_pair_meta));
+  read_pair_seq(r, o, m);
   json_t *cells = kg_jrd_arr(r, o, "cells");
   size_t n = json_array_size(cells);
   kg_jrd_keys(r, o, k_keys);
@@ -303,47 +354,7 @@ static void read_paired(kg_jrd *r, json_t *o, kg_run *run) {
     json_t *c = json_array_get(cells, i);
     kg_pair_cell *pc = &run->pairs[i];
     snprintf(r->where, sizeof r->where, "paired.cells[%zu]", i);
-    kg_jrd_text(r, c, "variant", pc->variant, sizeof pc->variant, kg_why_bad_variant);
-    const char *dtype = kg_jrd_str(r, c, "dtype"), *verdict = kg_jrd_str(r, c, "verdict");
-    long long nn = kg_jrd_int(r, c, "n");
-    kg_pair_stat *st = &pc->stat;
-    kg_fields_from_json(r, c, pc, k_pair_cell, NULL, NFIELDS(k_pair_cell));
-    kg_jrd_text(r, c, "message", pc->message, sizeof pc->message, NULL);
-    if (json_is_object(c)) kg_jrd_keys(r, c, k_cell_keys);
-    if (r->failed) return;
-    st->verdict = KG_NPVERDICTS;
-    for (int v = 0; v < KG_NPVERDICTS; v++)
-      if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) st->verdict = (kg_pverdict)v;
-    char cell[160]; /* the cell, named in what is refused */
-    kg_entry_label(pc->variant, dtype, nn, cell, sizeof cell);
-    int decided = st->verdict == KG_PV_SAME || st->verdict == KG_PV_SLOWER || st->verdict == KG_PV_FASTER;
-    json_t *ls = json_object_get(c, "llr_slower"), *lf = json_object_get(c, "llr_faster");
-    if (ls || lf) {
-      pc->sequential = 1;
-      pc->llr_slower = kg_jrd_num(r, c, "llr_slower");
-      pc->llr_faster = kg_jrd_num(r, c, "llr_faster");
-      if (r->failed) return;
-    }
-    if (kg_dtype_parse(dtype, &pc->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", dtype);
-    else if (st->verdict == KG_NPVERDICTS) kg_jrd_fail(r, "unknown verdict '%s'", verdict);
-    else if (nn < 0 || st->blocks < 0 || st->pairs < 0 || pc->rounds < 0 || pc->set_aside < 0)
-      kg_jrd_fail(r, "negative n, blocks, pairs, rounds or set_aside (%s)", cell);
-    else if (decided && st->blocks < 2) /* SAME, SLOWER and FASTER are decided on two blocks or more */
-      kg_jrd_fail(r, "%s with %d blocks: a verdict needs blocks (%s)", verdict, st->blocks, cell);
-    else if (pc->sequential && !(isfinite(pc->llr_slower) && isfinite(pc->llr_faster)))
-      kg_jrd_fail(r, "llr_slower and llr_faster must be finite (%s)", cell);
-    else if (pc->sequential && m->sequential && decided &&
-             ((st->verdict == KG_PV_SLOWER && pc->llr_slower < m->llr_upper) ||
-              (st->verdict == KG_PV_FASTER && pc->llr_faster < m->llr_upper) ||
-              (st->verdict == KG_PV_SAME && (pc->llr_slower > m->llr_lower || pc->llr_faster > m->llr_lower))))
-      kg_jrd_fail(r, "%s but llr_slower %g and llr_faster %g do not reach the bounds %g / %g (%s)", verdict,
-                  pc->llr_slower, pc->llr_faster, m->llr_lower, m->llr_upper, cell);
-    else if (st->blocks > 0 && pc->rounds < 1) /* its blocks came from the rounds that timed it */
-      kg_jrd_fail(r, "rounds is 0 with %d blocks: a measured cell was timed in 1 round or more", st->blocks);
-    else if (st->blocks > 0 && !(st->lo > 0 && st->lo <= st->ratio && st->ratio <= st->hi && isfinite(st->hi) &&
-                                 st->head_us > 0 && isfinite(st->head_us) && st->base_us > 0 && isfinite(st->base_us)))
-      kg_jrd_fail(r, "ratio and interval must be finite with 0 < lo <= ratio <= hi, times > 0");
-    pc->n = (size_t)nn;
+    if (read_pair_cell(r, c, m, pc)) return;
     run->npairs = i + 1;
   }
   if (!r->failed) read_pools(r, o, run);
@@ -538,7 +549,7 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   char shown[72];
   if (r->failed) return;
   char why[200];
-  /* A name kgate has never seen is data: kept, timed, charted (registry.h). */
+  /* A name kgate has never seen is data: kept, timed, charted (varreg.h). */
   if ((c->variant = kg_variant_intern(variant, NULL, why, sizeof why)) < 0)
     kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(variant, shown, sizeof shown), why);
   else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));

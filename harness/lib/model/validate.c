@@ -6,7 +6,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fields.h"
-#include "registry.h"
+#include "varreg.h"
 
 int kg_run_check(const kg_run *run, char *why, size_t len) {
   const kg_run_meta *m = &run->meta;

@@ -8,7 +8,7 @@
 
 #include "dtype.h"
 #include "fileio.h"
-#include "registry.h"
+#include "varreg.h"
 
 /* A case these formats carry: checked correct and timed. */
 static int timed_pass(const kg_result *r) { return r->status == KG_ST_PASS && r->timing.samples > 0; }

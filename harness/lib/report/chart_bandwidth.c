@@ -8,7 +8,7 @@
 #include "chart_io.h"
 #include "dtype.h"
 #include "label.h"
-#include "registry.h"
+#include "varreg.h"
 
 /* Ticks for a log2 axis from 2^lo to 2^hi: at most about 12 labels. */
 static void log2_tics(FILE *f, int lo, int hi) {

@@ -10,7 +10,7 @@
 
 #include "escape.h"
 #include "label.h"
-#include "registry.h"
+#include "varreg.h"
 #include "severity.h"
 
 int kg__oom(const kg__job *j) {

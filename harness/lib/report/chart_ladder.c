@@ -8,7 +8,7 @@
 #include "chart_io.h"
 #include "dtype.h"
 #include "label.h"
-#include "registry.h"
+#include "varreg.h"
 
 /* Size colours for the bars: light for the smaller, dark for the larger. */
 static const char *const k_size_colors[] = {"#9ecae1", "#2171b5", "#08306b", "#6baed6"};

@@ -6,7 +6,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "pattern.h"
-#include "registry.h"
+#include "varreg.h"
 
 static const char k_csv_header[] =
     "variant,seed,dtype,n,pattern,status,got,expected,abs_err,bound,err_ratio,nondeterministic,"

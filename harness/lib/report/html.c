@@ -21,7 +21,7 @@
 #include "fileio.h"
 #include "label.h"
 #include "plot.h"
-#include "registry.h"
+#include "varreg.h"
 #include "severity.h"
 #include "site.h"
 #include "svg.h"

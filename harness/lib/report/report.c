@@ -7,7 +7,7 @@
 
 #include "dtype.h"
 #include "escape.h"
-#include "registry.h"
+#include "varreg.h"
 
 static void dtype_list(unsigned mask, char *buf, size_t len) {
   size_t used = 0;

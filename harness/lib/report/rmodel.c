@@ -14,7 +14,7 @@
 #include "label.h"
 #include "outcome.h"
 #include "pattern.h"
-#include "registry.h"
+#include "varreg.h"
 
 /* ---- the pool: every string and array the model holds --------------------- */
 
@@ -516,10 +516,9 @@ static int next_perf_size(const kg_run *run, kg_dtype dt, int first, size_t *n) 
 }
 
 static const char *bytes_label(kg_rdoc *d, double bytes) {
-  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 4) bytes /= 1024, u++;
-  return fmt(d, "%.4g %s", bytes, unit[u]); /* below 1024: no exponent */
+  char buf[32];
+  kg_bytes_label(bytes, buf, sizeof buf);
+  return fmt(d, "%s", buf);
 }
 
 static const char *times(kg_rdoc *d, double ratio) { return ratio > 0 ? sig3(d, ratio) : NULL; }

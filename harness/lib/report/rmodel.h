@@ -314,6 +314,9 @@ typedef struct kg_rdoc {
 
   kg_rm_findings findings; /* kg_rdoc_findings */
 
+  const char *const *san; /* check --sanitize: the summary, a line per variant and tool (the session's lines) */
+  size_t nsan;
+
   struct kg_rm_pool *pool; /* the strings and arrays above */
 } kg_rdoc;
 

@@ -176,6 +176,56 @@ static int fingerprint_all(search *s, size_t *first, size_t *ng) {
   return 0;
 }
 
+/* 1. The ends built and the step between them reproduced. 0 to go on; else
+ * 1 with *out and *fmt (or -1: the environment, *out as it was). */
+static int ends(search *s, size_t n, kg_bisect_outcome *out, const char **fmt) {
+  kg_bisect_result *r = s->r;
+  for (size_t e = 0; e < 2; e++) {
+    int rc = build(s, e ? n - 1 : 0);
+    if (rc < 0) return -1;
+    if (rc) {
+      *out = KG_BISECT_BAD_INPUT;
+      *fmt = e ? "the last bad commit does not build" : "the last good commit does not build";
+      return 1;
+    }
+  }
+  kg_bisect_pool rp = {0};
+  if (measure_as(s, n - 1, 0, 1, &rp, &r->reproduce)) return -1;
+  r->estimate = s->o->estimate > 0 ? s->o->estimate : r->reproduce.m;
+  say(s, "reproduce: %+.3f %% [%+.3f, %+.3f] against an estimate of %+.3f %%", 100 * expm1(r->reproduce.m),
+      100 * expm1(r->reproduce.lo), 100 * expm1(r->reproduce.hi), 100 * expm1(r->estimate));
+  if (r->estimate <= 0 || r->reproduce.lo < r->estimate / 2) {
+    *out = KG_BISECT_NOT_REPRODUCED;
+    *fmt = "not reproduced: the environment or the toolchain";
+    return 1;
+  }
+  return 0;
+}
+
+/* 3. The groups, halved until the step lies between two neighbours; *hi the
+ * later one. 0 to go on; else 1 with *out and *fmt, or -1 (the environment). */
+static int groups(search *s, const size_t *first, size_t ng, size_t *hi, kg_bisect_outcome *out, const char **fmt) {
+  kg_bisect_result *r = s->r;
+  size_t lo = 0;
+  *hi = ng - 1;
+  while (*hi - lo > 1) {
+    kg_bisect_step *st = &r->steps[r->nsteps++];
+    size_t mid = lo + (*hi - lo) / 2;
+    *st = (kg_bisect_step){.good = first[lo], .mid = first[mid], .bad = first[*hi], .verdict = -1};
+    if (step(s, st)) return -1;
+    if (st->verdict < 0) {
+      r->parent = first[lo], r->culprit = first[*hi];
+      r->first_cand = first[lo] + 1, r->last_cand = first[*hi];
+      *out = KG_BISECT_UNDECIDED;
+      *fmt = "undecided: the rounds ran out before the middle commit's side was clear";
+      return 1;
+    }
+    if (st->verdict) *hi = mid;
+    else lo = mid;
+  }
+  return 0;
+}
+
 kg_bisect_outcome kg_bisect_run(size_t n, const kg_bisect_ops *ops, const kg_bisect_opts *o, kg_bisect_result *r) {
   memset(r, 0, sizeof *r);
   double t0 = kg_now_s();
@@ -197,26 +247,8 @@ kg_bisect_outcome kg_bisect_run(size_t n, const kg_bisect_ops *ops, const kg_bis
     goto done;
   }
   /* 1. the ends, and the step between them */
-  for (size_t e = 0; e < 2; e++) {
-    size_t i = e ? n - 1 : 0;
-    int rc = build(&s, i);
-    if (rc < 0) goto done;
-    if (rc) {
-      out = KG_BISECT_BAD_INPUT;
-      fmt = e ? "the last bad commit does not build" : "the last good commit does not build";
-      goto done;
-    }
-  }
-  kg_bisect_pool rp = {0};
-  if (measure_as(&s, n - 1, 0, 1, &rp, &r->reproduce)) goto done;
-  r->estimate = o->estimate > 0 ? o->estimate : r->reproduce.m;
-  say(&s, "reproduce: %+.3f %% [%+.3f, %+.3f] against an estimate of %+.3f %%", 100 * expm1(r->reproduce.m),
-      100 * expm1(r->reproduce.lo), 100 * expm1(r->reproduce.hi), 100 * expm1(r->estimate));
-  if (r->estimate <= 0 || r->reproduce.lo < r->estimate / 2) {
-    out = KG_BISECT_NOT_REPRODUCED;
-    fmt = "not reproduced: the environment or the toolchain";
-    goto done;
-  }
+  int stop = ends(&s, n, &out, &fmt);
+  if (stop) goto done;
   /* 2. fingerprints */
   size_t ng;
   if (fingerprint_all(&s, first, &ng)) goto done;
@@ -226,22 +258,8 @@ kg_bisect_outcome kg_bisect_run(size_t n, const kg_bisect_ops *ops, const kg_bis
     goto done;
   }
   /* 3. the groups: the step is after group lo's commits and at or before group hi's first */
-  size_t lo = 0, hi = ng - 1;
-  while (hi - lo > 1) {
-    kg_bisect_step *st = &r->steps[r->nsteps++];
-    size_t mid = lo + (hi - lo) / 2;
-    *st = (kg_bisect_step){.good = first[lo], .mid = first[mid], .bad = first[hi], .verdict = -1};
-    if (step(&s, st)) goto done;
-    if (st->verdict < 0) {
-      r->parent = first[lo], r->culprit = first[hi];
-      r->first_cand = first[lo] + 1, r->last_cand = first[hi];
-      out = KG_BISECT_UNDECIDED;
-      fmt = "undecided: the rounds ran out before the middle commit's side was clear";
-      goto done;
-    }
-    if (st->verdict) hi = mid;
-    else lo = mid;
-  }
+  size_t hi;
+  if (groups(&s, first, ng, &hi, &out, &fmt)) goto done;
   size_t cb = first[hi], parent = cb - 1;
   while (r->failed[parent]) parent--; /* commit 0 built */
   r->culprit = cb, r->parent = parent, r->first_cand = parent + 1, r->last_cand = cb;

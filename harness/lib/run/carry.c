@@ -7,7 +7,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "fields.h"
-#include "registry.h"
+#include "varreg.h"
 
 static int is_group_case(const kg_case *c) { return c->supported && c->n >= KG_CARRY_MIN_N; }
 

@@ -9,7 +9,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "label.h"
-#include "registry.h"
+#include "varreg.h"
 #include "stats.h"
 
 

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "module.h"
+#include "modload.h"
 #include "paired.h"
 #include "results.h"
 #include "seqtest.h"

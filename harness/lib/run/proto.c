@@ -8,7 +8,7 @@
 
 #include "dtype.h"
 #include "fileio.h"
-#include "registry.h"
+#include "varreg.h"
 #include "fields.h"
 
 static char *dump(json_t *o) {

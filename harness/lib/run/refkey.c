@@ -16,24 +16,11 @@
 
 #include "fileio.h"
 
-static const struct {
-  const char *env;
-  int absolute; /* the XDG spec: a relative value is invalid, ignored */
-  const char *rel;
-} k_key_places[] = {
-    {"KGATE_REFCACHE_KEY", 0, ""},
-    {"XDG_STATE_HOME", 1, "/kgate/" KG_REFKEY_FILE},
-    {"HOME", 0, "/.local/state/kgate/" KG_REFKEY_FILE},
-};
-
 int kg_refkey_path(char *buf, size_t len) {
-  for (size_t i = 0; i < sizeof k_key_places / sizeof k_key_places[0]; i++) {
-    const char *v = getenv(k_key_places[i].env);
-    if (!v || !*v || (k_key_places[i].absolute && v[0] != '/')) continue;
-    int w = snprintf(buf, len, "%s%s", v, k_key_places[i].rel);
-    return w > 0 && (size_t)w < len ? 0 : -1;
-  }
-  return -1;
+  static const kg_env_place k_places[] = {{"KGATE_REFCACHE_KEY", 0, "", 1},
+                                          {"XDG_STATE_HOME", 1, "/kgate/", 0},
+                                          {"HOME", 0, "/.local/state/kgate/", 0}};
+  return kg_env_path(k_places, sizeof k_places / sizeof k_places[0], KG_REFKEY_FILE, buf, len);
 }
 
 /* The real path of the folder that path is in. 0, or -1. */

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "stats.h"
+
 /* The default minimum effects per input size, against the A/A spread
  * measured on an H100 (base = a copy of the same module, 240 cells of the
  * default gate, 2 rounds of 4 copies): cell estimates spread 0.35 % (sd) at
@@ -105,18 +107,6 @@ double kg_student_t(double confidence, int df) {
   return lo + (hi - lo) / 2;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Type-7 median of x[0..n-1], n >= 1; sorts x. Same arithmetic as stats.c. */
-static double median(double *x, size_t n) {
-  qsort(x, n, sizeof *x, cmp_double);
-  size_t lo = (n - 1) / 2;
-  return n % 2 ? x[lo] : x[lo] + 0.5 * (x[lo + 1] - x[lo]);
-}
-
 static int time_ok(double us) { return isfinite(us) && us > 0; }
 
 int kg_pblock_from_pairs(const double *head, const double *base, size_t npairs, kg_pblock *out) {
@@ -134,9 +124,9 @@ int kg_pblock_from_pairs(const double *head, const double *base, size_t npairs, 
     h[k] = head[i];
     b[k++] = base[i];
   }
-  out->log_ratio = median(lr, kept);
-  out->head_us = median(h, kept);
-  out->base_us = median(b, kept);
+  out->log_ratio = kg_median(lr, kept);
+  out->head_us = kg_median(h, kept);
+  out->base_us = kg_median(b, kept);
   out->pairs = (int)kept;
   free(buf);
   return 0;
@@ -169,8 +159,8 @@ void kg_pair_decide(const kg_pblock *b, size_t nb, const kg_pair_rule *rule, kg_
   if (buf) {
     for (size_t i = first, k = 0; i < nb; i++)
       if (block_ok(&b[i])) buf[k] = b[i].head_us, buf[n + k++] = b[i].base_us;
-    out->head_us = median(buf, n);
-    out->base_us = median(buf + n, n);
+    out->head_us = kg_median(buf, n);
+    out->base_us = kg_median(buf + n, n);
     free(buf);
   } else {
     out->head_us = out->base_us = NAN; /* unknown, never invented */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "dtype.h"
-#include "registry.h"
+#include "varreg.h"
 
 double kg_tolerance(size_t bytes, double override_pct) {
   if (override_pct > 0) return override_pct / 100.0;

@@ -1,5 +1,5 @@
-/* Kernel modules: load, check, describe (module.h). */
-#include "module.h"
+/* Kernel modules: load, check, describe (modload.h). */
+#include "modload.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "fileio.h"
 #include "kernels.h"
 #include "proc.h"
-#include "registry.h"
+#include "varreg.h"
 #include "escape.h"
 #include "fields.h"
 #include "waiver.h"

@@ -1,4 +1,4 @@
-#include "registry.h"
+#include "varreg.h"
 
 #include <stdio.h>
 #include <string.h>

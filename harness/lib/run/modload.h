@@ -6,8 +6,8 @@
  * which loads the modules, prints one JSON line and exits without touching a
  * GPU, so an ABI mismatch or a broken module is a one-line error (exit 2)
  * even on a machine with no GPU. */
-#ifndef KG_MODULE_H
-#define KG_MODULE_H
+#ifndef KG_MODLOAD_H
+#define KG_MODLOAD_H
 
 #include <stddef.h>
 
@@ -140,7 +140,7 @@ typedef struct kg_module_set {
 } kg_module_set;
 
 /* Opens own (NULL: none), each kernels[k] and each base[k] into s, in that
- * order. Every --kernels module's variants join the registry (registry.h:
+ * order. Every --kernels module's variants join the registry (varreg.h:
  * a name that kgate's own variants or an earlier module define is a
  * one-line error naming both paths), and a name two base modules define is
  * one too (pairing is by name). 0, or -1 with err; close s either way. */

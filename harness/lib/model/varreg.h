@@ -2,13 +2,13 @@
  *
  * It is the union of kgate's own table (expanded from kernels/variants.def),
  * the variants of the kernel modules loaded with --kernels (as the worker
- * describes them, module.h), and names read from results files that no
+ * describes them, modload.h), and names read from results files that no
  * loaded module defines (their facts come from the file, or are unknown).
  * Cases and results refer to a variant by its index here; the worker builds
  * the same union from the same modules, and the wire protocol names variants,
  * so indices never cross a process. */
-#ifndef KG_REGISTRY_H
-#define KG_REGISTRY_H
+#ifndef KG_VARREG_H
+#define KG_VARREG_H
 
 #include <stddef.h>
 
@@ -115,7 +115,7 @@ extern const kg_mutant_info *const kg_mutants;
 extern const size_t kg_nmutants;
 int kg_variant_supports(int v, kg_dtype dt);
 /* Whether a case can run: the variant takes the dtype, and the pattern's data
- * survive its arithmetic (float atomics flush subnormals: see registry.c). */
+ * survive its arithmetic (float atomics flush subnormals: see varreg.c). */
 int kg_case_supported(int v, kg_dtype dt, kg_pattern p);
 /* Whether the variant's float results may legitimately vary run to run
  * (float-atomic sums; a min or max is exact, so never). */
