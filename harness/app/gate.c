@@ -23,6 +23,7 @@
 #include "pairrun.h"
 #include "plan.h"
 #include "pattern.h"
+#include "phases.h"
 #include "progress.h"
 #include "refpin.h"
 #include "publish.h"
@@ -51,14 +52,12 @@ static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c
 
 /* The reports asked for on the command line; GITHUB_STEP_SUMMARY gets the
  * Markdown too. 0, or -1 after printing what failed. */
-/* The workers' own sums of what the cases cost (model.h). */
-static void add_case_phases(kg_run *run) {
-  kg_phases *ph = &run->meta.phases;
-  ph->known = 1;
+/* The workers' own sums of what the cases cost (model.h), for the phase clock (phases.h). */
+static void add_case_phases(const kg_run *run, kg_phase_passes *ph) {
   for (size_t i = 0; i < run->n; i++) {
-    ph->inputs_s += run->results[i].input_us * 1e-6;
-    ph->check_s += run->results[i].check_us * 1e-6;
-    ph->timing_s += run->results[i].time_us * 1e-6;
+    ph->inputs_sum += run->results[i].input_us * 1e-6;
+    ph->check_sum += run->results[i].check_us * 1e-6;
+    ph->timing_sum += run->results[i].time_us * 1e-6;
   }
 }
 
@@ -834,7 +833,7 @@ typedef struct gate {
   kg_device_info devs[KG_GATE_MAXDEVICES];
   kg_progress prog;
   double startup_s;
-  double carry_s; /* the check record's probe pass, less its workers' start-up */
+  kg_phase_passes passes; /* where the time went (phases.h) */
 } gate;
 
 static int gate_end(gate *g, int code) {
@@ -868,7 +867,9 @@ static int check_pass(gate *g, const kg_case *sent, const kg_run_params *rp, con
   else snprintf(detail, sizeof detail, "%zu cases on %d device%s", n, g->ndev, s);
   /* said once a worker says hello: a worker that cannot start says why first */
   kg_progress_phase_held(&g->prog, ntimed ? "check and timing" : "check", detail);
+  kg_phase_clock clock = kg_phase_start(&g->startup_s, kg_now_s());
   int env = kg_supervise_devices(cases, n, rp, so, w->sdev, (size_t)g->ndev, res, g->devs, err, errlen);
+  g->passes.check = kg_phase_stop(&clock, kg_now_s());
   for (size_t k = 0; k < n; k++) g->run.results[at[k]] = res[k];
   free(at), free(cases), free(res);
   return env;
@@ -887,7 +888,7 @@ enum { CARRY_REFUSED = -10 };
 static int carry_pass(const kg_gate_opts *go, gate *g, const kg_case *sent, const kg_run_params *rp,
                       const kg_super_opts *so, const workers *w, char *err, size_t errlen) {
   kg_carry_probes pr;
-  double t0 = kg_now_s(), s0 = g->startup_s;
+  kg_phase_clock clock = kg_phase_start(&g->startup_s, kg_now_s());
   kg_progress_phase_held(&g->prog, "check record", "the groups of 2^20 elements and more, probed untimed");
   int env = kg_carry_probe(&g->run, rp, so, w->sdev, (size_t)g->ndev, g->devs, &pr, err, errlen);
   if (!env && pr.n) {
@@ -896,7 +897,7 @@ static int carry_pass(const kg_gate_opts *go, gate *g, const kg_case *sent, cons
     if (g->cj.head.units > 0) kg_carry_record(&g->run, &pr, &g->cj.head, KG_HARNESS_SHA256, arch, rp);
   }
   kg_carry_probes_free(&pr);
-  g->carry_s = kg_now_s() - t0 - (g->startup_s - s0) / (double)g->ndev;
+  g->passes.probe = kg_phase_stop(&clock, kg_now_s());
   if (env || !go->carry_from) return env;
   char path[PATH_MAX], why[512], shown[PATH_MAX];
   kg_baseline b;
@@ -927,7 +928,7 @@ static int paired_pass(const kg_gate_opts *go, gate *g, const kg_run_params *rp,
   snprintf(detail, sizeof detail, "against %s %s", g->base.name, g->base.version);
   kg_progress_phase(&g->prog, "paired rounds", detail);
   g->prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
-  double before = g->startup_s, unchanged_s = 0;
+  double unchanged_s = 0;
   kg_super_dev sdev[KG_GATE_MAXDEVICES];
   for (int k = 0; k < g->ndev; k++) sdev[k] = (kg_super_dev){w->pargv[k], g->list[k]};
   int proof = g->cj.proof && code_join(&g->cj); /* the machine code of head and base, for the unchanged proof */
@@ -936,14 +937,11 @@ static int paired_pass(const kg_gate_opts *go, gate *g, const kg_run_params *rp,
   ps.sequential = !go->mods.pins; /* the nightly's detector is calibrated on the interval of every round */
   kg_pair_gate_in in = {&g->base, &ps, go->plan.variants == NULL, rp, so, sdev, (size_t)g->ndev,
                         proof ? &g->cj.head : NULL, proof ? &g->cj.base : NULL, no_proof, go->quiet ? NULL : stderr};
+  kg_phase_clock clock = kg_phase_start(&g->startup_s, kg_now_s());
   int pair_env = kg_pair_gate(&g->run, &in, &unchanged_s) != 0;
-  kg_phases *ph = &g->run.meta.phases;
+  g->passes.paired = kg_phase_stop(&clock, kg_now_s()), g->passes.unchanged_s = unchanged_s;
   g->run.meta.wall_s = kg_now_s() - g->prog.t0;
-  ph->startup_s = g->startup_s;
-  ph->timing_s += unchanged_s > 0 ? unchanged_s : 0;
-  /* on several devices start-up is the workers' sum, which may pass the wall time it overlapped */
-  double paired_s = g->run.pair.wall_s - (g->startup_s - before) - unchanged_s;
-  ph->paired_s = paired_s > 0 ? paired_s : 0;
+  kg_phases_of(&g->run.meta.phases, &g->passes);
   return pair_env;
 }
 
@@ -996,9 +994,8 @@ static int gate_run(const kg_gate_opts *go) {
     return fprintf(stderr, "kgate: %s\n", err), gate_end(&g, KG_EXIT_USAGE);
   kg_device_info dev = first_hello(g.devs, g.ndev);
   fill_meta(go, &dev, kg_now_s() - g.prog.t0, &g.run.meta);
-  add_case_phases(&g.run);
-  g.run.meta.phases.startup_s = g.startup_s;
-  g.run.meta.phases.check_s += g.carry_s; /* proving what to carry over is part of the check */
+  add_case_phases(&g.run, &g.passes);
+  kg_phases_of(&g.run.meta.phases, &g.passes); /* proving what to carry over is part of the check */
   kg_counts c = kg_count_results(g.run.results, g.run.n);
   int measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */
