@@ -1152,7 +1152,10 @@ int kg_gate_merge(const kg_merge_opts *mo) {
     fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
   }
-  int rc = kg_results_write(mo->out, &run, err, sizeof err);
+  /* a variant's dtypes pooled: its cells came from several shards, so pooled again as one run pools them */
+  int rc = kg_pair_pools(run.pairs, run.npairs, &run.pair, &run.pools, &run.npools);
+  if (rc) snprintf(err, sizeof err, "out of memory");
+  else rc = kg_results_write(mo->out, &run, err, sizeof err);
   if (rc) fprintf(stderr, "kgate: %s\n", err);
   else if (strcmp(mo->out, "-"))
     printf("kgate: merged %zu cases from %d files into %s\n", run.n, mo->ninputs, mo->out);
