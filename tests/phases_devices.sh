@@ -35,7 +35,8 @@ for devices in 0 0,1 0,1,2,3; do
   r=$t/r.json
   used=$(grep -o '"device":[0-9][0-9]*' "$r" | sort -u | wc -l)
   [ "$used" = "$nd" ] || fail "$nd devices: the cases ran on $used"
-  [ "$(grep -o '"rounds":2,' "$r" | wc -l)" -gt $cells ] || fail "$nd devices: not every cell had 2 rounds" # the run's and each cell's
+  # "rounds":2, the run's and each cell's
+  [ "$(grep -o '"rounds":2,' "$r" | wc -l)" -gt $cells ] || fail "$nd devices: not every cell had 2 rounds"
   wall=$(num wall_s "$r") startup=$(num startup_s "$r") inputs=$(num inputs_s "$r") check=$(num check_s "$r")
   timing=$(num timing_s "$r") paired=$(num paired_s "$r")
   [ -n "$wall" ] && [ -n "$paired" ] && [ -n "$inputs" ] || fail "$nd devices: no run.phases in $(head -c 600 "$r")"

@@ -56,7 +56,8 @@ for scenario in pass fail; do
     [ "$c" = 0 ] || [ "$c" = 1 ] || [ "$c" = 4 ] || { cat "$t/shard$i.out"; fail "$scenario: shard $i exited $c"; }
     grep -q "\"shard\":\"$i/3\"" "$t/shard$i.json" || fail "$scenario: shard $i does not record its shard"
   done
-  "$kgate" merge "$t"/shard{3,1,2}.json -o "$t/all.json" > "$t/merge.out" 2>&1 || fail "$scenario: merge: $(cat "$t/merge.out")"
+  "$kgate" merge "$t"/shard{3,1,2}.json -o "$t/all.json" > "$t/merge.out" 2>&1 ||
+    fail "$scenario: merge: $(cat "$t/merge.out")"
   n=$(cases_of "$t/one.json" | wc -l)
   grep -q "^kgate: merged $n cases from 3 files" "$t/merge.out" || fail "$scenario: $(cat "$t/merge.out"), not $n cases"
   grep -q '"runner":"gpu-3,gpu-1,gpu-2"' "$t/all.json" || fail "$scenario: the merged file lacks the three runners"
@@ -65,7 +66,8 @@ for scenario in pass fail; do
   c1=$?
   "$kgate" compare "$t/one.json" "$t/all.json" --markdown "$t/all.md" > "$t/cmp-all.out" 2>&1
   c3=$?
-  [ $c1 = "$code" ] && [ $c3 = "$code" ] || fail "$scenario: compare exits $c1 (one runner) and $c3 (merged), the gate $code"
+  [ $c1 = "$code" ] && [ $c3 = "$code" ] ||
+    fail "$scenario: compare exits $c1 (one runner) and $c3 (merged), the gate $code"
   v1=$(grep '^verdict: ' "$t/cmp-one.out") v3=$(grep '^verdict: ' "$t/cmp-all.out")
   [ -n "$v1" ] && [ "$v1" = "$v3" ] || fail "$scenario: verdicts differ: '$v1' and '$v3'"
   w=${v1#verdict: } && w=${w%% *}
@@ -80,7 +82,8 @@ for scenario in pass fail; do
     fail "$scenario: the cases differ: $(head -c 2000 "$t/cases.diff")"
   for part in run paired lint check_record; do
     [ "$(line_of $part "$t/one.json")" = "$(line_of $part "$t/all.json")" ] ||
-      fail "$scenario: \"$part\" differs: $(line_of $part "$t/one.json" | head -c 600) / $(line_of $part "$t/all.json" | head -c 600)"
+      fail "$scenario: \"$part\" differs: $(line_of $part "$t/one.json" | head -c 600) /" \
+        "$(line_of $part "$t/all.json" | head -c 600)"
   done
   [ $scenario = pass ] || grep -q '"verdict":"SLOWER"' "$t/all.json" || fail "fail: no SLOWER cell merged"
   echo "shards_merge: $scenario: 3 shards merged: $n cases, $v3"
