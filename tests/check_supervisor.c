@@ -385,6 +385,36 @@ START_TEST(test_supervise_device_down) {
 }
 END_TEST
 
+/* The start-up as wall time (phases.h): four devices whose workers each take
+ * 0.2 s to say hello, side by side, add one worker's start-up, not four; one
+ * case on four devices starts one worker and adds its whole start-up. */
+START_TEST(test_supervise_startup_side_by_side) {
+  char *a[4][5];
+  char num[4][4];
+  kg_super_dev devs[4];
+  for (int k = 0; k < 4; k++) {
+    snprintf(num[k], sizeof num[k], "%d", k);
+    a[k][0] = FAKE_WORKER, a[k][1] = "worker", a[k][2] = "--device", a[k][3] = num[k], a[k][4] = NULL;
+    devs[k] = (kg_super_dev){a[k], k};
+  }
+  kg_case c[16];
+  for (int i = 0; i < 16; i++) c[i] = good(300 + (size_t)i);
+  kg_device_info info[4];
+  kg_result r[16];
+  double startup = 0;
+  kg_super_opts o = {NULL, 5.0, 10.0, NULL, NULL, 0, &startup, NULL};
+  kg_run_params p = {1, 3, {0, 0, 0, 0}, {0}};
+  char err[256] = "";
+  setenv("FAKE_HELLO_MS", "200", 1);
+  ck_assert_msg(kg_supervise_devices(c, 16, &p, &o, devs, 4, r, info, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(startup >= 0.2 && startup < 0.5, "start-up %.3f s on four devices: not one worker's 0.2 s", startup);
+  startup = 0;
+  ck_assert_msg(kg_supervise_devices(c, 1, &p, &o, devs, 4, r, info, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(startup >= 0.2 && startup < 0.5, "start-up %.3f s of one worker", startup);
+  unsetenv("FAKE_HELLO_MS");
+}
+END_TEST
+
 /* The memory check: a case too large for the device's memory is skipped, not run. */
 START_TEST(test_supervise_too_big_skipped) {
   setenv("FAKE_MEM_BYTES", "1073741824", 1); /* 1 GiB: i32 inputs past 0.8 GiB / 2 do not fit */
@@ -629,6 +659,7 @@ Suite *make_supervisor_suite(void) {
   TCase *multi = tcase_create("Devices");
   tcase_add_test(multi, test_supervise_two_devices);
   tcase_add_test(multi, test_supervise_device_down);
+  tcase_add_test(multi, test_supervise_startup_side_by_side);
   tcase_add_test(multi, test_supervise_too_big_skipped);
   suite_add_tcase(s, multi);
   suite_add_tcase(s, errors);

@@ -12,6 +12,9 @@
  *   fake_worker worker --device N   as a worker on device N: "device" in
  *                             each result, 2 ms per case (so that two of them
  *                             both get work in the multi-device tests)
+ * For the phase times: $FAKE_HELLO_MS waits that long before the hello (a
+ * worker's start-up); $FAKE_CASE_MS makes each case take that long instead
+ * of 2 ms, a quarter of it reported as input_us and the rest as check_us.
  *
  * Sizes that misbehave:
  *   13 raise SIGSEGV          17 hang forever
@@ -85,6 +88,10 @@ static void fork_sleeper(void) {
   rename(tmp, path);
 }
 
+static void sleep_ms(double ms) {
+  if (ms > 0) nanosleep(&(struct timespec){(time_t)(ms / 1000), (long)(ms * 1e6) % 1000000000L}, NULL);
+}
+
 static void emit(char *line) {
   if (!line) exit(4);
   printf("%s\n", line);
@@ -134,6 +141,8 @@ int main(int argc, char **argv) {
   }
   kg_device_info dev = {.name = "fake device", .cc_major = 9, .sms = 1};
   if (getenv("FAKE_MEM_BYTES")) dev.mem_bytes = atoll(getenv("FAKE_MEM_BYTES")); /* the memory check */
+  double case_ms = getenv("FAKE_CASE_MS") ? atof(getenv("FAKE_CASE_MS")) : 0;
+  sleep_ms(getenv("FAKE_HELLO_MS") ? atof(getenv("FAKE_HELLO_MS")) : 0);
   emit(kg_proto_encode_hello(&dev));
 
   char *line = NULL;
@@ -152,9 +161,12 @@ int main(int argc, char **argv) {
     kg_result r = {.status = KG_ST_PASS, .repeats = p.repeats, .depth = 1};
     snprintf(r.got, sizeof r.got, "%ld", (long)getpid());
     snprintf(r.expected, sizeof r.expected, "%zu", c.n);
-    if (device >= 0) {
-      r.device = device;
-      nanosleep(&(struct timespec){0, 2000000}, NULL);
+    if (device >= 0) r.device = device;
+    if (case_ms > 0) { /* its time, as a worker reports what a case cost */
+      sleep_ms(case_ms);
+      r.input_us = 250 * case_ms, r.check_us = 750 * case_ms;
+    } else if (device >= 0) {
+      sleep_ms(2);
     }
     if (p.pair.on && p.pair.probe) {
       const char *k = getenv("FAKE_PROBE_KERNEL");

@@ -6,6 +6,7 @@
 #include "exitcode.h"
 #include "merge.h"
 #include "options.h"
+#include "pairrun.h"
 #include "results.h"
 #include "settings.h"
 
@@ -19,7 +20,10 @@ static int run(void *settings, const kg_cmd_call *call) {
   kg_run r;
   if (kg_merge_runs(mo->inputs, (size_t)mo->ninputs, &r, err, sizeof err))
     return fprintf(stderr, "kgate: %s\n", err), KG_EXIT_USAGE;
-  int rc = kg_results_write(mo->out, &r, err, sizeof err);
+  /* a variant's dtypes pooled: its cells came from several shards, so pooled again as one run pools them */
+  int rc = kg_pair_pools(r.pairs, r.npairs, &r.pair, &r.pools, &r.npools);
+  if (rc) snprintf(err, sizeof err, "out of memory");
+  else rc = kg_results_write(mo->out, &r, err, sizeof err);
   if (rc) fprintf(stderr, "kgate: %s\n", err);
   else if (strcmp(mo->out, "-")) printf("kgate: merged %zu cases from %d files into %s\n", r.n, mo->ninputs, mo->out);
   kg_run_free(&r);

@@ -12,6 +12,7 @@
 #include "escape.h"
 #include "exitcode.h"
 #include "label.h"
+#include "phases.h"
 #include "jobs.h"
 #include "kg_harness.h"
 #include "progress.h"
@@ -44,7 +45,7 @@ typedef struct gate {
   kg_device_info devs[KG_GATE_MAXDEVICES];
   kg_progress prog;
   double startup_s;
-  double carry_s; /* the check record's probe pass, less its workers' start-up */
+  kg_phase_passes passes; /* where the time went (phases.h) */
   kg_worker_cmd cmd;
   workers w;
   kg_super_opts so;
@@ -62,14 +63,12 @@ static void show_progress(void *ctx, size_t done, size_t total, const kg_case *c
 /* The first worker said hello: the held phase line (check_pass). */
 static void progress_started(void *ctx) { kg_progress_start(ctx); }
 
-/* The workers' own sums of what the cases cost (model.h). */
-static void add_case_phases(kg_run *run) {
-  kg_phases *ph = &run->meta.phases;
-  ph->known = 1;
+/* The workers' own sums of what the cases cost (model.h), for the phase clock (phases.h). */
+static void add_case_phases(const kg_run *run, kg_phase_passes *ph) {
   for (size_t i = 0; i < run->n; i++) {
-    ph->inputs_s += run->results[i].input_us * 1e-6;
-    ph->check_s += run->results[i].check_us * 1e-6;
-    ph->timing_s += run->results[i].time_us * 1e-6;
+    ph->inputs_sum += run->results[i].input_us * 1e-6;
+    ph->check_sum += run->results[i].check_us * 1e-6;
+    ph->timing_sum += run->results[i].time_us * 1e-6;
   }
 }
 
@@ -201,7 +200,9 @@ static int check_pass(gate *g, const kg_case *sent, char *err, size_t errlen) {
   else snprintf(detail, sizeof detail, "%zu cases on %d device%s", n, g->ndev, s);
   /* said once a worker says hello: a worker that cannot start says why first */
   kg_progress_phase_held(&g->prog, ntimed ? "check and timing" : "check", detail);
+  kg_phase_clock clock = kg_phase_start(&g->startup_s, kg_now_s());
   int env = kg_supervise_devices(cases, n, &g->rp, &g->so, g->w.sdev, (size_t)g->ndev, res, g->devs, err, errlen);
+  g->passes.check = kg_phase_stop(&clock, kg_now_s());
   for (size_t k = 0; k < n; k++) g->run->results[at[k]] = res[k];
   free(at), free(cases), free(res);
   return env;
@@ -244,7 +245,7 @@ static int carry_apply(gate *g, const kg_case *sent) {
  * there but cannot be read; a missing one carries nothing. */
 static int carry_pass(gate *g, const kg_case *sent, char *err, size_t errlen) {
   kg_carry_probes pr;
-  double t0 = kg_now_s(), s0 = g->startup_s;
+  kg_phase_clock clock = kg_phase_start(&g->startup_s, kg_now_s());
   kg_progress_phase_held(&g->prog, "check record", "the groups of 2^20 elements and more, probed untimed");
   int env = kg_carry_probe(g->run, &g->rp, &g->so, g->w.sdev, (size_t)g->ndev, g->devs, &pr, err, errlen);
   if (!env && pr.n) {
@@ -253,7 +254,7 @@ static int carry_pass(gate *g, const kg_case *sent, char *err, size_t errlen) {
     if (g->cj.head.units > 0) kg_carry_record(g->run, &pr, &g->cj.head, KG_HARNESS_SHA256, arch, &g->rp);
   }
   kg_carry_probes_free(&pr);
-  g->carry_s = kg_now_s() - t0 - (g->startup_s - s0) / (double)g->ndev;
+  g->passes.probe = kg_phase_stop(&clock, kg_now_s());
   if (env || !g->go->carry_from) return env;
   return carry_apply(g, sent);
 }
@@ -265,7 +266,7 @@ static int paired_pass(gate *g) {
   snprintf(detail, sizeof detail, "against %s %s", g->base.name, g->base.version);
   kg_progress_phase(&g->prog, "paired rounds", detail);
   g->prog.counts = 0; /* each round is a pass of the supervisor; pairrun logs a line per round */
-  double before = g->startup_s, unchanged_s = 0;
+  double unchanged_s = 0;
   kg_super_dev sdev[KG_GATE_MAXDEVICES];
   for (int k = 0; k < g->ndev; k++) sdev[k] = (kg_super_dev){g->w.pargv[k], g->list[k]};
   int proof = g->cj.proof && kg_code_join(&g->cj); /* the machine code of head and base, for the unchanged proof */
@@ -274,14 +275,11 @@ static int paired_pass(gate *g) {
   ps.sequential = !go->mods.pins; /* the nightly's detector is calibrated on the interval of every round */
   kg_pair_gate_in in = {&g->base, &ps, go->plan.variants == NULL, &g->rp, &g->so, sdev, (size_t)g->ndev,
                         proof ? &g->cj.head : NULL, proof ? &g->cj.base : NULL, no_proof, go->quiet ? NULL : g->log};
+  kg_phase_clock clock = kg_phase_start(&g->startup_s, kg_now_s());
   int pair_env = kg_pair_gate(g->run, &in, &unchanged_s) != 0;
-  kg_phases *ph = &g->run->meta.phases;
+  g->passes.paired = kg_phase_stop(&clock, kg_now_s()), g->passes.unchanged_s = unchanged_s;
   g->run->meta.wall_s = kg_now_s() - g->prog.t0;
-  ph->startup_s = g->startup_s;
-  ph->timing_s += unchanged_s > 0 ? unchanged_s : 0;
-  /* on several devices start-up is the workers' sum, which may pass the wall time it overlapped */
-  double paired_s = g->run->pair.wall_s - (g->startup_s - before) - unchanged_s;
-  ph->paired_s = paired_s > 0 ? paired_s : 0;
+  kg_phases_of(&g->run->meta.phases, &g->passes);
   return pair_env;
 }
 
@@ -392,9 +390,8 @@ static void after_check(gate *g, int paired) {
   kg_session *s = g->s;
   kg_device_info dev = first_hello(g->devs, g->ndev);
   fill_meta(g->go, &dev, kg_now_s() - g->prog.t0, &s->run.meta);
-  add_case_phases(&s->run);
-  s->run.meta.phases.startup_s = g->startup_s;
-  s->run.meta.phases.check_s += g->carry_s; /* proving what to carry over is part of the check */
+  add_case_phases(&s->run, &g->passes);
+  kg_phases_of(&s->run.meta.phases, &g->passes); /* proving what to carry over is part of the check */
   kg_counts c = kg_count_results(s->run.results, s->run.n);
   s->measured = c.passed + c.failed + c.errored > 0;
   /* Whatever was measured before an environment failure is still reported. */

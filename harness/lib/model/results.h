@@ -15,12 +15,14 @@
 #define KG_RESULTS_SCHEMA 2
 
 /* Where a run's wall time went ("phases" in the results JSON; absent: not
- * recorded). startup: every worker's spawn to hello (CUDA, the modules, the
- * roofline), those of the paired rounds included; inputs: making inputs and
- * their references; check: the rest of the check matrix; timing: the
- * absolute timing of the timed cases; paired: the paired rounds but their
- * workers' start-up; reports: compare, verdicts, summaries and files up to
- * the results file. inputs, check and timing are the workers' own sums. */
+ * recorded), as wall time on any number of devices (run/phases.h).
+ * startup: the workers' spawn to hello (CUDA, the modules, the roofline),
+ * those of the paired rounds included; inputs: making inputs and their
+ * references; check: the rest of the check matrix; timing: the absolute
+ * timing of the timed cases; paired: the paired rounds but their workers'
+ * start-up. These add up to wall_s but for the moments between passes;
+ * reports: compare, verdicts, summaries and files up to the results file,
+ * after wall_s. */
 typedef struct kg_phases {
   int known;
   double startup_s, inputs_s, check_s, timing_s, paired_s, reports_s;

@@ -9,6 +9,7 @@
 #include "dtype.h"
 #include "escape.h"
 #include "label.h"
+#include "phases.h"
 #include "varreg.h"
 #include "stats.h"
 
@@ -362,10 +363,10 @@ static size_t prove_unchanged(kg_run *run, kg_pair_job *jobs, size_t njobs, cons
   if (in->log)
     fprintf(in->log, "kgate: %zu of %zu cells proven unchanged (the same machine code and launches): %s\n",
             njobs - kept, njobs, timed ? "timed once, not paired" : "not timed (--absolute-unchanged times them)");
-  /* the pass's wall time, less its workers' start-up (the start-up phase counts that) */
-  double t0 = kg_now_s(), s0 = so->startup_s ? *so->startup_s : 0;
+  /* the pass's work (the start-up phase counts its workers' start-up) */
+  kg_phase_clock clock = kg_phase_start(so->startup_s, kg_now_s());
   if (kept < njobs && timed) time_unchanged(run, jobs + kept, njobs - kept, in, so, devs);
-  *timing_s = kg_now_s() - t0 - ((so->startup_s ? *so->startup_s : 0) - s0) / (double)in->ndev;
+  *timing_s = kg_phase_stop(&clock, kg_now_s()).work_s;
   return kept;
 }
 

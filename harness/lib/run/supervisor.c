@@ -14,6 +14,7 @@
 #include "dtype.h"
 #include "proc.h"
 #include "label.h"
+#include "phases.h"
 
 #define NONE ((size_t)-1)
 /* --- Signals: the handler sets a flag and writes a byte to a self-pipe,
@@ -281,6 +282,7 @@ typedef struct slot {
   size_t prev;     /* the case this worker answered last (NONE: none yet) */
   size_t next, end; /* the rest of its current input group */
   int said_hello;
+  double startup_s; /* its workers' start-ups in this call */
 } slot;
 
 typedef struct multi {
@@ -451,7 +453,7 @@ static void on_hello(multi *m, size_t k, int got, char *line) {
   if (!m->started && m->o->started) m->o->started(m->o->progress_ctx);
   m->started = 1;
   s->said_hello = 1;
-  if (m->o->startup_s) *m->o->startup_s += kg_now_s() - s->spawned;
+  s->startup_s += kg_now_s() - s->spawned;
   const kg_device_info *devs = m->devs;
   for (size_t j = 0; j < m->nworkers && m->o->one_model && !m->stop; j++) {
     if (j == k || !m->slots[j].said_hello || !strcmp(devs[j].name, devs[k].name)) continue;
@@ -539,6 +541,14 @@ static void finish(multi *m) {
     }
 }
 
+/* The call's start-ups for the phase times: its devices' workers started side by side. */
+static void count_startups(const multi *m) {
+  double sum = 0;
+  size_t devices = 0;
+  for (size_t k = 0; k < m->nworkers; k++) sum += m->slots[k].startup_s, devices += m->slots[k].said_hello;
+  if (m->o->startup_s) *m->o->startup_s += kg_phase_startup(sum, devices);
+}
+
 int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_params *p, const kg_super_opts *o,
                          const kg_super_dev *workers, size_t nworkers, kg_result *results, kg_device_info *devs,
                          char *err, size_t errlen) {
@@ -562,6 +572,7 @@ int kg_supervise_devices(const kg_case *cases, size_t ncases, const kg_run_param
     if (!wait_round(&m, pfd, pidx)) break;
   }
   finish(&m);
+  count_startups(&m);
   free(m.slots);
   free(pfd);
   free(pidx);

@@ -57,8 +57,10 @@ typedef struct kg_super_opts {
   /* kg_supervise_devices: refuse devices of different GPU models (run: one
    * baseline, one set of reports); return KG_SUPER_MODELS once a second model says hello. */
   int one_model;
-  /* Adds each worker's start-up, its spawn to its hello (CUDA, the modules,
-   * the roofline), in seconds, for the phase times; NULL: not counted. */
+  /* Adds the workers' start-up, each one's spawn to its hello (CUDA, the
+   * modules, the roofline), as wall time: a call's sum over the devices that
+   * started a worker in it, side by side (kg_phase_startup), in seconds, for
+   * the phase times; NULL: not counted. */
   double *startup_s;
   /* kg_supervise_devices: called with progress_ctx once, when the first
    * worker says hello (the gate's phase line waits for it); NULL: none. */
