@@ -22,7 +22,8 @@ static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "uns
 const char *kg_status_name(kg_status s) { return (unsigned)s < KG_NSTATUS ? k_status[s] : "?"; }
 
 static const char *const k_fail_kind[KG_NFAIL_KINDS] = {
-    "", "wrong_result", "input_modified", "nondeterministic", "sanitizer", "timeout", "crash"};
+    "", "wrong_result", "input_modified", "nondeterministic", "sanitizer", "timeout", "crash", "refused",
+    "wrong_after_timing"};
 
 const char *kg_fail_kind_name(kg_fail_kind k) { return (unsigned)k < KG_NFAIL_KINDS ? k_fail_kind[k] : "?"; }
 
@@ -321,7 +322,8 @@ int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t
 json_t *kg_result_to_json(const kg_result *r, kg_form form) {
   json_t *o = json_object();
   int bad = !o || json_object_set_new(o, "status", json_string(kg_status_name(r->status))) ||
-            kg_fields_to_json(o, r, k_result, NULL, NFIELDS(k_result), form);
+            kg_fields_to_json(o, r, k_result, NULL, NFIELDS(k_result), form) ||
+            (r->fail != KG_FK_NONE && json_object_set_new(o, "fail", json_string(kg_fail_kind_name(r->fail))));
   if (!bad && form == KG_FORM_FILE) /* every case has both; "timing" is null when not timed */
     bad = json_object_set_new(o, "timing", r->timing.samples ? kg_timing_to_json(&r->timing, form) : json_null()) ||
           json_object_set_new(o, "device", json_integer(r->device));
@@ -333,6 +335,18 @@ json_t *kg_result_to_json(const kg_result *r, kg_form form) {
   }
   if (bad) json_decref(o);
   return bad ? NULL : o;
+}
+
+/* A failure's kind: a name kgate knows, on a case that failed or errored. */
+static void read_fail(kg_jrd *r, json_t *o, kg_result *res) {
+  const char *fail = kg_jrd_str(r, o, "fail");
+  char shown[72];
+  if (r->failed) return;
+  if (kg_fail_kind_parse(fail, &res->fail))
+    kg_jrd_fail(r, "unknown fail '%s'", kg_esc_term(fail, shown, sizeof shown));
+  else if (res->status != KG_ST_FAIL && res->status != KG_ST_ERROR)
+    kg_jrd_fail(r, "fail '%s' on a case with status %s: only a failed or errored case has a kind", fail,
+                kg_status_name(res->status));
 }
 
 void kg_result_read(kg_jrd *r, json_t *o, kg_result *res, const char *label) {
@@ -347,6 +361,7 @@ void kg_result_read(kg_jrd *r, json_t *o, kg_result *res, const char *label) {
   kg_fields_from_json(r, o, res, k_result, NULL, RESULT_ALWAYS);
   for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
     if (json_object_get(o, k_result[k].key)) kg_fields_from_json(r, o, res, &k_result[k], NULL, 1);
+  if (json_object_get(o, "fail")) read_fail(r, o, res); /* optional: files before it, and every passed case */
   json_t *t = kg_jrd_obj(r, o, "timing", 1);
   json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
   res->device = device ? (int)kg_jrd_range(r, o, "device", 0, 4095) : 0;
@@ -367,6 +382,9 @@ static int result_from_wire(json_t *o, kg_result *r, char *err, size_t errlen) {
   for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
     if (json_object_get(o, k_result[k].key) && get_wire(o, r, &k_result[k], NULL, 1, err, errlen)) return -1;
   if (device && !json_is_integer(device)) return snprintf(err, errlen, "Expected integer, got %s", type_name(device)), -1;
+  json_t *fail = json_object_get(o, "fail"); /* optional: a case that passed has none */
+  if (fail && (!json_is_string(fail) || kg_fail_kind_parse(json_string_value(fail), &r->fail)))
+    return snprintf(err, errlen, "unknown failure kind"), -1;
   r->device = (int)json_integer_value(device);
   if (t && kg_timing_from_json(t, &r->timing, KG_FORM_WIRE, err, errlen)) return -1;
   char shown[72];

@@ -40,6 +40,8 @@ typedef enum kg_fail_kind {
   KG_FK_SANITIZER,        /* compute-sanitizer reported it */
   KG_FK_TIMEOUT,          /* the watchdog ended it */
   KG_FK_CRASH,            /* a CUDA error, a dead worker, a broken line */
+  KG_FK_REFUSED,          /* the module did what the timer forbids (the message names the call) */
+  KG_FK_WRONG_AFTER_TIMING, /* a result re-checked after timing, the input changed between samples, was wrong */
   KG_NFAIL_KINDS
 } kg_fail_kind;
 
@@ -83,7 +85,7 @@ typedef struct kg_result {
   int nondeterministic; /* float bits differed between the runs */
   int input_modified;   /* a variant not declared in place wrote its input */
   char message[200];    /* why it failed or errored; empty on pass */
-  kg_fail_kind fail;    /* the kind of that why (travels on the wire only, not in results files) */
+  kg_fail_kind fail;    /* the kind of that why ("fail" in both forms, left out when none) */
   /* What the case cost the worker, in wall microseconds: making its input
    * and reference (0 when the case before it made the same input), its
    * check, and its timing (0 when not timed). The phase times add them up. */

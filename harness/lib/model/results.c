@@ -529,7 +529,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
 
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   static const char *const k_keys[] = {"abs_err", "bound", "carried", "check_us", "depth", "device", "dtype",
-                                       "expected", "got", "input_modified", "input_us", "message", "n",
+                                       "expected", "fail", "got", "input_modified", "input_us", "message", "n",
                                        "nondeterministic", "pattern", "ratio", "repeats", "status", "supported",
                                        "time_us", "timed", "timing", "variant", NULL};
   const char *variant = kg_jrd_str(r, o, "variant"), *dtype = kg_jrd_str(r, o, "dtype");
