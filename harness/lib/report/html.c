@@ -269,6 +269,12 @@ static void summary_list(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   fputs("<li>Checks: ", f);
   esc(f, doc->checks);
   fputs("</li>\n", f);
+  if (doc->cold) {
+    fputs("<li>Cold L2: ", f);
+    esc(f, doc->cold);
+    if (doc->cold_cells) fputs("; <strong>could not be verified</strong> for ", f), esc(f, doc->cold_cells);
+    fputs("</li>\n", f);
+  }
   if (p->cmp) {
     fputs("<li>Performance against ", f);
     esc(f, p->baseline ? p->baseline : "the baseline");
