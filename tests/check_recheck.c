@@ -27,13 +27,20 @@ typedef struct rc_case {
 } rc_case;
 
 static const rc_case k_cases[] = {
-    {KG_I32, KG_PAT_WRAP, KG_OP_SUM, 1000, KG_RECHECK_EXACT},  {KG_I64, KG_PAT_WRAP, KG_OP_SUM, 4097, KG_RECHECK_EXACT},
-    {KG_I32, KG_PAT_EXACT, KG_OP_SUM, 777, KG_RECHECK_EXACT},  {KG_F32, KG_PAT_UNIFORM, KG_OP_SUM, 1 << 16, KG_RECHECK_BOUNDED},
-    {KG_F64, KG_PAT_UNIFORM, KG_OP_SUM, 3001, KG_RECHECK_BOUNDED}, {KG_F16, KG_PAT_UNIFORM, KG_OP_SUM, 1 << 14, KG_RECHECK_BOUNDED},
-    {KG_BF16, KG_PAT_UNIFORM, KG_OP_SUM, 5000, KG_RECHECK_BOUNDED}, {KG_F32, KG_PAT_EXACT, KG_OP_SUM, 1 << 12, KG_RECHECK_EXACT},
-    {KG_F32, KG_PAT_TINY, KG_OP_SUM, 2048, KG_RECHECK_BOUNDED}, {KG_I32, KG_PAT_WRAP, KG_OP_MAX, 1000, KG_RECHECK_EXACT},
-    {KG_I64, KG_PAT_EXACT, KG_OP_MIN, 1000, KG_RECHECK_EXACT}, {KG_F32, KG_PAT_UNIFORM, KG_OP_MIN, 999, KG_RECHECK_EXACT},
-    {KG_F16, KG_PAT_UNIFORM, KG_OP_MAX, 4096, KG_RECHECK_EXACT}, {KG_F64, KG_PAT_EXACT, KG_OP_MAX, 100, KG_RECHECK_EXACT},
+    {KG_I32, KG_PAT_WRAP, KG_OP_SUM, 1000, KG_RECHECK_EXACT},
+    {KG_I64, KG_PAT_WRAP, KG_OP_SUM, 4097, KG_RECHECK_EXACT},
+    {KG_I32, KG_PAT_EXACT, KG_OP_SUM, 777, KG_RECHECK_EXACT},
+    {KG_F32, KG_PAT_UNIFORM, KG_OP_SUM, 1 << 16, KG_RECHECK_BOUNDED},
+    {KG_F64, KG_PAT_UNIFORM, KG_OP_SUM, 3001, KG_RECHECK_BOUNDED},
+    {KG_F16, KG_PAT_UNIFORM, KG_OP_SUM, 1 << 14, KG_RECHECK_BOUNDED},
+    {KG_BF16, KG_PAT_UNIFORM, KG_OP_SUM, 5000, KG_RECHECK_BOUNDED},
+    {KG_F32, KG_PAT_EXACT, KG_OP_SUM, 1 << 12, KG_RECHECK_EXACT},
+    {KG_F32, KG_PAT_TINY, KG_OP_SUM, 2048, KG_RECHECK_BOUNDED},
+    {KG_I32, KG_PAT_WRAP, KG_OP_MAX, 1000, KG_RECHECK_EXACT},
+    {KG_I64, KG_PAT_EXACT, KG_OP_MIN, 1000, KG_RECHECK_EXACT},
+    {KG_F32, KG_PAT_UNIFORM, KG_OP_MIN, 999, KG_RECHECK_EXACT},
+    {KG_F16, KG_PAT_UNIFORM, KG_OP_MAX, 4096, KG_RECHECK_EXACT},
+    {KG_F64, KG_PAT_EXACT, KG_OP_MAX, 100, KG_RECHECK_EXACT},
 };
 
 /* The result a correct variant returns for ref: the reference rounded to the accumulator. */
@@ -85,7 +92,8 @@ START_TEST(test_recheck_edits_match_reference) {
     kg_reference(c->dt, buf, c->n, &fresh);
     kg_recheck_ref(&r, i, &planned);
     if (!di->is_float) {
-      ck_assert_uint_eq(planned.isum & (c->dt == KG_I32 ? 0xffffffffull : ~0ull), fresh.isum & (c->dt == KG_I32 ? 0xffffffffull : ~0ull));
+      uint64_t mask = c->dt == KG_I32 ? 0xffffffffull : ~0ull;
+      ck_assert_uint_eq(planned.isum & mask, fresh.isum & mask);
       if (c->op == KG_OP_MAX) ck_assert_int_eq(planned.imax, fresh.imax);
       if (c->op == KG_OP_MIN) ck_assert_int_eq(planned.imin, fresh.imin);
     } else if (c->op == KG_OP_SUM) {
@@ -178,7 +186,8 @@ static const cold_case k_cold_cases[] = {
     {16 << 20, 0, {6.1, 6.0, 6.3, 6.2, 6.1}, {2.4, 2.5, 2.6, 2.4, 2.5}, KG_COLD_VERIFIED, NULL},
     {16 << 20, 1, {6.1, 6.0, 6.3, 6.2, 6.1}, {2.4, 2.5, 2.6, 2.4, 2.5}, KG_COLD_HOT, NULL},
     {32 << 20, 0, {6.1, 6.0, 6.3, 6.2, 6.1}, {2.4, 2.5, 2.6, 2.4, 2.5}, KG_COLD_TOO_LARGE, NULL},
-    {16 << 20, 0, {2.5, 2.4, 2.6, 2.5, 2.4}, {2.4, 2.5, 2.6, 2.4, 2.5}, KG_COLD_NOT_VERIFIED, "no slower than unflushed"},
+    {16 << 20, 0, {2.5, 2.4, 2.6, 2.5, 2.4}, {2.4, 2.5, 2.6, 2.4, 2.5}, KG_COLD_NOT_VERIFIED,
+     "no slower than unflushed"},
     /* a gap in the medians, but one flushed read as fast as an unflushed one: not beyond noise */
     {16 << 20, 0, {6.1, 2.5, 6.3, 6.2, 6.1}, {2.4, 2.5, 2.6, 2.4, 2.5}, KG_COLD_NOT_VERIFIED, "no slower"},
     {16 << 20, 0, {NAN, NAN, NAN, 6.2, 6.1}, {2.4, 2.5, 2.6, 2.4, 2.5}, KG_COLD_NOT_VERIFIED, "too few reads"},
@@ -252,7 +261,8 @@ START_TEST(test_guard_reader_refuses) {
   json_decref(o);
   const char *at = strstr(text, k_bad_guards[_i].from);
   ck_assert_ptr_nonnull(at);
-  snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - text), text, k_bad_guards[_i].to, at + strlen(k_bad_guards[_i].from));
+  snprintf(bad, sizeof bad, "%.*s%s%s", (int)(at - text), text, k_bad_guards[_i].to,
+           at + strlen(k_bad_guards[_i].from));
   free(text);
   o = json_loads(bad, 0, NULL);
   ck_assert_ptr_nonnull(o);

@@ -40,7 +40,9 @@ summary() {
     for kind in before after paired-before paired-after; do
       ls "$dir"/"$kind"-[0-9]*.json > /dev/null 2>&1 || continue
       printf '%-14s runs %d' "$kind" "$(ls "$dir"/"$kind"-[0-9]*.json | wc -l)"
-      for field in wall_s check_s timing_s paired_s; do printf '  %s %s' "$field" "$(median_of "$dir" "$kind" "$field")"; done
+      for field in wall_s check_s timing_s paired_s; do
+        printf '  %s %s' "$field" "$(median_of "$dir" "$kind" "$field")"
+      done
       echo
     done
     for kind in "" paired-; do
@@ -70,11 +72,13 @@ self_test() {
   trap 'rm -rf "$d"' RETURN
   for k in 1 2 3; do
     echo "{\"run\":{\"wall_s\":$((100 + k)),\"phases\":{\"check_s\":10,\"timing_s\":50}}}" > "$d/before-$k.json"
-    echo "{\"run\":{\"wall_s\":$((104 + k)),\"phases\":{\"check_s\":10,\"timing_s\":54}},\"cases\":[{\"guard\":{\"cold\":\"verified\",\"recheck\":\"exact\"}}]}" > "$d/after-$k.json"
+    echo "{\"run\":{\"wall_s\":$((104 + k)),\"phases\":{\"check_s\":10,\"timing_s\":54}}," \
+      "\"cases\":[{\"guard\":{\"cold\":\"verified\",\"recheck\":\"exact\"}}]}" > "$d/after-$k.json"
   done
   summary "$d"
   grep -q '^default gate: after / before = 1.0392 (+3.9 %)$' "$d/summary.txt" &&
-    grep -q 'cold: verified 3, not_verified 0' "$d/summary.txt" && grep -q 'refused 0, wrong_after_timing 0' "$d/summary.txt" ||
+    grep -q 'cold: verified 3, not_verified 0' "$d/summary.txt" &&
+    grep -q 'refused 0, wrong_after_timing 0' "$d/summary.txt" ||
     { cat "$d/summary.txt"; echo "timing_cost_gpu: FAIL: the summary"; return 1; }
   echo "timing_cost_gpu: summary ok"
 }
@@ -86,7 +90,8 @@ esac
 [ $# -ge 3 ] || { echo "usage: timing_cost_gpu.sh BEFORE_BUILD AFTER_BUILD OUTDIR [ROUNDS] [BUDGET_S]" >&2; exit 2; }
 before=$1 after=$2 out=$3 rounds=${4:-3} budget=${5:-540}
 for b in "$before" "$after"; do
-  [ -x "$b/kgate" ] && [ -f "$b/libkgate_kernels.so" ] || { echo "timing_cost_gpu: no kgate and module in $b" >&2; exit 2; }
+  [ -x "$b/kgate" ] && [ -f "$b/libkgate_kernels.so" ] ||
+    { echo "timing_cost_gpu: no kgate and module in $b" >&2; exit 2; }
 done
 mkdir -p "$out/baselines" "$out/base"
 export KGATE_CACHE_DIR=$out/cache
@@ -97,11 +102,13 @@ gate() {
   local name=$1 build=$2 t0=$SECONDS
   shift 2
   if [ $((SECONDS - start + last)) -gt "$budget" ]; then echo -n "$name " >> "$out/left-out"; return 0; fi
-  "$build/kgate" run --baseline-dir "$out/baselines" --json "$out/$name.json" "$@" > "$out/$name.txt" 2> "$out/$name.err"
+  "$build/kgate" run --baseline-dir "$out/baselines" --json "$out/$name.json" "$@" \
+    > "$out/$name.txt" 2> "$out/$name.err"
   local code=$?
   last=$((SECONDS - t0))
   [ $code = 3 ] && { echo "timing_cost_gpu: skipped: $(grep -m1 '^kgate: ' "$out/$name.err" | cut -c8-)"; exit 77; }
-  [ $code = 0 ] || [ $code = 1 ] || [ $code = 4 ] || { cat "$out/$name.err"; echo "timing_cost_gpu: $name exited $code"; exit 1; }
+  [ $code = 0 ] || [ $code = 1 ] || [ $code = 4 ] ||
+    { cat "$out/$name.err"; echo "timing_cost_gpu: $name exited $code"; exit 1; }
 }
 
 # warm the cache (the roofline, the references) untimed, with each build

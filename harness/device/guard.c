@@ -87,7 +87,8 @@ static void find_real(void) {
  * per-thread entry point, where 0 is the per-thread default stream). */
 static void check_stream(const char *call, cudaStream_t s, int ptsz) {
   if (!g.in || s == g.stream) return;
-  int legacy = s == cudaStreamLegacy || (s == NULL && !ptsz), per_thread = s == cudaStreamPerThread || (s == NULL && ptsz);
+  int legacy = s == cudaStreamLegacy || (s == NULL && !ptsz);
+  int per_thread = s == cudaStreamPerThread || (s == NULL && ptsz);
   refuse("%s on %s, not the stream kgate gave it", call,
          legacy ? "the legacy default stream" : per_thread ? "the per-thread default stream" : "a stream of its own");
 }
@@ -132,7 +133,8 @@ void kg_guard_launch_ex(const char *name, const cudaLaunchConfig_t *config, int 
   if (!g.in || !config) return;
   check_stream(name, config->stream, ptsz);
   for (unsigned i = 0; i < config->numAttrs; i++)
-    if (config->attrs[i].id == cudaLaunchAttributeAccessPolicyWindow && window_set(&config->attrs[i].val.accessPolicyWindow))
+    if (config->attrs[i].id == cudaLaunchAttributeAccessPolicyWindow &&
+        window_set(&config->attrs[i].val.accessPolicyWindow))
       refuse("%s with an accessPolicyWindow launch attribute", name);
 }
 
@@ -153,7 +155,8 @@ cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID a, cons
   return REAL(sattr_ptsz) ? REAL(sattr_ptsz)(s, a, v) : cudaErrorNotSupported;
 }
 
-cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t n, cudaKernelNodeAttrID a, const cudaKernelNodeAttrValue *v) {
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t n, cudaKernelNodeAttrID a,
+                                            const cudaKernelNodeAttrValue *v) {
   if (g.in && a == cudaKernelNodeAttributeAccessPolicyWindow && v && window_set(&v->accessPolicyWindow)) {
     refuse("cudaGraphKernelNodeSetAttribute(accessPolicyWindow)");
     return cudaSuccess;

@@ -366,8 +366,9 @@ static int recheck_after(state *st, timed_ctx *t, kg_result *r) {
 static int cold_of(state *st, size_t bytes, int hot, kg_guard *g) {
   for (size_t k = 0; k < st->ncold; k++)
     if (st->cold[k].bytes == bytes && (st->cold[k].g.cold == KG_COLD_HOT) == hot) {
-      g->cold = st->cold[k].g.cold, g->flushed_us = st->cold[k].g.flushed_us, g->unflushed_us = st->cold[k].g.unflushed_us;
-      memcpy(g->cold_why, st->cold[k].g.cold_why, sizeof g->cold_why);
+      const kg_guard *seen = &st->cold[k].g;
+      g->cold = seen->cold, g->flushed_us = seen->flushed_us, g->unflushed_us = seen->unflushed_us;
+      memcpy(g->cold_why, seen->cold_why, sizeof g->cold_why);
       return 0;
     }
   double f[KG_COLD_READS], u[KG_COLD_READS];

@@ -418,7 +418,8 @@ void kg_guard_read(kg_jrd *r, json_t *o, kg_guard *g) {
     return kg_jrd_fail(r, "unknown recheck '%s'", kg_esc_term(recheck, shown, sizeof shown));
   kg_fields_from_json(r, o, g, k_guard, NULL, NFIELDS(k_guard));
   if (r->failed) return;
-  int cold_why = g->cold == KG_COLD_NOT_VERIFIED, recheck_why = g->recheck == KG_RECHECK_NONE || g->recheck == KG_RECHECK_WEAK;
+  int cold_why = g->cold == KG_COLD_NOT_VERIFIED;
+  int recheck_why = g->recheck == KG_RECHECK_NONE || g->recheck == KG_RECHECK_WEAK;
   if (cold_why != (g->cold_why[0] != '\0'))
     return kg_jrd_fail(r, "cold '%s' %s", cold, cold_why ? "needs a cold_why" : "takes no cold_why");
   if (recheck_why != (g->recheck_why[0] != '\0'))

@@ -233,7 +233,8 @@ void kg_report_perf(FILE *f, const kg_rdoc *doc) {
   if (doc->cold) {
     char cells[1024];
     fprintf(f, "cold L2: %s", doc->cold);
-    if (doc->cold_cells) fprintf(f, "; could not be verified for %s", kg_esc_term(doc->cold_cells, cells, sizeof cells));
+    if (doc->cold_cells)
+      fprintf(f, "; could not be verified for %s", kg_esc_term(doc->cold_cells, cells, sizeof cells));
     fputc('\n', f);
   }
   int wv = (int)strlen("variant");

@@ -176,7 +176,8 @@ static void summary_cold(kg_rdoc *d, const kg_run *run) {
     snprintf(line + used, sizeof line - used, "%s%zu not said", used ? ", " : "", count[KG_COLD_UNKNOWN]);
   d->cold = fmt(d, "%s of %zu timed cell%s", line, guarded, guarded == 1 ? "" : "s");
   d->cold_cells = listed ? fmt(d, "%s%s", cells, listed > 3 ? fmt(d, "; and %zu more", listed - 3) : "") : NULL;
-  kg_rm_cell parts[] = {text(d->cold), text(listed ? "; could not be verified for " : ""), data(d->cold_cells ? d->cold_cells : "")};
+  kg_rm_cell parts[] = {text(d->cold), text(listed ? "; could not be verified for " : ""),
+                        data(d->cold_cells ? d->cold_cells : "")};
   item_add(d, "Cold L2", NULL, parts, listed ? 3 : 1);
 }
 

@@ -57,7 +57,8 @@ static int beyond(const kg_recheck *r, double *t, char *why, size_t len) {
   if (!kg_dtype_get(r->dt)->is_float) {
     int64_t top = r->dt == KG_I32 ? INT32_MAX : INT64_MAX, bottom = r->dt == KG_I32 ? INT32_MIN : INT64_MIN;
     int64_t x = max ? r->ref.imax : r->ref.imin;
-    if (x == (max ? top : bottom)) return snprintf(why, len, "the input holds the type's %s value", max ? "largest" : "smallest"), 0;
+    if (x == (max ? top : bottom))
+      return snprintf(why, len, "the input holds the type's %s value", max ? "largest" : "smallest"), 0;
     *t = max ? (double)top : (double)bottom; /* read back through the integer path (edit_value) */
     return 1;
   }
