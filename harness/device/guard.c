@@ -253,7 +253,13 @@ int kg_guard_reset_l2(void *stream) {
     memset(&v, 0, sizeof v);
     e = cudaStreamSetAttribute((cudaStream_t)stream, cudaStreamAttributeAccessPolicyWindow, &v);
   }
-  return (int)e;
+  if (e) { /* a card that reports persisting L2 but will not have it set (not sticky): said once, then left */
+    cudaGetLastError();
+    fprintf(stderr, "kgate worker: persisting L2 cannot be reset (%s): not reset or watched on this card\n",
+            cudaGetErrorName(e));
+    g.persist = 0;
+  }
+  return 0;
 }
 
 void kg_guard_enter(void *stream) { g.stream = (cudaStream_t)stream, g.in = 1; }
@@ -262,7 +268,11 @@ void kg_guard_enter(void *stream) { g.stream = (cudaStream_t)stream, g.in = 1; }
  * which a module may have set past the functions above (the driver API). */
 void kg_guard_leave(void) {
   g.in = 0;
-  if (!persisting()) return;
+  enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  /* a query inside a capture could end it: a captured call runs later, and the next call is watched */
+  if (!persisting() || cudaStreamIsCapturing(g.stream, &capturing) != cudaSuccess ||
+      capturing != cudaStreamCaptureStatusNone)
+    return;
   cudaStreamAttrValue v;
   size_t limit = 0;
   memset(&v, 0, sizeof v);

@@ -24,7 +24,9 @@
 
 /* Before a timed block: the persisting-L2 limit set to 0, persisting lines
  * reset, and no access-policy window on stream. Nothing to do on a card
- * without persisting L2. 0 or a cudaError_t code. */
+ * without persisting L2; a card that will not have it reset is said on
+ * stderr once and then treated as one without. 0 (kept an int for the
+ * callers' CUDA checks). */
 int kg_guard_reset_l2(void *stream);
 
 /* Around each call of a module: stream is the one kgate gave it. */
