@@ -156,6 +156,38 @@ START_TEST(test_rmodel_tally) {
 }
 END_TEST
 
+/* The timed cells' cold L2 is a fact of the model: its counts, and the
+ * cells it could not be verified for with why; a run without the guard says nothing. */
+START_TEST(test_rmodel_cold) {
+  memset(&g_run, 0, sizeof g_run);
+  int v = kg_variant_find("cub_sum");
+  kg_case cases[4] = {{v, KG_F32, 1 << 22, KG_PAT_UNIFORM, 1, 1}, {v, KG_F32, 1000, KG_PAT_UNIFORM, 1, 1},
+                      {v, KG_F32, 1 << 25, KG_PAT_UNIFORM, 1, 1}, {v, KG_F32, 33, KG_PAT_UNIFORM, 1, 0}};
+  kg_result res[4] = {{.status = KG_ST_PASS}, {.status = KG_ST_PASS}, {.status = KG_ST_PASS}, {.status = KG_ST_PASS}};
+  g_run.cases = cases, g_run.results = res, g_run.n = 4;
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  ck_assert_ptr_null(d.cold);
+  for (size_t k = 0; k < d.nitems; k++) ck_assert_str_ne(d.items[k].label, "Cold L2");
+  kg_rdoc_free(&d);
+  res[0].guard = (kg_guard){.on = 1, .cold = KG_COLD_VERIFIED};
+  res[1].guard = (kg_guard){.on = 1, .cold = KG_COLD_NOT_VERIFIED};
+  snprintf(res[1].guard.cold_why, sizeof res[1].guard.cold_why, "flushed reads (2 us) no slower than unflushed (2 us)");
+  res[2].guard = (kg_guard){.on = 1, .cold = KG_COLD_TOO_LARGE};
+  ck_assert_int_eq(kg_rdoc_build(&d, &g_run, NULL), 0);
+  ck_assert_str_eq(d.cold, "1 verified, 1 not verified, 1 too large to tell of 3 timed cells");
+  ck_assert_str_eq(d.cold_cells, "cub_sum f32 n=1000 uniform: flushed reads (2 us) no slower than unflushed (2 us)");
+  int found = 0;
+  for (size_t k = 0; k < d.nitems; k++)
+    if (!strcmp(d.items[k].label, "Cold L2")) {
+      found = 1;
+      ck_assert_uint_eq(d.items[k].nparts, 3);
+    }
+  ck_assert(found);
+  kg_rdoc_free(&d);
+}
+END_TEST
+
 /* The nightly's findings: one set of words for history check's lines, its
  * Markdown summary and the page (check_html.c holds the page's). */
 START_TEST(test_rmodel_findings) {
@@ -315,6 +347,7 @@ Suite *make_rmodel_suite(void) {
   tcase_add_test(core, test_rmodel_paired_states);
   tcase_add_test(core, test_rmodel_explanations);
   tcase_add_test(core, test_rmodel_tally);
+  tcase_add_test(core, test_rmodel_cold);
   tcase_add_test(core, test_rmodel_findings);
   tcase_add_test(core, test_rmodel_night_verdicts);
   tcase_add_test(core, test_rmodel_lint_not_run);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guard.h"
 #include "proof.h"
 #include "unchanged.h"
 
@@ -222,12 +223,14 @@ static void note_launch(const cudaLaunchConfig_t *config) {
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args) {
   pthread_once(&g_real_once, find_real);
   note_launch(config);
+  kg_guard_launch_ex("cudaLaunchKernelExC", config, 0);
   return g_real.ex ? g_real.ex(config, func, args) : cudaErrorNotSupported;
 }
 
 cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func, void **args) {
   pthread_once(&g_real_once, find_real);
   note_launch(config);
+  kg_guard_launch_ex("cudaLaunchKernelExC_ptsz", config, 1);
   return g_real.ex_ptsz ? g_real.ex_ptsz(config, func, args) : cudaErrorNotSupported;
 }
 

@@ -7,12 +7,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "cold.h"
 #include "kernels.h"
 #include "nvml.h"
 #include "label.h"
 #include "stats.h"
 
-#define MAX_SAMPLES 4096
+#define MAX_SAMPLES KG_TIMER_MAX_SAMPLES
 #define GRAPH_REPS 100
 #define SMALL_INPUT ((size_t)1 << 20)
 
@@ -104,6 +105,7 @@ static int queue_batch(kg_timer *t, int slot, const kg_sample_step *steps, const
     if (!e) e = (int)cudaEventRecord(ev[2 * i], t->s);
     if (!e) e = st->run(st->ctx);
     if (!e) e = (int)cudaEventRecord(ev[2 * i + 1], t->s);
+    if (!e && st->after) e = st->after(st->ctx);
   }
   __sync_synchronize();
   flags[0] = 1; /* release, even after an error: the hold must not spin on */
@@ -191,7 +193,7 @@ int kg_timer_roofline(kg_timer *t, double *gbps) {
   *gbps = 0;
   for (size_t k = 0; !e && k < sizeof k_shapes / sizeof k_shapes[0]; k++) {
     r.blocks_per_sm = k_shapes[k][0], r.streaming = k_shapes[k][1], r.wide = k_shapes[k][2];
-    kg_sample_step step = {read_step, NULL, &r};
+    kg_sample_step step = {read_step, NULL, &r, NULL};
     int seq[9] = {0}, aside = 0;
     double us[9];
     e = timer_sequence(t, &step, seq, 9, 0, us, &aside);
@@ -251,15 +253,14 @@ static size_t compact(double *x, size_t n) {
   return k;
 }
 
-int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx, size_t input_bytes,
-                     const kg_time_opts *o, kg_timing *out) {
+int kg_timer_measure(kg_timer *t, const kg_sample_step *step, size_t input_bytes, const kg_time_opts *o,
+                     kg_timing *out) {
   *out = (kg_timing){0};
   for (int k = 0; k < 2; k++) { /* warm-up: module load, first-touch, clocks */
-    if (prepare) TRY(prepare(ctx));
-    TRY(run(ctx));
+    if (step->prepare) TRY(step->prepare(step->ctx));
+    TRY(step->run(step->ctx));
   }
   TRY(cudaStreamSynchronize(t->s));
-  kg_sample_step step = {run, prepare, ctx};
   static const int zeros[BATCH] = {0};
   double start = kg_now_s(), clock_sum = 0;
   size_t n = 0, kept = 0;
@@ -269,7 +270,7 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
     size_t want = n < (size_t)o->min_samples ? (size_t)o->min_samples - n : 8;
     if (want > BATCH) want = BATCH;
     if (want > MAX_SAMPLES - n) want = MAX_SAMPLES - n;
-    TRY(timer_sequence(t, &step, zeros, want, o->hot, &t->samples[n], &aside));
+    TRY(timer_sequence(t, step, zeros, want, o->hot, &t->samples[n], &aside));
     n += want;
     clock_sum += t->last_mhz, batches++;
     memcpy(t->kept, t->samples, n * sizeof *t->kept);
@@ -294,8 +295,32 @@ int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx,
   out->samples = (int)st.count;
   out->median_us = st.median, out->q1_us = st.q1, out->q3_us = st.q3, out->min_us = st.min;
   out->noise = st.noise;
-  if (input_bytes < SMALL_INPUT) TRY(graph_time(t, run, ctx, &out->graph_us));
+  if (input_bytes < SMALL_INPUT) TRY(graph_time(t, step->run, step->ctx, &out->graph_us));
   return 0;
+}
+
+typedef struct probe_ctx {
+  kg_timer *t;
+  const void *buf;
+  size_t bytes;
+} probe_ctx;
+
+static int probe_read(void *ctx) {
+  probe_ctx *p = ctx;
+  return kg_dev_read(p->buf, p->bytes, p->t->s);
+}
+
+int kg_timer_cold_probe(kg_timer *t, const void *buf, size_t bytes, double *flushed, double *unflushed) {
+  probe_ctx p = {t, buf, bytes & ~(size_t)15};
+  static const int zeros[KG_COLD_READS] = {0};
+  int aside = 0;
+  for (int k = 0; k < KG_COLD_READS; k++) flushed[k] = unflushed[k] = NAN;
+  if (!p.bytes) return 0;
+  /* flushed: the timer's own L2 flush before each read; unflushed: the same
+   * read queued straight before, untimed, so the timed one finds the input in L2 */
+  const kg_sample_step cold = {probe_read, NULL, &p, NULL}, warm = {probe_read, probe_read, &p, NULL};
+  TRY(timer_sequence(t, &cold, zeros, KG_COLD_READS, 0, flushed, &aside));
+  return timer_sequence(t, &warm, zeros, KG_COLD_READS, 1, unflushed, &aside);
 }
 
 int kg_timer_pairs(kg_timer *t, const kg_sample_step *head, const kg_sample_step *base, size_t max_quads,

@@ -10,6 +10,9 @@
 
 typedef struct kg_timer kg_timer;
 
+/* Samples one kg_timer_measure takes at most (so many after calls). */
+#define KG_TIMER_MAX_SAMPLES 4096
+
 /* One launch sequence of the variant (returns 0 or a cudaError_t code). */
 typedef int (*kg_step_fn)(void *ctx);
 
@@ -22,18 +25,28 @@ void kg_timer_destroy(kg_timer *t);
  * reads of a 4 GiB buffer (less on a small card), each after the L2 flush. */
 int kg_timer_roofline(kg_timer *t, double *gbps);
 
-/* One kind of sample: its untimed prepare (may be NULL) and its timed run. */
+/* One kind of sample: its untimed prepare (may be NULL), its timed run,
+ * and what is queued after its end event, untimed too (may be NULL: the
+ * re-check's copy of the sample's result). */
 typedef struct kg_sample_step {
   kg_step_fn run, prepare;
   void *ctx;
+  kg_step_fn after;
 } kg_sample_step;
 
-/* Times run: warm-up, then batches of samples (timer_sequence in timing.c) until
- * kg_stats_enough or o->max_seconds; inputs under 1 MiB also get graph_us.
- * prepare may be NULL. Returns 0 or a cudaError_t code (the context may then
- * be unusable). */
-int kg_timer_measure(kg_timer *t, kg_step_fn run, kg_step_fn prepare, void *ctx, size_t input_bytes,
-                     const kg_time_opts *o, kg_timing *out);
+/* Times step: two warm-up runs (prepare and run), then batches of samples
+ * (timer_sequence in timing.c: prepare, flush, run, after) until
+ * kg_stats_enough or o->max_seconds; inputs under 1 MiB also get graph_us
+ * (runs alone, captured). Returns 0 or a cudaError_t code (the context may
+ * then be unusable). The last sample's after may still be in flight. */
+int kg_timer_measure(kg_timer *t, const kg_sample_step *step, size_t input_bytes, const kg_time_opts *o,
+                     kg_timing *out);
+
+/* The evidence that the flush evicts (cold.h) for an input of bytes at buf
+ * (16-byte aligned): KG_COLD_READS timed reads of its first bytes & ~15
+ * after the flush, and as many straight after another read (NaN: set aside;
+ * all NaN for an input under 16 bytes). 0 or a cudaError_t code. */
+int kg_timer_cold_probe(kg_timer *t, const void *buf, size_t bytes, double *flushed, double *unflushed);
 
 /* The paired sampler: after one warm-up run of each (with warm), up to
  * max_quads ABBA quads of head and base, two pairs each, in batches sized to

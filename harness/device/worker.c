@@ -12,10 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dtype.h"
+#include "cold.h"
 #include "fileio.h"
+#include "guard.h"
 #include "input.h"
 #include "label.h"
 #include "launches.h"
@@ -23,6 +27,7 @@
 #include "paired.h"
 #include "proof.h"
 #include "proto.h"
+#include "recheck.h"
 #include "reference.h"
 #include "refcache.h"
 #include "roofcache.h"
@@ -85,6 +90,17 @@ typedef struct state {
   char cache_path[PATH_MAX];
   kg_refkey key; /* MACs the user's cache (refkey.h) */
   unsigned long long *d_fp, *h_fp; /* the GPU input's fingerprint, and its pinned copy */
+  /* the re-check after timing (recheck.h): each sample's edit and result,
+   * pinned, KG_TIMER_MAX_SAMPLES + 1 slots of 8 bytes each; the edits'
+   * secret, drawn once per worker */
+  unsigned char *h_edits, *h_results;
+  uint64_t secret;
+  /* the cold-L2 verdict per input size on this card (cold.h), probed once */
+  struct cold_seen {
+    size_t bytes;
+    kg_guard g;
+  } *cold;
+  size_t ncold;
 } state;
 
 /* One message shape for every CUDA failure, in st->error: "CUDA error at
@@ -245,7 +261,21 @@ typedef struct step_ctx {
   void *in;
 } step_ctx;
 
+/* A call of a module's variant, under the timer's guard (guard.h). */
+static int guarded_run(state *st, const kg_module_variant *fn, const kg_case *c, void *in, void *out) {
+  kg_guard_enter(st->stream);
+  int rc = fn->run(c->dtype, in, c->n, out, st->d_scratch, st->stream);
+  kg_guard_leave();
+  return rc;
+}
+
 static int run_step(void *ctx) {
+  step_ctx *x = ctx;
+  return guarded_run(x->st, x->fn, x->c, x->in, x->st->d_out);
+}
+
+/* A probe's call: captured, never run, so not guarded. */
+static int probe_step(void *ctx) {
   step_ctx *x = ctx;
   return x->fn->run(x->c->dtype, x->in, x->c->n, x->st->d_out, x->st->d_scratch, x->st->stream);
 }
@@ -261,14 +291,125 @@ static int make_timer(state *st) {
   return st->timer ? 0 : -1;
 }
 
-/* Times a case that passed; in-place variants get their input back before every sample. */
-static int time_case(state *st, const kg_case *c, const kg_time_opts *o, kg_result *r) {
-  if (make_timer(st)) return -1;
-  step_ctx x = {st, st->mods->fns[c->variant], c, st->d_in};
-  int clobbers = (kg_variants[c->variant].flags & KG_CLOBBERS) != 0;
-  if (CU_FAILED(st, (cudaError_t)kg_timer_measure(st->timer, run_step, clobbers ? restore_step : NULL, &x,
-                                                  c->n * kg_dtype_get(c->dtype)->size, o, &r->timing)))
+/* A timed case's samples with the re-check (recheck.h): before each sample
+ * its edit of the input (after the whole input given back, for a variant
+ * that reduces in place), after it a copy of its result into a pinned slot.
+ * done counts the samples whose result was copied; warm-up runs copy none. */
+typedef struct timed_ctx {
+  step_ctx x;
+  int clobbers;
+  kg_recheck rc;
+  size_t done;
+} timed_ctx;
+
+/* Writes the edit in slot (a pinned 8 bytes) over element place of the input. */
+static int put_edit(timed_ctx *t, size_t slot, size_t place, const unsigned char *value) {
+  state *st = t->x.st;
+  size_t size = kg_dtype_get(t->x.c->dtype)->size;
+  unsigned char *h = st->h_edits + 8 * slot;
+  memcpy(h, value, size);
+  return (int)cudaMemcpyAsync((char *)t->x.in + place * size, h, size, cudaMemcpyHostToDevice, st->stream);
+}
+
+static int timed_prepare(void *ctx) {
+  timed_ctx *t = ctx;
+  size_t place;
+  unsigned char v[8];
+  int e = t->clobbers ? restore_step(&t->x) : 0;
+  if (!e && t->done < KG_TIMER_MAX_SAMPLES && kg_recheck_edit(&t->rc, t->done, &place, v))
+    e = put_edit(t, t->done, place, v);
+  return e;
+}
+
+static int timed_after(void *ctx) {
+  timed_ctx *t = ctx;
+  state *st = t->x.st;
+  if (t->done >= KG_TIMER_MAX_SAMPLES) return 0;
+  size_t acc = kg_dtype_get(t->x.c->dtype)->acc_size;
+  return (int)cudaMemcpyAsync(st->h_results + 8 * t->done++, st->d_out, acc, cudaMemcpyDeviceToHost, st->stream);
+}
+
+/* The pinned slots of the re-check, and the worker's secret for its edits. */
+static int recheck_buffers(state *st) {
+  size_t bytes = 8 * (KG_TIMER_MAX_SAMPLES + 1);
+  if (!st->h_edits && CU_FAILED(st, cudaHostAlloc((void **)&st->h_edits, bytes, cudaHostAllocDefault))) return -1;
+  if (!st->h_results && CU_FAILED(st, cudaHostAlloc((void **)&st->h_results, bytes, cudaHostAllocDefault))) return -1;
+  if (!st->secret && getrandom(&st->secret, sizeof st->secret, 0) != (ssize_t)sizeof st->secret)
+    st->secret = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32); /* no entropy source: still unknown to a module */
+  st->secret |= 1;
+  return 0;
+}
+
+/* After the timed block: every sample's result judged against its input's
+ * reference (the first wrong one fails the case) and the input given back. */
+static int recheck_after(state *st, timed_ctx *t, kg_result *r) {
+  if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
+  char msg[sizeof r->message];
+  for (size_t i = 0; i < t->done; i++)
+    if (!kg_recheck_judge(&t->rc, i, t->done, st->h_results + 8 * i, msg, sizeof msg)) {
+      r->status = KG_ST_FAIL, r->fail = KG_FK_WRONG_AFTER_TIMING;
+      snprintf(r->message, sizeof r->message, "%s", msg);
+      break;
+    }
+  r->guard.rechecked = t->rc.kind == KG_RECHECK_NONE ? 0 : (int)t->done;
+  size_t place;
+  unsigned char v[8];
+  if (!t->clobbers && kg_recheck_restore(&t->rc, t->done, &place, v)) {
+    if (CU_FAILED(st, (cudaError_t)put_edit(t, KG_TIMER_MAX_SAMPLES, place, v))) return -1;
+    if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
+  }
+  return 0;
+}
+
+/* The cold-L2 verdict of this card at the case's input size: probed on the
+ * case's input the first time the size is timed, then remembered. */
+static int cold_of(state *st, size_t bytes, int hot, kg_guard *g) {
+  for (size_t k = 0; k < st->ncold; k++)
+    if (st->cold[k].bytes == bytes && (st->cold[k].g.cold == KG_COLD_HOT) == hot) {
+      const kg_guard *seen = &st->cold[k].g;
+      g->cold = seen->cold, g->flushed_us = seen->flushed_us, g->unflushed_us = seen->unflushed_us;
+      memcpy(g->cold_why, seen->cold_why, sizeof g->cold_why);
+      return 0;
+    }
+  double f[KG_COLD_READS], u[KG_COLD_READS];
+  if (!hot && !kg_cold_too_large(bytes, st->l2_bytes) &&
+      CU_FAILED(st, (cudaError_t)kg_timer_cold_probe(st->timer, st->d_in, bytes, f, u)))
     return -1;
+  kg_cold_judge(bytes, st->l2_bytes, hot, f, KG_COLD_READS, u, KG_COLD_READS, g);
+  void *grown = realloc(st->cold, (st->ncold + 1) * sizeof *st->cold);
+  if (!grown) return 0; /* not remembered: probed again next time */
+  st->cold = grown;
+  st->cold[st->ncold].bytes = bytes, st->cold[st->ncold++].g = *g;
+  return 0;
+}
+
+/* Times a case that passed, under the timer's guard: the L2 reset before
+ * the block, the module's allocations and streams counted, every sample's
+ * result re-checked after it with the input changed between samples, and
+ * the cold L2's evidence. A refusal or a wrong result fails the case and
+ * drops its timing. */
+static int time_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
+  if (make_timer(st) || recheck_buffers(st)) return -1;
+  const kg_module_variant *fn = st->mods->fns[c->variant];
+  size_t bytes = c->n * kg_dtype_get(c->dtype)->size;
+  timed_ctx t = {{st, fn, c, st->d_in}, (kg_variants[c->variant].flags & KG_CLOBBERS) != 0, {0}, 0};
+  uint64_t key = kg_gen_hash(st->secret ^ c->n, ((uint64_t)c->variant << 8) | (uint64_t)c->dtype);
+  kg_recheck_init(&t.rc, c->dtype, c->pattern, fn->op, fn->nan, p->seed, c->n, r->depth, &st->ref, key);
+  kg_sample_step step = {run_step, timed_prepare, &t, timed_after};
+  if (CU_FAILED(st, (cudaError_t)kg_guard_reset_l2(st->stream))) return -1;
+  kg_guard_count(1);
+  int e = kg_timer_measure(st->timer, &step, bytes, &p->time, &r->timing);
+  kg_guard_count(0);
+  if (CU_FAILED(st, (cudaError_t)e) || recheck_after(st, &t, r)) return -1;
+  r->guard.on = 1, r->guard.recheck = t.rc.kind;
+  snprintf(r->guard.recheck_why, sizeof r->guard.recheck_why, "%s", t.rc.why);
+  kg_guard_counts(&r->guard.allocs, &r->guard.alloc_bytes, &r->guard.streams);
+  if (cold_of(st, bytes, p->time.hot, &r->guard)) return -1;
+  if (kg_guard_refused()) {
+    r->status = KG_ST_FAIL, r->fail = KG_FK_REFUSED;
+    snprintf(r->message, sizeof r->message, "%s", kg_guard_refused());
+  }
+  if (r->status != KG_ST_PASS) r->timing = (kg_timing){0};
   return 0;
 }
 
@@ -324,7 +465,7 @@ static int queue_runs(state *st, const kg_case *c, const kg_module_variant *fn, 
         CU_FAILED(st, cudaMemcpyAsync(st->d_in, st->d_pristine, c->n * di->size, cudaMemcpyDeviceToDevice, st->stream)))
       return -1;
     if (CU_FAILED(st, cudaMemsetAsync(st->d_outs[k], poison, di->acc_size, st->stream))) return -1;
-    int rc = fn->run(c->dtype, st->d_in, c->n, st->d_outs[k], st->d_scratch, st->stream);
+    int rc = guarded_run(st, fn, c, st->d_in, st->d_outs[k]);
     if (rc == KG_ERR_UNSUPPORTED) {
       snprintf(st->error, sizeof st->error, "variant refused dtype %s that the registry lists", di->name);
       return -1;
@@ -398,6 +539,8 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
   /* floats repeat to catch nondeterminism; a variant that declares float
    * atomics is nondeterministic by its own word, so one run, as integers */
   int runs = di->is_float && !kg_variant_nondeterministic(c->variant, c->dtype) ? p->repeats : 1;
+  kg_guard_clear(); /* and no persisting L2 left by the case before */
+  if (CU_FAILED(st, (cudaError_t)kg_guard_reset_l2(st->stream))) return -1;
   if (case_setup(st, c, p, exact, fn, runs, r) || queue_runs(st, c, fn, runs)) return -1;
   kg_judgement worst;
   judge_runs(st, c, fn, runs, &worst, r);
@@ -407,10 +550,14 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
     if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
   }
   case_verdict(c, &worst, runs, r);
+  if (kg_guard_refused()) { /* what the module did explains a wrong result too */
+    r->status = KG_ST_FAIL, r->fail = KG_FK_REFUSED;
+    snprintf(r->message, sizeof r->message, "%s", kg_guard_refused());
+  }
   double t1 = kg_now_s();
   r->check_us = (t1 - t0) * 1e6 - r->input_us;
   if (r->status != KG_ST_PASS || !c->timed) return 0;
-  int rc = time_case(st, c, &p->time, r);
+  int rc = time_case(st, c, p, r);
   r->time_us = (kg_now_s() - t1) * 1e6;
   return rc;
 }
@@ -509,7 +656,9 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   memset(r, 0, sizeof *r);
   const kg_module_variant *head, *base;
   int copies = p->pair.copies, quads = p->pair.quads;
+  kg_guard_clear();
   if (pair_setup(st, c, p, copies, &head, &base)) return -1;
+  if (CU_FAILED(st, (cudaError_t)kg_guard_reset_l2(st->stream))) return -1;
   /* h: the head's samples of every copy side by side (its absolute timing) */
   double *h = malloc(2 * (size_t)quads * (size_t)copies * sizeof *h), *b = malloc(2 * (size_t)quads * sizeof *b);
   size_t nhead = 0;
@@ -522,8 +671,8 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   size_t first_pairs = 0;
   for (int k = 0; !rc && k < copies; k++) {
     step_ctx xh = {st, head, c, bufs[k]}, xb = {st, base, c, bufs[k]};
-    kg_sample_step sh_ = {run_step, head->flags & KG_CLOBBERS ? restore_step : NULL, &xh};
-    kg_sample_step sb_ = {run_step, base->flags & KG_CLOBBERS ? restore_step : NULL, &xb};
+    kg_sample_step sh_ = {run_step, head->flags & KG_CLOBBERS ? restore_step : NULL, &xh, NULL};
+    kg_sample_step sb_ = {run_step, base->flags & KG_CLOBBERS ? restore_step : NULL, &xb, NULL};
     size_t npairs = 0;
     if (k == 1 && copies > 2 && first_pairs <= 2) copies = 2; /* one quad filled the first copy's share */
     /* Half the blocks open their quads with the base (BAAB): which half
@@ -548,6 +697,12 @@ static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   if (rc) return -1;
   r->status = KG_ST_PASS;
   r->repeats = 0;
+  if (kg_guard_refused()) { /* head or base did what the timer forbids: no verdict from these pairs */
+    memset(r, 0, sizeof *r);
+    r->status = KG_ST_FAIL, r->fail = KG_FK_REFUSED;
+    snprintf(r->message, sizeof r->message, "%s", kg_guard_refused());
+    return 0;
+  }
   r->timing.sm_clock_mhz = kg_timer_sm_clock(st->timer);
   r->timing.set_aside = r->pair_set_aside;
   return 0;
@@ -584,7 +739,7 @@ static int probe_head(state *st, const kg_case *c, const kg_module_variant *head
   kg_launches l[2];
   int failed = -1;
   for (int k = 0; k < 2 && failed < 0; k++)
-    if (kg_launches_capture(run_step, &x, st->stream, bufs, 3, &l[k])) failed = k;
+    if (kg_launches_capture(probe_step, &x, st->stream, bufs, 3, &l[k])) failed = k;
   r->status = KG_ST_PASS, r->probed = 1, r->launch_same = -1;
   if (failed >= 0) {
     snprintf(r->message, sizeof r->message, "not proven: %s", l[failed].why);
@@ -633,7 +788,7 @@ static int probe_case(state *st, const kg_case *c, const kg_run_params *p, kg_re
   kg_launches l[4]; /* the head's two calls, then the base's */
   int failed = -1;
   for (int k = 0; k < 4 && failed < 0; k++)
-    if (kg_launches_capture(run_step, k < 2 ? (void *)&xh : (void *)&xb, st->stream, bufs, 3, &l[k])) failed = k;
+    if (kg_launches_capture(probe_step, k < 2 ? (void *)&xh : (void *)&xb, st->stream, bufs, 3, &l[k])) failed = k;
   r->status = KG_ST_PASS, r->probed = 1, r->launch_same = -1;
   if (failed >= 0) {
     snprintf(r->message, sizeof r->message, "not proven: the %s: %s", failed < 2 ? "head" : "base", l[failed].why);

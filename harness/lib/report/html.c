@@ -293,6 +293,12 @@ static void summary_list(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   if (d->roofline_gbps > 0) fprintf(f, ", measured roofline %.0f GB/s", d->roofline_gbps);
   fprintf(f, ", driver %s, CUDA runtime %s</li>\n", drv, rt);
   checks_item(f, p, doc);
+  if (doc->cold) {
+    fputs("<li>Cold L2: ", f);
+    esc(f, doc->cold);
+    if (doc->cold_cells) fputs("; <strong>could not be verified</strong> for ", f), esc(f, doc->cold_cells);
+    fputs("</li>\n", f);
+  }
   if (p->cmp) {
     fputs("<li>Performance against ", f);
     esc(f, p->baseline ? p->baseline : "the baseline");

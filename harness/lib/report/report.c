@@ -230,6 +230,13 @@ void kg_report_perf(FILE *f, const kg_rdoc *doc) {
   fprintf(f, "\ntiming on %s: peak %.0f GB/s (%d-bit bus at %.0f MHz), measured roofline %.0f GB/s, %s L2\n",
           kg_esc_term(d->name, name, sizeof name),
           d->peak_gbps, d->bus_width_bits, d->mem_clock_khz / 1e3, d->roofline_gbps, run->meta.time.hot ? "hot" : "cold");
+  if (doc->cold) {
+    char cells[1024];
+    fprintf(f, "cold L2: %s", doc->cold);
+    if (doc->cold_cells)
+      fprintf(f, "; could not be verified for %s", kg_esc_term(doc->cold_cells, cells, sizeof cells));
+    fputc('\n', f);
+  }
   int wv = (int)strlen("variant");
   for (size_t i = 0; i < run->n; i++) {
     char label[96];

@@ -149,6 +149,39 @@ static void summary_checks(kg_rdoc *d, const kg_run *run) {
   item_add(d, "Checks", NULL, &part, 1);
 }
 
+/* Whether the timed cells' cold L2 was shown to be cold (model.h kg_cold):
+ * the counts, and the cells it could not be verified for, with why. A run
+ * whose cases carry no guard (before kgate verified it) says nothing. */
+static void summary_cold(kg_rdoc *d, const kg_run *run) {
+  size_t count[KG_NCOLD] = {0}, guarded = 0, listed = 0;
+  char cells[600] = "", label[96];
+  size_t at = 0;
+  for (size_t i = 0; i < run->n; i++) {
+    const kg_guard *g = &run->results[i].guard;
+    if (!g->on) continue;
+    guarded++, count[g->cold]++;
+    if (g->cold != KG_COLD_NOT_VERIFIED) continue;
+    if (listed++ < 3 && at < sizeof cells) {
+      kg_case_label(&run->cases[i], label, sizeof label);
+      at += (size_t)snprintf(cells + at, sizeof cells - at, "%s%s: %s", at ? "; " : "", label, g->cold_why);
+    }
+  }
+  if (!guarded) return;
+  static const char *const names[KG_NCOLD] = {"not said", "verified", "not verified", "too large to tell", "hot"};
+  char line[200] = "";
+  size_t used = 0;
+  for (int k = KG_COLD_VERIFIED; k < KG_NCOLD; k++)
+    if (count[k] && used < sizeof line)
+      used += (size_t)snprintf(line + used, sizeof line - used, "%s%zu %s", used ? ", " : "", count[k], names[k]);
+  if (count[KG_COLD_UNKNOWN] && used < sizeof line)
+    snprintf(line + used, sizeof line - used, "%s%zu not said", used ? ", " : "", count[KG_COLD_UNKNOWN]);
+  d->cold = fmt(d, "%s of %zu timed cell%s", line, guarded, guarded == 1 ? "" : "s");
+  d->cold_cells = listed ? fmt(d, "%s%s", cells, listed > 3 ? fmt(d, "; and %zu more", listed - 3) : "") : NULL;
+  kg_rm_cell parts[] = {text(d->cold), text(listed ? "; could not be verified for " : ""),
+                        data(d->cold_cells ? d->cold_cells : "")};
+  item_add(d, "Cold L2", NULL, parts, listed ? 3 : 1);
+}
+
 static size_t count_item(char *buf, size_t len, size_t at, size_t n, const char *name) {
   return at < len ? at + (size_t)snprintf(buf + at, len - at, "%s%zu %s", at ? ", " : "", n, name) : at;
 }
@@ -1254,6 +1287,7 @@ int kg_rdoc_build_gate(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp, 
   summary_run(d, &run->meta);
   summary_phases(d, &run->meta.phases);
   summary_checks(d, run);
+  summary_cold(d, run);
   summary_perf(d, run, cmp);
   build_cases(d);
   if (!d->oom) {

@@ -293,6 +293,8 @@ typedef struct kg_rdoc {
   size_t nitems;
   const char *warning; /* the comparison's warning (data), or NULL */
   const char *checks;      /* "36 cases, 36 passed, 0 failed, ..." */
+  const char *cold;        /* the timed cells' cold L2: "12 verified, 24 too large to tell of 36 ...", or NULL */
+  const char *cold_cells;  /* the cells it could not be verified for, with why (data), or NULL */
   const char *perf_counts; /* the comparison's counts in report order, or NULL without one */
 
   kg_rm_line *lint; /* per module: its line, then its findings (KG_RM_MAX_FAILED), the rest counted, its waivers */
