@@ -235,33 +235,38 @@ static inline KG_HD double kg_gen_cancel(const kg_gen *g, size_t j) {
   return 2 * kg_gen_unit(kg_gen_hash(g->key ^ 0x27d4eb2fu, j)) - 1;
 }
 
-static inline KG_HD void kg_gen_store_int(const kg_gen *g, uint64_t h, size_t j, void *buf) {
+static inline KG_HD void kg_gen_store_int(const kg_gen *g, uint64_t h, size_t at, void *buf) {
   if (g->p == KG_PAT_WRAP) {
-    if (g->dt == KG_I32) ((uint32_t *)buf)[j] = (uint32_t)(h >> 32);
-    else ((uint64_t *)buf)[j] = h;
+    if (g->dt == KG_I32) ((uint32_t *)buf)[at] = (uint32_t)(h >> 32);
+    else ((uint64_t *)buf)[at] = h;
     return;
   }
   int64_t v = (int64_t)(h % 2001) - 1000; /* exact: [-1000, 1000], zeros replaced */
-  if (g->dt == KG_I32) ((int32_t *)buf)[j] = (int32_t)(v ? v : 7);
-  else ((int64_t *)buf)[j] = v ? v : 7;
+  if (g->dt == KG_I32) ((int32_t *)buf)[at] = (int32_t)(v ? v : 7);
+  else ((int64_t *)buf)[at] = v ? v : 7;
 }
 
-/* Writes element j (< n) of the input into buf: the whole generator. */
-static inline KG_HD void kg_gen_store(const kg_gen *g, size_t j, void *buf) {
+/* Writes element j (< n) of the input into buf at place at: the whole
+ * generator. The host reads single elements so (at 0 of a one-element
+ * buffer): the re-check after timing knows what it overwrites (recheck.h). */
+static inline KG_HD void kg_gen_store_at(const kg_gen *g, size_t j, void *buf, size_t at) {
   uint64_t h = kg_gen_hash(g->key, j);
   if (g->dt == KG_I32 || g->dt == KG_I64) {
-    kg_gen_store_int(g, h, j, buf);
+    kg_gen_store_int(g, h, at, buf);
   } else if (j == g->at) {
-    kg_gen_put_special(g->dt, buf, j, g->p != KG_PAT_NAN);
+    kg_gen_put_special(g->dt, buf, at, g->p != KG_PAT_NAN);
   } else if (j == g->other) {
-    kg_gen_put_special(g->dt, buf, j, 2);
+    kg_gen_put_special(g->dt, buf, at, 2);
   } else {
     double v = g->p == KG_PAT_EXACT    ? kg_gen_exact_float(g, h, j)
                : g->p == KG_PAT_CANCEL ? kg_gen_cancel(g, j)
                                        : (2 * kg_gen_unit(h) - 1) * g->scale; /* uniform, tiny, huge, specials' base */
-    kg_gen_put_float(g->dt, buf, j, v);
+    kg_gen_put_float(g->dt, buf, at, v);
   }
 }
+
+/* Writes element j (< n) of the input into buf at its place. */
+static inline KG_HD void kg_gen_store(const kg_gen *g, size_t j, void *buf) { kg_gen_store_at(g, j, buf, j); }
 
 /* The fingerprint's term for 8-byte word i (kg_gen_fingerprint): a bijective
  * mix of the word and its place, so the sum over words is order-free. */

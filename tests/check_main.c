@@ -46,6 +46,7 @@ Suite *make_unchanged_suite(void);
 Suite *make_bisect_suite(void);
 Suite *make_carry_suite(void);
 Suite *make_bisectfile_suite(void);
+Suite *make_recheck_suite(void);
 
 /* Every suite, in the order they run. */
 static Suite *(*const k_suites[])(void) = {
@@ -57,7 +58,7 @@ static Suite *(*const k_suites[])(void) = {
     make_rmodel_suite, make_verdicts_suite, make_selftest_suite, make_report_suite, make_history_suite,
     make_plot_suite, make_html_suite, make_merge_suite, make_escape_suite, make_validate_suite,
     make_fileio_suite, make_module_suite, make_pairrun_suite, make_proc_suite, make_label_suite,
-    make_nightly_suite, make_suggest_suite,
+    make_nightly_suite, make_suggest_suite, make_recheck_suite,
 };
 #define NSUITES (sizeof k_suites / sizeof k_suites[0])
 

@@ -120,6 +120,21 @@ START_TEST(test_model_status_parse) {
 }
 END_TEST
 
+/* Every kind but none has a name that reads back as itself; the timer's two by their names. */
+START_TEST(test_model_fail_kind_parse) {
+  kg_fail_kind k;
+  for (int i = 1; i < KG_NFAIL_KINDS; i++) {
+    ck_assert_int_eq(kg_fail_kind_parse(kg_fail_kind_name((kg_fail_kind)i), &k), 0);
+    ck_assert_int_eq(k, i);
+  }
+  ck_assert_str_eq(kg_fail_kind_name(KG_FK_REFUSED), "refused");
+  ck_assert_str_eq(kg_fail_kind_name(KG_FK_WRONG_AFTER_TIMING), "wrong_after_timing");
+  ck_assert_str_eq(kg_fail_kind_name(KG_NFAIL_KINDS), "?");
+  ck_assert_int_eq(kg_fail_kind_parse("", &k), -1);
+  ck_assert_int_eq(kg_fail_kind_parse("Refused", &k), -1);
+}
+END_TEST
+
 /* JSON has no NaN: the file writes null (read back as NAN), the wire cannot carry it. */
 START_TEST(test_model_nonfinite_forms) {
   kg_device_info d = h200(), e;
@@ -236,6 +251,13 @@ START_TEST(test_model_result_round_trip) {
   ck_assert_int_eq(json_object_get(o, "timing") != NULL, form == KG_FORM_FILE);
   ck_assert_int_eq(json_object_get(o, "device") != NULL, form == KG_FORM_FILE);
   ck_assert(e.timing.samples == 0 && e.device == 0 && e.status == KG_ST_PASS);
+  ck_assert_ptr_null(json_object_get(o, "fail"));
+  json_decref(o);
+  /* a failure's kind comes back in both forms */
+  r.status = KG_ST_FAIL, r.fail = KG_FK_WRONG_AFTER_TIMING;
+  o = result_back(&r, form, &e);
+  ck_assert_str_eq(json_string_value(json_object_get(o, "fail")), "wrong_after_timing");
+  ck_assert_int_eq(e.fail, KG_FK_WRONG_AFTER_TIMING);
   json_decref(o);
 }
 END_TEST
@@ -288,6 +310,13 @@ static const bad_json k_bad_results[] = {
     {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":7}", "field 'message' should be a string", -1},
     {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":{}}", "timing: missing field 'samples'", -1},
     {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"timing\":null,\"device\":-1}", "device is -1", -1},
+    {KG_FORM_FILE, "{\"status\":\"fail\"," RESULT_OK ",\"message\":\"x\",\"fail\":\"flaky\",\"timing\":null}",
+     "unknown fail 'flaky'", -1},
+    {KG_FORM_FILE, "{\"status\":\"fail\"," RESULT_OK ",\"message\":\"x\",\"fail\":7,\"timing\":null}",
+     "field 'fail' should be a string", -1},
+    {KG_FORM_FILE, "{\"status\":\"pass\"," RESULT_OK ",\"message\":\"\",\"fail\":\"refused\",\"timing\":null}",
+     "fail 'refused' on a case with status pass", -1},
+    {KG_FORM_WIRE, "{\"status\":\"fail\"," RESULT_OK ",\"message\":\"x\",\"fail\":\"flaky\"}", "unknown failure kind", -1},
     {KG_FORM_WIRE, "[]", "Expected object, got array", -1},
     {KG_FORM_WIRE, "{\"got\":\"1\"}", "Object item not found: status", -1},
     {KG_FORM_WIRE, "{\"status\":\"pass\",\"got\":1}", "Expected string, got integer", -1},
@@ -321,6 +350,7 @@ Suite *make_model_suite(void) {
   tcase_add_loop_test(core, test_model_timing_round_trip, 0, 2);
   tcase_add_loop_test(core, test_model_find_duplicate, 0, N(k_dups));
   tcase_add_test(core, test_model_status_parse);
+  tcase_add_test(core, test_model_fail_kind_parse);
   tcase_add_loop_test(core, test_model_result_round_trip, 0, 2);
   tcase_add_test(core, test_model_result_field_order);
   suite_add_tcase(s, core);

@@ -80,6 +80,20 @@ START_TEST(test_proto_result_round_trip) {
 }
 END_TEST
 
+/* Every kind of failure travels by its name and comes back as itself. */
+START_TEST(test_proto_fail_kind_round_trip) {
+  kg_result r = sample_result(KG_ST_FAIL), d;
+  r.fail = (kg_fail_kind)_i;
+  char *line = kg_proto_encode_result(7, &r, 0), err[200] = "";
+  ck_assert_ptr_nonnull(line);
+  size_t index = 0;
+  int restart = 0;
+  ck_assert_msg(kg_proto_decode_result(line, &index, &d, &restart, err, sizeof err) == 0, "%s: %s", line, err);
+  ck_assert_int_eq(d.fail, _i);
+  free(line);
+}
+END_TEST
+
 /* JSON has no Inf or NaN: they travel as null and come back as +Inf. */
 START_TEST(test_proto_result_nonfinite) {
   kg_result r = sample_result(KG_ST_FAIL), d;
@@ -464,6 +478,7 @@ Suite *make_proto_suite(void) {
   TCase *core = tcase_create("Core");
   tcase_add_loop_test(core, test_proto_case_round_trip, 0, N(k_cases));
   tcase_add_loop_test(core, test_proto_result_round_trip, 0, KG_NSTATUS);
+  tcase_add_loop_test(core, test_proto_fail_kind_round_trip, 0, KG_NFAIL_KINDS);
   tcase_add_test(core, test_proto_hello_round_trip);
   tcase_add_test(core, test_proto_hello_card_identity);
   tcase_add_test(core, test_proto_pair_round_trip);

@@ -22,7 +22,8 @@ static const char *const k_status[KG_NSTATUS] = {"pending", "pass", "fail", "uns
 const char *kg_status_name(kg_status s) { return (unsigned)s < KG_NSTATUS ? k_status[s] : "?"; }
 
 static const char *const k_fail_kind[KG_NFAIL_KINDS] = {
-    "", "wrong_result", "input_modified", "nondeterministic", "sanitizer", "timeout", "crash"};
+    "", "wrong_result", "input_modified", "nondeterministic", "sanitizer", "timeout", "crash", "refused",
+    "wrong_after_timing"};
 
 const char *kg_fail_kind_name(kg_fail_kind k) { return (unsigned)k < KG_NFAIL_KINDS ? k_fail_kind[k] : "?"; }
 
@@ -30,6 +31,31 @@ int kg_fail_kind_parse(const char *s, kg_fail_kind *out) {
   for (int k = 1; k < KG_NFAIL_KINDS; k++)
     if (!strcmp(s, k_fail_kind[k])) return *out = (kg_fail_kind)k, 0;
   return -1;
+}
+
+static const char *const k_cold[KG_NCOLD] = {"unknown", "verified", "not_verified", "too_large", "hot"};
+static const char *const k_recheck[KG_NRECHECK] = {"none", "exact", "bounded", "weak"};
+
+const char *kg_cold_name(kg_cold c) { return (unsigned)c < KG_NCOLD ? k_cold[c] : "?"; }
+const char *kg_recheck_name(kg_recheck_kind k) { return (unsigned)k < KG_NRECHECK ? k_recheck[k] : "?"; }
+
+/* The index of s among n names: 0, or -1 when it is none of them. */
+static int name_index(const char *const *names, int n, const char *s, int *out) {
+  for (int k = 0; s && k < n; k++)
+    if (!strcmp(s, names[k])) return *out = k, 0;
+  return -1;
+}
+
+int kg_cold_parse(const char *s, kg_cold *out) {
+  int k;
+  if (name_index(k_cold, KG_NCOLD, s, &k)) return -1;
+  return *out = (kg_cold)k, 0;
+}
+
+int kg_recheck_parse(const char *s, kg_recheck_kind *out) {
+  int k;
+  if (name_index(k_recheck, KG_NRECHECK, s, &k)) return -1;
+  return *out = (kg_recheck_kind)k, 0;
 }
 
 int kg_status_parse(const char *s, kg_status *out) {
@@ -158,6 +184,18 @@ static const kg_field k_result[] = {
     {"time_us", KG_FT_REAL_IN, AT(kg_result, time_us), 0, 0, 0, KG_MAX_TIME_US, 0},
     {"carried", KG_FT_FLAG, AT(kg_result, carried), 0, 0, 0, 0, 0},
 };
+/* The guard's numbers and texts, after its two names ("cold", "recheck"). */
+static const kg_field k_guard[] = {
+    {"cold_why", KG_FT_TEXT, TEXT(kg_guard, cold_why), 0, 0, 0},
+    {"flushed_us", KG_FT_REAL_IN, AT(kg_guard, flushed_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"unflushed_us", KG_FT_REAL_IN, AT(kg_guard, unflushed_us), 0, 0, 0, KG_MAX_TIME_US, 0},
+    {"recheck_why", KG_FT_TEXT, TEXT(kg_guard, recheck_why), 0, 0, 0},
+    {"rechecked", KG_FT_INT_IN, AT(kg_guard, rechecked), 0, INT_MAX, 0, 0, 0},
+    {"allocs", KG_FT_INT_IN, AT(kg_guard, allocs), 0, INT_MAX, 0, 0, 0},
+    {"alloc_bytes", KG_FT_LLONG_IN, AT(kg_guard, alloc_bytes), 0, LLONG_MAX, 0, 0, 0},
+    {"streams", KG_FT_INT_IN, AT(kg_guard, streams), 0, INT_MAX, 0, 0, 0},
+};
+
 /* The rows every result has had; a row added after them is optional when
  * read in either form (absent: 0), as results files and lines written
  * before its check lack it. Both forms always write every row. */
@@ -321,7 +359,9 @@ int kg_timing_from_json(json_t *o, kg_timing *t, kg_form form, char *err, size_t
 json_t *kg_result_to_json(const kg_result *r, kg_form form) {
   json_t *o = json_object();
   int bad = !o || json_object_set_new(o, "status", json_string(kg_status_name(r->status))) ||
-            kg_fields_to_json(o, r, k_result, NULL, NFIELDS(k_result), form);
+            kg_fields_to_json(o, r, k_result, NULL, NFIELDS(k_result), form) ||
+            (r->fail != KG_FK_NONE && json_object_set_new(o, "fail", json_string(kg_fail_kind_name(r->fail)))) ||
+            (r->guard.on && json_object_set_new(o, "guard", kg_guard_to_json(&r->guard, form)));
   if (!bad && form == KG_FORM_FILE) /* every case has both; "timing" is null when not timed */
     bad = json_object_set_new(o, "timing", r->timing.samples ? kg_timing_to_json(&r->timing, form) : json_null()) ||
           json_object_set_new(o, "device", json_integer(r->device));
@@ -333,6 +373,70 @@ json_t *kg_result_to_json(const kg_result *r, kg_form form) {
   }
   if (bad) json_decref(o);
   return bad ? NULL : o;
+}
+
+/* The guard, its messages naming "<where>.guard". */
+static void read_guard(kg_jrd *r, json_t *o, kg_result *res) {
+  json_t *g = kg_jrd_obj(r, o, "guard", 0);
+  if (!g) return;
+  size_t len = strlen(r->where);
+  snprintf(r->where + len, sizeof r->where - len, "%s", len ? ".guard" : "guard");
+  kg_guard_read(r, g, &res->guard);
+  if (!r->failed) r->where[len] = '\0';
+}
+
+/* A failure's kind: a name kgate knows, on a case that failed or errored. */
+static void read_fail(kg_jrd *r, json_t *o, kg_result *res) {
+  const char *fail = kg_jrd_str(r, o, "fail");
+  char shown[72];
+  if (r->failed) return;
+  if (kg_fail_kind_parse(fail, &res->fail))
+    kg_jrd_fail(r, "unknown fail '%s'", kg_esc_term(fail, shown, sizeof shown));
+  else if (res->status != KG_ST_FAIL && res->status != KG_ST_ERROR)
+    kg_jrd_fail(r, "fail '%s' on a case with status %s: only a failed or errored case has a kind", fail,
+                kg_status_name(res->status));
+}
+
+json_t *kg_guard_to_json(const kg_guard *g, kg_form form) {
+  json_t *o = json_object();
+  if (!o || json_object_set_new(o, "cold", json_string(kg_cold_name(g->cold))) ||
+      json_object_set_new(o, "recheck", json_string(kg_recheck_name(g->recheck))) ||
+      kg_fields_to_json(o, g, k_guard, NULL, NFIELDS(k_guard), form)) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+void kg_guard_read(kg_jrd *r, json_t *o, kg_guard *g) {
+  memset(g, 0, sizeof *g);
+  const char *cold = kg_jrd_str(r, o, "cold"), *recheck = kg_jrd_str(r, o, "recheck");
+  char shown[72];
+  if (r->failed) return;
+  if (kg_cold_parse(cold, &g->cold)) return kg_jrd_fail(r, "unknown cold '%s'", kg_esc_term(cold, shown, sizeof shown));
+  if (kg_recheck_parse(recheck, &g->recheck))
+    return kg_jrd_fail(r, "unknown recheck '%s'", kg_esc_term(recheck, shown, sizeof shown));
+  kg_fields_from_json(r, o, g, k_guard, NULL, NFIELDS(k_guard));
+  if (r->failed) return;
+  int cold_why = g->cold == KG_COLD_NOT_VERIFIED, recheck_why = g->recheck == KG_RECHECK_NONE || g->recheck == KG_RECHECK_WEAK;
+  if (cold_why != (g->cold_why[0] != '\0'))
+    return kg_jrd_fail(r, "cold '%s' %s", cold, cold_why ? "needs a cold_why" : "takes no cold_why");
+  if (recheck_why != (g->recheck_why[0] != '\0'))
+    return kg_jrd_fail(r, "recheck '%s' %s", recheck, recheck_why ? "needs a recheck_why" : "takes no recheck_why");
+  if (g->recheck == KG_RECHECK_NONE && g->rechecked)
+    return kg_jrd_fail(r, "recheck 'none' yet %d samples rechecked", g->rechecked);
+  g->on = 1;
+}
+
+/* The wire's guard: a worker's own, so types and names only. */
+static int guard_from_wire(json_t *o, kg_guard *g, char *err, size_t errlen) {
+  if (!json_is_object(o)) return snprintf(err, errlen, "Expected object, got %s", type_name(o)), -1;
+  const char *cold = wire_str(o, "cold", err, errlen), *recheck = cold ? wire_str(o, "recheck", err, errlen) : NULL;
+  if (!recheck || get_wire(o, g, k_guard, NULL, NFIELDS(k_guard), err, errlen)) return -1;
+  if (kg_cold_parse(cold, &g->cold) || kg_recheck_parse(recheck, &g->recheck))
+    return snprintf(err, errlen, "guard: unknown cold or recheck"), -1;
+  g->on = 1;
+  return 0;
 }
 
 void kg_result_read(kg_jrd *r, json_t *o, kg_result *res, const char *label) {
@@ -347,6 +451,9 @@ void kg_result_read(kg_jrd *r, json_t *o, kg_result *res, const char *label) {
   kg_fields_from_json(r, o, res, k_result, NULL, RESULT_ALWAYS);
   for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
     if (json_object_get(o, k_result[k].key)) kg_fields_from_json(r, o, res, &k_result[k], NULL, 1);
+  if (json_object_get(o, "fail")) read_fail(r, o, res); /* optional: files before it, and every passed case */
+  json_t *guard = json_object_get(o, "guard"); /* optional: files before it, and cases not timed */
+  if (guard && !r->failed) read_guard(r, o, res);
   json_t *t = kg_jrd_obj(r, o, "timing", 1);
   json_t *device = json_object_get(o, "device"); /* optional: files before --devices lack it */
   res->device = device ? (int)kg_jrd_range(r, o, "device", 0, 4095) : 0;
@@ -367,6 +474,11 @@ static int result_from_wire(json_t *o, kg_result *r, char *err, size_t errlen) {
   for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
     if (json_object_get(o, k_result[k].key) && get_wire(o, r, &k_result[k], NULL, 1, err, errlen)) return -1;
   if (device && !json_is_integer(device)) return snprintf(err, errlen, "Expected integer, got %s", type_name(device)), -1;
+  json_t *fail = json_object_get(o, "fail"); /* optional: a case that passed has none */
+  if (fail && (!json_is_string(fail) || kg_fail_kind_parse(json_string_value(fail), &r->fail)))
+    return snprintf(err, errlen, "unknown failure kind"), -1;
+  json_t *guard = json_object_get(o, "guard"); /* optional: a case not timed */
+  if (guard && guard_from_wire(guard, &r->guard, err, errlen)) return -1;
   r->device = (int)json_integer_value(device);
   if (t && kg_timing_from_json(t, &r->timing, KG_FORM_WIRE, err, errlen)) return -1;
   char shown[72];

@@ -40,6 +40,8 @@ typedef enum kg_fail_kind {
   KG_FK_SANITIZER,        /* compute-sanitizer reported it */
   KG_FK_TIMEOUT,          /* the watchdog ended it */
   KG_FK_CRASH,            /* a CUDA error, a dead worker, a broken line */
+  KG_FK_REFUSED,          /* the module did what the timer forbids (the message names the call) */
+  KG_FK_WRONG_AFTER_TIMING, /* a result re-checked after timing, the input changed between samples, was wrong */
   KG_NFAIL_KINDS
 } kg_fail_kind;
 
@@ -66,6 +68,50 @@ typedef struct kg_timing {
 int kg_timing_check(const kg_timing *t, int has_min, char *why, size_t len);
 
 
+/* Whether a case's cold L2 was shown to be cold: on this card and at this
+ * size, a read of the case's input after kgate's L2 flush took longer than
+ * the same read straight after another (harness/lib/stats/cold.h). */
+typedef enum kg_cold {
+  KG_COLD_UNKNOWN,      /* not said (a case timed before kgate verified it) */
+  KG_COLD_VERIFIED,     /* flushed reads were slower beyond noise */
+  KG_COLD_NOT_VERIFIED, /* they were not (cold_why says how) */
+  KG_COLD_TOO_LARGE,    /* the input is too large for L2 to hold: nothing to tell */
+  KG_COLD_HOT,          /* --hot: no flush to verify */
+  KG_NCOLD
+} kg_cold;
+
+/* How a timed case's outputs were checked again after timing, the input
+ * changed between samples (harness/lib/run/recheck.h). */
+typedef enum kg_recheck_kind {
+  KG_RECHECK_NONE,    /* not re-checked (recheck_why says why) */
+  KG_RECHECK_EXACT,   /* integers, exact-tier floats, min and max: a stale result always fails */
+  KG_RECHECK_BOUNDED, /* float sums: neighbouring samples' results lie farther apart than both bounds */
+  KG_RECHECK_WEAK,    /* float sums whose bound is wider than any change the dtype holds */
+  KG_NRECHECK
+} kg_recheck_kind;
+
+/* What the timer guarded and saw while it timed a case (harness/device/
+ * guard.h): the cold L2's evidence, the re-check after timing, and what the
+ * module made while it was timed. "guard" in results files and lines, only
+ * for a case timed under it. */
+typedef struct kg_guard {
+  int on; /* 1: timed under the guard; nothing below is said otherwise */
+  kg_cold cold;
+  char cold_why[80];               /* not_verified: why */
+  double flushed_us, unflushed_us; /* the evidence: median reads of the input (0: not measured) */
+  kg_recheck_kind recheck;
+  char recheck_why[80]; /* none and weak: why */
+  int rechecked;        /* samples whose results were checked after timing */
+  int allocs;           /* device allocations the module made while it was timed */
+  long long alloc_bytes;
+  int streams; /* streams it created meanwhile */
+} kg_guard;
+
+const char *kg_cold_name(kg_cold c);              /* "unknown", "verified", "not_verified", "too_large", "hot" */
+int kg_cold_parse(const char *s, kg_cold *out);  /* 0, or -1 when s names none */
+const char *kg_recheck_name(kg_recheck_kind k);   /* "none", "exact", "bounded", "weak" */
+int kg_recheck_parse(const char *s, kg_recheck_kind *out);
+
 /* How to time (from the command line; sent with each timed case). */
 typedef struct kg_time_opts {
   int hot;            /* back-to-back samples instead of a cold L2 before each */
@@ -83,7 +129,7 @@ typedef struct kg_result {
   int nondeterministic; /* float bits differed between the runs */
   int input_modified;   /* a variant not declared in place wrote its input */
   char message[200];    /* why it failed or errored; empty on pass */
-  kg_fail_kind fail;    /* the kind of that why (travels on the wire only, not in results files) */
+  kg_fail_kind fail;    /* the kind of that why ("fail" in both forms, left out when none) */
   /* What the case cost the worker, in wall microseconds: making its input
    * and reference (0 when the case before it made the same input), its
    * check, and its timing (0 when not timed). The phase times add them up. */
@@ -105,6 +151,7 @@ typedef struct kg_result {
    * the variant's declared facts (checkrec.h), "" when it cannot stand for it */
   char launch_digest[65];
   kg_code_read read; /* the variables of its kernels' units the probe read (launches.h), alike on both sides */
+  kg_guard guard;    /* a case timed under the timer's guard ("guard"; absent otherwise) */
 } kg_result;
 
 /* Paired timing (the paired gate): with on, every case sent is not checked
@@ -209,6 +256,14 @@ int kg_result_from_json(json_t *o, kg_result *r, kg_form form, char *err, size_t
  * appended to r->where (and stays) so that a message about any other field
  * names the case; the timing's messages name "<where>.timing". */
 void kg_result_read(struct kg_jrd *r, json_t *o, kg_result *res, const char *label);
+
+/* A case's guard ("guard", g->on): the names and the numbers; NULL when
+ * out of memory or, on the wire, for a non-finite number. */
+json_t *kg_guard_to_json(const kg_guard *g, kg_form form);
+/* The file form through r (fileio.h), strictly: known names, counts >= 0,
+ * times in 0..KG_MAX_TIME_US, a why exactly where the names call for one
+ * (not_verified; none and weak). Sets g->on. */
+void kg_guard_read(struct kg_jrd *r, json_t *o, kg_guard *g);
 
 /* What a field of a table is, and how it is read and written. */
 typedef enum kg_ftype {

@@ -529,7 +529,7 @@ static void read_meta(kg_jrd *r, json_t *doc, kg_run_meta *m) {
 
 static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   static const char *const k_keys[] = {"abs_err", "bound", "carried", "check_us", "depth", "device", "dtype",
-                                       "expected", "got", "input_modified", "input_us", "message", "n",
+                                       "expected", "fail", "got", "guard", "input_modified", "input_us", "message", "n",
                                        "nondeterministic", "pattern", "ratio", "repeats", "status", "supported",
                                        "time_us", "timed", "timing", "variant", NULL};
   const char *variant = kg_jrd_str(r, o, "variant"), *dtype = kg_jrd_str(r, o, "dtype");
@@ -560,6 +560,8 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   else if (!r->failed && res->carried && (res->status != KG_ST_PASS || c->n < KG_CARRY_MIN_N))
     kg_jrd_fail(r, "carried is true, yet the case %s: kgate carries over only passed cases of %zu elements or more",
                 res->status != KG_ST_PASS ? "did not pass" : "is smaller", KG_CARRY_MIN_N);
+  else if (!r->failed && res->guard.on && !c->timed)
+    kg_jrd_fail(r, "the case has a guard, yet timed is false: only a timed case is guarded");
   kg_jrd_keys(r, o, k_keys); /* as closed as the schema: a misspelt key is an error, never dropped */
 }
 

@@ -125,7 +125,6 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
     json_object_set_new(o, "blocks", bl);
     json_object_set_new(o, "set_aside", json_integer(r->pair_set_aside));
   }
-  if (o && r->fail != KG_FK_NONE) json_object_set_new(o, "fail", json_string(kg_fail_kind_name(r->fail)));
   if (o && r->probed) {
     json_t *k = json_array();
     for (int i = 0; k && i < r->nkernels && i < KG_PROBE_MAX_KERNELS; i++) {
@@ -206,11 +205,10 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   int rc = -1, restart_flag = 0, set_aside = 0;
   json_error_t e;
   json_t *blocks = NULL, *probe = NULL;
-  const char *fail = NULL;
   char why[200];
   memset(r, 0, sizeof *r);
-  int bad = json_unpack_ex(o, &e, 0, "{sI s?b s?o s?i s?o s?s}", "case", &idx, "restart", &restart_flag, "blocks",
-                           &blocks, "set_aside", &set_aside, "probe", &probe, "fail", &fail);
+  int bad = json_unpack_ex(o, &e, 0, "{sI s?b s?o s?i s?o}", "case", &idx, "restart", &restart_flag, "blocks",
+                           &blocks, "set_aside", &set_aside, "probe", &probe);
   if (bad) snprintf(why, sizeof why, "%s", e.text);
   else bad = kg_result_from_json(o, r, KG_FORM_WIRE, why, sizeof why);
   if (bad) {
@@ -219,8 +217,6 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
     snprintf(err, errlen, "bad result line: malformed blocks");
   } else if (probe && decode_probe(probe, r)) {
     snprintf(err, errlen, "bad result line: malformed probe");
-  } else if (fail && kg_fail_kind_parse(fail, &r->fail)) {
-    snprintf(err, errlen, "bad result line: unknown failure kind");
   } else if (idx < 0) {
     snprintf(err, errlen, "bad result line: negative case index");
   } else {
