@@ -426,6 +426,47 @@ START_TEST(test_st_paired_mutants_declared) {
 }
 END_TEST
 
+/* The game mutants: each wraps reduce7_shuffle on i32 and is timed at 2^22
+ * (its check there first); caught only by the check it names: a refusal,
+ * or outputs wrong when checked again after timing. */
+START_TEST(test_st_game_mutants) {
+  static const char *const refused[] = {"mut_game_persist", "mut_game_stream"};
+  static const char *const after[] = {"mut_game_cache_ptr", "mut_game_cache_hash", "mut_game_less_after_n",
+                                      "mut_game_size_sniff", "mut_game_clock"};
+  for (size_t k = 0; k < 7; k++) {
+    const char *name = k < 2 ? refused[k] : after[k - 2];
+    int m = mutant_index(name);
+    ck_assert_int_ge(m, 0);
+    ck_assert_str_eq(kg_mutants[m].base, "reduce7_shuffle");
+    ck_assert_int_eq(kg_mutants[m].expect, k < 2 ? KG_EXPECT_REFUSED : KG_EXPECT_WRONG_AFTER_TIMING);
+    kg_case *c;
+    size_t n;
+    ck_assert_int_eq(kg_st_cases(m, 0, &c, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    for (size_t i = 0; i < n; i++) {
+      ck_assert_uint_eq(c[i].n, (size_t)1 << 22);
+      ck_assert_int_eq(c[i].dtype, KG_I32);
+      ck_assert_int_eq(c[i].timed, 1);
+    }
+    ck_assert_int_eq(c[1].variant, kg_variant_find("reduce7_shuffle"));
+    kg_result r[2] = {fail_with(KG_ST_FAIL, KG_FK_REFUSED, "refused: cudaStreamSetAttribute"), {.status = KG_ST_PASS}};
+    kg_st_row row;
+    kg_st_judge(m, c, r, n, &row);
+    ck_assert_int_eq(row.outcome, k < 2 ? KG_ST_CAUGHT : KG_ST_MISSED);
+    r[0] = fail_with(KG_ST_FAIL, KG_FK_WRONG_AFTER_TIMING, "sample 3: got 7, expected 9");
+    kg_st_judge(m, c, r, n, &row);
+    ck_assert_int_eq(row.outcome, k < 2 ? KG_ST_MISSED : KG_ST_CAUGHT);
+    /* caught before timing is not the re-check at work */
+    r[0] = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "got 7, expected 9");
+    kg_st_judge(m, c, r, n, &row);
+    ck_assert_int_eq(row.outcome, KG_ST_MISSED);
+    free(c);
+  }
+  ck_assert_str_eq(kg_expect_name(KG_EXPECT_REFUSED), "refused");
+  ck_assert_str_eq(kg_expect_name(KG_EXPECT_WRONG_AFTER_TIMING), "wrong_after_timing");
+}
+END_TEST
+
 START_TEST(test_st_exit_codes) {
   kg_st_row rows[3] = {{.outcome = KG_ST_CAUGHT}, {.outcome = KG_ST_SKIPPED}, {.outcome = KG_ST_CAUGHT}};
   ck_assert_int_eq(kg_st_exit_code(rows, 3), 0);
@@ -526,6 +567,7 @@ Suite *make_selftest_suite(void) {
   tcase_add_test(core, test_st_observe_classes);
   tcase_add_test(core, test_st_judge_caught_missed_unclear);
   tcase_add_test(core, test_st_paired_mutants_declared);
+  tcase_add_test(core, test_st_game_mutants);
   tcase_add_test(core, test_st_exit_codes);
   tcase_add_test(core, test_selftest_lint_rows);
   tcase_add_test(core, test_st_print_table);

@@ -63,6 +63,7 @@ int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases) {
   static const size_t tails[] = {33, 1000, 4097, 65537};
   static const size_t big[] = {(size_t)1 << 22, (size_t)1 << 24};
   static const size_t one[] = {1000};
+  static const size_t timed_size[] = {(size_t)1 << 22}; /* the game mutants: a size kgate times */
   size_t hugen[] = {KG_ST_HUGE_N};
   const size_t *sizes = tails;
   size_t ns = sizeof tails / sizeof tails[0];
@@ -72,6 +73,8 @@ int kg_st_cases(int m, int huge, kg_case **cases, size_t *ncases) {
   case KG_EXPECT_CRASH:
   case KG_EXPECT_TIMEOUT: sizes = one, ns = 1; break;
   case KG_EXPECT_HUGE: sizes = hugen, ns = 1; (void)huge; break;
+  case KG_EXPECT_REFUSED:
+  case KG_EXPECT_WRONG_AFTER_TIMING: sizes = timed_size, ns = 1, timed = 1; break;
   case KG_EXPECT_MEMCHECK:
   case KG_EXPECT_RACECHECK:
   case KG_EXPECT_SYNCCHECK: ns = 2; break; /* 33 and 1000: sanitized runs are slow */
@@ -104,6 +107,8 @@ unsigned kg_st_observe(const kg_result *r, int tool) {
       break;
     case KG_FK_INPUT_MODIFIED: seen |= 1u << KG_EXPECT_INPUT_MODIFIED; break;
     case KG_FK_NONDETERMINISTIC: seen |= 1u << KG_EXPECT_NONDETERMINISTIC; break;
+    case KG_FK_REFUSED: seen |= 1u << KG_EXPECT_REFUSED; break;
+    case KG_FK_WRONG_AFTER_TIMING: seen |= 1u << KG_EXPECT_WRONG_AFTER_TIMING; break;
     default: seen |= 1u << KG_EXPECT_WRONG_RESULT; break; /* wrong_result, or a failure of no named kind */
     }
     if (r->input_modified) seen |= 1u << KG_EXPECT_INPUT_MODIFIED;

@@ -86,7 +86,8 @@ static const char *const k_expect_names[KG_NEXPECT] = {
     [KG_EXPECT_RACECHECK] = "sanitizer:racecheck",     [KG_EXPECT_SYNCCHECK] = "sanitizer:synccheck",
     [KG_EXPECT_SLOWER] = "slower",                     [KG_EXPECT_HUGE] = "huge",
     [KG_EXPECT_SAME] = "same",                         [KG_EXPECT_LINT] = "lint",
-    [KG_EXPECT_NOT_SLOWER] = "not_slower",
+    [KG_EXPECT_NOT_SLOWER] = "not_slower",             [KG_EXPECT_REFUSED] = "refused",
+    [KG_EXPECT_WRONG_AFTER_TIMING] = "wrong_after_timing",
 };
 
 const char *kg_expect_name(kg_expect e) { return (unsigned)e < KG_NEXPECT ? k_expect_names[e] : "?"; }

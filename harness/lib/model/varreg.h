@@ -98,6 +98,8 @@ typedef enum kg_expect {
   KG_EXPECT_SAME,      /* no bug: paired against its base variant, SAME (the A/A control) */
   KG_EXPECT_LINT,      /* kgate lint finds a memory-ordering bug in its kernel's machine code */
   KG_EXPECT_NOT_SLOWER, /* a slowdown under the minimum effect (m / 2): paired, anything but SLOWER */
+  KG_EXPECT_REFUSED,    /* timed: the device layer refuses a call that games the timer */
+  KG_EXPECT_WRONG_AFTER_TIMING, /* timed: right when checked, wrong when checked again after timing */
   KG_NEXPECT
 } kg_expect;
 
