@@ -173,6 +173,80 @@ START_TEST(test_recheck_key_moves_places) {
 }
 END_TEST
 
+/* A paired case: head and base read one copy and share one schedule. The
+ * edits are planned at the larger depth (the base's here), so that both
+ * sides see the same edits and expected results, the result before each
+ * (a cached one) fails on both sides, and each side is judged at its own
+ * depth: a result between the two bounds fails the head and passes the
+ * base. A base of smaller depth leaves the head's own schedule as it was. */
+START_TEST(test_recheck_pair_shares_edits) {
+  enum { n = 1 << 16 };
+  static float buf[n];
+  kg_ref ref, at;
+  kg_input_make(KG_F32, KG_PAT_UNIFORM, 9, n, buf, &ref, 1);
+  kg_recheck head, base, alone;
+  kg_recheck_init(&head, KG_F32, KG_PAT_UNIFORM, KG_OP_SUM, 0, 9, n, 20, &ref, 77);
+  alone = head;
+  kg_recheck_pair(&head, &base, 4096);
+  ck_assert_int_eq(head.kind, KG_RECHECK_BOUNDED);
+  ck_assert_int_eq(base.kind, KG_RECHECK_BOUNDED);
+  ck_assert(head.depth == 20 && base.depth == 4096 && head.plan_depth == 4096 && base.plan_depth == 4096);
+  unsigned char last[8] = {0};
+  const size_t count = 12;
+  for (size_t i = 0; i < count; i++) {
+    size_t ph = 0, pb = 0;
+    unsigned char vh[8] = {0}, vb[8] = {0};
+    ck_assert_int_eq(kg_recheck_edit(&head, i, &ph, vh), kg_recheck_edit(&base, i, &pb, vb));
+    ck_assert(ph == pb && memcmp(vh, vb, 8) == 0);
+    kg_ref rh, rb;
+    kg_recheck_ref(&head, i, &rh);
+    kg_recheck_ref(&base, i, &rb);
+    ck_assert(rh.sum == rb.sum && rh.sum_abs == rb.sum_abs);
+    unsigned char acc[8], between[8];
+    acc_of(KG_F32, KG_OP_SUM, &rh, acc);
+    char msg[200] = "";
+    ck_assert_msg(kg_recheck_judge(&head, i, count, acc, msg, sizeof msg), "head, sample %zu: %s", i, msg);
+    ck_assert_msg(kg_recheck_judge(&base, i, count, acc, msg, sizeof msg), "base, sample %zu: %s", i, msg);
+    if (i > 0) {
+      ck_assert_int_eq(kg_recheck_judge(&head, i, count, last, msg, sizeof msg), 0);
+      ck_assert_int_eq(kg_recheck_judge(&base, i, count, last, msg, sizeof msg), 0);
+    }
+    memcpy(last, acc, 8);
+    at = rh;
+    double hb = kg_error_bound(KG_F32, 20, rh.sum_abs), bb = kg_error_bound(KG_F32, 4096, rh.sum_abs);
+    at.sum += (long double)sqrt(hb * bb); /* between the bounds, far from both */
+    acc_of(KG_F32, KG_OP_SUM, &at, between);
+    ck_assert_int_eq(kg_recheck_judge(&head, i, count, between, msg, sizeof msg), 0);
+    ck_assert_msg(kg_recheck_judge(&base, i, count, between, msg, sizeof msg), "base, sample %zu: %s", i, msg);
+  }
+  /* a base of smaller depth: the head's edits are those of the head alone */
+  kg_recheck_init(&head, KG_F32, KG_PAT_UNIFORM, KG_OP_SUM, 0, 9, n, 20, &ref, 77);
+  kg_recheck_pair(&head, &base, 3);
+  for (size_t i = 1; i < count; i++) {
+    size_t pa, ph;
+    unsigned char va[8] = {0}, vh[8] = {0};
+    kg_recheck_edit(&alone, i, &pa, va);
+    kg_recheck_edit(&head, i, &ph, vh);
+    ck_assert(pa == ph && memcmp(va, vh, 8) == 0);
+  }
+}
+END_TEST
+
+/* Planned at a depth whose bound no change of the dtype outgrows: weak on both sides. */
+START_TEST(test_recheck_pair_weak) {
+  static unsigned char half[(1 << 12) * 2];
+  kg_ref ref;
+  kg_recheck head, base;
+  kg_input_make(KG_F16, KG_PAT_UNIFORM, 1, 1 << 12, half, &ref, 1);
+  kg_recheck_init(&head, KG_F16, KG_PAT_UNIFORM, KG_OP_SUM, 0, 1, 1 << 12, 20, &ref, 7);
+  ck_assert_int_eq(head.kind, KG_RECHECK_BOUNDED);
+  kg_recheck_pair(&head, &base, 0x1p22);
+  ck_assert_int_eq(head.kind, KG_RECHECK_WEAK);
+  ck_assert_int_eq(base.kind, KG_RECHECK_WEAK);
+  ck_assert_str_eq(base.why, "the error bound is wider than any change f16 holds");
+}
+END_TEST
+
 typedef struct cold_case {
   size_t bytes;
   int hot;
@@ -278,11 +352,13 @@ Suite *make_recheck_suite(void) {
   TCase *core = tcase_create("Core");
   tcase_add_loop_test(core, test_recheck_edits_match_reference, 0, N(k_cases));
   tcase_add_test(core, test_recheck_key_moves_places);
+  tcase_add_test(core, test_recheck_pair_shares_edits);
   tcase_add_loop_test(core, test_cold_judge, 0, N(k_cold_cases));
   tcase_add_loop_test(core, test_guard_round_trip, 0, 2);
   suite_add_tcase(s, core);
   TCase *limits = tcase_create("Limits");
   tcase_add_test(limits, test_recheck_none_and_weak);
+  tcase_add_test(limits, test_recheck_pair_weak);
   suite_add_tcase(s, limits);
   TCase *errors = tcase_create("Errors");
   tcase_add_loop_test(errors, test_guard_reader_refuses, 0, N(k_bad_guards));

@@ -40,11 +40,11 @@ static size_t place_of(const kg_recheck *r, size_t i) { return (size_t)(kg_gen_h
 static double magnitude(const kg_recheck *r, double a) {
   int lo, hi;
   pow2_range(r->dt, &lo, &hi);
-  double before = kg_error_bound(r->dt, r->depth, r->ref.sum_abs);
+  double before = kg_error_bound(r->dt, r->plan_depth, r->ref.sum_abs);
   int e = ilogb(a + before > 0 ? a + before : 1.0);
   for (e = e < lo ? lo : e; e <= hi; e++) {
     double m = ldexp(1.0, e);
-    double after = kg_error_bound(r->dt, r->depth, r->ref.sum_abs - a + m);
+    double after = kg_error_bound(r->dt, r->plan_depth, r->ref.sum_abs - a + m);
     if (m - a > 2 * (before + after)) return m;
   }
   return 0;
@@ -72,27 +72,42 @@ static int beyond(const kg_recheck *r, double *t, char *why, size_t len) {
   return 1;
 }
 
-void kg_recheck_init(kg_recheck *r, kg_dtype dt, kg_pattern pattern, unsigned op, unsigned nan, uint64_t seed,
-                     size_t n, double depth, const kg_ref *ref, uint64_t key) {
-  memset(r, 0, sizeof *r);
-  r->dt = dt, r->pattern = pattern, r->op = op, r->nan = nan, r->n = n, r->depth = depth, r->ref = *ref;
-  r->key = key;
-  kg_gen_init(&r->gen, (int)dt, (int)pattern, seed, n);
-  int is_float = kg_dtype_get(dt)->is_float;
+/* r's kind (and why) from its input, operation and plan_depth. */
+static void plan(kg_recheck *r) {
+  const kg_ref *ref = &r->ref;
+  int is_float = kg_dtype_get(r->dt)->is_float;
   double t;
   r->kind = KG_RECHECK_EXACT;
-  if (n == 0) {
+  r->why[0] = '\0';
+  if (r->n == 0) {
     r->kind = KG_RECHECK_NONE, snprintf(r->why, sizeof r->why, "an empty input");
   } else if (is_float && (ref->has_nan || ref->has_pinf || ref->has_ninf)) {
     r->kind = KG_RECHECK_NONE, snprintf(r->why, sizeof r->why, "the input holds a NaN or an infinity");
-  } else if (op == KG_OP_MIN || op == KG_OP_MAX) {
+  } else if (r->op == KG_OP_MIN || r->op == KG_OP_MAX) {
     if (!beyond(r, &t, r->why, sizeof r->why)) r->kind = KG_RECHECK_NONE;
-  } else if (is_float && !kg_pattern_is_exact(pattern, dt)) {
+  } else if (is_float && !kg_pattern_is_exact(r->pattern, r->dt)) {
     double widest = fabs(ref->fmin) > fabs(ref->fmax) ? fabs(ref->fmin) : fabs(ref->fmax);
     r->kind = magnitude(r, widest) > 0 ? KG_RECHECK_BOUNDED : KG_RECHECK_WEAK;
     if (r->kind == KG_RECHECK_WEAK)
-      snprintf(r->why, sizeof r->why, "the error bound is wider than any change %s holds", kg_dtype_get(dt)->name);
+      snprintf(r->why, sizeof r->why, "the error bound is wider than any change %s holds", kg_dtype_get(r->dt)->name);
   }
+}
+
+void kg_recheck_init(kg_recheck *r, kg_dtype dt, kg_pattern pattern, unsigned op, unsigned nan, uint64_t seed,
+                     size_t n, double depth, const kg_ref *ref, uint64_t key) {
+  memset(r, 0, sizeof *r);
+  r->dt = dt, r->pattern = pattern, r->op = op, r->nan = nan, r->n = n, r->ref = *ref;
+  r->depth = r->plan_depth = depth;
+  r->key = key;
+  kg_gen_init(&r->gen, (int)dt, (int)pattern, seed, n);
+  plan(r);
+}
+
+void kg_recheck_pair(kg_recheck *head, kg_recheck *base, double base_depth) {
+  if (base_depth > head->plan_depth) head->plan_depth = base_depth;
+  plan(head);
+  *base = *head;
+  base->depth = base_depth;
 }
 
 /* The new value of odd sample i's edit over old (as a number; ints in *inew). */

@@ -36,8 +36,9 @@ typedef struct kg_recheck {
   kg_pattern pattern;
   unsigned op, nan;
   size_t n;
-  double depth;
-  kg_ref ref;   /* the unchanged input's */
+  double depth;      /* the judged variant's h(n): its results' bound */
+  double plan_depth; /* the edits': depth, or the larger of a paired case's two (kg_recheck_pair) */
+  kg_ref ref;        /* the unchanged input's */
   kg_gen gen;   /* the input's generator: the values the edits overwrite */
   uint64_t key; /* where the edits go: secret to the module (the worker draws it) */
   kg_recheck_kind kind;
@@ -50,6 +51,16 @@ typedef struct kg_recheck {
  * a NaN or an infinity, or no value beyond the min or max fits the type. */
 void kg_recheck_init(kg_recheck *r, kg_dtype dt, kg_pattern pattern, unsigned op, unsigned nan, uint64_t seed,
                      size_t n, double depth, const kg_ref *ref, uint64_t key);
+
+/* A paired case's two sides read one input copy, head and base in turn,
+ * and share one schedule of edits (an edit is given back before the next
+ * sample, whichever side takes it). head is planned (kg_recheck_init) at
+ * the head's depth; this plans its edits at the larger of that and
+ * base_depth, so that every edit moves the expected result beyond both
+ * sides' bounds (a kind that no longer fits becomes weak), and makes base
+ * the same schedule judged at base_depth: kg_recheck_edit and
+ * kg_recheck_ref then agree on both. */
+void kg_recheck_pair(kg_recheck *head, kg_recheck *base, double base_depth);
 
 /* The write before sample i (i >= 1): 1 with the element's place and its
  * new bytes (the element's size of them, at most 8), 0 for none. */
