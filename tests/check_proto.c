@@ -139,6 +139,29 @@ START_TEST(test_proto_pair_round_trip) {
 }
 END_TEST
 
+/* A paired case wrong after timing says which side (loop index: head, base);
+ * none says nothing. */
+START_TEST(test_proto_pair_wrong_round_trip) {
+  kg_result r = sample_result(KG_ST_FAIL), d;
+  r.fail = KG_FK_WRONG_AFTER_TIMING, r.pair_wrong = _i ? KG_SIDE_BASE : KG_SIDE_HEAD;
+  char *line = kg_proto_encode_result(5, &r, 0), err[200] = "";
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_nonnull(strstr(line, _i ? "\"wrong\":\"base\"" : "\"wrong\":\"head\""));
+  size_t index = 0;
+  int restart = 0;
+  ck_assert_msg(kg_proto_decode_result(line, &index, &d, &restart, err, sizeof err) == 0, "%s: %s", line, err);
+  ck_assert_int_eq(d.pair_wrong, r.pair_wrong);
+  ck_assert_int_eq(d.fail, KG_FK_WRONG_AFTER_TIMING);
+  free(line);
+  r.pair_wrong = KG_SIDE_NONE;
+  line = kg_proto_encode_result(5, &r, 0);
+  ck_assert_ptr_null(strstr(line, "\"wrong\""));
+  ck_assert_int_eq(kg_proto_decode_result(line, &index, &d, &restart, err, sizeof err), 0);
+  ck_assert_int_eq(d.pair_wrong, KG_SIDE_NONE);
+  free(line);
+}
+END_TEST
+
 /* A probe's answer travels with the call's digest and the variables it
  * read (their name hashes); a digest or a read hash that is not lower-case
  * hex, or more hashes than KG_CODE_MAX_READ, is refused. */
@@ -445,6 +468,10 @@ static const struct {
     {"{\"case\":\"1\",\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\"}", "bad result line"},
     {"{\"case\":1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":7}", "bad result line"},
     {"{\"case\":1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\",\"restart\":\"yes\"}", "bad result line"},
+    {"{\"case\":1,\"status\":\"fail\",\"fail\":\"wrong_after_timing\"," RESULT_TAIL ",\"message\":\"x\",\"wrong\":\"both\"}",
+     "wrong is neither head nor base"},
+    {"{\"case\":1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\",\"wrong\":\"head\"}",
+     "wrong head, yet not failed wrong_after_timing"},
 };
 
 START_TEST(test_proto_decode_result_rejects) {
@@ -482,6 +509,7 @@ Suite *make_proto_suite(void) {
   tcase_add_test(core, test_proto_hello_round_trip);
   tcase_add_test(core, test_proto_hello_card_identity);
   tcase_add_test(core, test_proto_pair_round_trip);
+  tcase_add_loop_test(core, test_proto_pair_wrong_round_trip, 0, 2);
   tcase_add_test(core, test_proto_probe_round_trip);
   tcase_add_test(core, test_proto_probe_read_round_trip);
   tcase_add_test(core, test_proto_timing_round_trip);

@@ -120,6 +120,9 @@ typedef struct kg_time_opts {
   double max_seconds; /* per-case sampling cap (default 2) */
 } kg_time_opts;
 
+/* The side of a paired case (kg_result.pair_wrong): none, the head, the base. */
+typedef enum kg_pair_side { KG_SIDE_NONE, KG_SIDE_HEAD, KG_SIDE_BASE } kg_pair_side;
+
 typedef struct kg_result {
   kg_status status;
   char got[32], expected[32];
@@ -142,6 +145,9 @@ typedef struct kg_result {
   int nblocks;
   kg_pblock blocks[KG_PAIR_MAX_COPIES];
   int pair_set_aside;
+  /* a paired case whose results, re-checked after timing, were wrong
+   * (status FAIL, fail KG_FK_WRONG_AFTER_TIMING, no blocks): which side */
+  kg_pair_side pair_wrong;
   /* a probe (kg_pair_opts.probe): whether head and base queue the same work
    * (device/launches.h): 1 the same (kernels: their name hashes, unchanged.h),
    * 0 not, -1 not known (message says why for 0 and -1) */

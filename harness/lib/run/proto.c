@@ -125,6 +125,7 @@ char *kg_proto_encode_result(size_t index, const kg_result *r, int restart) {
     json_object_set_new(o, "blocks", bl);
     json_object_set_new(o, "set_aside", json_integer(r->pair_set_aside));
   }
+  if (o && r->pair_wrong) json_object_set_new(o, "wrong", json_string(r->pair_wrong == KG_SIDE_HEAD ? "head" : "base"));
   if (o && r->probed) {
     json_t *k = json_array();
     for (int i = 0; k && i < r->nkernels && i < KG_PROBE_MAX_KERNELS; i++) {
@@ -205,14 +206,19 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
   int rc = -1, restart_flag = 0, set_aside = 0;
   json_error_t e;
   json_t *blocks = NULL, *probe = NULL;
+  const char *wrong = NULL;
   char why[200];
   memset(r, 0, sizeof *r);
-  int bad = json_unpack_ex(o, &e, 0, "{sI s?b s?o s?i s?o}", "case", &idx, "restart", &restart_flag, "blocks",
-                           &blocks, "set_aside", &set_aside, "probe", &probe);
+  int bad = json_unpack_ex(o, &e, 0, "{sI s?b s?o s?i s?o s?s}", "case", &idx, "restart", &restart_flag, "blocks",
+                           &blocks, "set_aside", &set_aside, "probe", &probe, "wrong", &wrong);
   if (bad) snprintf(why, sizeof why, "%s", e.text);
   else bad = kg_result_from_json(o, r, KG_FORM_WIRE, why, sizeof why);
   if (bad) {
     snprintf(err, errlen, "bad result line: %s", why);
+  } else if (wrong && (strcmp(wrong, "head") && strcmp(wrong, "base"))) {
+    snprintf(err, errlen, "bad result line: wrong is neither head nor base");
+  } else if (wrong && (r->status != KG_ST_FAIL || r->fail != KG_FK_WRONG_AFTER_TIMING)) {
+    snprintf(err, errlen, "bad result line: wrong %s, yet not failed wrong_after_timing", wrong);
   } else if (blocks && decode_blocks(blocks, r)) {
     snprintf(err, errlen, "bad result line: malformed blocks");
   } else if (probe && decode_probe(probe, r)) {
@@ -223,6 +229,7 @@ int kg_proto_decode_result(const char *line, size_t *index, kg_result *r, int *r
     *index = (size_t)idx;
     *restart = restart_flag;
     r->pair_set_aside = set_aside;
+    r->pair_wrong = !wrong ? KG_SIDE_NONE : !strcmp(wrong, "head") ? KG_SIDE_HEAD : KG_SIDE_BASE;
     rc = 0;
   }
   json_decref(o);
