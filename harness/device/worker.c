@@ -291,15 +291,23 @@ static int make_timer(state *st) {
   return st->timer ? 0 : -1;
 }
 
-/* A timed case's samples with the re-check (recheck.h): before each sample
- * its edit of the input (after the whole input given back, for a variant
- * that reduces in place), after it a copy of its result into a pinned slot.
- * done counts the samples whose result was copied; warm-up runs copy none. */
+/* The re-check of one input buffer over a timed block (recheck.h): its
+ * samples in the order they were queued, taken by one variant, or by a
+ * paired case's head and base in turn (one schedule of edits: kg_recheck_pair). */
+typedef struct recheck_block {
+  kg_recheck rc[2]; /* [0] the variant's or the head's (the edits are its), [1] the base's */
+  int judged[2];    /* a side whose results are judged (the base: where its operation is the head's) */
+  size_t done;      /* samples whose result was copied; warm-up runs copy none */
+  unsigned char side[KG_TIMER_MAX_SAMPLES]; /* who took sample i: 0 the variant or head, 1 the base */
+} recheck_block;
+
+/* One side's samples of a timed block: before each its edit of the input
+ * (after the whole input given back, where a variant of the block reduces
+ * in place), after it a copy of its result into a pinned slot. */
 typedef struct timed_ctx {
   step_ctx x;
-  int clobbers;
-  kg_recheck rc;
-  size_t done;
+  int clobbers, side;
+  recheck_block *b;
 } timed_ctx;
 
 /* Writes the edit in slot (a pinned 8 bytes) over element place of the input. */
@@ -313,20 +321,22 @@ static int put_edit(timed_ctx *t, size_t slot, size_t place, const unsigned char
 
 static int timed_prepare(void *ctx) {
   timed_ctx *t = ctx;
-  size_t place;
+  size_t place, done = t->b->done;
   unsigned char v[8];
   int e = t->clobbers ? restore_step(&t->x) : 0;
-  if (!e && t->done < KG_TIMER_MAX_SAMPLES && kg_recheck_edit(&t->rc, t->done, &place, v))
-    e = put_edit(t, t->done, place, v);
+  if (!e && done < KG_TIMER_MAX_SAMPLES && kg_recheck_edit(&t->b->rc[0], done, &place, v))
+    e = put_edit(t, done, place, v);
   return e;
 }
 
 static int timed_after(void *ctx) {
   timed_ctx *t = ctx;
   state *st = t->x.st;
-  if (t->done >= KG_TIMER_MAX_SAMPLES) return 0;
+  recheck_block *b = t->b;
+  if (b->done >= KG_TIMER_MAX_SAMPLES) return 0;
   size_t acc = kg_dtype_get(t->x.c->dtype)->acc_size;
-  return (int)cudaMemcpyAsync(st->h_results + 8 * t->done++, st->d_out, acc, cudaMemcpyDeviceToHost, st->stream);
+  b->side[b->done] = (unsigned char)t->side;
+  return (int)cudaMemcpyAsync(st->h_results + 8 * b->done++, st->d_out, acc, cudaMemcpyDeviceToHost, st->stream);
 }
 
 /* The pinned slots of the re-check, and the worker's secret for its edits. */
@@ -340,25 +350,40 @@ static int recheck_buffers(state *st) {
   return 0;
 }
 
-/* After the timed block: every sample's result judged against its input's
- * reference (the first wrong one fails the case) and the input given back. */
-static int recheck_after(state *st, timed_ctx *t, kg_result *r) {
+/* What a timed block's re-check found, per side: samples judged, and the
+ * first wrong one's message (wrong[s] 1). */
+typedef struct recheck_found {
+  int judged[2], wrong[2];
+  char msg[2][sizeof ((kg_result *)0)->message];
+} recheck_found;
+
+/* After a timed block (t: any side of it): every judged sample's result
+ * against the reference of the input it read, at its side's depth; then
+ * the input given back. 0, or -1 with st->error. */
+static int recheck_after(state *st, timed_ctx *t, recheck_found *f) {
+  recheck_block *b = t->b;
+  memset(f, 0, sizeof *f);
   if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
-  char msg[sizeof r->message];
-  for (size_t i = 0; i < t->done; i++)
-    if (!kg_recheck_judge(&t->rc, i, t->done, st->h_results + 8 * i, msg, sizeof msg)) {
-      r->status = KG_ST_FAIL, r->fail = KG_FK_WRONG_AFTER_TIMING;
-      snprintf(r->message, sizeof r->message, "%s", msg);
-      break;
-    }
-  r->guard.rechecked = t->rc.kind == KG_RECHECK_NONE ? 0 : (int)t->done;
+  for (size_t i = 0; i < b->done; i++) {
+    int s = b->side[i];
+    if (!b->judged[s] || b->rc[s].kind == KG_RECHECK_NONE) continue;
+    f->judged[s]++;
+    if (!f->wrong[s] && !kg_recheck_judge(&b->rc[s], i, b->done, st->h_results + 8 * i, f->msg[s], sizeof f->msg[s]))
+      f->wrong[s] = 1;
+  }
   size_t place;
   unsigned char v[8];
-  if (!t->clobbers && kg_recheck_restore(&t->rc, t->done, &place, v)) {
+  if (!t->clobbers && kg_recheck_restore(&b->rc[0], b->done, &place, v)) {
     if (CU_FAILED(st, (cudaError_t)put_edit(t, KG_TIMER_MAX_SAMPLES, place, v))) return -1;
     if (CU_FAILED(st, cudaStreamSynchronize(st->stream))) return -1;
   }
   return 0;
+}
+
+/* A block's key for its edits' places: the worker's secret, the case and
+ * the input copy (0 for an absolute timing). */
+static uint64_t recheck_key(const state *st, const kg_case *c, int copy) {
+  return kg_gen_hash(st->secret ^ c->n, ((uint64_t)c->variant << 8 | (uint64_t)c->dtype) ^ ((uint64_t)copy << 40));
 }
 
 /* The cold-L2 verdict of this card at the case's input size: probed on the
@@ -392,17 +417,23 @@ static int time_case(state *st, const kg_case *c, const kg_run_params *p, kg_res
   if (make_timer(st) || recheck_buffers(st)) return -1;
   const kg_module_variant *fn = st->mods->fns[c->variant];
   size_t bytes = c->n * kg_dtype_get(c->dtype)->size;
-  timed_ctx t = {{st, fn, c, st->d_in}, (kg_variants[c->variant].flags & KG_CLOBBERS) != 0, {0}, 0};
-  uint64_t key = kg_gen_hash(st->secret ^ c->n, ((uint64_t)c->variant << 8) | (uint64_t)c->dtype);
-  kg_recheck_init(&t.rc, c->dtype, c->pattern, fn->op, fn->nan, p->seed, c->n, r->depth, &st->ref, key);
+  recheck_block b = {.judged = {1, 0}};
+  timed_ctx t = {{st, fn, c, st->d_in}, (kg_variants[c->variant].flags & KG_CLOBBERS) != 0, 0, &b};
+  kg_recheck_init(&b.rc[0], c->dtype, c->pattern, fn->op, fn->nan, p->seed, c->n, r->depth, &st->ref,
+                  recheck_key(st, c, 0));
   kg_sample_step step = {run_step, timed_prepare, &t, timed_after};
   if (CU_FAILED(st, (cudaError_t)kg_guard_reset_l2(st->stream))) return -1;
   kg_guard_count(1);
   int e = kg_timer_measure(st->timer, &step, bytes, &p->time, &r->timing);
   kg_guard_count(0);
-  if (CU_FAILED(st, (cudaError_t)e) || recheck_after(st, &t, r)) return -1;
-  r->guard.on = 1, r->guard.recheck = t.rc.kind;
-  snprintf(r->guard.recheck_why, sizeof r->guard.recheck_why, "%s", t.rc.why);
+  recheck_found f;
+  if (CU_FAILED(st, (cudaError_t)e) || recheck_after(st, &t, &f)) return -1;
+  if (f.wrong[0]) {
+    r->status = KG_ST_FAIL, r->fail = KG_FK_WRONG_AFTER_TIMING;
+    snprintf(r->message, sizeof r->message, "%s", f.msg[0]);
+  }
+  r->guard.on = 1, r->guard.recheck = b.rc[0].kind, r->guard.rechecked = f.judged[0];
+  snprintf(r->guard.recheck_why, sizeof r->guard.recheck_why, "%s", b.rc[0].why);
   kg_guard_counts(&r->guard.allocs, &r->guard.alloc_bytes, &r->guard.streams);
   if (cold_of(st, bytes, p->time.hot, &r->guard)) return -1;
   if (kg_guard_refused()) {
@@ -634,77 +665,128 @@ static void head_timing(const double *h, size_t n, kg_result *r) {
 }
 
 /* What a paired case needs before either side runs: both kernels, the input
- * (no reference), the timer (allocated before the copies, as the A/A
- * measurements were taken), scratch for the larger side and its input
- * copies. 0, or -1 with st->error. */
+ * and its reference (the re-check's), the timer (allocated before the
+ * copies, as the A/A measurements were taken), the re-check's slots,
+ * scratch for the larger side and its input copies. 0, or -1 with st->error. */
 static int pair_setup(state *st, const kg_case *c, const kg_run_params *p, int copies, const kg_module_variant **head,
                       const kg_module_variant **base) {
   *head = st->mods->fns[c->variant], *base = pair_base(st, c, p);
-  if (!*base || prepare_input(st, c, p, 0, 0) || make_timer(st)) return -1;
+  if (!*base || prepare_input(st, c, p, 0, 1) || make_timer(st) || recheck_buffers(st)) return -1;
   size_t sh = (*head)->scratch(c->dtype, c->n), sb = (*base)->scratch(c->dtype, c->n);
   if (grow_to(st, &st->d_scratch, &st->scratch_cap, sh > sb ? sh : sb, 0)) return -1;
   int clobbers = (((*head)->flags | (*base)->flags) & KG_CLOBBERS) != 0;
   return pair_copies(st, c->n * kg_dtype_get(c->dtype)->size, copies, clobbers);
 }
 
+/* A paired case's work over its copies: the head's samples of every copy
+ * side by side (its absolute timing), one copy's base samples, and per side
+ * (0 head, 1 base) the samples re-checked and the first wrong one's message. */
+typedef struct pair_work {
+  const kg_module_variant *fn[2];
+  int copies, quads;
+  double *h, *b;
+  size_t nhead, first_pairs;
+  kg_recheck_kind kind; /* the head's re-check */
+  char why[80];
+  int judged[2], wrong[2];
+  char msg[2][sizeof ((kg_result *)0)->message];
+} pair_work;
+
+/* One copy's block (k): ABBA quads of head and base on copy k behind the
+ * same L2 flush (timing.h), every sample's input edited before it and its
+ * result re-checked after the block, one schedule for both sides, each
+ * judged at its own depth (kg_recheck_pair; the base only where its
+ * operation is the head's). The block joins r's. 0, or -1 with st->error. */
+static int pair_block(state *st, const kg_case *c, const kg_run_params *p, pair_work *w, int k, kg_result *r) {
+  const kg_module_variant *hf = w->fn[0], *bf = w->fn[1];
+  recheck_block b = {.judged = {1, hf->op == bf->op && hf->nan == bf->nan}};
+  kg_recheck_init(&b.rc[0], c->dtype, c->pattern, hf->op, hf->nan, p->seed, c->n, hf->depth(c->n), &st->ref,
+                  recheck_key(st, c, k + 1));
+  kg_recheck_pair(&b.rc[0], &b.rc[1], bf->depth(c->n));
+  int clobbers = ((hf->flags | bf->flags) & KG_CLOBBERS) != 0; /* either side: both get the copy back */
+  timed_ctx th = {{st, hf, c, st->pcopy[k]}, clobbers, 0, &b}, tb = {{st, bf, c, st->pcopy[k]}, clobbers, 1, &b};
+  kg_sample_step sh = {run_step, timed_prepare, &th, timed_after}, sb = {run_step, timed_prepare, &tb, timed_after};
+  size_t npairs = 0;
+  /* Half the blocks open their quads with the base (BAAB): which half
+   * alternates by copy and by round, so neither the orientation nor a copy's
+   * placement leans the cell (timing.c). */
+  int flip = (k + p->pair.round) & 1;
+  int e = kg_timer_pairs(st->timer, &sh, &sb, (size_t)w->quads, p->pair.max_seconds / w->copies, p->time.hot, k == 0,
+                         flip, w->h + w->nhead, w->b, &npairs, &r->pair_set_aside);
+  if (e) {
+    snprintf(st->error, sizeof st->error, "CUDA error at %s:%d: %s (%d) / paired timing of %s", __FILE_NAME__,
+             __LINE__, cudaGetErrorName((cudaError_t)e), e, kg_variants[c->variant].name);
+    return -1;
+  }
+  recheck_found f;
+  if (recheck_after(st, &th, &f)) return -1;
+  for (int s = 0; s < 2; s++) {
+    w->judged[s] += f.judged[s];
+    if (f.wrong[s] && !w->wrong[s]) w->wrong[s] = 1, snprintf(w->msg[s], sizeof w->msg[s], "copy %d, %.180s", k + 1,
+                                                              f.msg[s]);
+  }
+  w->kind = b.rc[0].kind;
+  snprintf(w->why, sizeof w->why, "%s", b.rc[0].why);
+  if (k == 0) w->first_pairs = npairs;
+  if (kg_pblock_from_pairs(w->h + w->nhead, w->b, npairs, &r->blocks[r->nblocks]) == 0) r->nblocks++;
+  w->nhead += npairs;
+  return 0;
+}
+
+/* A paired case's guard (as a timed case's: the head's re-check, what both
+ * modules made while timed, the cold L2's evidence) and its verdict on the
+ * re-check: a side wrong after timing (the head first) fails the case with
+ * no blocks and no timing, naming the side. 0, or -1 with st->error. */
+static int pair_judged(state *st, const kg_case *c, const kg_run_params *p, const pair_work *w, kg_result *r) {
+  r->guard.on = 1, r->guard.recheck = w->kind, r->guard.rechecked = w->judged[0];
+  snprintf(r->guard.recheck_why, sizeof r->guard.recheck_why, "%s", w->why);
+  kg_guard_counts(&r->guard.allocs, &r->guard.alloc_bytes, &r->guard.streams);
+  if (cold_of(st, c->n * kg_dtype_get(c->dtype)->size, p->time.hot, &r->guard)) return -1;
+  int s = w->wrong[0] ? 0 : w->wrong[1] ? 1 : -1;
+  if (s < 0) return 0;
+  r->status = KG_ST_FAIL, r->fail = KG_FK_WRONG_AFTER_TIMING, r->pair_wrong = s ? KG_SIDE_BASE : KG_SIDE_HEAD;
+  snprintf(r->message, sizeof r->message, "%s", w->msg[s]);
+  r->nblocks = 0, r->timing = (kg_timing){0};
+  return 0;
+}
+
 /* A paired case: the variant and its base (pair_variant, from kgate's own
  * module or the same name from the base module) on the same inputs, one
- * block per separately allocated copy, each timed as ABBA quads behind the
- * same L2 flush (timing.h). Not checked: the gate only pairs cases that
- * passed their check. */
+ * block per separately allocated copy (pair_block). Checked before (the
+ * gate only pairs cases that passed their check) and after timing (the
+ * re-check of every sample of both sides). */
 static int pair_case(state *st, const kg_case *c, const kg_run_params *p, kg_result *r) {
   memset(r, 0, sizeof *r);
-  const kg_module_variant *head, *base;
-  int copies = p->pair.copies, quads = p->pair.quads;
+  pair_work w = {.copies = p->pair.copies, .quads = p->pair.quads};
   kg_guard_clear();
-  if (pair_setup(st, c, p, copies, &head, &base)) return -1;
+  if (pair_setup(st, c, p, w.copies, &w.fn[0], &w.fn[1])) return -1;
   if (CU_FAILED(st, (cudaError_t)kg_guard_reset_l2(st->stream))) return -1;
-  /* h: the head's samples of every copy side by side (its absolute timing) */
-  double *h = malloc(2 * (size_t)quads * (size_t)copies * sizeof *h), *b = malloc(2 * (size_t)quads * sizeof *b);
-  size_t nhead = 0;
-  int rc = h && b ? 0 : -1;
-  if (rc) snprintf(st->error, sizeof st->error, "out of host memory for %d sample pairs", 2 * quads);
-  void **bufs = st->pcopy;
+  w.h = malloc(2 * (size_t)w.quads * (size_t)w.copies * sizeof *w.h), w.b = malloc(2 * (size_t)w.quads * sizeof *w.b);
+  int rc = w.h && w.b ? 0 : -1;
+  if (rc) snprintf(st->error, sizeof st->error, "out of host memory for %d sample pairs", 2 * w.quads);
   /* The cell's time cap is split over the copies. A kernel so slow that its
    * first copy's share held only one quad keeps two copies: the fewest that
    * still make a spread within this worker visible. */
-  size_t first_pairs = 0;
-  for (int k = 0; !rc && k < copies; k++) {
-    step_ctx xh = {st, head, c, bufs[k]}, xb = {st, base, c, bufs[k]};
-    kg_sample_step sh_ = {run_step, head->flags & KG_CLOBBERS ? restore_step : NULL, &xh, NULL};
-    kg_sample_step sb_ = {run_step, base->flags & KG_CLOBBERS ? restore_step : NULL, &xb, NULL};
-    size_t npairs = 0;
-    if (k == 1 && copies > 2 && first_pairs <= 2) copies = 2; /* one quad filled the first copy's share */
-    /* Half the blocks open their quads with the base (BAAB): which half
-     * alternates by copy and by round, so neither the orientation nor a copy's
-     * placement leans the cell (timing.c). */
-    int flip = (k + p->pair.round) & 1;
-    int e = kg_timer_pairs(st->timer, &sh_, &sb_, (size_t)quads, p->pair.max_seconds / copies, p->time.hot, k == 0,
-                           flip, h + nhead, b, &npairs, &r->pair_set_aside);
-    if (e) {
-      snprintf(st->error, sizeof st->error, "CUDA error at %s:%d: %s (%d) / paired timing of %s", __FILE_NAME__,
-               __LINE__, cudaGetErrorName((cudaError_t)e), e, kg_variants[c->variant].name);
-      rc = -1;
-    } else {
-      if (k == 0) first_pairs = npairs;
-      if (kg_pblock_from_pairs(h + nhead, b, npairs, &r->blocks[r->nblocks]) == 0) r->nblocks++;
-      nhead += npairs;
-    }
+  kg_guard_count(1);
+  for (int k = 0; !rc && k < w.copies; k++) {
+    if (k == 1 && w.copies > 2 && w.first_pairs <= 2) w.copies = 2; /* one quad filled the first copy's share */
+    rc = pair_block(st, c, p, &w, k, r);
   }
-  if (!rc) head_timing(h, nhead, r);
-  free(h);
-  free(b);
+  kg_guard_count(0);
+  if (!rc) head_timing(w.h, w.nhead, r);
+  free(w.h);
+  free(w.b);
   if (rc) return -1;
   r->status = KG_ST_PASS;
   r->repeats = 0;
+  r->timing.sm_clock_mhz = kg_timer_sm_clock(st->timer);
+  r->timing.set_aside = r->pair_set_aside;
+  if (pair_judged(st, c, p, &w, r)) return -1;
   if (kg_guard_refused()) { /* head or base did what the timer forbids: no verdict from these pairs */
     memset(r, 0, sizeof *r);
     r->status = KG_ST_FAIL, r->fail = KG_FK_REFUSED;
     snprintf(r->message, sizeof r->message, "%s", kg_guard_refused());
-    return 0;
   }
-  r->timing.sm_clock_mhz = kg_timer_sm_clock(st->timer);
-  r->timing.set_aside = r->pair_set_aside;
   return 0;
 }
 
