@@ -196,6 +196,52 @@ START_TEST(test_pair_partition) {
 }
 END_TEST
 
+/* The rounds' head on the run: passed, its timing and guard go to the timed
+ * case of its cell (not to the untimed case at 33, not to another
+ * variant's); wrong after timing, the case fails with the message, its
+ * timing dropped and its guard kept. */
+START_TEST(test_pair_apply_head) {
+  kg_run run = make_run();
+  int r7 = kg_variant_find("reduce7_shuffle");
+  kg_pair_job job = {.variant = r7, .base_variant = r7, .dtype = KG_F32, .n = N22};
+  kg_pair_head h = {.timing = {.samples = 64, .median_us = 5}, .guard = {.on = 1, .rechecked = 40}, .status = KG_ST_PASS};
+  kg_pair_apply_head(&run, &job, &h);
+  ck_assert(g_results[0].status == KG_ST_PASS && g_results[0].timing.median_us == 5);
+  ck_assert(g_results[0].guard.on && g_results[0].guard.rechecked == 40);
+  ck_assert(!g_results[1].guard.on && g_results[1].timing.median_us == 0);
+  ck_assert(!g_results[3].guard.on && g_results[3].timing.samples == 0);
+  h.status = KG_ST_FAIL, h.fail = KG_FK_WRONG_AFTER_TIMING;
+  snprintf(h.message, sizeof h.message, "paired, copy 2, after timing, sample 5 of 128: got 1, expected 2");
+  kg_pair_apply_head(&run, &job, &h);
+  ck_assert_int_eq(g_results[0].status, KG_ST_FAIL);
+  ck_assert_int_eq(g_results[0].fail, KG_FK_WRONG_AFTER_TIMING);
+  ck_assert_str_eq(g_results[0].message, h.message);
+  ck_assert(g_results[0].timing.samples == 0 && g_results[0].guard.on);
+  ck_assert_int_eq(g_results[1].status, KG_ST_PASS);
+}
+END_TEST
+
+/* A cell that was wrong after timing (UNKNOWN) joins no pool, whatever
+ * blocks it gathered before: its variant's other dtype is then alone. */
+START_TEST(test_pair_pools_skip_wrong) {
+  kg_pair_cell c[2] = {{.variant = "v", .dtype = KG_F32, .n = N22, .min_effect = 0.01, .rounds = 2},
+                       {.variant = "v", .dtype = KG_I32, .n = N22, .min_effect = 0.01, .rounds = 2}};
+  for (int i = 0; i < 2; i++) {
+    c[i].sequential = 1, c[i].llr_slower = 4, c[i].llr_faster = -5;
+    c[i].stat = (kg_pair_stat){.blocks = 8, .verdict = KG_PV_UNDECIDED};
+  }
+  kg_pair_meta m = {.sequential = 1};
+  kg_pair_pool *p;
+  size_t n;
+  ck_assert_int_eq(kg_pair_pools(c, 2, &m, &p, &n), 0);
+  ck_assert_uint_eq(n, 1);
+  free(p);
+  c[1].stat.verdict = KG_PV_UNKNOWN;
+  ck_assert_int_eq(kg_pair_pools(c, 2, &m, &p, &n), 0);
+  ck_assert(p == NULL && n == 0);
+}
+END_TEST
+
 Suite *make_pairrun_suite(void) {
   Suite *s = suite_create("pairrun");
   TCase *core = tcase_create("Core");
@@ -206,6 +252,8 @@ Suite *make_pairrun_suite(void) {
   tcase_add_test(core, test_pair_sort_regressions_first);
   tcase_add_test(core, test_pair_sort_unchanged_last);
   tcase_add_test(core, test_pair_partition);
+  tcase_add_test(core, test_pair_apply_head);
+  tcase_add_test(core, test_pair_pools_skip_wrong);
   suite_add_tcase(s, core);
   return s;
 }

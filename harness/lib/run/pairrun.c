@@ -95,7 +95,10 @@ typedef struct gathered {
   char error[200];
   kg_timing t[KG_PAIR_MAX_ROUNDS]; /* the head's absolute timing, a round each */
   int nt;
-  int stopped; /* decided before the rounds every cell gets were done (KG_PAIR_EARLY) */
+  int stopped; /* decided before the rounds every cell gets were done (KG_PAIR_EARLY), or wrong */
+  kg_guard guard; /* the head's, from the last answer that had one */
+  int rechecked;  /* the head's samples re-checked over the rounds */
+  kg_pair_side wrong; /* the side whose results were wrong after timing (its message in error) */
 } gathered;
 
 static int add_blocks(gathered *g, const kg_result *r) {
@@ -150,6 +153,13 @@ kg_timing kg_pair_combine_timing(const kg_timing *t, int n) {
  * memory. */
 static int take_answer(const kg_pair_job *job, kg_pair_cell *c, gathered *g, const kg_result *r, double min_effect_pct,
                        int fixed, int sequential) {
+  if (r->guard.on) g->guard = r->guard, g->rechecked += r->guard.rechecked;
+  if (r->pair_wrong) { /* wrong after timing: no verdict, no more rounds (rounds_end says why) */
+    g->wrong = r->pair_wrong, g->stopped = 1;
+    snprintf(g->error, sizeof g->error, "%s", r->message);
+    c->stat.verdict = KG_PV_UNKNOWN;
+    return 0;
+  }
   if (r->status == KG_ST_PASS && r->nblocks > 0) {
     if (add_blocks(g, r)) return -1;
     c->rounds++;
@@ -189,11 +199,29 @@ typedef struct rounds {
   size_t *which;
 } rounds;
 
-/* After the rounds: each job's head timing, a job that never timed UNKNOWN. */
-static void rounds_end(rounds *w, size_t njobs, kg_pair_cell *cells, kg_timing *head) {
+/* A job whose results were wrong after timing: its cell UNKNOWN, saying
+ * which side; a wrong head fails its head case too (h: NULL, not wanted). */
+static void wrong_end(const gathered *g, kg_pair_cell *c, kg_pair_head *h) {
+  int head = g->wrong == KG_SIDE_HEAD;
+  c->stat.verdict = KG_PV_UNKNOWN;
+  snprintf(c->message, sizeof c->message, "%s: %.110s",
+           head ? "the head was wrong after timing" : "the base was wrong after timing, not the head", g->error);
+  if (!h || !head) return;
+  h->status = KG_ST_FAIL, h->fail = KG_FK_WRONG_AFTER_TIMING, h->timing = (kg_timing){0};
+  snprintf(h->message, sizeof h->message, "paired, %.190s", g->error);
+}
+
+/* After the rounds: each job's head, a job that never timed UNKNOWN. */
+static void rounds_end(rounds *w, size_t njobs, kg_pair_cell *cells, kg_pair_head *head) {
   for (size_t j = 0; j < njobs && w->g; j++) {
-    if (head) head[j] = kg_pair_combine_timing(w->g[j].t, w->g[j].nt);
-    if (w->g[j].n == 0) {
+    if (head) {
+      head[j] = (kg_pair_head){.timing = kg_pair_combine_timing(w->g[j].t, w->g[j].nt), .guard = w->g[j].guard,
+                               .status = KG_ST_PASS};
+      head[j].guard.rechecked = w->g[j].rechecked;
+    }
+    if (w->g[j].wrong) {
+      wrong_end(&w->g[j], &cells[j], head ? &head[j] : NULL);
+    } else if (w->g[j].n == 0) {
       cells[j].stat.verdict = KG_PV_UNKNOWN;
       snprintf(cells[j].message, sizeof cells[j].message, "paired timing failed: %.120s",
                w->g[j].error[0] ? w->g[j].error : "not run");
@@ -205,7 +233,7 @@ static void rounds_end(rounds *w, size_t njobs, kg_pair_cell *cells, kg_timing *
 
 int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps, FILE *log,
                    const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
-                   kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen) {
+                   kg_device_info *devinfo, kg_pair_head *head, char *err, size_t errlen) {
   rounds w = {calloc(njobs + 1, sizeof *w.g), calloc(njobs + 1, sizeof *w.cases), calloc(njobs + 1, sizeof *w.res),
               calloc(njobs + 1, sizeof *w.which)};
   int oom = !w.g || !w.cases || !w.res || !w.which, rc = oom ? -1 : 0;
@@ -309,12 +337,20 @@ size_t kg_pair_partition(kg_pair_job *jobs, kg_pair_cell *cells, size_t njobs, c
   return kept;
 }
 
-/* A paired cell's head timing is its cases' absolute timing (the check left
- * the cases the base has untimed). */
-static void absolute_from_pairs(kg_run *run, const kg_pair_job *j, const kg_timing *t) {
+/* A paired cell's head is its cases' absolute timing (the check left the
+ * cases the base has untimed) and its re-check after timing. */
+void kg_pair_apply_head(kg_run *run, const kg_pair_job *j, const kg_pair_head *h) {
   for (size_t i = 0; i < run->n; i++) {
     const kg_case *c = &run->cases[i];
-    if (c->timed && c->variant == j->variant && c->dtype == j->dtype && c->n == j->n) run->results[i].timing = *t;
+    kg_result *r = &run->results[i];
+    if (!c->timed || c->variant != j->variant || c->dtype != j->dtype || c->n != j->n) continue;
+    if (h->guard.on) r->guard = h->guard;
+    if (h->status == KG_ST_PASS) {
+      r->timing = h->timing;
+      continue;
+    }
+    r->status = h->status, r->fail = h->fail, r->timing = (kg_timing){0};
+    snprintf(r->message, sizeof r->message, "%s", h->message);
   }
 }
 
@@ -334,8 +370,12 @@ static void time_unchanged(kg_run *run, const kg_pair_job *jobs, size_t njobs, c
   int rc = cases && res ? kg_supervise_devices(cases, njobs, &trp, so, in->devs, in->ndev, res, devs, err, sizeof err)
                         : (snprintf(err, sizeof err, "out of memory"), -1);
   if (rc && rc != KG_SUPER_INTERRUPTED) fprintf(stderr, "kgate: timing the unchanged cells: %s\n", err);
-  for (size_t j = 0; !rc && j < njobs; j++)
-    if (res[j].status == KG_ST_PASS) absolute_from_pairs(run, &jobs[j], &res[j].timing);
+  for (size_t j = 0; !rc && j < njobs; j++) { /* passed, or failed by the guard (refused, wrong after timing) */
+    const kg_result *r = &res[j];
+    kg_pair_head h = {r->timing, r->guard, r->status, r->fail, ""};
+    snprintf(h.message, sizeof h.message, "%s", r->message);
+    if (r->status == KG_ST_PASS || (r->status == KG_ST_FAIL && r->guard.on)) kg_pair_apply_head(run, &jobs[j], &h);
+  }
   free(cases);
   free(res);
 }
@@ -399,7 +439,7 @@ int kg_pair_pools(const kg_pair_cell *cells, size_t n, const kg_pair_meta *m, kg
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     const kg_pair_cell *c = &cells[i];
-    if (!c->sequential || c->stat.blocks < 2) continue;
+    if (!c->sequential || c->stat.blocks < 2 || c->stat.verdict == KG_PV_UNKNOWN) continue; /* UNKNOWN: wrong */
     size_t j = 0;
     while (j < k && !(q[j].n == c->n && !strcmp(q[j].variant, c->variant))) j++;
     if (j == k) {
@@ -438,11 +478,11 @@ int kg_pair_gate(kg_run *run, const kg_pair_gate_in *in, double *unchanged_s) {
   kg_super_opts o = *in->so;
   o.one_model = 0; /* the hellos were checked by the run itself */
   njobs = devs ? prove_unchanged(run, jobs, njobs, in, &o, devs, unchanged_s) : njobs;
-  kg_timing *head = calloc(njobs + 1, sizeof *head);
+  kg_pair_head *head = calloc(njobs + 1, sizeof *head);
   int rc = head && devs ? kg_pair_rounds(jobs, njobs, run->pairs, in->ps, in->log, in->rp, &o, in->devs, in->ndev, devs,
                                          head, err, sizeof err)
                         : (snprintf(err, sizeof err, "out of memory"), -1);
-  for (size_t j = 0; head && j < njobs; j++) absolute_from_pairs(run, &jobs[j], &head[j]);
+  for (size_t j = 0; head && j < njobs; j++) kg_pair_apply_head(run, &jobs[j], &head[j]);
   free(head), free(jobs), free(devs);
   kg_pair_sort(run->pairs, run->npairs);
   if (!rc && kg_pair_pools(run->pairs, run->npairs, &run->pair, &run->pools, &run->npools))

@@ -70,6 +70,19 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
 /* Rounds at most (--max-rounds allows 64). */
 #define KG_PAIR_MAX_ROUNDS 64
 
+/* What the rounds say of a job's head case: its absolute timing from the
+ * head's samples (kg_pair_combine_timing), its guard (the last round's,
+ * with the samples re-checked summed over the rounds; on 0: none came),
+ * and status KG_ST_PASS, or KG_ST_FAIL with fail and message when its
+ * results were wrong after timing (then no timing). */
+typedef struct kg_pair_head {
+  kg_timing timing;
+  kg_guard guard;
+  kg_status status;
+  kg_fail_kind fail;
+  char message[200];
+} kg_pair_head;
+
 /* Times the jobs against their base (rp->pair: module and base variant, the
  * same for every job; rp->pair.on is set here): `rounds` rounds of every job
  * still undecided (ps->sequential: a cell stops at the first round its
@@ -78,13 +91,22 @@ int kg_pair_plan(const kg_run *run, const kg_modinfo *base, int all_variants, kg
  * round is one kg_supervise_devices call (fresh workers), and a line on log
  * (cells, undecided, seconds; NULL: none). cells[j] (j < njobs)
  * get their statistics and verdicts. A job whose timing errored in every round
- * is UNKNOWN with the worker's message. head (NULL: not wanted) gets each
- * job's absolute timing from its head samples over the rounds. Returns 0, -1
+ * is UNKNOWN with the worker's message. Every round re-checks both sides'
+ * results after timing (the worker's paired case): a job whose head or base
+ * was wrong gets no more rounds and its cell is UNKNOWN, saying which side;
+ * a wrong head also fails its head case. head (NULL: not wanted) gets what
+ * the rounds say of each job's head case (kg_pair_head). Returns 0, -1
  * out of memory, or the supervisor's code with err (a worker that could not
  * start, KG_SUPER_INTERRUPTED: the cut round is not counted). */
 int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, const kg_pair_settings *ps,
                    FILE *log, const kg_run_params *rp, const kg_super_opts *so, const kg_super_dev *devs, size_t ndev,
-                   kg_device_info *devinfo, kg_timing *head, char *err, size_t errlen);
+                   kg_device_info *devinfo, kg_pair_head *head, char *err, size_t errlen);
+
+/* A job's head (kg_pair_rounds, or a proven cell's one timing pass) on the
+ * run's timed cases of its (variant, dtype, n): its guard when it has one;
+ * passed, its timing; failed, the failure (status, fail, message) and no
+ * timing. */
+void kg_pair_apply_head(kg_run *run, const kg_pair_job *job, const kg_pair_head *h);
 
 /* The rounds' absolute timings of one cell (n of them) as one: medians of
  * the rounds' medians and quartiles (each round's q1 <= median <= q3 keeps
