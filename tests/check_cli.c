@@ -1692,6 +1692,44 @@ START_TEST(test_cli_paired_stops_early) {
 }
 END_TEST
 
+/* The re-check after timing in the paired rounds, with the fake worker's
+ * answers: a head wrong after timing fails its case (wrong_after_timing,
+ * exit 1), a correctness failure and never a verdict (its cell UNKNOWN,
+ * no more rounds), also when an earlier round passed; a wrong base says so
+ * in its cell and leaves the head's case passed (exit 0). */
+static const struct {
+  const char *mode, *cell, *rounds;
+  int code;
+} k_wrongs[] = {{"wrong_head", "the head was wrong after timing: copy 2, after timing, sample 5", "\"rounds\":0,", 1},
+                {"wrong_base", "the base was wrong after timing, not the head: copy 2", "\"rounds\":0,", 0},
+                {"wrong_late", "the head was wrong after timing: copy 2", "\"rounds\":1,", 1}};
+
+START_TEST(test_cli_paired_wrong_after_timing) {
+  char dir[64], ref[128], ctl[160], json[128], mod[1024], out[8192];
+  two_copies(dir, sizeof dir, "wrong", ref, ctl, mod);
+  snprintf(json, sizeof json, "%s/wrong.json", dir);
+  char *args[] = {"run", "--worker", FAKE_WORKER, "--lint", "off", "--kernels", ctl, "--base-kernels", ref,
+                  "--variant", "team_sum", "--dtype", "f32", "--sizes", "1", "--perf-sizes", "2", "--rounds", "3",
+                  "--json", json, NULL};
+  setenv("FAKE_PAIR", k_wrongs[_i].mode, 1);
+  int code = run_capture(args, out, sizeof out);
+  unsetenv("FAKE_PAIR");
+  ck_assert_msg(code == k_wrongs[_i].code, "%s: exit %d: %s", k_wrongs[_i].mode, code, out);
+  char *text = kgt_slurp(json), *cell = text ? strstr(text, "\"cells\":[") : NULL;
+  ck_assert_msg(cell && strstr(cell, "\"verdict\":\"UNKNOWN\"") && strstr(cell, k_wrongs[_i].cell) &&
+                    strstr(cell, k_wrongs[_i].rounds), "%s: %.900s", k_wrongs[_i].mode, cell ? cell : "(no cells)");
+  const char *failed = strstr(text, "\"fail\":\"wrong_after_timing\"");
+  ck_assert_msg(k_wrongs[_i].code ? failed != NULL : failed == NULL, "%s: %.1500s", k_wrongs[_i].mode, text);
+  if (failed) { /* the head's case: the worker's message, the guard's count, no timing */
+    ck_assert_msg(strstr(text, "\"message\":\"paired, copy 2, after timing, sample 5 of 128") &&
+                      strstr(text, "\"rechecked\":64"), "%.1500s", text);
+    ck_assert_msg(strstr(text, "\"samples\":") == NULL || strstr(text, "\"samples\":0") != NULL, "%.1500s", text);
+  }
+  free(text);
+  kgt_rmtree(dir);
+}
+END_TEST
+
 START_TEST(test_cli_team_control_is_a_copy) {
   char dir[64], ref[128], ctl[160], pins[128], json[128], mod[1024], sha[65], err[256], out[8192];
   two_copies(dir, sizeof dir, "control", ref, ctl, mod);
@@ -1835,6 +1873,7 @@ Suite *make_cli_suite(void) {
   tcase_add_test(core, test_cli_progress_in_a_log);
   tcase_add_test(core, test_cli_team_control_is_a_copy);
   tcase_add_loop_test(core, test_cli_paired_stops_early, 0, N(k_spreads));
+  tcase_add_loop_test(core, test_cli_paired_wrong_after_timing, 0, N(k_wrongs));
   tcase_add_test(core, test_cli_carry_from);
   tcase_add_test(core, test_cli_unchanged_cells);
   tcase_add_test(core, test_cli_list_kernels);

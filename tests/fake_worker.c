@@ -37,7 +37,10 @@
  * $FAKE_MODE, when set, replaces the mode (for `kgate check --worker`).
  * With $FAKE_PAIR, a paired case answers four blocks whose ratios lie
  * within 0.02 % of 1 ("tight") or 4 % ("wide"), or within 0.02 % of 1.105
- * ("slow").
+ * ("slow"). The re-check after timing: "wrong_head" and "wrong_base" answer
+ * that side's results wrong (fail wrong_after_timing, with a guard of 64
+ * samples re-checked); "wrong_late" answers "wide" in round 1 and a wrong
+ * head from round 2 (less work after N calls).
  * A paired probe (kg_pair_opts.probe) answers that head and base launch the
  * same kernel, named by $FAKE_PROBE_KERNEL, twice; without it, "not known". 
  * Kernel modules as `kgate worker` takes them (--own-kernels, --kernels,
@@ -179,6 +182,16 @@ int main(int argc, char **argv) {
     if (p.pair.on && getenv("FAKE_PAIR")) { /* a paired case: four blocks, tight or wide apart, or slower */
       static const double k_tight[] = {1e-4, -1e-4, 2e-4, -2e-4}, k_wide[] = {0.02, -0.02, 0.04, -0.04};
       const char *how = getenv("FAKE_PAIR");
+      if (!strcmp(how, "wrong_late")) how = p.pair.round >= 2 ? "wrong_head" : "wide";
+      if (!strncmp(how, "wrong_", 6)) {
+        r.status = KG_ST_FAIL, r.fail = KG_FK_WRONG_AFTER_TIMING;
+        r.pair_wrong = strcmp(how, "wrong_base") ? KG_SIDE_HEAD : KG_SIDE_BASE;
+        r.guard = (kg_guard){.on = 1, .recheck = KG_RECHECK_EXACT, .rechecked = 64};
+        snprintf(r.message, sizeof r.message, "copy 2, after timing, sample 5 of 128 (input element 7 changed): got 1, "
+                 "expected 3 (differs)");
+        emit(kg_proto_encode_result(index, &r, 0));
+        continue;
+      }
       const double *v = strcmp(how, "wide") ? k_tight : k_wide;
       double shift = strcmp(how, "slow") ? 0 : 0.1;
       r.nblocks = 4;
