@@ -16,7 +16,9 @@
 # script's own wall time; a run that would not fit what is left (by the last
 # run's time) is not started, and the summary says how many were left out.
 # PAIRED=1 adds to each round a paired gate per build (--base-kernels, its
-# own module copied: the nightly's shape). Everything goes to OUTDIR
+# own module copied: the nightly's shape; --time-unchanged, so that every
+# cell is paired and re-checked in the rounds, the most a pull request's
+# gate can pair, rather than proven unchanged and left untimed). Everything goes to OUTDIR
 # (each run's results, terminal output and log; summary.txt).
 #
 # Exit 0 when the runs ran (the numbers are the result: nothing is asserted
@@ -124,7 +126,7 @@ for ((k = 1; k <= rounds; k++)); do
     gate "$which-$k" "$build"
     if [ "${PAIRED:-0}" = 1 ]; then
       cp "$build/libkgate_kernels.so" "$out/base/$which.so"
-      gate "paired-$which-$k" "$build" --base-kernels "$out/base/$which.so"
+      gate "paired-$which-$k" "$build" --base-kernels "$out/base/$which.so" --time-unchanged
     fi
   done
 done
