@@ -68,7 +68,7 @@ static int same_result(size_t ia, const kg_result *a, int ra, size_t ib, const k
          !strcmp(a->expected, b->expected) && same_real(a->abs_err, b->abs_err) && same_real(a->bound, b->bound) &&
          same_real(a->ratio, b->ratio) && same_real(a->depth, b->depth) && a->repeats == b->repeats &&
          a->nondeterministic == b->nondeterministic && a->input_modified == b->input_modified &&
-         !strcmp(a->message, b->message) && a->device == b->device;
+         !strcmp(a->message, b->message) && a->device == b->device && a->pair_wrong == b->pair_wrong;
 }
 
 static void result_round_trip(const char *line) {
