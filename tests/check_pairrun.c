@@ -204,7 +204,8 @@ START_TEST(test_pair_apply_head) {
   kg_run run = make_run();
   int r7 = kg_variant_find("reduce7_shuffle");
   kg_pair_job job = {.variant = r7, .base_variant = r7, .dtype = KG_F32, .n = N22};
-  kg_pair_head h = {.timing = {.samples = 64, .median_us = 5}, .guard = {.on = 1, .rechecked = 40}, .status = KG_ST_PASS};
+  kg_pair_head h = {.timing = {.samples = 64, .median_us = 5}, .guard = {.on = 1, .rechecked = 40},
+                    .status = KG_ST_PASS};
   kg_pair_apply_head(&run, &job, &h);
   ck_assert(g_results[0].status == KG_ST_PASS && g_results[0].timing.median_us == 5);
   ck_assert(g_results[0].guard.on && g_results[0].guard.rechecked == 40);

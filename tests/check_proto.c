@@ -468,7 +468,8 @@ static const struct {
     {"{\"case\":\"1\",\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\"}", "bad result line"},
     {"{\"case\":1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":7}", "bad result line"},
     {"{\"case\":1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\",\"restart\":\"yes\"}", "bad result line"},
-    {"{\"case\":1,\"status\":\"fail\",\"fail\":\"wrong_after_timing\"," RESULT_TAIL ",\"message\":\"x\",\"wrong\":\"both\"}",
+    {"{\"case\":1,\"status\":\"fail\",\"fail\":\"wrong_after_timing\"," RESULT_TAIL
+     ",\"message\":\"x\",\"wrong\":\"both\"}",
      "wrong is neither head nor base"},
     {"{\"case\":1,\"status\":\"pass\"," RESULT_TAIL ",\"message\":\"\",\"wrong\":\"head\"}",
      "wrong head, yet not failed wrong_after_timing"},
