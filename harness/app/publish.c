@@ -136,7 +136,8 @@ int kg_publish_history_add(const kg_publish_opts *po) {
                       "is expected", po->paired, po->input);
   char date[48];
   kg_date_label(run.meta.date, date, sizeof date);
-  if (!rc) rc = kg_history_add(po->file, &run, po->paired ? &paired : NULL, po->control ? &control : NULL, err, sizeof err);
+  if (!rc)
+    rc = kg_history_add(po->file, &run, po->paired ? &paired : NULL, po->control ? &control : NULL, err, sizeof err);
   if (rc < 0) fprintf(stderr, "kgate: %s\n", err);
   else if (rc == 1)
     printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", po->file, date,
@@ -258,7 +259,8 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
 
 /* The page's files, in the order the page lists them: every output format,
  * then the history. */
-static const kg_html_link k_history_file = {"history.jsonl", "the history this page's trends come from, one run per line"};
+static const kg_html_link k_history_file = {"history.jsonl",
+                                            "the history this page's trends come from, one run per line"};
 
 static void nightly_summary(FILE *f, const void *doc) { kg_print_nightly_markdown(f, doc); }
 

@@ -121,7 +121,8 @@ static void names_of(unsigned seen, char *out, size_t len) {
   out[0] = '\0';
   for (int e = 0; e < KG_NEXPECT; e++)
     if (seen >> e & 1)
-      used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s", used ? "+" : "", kg_expect_name((kg_expect)e));
+      used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s", used ? "+" : "",
+                               kg_expect_name((kg_expect)e));
   if (!used) snprintf(out, len, "clean");
 }
 
@@ -307,7 +308,8 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
   kg_super_dev dev = {o->worker_argv, 0};
   kg_device_info info;
   if (!o->quiet) fprintf(stderr, "selftest: paired rows (slower, same)...\n");
-  if (kg_pair_rounds(jobs, nj, cells, &o->paired, o->quiet ? NULL : stderr, &p, &so, &dev, 1, &info, NULL, err, errlen)) return KG_EXIT_ENV;
+  if (kg_pair_rounds(jobs, nj, cells, &o->paired, o->quiet ? NULL : stderr, &p, &so, &dev, 1, &info, NULL, err, errlen))
+    return KG_EXIT_ENV;
   for (size_t j = 0; j < nj; j++) {
     kg_st_row *row = rows_of[mut[j]];
     const kg_pair_stat *s = &cells[j].stat;

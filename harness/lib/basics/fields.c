@@ -52,7 +52,8 @@ const char *kg_why_bad_date(const char *s) {
   static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   int y = num(s, 4), mo = num(s + 5, 2), d = num(s + 8, 2);
   int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap)) return "not a day of the calendar";
+  if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap))
+    return "not a day of the calendar";
   /* 60: a leap second is a real UTC time. */
   if (num(s + 11, 2) > 23 || num(s + 14, 2) > 59 || num(s + 17, 2) > 60) return "not a time of day";
   return NULL;
@@ -97,8 +98,9 @@ static int shaped(const char *s, const char *pattern) {
 }
 
 const char *kg_why_bad_uuid(const char *s) {
-  return shaped(s, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx") ? NULL
-                                                               : "not a GPU UUID like GPU-0123abcd-0123-4567-89ab-0123456789ab";
+  return shaped(s, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")
+             ? NULL
+             : "not a GPU UUID like GPU-0123abcd-0123-4567-89ab-0123456789ab";
 }
 
 const char *kg_why_bad_pci(const char *s) {

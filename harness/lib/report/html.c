@@ -46,7 +46,8 @@ static const char k_style[] =
      * a desktop (two a row drew it at 45 %: 5 px text at 1400 px); each in a
      * box that scrolls sideways when the chart is wider than the screen. */
     ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 100%;min-width:0}\n"
-    ".scroll{overflow-x:auto}.scroll object{display:block;box-sizing:border-box;width:100%;height:auto;border:1px solid #eee}\n"
+    ".scroll{overflow-x:auto}.scroll object{display:block;box-sizing:border-box;width:100%;height:auto;border:1px "
+    "solid #eee}\n"
     ".scroll img{display:block;max-width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n"
     ".swipe{display:none}\n"
     /* A phone: one column; a chart at its own size (gnuplot's 13 px text at
@@ -462,8 +463,10 @@ static void findings(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   if (!fs->on) return;
   fputs("<div id=\"findings\">\n", f);
   if (!fs->n)
-    fprintf(f, "<p class=\"box %s\"><strong>No findings</strong> across %zu paired night%s and %zu cell%s: every cell within its "
-               "accepted level against the pinned reference.</p>\n",
+    fprintf(f,
+            "<p class=\"box %s\"><strong>No findings</strong> across %zu paired night%s and %zu cell%s: every cell "
+            "within its "
+            "accepted level against the pinned reference.</p>\n",
             sev(KG_SEV_GOOD), fs->nights, fs->nights == 1 ? "" : "s", fs->nseries, fs->nseries == 1 ? "" : "s");
   for (size_t i = 0; i < fs->n; i++) finding(f, p, &fs->find[i]);
   fputs("</div>\n", f);
@@ -478,7 +481,8 @@ static void findings_cells(FILE *f, const kg_rdoc *doc) {
   fputs("<h2 id=\"findings-cells\">Findings: every cell</h2>\n<table>\n<tr><th class=\"l\">finding</th>"
         "<th class=\"l\">first bad night</th>", f);
   const kg_rm_table *t0 = &fs->find[0].cells;
-  for (size_t k = 0; k < t0->ncols; k++) fprintf(f, t0->cols[k].left ? "<th class=\"l\">%s</th>" : "<th>%s</th>", t0->cols[k].name);
+  for (size_t k = 0; k < t0->ncols; k++)
+    fprintf(f, t0->cols[k].left ? "<th class=\"l\">%s</th>" : "<th>%s</th>", t0->cols[k].name);
   fputs("</tr>\n", f);
   for (size_t i = 0; i < fs->n; i++) {
     const kg_rm_finding *x = &fs->find[i];
@@ -877,7 +881,8 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const
         "counted once (passed + failed + errors + unsupported, and any not run), as the night's page counts them."
         "</p>\n<table>\n<tr><th class=\"l\">night</th>"
         "<th class=\"l\">commit</th><th class=\"l\">verdict</th><th class=\"l\">why</th><th>cases</th>"
-        "<th>passed</th><th>failed</th><th>errors</th><th>unsupported</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
+        "<th>passed</th><th>failed</th><th>errors</th><th>unsupported</th><th class=\"l\">kgate</th><th "
+        "class=\"l\">driver / runtime</th>"
         "</tr>\n",
         f);
   for (size_t i = h->n; doc->findings.night && i-- > 0;) {

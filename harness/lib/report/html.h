@@ -35,7 +35,8 @@ typedef struct kg_html_page {
   size_t nlinks; /* a link whose file is not in the folder is left out */
   const char *repo_url; /* "https://github.com/o/r": commits and compare ranges become links; NULL: text */
   const kg_detection *detect; /* the detector over history's paired nights; NULL: no paired history */
-  const kg_bisect_doc *bisect; /* kgate bisect's result: in the box of the finding it is of (kg_rdoc_bisect); NULL: none */
+  const kg_bisect_doc
+      *bisect; /* kgate bisect's result: in the box of the finding it is of (kg_rdoc_bisect); NULL: none */
 } kg_html_page;
 
 /* "13.0" for the 13000 that cudaDriverGetVersion gives (major*1000 + minor*10);

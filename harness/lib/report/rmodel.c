@@ -141,10 +141,11 @@ static void summary_checks(kg_rdoc *d, const kg_run *run) {
   char pending[48] = "", carried[640] = "";
   if (t.pending) snprintf(pending, sizeof pending, ", %zu not run", t.pending);
   if (t.carried) /* the path came from the command line or a results file: the formats escape the cell */
-    snprintf(carried, sizeof carried, " (%zu of them carried over from %.500s: same kgate check code, machine code and launches)",
-             t.carried, run->check.from);
-  d->checks = fmt(d, "%zu cases, %zu passed%s, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic%s", t.cases,
-                  t.passed, carried, t.failed, t.errored, t.unsupported, t.nondeterministic, pending);
+    snprintf(carried, sizeof carried,
+             " (%zu of them carried over from %.500s: same kgate check code, machine code and launches)", t.carried,
+             run->check.from);
+  d->checks = fmt(d, "%zu cases, %zu passed%s, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic%s",
+                  t.cases, t.passed, carried, t.failed, t.errored, t.unsupported, t.nondeterministic, pending);
   kg_rm_cell part = text(d->checks);
   item_add(d, "Checks", NULL, &part, 1);
 }
@@ -348,7 +349,8 @@ static const char *pair_numbers(kg_rdoc *d, const kg_pair_cell *c) {
                               m->llr_upper)
                         : "";
   return fmt(d,
-             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%%s: "
+             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g "
+             "%%%s: "
              "head %s us, base %s us, %d blocks, %d rounds",
              s->ratio, 100 * (s->ratio - 1), 100 * d->run->pair.confidence, s->lo, s->hi, 100 * (s->lo - 1),
              100 * (s->hi - 1), 100 * c->min_effect, seq, head, base, s->blocks, c->rounds);
@@ -713,7 +715,8 @@ static void tests_paired(kg_rdoc *d) {
     const char *msg = "";
     if (o == KG_RM_FAILURE) msg = fmt(d, "SLOWER than the base: %s", pair_numbers(d, c));
     else if (o == KG_RM_SKIPPED || c->stat.verdict == KG_PV_UNCHANGED) msg = pair_why(d, c, 0);
-    const char *cls = fmt(d, "kgate.paired.%s", c->variant), *name = fmt(d, "%s n=%zu", kg_dtype_get(c->dtype)->name, c->n);
+    const char *cls = fmt(d, "kgate.paired.%s", c->variant),
+               *name = fmt(d, "%s n=%zu", kg_dtype_get(c->dtype)->name, c->n);
     if (o == KG_RM_PASS && msg[0]) test_add(d, cls, name, o, NULL, msg);
     else test_add(d, cls, name, o, msg, NULL);
   }
@@ -909,9 +912,12 @@ static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
     verdict_is(d, KG_GATE_ENVIRONMENT, KG_EXIT_ENV, 0);
     why_add(d, &w, "the environment stopped the run");
     if (g->environment) why_put(d, &w, ": ", 0), why_put(d, &w, g->environment, 1);
-    if (k.pending && !run->meta.incomplete[0]) why_put(d, &w, fmt(d, " (%zu of %zu cases not run)", k.pending, k.cases), 0);
+    if (k.pending && !run->meta.incomplete[0])
+      why_put(d, &w, fmt(d, " (%zu of %zu cases not run)", k.pending, k.cases), 0);
   }
-  if (bad) verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 1), why_add(d, &w, fmt(d, "%zu of %zu cases failed or errored", bad, k.cases));
+  if (bad)
+    verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 1),
+        why_add(d, &w, fmt(d, "%zu of %zu cases failed or errored", bad, k.cases));
   if (findings)
     verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 1),
         why_add(d, &w, fmt(d, "%zu lint finding%s (memory ordering)", findings, plural(findings)));
@@ -1055,8 +1061,9 @@ static void bisect_line(kg_rdoc *d, kg_rm_bisect *x, const kg_bisect_doc *b, con
   say_words(x, ": ", 0);
   say_words(x, fmt(d, "%s", b->why), KG_RM_DATA);
   if (b->outcome == KG_BISECT_NOT_REPRODUCED && isfinite(b->estimate_pct) &&
-      (effect = bisect_effect(d, &b->reproduce, ": ",
-                              fmt(d, " between the range's ends, where the finding's step is %+.2f %%", b->estimate_pct))))
+      (effect =
+           bisect_effect(d, &b->reproduce, ": ",
+                         fmt(d, " between the range's ends, where the finding's step is %+.2f %%", b->estimate_pct))))
     say_words(x, effect, 0);
   if (b->outcome == KG_BISECT_UNDECIDED && b->cand_first >= 0) {
     long n = b->cand_last - b->cand_first + 1;
@@ -1091,9 +1098,13 @@ static void last_night(kg_rdoc *d, const kg_history *h) {
   if (!h || !h->n) return;
   const kg_hist_run *last = &h->runs[h->n - 1];
   const char *ref = last->paired.ref_commit[0] ? last->paired.ref_commit : last->paired.ref_version;
-  d->findings.last = (kg_rm_item){"Last night", NULL,
-                                  {text(night(d, h, h->n - 1)), text(", commit "), {last->commit, KG_RM_DATA | KG_RM_CODE},
-                                   text(", "), data(last->dev.name)},
+  d->findings.last = (kg_rm_item){"Last night",
+                                  NULL,
+                                  {text(night(d, h, h->n - 1)),
+                                   text(", commit "),
+                                   {last->commit, KG_RM_DATA | KG_RM_CODE},
+                                   text(", "),
+                                   data(last->dev.name)},
                                   5};
   if (last->paired.has) {
     d->findings.last.parts[5] = text(", reference ");
