@@ -156,7 +156,7 @@ START_TEST(test_html_lint) {
   ck_assert_msg(strstr(html, "<h2 id=\"lint\">Memory ordering (kgate lint)</h2>\n<ul>\n<li class=\"failure\">libteam.so: 4 kernels, 1 tickets, 1 finding"), "%s", html);
   ck_assert_ptr_nonnull(strstr(html, "<li class=\"failure\"><code>_Z3bad&lt;i&gt;</code> (sm_90), acquire: 0x0200 ATOMG.E.INC → 0x0300 LDG.E R4 (k.cu:9)</li>"));
   ck_assert_ptr_nonnull(strstr(html, "<li>kgate_single_pass: waived: tagged slots &amp; polling (2 findings)</li>"));
-  /* a module not linted fails the run (gate.c): the page says so */
+  /* a module not linted fails the run (rmodel.c, build_verdict): the page says so */
   ck_assert_ptr_nonnull(strstr(html, "<li class=\"failure\">x.so: not run: no nvdisasm; the gate fails (exit 3"));
   check_references(html);
   free(html);

@@ -44,7 +44,7 @@ static int num(const char *s, int n) {
 
 const char *kg_why_bad_date(const char *s) {
   static const char why[] = "not an ISO 8601 UTC time like 2026-11-21T08:30:00Z";
-  /* What gate.c writes: strftime "%Y-%m-%dT%H:%M:%SZ" of gmtime. */
+  /* What the session writes (gate/session.c): strftime "%Y-%m-%dT%H:%M:%SZ" of gmtime. */
   if (strlen(s) != 20 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' || !digits(s + 8, 2) ||
       s[10] != 'T' || !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
       !digits(s + 17, 2) || s[19] != 'Z')

@@ -332,7 +332,7 @@ void kg_report_lint(FILE *f, const kg_run *run) {
     const kg_lint_module *m = &run->lint[k];
     const char *base = strrchr(m->path, '/');
     kg_esc_term(base ? base + 1 : m->path, a, sizeof a);
-    if (!m->ran) { /* not run fails the gate; stderr says so (gate.c) */
+    if (!m->ran) { /* not run fails the gate; stderr says so (gate/jobs.c, kg_gate_lint_code) */
       if (m->off) fprintf(f, "lint %s: off (--lint off): not linted\n", a);
       else fprintf(f, "lint %s: not run: %s\n", a, kg_esc_term(m->why, b, sizeof b));
       continue;

@@ -245,7 +245,7 @@ static void summary_perf(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp
   }
   d->perf_counts = verdict_counts(d, cmp);
   kg_rm_cell part = text(d->perf_counts);
-  /* gate.c: with a paired result the stored baseline never fails the gate. */
+  /* With a paired result the stored baseline never fails the gate (slower_cells). */
   item_add(d, "Performance vs baseline", run->pair.on ? "(advisory: the paired gate decides)" : NULL, &part, 1);
   if (cmp->warning[0]) d->warning = cmp->warning;
 }
@@ -263,7 +263,7 @@ static const char *base_name(const char *path) {
   return b ? b + 1 : path;
 }
 
-/* What a module not linted means for the gate (gate.c, kg_gate_lint_code). */
+/* What a module not linted means for the gate (gate/jobs.c, kg_gate_lint_code). */
 #define KG_RM_LINT_NOT_RUN "the gate fails (exit 3; --lint off runs without the lint)"
 
 static void lint_module(kg_rdoc *d, const kg_lint_module *m) {
@@ -668,7 +668,7 @@ static int perf_outcome(const kg_rdoc *d, size_t i) {
   if (d->run->results[i].timing.samples <= 0) return KG_RM_SKIPPED;
   const kg_cmp_row *row = d->cases[i].cmp;
   if (!row || row->verdict != KG_V_SLOWER) return KG_RM_PASS;
-  /* With a paired result the stored baseline only advises (gate.c): a
+  /* With a paired result the stored baseline only advises (slower_cells): a
    * failure here would turn CI red on a run that exits 0. */
   return d->run->pair.on ? KG_RM_SKIPPED : KG_RM_FAILURE;
 }
@@ -894,7 +894,7 @@ static void verdict_is(kg_rdoc *d, kg_gate_verdict v, int code, int tested) {
   d->verdict.exit_code = code, d->verdict.tested = tested;
 }
 
-/* In the order the gate decides (gate.c's exit code), each reason found is
+/* In the order the gate decides its exit code (kg_rm_exit_code), each reason found is
  * said; the first decides. */
 static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
   const kg_run *run = d->run;
