@@ -217,23 +217,16 @@ static void head(FILE *f, const kg_run *run, int nightly) {
   fputs("</head>\n<body>\n", f);
 }
 
-/* The headline. On a nightly page (a history the detector read) it is the
- * night's verdict of the report model (kg_rdoc_nights), as the archive, the
- * charts' night markers and `history check` say it, the run's own failed
- * cases first. Otherwise the run's verdict of the report model, as every
+/* The headline, as the report model words it. On a nightly page (a history
+ * the detector read) the page's night (kg_rdoc_nights: the night's verdict
+ * as the archive, the charts' night markers and `history check` say it, the
+ * run's own failed cases first). Otherwise the run's verdict, as every
  * format and the exit code say it (rmodel.h). */
-static void verdict(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
-  kg_counts k = kg_count_results(p->run->results, p->run->n);
-  size_t bad = k.failed + k.errored;
-  const kg_rm_findings *fs = &doc->findings;
-  if (p->detect && fs->night && p->history && p->history->n) {
-    const kg_rm_night *n = &fs->night[kg_rm_night_of(p->history, p->run->meta.date, p->run->meta.commit)];
-    kg_night_verdict v = bad ? KG_NIGHT_FAIL : n->v.verdict;
-    fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">%s: ", sev(kg_night_verdict_severity(v)),
-            kg_night_verdict_name(v));
-    if (bad) fprintf(f, "%zu of %zu cases failed or errored", bad, k.cases);
-    else esc(f, n->why);
-    if (v == KG_NIGHT_REGRESSION) fprintf(f, " (%zu open finding%s)", fs->open, fs->open == 1 ? "" : "s");
+static void verdict(FILE *f, const kg_rdoc *doc) {
+  const kg_rm_night *n = &doc->findings.page;
+  if (n->word) {
+    fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">%s: ", sev(n->sev), n->word);
+    esc(f, n->why);
     fputs("</p>\n", f);
     return;
   }
@@ -336,7 +329,7 @@ static void summary(FILE *f, const char *dir, const kg_html_page *p, const kg_rd
   fputs(p->history ? "<h1>kgate nightly: " : "<h1>kgate report: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
   fputs("</h1>\n", f);
-  verdict(f, p, doc);
+  verdict(f, doc);
   fputs(p->history ? "<p class=\"meta\">night of " : "<p class=\"meta\">run of ", f);
   esc(f, date);
   fputs(" &middot; commit ", f);
@@ -923,17 +916,24 @@ static void archive_fill(FILE *f, const void *at) {
   write_archive(f, a->dir, a->page, a->doc);
 }
 
+int kg_html_doc(kg_rdoc *doc, const kg_html_page *page) {
+  kg_rm_gate gate = {.baseline = page->baseline};
+  if (kg_rdoc_build_gate(doc, page->run, page->cmp, &gate) ||
+      (page->detect && kg_rdoc_findings(doc, page->history, page->detect, page->repo_url)) ||
+      (page->detect && page->bisect && kg_rdoc_bisect(doc, page->history, page->bisect, page->repo_url) < 0) ||
+      kg_rdoc_nights(doc, page->history, page->detect)) {
+    kg_rdoc_free(doc);
+    return -1;
+  }
+  return 0;
+}
+
 int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen) {
-  kg_rdoc doc;
-  page_at at = {dir, page, &doc};
+  kg_rdoc own;
+  page_at at = {dir, page, page->doc ? page->doc : &own};
   char path[4096];
   snprintf(path, sizeof path, "%s/index.html", dir);
-  kg_rm_gate gate = {.baseline = page->baseline};
-  if (kg_rdoc_build_gate(&doc, page->run, page->cmp, &gate) ||
-      (page->detect && kg_rdoc_findings(&doc, page->history, page->detect, page->repo_url)) ||
-      (page->detect && page->bisect && kg_rdoc_bisect(&doc, page->history, page->bisect, page->repo_url) < 0) ||
-      kg_rdoc_nights(&doc, page->history, page->detect)) {
-    kg_rdoc_free(&doc);
+  if (!page->doc && kg_html_doc(&own, page)) {
     snprintf(err, errlen, "cannot write %s: out of memory", path);
     return -1;
   }
@@ -942,6 +942,6 @@ int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t e
   int rc = page->history ? kg_out_write(path, archive_fill, &at, err, errlen) : 0;
   snprintf(path, sizeof path, "%s/index.html", dir);
   if (!rc) rc = kg_out_write(path, index_fill, &at, err, errlen);
-  kg_rdoc_free(&doc);
+  if (!page->doc) kg_rdoc_free(&own);
   return rc;
 }

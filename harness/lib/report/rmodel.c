@@ -1116,6 +1116,7 @@ static void last_night(kg_rdoc *d, const kg_history *h) {
 int kg_rdoc_findings(kg_rdoc *d, const kg_history *h, const kg_detection *det, const char *repo) {
   kg_rm_findings *fs = &d->findings;
   fs->on = 1, fs->open = det->open_regressions, fs->nseries = det->nseries, fs->runs = h ? h->n : 0;
+  fs->exit_code = fs->open ? KG_EXIT_PERF : KG_EXIT_OK;
   for (size_t i = 0; h && i < h->n; i++) fs->nights += h->runs[i].paired.has != 0;
   last_night(d, h);
   if (det->nfind && (fs->find = array(d, det->nfind, sizeof *fs->find)))
@@ -1238,6 +1239,23 @@ static const char *night_why(kg_rdoc *d, const kg_hist_run *r, const kg_night *v
   return "every watched cell within its accepted level against the pinned reference";
 }
 
+/* The page's headline: the run's own night, its failed cases first (the
+ * run's count, as the gate says it), a regression with its open findings. */
+static void night_page(kg_rdoc *d, const kg_history *h) {
+  kg_rm_findings *fs = &d->findings;
+  kg_counts k = kg_count_results(d->run->results, d->run->n);
+  size_t bad = k.failed + k.errored;
+  kg_rm_night *p = &fs->page;
+  *p = fs->night[kg_rm_night_of(h, d->run->meta.date, d->run->meta.commit)];
+  if (bad) {
+    p->v.verdict = KG_NIGHT_FAIL;
+    p->word = kg_night_verdict_name(KG_NIGHT_FAIL), p->sev = kg_night_verdict_severity(KG_NIGHT_FAIL);
+    p->why = fmt(d, "%zu of %zu cases failed or errored", bad, k.cases);
+  } else if (p->v.verdict == KG_NIGHT_REGRESSION) {
+    p->why = fmt(d, "%s (%zu open finding%s)", p->why, fs->open, plural(fs->open));
+  }
+}
+
 static const kg_rm_col k_span_cols[] = {{"nights", NULL, 1}, {"verdict", NULL, 1}, {"why", NULL, 1}};
 
 /* The nights as runs of one verdict and one why: "DATE" or "DATE to DATE (N nights)". */
@@ -1275,6 +1293,7 @@ int kg_rdoc_nights(kg_rdoc *d, const kg_history *h, const kg_detection *det) {
     x->why = night_why(d, &h->runs[i], &v[i]);
   }
   night_spans(d, h);
+  if (d->run && det && h->n) night_page(d, h);
   return d->oom ? -1 : 0;
 }
 

@@ -226,11 +226,15 @@ typedef struct kg_rm_findings {
   kg_rm_finding *find; /* in the detector's order */
   size_t n;
   size_t open;         /* open regression findings: history check fails on them */
+  int exit_code;       /* history check's: KG_EXIT_PERF with an open regression finding, else KG_EXIT_OK */
   size_t runs;         /* nights in the history */
   size_t nights;       /* nights with paired cells */
   size_t nseries;      /* cells watched */
   kg_rm_item last;     /* "Last night: DATE, commit C, GPU, reference R" (no history: nparts 0) */
   kg_rm_night *night;  /* one per history run (kg_rdoc_nights), oldest first; NULL before it ran */
+  /* The page's headline (kg_rdoc_nights with the doc's run and a detection; word NULL without):
+   * the run's night, FAIL first when the run's own cases failed, and the open findings counted. */
+  kg_rm_night page;
   kg_rm_table spans;   /* the nights as runs of one verdict and why, oldest first: nights, verdict, why */
 } kg_rm_findings;
 
