@@ -9,6 +9,7 @@
 
 #include "detect.h"
 #include "dtype.h"
+#include "exitcode.h"
 #include "html.h"
 #include "label.h"
 #include "varreg.h"
@@ -156,7 +157,7 @@ START_TEST(test_html_lint) {
   ck_assert_msg(strstr(html, "<h2 id=\"lint\">Memory ordering (kgate lint)</h2>\n<ul>\n<li class=\"failure\">libteam.so: 4 kernels, 1 tickets, 1 finding"), "%s", html);
   ck_assert_ptr_nonnull(strstr(html, "<li class=\"failure\"><code>_Z3bad&lt;i&gt;</code> (sm_90), acquire: 0x0200 ATOMG.E.INC → 0x0300 LDG.E R4 (k.cu:9)</li>"));
   ck_assert_ptr_nonnull(strstr(html, "<li>kgate_single_pass: waived: tagged slots &amp; polling (2 findings)</li>"));
-  /* a module not linted fails the run (gate.c): the page says so */
+  /* a module not linted fails the run (rmodel.c, build_verdict): the page says so */
   ck_assert_ptr_nonnull(strstr(html, "<li class=\"failure\">x.so: not run: no nvdisasm; the gate fails (exit 3"));
   check_references(html);
   free(html);
@@ -336,6 +337,19 @@ START_TEST(test_html_findings) {
                 "%.2000s", strstr(html, "<p class=\"verdict"));
   ck_assert_msg(strstr(html, "<p class=\"verdict good\" id=\"verdict\">PASS: every watched cell within its accepted "
                              "level against the pinned reference</p>"),
+                "%.2000s", strstr(html, "<p class=\"verdict"));
+  free(html);
+  /* The document the page prints holds the headline and history check's exit code. */
+  p.detect = d;
+  kg_rdoc doc;
+  ck_assert_int_eq(kg_html_doc(&doc, &p), 0);
+  ck_assert_str_eq(doc.findings.page.word, "REGRESSION");
+  ck_assert_int_eq(doc.findings.exit_code, KG_EXIT_PERF);
+  kg_rdoc_free(&doc);
+  /* The run's own failed case comes first: FAIL on a nightly page too, with the run's count. */
+  g_results[4].status = KG_ST_FAIL;
+  html = write_page(&p);
+  ck_assert_msg(strstr(html, "<p class=\"verdict failure\" id=\"verdict\">FAIL: 1 of 6 cases failed or errored</p>"),
                 "%.2000s", strstr(html, "<p class=\"verdict"));
   free(html);
 }

@@ -387,21 +387,21 @@ START_TEST(test_st_judge_caught_missed_unclear) {
   for (size_t k = 0; k < n; k++) r[k].status = KG_ST_PASS;
   kg_st_row row;
   kg_st_judge(m, c, r, n, &row);
-  ck_assert_int_eq(row.outcome, KG_ST_MISSED);
+  ck_assert_int_eq(row.outcome, KG_STO_MISSED);
   ck_assert_str_eq(row.observed, "clean");
   r[1] = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "got poison");
   kg_st_judge(m, c, r, n, &row);
-  ck_assert_int_eq(row.outcome, KG_ST_CAUGHT);
+  ck_assert_int_eq(row.outcome, KG_STO_CAUGHT);
   ck_assert_str_eq(row.observed, "wrong_result (n=1000: got poison)");
   r[n - 1] = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "base broke");
   kg_st_judge(m, c, r, n, &row);
-  ck_assert_int_eq(row.outcome, KG_ST_UNCLEAR);
+  ck_assert_int_eq(row.outcome, KG_STO_UNCLEAR);
   /* the wrong check tripping is still a miss */
   m = mutant_index("mut_clobber_input");
   for (size_t k = 0; k < n; k++) r[k] = (kg_result){.status = KG_ST_PASS};
   r[0] = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "|error| 1 > bound 0");
   kg_st_judge(m, c, r, n, &row);
-  ck_assert_int_eq(row.outcome, KG_ST_MISSED);
+  ck_assert_int_eq(row.outcome, KG_STO_MISSED);
   free(r);
   free(c);
 }
@@ -452,14 +452,14 @@ START_TEST(test_st_game_mutants) {
     kg_result r[2] = {fail_with(KG_ST_FAIL, KG_FK_REFUSED, "refused: cudaStreamSetAttribute"), {.status = KG_ST_PASS}};
     kg_st_row row;
     kg_st_judge(m, c, r, n, &row);
-    ck_assert_int_eq(row.outcome, k < 2 ? KG_ST_CAUGHT : KG_ST_MISSED);
+    ck_assert_int_eq(row.outcome, k < 2 ? KG_STO_CAUGHT : KG_STO_MISSED);
     r[0] = fail_with(KG_ST_FAIL, KG_FK_WRONG_AFTER_TIMING, "sample 3: got 7, expected 9");
     kg_st_judge(m, c, r, n, &row);
-    ck_assert_int_eq(row.outcome, k < 2 ? KG_ST_MISSED : KG_ST_CAUGHT);
+    ck_assert_int_eq(row.outcome, k < 2 ? KG_STO_MISSED : KG_STO_CAUGHT);
     /* caught before timing is not the re-check at work */
     r[0] = fail_with(KG_ST_FAIL, KG_FK_WRONG_RESULT, "got 7, expected 9");
     kg_st_judge(m, c, r, n, &row);
-    ck_assert_int_eq(row.outcome, KG_ST_MISSED);
+    ck_assert_int_eq(row.outcome, KG_STO_MISSED);
     free(c);
   }
   ck_assert_str_eq(kg_expect_name(KG_EXPECT_REFUSED), "refused");
@@ -468,11 +468,11 @@ START_TEST(test_st_game_mutants) {
 END_TEST
 
 START_TEST(test_st_exit_codes) {
-  kg_st_row rows[3] = {{.outcome = KG_ST_CAUGHT}, {.outcome = KG_ST_SKIPPED}, {.outcome = KG_ST_CAUGHT}};
+  kg_st_row rows[3] = {{.outcome = KG_STO_CAUGHT}, {.outcome = KG_STO_SKIPPED}, {.outcome = KG_STO_CAUGHT}};
   ck_assert_int_eq(kg_st_exit_code(rows, 3), 0);
-  rows[1].outcome = KG_ST_NOT_RUN;
+  rows[1].outcome = KG_STO_NOT_RUN;
   ck_assert_int_eq(kg_st_exit_code(rows, 3), 3);
-  rows[2].outcome = KG_ST_MISSED;
+  rows[2].outcome = KG_STO_MISSED;
   ck_assert_int_eq(kg_st_exit_code(rows, 3), 1);
 }
 END_TEST
@@ -487,17 +487,17 @@ START_TEST(test_selftest_without_sanitizer) {
   char err[200];
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 3);
   ck_assert_uint_eq(n, 2);
-  ck_assert_int_eq(rows[0].outcome, KG_ST_NOT_RUN);
+  ck_assert_int_eq(rows[0].outcome, KG_STO_NOT_RUN);
   ck_assert_str_eq(rows[0].observed, "not run (compute-sanitizer missing)");
   o.only = "mut_no_write,mut_racecheck_nope";
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 2);
   ck_assert_str_eq(err, "unknown mutant 'mut_racecheck_nope' (try kgate list)");
   o.only = "mut_no_write";
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 1); /* the fake worker catches nothing */
-  ck_assert_int_eq(rows[0].outcome, KG_ST_MISSED);
+  ck_assert_int_eq(rows[0].outcome, KG_STO_MISSED);
   o.only = "mut_index32";
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 0);
-  ck_assert_int_eq(rows[0].outcome, KG_ST_SKIPPED);
+  ck_assert_int_eq(rows[0].outcome, KG_STO_SKIPPED);
   ck_assert_str_eq(rows[0].observed, "skipped: needs n > 2^31 (17 GiB of device memory) and --huge");
   o.mem_bytes = (uint64_t)16 << 30; /* a 16 GiB card: the row says why */
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 0);
@@ -518,23 +518,23 @@ START_TEST(test_selftest_lint_rows) {
   char err[200];
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 0);
   ck_assert_uint_eq(n, 1);
-  ck_assert_int_eq(rows[0].outcome, KG_ST_CAUGHT);
+  ck_assert_int_eq(rows[0].outcome, KG_STO_CAUGHT);
   ck_assert_str_eq(rows[0].observed, "9 findings (release+acquire) sm_90");
   o.only = "mut_fence_after"; /* its kernel is not in that listing */
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 1);
-  ck_assert_int_eq(rows[0].outcome, KG_ST_MISSED);
+  ck_assert_int_eq(rows[0].outcome, KG_STO_MISSED);
   o.lint_module = KG_SOURCE_DIR "/tests/data/sass/fences_sm90_O3.nvdisasm"; /* bug_* kernels: the base fails */
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 1);
-  ck_assert_int_eq(rows[0].outcome, KG_ST_UNCLEAR);
+  ck_assert_int_eq(rows[0].outcome, KG_STO_UNCLEAR);
   o.lint_module = NULL;
   ck_assert_int_eq(kg_selftest(&o, rows, &n, err, sizeof err), 3);
-  ck_assert_int_eq(rows[0].outcome, KG_ST_NOT_RUN);
+  ck_assert_int_eq(rows[0].outcome, KG_STO_NOT_RUN);
   ck_assert_str_eq(rows[0].observed, "not run: no module to lint");
 }
 END_TEST
 
 START_TEST(test_st_print_table) {
-  kg_st_row rows[2] = {{.mutant = 0, .outcome = KG_ST_CAUGHT}, {.mutant = 1, .outcome = KG_ST_NOT_RUN}};
+  kg_st_row rows[2] = {{.mutant = 0, .outcome = KG_STO_CAUGHT}, {.mutant = 1, .outcome = KG_STO_NOT_RUN}};
   snprintf(rows[0].observed, sizeof rows[0].observed, "wrong_result");
   snprintf(rows[1].observed, sizeof rows[1].observed, "not run (compute-sanitizer missing)");
   char *buf = NULL;

@@ -50,10 +50,14 @@ static const struct {
   const char *text; /* NULL: k_exit_common and no more */
   int own;          /* 1: text replaces k_exit_common (the command has codes of its own) */
 } k_exit_notes[] = {
-    {KG_CMD_COMPARE, "            compare: 1 also for a failed or errored case in NEW, or a cell of OLD missing from NEW\n", 0},
-    {KG_CMD_LINT, "exit codes: 0 no finding, 1 a finding, 2 usage or input error, 3 no disassembler for machine code\n", 1},
-    {KG_CMD_BISECT, "exit codes: 0 the culprit found (or the cause outside the module), 1 undecided, 2 bad input,\n"
-                    "            3 environment, 4 the step not reproduced (docs/bisect.md)\n", 1},
+    {KG_CMD_COMPARE,
+     "            compare: 1 also for a failed or errored case in NEW, or a cell of OLD missing from NEW\n", 0},
+    {KG_CMD_LINT, "exit codes: 0 no finding, 1 a finding, 2 usage or input error, 3 no disassembler for machine code\n",
+     1},
+    {KG_CMD_BISECT,
+     "exit codes: 0 the culprit found (or the cause outside the module), 1 undecided, 2 bad input,\n"
+     "            3 environment, 4 the step not reproduced (docs/bisect.md)\n",
+     1},
     {KG_CMD_HISTORY_CHECK, "            history check: 4 a regression finding open\n", 0},
     {KG_CMD_REFERENCE_VERIFY, "            reference verify: 2 also when the module is not a pinned reference\n", 0},
 };
@@ -81,7 +85,8 @@ static const struct {
     {KG_CMD_HISTORY_PLOT, "--output", "where charts go (default .)"},
     {KG_CMD_MERGE, "--output", "the merged file"},
     {KG_CMD_PLOT, "--baseline", "compare with a baseline or results file (default <baseline-dir>/<gpu-slug>.json)"},
-    {KG_CMD_HISTORY_PLOT, "--baseline", "the band: a baseline or results file (default <baseline-dir>/<gpu-slug>.json)"},
+    {KG_CMD_HISTORY_PLOT, "--baseline",
+     "the band: a baseline or results file (default <baseline-dir>/<gpu-slug>.json)"},
     {KG_CMD_CHECK, "--devices", "one worker per device at once, e.g. 0,2 (default: -d's device)"},
     {KG_CMD_RUN, "--devices", "one worker per device at once, e.g. 0,2, all of one GPU model (default: -d's device)"},
     {KG_CMD_CHECK, "--timeout", "watchdog per case in seconds, and for a worker's start (default 60)"},
@@ -102,7 +107,8 @@ static int cmd_option(int c, size_t k, kg_opt *op) {
     if (j++ < k) continue;
     static char help[KG_NFORMATS][320]; /* the format's about, and where "-" writes */
     if (!help[f][0]) snprintf(help[f], sizeof help[f], "%s; - for stdout", kg_formats[f].about);
-    *op = (kg_opt){kg_formats[f].option, NULL, "FILE", help[f], KG_OPT_STR, .off = e->reports + f * sizeof(const char *)};
+    *op =
+        (kg_opt){kg_formats[f].option, NULL, "FILE", help[f], KG_OPT_STR, .off = e->reports + f * sizeof(const char *)};
     return 1;
   }
   return 0;
@@ -214,7 +220,8 @@ void kg_cli_usage(FILE *f) {
 /* Whether command c is one help's topic names: its word, and its sub-word
  * unless the topic has none. */
 static int is_topic(int c, const kg_help_opts *h) {
-  return k_cmds[c].about && !strcmp(h->word, k_cmds[c].word) && (!h->sub || !k_cmds[c].sub || !strcmp(h->sub, k_cmds[c].sub));
+  return k_cmds[c].about && !strcmp(h->word, k_cmds[c].word) &&
+         (!h->sub || !k_cmds[c].sub || !strcmp(h->sub, k_cmds[c].sub));
 }
 
 /* The usage of the topic's commands: each one's line and its options only;
@@ -560,7 +567,8 @@ static int unknown_sub(int argc, char **argv, int named, char *err, size_t errle
     }
   const char *best = prefixes == 1 ? prefix_of : kg_suggest_best(&s);
   if (best)
-    snprintf(err, errlen, "unrecognized argument '%s'; did you mean '%s'? (try kgate %s --help)", argv[2], best, argv[1]);
+    snprintf(err, errlen, "unrecognized argument '%s'; did you mean '%s'? (try kgate %s --help)", argv[2], best,
+             argv[1]);
   return best != NULL;
 }
 

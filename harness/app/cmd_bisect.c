@@ -36,8 +36,10 @@ typedef struct bisect_args {
 
 #define KG_SETTINGS bisect_args
 static const kg_opt k_rows[] = {
-    KG_OPTION("--history", NULL, OPT_STR(history, NULL), "FILE", "the nightly's history: bisect its newest open regression finding"),
-    KG_OPTION("--ack", NULL, OPT_STR(ack, NULL), "FILE", "with --history: the acknowledgements (as history check takes them)"),
+    KG_OPTION("--history", NULL, OPT_STR(history, NULL), "FILE",
+              "the nightly's history: bisect its newest open regression finding"),
+    KG_OPTION("--ack", NULL, OPT_STR(ack, NULL), "FILE",
+              "with --history: the acknowledgements (as history check takes them)"),
     KG_OPTION("--finding", NULL, OPT_INT(finding, 1, 1000, 1), "K",
               "with --history: the K-th open regression finding (default 1, the newest)"),
     KG_OPTION("--good", NULL, OPT_STR(good, NULL), "REV", "the last good commit (instead of --history)"),
@@ -51,7 +53,8 @@ static const kg_opt k_rows[] = {
               "the step to look for, percent slower (default: the finding's, or what the reproduction measures)"),
     KG_OPTION("--build", NULL, OPT_STR(build, NULL), "CMD",
               "the build: sh -c CMD in a worktree at the commit ($KGATE_BISECT_BUILD: its build folder)"),
-    KG_OPTION("--module", NULL, OPT_STR(module, NULL), "PATH", "the module the build leaves, relative to $KGATE_BISECT_BUILD"),
+    KG_OPTION("--module", NULL, OPT_STR(module, NULL), "PATH",
+              "the module the build leaves, relative to $KGATE_BISECT_BUILD"),
     KG_OPTION("--source", NULL, OPT_MODULES(source, nsource), "PATH",
               "a path the module is built from (repeatable; default the whole tree): the build cache's key"),
     KG_OPTION("--repo", NULL, OPT_STR(repo, "."), "DIR", "the repository (default .)"),
@@ -62,18 +65,24 @@ static const kg_opt k_rows[] = {
               "only on an untrusted, ephemeral runner with no token"),
     KG_OPTION("--work", NULL, OPT_STR(work, ".kgate-bisect"), "DIR",
               "the bisect's folder: worktree, build, cache, logs (default .kgate-bisect)"),
-    KG_OPTION("--own", NULL, OPT_FLAG(own), NULL, "the module is kgate's own kernels (--own-kernels), not a team's (--kernels)"),
+    KG_OPTION("--own", NULL, OPT_FLAG(own), NULL,
+              "the module is kgate's own kernels (--own-kernels), not a team's (--kernels)"),
     KG_OPTION("--kernel-match", NULL, OPT_MODULES(match, nmatch), "TEXT",
               "fingerprint only kernels whose name holds TEXT (repeatable)"),
-    KG_OPTION("--arch", NULL, OPT_INT(arch, 50, 200, 90), "N", "the architecture whose machine code is fingerprinted (default 90)"),
+    KG_OPTION("--arch", NULL, OPT_INT(arch, 50, 200, 90), "N",
+              "the architecture whose machine code is fingerprinted (default 90)"),
     KG_OPTION("--rounds", NULL, OPT_INT(rounds, 2, 64, 4), "N", "rounds of each paired run (2-64, default 4)"),
     KG_OPTION("--max-runs", NULL, OPT_INT(max_runs, 1, 16, 4), "N",
               "paired runs per comparison at most, while undecided (1-16, default 4)"),
     KG_OPTION("--device", "-d", OPT_INT(device, 0, 1023, 0), "N", "the GPU of the paired runs (default 0)"),
-    KG_OPTION("--good-module", NULL, OPT_STR(good_module, NULL), "PATH", "the last good night's own module: reproduce with it"),
-    KG_OPTION("--bad-module", NULL, OPT_STR(bad_module, NULL), "PATH", "the last bad night's own module: reproduce with it"),
-    KG_OPTION("--json", NULL, OPT_STR(json, NULL), "FILE", "the result as JSON (docs/schema/bisect.schema.json; - for stdout)"),
-    KG_OPTION("--markdown", NULL, OPT_STR(markdown, NULL), "FILE", "the result as Markdown, appended (the nightly's step summary)"),
+    KG_OPTION("--good-module", NULL, OPT_STR(good_module, NULL), "PATH",
+              "the last good night's own module: reproduce with it"),
+    KG_OPTION("--bad-module", NULL, OPT_STR(bad_module, NULL), "PATH",
+              "the last bad night's own module: reproduce with it"),
+    KG_OPTION("--json", NULL, OPT_STR(json, NULL), "FILE",
+              "the result as JSON (docs/schema/bisect.schema.json; - for stdout)"),
+    KG_OPTION("--markdown", NULL, OPT_STR(markdown, NULL), "FILE",
+              "the result as Markdown, appended (the nightly's step summary)"),
     KG_OPTION("--link", NULL, OPT_STR(link, NULL), "URL", "Markdown: link commits as URL<commit>"),
     KG_OPTION("--kgate", NULL, OPT_STR(kgate, NULL), "PATH",
               "the kgate that runs the paired runs (default this one; the host-only build needs one)"),
@@ -97,7 +106,9 @@ static int validate(const bisect_args *a, char *err, size_t errlen) {
   }
   for (int k = 0; k < a->nsource; k++)
     if (a->source[k][0] == '-' || !a->source[k][0])
-      return snprintf(err, errlen, "bisect: --source '%.60s' must be a path (not empty, not starting with '-')", a->source[k]), -1;
+      return snprintf(err, errlen, "bisect: --source '%.60s' must be a path (not empty, not starting with '-')",
+                      a->source[k]),
+             -1;
   return 0;
 }
 
@@ -133,7 +144,8 @@ static int cells_given(const bisect_args *a, kg_bisect_cell **out, size_t *n, ch
   kg_bisect_cell *c = malloc(cap * sizeof *c);
   for (const char *p = a->variant; c && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
     size_t len = strcspn(p, ",");
-    if (!len || len > 63) return free(c), snprintf(err, errlen, "bisect: --variant '%.60s': an empty or long name", a->variant), -1;
+    if (!len || len > 63)
+      return free(c), snprintf(err, errlen, "bisect: --variant '%.60s': an empty or long name", a->variant), -1;
     for (size_t d = 0; d < nd; d++) {
       if (k == cap) {
         kg_bisect_cell *w = realloc(c, (cap *= 2) * sizeof *c);
@@ -177,10 +189,14 @@ static int from_finding(const bisect_args *a, char *good, char *bad, size_t revl
     c[k].dtype = f->cells[i].dtype, c[k].n = f->cells[i].n;
     sum += log(f->cells[i].after / f->cells[i].before), k++;
   }
-  if (!rc && !k) rc = 2, snprintf(err, errlen, "%s: the finding has no cell of --variant %.60s", a->history, a->variant);
+  if (!rc && !k)
+    rc = 2, snprintf(err, errlen, "%s: the finding has no cell of --variant %.60s", a->history, a->variant);
   /* A team's nights name its commits only in their provenance: kgate_commit is kgate's own. */
   const kg_hist_run *ends[2] = {rc ? NULL : &h.runs[f->last_good], rc ? NULL : &h.runs[f->first_bad]};
-  const kg_hist_run *blind = rc || a->own ? NULL : !ends[0]->prov.sha[0] ? ends[0] : !ends[1]->prov.sha[0] ? ends[1] : NULL;
+  const kg_hist_run *blind = rc || a->own            ? NULL
+                             : !ends[0]->prov.sha[0] ? ends[0]
+                             : !ends[1]->prov.sha[0] ? ends[1]
+                                                     : NULL;
   if (blind) {
     char date[48];
     kg_date_label(blind->date, date, sizeof date);
@@ -221,7 +237,8 @@ static int bisect(const bisect_args *a, const char *good, const char *bad, kg_bi
   const char *kgate = a->kgate;
   if (!kgate) {
     ssize_t got = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (got <= 0) return kg_bisect_range_free(ids, n), fprintf(stderr, "kgate: bisect: cannot find its own executable\n"), 3;
+    if (got <= 0)
+      return kg_bisect_range_free(ids, n), fprintf(stderr, "kgate: bisect: cannot find its own executable\n"), 3;
     self[got] = '\0', kgate = self;
   }
   if (kg_mkdirs(a->work, err, sizeof err) || !realpath(a->work, work))

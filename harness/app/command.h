@@ -59,7 +59,8 @@ typedef struct kg_opt {
 #define KG_OPTION(name, alias, target, meta, help) {name, alias, meta, help, target}
 #define KG_MEMBER(m, type) _Generic(((KG_SETTINGS *)0)->m, type: offsetof(KG_SETTINGS, m))
 #define OPT_FLAG(m) .kind = KG_OPT_FLAG, .off = KG_MEMBER(m, int)
-#define OPT_INT(m, low, high, def) .kind = KG_OPT_INT, .off = KG_MEMBER(m, int), .lo = (low), .hi = (high), .idef = (def)
+#define OPT_INT(m, low, high, def)                                                                                     \
+  .kind = KG_OPT_INT, .off = KG_MEMBER(m, int), .lo = (low), .hi = (high), .idef = (def)
 #define OPT_U64(m, low, high, def)                                                                                     \
   .kind = KG_OPT_U64, .off = KG_MEMBER(m, uint64_t), .lo = (low), .hi = (high), .idef = (def)
 #define OPT_POS(m, top, def) .kind = KG_OPT_POS, .off = KG_MEMBER(m, double), .max = (top), .ddef = (def)

@@ -25,7 +25,8 @@ int kg_out_reports(const char *const *reports, const kg_rdoc *doc) {
     int fd = mkstemp(tmp);
     if (fd >= 0) close(fd);
     else snprintf(err, sizeof err, "cannot write %s: %s", tmp, strerror(errno));
-    if (fd < 0 || kg_report_write(KG_FMT_MD, tmp, doc, err, sizeof err) || kg_append_file(summary, tmp, err, sizeof err))
+    if (fd < 0 || kg_report_write(KG_FMT_MD, tmp, doc, err, sizeof err) ||
+        kg_append_file(summary, tmp, err, sizeof err))
       rc = -1, fprintf(stderr, "kgate: GITHUB_STEP_SUMMARY: %s\n", err);
     if (fd >= 0) unlink(tmp);
   }

@@ -45,7 +45,8 @@ int kg_lint_file(const char *path, const char *kernel, FILE *out, FILE *err_out)
     return KG_EXIT_USAGE;
   }
   if (kernel && !select_kernels(&l, kernel)) {
-    fprintf(err_out, "kgate lint: %s: no kernel's symbol contains '%s'\n", name, kg_esc_term(kernel, shown, sizeof shown));
+    fprintf(err_out, "kgate lint: %s: no kernel's symbol contains '%s'\n", name,
+            kg_esc_term(kernel, shown, sizeof shown));
     kg_sass_free(&l);
     kg_lint_waivers_free(&w);
     return KG_EXIT_USAGE;

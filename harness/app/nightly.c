@@ -42,7 +42,7 @@ int kg_nightly_check(const kg_nightly_opts *o) {
       fprintf(stderr, "kgate: out of memory\n");
     } else {
       kg_report_findings(stdout, &doc);
-      code = d.open_regressions ? KG_EXIT_PERF : KG_EXIT_OK;
+      code = doc.findings.exit_code;
       if (o->summary && kg_out_write(o->summary, summary_fill, &doc, err, sizeof err)) {
         fprintf(stderr, "kgate: %s\n", err);
         code = KG_EXIT_USAGE;

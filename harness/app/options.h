@@ -8,14 +8,17 @@
 #include "command.h"
 
 #define KG_ROW_SEED(m)                                                                                                 \
-  KG_OPTION("--seed", NULL, OPT_U64(m, 0, UINT64_MAX, 1), "N", "input seed (default 1; history calibrate: its replays')")
+  KG_OPTION("--seed", NULL, OPT_U64(m, 0, UINT64_MAX, 1), "N",                                                         \
+            "input seed (default 1; history calibrate: its replays')")
 #define KG_ROW_TOLERANCE(m)                                                                                            \
-  KG_OPTION("--tolerance", NULL, OPT_POS(m, 1000, 0), "PCT", "slowdown tolerance for all sizes (default 20/15/3 % by size)")
+  KG_OPTION("--tolerance", NULL, OPT_POS(m, 1000, 0), "PCT",                                                           \
+            "slowdown tolerance for all sizes (default 20/15/3 % by size)")
 #define KG_ROW_BASELINE_DIR(m)                                                                                         \
   KG_OPTION("--baseline-dir", NULL, OPT_STR(m, "baselines"), "DIR",                                                    \
             "where <gpu-slug>.json baselines live (default baselines)")
 #define KG_ROW_OUTPUT(m, def)                                                                                          \
-  KG_OPTION("--output", "-o", OPT_STR(m, def), "PATH", "where charts go (plot, history plot; default .); merge: the merged file")
+  KG_OPTION("--output", "-o", OPT_STR(m, def), "PATH",                                                                 \
+            "where charts go (plot, history plot; default .); merge: the merged file")
 #define KG_ROW_PLOTS(m)                                                                                                \
   KG_OPTION("--plots", NULL, OPT_STR(m, NULL), "DIR", "draw the run's charts (compare: the comparison chart) into DIR")
 #define KG_ROW_BASELINE(m)                                                                                             \

@@ -136,7 +136,8 @@ int kg_publish_history_add(const kg_publish_opts *po) {
                       "is expected", po->paired, po->input);
   char date[48];
   kg_date_label(run.meta.date, date, sizeof date);
-  if (!rc) rc = kg_history_add(po->file, &run, po->paired ? &paired : NULL, po->control ? &control : NULL, err, sizeof err);
+  if (!rc)
+    rc = kg_history_add(po->file, &run, po->paired ? &paired : NULL, po->control ? &control : NULL, err, sizeof err);
   if (rc < 0) fprintf(stderr, "kgate: %s\n", err);
   else if (rc == 1)
     printf("kgate: %s already holds the run of %s (%s, commit %s): nothing appended\n", po->file, date,
@@ -258,33 +259,25 @@ static int copy_file(const char *from, const char *to, char *err, size_t errlen)
 
 /* The page's files, in the order the page lists them: every output format,
  * then the history. */
-static const kg_html_link k_history_file = {"history.jsonl", "the history this page's trends come from, one run per line"};
+static const kg_html_link k_history_file = {"history.jsonl",
+                                            "the history this page's trends come from, one run per line"};
 
 static void nightly_summary(FILE *f, const void *doc) { kg_print_nightly_markdown(f, doc); }
 
 /* On a nightly page the Markdown summary is the night's, in the nightly's
  * words (what `history check --summary` writes), not the gate's paired
  * report. 0, or -1 after printing why. */
-static int nightly_md(const char *path, const kg_history *h, const kg_detection *det, const kg_bisect_doc *bisect) {
-  char err[1024], repo[256];
-  kg_publish_repo_url(repo, sizeof repo);
-  kg_rdoc doc;
-  int rc = kg_rdoc_init(&doc) || kg_rdoc_findings(&doc, h, det, repo[0] ? repo : NULL) ||
-                   (bisect && kg_rdoc_bisect(&doc, h, bisect, repo[0] ? repo : NULL) < 0)
-               ? -1
-               : 0;
-  if (rc) snprintf(err, sizeof err, "out of memory");
-  else rc = kg_out_write(path, nightly_summary, &doc, err, sizeof err);
-  kg_rdoc_free(&doc);
+static int nightly_md(const char *path, const kg_rdoc *doc) {
+  char err[1024];
+  int rc = kg_out_write(path, nightly_summary, doc, err, sizeof err);
   if (rc) fprintf(stderr, "kgate: %s\n", err);
   return rc ? -1 : 0;
 }
 
-/* The output formats' files and history.jsonl into dir; links gets the page's
- * list, *verdict the run's verdict (rmodel.h; its words are gone). */
-static int report_files(const kg_publish_opts *po, const char *dir, const kg_run *run, const kg_comparison *cmp,
-                        const char *base_label, const kg_history *h, const kg_detection *det,
-                        const kg_bisect_doc *bisect, kg_html_link *links, kg_rm_verdict *verdict) {
+/* The output formats' files and history.jsonl into dir, from the page's
+ * document; links gets the page's list. */
+static int report_files(const kg_publish_opts *po, const char *dir, const kg_rdoc *doc, int nightly,
+                        kg_html_link *links) {
   char err[1024], path[PATH_MAX + 64], paths[KG_NFORMATS][PATH_MAX + 64];
   const char *to[KG_NFORMATS];
   for (int f = 0; f < KG_NFORMATS; f++) {
@@ -292,14 +285,9 @@ static int report_files(const kg_publish_opts *po, const char *dir, const kg_run
     snprintf(paths[f], sizeof paths[f], "%s/%s", dir, kg_formats[f].file);
     to[f] = paths[f];
   }
-  kg_rdoc doc;
-  kg_rm_gate gate = {.baseline = cmp ? base_label : NULL};
-  kg_rdoc_build_gate(&doc, run, cmp, &gate);
-  int rc = kg_report_files(to, &doc, stderr);
-  *verdict = doc.verdict;
-  kg_rdoc_free(&doc);
-  if (rc || (det && nightly_md(paths[KG_FMT_MD], h, det, bisect))) return -1;
-  if (det) links[KG_FMT_MD].label = "the night's summary: its verdict, the nights that did not pass and the findings";
+  if (kg_report_files(to, doc, stderr) || (nightly && nightly_md(paths[KG_FMT_MD], doc))) return -1;
+  if (nightly)
+    links[KG_FMT_MD].label = "the night's summary: its verdict, the nights that did not pass and the findings";
   links[KG_NFORMATS] = k_history_file;
   snprintf(path, sizeof path, "%s/%s", dir, k_history_file.href);
   if (po->history && copy_file(po->history, path, err, sizeof err)) {
@@ -428,22 +416,9 @@ static int report_charts(const kg_publish_opts *po, const char *dir, const repor
  * the charts gave. Without gnuplot (exit 3) the page is whole but for its
  * images: it goes in place; a file that could not be written (exit 2)
  * keeps the old one. The exit code. */
-static int report_page(const kg_publish_opts *po, kg_site *site, const report_src *rs, const kg_charts *charts,
-                       const kg_html_link *links, const char *note, int code) {
-  char err[1024], repo[256];
-  kg_publish_repo_url(repo, sizeof repo);
-  kg_html_page page = {.run = &rs->run,
-                       .cmp = po->baseline ? &rs->cmp : NULL,
-                       .baseline = po->baseline ? rs->label : NULL,
-                       .history = po->history ? &rs->h : NULL,
-                       .charts = charts,
-                       .note = note[0] ? note : NULL,
-                       .links = links,
-                       .nlinks = KG_NFORMATS + 1,
-                       .repo_url = repo[0] ? repo : NULL,
-                       .detect = rs->have_detect ? &rs->det : NULL,
-                       .bisect = rs->have_bisect ? &rs->bisect : NULL};
-  if (code == KG_EXIT_USAGE || kg_html_write(site->tmp, &page, err, sizeof err) ||
+static int report_page(const kg_publish_opts *po, kg_site *site, const kg_html_page *page, int code) {
+  char err[1024];
+  if (code == KG_EXIT_USAGE || kg_html_write(site->tmp, page, err, sizeof err) ||
       kg_site_commit(site, err, sizeof err)) {
     if (code != KG_EXIT_USAGE) fprintf(stderr, "kgate: %s\n", err);
     return KG_EXIT_USAGE;
@@ -464,11 +439,32 @@ static void report_free(report_src *rs) {
   kg_run_free(&rs->run);
 }
 
+/* The page of what the report read, and its document: what the page, the
+ * files and the night's summary print, built once (page->doc). 0, or -1
+ * after saying why. The charts, the note and the links come later. */
+static int report_doc(const kg_publish_opts *po, const report_src *rs, const char *repo, kg_html_page *page,
+                      kg_rdoc *doc) {
+  *page = (kg_html_page){.run = &rs->run,
+                         .cmp = po->baseline ? &rs->cmp : NULL,
+                         .baseline = po->baseline ? rs->label : NULL,
+                         .history = po->history ? &rs->h : NULL,
+                         .nlinks = KG_NFORMATS + 1,
+                         .repo_url = repo[0] ? repo : NULL,
+                         .detect = rs->have_detect ? &rs->det : NULL,
+                         .bisect = rs->have_bisect ? &rs->bisect : NULL,
+                         .doc = doc};
+  if (!kg_html_doc(doc, page)) return 0;
+  fprintf(stderr, "kgate: out of memory for the report\n");
+  return -1;
+}
+
 int kg_publish_report(const kg_publish_opts *po) {
-  char err[1024], note[1200] = "";
+  char err[1024], note[1200] = "", repo[256];
   kg_html_link links[KG_NFORMATS + 1];
   report_src rs = {0};
-  int code = KG_EXIT_USAGE;
+  int code = KG_EXIT_USAGE, have_doc = 0;
+  kg_html_page page;
+  kg_rdoc doc;
   static kg_charts charts;
   charts.n = 0;
   kg_site site = {.tmp = ""};
@@ -489,16 +485,18 @@ int kg_publish_report(const kg_publish_opts *po) {
     fprintf(stderr, "kgate: %s\n", err);
     goto out;
   }
-  kg_rm_verdict verdict;
-  if (report_files(po, site.tmp, &rs.run, po->baseline ? &rs.cmp : NULL, rs.label, &rs.h,
-                   rs.have_detect ? &rs.det : NULL, rs.have_bisect ? &rs.bisect : NULL, links, &verdict))
-    goto out;
+  kg_publish_repo_url(repo, sizeof repo);
+  if (report_doc(po, &rs, repo, &page, &doc)) goto out;
+  have_doc = 1;
+  if (report_files(po, site.tmp, &doc, rs.have_detect, links)) goto out;
   int drawn = report_charts(po, site.tmp, &rs, &charts, note, sizeof note);
-  code = drawn < 0 ? KG_EXIT_USAGE : report_page(po, &site, &rs, &charts, links, note, drawn);
+  page.charts = &charts, page.note = note[0] ? note : NULL, page.links = links;
+  code = drawn < 0 ? KG_EXIT_USAGE : report_page(po, &site, &page, drawn);
   /* The run's verdict decides, as it did the run's exit; a nightly page's
    * verdict is the night's, which `history check` exits with. */
-  if (!po->history) code = kg_rm_exit_code(&verdict, code);
+  if (!po->history) code = kg_rm_exit_code(&doc.verdict, code);
 out:
+  if (have_doc) kg_rdoc_free(&doc);
   kg_site_abort(&site);
   report_free(&rs);
   return code;

@@ -121,7 +121,8 @@ static void names_of(unsigned seen, char *out, size_t len) {
   out[0] = '\0';
   for (int e = 0; e < KG_NEXPECT; e++)
     if (seen >> e & 1)
-      used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s", used ? "+" : "", kg_expect_name((kg_expect)e));
+      used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s", used ? "+" : "",
+                               kg_expect_name((kg_expect)e));
   if (!used) snprintf(out, len, "clean");
 }
 
@@ -147,8 +148,8 @@ void kg_st_judge(int m, const kg_case *cases, const kg_result *results, size_t n
   /* huge: any failure at n > 2^31 counts; the rest must trip their own check */
   unsigned want = mi->expect == KG_EXPECT_HUGE ? ((1u << KG_EXPECT_WRONG_RESULT) | (1u << KG_EXPECT_CRASH))
                                                : 1u << mi->expect;
-  if (bseen) row->outcome = KG_ST_UNCLEAR;
-  else row->outcome = (mseen & want) ? KG_ST_CAUGHT : KG_ST_MISSED;
+  if (bseen) row->outcome = KG_STO_UNCLEAR;
+  else row->outcome = (mseen & want) ? KG_STO_CAUGHT : KG_STO_MISSED;
   char detail[120] = "";
   if (first_bad) snprintf(detail, sizeof detail, " (n=%zu: %.90s)", cases[first_bad - results].n, first_bad->message);
   snprintf(row->observed, sizeof row->observed, "%.60s%.100s%s%.30s", what, detail, bseen ? "; base: " : "",
@@ -158,25 +159,25 @@ void kg_st_judge(int m, const kg_case *cases, const kg_result *results, size_t n
 int kg_st_exit_code(const kg_st_row *rows, size_t nrows) {
   int code = KG_EXIT_OK;
   for (size_t i = 0; i < nrows; i++) {
-    if (rows[i].outcome == KG_ST_MISSED || rows[i].outcome == KG_ST_UNCLEAR) return KG_EXIT_FAIL;
-    if (rows[i].outcome == KG_ST_NOT_RUN) code = KG_EXIT_ENV;
+    if (rows[i].outcome == KG_STO_MISSED || rows[i].outcome == KG_STO_UNCLEAR) return KG_EXIT_FAIL;
+    if (rows[i].outcome == KG_STO_NOT_RUN) code = KG_EXIT_ENV;
   }
   return code;
 }
 
 static const char *outcome_name(kg_st_outcome o) {
   switch (o) {
-  case KG_ST_CAUGHT: return "yes";
-  case KG_ST_MISSED: return "**NO**";
-  case KG_ST_UNCLEAR: return "**unclear** (base fails too)";
-  case KG_ST_NOT_RUN: return "not run";
+  case KG_STO_CAUGHT: return "yes";
+  case KG_STO_MISSED: return "**NO**";
+  case KG_STO_UNCLEAR: return "**unclear** (base fails too)";
+  case KG_STO_NOT_RUN: return "not run";
   default: return "skipped";
   }
 }
 
 void kg_st_print(FILE *f, const kg_st_row *rows, size_t nrows) {
   fprintf(f, "| mutant | planted bug | expected check | observed | caught? |\n|---|---|---|---|---|\n");
-  size_t count[KG_ST_SKIPPED + 1] = {0};
+  size_t count[KG_STO_SKIPPED + 1] = {0};
   for (size_t i = 0; i < nrows; i++) {
     const kg_mutant_info *mi = &kg_mutants[rows[i].mutant];
     fprintf(f, "| %s | %s | %s | %s | %s |\n", mi->name, mi->planted, kg_expect_name(mi->expect), rows[i].observed,
@@ -184,8 +185,8 @@ void kg_st_print(FILE *f, const kg_st_row *rows, size_t nrows) {
     count[rows[i].outcome]++;
   }
   fprintf(f, "\nselftest: %zu of %zu mutants caught, %zu missed, %zu unclear, %zu not run, %zu skipped\n",
-          count[KG_ST_CAUGHT], nrows, count[KG_ST_MISSED], count[KG_ST_UNCLEAR], count[KG_ST_NOT_RUN],
-          count[KG_ST_SKIPPED]);
+          count[KG_STO_CAUGHT], nrows, count[KG_STO_MISSED], count[KG_STO_UNCLEAR], count[KG_STO_NOT_RUN],
+          count[KG_STO_SKIPPED]);
 }
 
 enum { k_max_arch = 256 }; /* sm_NN: NN below it */
@@ -227,7 +228,7 @@ static void lint_row(kg_st_row *row, const kg_sass_listing *l, const kg_lint_rep
   if (base_findings && used < sizeof row->observed)
     snprintf(row->observed + used, sizeof row->observed - used, "; base: %zu findings in real variants",
              base_findings);
-  row->outcome = base_findings ? KG_ST_UNCLEAR : kernels && !missed ? KG_ST_CAUGHT : KG_ST_MISSED;
+  row->outcome = base_findings ? KG_STO_UNCLEAR : kernels && !missed ? KG_STO_CAUGHT : KG_STO_MISSED;
 }
 
 /* The fence mutants: one lint of their module (libkgate_selftest.so) for
@@ -283,7 +284,7 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
       if (!strcmp(kg_mutants[i].name, k_paired[k].name)) m = (int)i;
     if (m < 0 || !(mask >> m & 1) || !rows_of[m]) continue;
     if (k_paired[k].power && !o->only) {
-      rows_of[m]->outcome = KG_ST_SKIPPED;
+      rows_of[m]->outcome = KG_STO_SKIPPED;
       snprintf(rows_of[m]->observed, sizeof rows_of[m]->observed,
                "skipped: measures the gate's power at the minimum effect (--only %s runs it)", k_paired[k].name);
       continue;
@@ -307,7 +308,8 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
   kg_super_dev dev = {o->worker_argv, 0};
   kg_device_info info;
   if (!o->quiet) fprintf(stderr, "selftest: paired rows (slower, same)...\n");
-  if (kg_pair_rounds(jobs, nj, cells, &o->paired, o->quiet ? NULL : stderr, &p, &so, &dev, 1, &info, NULL, err, errlen)) return KG_EXIT_ENV;
+  if (kg_pair_rounds(jobs, nj, cells, &o->paired, o->quiet ? NULL : stderr, &p, &so, &dev, 1, &info, NULL, err, errlen))
+    return KG_EXIT_ENV;
   for (size_t j = 0; j < nj; j++) {
     kg_st_row *row = rows_of[mut[j]];
     const kg_pair_stat *s = &cells[j].stat;
@@ -323,7 +325,7 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
              100 * (s->lo - 1), 100 * (s->hi - 1), 100 * cells[j].min_effect,
              100 * cells[j].min_effect * KG_SEQ_DELTA0_SHARE, cells[j].rounds, cells[j].llr_slower);
     /* every row of a mutant must come out as wanted */
-    if (used == 0 || row->outcome == KG_ST_CAUGHT) row->outcome = ok ? KG_ST_CAUGHT : KG_ST_MISSED;
+    if (used == 0 || row->outcome == KG_STO_CAUGHT) row->outcome = ok ? KG_STO_CAUGHT : KG_STO_MISSED;
   }
   return 0;
 }
@@ -333,20 +335,20 @@ static int paired_rows(const kg_st_opts *o, uint64_t mask, kg_st_row **rows_of, 
  * row without compute-sanitizer, the huge tier without --huge. 1 for those. */
 static int not_run_here(const kg_st_opts *o, const kg_mutant_info *mi, kg_st_row *row) {
   if (is_paired(mi->expect)) {
-    row->outcome = KG_ST_NOT_RUN;
+    row->outcome = KG_STO_NOT_RUN;
     return 1;
   }
   if (mi->expect == KG_EXPECT_LINT) { /* no GPU: lint_rows below */
-    row->outcome = KG_ST_NOT_RUN;
+    row->outcome = KG_STO_NOT_RUN;
     return 1;
   }
   if (sanitizer_tool_of(mi->expect) >= 0 && !o->sanitizer) {
-    row->outcome = KG_ST_NOT_RUN;
+    row->outcome = KG_STO_NOT_RUN;
     snprintf(row->observed, sizeof row->observed, "not run (compute-sanitizer missing)");
     return 1;
   }
   if (mi->expect == KG_EXPECT_HUGE && !o->huge) {
-    row->outcome = KG_ST_SKIPPED;
+    row->outcome = KG_STO_SKIPPED;
     if (o->mem_bytes)
       snprintf(row->observed, sizeof row->observed,
                "skipped: needs n > 2^31 (%.0f GiB of device memory), the card has %.1f GiB (--huge forces it)",
@@ -412,7 +414,7 @@ static int run_mutant(const kg_st_opts *o, int m, kg_st_row *row, char *log, int
   free(cases);
   free(results);
   if (rc) { /* no worker could start (no GPU): this row proves nothing */
-    row->outcome = KG_ST_NOT_RUN;
+    row->outcome = KG_STO_NOT_RUN;
     snprintf(row->observed, sizeof row->observed, "not run: %.150s", err);
     if (*logfd >= 0) close(*logfd), unlink(log);
     return KG_EXIT_ENV;

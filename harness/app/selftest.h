@@ -15,12 +15,13 @@
 #include "pairrun.h"
 #include "varreg.h"
 
+/* A planted bug's outcome (KG_STO_: apart from a case's status, model.h's KG_ST_). */
 typedef enum kg_st_outcome {
-  KG_ST_CAUGHT,    /* the expected check tripped, the base stayed clean */
-  KG_ST_MISSED,    /* the expected check did not trip: a blind spot */
-  KG_ST_UNCLEAR,   /* the base variant failed too: proves nothing */
-  KG_ST_NOT_RUN,   /* environment: compute-sanitizer missing (exit 3) */
-  KG_ST_SKIPPED    /* by choice: the huge tier without --huge */
+  KG_STO_CAUGHT,  /* the expected check tripped, the base stayed clean */
+  KG_STO_MISSED,  /* the expected check did not trip: a blind spot */
+  KG_STO_UNCLEAR, /* the base variant failed too: proves nothing */
+  KG_STO_NOT_RUN, /* environment: compute-sanitizer missing (exit 3) */
+  KG_STO_SKIPPED  /* by choice: the huge tier without --huge */
 } kg_st_outcome;
 
 typedef struct kg_st_row {

@@ -44,7 +44,7 @@ static int num(const char *s, int n) {
 
 const char *kg_why_bad_date(const char *s) {
   static const char why[] = "not an ISO 8601 UTC time like 2026-11-21T08:30:00Z";
-  /* What gate.c writes: strftime "%Y-%m-%dT%H:%M:%SZ" of gmtime. */
+  /* What the session writes (gate/session.c): strftime "%Y-%m-%dT%H:%M:%SZ" of gmtime. */
   if (strlen(s) != 20 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' || !digits(s + 8, 2) ||
       s[10] != 'T' || !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
       !digits(s + 17, 2) || s[19] != 'Z')
@@ -52,7 +52,8 @@ const char *kg_why_bad_date(const char *s) {
   static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   int y = num(s, 4), mo = num(s + 5, 2), d = num(s + 8, 2);
   int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap)) return "not a day of the calendar";
+  if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap))
+    return "not a day of the calendar";
   /* 60: a leap second is a real UTC time. */
   if (num(s + 11, 2) > 23 || num(s + 14, 2) > 59 || num(s + 17, 2) > 60) return "not a time of day";
   return NULL;
@@ -97,8 +98,9 @@ static int shaped(const char *s, const char *pattern) {
 }
 
 const char *kg_why_bad_uuid(const char *s) {
-  return shaped(s, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx") ? NULL
-                                                               : "not a GPU UUID like GPU-0123abcd-0123-4567-89ab-0123456789ab";
+  return shaped(s, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")
+             ? NULL
+             : "not a GPU UUID like GPU-0123abcd-0123-4567-89ab-0123456789ab";
 }
 
 const char *kg_why_bad_pci(const char *s) {

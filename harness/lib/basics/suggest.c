@@ -33,7 +33,8 @@ void kg_suggest_add(kg_suggest *s, const char *candidate) {
   if (!candidate) return;
   /* In half edits: F32 for f32, BF16 for bf16, a slip of the shift key, is
    * one typo but nearer than any other (F32 is one edit from i32 too). */
-  size_t d = strcasecmp(s->word, candidate) ? 2 * kg_edit_distance(s->word, candidate) : strcmp(s->word, candidate) != 0;
+  size_t d =
+      strcasecmp(s->word, candidate) ? 2 * kg_edit_distance(s->word, candidate) : strcmp(s->word, candidate) != 0;
   if (d < s->dist) s->best = candidate, s->dist = d;
 }
 

@@ -259,9 +259,12 @@ static kg_dis_rc text_only(const char *path, char *t, size_t len, char *err, siz
     }
     line[n] = '\0';
     if (bad || kg_has_control(line)) {
-      if (bad) snprintf(err, errlen, "%s: line %d holds the control byte 0x%02x: not a SASS listing", path, lineno, first);
-      else snprintf(err, errlen, "%s: line %d holds a C1 control character or bytes that are not UTF-8: not a SASS listing",
-                    path, lineno);
+      if (bad)
+        snprintf(err, errlen, "%s: line %d holds the control byte 0x%02x: not a SASS listing", path, lineno, first);
+      else
+        snprintf(err, errlen,
+                 "%s: line %d holds a C1 control character or bytes that are not UTF-8: not a SASS listing", path,
+                 lineno);
       bad = 1;
     }
     at += n + 1;

@@ -409,7 +409,8 @@ static int summary_step(lint *L, const kg_sass_func *f, int b, int st, summary *
     const kg_sass_insn *in = &f->insns[i];
     summary sub = call_summary(L, f, in);
     int unguarded = guard_bit(in) < 0, sp = space_at(L, f, i);
-    int atom = is_global_atomic(in, sp) && has_result(in), cta = kg_sass_has_mod(in, "SM") || kg_sass_has_mod(in, "CTA");
+    int atom = is_global_atomic(in, sp) && has_result(in),
+        cta = kg_sass_has_mod(in, "SM") || kg_sass_has_mod(in, "CTA");
     if (atom && cta && sp != SP_GLOBAL) atom = 0, s->block_unknown = 1; /* block scope, memory not proven global */
     if (atom) {
       s->atomic = 1;
@@ -564,7 +565,11 @@ static int splace_of(const kg_sass_func *f, int i, int32_t *off, int *len) {
   if (r >= 0 && r != PBASE && (o[1 + rl] == ']' || o[1 + rl] == '+' || o[1 + rl] == '-') && !strstr(o + 1 + rl, "R"))
     v += added_in_block(f, i, r);
   *off = (int32_t)v;
-  *len = kg_sass_has_mod(in, "128") ? 16 : kg_sass_has_mod(in, "64") ? 8 : kg_sass_has_mod(in, "U8") || kg_sass_has_mod(in, "S8") ? 1 : kg_sass_has_mod(in, "U16") || kg_sass_has_mod(in, "S16") ? 2 : 4;
+  *len = kg_sass_has_mod(in, "128")                                 ? 16
+         : kg_sass_has_mod(in, "64")                                ? 8
+         : kg_sass_has_mod(in, "U8") || kg_sass_has_mod(in, "S8")   ? 1
+         : kg_sass_has_mod(in, "U16") || kg_sass_has_mod(in, "S16") ? 2
+                                                                    : 4;
   return 0;
 }
 
@@ -671,7 +676,8 @@ static void taint_insn(const ctx *c, int i, int a, taint *t, int *decides, int *
     return;
   }
   if ((sv || sd || sa) && kg_sass_is(in, "CALL")) callee_dests(c->L->l, c->f, in, &d);
-  int nv = sv && (keeps_value(in) || adds_to(in, &t->v)), nd = sd || *compare || (gd && !is_control(in)), na = sv || sd || sa;
+  int nv = sv && (keeps_value(in) || adds_to(in, &t->v)), nd = sd || *compare || (gd && !is_control(in)),
+      na = sv || sd || sa;
   for (int k = 0; k < NW; k++) {
     uint64_t keep = guard_bit(in) < 0 ? ~d.w[k] : ~0ull;
     t->v.w[k] = (t->v.w[k] & keep) | (nv ? d.w[k] : 0);
@@ -730,7 +736,8 @@ static int guards_read(const ctx *c, int i, const char *addr_t) {
   }
   for (int x = 0; x < f->nblocks && !found; x++)
     if (s1[x] != s2[x])
-      for (int k = f->blocks[x].first; k <= f->blocks[x].last && !found; k++) found = is_guarded_load(c, k) && !addr_t[k];
+      for (int k = f->blocks[x].first; k <= f->blocks[x].last && !found; k++)
+        found = is_guarded_load(c, k) && !addr_t[k];
   free(s1), free(s2), free(stack);
   return found;
 }
@@ -796,7 +803,8 @@ static void path_text(const kg_sass_func *f, int a, int b, int (*stops)(const kg
   from[ba] = -1, queue[tail++] = ba;
   while (head < tail && !found) {
     int x = queue[head++], cut = 0;
-    for (int i = x == ba ? a + 1 : f->blocks[x].first; i <= f->blocks[x].last && !cut; i++) cut = stops(&f->insns[i], g);
+    for (int i = x == ba ? a + 1 : f->blocks[x].first; i <= f->blocks[x].last && !cut; i++)
+      cut = stops(&f->insns[i], g);
     for (int k = 0; k < f->blocks[x].nsucc && !cut && !found; k++) {
       int y = f->blocks[x].succ[k];
       if (from[y] != -2 && y != ba) continue;
@@ -874,7 +882,8 @@ static int op_loc(const kg_sass_insn *in, int k) {
 /* ISETP.NE.AND P0, PT, R5, RZ, PT: P0 is whether R5 is nonzero (EQ: zero);
  * the register, -1 for another compare. */
 static int test_of(const kg_sass_insn *in, int *eq) {
-  if (!is_compare(in) || in->nops != 5 || strcmp(in->ops[1], "PT") || strcmp(in->ops[4], "PT") || !is_zero_op(in->ops[3]))
+  if (!is_compare(in) || in->nops != 5 || strcmp(in->ops[1], "PT") || strcmp(in->ops[4], "PT") ||
+      !is_zero_op(in->ops[3]))
     return -1;
   *eq = kg_sass_has_mod(in, "EQ");
   return kg_sass_has_mod(in, "NE") || *eq ? op_loc(in, 2) : -1;
@@ -893,7 +902,8 @@ static int lit_before(const kg_sass_insn *in, int lit) {
   if (guard_bit(in) >= 0) return 0; /* it may or may not have run */
   unsigned m = pr_mask(in);
   if ((r = test_of(in, &eq)) >= 0 && op_loc(in, 0) == loc) return lit_make(r, 0, neg ^ eq);
-  if (kg_sass_is(in, "R2P") && loc >= PBASE && loc < PBASE + 7 && (r = op_loc(in, 1)) >= 0) return lit_make(r, loc - PBASE + 1, neg);
+  if (kg_sass_is(in, "R2P") && loc >= PBASE && loc < PBASE + 7 && (r = op_loc(in, 1)) >= 0)
+    return lit_make(r, loc - PBASE + 1, neg);
   if (kg_sass_is(in, "P2R") && in->nops == 4 && op_loc(in, 0) == loc) {
     if (!bit && is_zero_op(in->ops[2]) && single_bit(m) >= 0) return lit_make(PBASE + single_bit(m), 0, neg);
     if (bit && (m >> (bit - 1) & 1)) return lit_make(PBASE + bit - 1, 0, neg);
@@ -1021,7 +1031,9 @@ typedef struct world {
   slot s[NSLOT];
 } world;
 
-static int known(const world *w, int loc) { return loc < 0 ? -1 : rs_has(&w->kt, loc) ? 1 : rs_has(&w->kf, loc) ? 0 : -1; }
+static int known(const world *w, int loc) {
+  return loc < 0 ? -1 : rs_has(&w->kt, loc) ? 1 : rs_has(&w->kf, loc) ? 0 : -1;
+}
 static void forget(world *w, int loc) {
   if (loc < 0) return;
   w->kt.w[loc / 64] &= ~(1ull << (loc % 64)), w->kf.w[loc / 64] &= ~(1ull << (loc % 64));
@@ -1108,10 +1120,12 @@ static void learn_from(const world *s, world *w, const kg_sass_func *f, int i) {
     for (int p = 0; p < 7; p++)
       if (m >> p & 1) learn(w, PBASE + p, v == 0 ? 0 : v == 1 && s->bit[r] == p && single_bit(m) == p ? 1 : -1, 0);
   } else if (kg_sass_is(in, "SEL") && in->nops == 4) {
-    int pn, p = kg_sass_pred(in->ops[3], &pn), pv = p >= 0 && p < KG_SASS_PT ? known(s, p < 8 ? PBASE + p : UPBASE + p - 8) : -1;
+    int pn, p = kg_sass_pred(in->ops[3], &pn),
+            pv = p >= 0 && p < KG_SASS_PT ? known(s, p < 8 ? PBASE + p : UPBASE + p - 8) : -1;
     v = pv < 0 ? -1 : value_of(s, in->ops[(pv ^ pn) ? 1 : 2], &bit);
     learn(w, d0, v, bit);
-  } else if ((kg_sass_is(in, "MOV") && in->nops == 2) || (kg_sass_is(in, "IMAD") && kg_sass_has_mod(in, "MOV") && in->nops == 4)) {
+  } else if ((kg_sass_is(in, "MOV") && in->nops == 2) ||
+             (kg_sass_is(in, "IMAD") && kg_sass_has_mod(in, "MOV") && in->nops == 4)) {
     v = value_of(s, in->ops[in->nops - 1], &bit);
     learn(w, d0, v, bit);
   } else if (kg_sass_is(in, "PLOP3") && in->nops == 7) {
@@ -1158,7 +1172,8 @@ static void world_step(ctx *c, int i, int cmp, int x, world *w, unsigned char *m
   if (g >= 0 && gv >= 0) gv ^= in->guard_neg;
   if (gv == 0) return; /* it does not run in this world */
   int sure = gv == 1;
-  if (mark && w->on && (is_weak_load(in, space_at(c->L, c->f, i)) || c->calls[i].load) && !(!sure && gb >= 0 && (w->fenced >> gb & 1)))
+  if (mark && w->on && (is_weak_load(in, space_at(c->L, c->f, i)) || c->calls[i].load) &&
+      !(!sure && gb >= 0 && (w->fenced >> gb & 1)))
     mark[i] |= (unsigned char)((w->decided ? LOAD_DECIDED : LOAD_UNDECIDED) << x);
   if (mark && w->decided) mark[i] |= (unsigned char)(REACHED_DECIDED << x);
   if (is_acquire(in) || c->calls[i].fence_all) {
@@ -1198,7 +1213,8 @@ static void world_step(ctx *c, int i, int cmp, int x, world *w, unsigned char *m
   if (w->same && intersects(&d, &c->cmp_src)) w->same = 0;
   if (i == cmp) learn(w, op_loc(in, 0), x == 0, 0), w->decided = w->same = 1;
   else if (cmp >= 0 && w->same && sure && same_compare(in, &c->f->insns[cmp])) learn(w, op_loc(in, 0), x == 0, 0);
-  if ((kg_sass_is(in, "EXIT") || kg_sass_is(in, "RET") || kg_sass_is(in, "KILL")) && i != c->f->blocks[c->f->block_of[i]].last) {
+  if ((kg_sass_is(in, "EXIT") || kg_sass_is(in, "RET") || kg_sass_is(in, "KILL")) &&
+      i != c->f->blocks[c->f->block_of[i]].last) {
     if (sure) w->live = 0; /* it left */
     else learn(w, g, in->guard_neg, 0); /* it went on: the guard was false */
   }
@@ -1471,12 +1487,17 @@ static void print_at(FILE *f, const char *what, const kg_lint_at *at) {
 
 static void print_finding(FILE *f, const kg_sass_listing *l, const kg_lint_finding *x) {
   const kg_sass_func *fn = &l->funcs[x->func];
-  static const char *const why[] = {
-      [KG_LINT_RELEASE] = "a store reaches the last-block ticket with no GPU-scope fence or release between",
-      [KG_LINT_ACQUIRE] = "after the ticket, a weak load of other blocks' data with no GPU-scope fence, acquire or strong load before it",
-      [KG_LINT_SCOPE] = "the ticket is a block-scope atomic: other blocks' stores are not ordered by it"};
+  static const char *const why[] =
+      {[KG_LINT_RELEASE] = "a store reaches the last-block ticket with no GPU-scope fence or release between",
+       [KG_LINT_ACQUIRE] = "after the ticket, a weak load of other blocks' data with no GPU-scope fence, acquire or "
+                           "strong load before it",
+       [KG_LINT_SCOPE] = "the ticket is a block-scope atomic: other blocks' stores are not ordered by it"};
   char name[4096];
-  fprintf(f, "%s (sm_%d): %s: %s\n", kg_esc_term(fn->name, name, sizeof name), fn->arch, x->side == KG_LINT_RELEASE ? "release" : x->side == KG_LINT_ACQUIRE ? "acquire" : "scope", why[x->side]);
+  fprintf(f, "%s (sm_%d): %s: %s\n", kg_esc_term(fn->name, name, sizeof name), fn->arch,
+          x->side == KG_LINT_RELEASE   ? "release"
+          : x->side == KG_LINT_ACQUIRE ? "acquire"
+                                       : "scope",
+          why[x->side]);
   if (x->side == KG_LINT_RELEASE) print_at(f, "store", &x->from);
   print_at(f, "ticket", x->side == KG_LINT_RELEASE ? &x->to : &x->from);
   if (x->side == KG_LINT_ACQUIRE) print_at(f, "load", &x->to);
@@ -1488,8 +1509,9 @@ void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg
     if (!r->findings[k].waived) print_finding(f, l, &r->findings[k]);
   for (size_t k = 0; k < r->nnotes; k++) {
     char shown[4096];
-    fprintf(f, "%s (sm_%d): note (not a failure): %s\n", kg_esc_term(l->funcs[r->notes[k].func].name, shown, sizeof shown),
-            l->funcs[r->notes[k].func].arch, r->notes[k].why);
+    fprintf(f, "%s (sm_%d): note (not a failure): %s\n",
+            kg_esc_term(l->funcs[r->notes[k].func].name, shown, sizeof shown), l->funcs[r->notes[k].func].arch,
+            r->notes[k].why);
     print_at(f, "at", &r->notes[k].at);
   }
   for (size_t k = 0; k < r->nused; k++) {
@@ -1502,7 +1524,9 @@ void kg_lint_print(FILE *f, const char *name, const kg_sass_listing *l, const kg
           r->nkernels, r->nkernels == 1 ? "" : "s", r->ntickets, r->ntickets == 1 ? "" : "s", kg_lint_unwaived(r),
           kg_lint_unwaived(r) == 1 ? "" : "s", r->nwaived);
   if (r->nnotes) fprintf(f, ", %zu note%s", r->nnotes, r->nnotes == 1 ? "" : "s");
-  if (r->unknown_calls) fprintf(f, "; %d call%s into code the listing lacks, not followed", r->unknown_calls, r->unknown_calls == 1 ? "" : "s");
+  if (r->unknown_calls)
+    fprintf(f, "; %d call%s into code the listing lacks, not followed", r->unknown_calls,
+            r->unknown_calls == 1 ? "" : "s");
   fputc('\n', f);
 }
 
@@ -1543,7 +1567,10 @@ int kg_lint_summarize(const kg_sass_listing *l, const kg_lint_report *r, kg_lint
     kg_lint_item *it = &m->items[m->nitems++];
     snprintf(it->kernel, sizeof it->kernel, "%s", l->funcs[x->func].name);
     it->arch = l->funcs[x->func].arch;
-    snprintf(it->side, sizeof it->side, "%s", x->side == KG_LINT_RELEASE ? "release" : x->side == KG_LINT_ACQUIRE ? "acquire" : "scope");
+    snprintf(it->side, sizeof it->side, "%s",
+             x->side == KG_LINT_RELEASE   ? "release"
+             : x->side == KG_LINT_ACQUIRE ? "acquire"
+                                          : "scope");
     format_at(it->first, sizeof it->first, &x->from);
     format_at(it->second, sizeof it->second, &x->to);
     snprintf(it->path, sizeof it->path, "%s", x->path);

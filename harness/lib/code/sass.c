@@ -178,7 +178,9 @@ static int add_label(parser *p, const char *s, size_t n) {
   return 0;
 }
 
-static int label_cmp(const void *a, const void *b) { return strcmp(((const label *)a)->name, ((const label *)b)->name); }
+static int label_cmp(const void *a, const void *b) {
+  return strcmp(((const label *)a)->name, ((const label *)b)->name);
+}
 
 static int index_of_addr(const kg_sass_func *f, unsigned addr) {
   int lo = 0, hi = f->ninsns - 1;
@@ -200,9 +202,11 @@ static void resolve_jumps(parser *p) {
     kg_sass_insn *in = &f->insns[i];
     if (!in->target) continue;
     /* CALL.ABS 0x0: a relocation the disassembler did not resolve, no place here */
-    if (!strncmp(in->target, "0x", 2) && !kg_sass_has_mod(in, "ABS")) in->jump = index_of_addr(f, (unsigned)strtoul(in->target, NULL, 16));
+    if (!strncmp(in->target, "0x", 2) && !kg_sass_has_mod(in, "ABS"))
+      in->jump = index_of_addr(f, (unsigned)strtoul(in->target, NULL, 16));
     label key = {in->target, 0};
-    const label *k = in->jump < 0 && p->nlabels ? bsearch(&key, p->labels, (size_t)p->nlabels, sizeof key, label_cmp) : NULL;
+    const label *k =
+        in->jump < 0 && p->nlabels ? bsearch(&key, p->labels, (size_t)p->nlabels, sizeof key, label_cmp) : NULL;
     if (k && k->addr != ~0u) in->jump = index_of_addr(f, k->addr);
   }
   for (int k = 0; k < p->nlabels; k++) free(p->labels[k].name);
@@ -271,7 +275,8 @@ static void flow_of(const kg_sass_insn *in, int *falls, int *jumps, int *anywher
   *falls = 1, *jumps = 0, *anywhere = 0;
   if (kg_sass_never(in)) return;
   int cond = in->guard != KG_SASS_NOPRED && in->guard != KG_SASS_PT;
-  for (int k = 0; k + 1 < in->nops; k++) cond |= kg_sass_pred(in->ops[k], NULL) >= 0 && kg_sass_pred(in->ops[k], NULL) != KG_SASS_PT;
+  for (int k = 0; k + 1 < in->nops; k++)
+    cond |= kg_sass_pred(in->ops[k], NULL) >= 0 && kg_sass_pred(in->ops[k], NULL) != KG_SASS_PT;
   cond |= kg_sass_has_mod(in, "DIV");
   if (kg_sass_is(in, "BRA") || kg_sass_is(in, "JMP")) {
     *jumps = in->jump >= 0, *anywhere = in->jump < 0, *falls = cond;

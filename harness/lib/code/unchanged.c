@@ -566,7 +566,8 @@ static int data_read(const kg_code_fn *f, const char *side, const kg_code_read *
     for (int i = 0; seen && alike && !counted && i < alike->n; i++) counted = alike->hash[i] == h;
     if (seen && alike && !counted && alike->n < KG_CODE_MAX_READ) alike->hash[alike->n++] = h;
     if (!seen)
-      return snprintf(buf, len, "not proven: %.60s in the %s: its unit's __device__ or __constant__ data (%.60s) was not read",
+      return snprintf(buf, len,
+                      "not proven: %.60s in the %s: its unit's __device__ or __constant__ data (%.60s) was not read",
                       f->name, side, f->data[j]),
              0;
   }

@@ -157,7 +157,8 @@ static int walk_table(const char *where, const char *tag, size_t max, int nf, co
   char s1[200];
   *text = NULL;
   if (!len || b[len - 1]) return snprintf(err, errlen, "%s: does not end in a NUL (cut short?)", where), -1;
-  if (strcmp(b, tag)) return snprintf(err, errlen, "%s: starts '%s', this kgate reads '%s'", where, shown(b, s1, sizeof s1), tag), -1;
+  if (strcmp(b, tag))
+    return snprintf(err, errlen, "%s: starts '%s', this kgate reads '%s'", where, shown(b, s1, sizeof s1), tag), -1;
   if (!(*text = malloc(len))) return snprintf(err, errlen, "%s: out of memory", where), -1;
   memcpy(*text, b, len);
   size_t at = strlen(b) + 1, k = 0;
@@ -169,7 +170,8 @@ static int walk_table(const char *where, const char *tag, size_t max, int nf, co
     else bad = add(ctx, f, k, where, err, errlen) != 0;
   }
   for (size_t i = at; !bad && i < len; i++) /* after the empty name: the array's own NULs only */
-    if ((*text)[i]) snprintf(err, errlen, "%s: bytes after its end ('%s')", where, shown(*text + i, s1, sizeof s1)), bad = 1;
+    if ((*text)[i])
+      snprintf(err, errlen, "%s: bytes after its end ('%s')", where, shown(*text + i, s1, sizeof s1)), bad = 1;
   return bad ? -1 : 0;
 }
 
@@ -179,9 +181,11 @@ static int add_lint(void *ctx, const char *const *f, size_t k, const char *where
   const char *why;
   if ((why = why_bad_name(f[0])))
     return snprintf(err, errlen, "%s: waiver %zu: kernel name '%s' %s", where, k, shown(f[0], s1, sizeof s1), why), -1;
-  if ((why = why_bad_reason(f[1]))) return snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, f[0], why), -1;
+  if ((why = why_bad_reason(f[1])))
+    return snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, f[0], why), -1;
   for (size_t i = 0; i < out->n; i++)
-    if (!strcmp(out->w[i].kernel, f[0])) return snprintf(err, errlen, "%s: waiver %zu: kernel %s is listed twice", where, k, f[0]), -1;
+    if (!strcmp(out->w[i].kernel, f[0]))
+      return snprintf(err, errlen, "%s: waiver %zu: kernel %s is listed twice", where, k, f[0]), -1;
   out->w[out->n++] = (kg_lint_waiver){f[0], f[1]};
   return 0;
 }
@@ -326,8 +330,10 @@ static int add_san(void *ctx, const char *const *f, size_t k, const char *where,
   if ((why = why_bad_name(f[1])))
     return snprintf(err, errlen, "%s: waiver %zu: kernel name '%s' %s", where, k, shown(f[1], s1, sizeof s1), why), -1;
   if ((why = why_bad_where(f[2])))
-    return snprintf(err, errlen, "%s: waiver %zu (%s): place '%s' %s", where, k, f[1], shown(f[2], s1, sizeof s1), why), -1;
-  if ((why = why_bad_reason(f[3]))) return snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, f[1], why), -1;
+    return snprintf(err, errlen, "%s: waiver %zu (%s): place '%s' %s", where, k, f[1], shown(f[2], s1, sizeof s1), why),
+           -1;
+  if ((why = why_bad_reason(f[3])))
+    return snprintf(err, errlen, "%s: waiver %zu (%s): reason %s", where, k, f[1], why), -1;
   if (kg_san_waiver_find(out, f[0], f[1], f[2]))
     return snprintf(err, errlen, "%s: waiver %zu: %s %s at %s is listed twice", where, k, f[0], f[1], f[2]), -1;
   out->w[out->n++] = (kg_san_waiver){f[0], f[1], f[2], f[3]};
@@ -363,8 +369,10 @@ void kg_san_waivers_free(kg_san_waivers *w) {
   memset(w, 0, sizeof *w);
 }
 
-const kg_san_waiver *kg_san_waiver_find(const kg_san_waivers *w, const char *tool, const char *kernel, const char *where) {
+const kg_san_waiver *kg_san_waiver_find(const kg_san_waivers *w, const char *tool, const char *kernel,
+                                        const char *where) {
   for (size_t i = 0; w && i < w->n; i++)
-    if (!strcmp(w->w[i].tool, tool) && !strcmp(w->w[i].kernel, kernel) && !strcmp(w->w[i].where, where)) return &w->w[i];
+    if (!strcmp(w->w[i].tool, tool) && !strcmp(w->w[i].kernel, kernel) && !strcmp(w->w[i].where, where))
+      return &w->w[i];
   return NULL;
 }

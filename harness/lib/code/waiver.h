@@ -66,6 +66,7 @@ int kg_san_waivers_parse(const char *b, size_t len, kg_san_waivers *out, char *e
 int kg_san_waivers_read(const char *path, kg_san_waivers *out, char *err, size_t errlen);
 void kg_san_waivers_free(kg_san_waivers *w);
 /* The waiver of a report, or NULL. */
-const kg_san_waiver *kg_san_waiver_find(const kg_san_waivers *w, const char *tool, const char *kernel, const char *where);
+const kg_san_waiver *kg_san_waiver_find(const kg_san_waivers *w, const char *tool, const char *kernel,
+                                        const char *where);
 
 #endif

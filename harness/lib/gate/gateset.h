@@ -21,7 +21,8 @@ typedef struct kg_modules {
   const char *kernels[KG_MODULES_MAX];  /* --kernels, repeatable: modules whose variants join kgate's own */
   int nkernels;
   const char *own; /* run, worker: --own-kernels, kgate's own module (default beside the executable) */
-  const char *mutants; /* selftest, worker: --mutant-kernels, the planted bugs' module (selftest's default beside kgate) */
+  /* selftest, worker: --mutant-kernels, the planted bugs' module (selftest's default beside kgate) */
+  const char *mutants;
   const char *base_kernels[KG_MODULES_MAX]; /* run: --base-kernels, repeatable: the base builds; */
   int nbase;                                /* each cell is paired with the base variant of its name */
   const char *pins; /* run: --reference PINS.json, every base module must be a pinned reference (refpin.h) */

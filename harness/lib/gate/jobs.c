@@ -86,7 +86,9 @@ int kg_lint_start(const kg_gate_opts *go, kg_run *run, kg_lint_job *j) {
   char own[PATH_MAX], err[512];
   *j = (kg_lint_job){.run = run};
   if (go->sanitize) return 0;
-  const char *self = go->mods.own ? go->mods.own : kg_module_default_path(own, sizeof own, err, sizeof err) ? NULL : own;
+  const char *self = go->mods.own                                               ? go->mods.own
+                     : kg_module_default_path(own, sizeof own, err, sizeof err) ? NULL
+                                                                                : own;
   run->lint = calloc((size_t)go->mods.nkernels + 1, sizeof *run->lint);
   if (!run->lint) return -1;
   if (self) lint_module(run, self, go->lint_off);

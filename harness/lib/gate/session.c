@@ -98,7 +98,8 @@ static kg_device_info first_hello(const kg_device_info *devs, int ndev) {
   return dev;
 }
 
-static void tell_checked(const gate *g, const char *tool, const kg_result *res, const kg_device_info *dev, double wall) {
+static void tell_checked(const gate *g, const char *tool, const kg_result *res, const kg_device_info *dev,
+                         double wall) {
   if (g->ls && g->ls->checked) g->ls->checked(g->ls->ctx, tool, g->run->cases, res, g->run->n, dev, wall);
 }
 
@@ -270,7 +271,9 @@ static int paired_pass(gate *g) {
   kg_super_dev sdev[KG_GATE_MAXDEVICES];
   for (int k = 0; k < g->ndev; k++) sdev[k] = (kg_super_dev){g->w.pargv[k], g->list[k]};
   int proof = g->cj.proof && kg_code_join(&g->cj); /* the machine code of head and base, for the unchanged proof */
-  const char *no_proof = !g->cj.proof || proof || go->quiet ? NULL : g->cj.head.why[0] ? g->cj.head.why : g->cj.base.why;
+  const char *no_proof = !g->cj.proof || proof || go->quiet ? NULL
+                         : g->cj.head.why[0]                ? g->cj.head.why
+                                                            : g->cj.base.why;
   kg_pair_settings ps = go->paired;
   ps.sequential = !go->mods.pins; /* the nightly's detector is calibrated on the interval of every round */
   kg_pair_gate_in in = {&g->base, &ps, go->plan.variants == NULL, &g->rp, &g->so, sdev, (size_t)g->ndev,
@@ -296,7 +299,9 @@ static int finish(gate *g) {
     bad_baseline = kg_gate_compare_baseline(s->baseline, go->tolerance_pct, &s->run, &s->cmp, &s->have_cmp, g->log);
   s->run.meta.phases.reports_s = kg_now_s() - t0; /* the document says it: the terminal's lines take no more */
   kg_rm_gate rg = {.baseline = s->baseline,
-                   .environment = s->env ? s->why : s->pair_env ? "the paired rounds could not run (the log says why)" : NULL,
+                   .environment = s->env        ? s->why
+                                  : s->pair_env ? "the paired rounds could not run (the log says why)"
+                                                : NULL,
                    .refused = bad_baseline ? "the baseline could not be used (the log says why)" : NULL};
   kg_rdoc_build_gate(&s->doc, &s->run, s->have_cmp ? &s->cmp : NULL, &rg); /* out of memory: each write says so */
   return 0;
@@ -355,7 +360,8 @@ static int prepare(gate *g, const char **worker, char *self, size_t len) {
    * modules' variants must be in the registry before the plan names them. */
   int paired = go->timing && go->mods.nbase;
   if (go->mods.pins && !paired)
-    return fprintf(g->log, "kgate: --reference needs --base-kernels: the modules it pins\n"), s->code = KG_EXIT_USAGE, -1;
+    return fprintf(g->log, "kgate: --reference needs --base-kernels: the modules it pins\n"), s->code = KG_EXIT_USAGE,
+                                                                                              -1;
   if (kg_load_modules(&go->mods, *worker, paired ? &g->base : NULL, &s->run.pair, &g->sealed, g->log))
     return s->code = KG_EXIT_USAGE, -1;
   if ((s->code = plan_run(go, &s->run, g->log))) return -1;

@@ -96,8 +96,8 @@ int kg_baseline_write(const char *path, const kg_baseline *b, char *err, size_t 
     if (b->entries[i].t.samples > 0 && json_array_append_new(entries, entry_json(&b->entries[i])))
       json_decref(entries), entries = NULL; /* an untimed entry claims nothing: not written */
   json_t *doc = json_pack("{ss si so ss ss so}", "kind", "kgate-baseline", "schema_version", KG_BASELINE_SCHEMA,
-                          "device", kg_device_to_json(&b->dev, KG_FORM_FILE), "kgate_commit", b->commit, "date", b->date,
-                          "entries", entries);
+                          "device", kg_device_to_json(&b->dev, KG_FORM_FILE), "kgate_commit", b->commit, "date",
+                          b->date, "entries", entries);
   if (doc && b->check.on) json_object_set_new(doc, "check_record", kg_crec_to_json(&b->check, 0));
   int rc = kg_json_write(path, doc, "entries", err, errlen);
   json_decref(doc);

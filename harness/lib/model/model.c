@@ -148,7 +148,8 @@ static const kg_field k_dev[] = {
 /* The order of k_dev's fields in each form (the hello names the versions earlier). */
 enum { KG_DEV_FIELDS = 11 };
 _Static_assert(NFIELDS(k_dev) == KG_DEV_FIELDS, "k_dev_order lists every field of k_dev");
-static const unsigned char k_dev_order[2][KG_DEV_FIELDS] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {0, 1, 2, 3, 4, 9, 10, 5, 6, 7, 8}};
+static const unsigned char k_dev_order[2][KG_DEV_FIELDS] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+                                                            {0, 1, 2, 3, 4, 9, 10, 5, 6, 7, 8}};
 
 static const kg_field k_timing[] = {
     {"samples", KG_FT_INT_IN, AT(kg_timing, samples), 1, INT_MAX, 0, 0, 0},
@@ -241,7 +242,8 @@ static int get_wire(json_t *o, void *obj, const kg_field *tab, const unsigned ch
       *FIELD(obj, f, double) = json_is_number(v) ? json_number_value(v) : f->null_value;
       continue;
     }
-    int flag = f->type == KG_FT_FLAG, text = f->type == KG_FT_TEXT, integer = f->type == KG_FT_INT_IN || f->type == KG_FT_INT || f->type == KG_FT_LLONG_IN;
+    int flag = f->type == KG_FT_FLAG, text = f->type == KG_FT_TEXT,
+        integer = f->type == KG_FT_INT_IN || f->type == KG_FT_INT || f->type == KG_FT_LLONG_IN;
     const char *want = flag ? "true or false" : text ? "string" : integer ? "integer" : "real or integer";
     int ok = flag ? json_is_boolean(v) : text ? json_is_string(v) : integer ? json_is_integer(v) : json_is_number(v);
     if (!v) return snprintf(err, errlen, "Object item not found: %s", f->key), -1;
@@ -474,7 +476,8 @@ static int result_from_wire(json_t *o, kg_result *r, char *err, size_t errlen) {
   if (!status || get_wire(o, r, k_result, NULL, RESULT_ALWAYS, err, errlen)) return -1;
   for (size_t k = RESULT_ALWAYS; k < NFIELDS(k_result); k++)
     if (json_object_get(o, k_result[k].key) && get_wire(o, r, &k_result[k], NULL, 1, err, errlen)) return -1;
-  if (device && !json_is_integer(device)) return snprintf(err, errlen, "Expected integer, got %s", type_name(device)), -1;
+  if (device && !json_is_integer(device))
+    return snprintf(err, errlen, "Expected integer, got %s", type_name(device)), -1;
   json_t *fail = json_object_get(o, "fail"); /* optional: a case that passed has none */
   if (fail && (!json_is_string(fail) || kg_fail_kind_parse(json_string_value(fail), &r->fail)))
     return snprintf(err, errlen, "unknown failure kind"), -1;

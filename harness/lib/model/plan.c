@@ -62,8 +62,8 @@ static int select_variant(const char *item, unsigned char *sel, char *err, size_
     for (size_t v = 0; v < kg_nvariants; v++)
       if (!fnmatch(item, kg_variants[v].name, 0)) sel[v] = 1, matched = 1;
     if (!matched)
-      snprintf(err, errlen, "--variant '%.100s' matches no variant (try kgate list; a module's variants need --kernels)",
-               item);
+      snprintf(err, errlen,
+               "--variant '%.100s' matches no variant (try kgate list; a module's variants need --kernels)", item);
     return matched ? 0 : -1;
   }
   int v = kg_variant_find(item);

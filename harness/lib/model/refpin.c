@@ -58,7 +58,7 @@ static const char *why_bad_nvcc(const char *s) {
 }
 static const char *why_bad_day(const char *s) {
   return strlen(s) == 10 && strspn(s, "0123456789-") == 10 && s[4] == '-' && s[7] == '-' ? NULL
-                                                                                           : "not a date like 2026-11-25";
+                                                                                         : "not a date like 2026-11-25";
 }
 /* CMAKE_CUDA_ARCHITECTURES as built: "80-real;90-real" (native code only,
  * what a reference should be), or "90" (native code and PTX; kg_pin_has_ptx). */

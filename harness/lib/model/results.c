@@ -63,9 +63,12 @@ static json_t *case_json(const kg_run *run, size_t i) {
 
 #define PH(m) offsetof(kg_phases, m)
 static const kg_field k_phases[] = {
-    {"startup_s", KG_FT_REAL_IN, PH(startup_s), 0, 0, 0, 1e9, 0}, {"inputs_s", KG_FT_REAL_IN, PH(inputs_s), 0, 0, 0, 1e9, 0},
-    {"check_s", KG_FT_REAL_IN, PH(check_s), 0, 0, 0, 1e9, 0},     {"timing_s", KG_FT_REAL_IN, PH(timing_s), 0, 0, 0, 1e9, 0},
-    {"paired_s", KG_FT_REAL_IN, PH(paired_s), 0, 0, 0, 1e9, 0},   {"reports_s", KG_FT_REAL_IN, PH(reports_s), 0, 0, 0, 1e9, 0},
+    {"startup_s", KG_FT_REAL_IN, PH(startup_s), 0, 0, 0, 1e9, 0},
+    {"inputs_s", KG_FT_REAL_IN, PH(inputs_s), 0, 0, 0, 1e9, 0},
+    {"check_s", KG_FT_REAL_IN, PH(check_s), 0, 0, 0, 1e9, 0},
+    {"timing_s", KG_FT_REAL_IN, PH(timing_s), 0, 0, 0, 1e9, 0},
+    {"paired_s", KG_FT_REAL_IN, PH(paired_s), 0, 0, 0, 1e9, 0},
+    {"reports_s", KG_FT_REAL_IN, PH(reports_s), 0, 0, 0, 1e9, 0},
 };
 
 /* "lint": each module's lint (lint.h): what ran, the findings that count, the waivers. */
@@ -79,8 +82,8 @@ static json_t *lint_json(const kg_run *run) {
     json_t *items = json_array(), *waived = json_array();
     for (size_t i = 0; items && i < m->nitems; i++) {
       const kg_lint_item *x = &m->items[i];
-      json_array_append_new(items, json_pack("{ss si ss ss ss ss}", "kernel", x->kernel, "arch", x->arch, "side", x->side,
-                                             "first", x->first, "second", x->second, "path", x->path));
+      json_array_append_new(items, json_pack("{ss si ss ss ss ss}", "kernel", x->kernel, "arch", x->arch, "side",
+                                             x->side, "first", x->first, "second", x->second, "path", x->path));
     }
     for (size_t i = 0; waived && i < m->nwaived; i++)
       json_array_append_new(waived, json_pack("{ss ss si}", "variant", m->waived[i].variant, "reason",
@@ -131,10 +134,14 @@ static json_t *run_json(const kg_run_meta *m) {
 /* The numbers of "paired" and of each of its cells, in the file's order. */
 #define PM(m) offsetof(kg_pair_meta, m)
 static const kg_field k_pair_meta[] = {
-    {"confidence", KG_FT_NUM, PM(confidence), 0, 0, 0, 0, 0}, {"min_effect_pct", KG_FT_NUM, PM(min_effect_pct), 0, 0, 0, 0, 0},
-    {"copies", KG_FT_INT, PM(copies), 0, 0, 0, 0, 0},         {"quads", KG_FT_INT, PM(quads), 0, 0, 0, 0, 0},
-    {"rounds", KG_FT_INT, PM(rounds), 0, 0, 0, 0, 0},         {"max_rounds", KG_FT_INT, PM(max_rounds), 0, 0, 0, 0, 0},
-    {"budget_s", KG_FT_NUM, PM(budget_s), 0, 0, 0, 0, 0},     {"wall_s", KG_FT_NUM, PM(wall_s), 0, 0, 0, 0, 0},
+    {"confidence", KG_FT_NUM, PM(confidence), 0, 0, 0, 0, 0},
+    {"min_effect_pct", KG_FT_NUM, PM(min_effect_pct), 0, 0, 0, 0, 0},
+    {"copies", KG_FT_INT, PM(copies), 0, 0, 0, 0, 0},
+    {"quads", KG_FT_INT, PM(quads), 0, 0, 0, 0, 0},
+    {"rounds", KG_FT_INT, PM(rounds), 0, 0, 0, 0, 0},
+    {"max_rounds", KG_FT_INT, PM(max_rounds), 0, 0, 0, 0, 0},
+    {"budget_s", KG_FT_NUM, PM(budget_s), 0, 0, 0, 0, 0},
+    {"wall_s", KG_FT_NUM, PM(wall_s), 0, 0, 0, 0, 0},
 };
 #define PC(m) offsetof(kg_pair_cell, m)
 static const kg_field k_pair_cell[] = {
@@ -173,7 +180,8 @@ static json_t *paired_json(const kg_run *run) {
               json_object_set_new(o, "message", json_string(c->message))))
       json_decref(o), o = NULL;
     if (o && c->sequential && /* the sequential decision's evidence (new in kgate 0.2; absent: the interval decided) */
-        (json_object_set_new(o, "llr_slower", R(c->llr_slower)) || json_object_set_new(o, "llr_faster", R(c->llr_faster))))
+        (json_object_set_new(o, "llr_slower", R(c->llr_slower)) ||
+         json_object_set_new(o, "llr_faster", R(c->llr_faster))))
       json_decref(o), o = NULL;
     json_array_append_new(cells, o);
   }
@@ -239,9 +247,11 @@ static void read_pools(kg_jrd *r, json_t *o, kg_run *run) {
     for (int v = 0; v < KG_NPVERDICTS; v++)
       if (!strcmp(verdict, kg_pverdict_name((kg_pverdict)v))) q->verdict = (kg_pverdict)v;
     int decided = q->verdict == KG_PV_SAME || q->verdict == KG_PV_SLOWER || q->verdict == KG_PV_FASTER;
-    if (q->verdict != KG_PV_UNDECIDED && !decided) kg_jrd_fail(r, "verdict '%s' is not one of a pool (%s)", verdict, cell);
+    if (q->verdict != KG_PV_UNDECIDED && !decided)
+      kg_jrd_fail(r, "verdict '%s' is not one of a pool (%s)", verdict, cell);
     else if (nn < 0 || q->cells < 1 || q->blocks < 0) kg_jrd_fail(r, "negative n or blocks, or no cells (%s)", cell);
-    else if (decided && q->blocks < 2) kg_jrd_fail(r, "%s with %d blocks: a verdict needs blocks (%s)", verdict, q->blocks, cell);
+    else if (decided && q->blocks < 2)
+      kg_jrd_fail(r, "%s with %d blocks: a verdict needs blocks (%s)", verdict, q->blocks, cell);
     else if (!isfinite(q->llr_slower) || !isfinite(q->llr_faster) || !(q->min_effect > 0 && isfinite(q->min_effect)))
       kg_jrd_fail(r, "llr_slower, llr_faster and min_effect must be finite, min_effect > 0 (%s)", cell);
     q->n = (size_t)nn;
@@ -434,7 +444,8 @@ static void read_variants(kg_jrd *r, json_t *doc) {
       else vi.dtypes |= KG_DT_BIT(dt);
     }
     if (r->failed) return;
-    if (kg_op_parse(op, &vi.op)) kg_jrd_fail(r, "op '%s' is not sum, min, max or unknown", kg_esc_term(op, shown, sizeof shown));
+    if (kg_op_parse(op, &vi.op))
+      kg_jrd_fail(r, "op '%s' is not sum, min, max or unknown", kg_esc_term(op, shown, sizeof shown));
     else if (nanj && (!json_is_string(nanj) || kg_nan_parse(json_string_value(nanj), &vi.nan)))
       kg_jrd_fail(r, "nan is not \"propagate\" or \"ignore\"");
     else if (vi.nan && vi.op == KG_OP_SUM) kg_jrd_fail(r, "a sum has no NaN policy");
@@ -552,7 +563,8 @@ static void read_case(kg_jrd *r, json_t *o, kg_case *c, kg_result *res) {
   /* A name kgate has never seen is data: kept, timed, charted (varreg.h). */
   if ((c->variant = kg_variant_intern(variant, NULL, why, sizeof why)) < 0)
     kg_jrd_fail(r, "variant '%s': %s", kg_esc_term(variant, shown, sizeof shown), why);
-  else if (kg_dtype_parse(dtype, &c->dtype)) kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
+  else if (kg_dtype_parse(dtype, &c->dtype))
+    kg_jrd_fail(r, "unknown dtype '%s'", kg_esc_term(dtype, shown, sizeof shown));
   else if (kg_pattern_parse(pattern, &c->pattern))
     kg_jrd_fail(r, "unknown pattern '%s'", kg_esc_term(pattern, shown, sizeof shown));
   if (r->failed) return;
@@ -632,7 +644,8 @@ static void read_lint_module(kg_jrd *r, json_t *o, kg_lint_module *m, size_t k) 
   m->unknown_calls = (int)kg_jrd_range(r, o, "unknown_calls", 0, INT_MAX);
   json_t *items = kg_jrd_arr(r, o, "findings"), *waived = kg_jrd_arr(r, o, "waived");
   size_t ni = json_array_size(items), nw = json_array_size(waived);
-  if (!r->failed && (ni > LINT_MAX_ITEMS || nw > LINT_MAX_ITEMS)) kg_jrd_fail(r, "more than %d findings or waivers", LINT_MAX_ITEMS);
+  if (!r->failed && (ni > LINT_MAX_ITEMS || nw > LINT_MAX_ITEMS))
+    kg_jrd_fail(r, "more than %d findings or waivers", LINT_MAX_ITEMS);
   if (r->failed) return;
   m->items = calloc(ni + 1, sizeof *m->items), m->waived = calloc(nw + 1, sizeof *m->waived);
   if (!m->items || !m->waived) {

@@ -12,7 +12,8 @@ static const kg_variant_info k_own[] = {
 #define KG_VARIANT(name, seed, idea, flags, dtypes, lint) {#name, seed, idea, flags, dtypes, KG_OP_SUM, 0, 0, 1},
 #include "variants.def"
 #undef KG_VARIANT
-#define KG_MUTANT(name, base, flags, dtypes, expect, planted) {#name, "mutant", planted, flags, dtypes, KG_OP_SUM, 0, 0, 1},
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted)                                                          \
+  {#name, "mutant", planted, flags, dtypes, KG_OP_SUM, 0, 0, 1},
 #include "mutants/mutants.def"
 #undef KG_MUTANT
 };
@@ -32,7 +33,8 @@ static kg_variant_info k_tab[KG_REGISTRY_MAX + k_nmut] = {
 #define KG_VARIANT(name, seed, idea, flags, dtypes, lint) {#name, seed, idea, flags, dtypes, KG_OP_SUM, 0, 0, 1},
 #include "variants.def"
 #undef KG_VARIANT
-#define KG_MUTANT(name, base, flags, dtypes, expect, planted) {#name, "mutant", planted, flags, dtypes, KG_OP_SUM, 0, 0, 1},
+#define KG_MUTANT(name, base, flags, dtypes, expect, planted)                                                          \
+  {#name, "mutant", planted, flags, dtypes, KG_OP_SUM, 0, 0, 1},
 #include "mutants/mutants.def"
 #undef KG_MUTANT
 };

@@ -28,7 +28,7 @@ typedef struct kg_variant_info {
   unsigned dtypes; /* KG_DT_BIT mask */
   unsigned op;     /* KG_OP_SUM, KG_OP_MIN, KG_OP_MAX (kgate/module.h), or KG_OP_UNKNOWN */
   unsigned nan;    /* KG_NAN_PROPAGATE or KG_NAN_IGNORE: a float min/max's NaN policy */
-  int module;      /* 0: kgate's own; k >= 1: the k-th --kernels module (kg_registry_module_path); -1: a name from a file */
+  int module; /* 0: kgate's own; k >= 1: the k-th --kernels module (kg_registry_module_path); -1: a name from a file */
   int known;       /* 0: a name from a file that records no facts: flags, dtypes and op are unknown */
 } kg_variant_info;
 

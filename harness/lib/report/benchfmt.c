@@ -69,8 +69,9 @@ int kg_print_bencher(FILE *f, const kg_rdoc *d) {
     char name[128];
     double n = (double)run->cases[i].n;
     bench_name(&run->cases[i], name, sizeof name);
-    json_t *measures = json_pack("{so so}", "latency", bmf_metric(t->median_us * 1e3, t->q1_us * 1e3, t->q3_us * 1e3),
-                                 "throughput", bmf_metric(n / t->median_us * 1e6, n / t->q3_us * 1e6, n / t->q1_us * 1e6));
+    json_t *measures =
+        json_pack("{so so}", "latency", bmf_metric(t->median_us * 1e3, t->q1_us * 1e3, t->q3_us * 1e3), "throughput",
+                  bmf_metric(n / t->median_us * 1e6, n / t->q3_us * 1e6, n / t->q1_us * 1e6));
     if (!measures || json_object_set_new(doc, name, measures)) json_decref(doc), doc = NULL;
   }
   if (!doc) return -1;

@@ -28,13 +28,15 @@ int kg_bisect_write_json(const char *path, const kg_bisect_report *b, char *err,
   json_t *cells = json_array(), *commits = json_array(), *steps = json_array();
   for (size_t k = 0; k < b->ncells; k++) {
     const kg_bisect_cell *c = &b->cells[k];
-    json_array_append_new(cells, json_pack("{s:s,s:o,s:o}", "variant", c->variant, "dtype",
-                                           c->dtype == KG_NDTYPES ? json_null() : json_string(kg_dtype_get(c->dtype)->name),
-                                           "n", c->n ? json_integer((json_int_t)c->n) : json_null()));
+    json_array_append_new(cells,
+                          json_pack("{s:s,s:o,s:o}", "variant", c->variant, "dtype",
+                                    c->dtype == KG_NDTYPES ? json_null() : json_string(kg_dtype_get(c->dtype)->name),
+                                    "n", c->n ? json_integer((json_int_t)c->n) : json_null()));
   }
   for (size_t i = 0; i < r->n; i++)
-    json_array_append_new(commits, json_pack("{s:s,s:b,s:o}", "commit", id_of(b, i), "build_failed", r->failed && r->failed[i],
-                                             "fingerprint", r->fp && r->fp[i][0] ? json_string(r->fp[i]) : json_null()));
+    json_array_append_new(commits,
+                          json_pack("{s:s,s:b,s:o}", "commit", id_of(b, i), "build_failed", r->failed && r->failed[i],
+                                    "fingerprint", r->fp && r->fp[i][0] ? json_string(r->fp[i]) : json_null()));
   for (size_t s = 0; s < r->nsteps; s++) {
     const kg_bisect_step *st = &r->steps[s];
     json_array_append_new(steps, json_pack("{s:s,s:s,s:s,s:o,s:o,s:s}", "good", id_of(b, st->good), "mid",
@@ -62,7 +64,8 @@ int kg_bisect_write_json(const char *path, const kg_bisect_report *b, char *err,
   }
   if (r->last_cand > 0) {
     json_t *cand = json_array();
-    for (size_t i = r->first_cand; i <= r->last_cand && i < r->n; i++) json_array_append_new(cand, json_string(id_of(b, i)));
+    for (size_t i = r->first_cand; i <= r->last_cand && i < r->n; i++)
+      json_array_append_new(cand, json_string(id_of(b, i)));
     json_object_set_new(doc, "candidates", cand);
   }
   if (r->outcome == KG_BISECT_OUTSIDE) json_object_set_new(doc, "changed", json_string(r->changed));
@@ -145,7 +148,8 @@ static void read_cells(kg_jrd *r, json_t *doc, kg_bisect_doc *d) {
     kg_jrd_text(r, o, "variant", c->variant, sizeof c->variant, kg_why_bad_variant);
     json_t *dt = json_object_get(o, "dtype"), *sz = json_object_get(o, "n");
     c->dtype = KG_NDTYPES;
-    if (!r->failed && (!dt || (!json_is_null(dt) && (!json_is_string(dt) || kg_dtype_parse(json_string_value(dt), &c->dtype)))))
+    if (!r->failed &&
+        (!dt || (!json_is_null(dt) && (!json_is_string(dt) || kg_dtype_parse(json_string_value(dt), &c->dtype)))))
       kg_jrd_fail(r, "dtype is not a dtype kgate knows, or null");
     c->n = !r->failed && !json_is_null(sz) ? (size_t)kg_jrd_range(r, o, "n", 1, (long long)1 << 40) : 0;
     if (!r->failed) d->ncells++;
@@ -263,7 +267,8 @@ int kg_bisect_read(const char *path, kg_bisect_doc *d, char *err, size_t errlen)
   int known = 0;
   for (int k = KG_BISECT_FOUND; k <= KG_BISECT_ENV && !known; k++)
     if (!strcmp(o, kg_bisect_outcome_name((kg_bisect_outcome)k))) d->outcome = (kg_bisect_outcome)k, known = 1;
-  if (!r.failed && !known) kg_jrd_fail(&r, "outcome is not one of found, outside, not-reproduced, undecided, bad-input, environment");
+  if (!r.failed && !known)
+    kg_jrd_fail(&r, "outcome is not one of found, outside, not-reproduced, undecided, bad-input, environment");
   long long code = kg_jrd_int(&r, doc, "exit_code");
   if (!r.failed && code != kg_bisect_exit(d->outcome))
     kg_jrd_fail(&r, "exit_code %lld is not outcome %s's (%d)", code, o, kg_bisect_exit(d->outcome));

@@ -39,9 +39,11 @@ void kg_bisect_print_term(FILE *f, const kg_bisect_report *b) {
     fprintf(f, "  effect against its parent: %+.3f %% [%+.3f, %+.3f] (%d paired run%s)\n", pct(r->verify.m),
             pct(r->verify.lo), pct(r->verify.hi), r->verify.runs, r->verify.runs == 1 ? "" : "s");
   if (r->outcome == KG_BISECT_OUTSIDE)
-    fprintf(f, "  what changed: %s\n", kg_esc_term(r->changed[0] ? r->changed : "no toolchain record given", buf, sizeof buf));
+    fprintf(f, "  what changed: %s\n",
+            kg_esc_term(r->changed[0] ? r->changed : "no toolchain record given", buf, sizeof buf));
   fprintf(f, "  cells:");
-  for (size_t k = 0; k < b->ncells; k++) fprintf(f, "%s %s", k ? "," : "", kg_esc_term(cell_text(&b->cells[k], buf, 200), buf + 200, 400));
+  for (size_t k = 0; k < b->ncells; k++)
+    fprintf(f, "%s %s", k ? "," : "", kg_esc_term(cell_text(&b->cells[k], buf, 200), buf + 200, 400));
   fprintf(f, "\n  commits: %zu, skipped as identical %zu, failed builds %zu, distinct machine code %zu (%s)\n", r->n,
           r->identical, r->skipped, r->ngroups, b->fp_how ? b->fp_how : "");
   fprintf(f, "  modules: %zu (%d builds run, %d from the cache)\n", r->built, b->made, b->cached);
@@ -87,8 +89,8 @@ void kg_bisect_print_md(FILE *f, const kg_bisect_report *b) {
     fputs(" |\n", f);
   }
   if (r->reproduce.runs)
-    fprintf(f, "| reproduced | %+.3f %% [%+.3f, %+.3f], estimate %+.3f %% |\n", pct(r->reproduce.m), pct(r->reproduce.lo),
-            pct(r->reproduce.hi), pct(r->estimate));
+    fprintf(f, "| reproduced | %+.3f %% [%+.3f, %+.3f], estimate %+.3f %% |\n", pct(r->reproduce.m),
+            pct(r->reproduce.lo), pct(r->reproduce.hi), pct(r->estimate));
   if (r->verify.runs)
     fprintf(f, "| effect against its parent | %+.3f %% [%+.3f, %+.3f] |\n", pct(r->verify.m), pct(r->verify.lo),
             pct(r->verify.hi));

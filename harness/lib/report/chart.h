@@ -56,7 +56,8 @@ typedef struct kg_chart_src {
   const kg_history *history; /* or NULL */
   const kg_baseline *band;   /* the trend's baseline band, or NULL (no band) */
   double tol_pct;            /* the tolerance override for the band */
-  const kg_detection *detect; /* the detector over history's paired nights (ratio charts, the nights' verdicts), or NULL */
+  /* the detector over history's paired nights (ratio charts, the nights' verdicts), or NULL */
+  const kg_detection *detect;
 } kg_chart_src;
 
 /* The charts of src: each kind that applies, in table order, one chart per

@@ -185,8 +185,9 @@ static void compare_left(FILE *g, const kg__cmpchart *c, size_t gone) {
   if (noratio && capped)
     snprintf(why, sizeof why, "%zu case%s timed on one side only; %zu beyond the %d panels a chart holds", noratio,
              noratio == 1 ? "" : "s", capped, KG__COMPARE_PANELS);
-  else if (capped) snprintf(why, sizeof why, "%zu case%s beyond the %d panels a chart holds", capped, capped == 1 ? "" : "s",
-                            KG__COMPARE_PANELS);
+  else if (capped)
+    snprintf(why, sizeof why, "%zu case%s beyond the %d panels a chart holds", capped, capped == 1 ? "" : "s",
+             KG__COMPARE_PANELS);
   else snprintf(why, sizeof why, "%zu case%s timed on one side only", noratio, noratio == 1 ? "" : "s");
   char also[96] = "";
   if (gone)

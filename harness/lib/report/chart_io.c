@@ -107,7 +107,8 @@ void kg__case_tip(FILE *f, const kg_run *run, size_t i) {
   const kg_timing *t = &run->results[i].timing;
   char label[32];
   kg_size_label(run->cases[i].n, label, sizeof label);
-  kg__dat_tip(f, "%s, n = %s\n%.1f GB/s, %.1f %% of peak\nmedian %.4g \u00b5s, quartiles %.4g to %.4g \u00b5s\ncommit %s",
+  kg__dat_tip(f,
+              "%s, n = %s\n%.1f GB/s, %.1f %% of peak\nmedian %.4g \u00b5s, quartiles %.4g to %.4g \u00b5s\ncommit %s",
               kg_variants[run->cases[i].variant].name, label, pf.gbps, pf.pct_peak, t->median_us, t->q1_us, t->q3_us,
               run->meta.commit[0] ? run->meta.commit : "unknown");
 }

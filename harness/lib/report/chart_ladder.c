@@ -89,7 +89,8 @@ static int ladder_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t c
   /* A module may add min and max variants: the title then says so (the
    * bars are bytes read per second whatever the op). */
   int only_sums = 1;
-  for (size_t k = 0; k < count; k++) only_sums &= kg_variants[sel[k]].op != KG_OP_MIN && kg_variants[sel[k]].op != KG_OP_MAX;
+  for (size_t k = 0; k < count; k++)
+    only_sums &= kg_variants[sel[k]].op != KG_OP_MIN && kg_variants[sel[k]].op != KG_OP_MAX;
   kg__gp_str(g, "title", "%s %s: %% of theoretical peak (%.0f GB/s), variants in ladder order", di->name,
          only_sums ? "sum" : "reductions (sum, min, max)", d->peak_gbps);
   kg__gp_str(g, "subtitle", "%s", sub);
@@ -109,6 +110,7 @@ static int ladder_draw(const kg__job *job, kg_dtype dt, const int *sel, size_t c
   /* Room right of the longest bar for its value. */
   kg__gp_num(g, "xmax", fmax(100, xmax) * 1.08);
   kg__gp_num(g, "height", 130 + (double)count * (ns > 1 ? 38 : 26));
-  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of theoretical peak per variant, in ladder order", di->name);
+  snprintf(p.chart->caption, sizeof p.chart->caption, "%s: %% of theoretical peak per variant, in ladder order",
+           di->name);
   return kg__pair_commit(&p, job);
 }

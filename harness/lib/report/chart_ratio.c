@@ -134,16 +134,20 @@ static void ratio_vars(FILE *g, const kg__trend *t, const kg_dtype_info *di, siz
   kg__gp_num(g, "nruns", (double)t->nruns);
   kg__gp_num(g, "width", cols < 4 ? 420 * (double)cols + 80 : 1500);
   kg__gp_num(g, "height", 200 + 260 * (double)rows);
-  kg__gp_str(g, "title", "%s sum: time against the pinned reference, per night (tonight / reference \u2212 1)", di->name);
+  kg__gp_str(g, "title", "%s sum: time against the pinned reference, per night (tonight / reference \u2212 1)",
+             di->name);
   kg__gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 reference %s %s", last->dev.name, first, lastd,
          last->paired.ref_name[0] ? last->paired.ref_name : "(unnamed)", last->paired.ref_version);
   if (shown < total)
-    kg__gp_str(g, "legend", "%zu of %zu cells: %zu in findings, then the nearest to an alarm (CUSUM over its threshold); "
-           "%zu not shown \u00b7 bars: interval \u00b7 dashed: accepted level \u00b7 vertical: first bad night",
-           shown, total, found < shown ? found : shown, total - shown);
+    kg__gp_str(g, "legend",
+               "%zu of %zu cells: %zu in findings, then the nearest to an alarm (CUSUM over its threshold); "
+               "%zu not shown \u00b7 bars: interval \u00b7 dashed: accepted level \u00b7 vertical: first bad night",
+               shown, total, found < shown ? found : shown, total - shown);
   else
-    kg__gp_str(g, "legend", "all %zu cells \u00b7 bars: interval \u00b7 dashed: accepted level \u00b7 vertical: first bad "
-           "night", total);
+    kg__gp_str(g, "legend",
+               "all %zu cells \u00b7 bars: interval \u00b7 dashed: accepted level \u00b7 vertical: first bad "
+               "night",
+               total);
 }
 
 static int ratio_draw(const kg__job *job, const kg__trend *t, const kg_detection *d, kg_dtype dt) {
@@ -162,9 +166,10 @@ static int ratio_draw(const kg__job *job, const kg__trend *t, const kg_detection
   int rc = 0;
   kg__pair p;
   if (shown && !(rc = kg__pair_open(&p, job, di->name,
-                                "# kgate ratio to the pinned reference, %s: a block per cell (a panel), a row per "
-                                "paired night\n# columns: night change lo hi (tonight / reference - 1, %%) verdict (the night's) tip\n",
-                                di->name))) {
+                                    "# kgate ratio to the pinned reference, %s: a block per cell (a panel), a row per "
+                                    "paired night\n# columns: night change lo hi (tonight / reference - 1, %%) verdict "
+                                    "(the night's) tip\n",
+                                    di->name))) {
     size_t nmarks = 0;
     for (size_t i = 0; i < shown; i++) {
       const kg_series *s = pick[i].s;

@@ -174,16 +174,20 @@ static void trend_vars(FILE *g, const kg__trend *t, const kg_dtype_info *di, siz
   kg_bytes_label((double)n * (double)di->size, bytes, sizeof bytes);
   kg_date_label(t->h->runs[t->runs[0]].date, first, sizeof first);
   kg_date_label(last->date, lastd, sizeof lastd);
-  kg__gp_str(g, "title", "%s sum at n = %s (%s): %% of theoretical peak over %zu run%s", di->name, label, bytes, t->nruns,
-         t->nruns == 1 ? "" : "s");
+  kg__gp_str(g, "title", "%s sum at n = %s (%s): %% of theoretical peak over %zu run%s", di->name, label, bytes,
+             t->nruns, t->nruns == 1 ? "" : "s");
   if (t->det)
-    kg__gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %zu point%s of a REGRESSION night marked", last->dev.name,
-           first, lastd, last->hot ? "warm" : "cold", flagged, flagged == 1 ? "" : "s");
+    kg__gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2 \u00b7 %zu point%s of a REGRESSION night marked",
+               last->dev.name, first, lastd, last->hot ? "warm" : "cold", flagged, flagged == 1 ? "" : "s");
   else
-    kg__gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2", last->dev.name, first, lastd, last->hot ? "warm" : "cold");
-  kg__gp_str(g, "legend", "line: median %% of peak (bars: quartiles) \u00b7 %s%s", t->base ? "band: baseline \u00b1 "
-         "tolerance (dashed: its median); \u25ef outside the band" : "no baseline given: no band",
-         t->det ? " \u00b7 \u25bc a night the nightly's detector calls REGRESSION, on the cells its finding names" : "");
+    kg__gp_str(g, "subtitle", "%s \u00b7 %s to %s \u00b7 %s L2", last->dev.name, first, lastd,
+               last->hot ? "warm" : "cold");
+  kg__gp_str(g, "legend", "line: median %% of peak (bars: quartiles) \u00b7 %s%s",
+             t->base ? "band: baseline \u00b1 "
+                       "tolerance (dashed: its median); \u25ef outside the band"
+                     : "no baseline given: no band",
+             t->det ? " \u00b7 \u25bc a night the nightly's detector calls REGRESSION, on the cells its finding names"
+                    : "");
 }
 
 static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt, size_t n, const char **names,
@@ -205,10 +209,11 @@ static int trend_names_draw(const kg__job *job, const kg__trend *t, kg_dtype dt,
   const kg_dtype_info *di = kg_dtype_get(dt);
   kg__pair p;
   if (kg__pair_open(&p, job, di->name,
-                "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
-                "# columns: run pct_peak pct_at_q3 pct_at_q1 mark verdict tip (the night's verdict; mark -1: REGRESSION in "
-                "this cell)\n",
-                di->name, n))
+                    "# kgate trend, %s, n = %zu: one block per variant (two blank lines apart), one row per run\n"
+                    "# columns: run pct_peak pct_at_q3 pct_at_q1 mark verdict tip (the night's verdict; mark -1: "
+                    "REGRESSION in "
+                    "this cell)\n",
+                    di->name, n))
     return -1;
   FILE *f = p.dat.f, *g = p.vars.f;
   kg__lists l;

@@ -66,9 +66,9 @@ int kg_comparison_write(const char *path, const kg_comparison *cmp, const char *
     const kg_cmp_row *r = &cmp->rows[i];
     int both = r->base_us > 0 && r->now_us > 0;
     json_t *o = json_pack("{ss ss sI ss so so so so}", "variant", r->variant, "dtype", kg_dtype_get(r->dtype)->name,
-                          "n", (json_int_t)r->n, "verdict", kg_verdict_name(r->verdict), "old_us", median_json(r->base_us),
-                          "new_us", median_json(r->now_us), "change", both ? kg_json_real(r->change) : json_null(),
-                          "tolerance", kg_json_real(r->tol));
+                          "n", (json_int_t)r->n, "verdict", kg_verdict_name(r->verdict), "old_us",
+                          median_json(r->base_us), "new_us", median_json(r->now_us), "change",
+                          both ? kg_json_real(r->change) : json_null(), "tolerance", kg_json_real(r->tol));
     if (!o || json_array_append_new(cells, o)) json_decref(cells), cells = NULL;
   }
   json_t *doc = json_pack("{ss si ss ss sb sb ss so so}", "kind", "kgate-compare", "schema_version", 1, "old", old_path,

@@ -46,7 +46,8 @@ static const char k_style[] =
      * a desktop (two a row drew it at 45 %: 5 px text at 1400 px); each in a
      * box that scrolls sideways when the chart is wider than the screen. */
     ".shots{display:flex;flex-wrap:wrap;gap:1%}.shot{flex:0 0 100%;min-width:0}\n"
-    ".scroll{overflow-x:auto}.scroll object{display:block;box-sizing:border-box;width:100%;height:auto;border:1px solid #eee}\n"
+    ".scroll{overflow-x:auto}.scroll object{display:block;box-sizing:border-box;width:100%;height:auto;border:1px "
+    "solid #eee}\n"
     ".scroll img{display:block;max-width:100%;height:auto;border:1px solid #eee}.shot .caption{font-size:0.9em}\n"
     ".swipe{display:none}\n"
     /* A phone: one column; a chart at its own size (gnuplot's 13 px text at
@@ -216,23 +217,16 @@ static void head(FILE *f, const kg_run *run, int nightly) {
   fputs("</head>\n<body>\n", f);
 }
 
-/* The headline. On a nightly page (a history the detector read) it is the
- * night's verdict of the report model (kg_rdoc_nights), as the archive, the
- * charts' night markers and `history check` say it, the run's own failed
- * cases first. Otherwise the run's verdict of the report model, as every
+/* The headline, as the report model words it. On a nightly page (a history
+ * the detector read) the page's night (kg_rdoc_nights: the night's verdict
+ * as the archive, the charts' night markers and `history check` say it, the
+ * run's own failed cases first). Otherwise the run's verdict, as every
  * format and the exit code say it (rmodel.h). */
-static void verdict(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
-  kg_counts k = kg_count_results(p->run->results, p->run->n);
-  size_t bad = k.failed + k.errored;
-  const kg_rm_findings *fs = &doc->findings;
-  if (p->detect && fs->night && p->history && p->history->n) {
-    const kg_rm_night *n = &fs->night[kg_rm_night_of(p->history, p->run->meta.date, p->run->meta.commit)];
-    kg_night_verdict v = bad ? KG_NIGHT_FAIL : n->v.verdict;
-    fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">%s: ", sev(kg_night_verdict_severity(v)),
-            kg_night_verdict_name(v));
-    if (bad) fprintf(f, "%zu of %zu cases failed or errored", bad, k.cases);
-    else esc(f, n->why);
-    if (v == KG_NIGHT_REGRESSION) fprintf(f, " (%zu open finding%s)", fs->open, fs->open == 1 ? "" : "s");
+static void verdict(FILE *f, const kg_rdoc *doc) {
+  const kg_rm_night *n = &doc->findings.page;
+  if (n->word) {
+    fprintf(f, "<p class=\"verdict %s\" id=\"verdict\">%s: ", sev(n->sev), n->word);
+    esc(f, n->why);
     fputs("</p>\n", f);
     return;
   }
@@ -335,7 +329,7 @@ static void summary(FILE *f, const char *dir, const kg_html_page *p, const kg_rd
   fputs(p->history ? "<h1>kgate nightly: " : "<h1>kgate report: ", f);
   esc(f, d->name[0] ? d->name : "unknown GPU");
   fputs("</h1>\n", f);
-  verdict(f, p, doc);
+  verdict(f, doc);
   fputs(p->history ? "<p class=\"meta\">night of " : "<p class=\"meta\">run of ", f);
   esc(f, date);
   fputs(" &middot; commit ", f);
@@ -462,8 +456,10 @@ static void findings(FILE *f, const kg_html_page *p, const kg_rdoc *doc) {
   if (!fs->on) return;
   fputs("<div id=\"findings\">\n", f);
   if (!fs->n)
-    fprintf(f, "<p class=\"box %s\"><strong>No findings</strong> across %zu paired night%s and %zu cell%s: every cell within its "
-               "accepted level against the pinned reference.</p>\n",
+    fprintf(f,
+            "<p class=\"box %s\"><strong>No findings</strong> across %zu paired night%s and %zu cell%s: every cell "
+            "within its "
+            "accepted level against the pinned reference.</p>\n",
             sev(KG_SEV_GOOD), fs->nights, fs->nights == 1 ? "" : "s", fs->nseries, fs->nseries == 1 ? "" : "s");
   for (size_t i = 0; i < fs->n; i++) finding(f, p, &fs->find[i]);
   fputs("</div>\n", f);
@@ -478,7 +474,8 @@ static void findings_cells(FILE *f, const kg_rdoc *doc) {
   fputs("<h2 id=\"findings-cells\">Findings: every cell</h2>\n<table>\n<tr><th class=\"l\">finding</th>"
         "<th class=\"l\">first bad night</th>", f);
   const kg_rm_table *t0 = &fs->find[0].cells;
-  for (size_t k = 0; k < t0->ncols; k++) fprintf(f, t0->cols[k].left ? "<th class=\"l\">%s</th>" : "<th>%s</th>", t0->cols[k].name);
+  for (size_t k = 0; k < t0->ncols; k++)
+    fprintf(f, t0->cols[k].left ? "<th class=\"l\">%s</th>" : "<th>%s</th>", t0->cols[k].name);
   fputs("</tr>\n", f);
   for (size_t i = 0; i < fs->n; i++) {
     const kg_rm_finding *x = &fs->find[i];
@@ -877,7 +874,8 @@ static void write_archive(FILE *f, const char *dir, const kg_html_page *p, const
         "counted once (passed + failed + errors + unsupported, and any not run), as the night's page counts them."
         "</p>\n<table>\n<tr><th class=\"l\">night</th>"
         "<th class=\"l\">commit</th><th class=\"l\">verdict</th><th class=\"l\">why</th><th>cases</th>"
-        "<th>passed</th><th>failed</th><th>errors</th><th>unsupported</th><th class=\"l\">kgate</th><th class=\"l\">driver / runtime</th>"
+        "<th>passed</th><th>failed</th><th>errors</th><th>unsupported</th><th class=\"l\">kgate</th><th "
+        "class=\"l\">driver / runtime</th>"
         "</tr>\n",
         f);
   for (size_t i = h->n; doc->findings.night && i-- > 0;) {
@@ -918,17 +916,24 @@ static void archive_fill(FILE *f, const void *at) {
   write_archive(f, a->dir, a->page, a->doc);
 }
 
+int kg_html_doc(kg_rdoc *doc, const kg_html_page *page) {
+  kg_rm_gate gate = {.baseline = page->baseline};
+  if (kg_rdoc_build_gate(doc, page->run, page->cmp, &gate) ||
+      (page->detect && kg_rdoc_findings(doc, page->history, page->detect, page->repo_url)) ||
+      (page->detect && page->bisect && kg_rdoc_bisect(doc, page->history, page->bisect, page->repo_url) < 0) ||
+      kg_rdoc_nights(doc, page->history, page->detect)) {
+    kg_rdoc_free(doc);
+    return -1;
+  }
+  return 0;
+}
+
 int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t errlen) {
-  kg_rdoc doc;
-  page_at at = {dir, page, &doc};
+  kg_rdoc own;
+  page_at at = {dir, page, page->doc ? page->doc : &own};
   char path[4096];
   snprintf(path, sizeof path, "%s/index.html", dir);
-  kg_rm_gate gate = {.baseline = page->baseline};
-  if (kg_rdoc_build_gate(&doc, page->run, page->cmp, &gate) ||
-      (page->detect && kg_rdoc_findings(&doc, page->history, page->detect, page->repo_url)) ||
-      (page->detect && page->bisect && kg_rdoc_bisect(&doc, page->history, page->bisect, page->repo_url) < 0) ||
-      kg_rdoc_nights(&doc, page->history, page->detect)) {
-    kg_rdoc_free(&doc);
+  if (!page->doc && kg_html_doc(&own, page)) {
     snprintf(err, errlen, "cannot write %s: out of memory", path);
     return -1;
   }
@@ -937,6 +942,6 @@ int kg_html_write(const char *dir, const kg_html_page *page, char *err, size_t e
   int rc = page->history ? kg_out_write(path, archive_fill, &at, err, errlen) : 0;
   snprintf(path, sizeof path, "%s/index.html", dir);
   if (!rc) rc = kg_out_write(path, index_fill, &at, err, errlen);
-  kg_rdoc_free(&doc);
+  if (!page->doc) kg_rdoc_free(&own);
   return rc;
 }

@@ -17,6 +17,7 @@
 #include "detect.h"
 #include "history.h"
 #include "results.h"
+#include "rmodel.h"
 #include "verdict.h"
 
 typedef struct kg_html_link {
@@ -35,7 +36,9 @@ typedef struct kg_html_page {
   size_t nlinks; /* a link whose file is not in the folder is left out */
   const char *repo_url; /* "https://github.com/o/r": commits and compare ranges become links; NULL: text */
   const kg_detection *detect; /* the detector over history's paired nights; NULL: no paired history */
-  const kg_bisect_doc *bisect; /* kgate bisect's result: in the box of the finding it is of (kg_rdoc_bisect); NULL: none */
+  /* kgate bisect's result: in the box of the finding it is of (kg_rdoc_bisect); NULL: none */
+  const kg_bisect_doc *bisect;
+  const kg_rdoc *doc; /* what the page says (kg_html_doc of this page); NULL: kg_html_write builds it */
 } kg_html_page;
 
 /* "13.0" for the 13000 that cudaDriverGetVersion gives (major*1000 + minor*10);
@@ -45,6 +48,11 @@ void kg_cuda_version_label(int v, char *buf, size_t len);
 /* 1 when url may be linked to: http(s)://host[:port][/path] of letters,
  * digits and . _ ~ - only (no query, no quote, no space, no "..") . */
 int kg_html_url_ok(const char *url);
+
+/* The document a page prints: the run's gate, and with a detection the
+ * findings, the bisect and the nights (rmodel.h). 0, or -1 out of memory
+ * (doc freed). The report's other files print the same one. */
+int kg_html_doc(kg_rdoc *doc, const kg_html_page *page);
 
 /* Writes <dir>/index.html (and <dir>/archive.html when page->history) atomically. Every src and href it holds names a
  * file that exists in dir. 0, or -1 with err. */

@@ -84,7 +84,7 @@ static void md_summary(FILE *f, const kg_rdoc *d) {
   }
 }
 
-/* The paired gate first: it decides the exit code when it ran (gate.c). */
+/* The paired gate first: it decides the exit code when it ran (rmodel.c, slower_cells). */
 static void md_paired(FILE *f, const kg_rdoc *d) {
   const kg_rm_paired *p = &d->paired;
   if (!d->run->pair.on) return;

@@ -13,7 +13,8 @@ static void dtype_list(unsigned mask, char *buf, size_t len) {
   size_t used = 0;
   buf[0] = '\0';
   for (int d = 0; d < KG_NDTYPES && used < len; d++)
-    if (mask & KG_DT_BIT(d)) used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", kg_dtype_get((kg_dtype)d)->name);
+    if (mask & KG_DT_BIT(d))
+      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", kg_dtype_get((kg_dtype)d)->name);
 }
 
 /* A variant's name, with its op when it is a min or max: "team_max (max)"
@@ -48,7 +49,8 @@ static int max_int(int a, int b) { return a > b ? a : b; }
 /* Each column as wide as its longest value (or its heading), so a module's
  * long seed or name never shifts the columns after it. */
 void kg_report_list(FILE *f) {
-  int w[5] = {(int)strlen("variant"), (int)strlen("seed"), (int)strlen("op"), (int)strlen("flags"), (int)strlen("dtypes")};
+  int w[5] = {(int)strlen("variant"), (int)strlen("seed"), (int)strlen("op"), (int)strlen("flags"),
+              (int)strlen("dtypes")};
   list_row r;
   for (size_t v = 0; v < kg_nvariants; v++) {
     list_cells(&kg_variants[v], &r);
@@ -203,7 +205,8 @@ void kg_report_check(FILE *f, const kg_case *cases, const kg_result *results, si
           t.nondeterministic);
   if (t.pending) fprintf(f, ", %zu not run", t.pending);
   char name[sizeof dev->name];
-  fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? kg_esc_term(dev->name, name, sizeof name) : "no device", wall_s);
+  fprintf(f, " on %s in %.1f s\n", dev && dev->name[0] ? kg_esc_term(dev->name, name, sizeof name) : "no device",
+          wall_s);
 }
 
 /* The counts in the report order every format uses (rmodel.h). */
@@ -228,8 +231,8 @@ void kg_report_perf(FILE *f, const kg_rdoc *doc) {
   const kg_device_info *d = &run->meta.dev;
   char name[sizeof d->name];
   fprintf(f, "\ntiming on %s: peak %.0f GB/s (%d-bit bus at %.0f MHz), measured roofline %.0f GB/s, %s L2\n",
-          kg_esc_term(d->name, name, sizeof name),
-          d->peak_gbps, d->bus_width_bits, d->mem_clock_khz / 1e3, d->roofline_gbps, run->meta.time.hot ? "hot" : "cold");
+          kg_esc_term(d->name, name, sizeof name), d->peak_gbps, d->bus_width_bits, d->mem_clock_khz / 1e3,
+          d->roofline_gbps, run->meta.time.hot ? "hot" : "cold");
   if (doc->cold) {
     char cells[1024];
     fprintf(f, "cold L2: %s", doc->cold);
@@ -255,7 +258,8 @@ void kg_report_perf(FILE *f, const kg_rdoc *doc) {
     if (row && row->base_us > 0) snprintf(change, sizeof change, "%+.1f%%", 100 * row->change);
     char label[96];
     kg_term_cell(f, vlabel(c->variant, label, sizeof label), wv);
-    fprintf(f, " %-5s %10zu %10.2f %9.1f %7.1f %7.1f %7.2f %9.2f %-7s %8s%s\n", kg_dtype_get(c->dtype)->name, c->n, t->median_us, p.gbps, p.pct_peak, p.pct_roofline, p.vs_cub, t->graph_us,
+    fprintf(f, " %-5s %10zu %10.2f %9.1f %7.1f %7.1f %7.2f %9.2f %-7s %8s%s\n", kg_dtype_get(c->dtype)->name, c->n,
+            t->median_us, p.gbps, p.pct_peak, p.pct_roofline, p.vs_cub, t->graph_us,
             row ? kg_verdict_name(row->verdict) : "-", change, t->throttled ? " throttled" : "");
   }
   if (cmp) verdict_counts(f, cmp);
@@ -293,7 +297,8 @@ void kg_report_pairs(FILE *f, const kg_rdoc *doc) {
   int wv = (int)strlen("variant");
   for (size_t i = 0; i < doc->paired.cells.nrows; i++) {
     const kg_pair_cell *c = doc->paired.cells.rows[i].src;
-    if (c->stat.verdict != KG_PV_UNCHANGED) wv = max_int(wv, kg_term_width(kg_esc_term(c->variant, variant, sizeof variant)));
+    if (c->stat.verdict != KG_PV_UNCHANGED)
+      wv = max_int(wv, kg_term_width(kg_esc_term(c->variant, variant, sizeof variant)));
   }
   fprintf(f, "%-9s %-*s %-5s %10s %10s %10s %8s %19s %6s %6s %6s\n", "verdict", wv, "variant", "dtype", "n", "head us",
           "base us", "ratio", "interval", "min", "blocks", "rounds");
@@ -308,7 +313,8 @@ void kg_report_pairs(FILE *f, const kg_rdoc *doc) {
               kg_dtype_get(c->dtype)->name, c->n, s->head_us, s->base_us,
               100 * (s->ratio - 1), 100 * (s->lo - 1), 100 * (s->hi - 1), 100 * c->min_effect, s->blocks, c->rounds);
     else
-      fprintf(f, " %-5s %10zu %s\n", kg_dtype_get(c->dtype)->name, c->n, kg_esc_term(c->message, message, sizeof message));
+      fprintf(f, " %-5s %10zu %s\n", kg_dtype_get(c->dtype)->name, c->n,
+              kg_esc_term(c->message, message, sizeof message));
   }
   size_t unchanged = count[KG_PV_UNCHANGED];
   if (unchanged)
@@ -326,7 +332,7 @@ void kg_report_lint(FILE *f, const kg_run *run) {
     const kg_lint_module *m = &run->lint[k];
     const char *base = strrchr(m->path, '/');
     kg_esc_term(base ? base + 1 : m->path, a, sizeof a);
-    if (!m->ran) { /* not run fails the gate; stderr says so (gate.c) */
+    if (!m->ran) { /* not run fails the gate; stderr says so (gate/jobs.c, kg_gate_lint_code) */
       if (m->off) fprintf(f, "lint %s: off (--lint off): not linted\n", a);
       else fprintf(f, "lint %s: not run: %s\n", a, kg_esc_term(m->why, b, sizeof b));
       continue;
@@ -342,7 +348,8 @@ void kg_report_lint(FILE *f, const kg_run *run) {
               kg_esc_term(m->waived[i].reason, b, sizeof b));
     for (size_t i = 0; i < m->nnotes; i++) {
       const kg_lint_item *x = &m->notes[i];
-      fprintf(f, "lint note %s (sm_%d): %s", kg_esc_term(x->kernel, c, sizeof c), x->arch, kg_esc_term(x->first, b, sizeof b));
+      fprintf(f, "lint note %s (sm_%d): %s", kg_esc_term(x->kernel, c, sizeof c), x->arch,
+              kg_esc_term(x->first, b, sizeof b));
       fprintf(f, ": %s (not a failure)\n", kg_esc_term(x->second, b, sizeof b));
     }
     fprintf(f, "lint %s: %d kernels, %d tickets, %zu finding%s\n", a, m->kernels, m->tickets, m->nitems,

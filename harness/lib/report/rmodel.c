@@ -141,10 +141,11 @@ static void summary_checks(kg_rdoc *d, const kg_run *run) {
   char pending[48] = "", carried[640] = "";
   if (t.pending) snprintf(pending, sizeof pending, ", %zu not run", t.pending);
   if (t.carried) /* the path came from the command line or a results file: the formats escape the cell */
-    snprintf(carried, sizeof carried, " (%zu of them carried over from %.500s: same kgate check code, machine code and launches)",
-             t.carried, run->check.from);
-  d->checks = fmt(d, "%zu cases, %zu passed%s, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic%s", t.cases,
-                  t.passed, carried, t.failed, t.errored, t.unsupported, t.nondeterministic, pending);
+    snprintf(carried, sizeof carried,
+             " (%zu of them carried over from %.500s: same kgate check code, machine code and launches)", t.carried,
+             run->check.from);
+  d->checks = fmt(d, "%zu cases, %zu passed%s, %zu failed, %zu errors, %zu unsupported, %zu nondeterministic%s",
+                  t.cases, t.passed, carried, t.failed, t.errored, t.unsupported, t.nondeterministic, pending);
   kg_rm_cell part = text(d->checks);
   item_add(d, "Checks", NULL, &part, 1);
 }
@@ -244,7 +245,7 @@ static void summary_perf(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp
   }
   d->perf_counts = verdict_counts(d, cmp);
   kg_rm_cell part = text(d->perf_counts);
-  /* gate.c: with a paired result the stored baseline never fails the gate. */
+  /* With a paired result the stored baseline never fails the gate (slower_cells). */
   item_add(d, "Performance vs baseline", run->pair.on ? "(advisory: the paired gate decides)" : NULL, &part, 1);
   if (cmp->warning[0]) d->warning = cmp->warning;
 }
@@ -262,7 +263,7 @@ static const char *base_name(const char *path) {
   return b ? b + 1 : path;
 }
 
-/* What a module not linted means for the gate (gate.c, kg_gate_lint_code). */
+/* What a module not linted means for the gate (gate/jobs.c, kg_gate_lint_code). */
 #define KG_RM_LINT_NOT_RUN "the gate fails (exit 3; --lint off runs without the lint)"
 
 static void lint_module(kg_rdoc *d, const kg_lint_module *m) {
@@ -348,7 +349,8 @@ static const char *pair_numbers(kg_rdoc *d, const kg_pair_cell *c) {
                               m->llr_upper)
                         : "";
   return fmt(d,
-             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g %%%s: "
+             "head/base %.4f (%+.2f %%), %.3g %% interval [%.4f, %.4f] (%+.2f %% .. %+.2f %%), minimum effect %.3g "
+             "%%%s: "
              "head %s us, base %s us, %d blocks, %d rounds",
              s->ratio, 100 * (s->ratio - 1), 100 * d->run->pair.confidence, s->lo, s->hi, 100 * (s->lo - 1),
              100 * (s->hi - 1), 100 * c->min_effect, seq, head, base, s->blocks, c->rounds);
@@ -666,7 +668,7 @@ static int perf_outcome(const kg_rdoc *d, size_t i) {
   if (d->run->results[i].timing.samples <= 0) return KG_RM_SKIPPED;
   const kg_cmp_row *row = d->cases[i].cmp;
   if (!row || row->verdict != KG_V_SLOWER) return KG_RM_PASS;
-  /* With a paired result the stored baseline only advises (gate.c): a
+  /* With a paired result the stored baseline only advises (slower_cells): a
    * failure here would turn CI red on a run that exits 0. */
   return d->run->pair.on ? KG_RM_SKIPPED : KG_RM_FAILURE;
 }
@@ -713,7 +715,8 @@ static void tests_paired(kg_rdoc *d) {
     const char *msg = "";
     if (o == KG_RM_FAILURE) msg = fmt(d, "SLOWER than the base: %s", pair_numbers(d, c));
     else if (o == KG_RM_SKIPPED || c->stat.verdict == KG_PV_UNCHANGED) msg = pair_why(d, c, 0);
-    const char *cls = fmt(d, "kgate.paired.%s", c->variant), *name = fmt(d, "%s n=%zu", kg_dtype_get(c->dtype)->name, c->n);
+    const char *cls = fmt(d, "kgate.paired.%s", c->variant),
+               *name = fmt(d, "%s n=%zu", kg_dtype_get(c->dtype)->name, c->n);
     if (o == KG_RM_PASS && msg[0]) test_add(d, cls, name, o, NULL, msg);
     else test_add(d, cls, name, o, msg, NULL);
   }
@@ -891,7 +894,7 @@ static void verdict_is(kg_rdoc *d, kg_gate_verdict v, int code, int tested) {
   d->verdict.exit_code = code, d->verdict.tested = tested;
 }
 
-/* In the order the gate decides (gate.c's exit code), each reason found is
+/* In the order the gate decides its exit code (kg_rm_exit_code), each reason found is
  * said; the first decides. */
 static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
   const kg_run *run = d->run;
@@ -909,9 +912,12 @@ static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
     verdict_is(d, KG_GATE_ENVIRONMENT, KG_EXIT_ENV, 0);
     why_add(d, &w, "the environment stopped the run");
     if (g->environment) why_put(d, &w, ": ", 0), why_put(d, &w, g->environment, 1);
-    if (k.pending && !run->meta.incomplete[0]) why_put(d, &w, fmt(d, " (%zu of %zu cases not run)", k.pending, k.cases), 0);
+    if (k.pending && !run->meta.incomplete[0])
+      why_put(d, &w, fmt(d, " (%zu of %zu cases not run)", k.pending, k.cases), 0);
   }
-  if (bad) verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 1), why_add(d, &w, fmt(d, "%zu of %zu cases failed or errored", bad, k.cases));
+  if (bad)
+    verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 1),
+        why_add(d, &w, fmt(d, "%zu of %zu cases failed or errored", bad, k.cases));
   if (findings)
     verdict_is(d, KG_GATE_FAIL, KG_EXIT_FAIL, 1),
         why_add(d, &w, fmt(d, "%zu lint finding%s (memory ordering)", findings, plural(findings)));
@@ -1055,8 +1061,9 @@ static void bisect_line(kg_rdoc *d, kg_rm_bisect *x, const kg_bisect_doc *b, con
   say_words(x, ": ", 0);
   say_words(x, fmt(d, "%s", b->why), KG_RM_DATA);
   if (b->outcome == KG_BISECT_NOT_REPRODUCED && isfinite(b->estimate_pct) &&
-      (effect = bisect_effect(d, &b->reproduce, ": ",
-                              fmt(d, " between the range's ends, where the finding's step is %+.2f %%", b->estimate_pct))))
+      (effect =
+           bisect_effect(d, &b->reproduce, ": ",
+                         fmt(d, " between the range's ends, where the finding's step is %+.2f %%", b->estimate_pct))))
     say_words(x, effect, 0);
   if (b->outcome == KG_BISECT_UNDECIDED && b->cand_first >= 0) {
     long n = b->cand_last - b->cand_first + 1;
@@ -1091,9 +1098,13 @@ static void last_night(kg_rdoc *d, const kg_history *h) {
   if (!h || !h->n) return;
   const kg_hist_run *last = &h->runs[h->n - 1];
   const char *ref = last->paired.ref_commit[0] ? last->paired.ref_commit : last->paired.ref_version;
-  d->findings.last = (kg_rm_item){"Last night", NULL,
-                                  {text(night(d, h, h->n - 1)), text(", commit "), {last->commit, KG_RM_DATA | KG_RM_CODE},
-                                   text(", "), data(last->dev.name)},
+  d->findings.last = (kg_rm_item){"Last night",
+                                  NULL,
+                                  {text(night(d, h, h->n - 1)),
+                                   text(", commit "),
+                                   {last->commit, KG_RM_DATA | KG_RM_CODE},
+                                   text(", "),
+                                   data(last->dev.name)},
                                   5};
   if (last->paired.has) {
     d->findings.last.parts[5] = text(", reference ");
@@ -1105,6 +1116,7 @@ static void last_night(kg_rdoc *d, const kg_history *h) {
 int kg_rdoc_findings(kg_rdoc *d, const kg_history *h, const kg_detection *det, const char *repo) {
   kg_rm_findings *fs = &d->findings;
   fs->on = 1, fs->open = det->open_regressions, fs->nseries = det->nseries, fs->runs = h ? h->n : 0;
+  fs->exit_code = fs->open ? KG_EXIT_PERF : KG_EXIT_OK;
   for (size_t i = 0; h && i < h->n; i++) fs->nights += h->runs[i].paired.has != 0;
   last_night(d, h);
   if (det->nfind && (fs->find = array(d, det->nfind, sizeof *fs->find)))
@@ -1227,6 +1239,23 @@ static const char *night_why(kg_rdoc *d, const kg_hist_run *r, const kg_night *v
   return "every watched cell within its accepted level against the pinned reference";
 }
 
+/* The page's headline: the run's own night, its failed cases first (the
+ * run's count, as the gate says it), a regression with its open findings. */
+static void night_page(kg_rdoc *d, const kg_history *h) {
+  kg_rm_findings *fs = &d->findings;
+  kg_counts k = kg_count_results(d->run->results, d->run->n);
+  size_t bad = k.failed + k.errored;
+  kg_rm_night *p = &fs->page;
+  *p = fs->night[kg_rm_night_of(h, d->run->meta.date, d->run->meta.commit)];
+  if (bad) {
+    p->v.verdict = KG_NIGHT_FAIL;
+    p->word = kg_night_verdict_name(KG_NIGHT_FAIL), p->sev = kg_night_verdict_severity(KG_NIGHT_FAIL);
+    p->why = fmt(d, "%zu of %zu cases failed or errored", bad, k.cases);
+  } else if (p->v.verdict == KG_NIGHT_REGRESSION) {
+    p->why = fmt(d, "%s (%zu open finding%s)", p->why, fs->open, plural(fs->open));
+  }
+}
+
 static const kg_rm_col k_span_cols[] = {{"nights", NULL, 1}, {"verdict", NULL, 1}, {"why", NULL, 1}};
 
 /* The nights as runs of one verdict and one why: "DATE" or "DATE to DATE (N nights)". */
@@ -1264,6 +1293,7 @@ int kg_rdoc_nights(kg_rdoc *d, const kg_history *h, const kg_detection *det) {
     x->why = night_why(d, &h->runs[i], &v[i]);
   }
   night_spans(d, h);
+  if (d->run && det && h->n) night_page(d, h);
   return d->oom ? -1 : 0;
 }
 

@@ -42,7 +42,8 @@ typedef struct kg_rm_col {
 } kg_rm_col;
 
 typedef struct kg_rm_row {
-  const void *src; /* what the row is of (a kg_pair_cell, a kg_cmp_row, a kg_case of run), for printers with columns of their own */
+  /* What the row is of (a kg_pair_cell, a kg_cmp_row, a kg_case of run), for printers with columns of their own. */
+  const void *src;
   kg_severity sev; /* KG_NSEVERITIES: a plain row */
   int quiet;       /* a no-change row (SAME, UNCHANGED): a short report counts it instead of listing it */
   kg_rm_cell *cells;
@@ -85,7 +86,8 @@ typedef struct kg_rm_paired {
   const char *setting; /* "4 copies, 2-6 rounds, 61.4 s" */
   kg_rm_item verdicts; /* "Paired verdicts: 2 SLOWER, 1 UNKNOWN, ..." in report order */
   const char *counts; /* the counts alone: "2 SLOWER, 1 UNKNOWN, ..." */
-  const char *state;  /* instead of the table: "No cell was paired: ...", "All 36 paired cells are SAME: ...", or NULL */
+  /* Instead of the table: "No cell was paired: ...", "All 36 paired cells are SAME: ...", or NULL. */
+  const char *state;
   const char *method; /* how to read the table: change, interval, the rule */
   kg_rm_table cells;  /* every cell, in report order (kg_pverdict_order); SAME and UNCHANGED rows are quiet */
   /* After the table (or the state): the quiet cells in a line each, or NULL. */
@@ -160,7 +162,8 @@ typedef struct kg_rm_finding {
   const char *first_bad; /* the change night's label */
   const char *alarm;     /* the night the detector crossed its threshold, or NULL when the same */
   const char *good, *bad; /* the commits of the last good and first bad nights (data; "" unknown) */
-  const char *compare;   /* the repository's compare URL of good...bad, or NULL (no repository, not commits, the same) */
+  /* The repository's compare URL of good...bad, or NULL (no repository, not commits, the same). */
+  const char *compare;
   const char *changed;   /* what of the toolchain and machine changed inside the window (kg_hist_what_changed;
                           * data: its versions come from the history), or NULL with one night only */
   kg_rm_table cells;     /* variant, dtype, n, level before, since, change; shown: the ones a box names */
@@ -188,7 +191,8 @@ typedef enum kg_night_verdict {
 
 typedef struct kg_night {
   kg_night_verdict verdict;
-  size_t cells;    /* REGRESSION: cells of the open regressions that cover it; ENVIRONMENT: cells that moved with the machine */
+  /* REGRESSION: cells of the open regressions that cover it; ENVIRONMENT: cells that moved with the machine. */
+  size_t cells;
   size_t acked;    /* cells of acknowledged regressions from this night on (their new level accepted) */
   const kg_finding *finding; /* the finding that decides it (the newest of its kind), or NULL: FAIL and PASS */
 } kg_night;
@@ -213,7 +217,8 @@ typedef struct kg_rm_night {
   const char *word;  /* kg_night_verdict_name */
   kg_severity sev;
   const char *label; /* the night's date */
-  const char *why;   /* "2 cells slower than the reference's accepted level", "3 of 1656 cases failed or errored", ... */
+  /* "2 cells slower than the reference's accepted level", "3 of 1656 cases failed or errored", ... */
+  const char *why;
 } kg_rm_night;
 
 typedef struct kg_rm_findings {
@@ -221,11 +226,15 @@ typedef struct kg_rm_findings {
   kg_rm_finding *find; /* in the detector's order */
   size_t n;
   size_t open;         /* open regression findings: history check fails on them */
+  int exit_code;       /* history check's: KG_EXIT_PERF with an open regression finding, else KG_EXIT_OK */
   size_t runs;         /* nights in the history */
   size_t nights;       /* nights with paired cells */
   size_t nseries;      /* cells watched */
   kg_rm_item last;     /* "Last night: DATE, commit C, GPU, reference R" (no history: nparts 0) */
   kg_rm_night *night;  /* one per history run (kg_rdoc_nights), oldest first; NULL before it ran */
+  /* The page's headline (kg_rdoc_nights with the doc's run and a detection; word NULL without):
+   * the run's night, FAIL first when the run's own cases failed, and the open findings counted. */
+  kg_rm_night page;
   kg_rm_table spans;   /* the nights as runs of one verdict and why, oldest first: nights, verdict, why */
 } kg_rm_findings;
 
@@ -271,7 +280,8 @@ typedef struct kg_rm_verdict {
   kg_rm_cell why[KG_RM_MAX_PARTS]; /* the reasons, decisive first, in words ("1 lint finding; 240 cases ...") */
   size_t nwhy;
   const char *text; /* the reasons as one string, data inside: a printer escapes all of it */
-  int tested; /* a failing CI test of its own carries it (a failed case, a SLOWER cell); else JUnit gets a "gate" test */
+  /* A failing CI test of its own carries it (a failed case, a SLOWER cell); else JUnit gets a "gate" test. */
+  int tested;
 } kg_rm_verdict;
 
 /* The exit code of check, run, compare and report: the verdict's, joined

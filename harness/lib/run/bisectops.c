@@ -147,8 +147,8 @@ int kg_bisect_range(const char *repo, const char *good, const char *bad, const c
   if (rc) return rc;
   const char *anc[] = {"merge-base", "--is-ancestor", b, w, NULL};
   if (within && (enter_merges ? git(repo, anc, -1, NULL) != 0 : on_first_parents(repo, b, w) != 1))
-    return snprintf(err, errlen, "%s is not in the %shistory of %s (--within)", bad, enter_merges ? "" : "first-parent ",
-                    within),
+    return snprintf(err, errlen, "%s is not in the %shistory of %s (--within)", bad,
+                    enter_merges ? "" : "first-parent ", within),
            2;
   snprintf(range, sizeof range, "%s..%s", g, b);
   /* The first parents: each commit of the protected branch, a reviewed merge or squash, never a merged
@@ -345,7 +345,8 @@ static int measure(void *ctx, const char *head, const char *base, kg_bisect_pool
   snprintf(name, sizeof name, "runs/%d.json", k);
   in_work(r, name, json, sizeof json);
   snprintf(dev, sizeof dev, "%d", r->device), snprintf(rounds, sizeof rounds, "%d", r->rounds);
-  cell_list(r, 0, variants, sizeof variants), cell_list(r, 1, dtypes, sizeof dtypes), cell_list(r, 2, sizes, sizeof sizes);
+  cell_list(r, 0, variants, sizeof variants), cell_list(r, 1, dtypes, sizeof dtypes),
+      cell_list(r, 2, sizes, sizeof sizes);
   char *argv[32] = {(char *)r->kgate, "run", "--lint", "off", "-q", "-d", dev, "--rounds", rounds,
                     r->own ? "--own-kernels" : "--kernels", (char *)head, "--base-kernels", (char *)base,
                     "--variant", variants, "--sizes", "1", "--json", json};

@@ -380,7 +380,8 @@ int kg_module_parse_describe(const char *line, kg_modinfo *out, size_t max, char
   int bad = !json_is_array(mods) || json_array_size(mods) > max;
   for (size_t k = 0; !bad && k < json_array_size(mods); k++) {
     json_t *m = json_array_get(mods, k), *vs = json_object_get(m, "variants");
-    const char *path = json_string_value(json_object_get(m, "path")), *name = json_string_value(json_object_get(m, "name")),
+    const char *path = json_string_value(json_object_get(m, "path")),
+               *name = json_string_value(json_object_get(m, "name")),
                *ver = json_string_value(json_object_get(m, "version")),
                *role = json_string_value(json_object_get(m, "role"));
     kg_modinfo *mi = &out[k];

@@ -30,9 +30,11 @@ char *kg_proto_encode_case_exact(size_t index, const kg_case *c, const kg_run_pa
     json_object_set_new(o, "time", json_pack("{sb sf si sf}", "hot", p->time.hot, "max_noise", p->time.max_noise,
                                              "min_samples", p->time.min_samples, "max_seconds", p->time.max_seconds));
   if (o && p->pair.on)
-    json_object_set_new(o, "pair", json_pack("{ss ss si si sf si}", "module", p->pair.module ? "base" : "own", "variant",
-                                             kg_variants[p->pair.base_variant >= 0 ? p->pair.base_variant : c->variant].name, "copies", p->pair.copies, "quads",
-                                             p->pair.quads, "max_seconds", p->pair.max_seconds, "round", p->pair.round));
+    json_object_set_new(o, "pair",
+                        json_pack("{ss ss si si sf si}", "module", p->pair.module ? "base" : "own", "variant",
+                                  kg_variants[p->pair.base_variant >= 0 ? p->pair.base_variant : c->variant].name,
+                                  "copies", p->pair.copies, "quads", p->pair.quads, "max_seconds", p->pair.max_seconds,
+                                  "round", p->pair.round));
   if (o && p->pair.on && p->pair.probe)
     json_object_set_new(json_object_get(o, "pair"), "probe", json_integer(p->pair.probe));
   return dump(o);
@@ -72,11 +74,11 @@ int kg_proto_decode_case_exact(const char *line, size_t *index, kg_case *c, kg_r
   if (json_unpack_ex(o, &e, JSON_STRICT, "{sI ss ss sI ss sI si s?o s?b s?o}", "case", &idx, "variant", &variant,
                      "dtype", &dtype, "n", &n, "pattern", &pattern, "seed", &seed, "repeats", &repeats, "time", &time,
                      "exact", &exact, "pair", &pair) ||
-      (time && json_unpack_ex(time, &e, JSON_STRICT, "{sb sF si sF}", "hot", &p->time.hot, "max_noise",
-                              &p->time.max_noise, "min_samples", &p->time.min_samples, "max_seconds",
-                              &p->time.max_seconds)) ||
-      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF s?i s?i}", "module", &pmodule, "variant", &pvariant,
-                              "copies", &p->pair.copies, "quads", &p->pair.quads, "max_seconds",
+      (time &&
+       json_unpack_ex(time, &e, JSON_STRICT, "{sb sF si sF}", "hot", &p->time.hot, "max_noise", &p->time.max_noise,
+                      "min_samples", &p->time.min_samples, "max_seconds", &p->time.max_seconds)) ||
+      (pair && json_unpack_ex(pair, &e, JSON_STRICT, "{ss ss si si sF s?i s?i}", "module", &pmodule, "variant",
+                              &pvariant, "copies", &p->pair.copies, "quads", &p->pair.quads, "max_seconds",
                               &p->pair.max_seconds, "round", &p->pair.round, "probe", &p->pair.probe))) {
     snprintf(err, errlen, "bad case line: %s", e.text);
   } else if (pair && (strcmp(pmodule, "own") && strcmp(pmodule, "base"))) {

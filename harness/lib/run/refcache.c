@@ -89,7 +89,8 @@ static const char *why_bad_int(const kg_refcache_entry *e) {
   if (r->sum != 0 || r->sum_err != 0 || r->sum_abs != 0 || r->fmin != INFINITY || r->fmax != -INFINITY)
     return "float fields set on an integer dtype";
   if (r->nvals != e->n) return "nvals is not n on an integer dtype";
-  if (!e->n && (r->isum || r->imin != INT64_MAX || r->imax != INT64_MIN)) return "an empty input with a sum, min or max";
+  if (!e->n && (r->isum || r->imin != INT64_MAX || r->imax != INT64_MIN))
+    return "an empty input with a sum, min or max";
   if (e->n && r->imin > r->imax) return "min above max";
   int narrow = e->dt == KG_I32;
   if (narrow && r->isum != (uint64_t)(int64_t)(int32_t)(uint32_t)r->isum) return "an i32 sum that is not sign-extended";

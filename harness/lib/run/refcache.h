@@ -86,7 +86,8 @@ typedef struct kg_refcache {
  * missing file is an empty cache. A line whose MAC does not verify under key
  * is dropped like any corrupt line. Returns the number of lines
  * dropped as corrupt (0: none; a key on two lines drops both, as neither can
- * be trusted; a file of another format drops all of its lines), with err holding one line that names the file, the count and the
+ * be trusted; a file of another format drops all of its lines), with err
+ * holding one line that names the file, the count and the
  * first bad line's reason when it is not 0; or -1 with err when the file
  * cannot be read at all (not a regular file, no permission, out of memory). */
 long kg_refcache_load(kg_refcache *cache, const char *path, const kg_refkey *key, char *err, size_t errlen);

@@ -223,7 +223,8 @@ void kg_judge_op(unsigned op, unsigned nan, kg_dtype dt, kg_pattern p, const kg_
              : nan == KG_NAN_PROPAGATE ? "expected NaN: the input holds a NaN and the variant declares NaN propagate"
                                        : "expected NaN: every input is NaN";
   } else if (isnan(got.f)) {
-    j->why = ref->has_nan ? "returned NaN but the variant declares NaN ignore" : "returned NaN from an input without NaN";
+    j->why =
+        ref->has_nan ? "returned NaN but the variant declares NaN ignore" : "returned NaN from an input without NaN";
   } else {
     j->pass = got.f == want.f; /* exact: -0 == +0, every other value is one bit pattern */
     j->why = j->pass ? NULL : op == KG_OP_MIN ? "min differs (a min is exact)" : "max differs (a max is exact)";

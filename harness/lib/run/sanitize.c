@@ -210,7 +210,8 @@ static void close_report(pending *p, const char *tool, const kg_san_waivers *w, 
     if (!r->waived++) r->waived_reason = x->reason;
     return;
   }
-  if (!r->errors++) snprintf(r->first, sizeof r->first, "%.150s%s%.90s", p->headline, p->where[0] ? " at " : "", p->where);
+  if (!r->errors++)
+    snprintf(r->first, sizeof r->first, "%.150s%s%.90s", p->headline, p->where[0] ? " at " : "", p->where);
 }
 
 void kg_san_parse_waived(const char *text, size_t len, const char *tool, const kg_san_waivers *w, kg_san_report *r) {

@@ -234,7 +234,8 @@ static int sanitized(const kg_super_san *o, long *off, kg_result *r, int variant
         memcpy(r->message, msg, sizeof msg);
         r->fail = KG_FK_SANITIZER;
       } else if (first[0] && r->status == KG_ST_PASS && !r->message[0]) { /* reports a waiver covers */
-        snprintf(r->message, sizeof r->message, "sanitizer (%.20s): %.160s", o->tool ? o->tool : "compute-sanitizer", first);
+        snprintf(r->message, sizeof r->message, "sanitizer (%.20s): %.160s", o->tool ? o->tool : "compute-sanitizer",
+                 first);
       }
     }
   }

@@ -14,7 +14,8 @@
  * empirical Bayes (stats.h, kg_eb_prior): a cell's few nights cannot make it
  * hair-triggered, and a quiet cell keeps its own small sigma once its nights
  * say so. sigma_t is sigma, widened on a night whose own interval is three
- * times the cell's typical one by that night's excess variance. No floor tied to the step: that would make the step undetectable.
+ * times the cell's typical one by that night's excess variance. No floor tied
+ * to the step: that would make the step undetectable.
  * With the clip one night adds at most clip - k to up, and h > clip - k: a
  * single wild night never alarms. Per variant, the same CUSUM runs on the
  * pooled score sum(clip(z, +-3)) / sqrt(m) of its watched cells (its own
@@ -72,7 +73,9 @@ double kg_cusum_threshold(double arl0, double delta) {
   return hi;
 }
 
-double kg_cusum_step(const kg_detect_opts *o, size_t bytes) { return log(1 + o->design * kg_pair_min_effect(bytes, 0)); }
+double kg_cusum_step(const kg_detect_opts *o, size_t bytes) {
+  return log(1 + o->design * kg_pair_min_effect(bytes, 0));
+}
 
 void kg_cusum_tune(const kg_detect_opts *o, double sigma, size_t bytes, double *k, double *clip, double *h) {
   double delta = kg_cusum_step(o, bytes) / sigma;

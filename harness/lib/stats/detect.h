@@ -101,7 +101,8 @@ typedef struct kg_series {
   char variant[64];
   kg_dtype dtype;
   size_t n;
-  double sigma, level; /* the night-to-night sigma (log scale, shrunk toward its size class) and the accepted level (ratio) */
+  /* the night-to-night sigma (log scale, shrunk toward its size class) and the accepted level (ratio) */
+  double sigma, level;
   double k, h;         /* its CUSUM's allowance and threshold (kg_cusum_tune) */
   double *ratio, *lo, *hi, *up, *down; /* h->n each; up/down: the CUSUM sums (NaN: not watched) */
   double *z;                           /* the clipped score of each watched night */

@@ -232,7 +232,8 @@ static int step_series(ctx *c, const size_t *idx, const size_t *as, size_t t0, c
   kg_history h;
   if (synth_as(c, idx, as, len, &h)) return -1;
   for (size_t t = t0; t < len; t++)
-    for (size_t j = 0; j < m; j++) slow(cell_at(&h, t, &c->cells[sel[j]]), 1 + (step > 0 ? step : aim(c, &c->cells[sel[j]])));
+    for (size_t j = 0; j < m; j++)
+      slow(cell_at(&h, t, &c->cells[sel[j]]), 1 + (step > 0 ? step : aim(c, &c->cells[sel[j]])));
   kg_detect_opts o = c->o->detect, lo = kg_detect_legacy();
   o.pooled = 0;
   kg_detection d;
@@ -367,7 +368,9 @@ static int swap_plants(ctx *c, kg_replay_result *r) {
   return 0;
 }
 
-static void plant_blip(kg_history *h, const kg_hist_pcell *key, size_t t0, double s) { slow(cell_at(h, t0, key), 1 + s); }
+static void plant_blip(kg_history *h, const kg_hist_pcell *key, size_t t0, double s) {
+  slow(cell_at(h, t0, key), 1 + s);
+}
 static void plant_ramp(kg_history *h, const kg_hist_pcell *key, size_t t0, double per_night) {
   for (size_t t = t0; t < h->n; t++) slow(cell_at(h, t, key), 1 + per_night * (double)(t - t0 + 1));
 }

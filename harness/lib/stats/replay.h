@@ -56,7 +56,8 @@ typedef struct kg_replay_pool_row {
 typedef struct kg_replay_result {
   size_t pool, cells, cards; /* nights resampled, cells per night, distinct cards among them */
   size_t variants;
-  /* false alarms per `nights` nights: alarms of the cells' and the pooled detectors, the detector before, the old rule */
+  /* false alarms per `nights` nights: alarms of the cells' and the pooled detectors, the detector before,
+   * the old rule */
   double fa_cells, fa_pooled, fa_legacy, fa_old;
   int fa_series_with_any; /* A/A series with at least one alarm */
   size_t nrows;

@@ -115,7 +115,8 @@ int kg_seq_replay(const kg_seq_cell *cells, size_t ncells, const kg_seq_replay_o
     size_t nb = 0;
     while (r < o->max_rounds) {
       r++;
-      double worker = o->round_share > 0 ? sqrt(o->round_share) * deviate(&s, o->df) : 0, own = sqrt(1 - o->round_share);
+      double worker = o->round_share > 0 ? sqrt(o->round_share) * deviate(&s, o->df) : 0,
+             own = sqrt(1 - o->round_share);
       for (int k = 0; k < o->copies; k++)
         b[nb++] = (kg_pblock){.log_ratio = mu + c->sigma * (worker + own * deviate(&s, o->df)), .pairs = 1,
                               .head_us = 1, .base_us = 1};

@@ -26,7 +26,9 @@ int kg_seq_rule_ok(const kg_seq_rule *r) {
          r->beta > 0 && r->beta < 0.5;
 }
 
-static double clamp(double x) { return x > KG_SEQ_LLR_MAX ? KG_SEQ_LLR_MAX : x < -KG_SEQ_LLR_MAX ? -KG_SEQ_LLR_MAX : x; }
+static double clamp(double x) {
+  return x > KG_SEQ_LLR_MAX ? KG_SEQ_LLR_MAX : x < -KG_SEQ_LLR_MAX ? -KG_SEQ_LLR_MAX : x;
+}
 
 /* (n / 2) ln(V0 / V1) for "mean <= lo" against "mean >= hi" (lo < hi). */
 static double side(double xb, double v, double n, double lo, double hi) {

@@ -153,8 +153,8 @@ static void card_warning(const kg_device_info *b, const kg_device_info *n, int o
              "they may be two cards: %s", used ? "; " : "", rb, rn, then);
   else
     snprintf(out + used, len - used, "%sbaseline from %s (%s), this run on %s (%s): another card, so %s",
-             used ? "; " : "", b->uuid[0] ? b->uuid : "an unrecorded card", rb, n->uuid[0] ? n->uuid : "an unrecorded card",
-             rn, then);
+             used ? "; " : "", b->uuid[0] ? b->uuid : "an unrecorded card", rb,
+             n->uuid[0] ? n->uuid : "an unrecorded card", rn, then);
 }
 
 static void version_warning(const kg_device_info *b, const kg_device_info *n, char *out, size_t len) {
