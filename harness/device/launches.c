@@ -253,8 +253,9 @@ static int put_func_attrs(kg_launches *l, const void *func) {
   /* The device's cache configuration too (cudaDeviceSetCacheConfig), and the kernel's own (kept above). */
   enum cudaFuncCache dev = cudaFuncCachePreferNone;
   if (cudaDeviceGetCacheConfig(&dev) != cudaSuccess) return cudaGetLastError(), fail(l, "no cache configuration");
-  if (put(l, " regs=%d smem=%zu lmem=%zu const=%zu maxthr=%d ptx=%d bin=%d ca=%d dynmax=%d carve=%d cluster=%d,%d,%d,%d,%d"
-             " csp=%d dcache=%d",
+  if (put(l,
+          " regs=%d smem=%zu lmem=%zu const=%zu maxthr=%d ptx=%d bin=%d ca=%d dynmax=%d carve=%d cluster=%d,%d,%d,%d,%d"
+          " csp=%d dcache=%d",
           a.numRegs, a.sharedSizeBytes, a.localSizeBytes, a.constSizeBytes, a.maxThreadsPerBlock, a.ptxVersion,
           a.binaryVersion, a.cacheModeCA, a.maxDynamicSharedSizeBytes, a.preferredShmemCarveout, a.clusterDimMustBeSet,
           a.requiredClusterWidth, a.requiredClusterHeight, a.requiredClusterDepth, a.nonPortableClusterSizeAllowed,
@@ -403,7 +404,8 @@ static void where(const void *p, size_t n, int hash, char *out, size_t len) {
       snprintf(out, len, "host:%s", hex);
     }
   } else {
-    snprintf(out, len, "%s", at.type == cudaMemoryTypeDevice ? "device" : at.type == cudaMemoryTypeManaged ? "managed" : "unknown");
+    snprintf(out, len, "%s",
+             at.type == cudaMemoryTypeDevice ? "device" : at.type == cudaMemoryTypeManaged ? "managed" : "unknown");
   }
 }
 

@@ -562,7 +562,8 @@ static int run_case(state *st, const kg_case *c, const kg_run_params *p, int exa
   const kg_dtype_info *di = kg_dtype_get(c->dtype);
   memset(r, 0, sizeof *r);
   if (!fn) {
-    snprintf(st->error, sizeof st->error, "%s: no mutants' module loaded (%s, --mutant-kernels)", kg_variants[c->variant].name,
+    snprintf(st->error, sizeof st->error, "%s: no mutants' module loaded (%s, --mutant-kernels)",
+             kg_variants[c->variant].name,
              KG_SELFTEST_MODULE_FILE);
     return -1;
   }
@@ -1050,7 +1051,9 @@ int kg_worker_main(const kg_worker_opts *o) {
   if (o->describe) { /* no CUDA call: works on a machine without a GPU */
     char *line = kg_module_describe(mods.set.mod, mods.set.role, (size_t)mods.set.nmods);
     int described = line != NULL;
-    emit(described ? line : kg_proto_encode_fatal("cannot describe the kernel modules (a path that is not UTF-8, or out of memory)"));
+    emit(described ? line
+                   : kg_proto_encode_fatal("cannot describe the kernel modules (a path that is not UTF-8, or out of "
+                                           "memory)"));
     unload_modules(&mods);
     return described ? 0 : 2;
   }

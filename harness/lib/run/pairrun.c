@@ -266,7 +266,8 @@ int kg_pair_rounds(const kg_pair_job *jobs, size_t njobs, kg_pair_cell *cells, c
     if (log)
       fprintf(log, "kgate: paired round %d: %zu cells in %.1f s, %zu undecided, ETA %.0f s\n", round, m,
               kg_now_s() - r0, undecided,
-              rounds_left_s(ps, round, njobs, undecided, (kg_now_s() - r0) / (double)m, extra0 ? kg_now_s() - extra0 : 0));
+              rounds_left_s(ps, round, njobs, undecided, (kg_now_s() - r0) / (double)m,
+                            extra0 ? kg_now_s() - extra0 : 0));
   }
   if (oom) snprintf(err, errlen, "out of memory");
   rounds_end(&w, njobs, cells, head);
