@@ -293,7 +293,9 @@ START_TEST(test_rmodel_lint_not_run) {
   ck_assert_int_eq(kg_rdoc_build(&d, &run, NULL), 0);
   ck_assert_uint_eq(d.tally.failures, 1);
   ck_assert_uint_eq(d.tally.skipped, 1);
-  ck_assert_int_eq(d.lint[0].sev, KG_SEV_FAILURE);
+  ck_assert_int_eq(d.lint.lines[0].sev, KG_SEV_FAILURE);
+  ck_assert(d.lint.n == 2 && d.lint.unread == 1 && d.lint.findings == 0);
+  ck_assert(d.lint.mods[0].state == KG_RM_LINT_NOT_RUN && d.lint.mods[1].state == KG_RM_LINT_OFF);
   char *md = NULL, *xml = NULL;
   size_t len = 0, xlen = 0;
   FILE *f = open_memstream(&md, &len), *x = open_memstream(&xml, &xlen);
@@ -339,6 +341,108 @@ START_TEST(test_rmodel_lint_note) {
 }
 END_TEST
 
+/* The terminal's lint lines are the section's (kg_rdoc.lint): a finding, a
+ * waiver in use and a note under their module's line, a module not read
+ * said on stderr; the verdict counts the same findings and modules. */
+START_TEST(test_rmodel_lint_terminal) {
+  kg_lint_item item = {.kernel = "_Z3badPi", .arch = 90, .side = "release", .first = "0x0110 STG.E [R2], R5",
+                       .second = "0x0150 ATOMG.E.INC"};
+  kg_lint_item note = {.kernel = "_Z1kPi", .arch = 80, .side = "note", .first = "0x0040 ATOM.E.OR.STRONG.SM",
+                       .second = "a block-scope atomic decides a read"};
+  kg_lint_waived w = {.variant = "single_pass", .reason = "tagged slots", .findings = 2};
+  kg_lint_module m[3] = {{.path = "/x/team.so", .ran = 1, .kernels = 7, .tickets = 2, .items = &item, .nitems = 1,
+                          .waived = &w, .nwaived = 1, .notes = &note, .nnotes = 1},
+                         {.path = "/x/own\x1b[2J.so"},
+                         {.path = "/x/off.so", .off = 1, .why = "--lint off"}};
+  kg_run run = {.lint = m, .nlint = 3};
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build(&d, &run, NULL), 0);
+  ck_assert(d.lint.n == 3 && d.lint.findings == 1 && d.lint.unread == 1);
+  ck_assert_str_eq(d.lint.mods[1].why, "no reason recorded");
+  ck_assert_int_eq(d.verdict.exit_code, 1); /* the finding decides before the module not read */
+  char *out = NULL, *err = NULL;
+  size_t len = 0, elen = 0;
+  FILE *f = open_memstream(&out, &len), *e = open_memstream(&err, &elen);
+  kg_report_lint(f, &d);
+  kg_report_lint_unread(e, &d);
+  fclose(f), fclose(e);
+  ck_assert_str_eq(out, "lint FINDING _Z3badPi (sm_90) release: 0x0110 STG.E [R2], R5 -> 0x0150 ATOMG.E.INC\n"
+                        "lint single_pass: waived: tagged slots\n"
+                        "lint note _Z1kPi (sm_80): 0x0040 ATOM.E.OR.STRONG.SM: a block-scope atomic decides a read "
+                        "(not a failure)\n"
+                        "lint team.so: 7 kernels, 2 tickets, 1 finding\n"
+                        "lint own?[2J.so: not run: no reason recorded\n"
+                        "lint off.so: off (--lint off): not linted\n");
+  ck_assert_str_eq(err, "kgate: lint: /x/own?[2J.so was not linted: no reason recorded (a failure, exit 3; --lint off "
+                        "runs without the lint)\n");
+  free(out), free(err);
+  kg_rdoc_free(&d);
+}
+END_TEST
+
+static char *compare_text(const kg_rdoc *d) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  kg_report_compare(f, d);
+  fclose(f);
+  return text;
+}
+
+/* compare's section: the SAME rows left out and counted (naming --all when
+ * by default), the cells NEW lacks (a failure unless --missing allow), NEW's
+ * failed cases, NEW's own paired SLOWER cells (ten named, the rest
+ * counted); paths from the command line are escaped. */
+START_TEST(test_rmodel_compare_section) {
+  kg_cmp_row rows[3] = {{"cub_sum", KG_F32, 1 << 22, KG_V_MISSING, 10, 0, 0, 0.03, 1},
+                        {"two_pass", KG_F32, 1 << 22, KG_V_SAME, 10, 10, 0, 0.03, 1},
+                        {"atomic", KG_F32, 1 << 22, KG_V_SAME, 10, 10, 0, 0.03, 1}};
+  kg_comparison cmp = {.n = 3, .rows = rows};
+  cmp.count[KG_V_MISSING] = 1, cmp.count[KG_V_SAME] = 2;
+  kg_case c = {.variant = 0, .dtype = KG_F32, .n = 1};
+  kg_result r = {.status = KG_ST_FAIL};
+  kg_pair_cell cells[12];
+  for (int i = 0; i < 12; i++)
+    cells[i] = (kg_pair_cell){.dtype = KG_I32, .n = (size_t)i + 1, .min_effect = 0.01,
+                              .stat = {.verdict = KG_PV_SLOWER, .ratio = 1.02, .lo = 1.01, .hi = 1.03}};
+  for (int i = 0; i < 12; i++) snprintf(cells[i].variant, sizeof cells[i].variant, "v%d", i);
+  kg_run run = {.n = 1, .cases = &c, .results = &r, .pairs = cells, .npairs = 12};
+  run.pair = (kg_pair_meta){.on = 1, .base_name = "kgate-kernels", .base_version = "0.1.0"};
+  kg_rm_gate g = {.baseline = "old.json", .missing_fails = 1, .compared = "new\x1b[2J.json", .only_changed = 2};
+  kg_rdoc d;
+  ck_assert_int_eq(kg_rdoc_build_gate(&d, &run, &cmp, &g), 0);
+  ck_assert(d.compare.on && d.compare.only);
+  char *text = compare_text(&d);
+  ck_assert_msg(!strstr(text, "\nSAME ") && strstr(text, "\nMISSING cub_sum "), "%s", text);
+  ck_assert_msg(strstr(text, "\nonly changed: 2 SAME cells of 3 left out of the table (--all prints them; --json keeps "
+                             "every cell)\nmissing: 1 of the cells in old.json are not in new?[2J.json (a failure; "
+                             "--missing allow accepts them)\nfailed: new?[2J.json has 1 failed and 0 errored cases\n"
+                             "paired: new?[2J.json carries its own run against its base build (kgate-kernels 0.1.0): "
+                             "12 SLOWER, 0 FASTER, 0 SAME, 0 UNDECIDED of 12 cells; its SLOWER cells decide the "
+                             "verdict, as in that run:\n  SLOWER v0 i32 n=1: +2.00% [+1.00%, +3.00%] against the base "
+                             "(min effect 1.0%)\n"),
+                "%s", text);
+  ck_assert_msg(strstr(text, "\n  SLOWER v9 i32 n=10: ") && !strstr(text, "SLOWER v10 ") &&
+                    strstr(text, "\n  and 2 more SLOWER cells (kgate report new?[2J.json --html DIR shows every one)\n"),
+                "%s", text);
+  free(text);
+  kg_rdoc_free(&d);
+  /* --all (or a pipe): every row, no count; --missing allow: the same cells, no failure */
+  g.only_changed = 0, g.missing_fails = 0, run.pair.on = 0;
+  ck_assert_int_eq(kg_rdoc_build_gate(&d, &run, &cmp, &g), 0);
+  text = compare_text(&d);
+  ck_assert_msg(strstr(text, "\nSAME    two_pass ") && !strstr(text, "only changed") && !strstr(text, "paired:") &&
+                    strstr(text, "are not in new?[2J.json (--missing allow: not a failure)\n"),
+                "%s", text);
+  free(text);
+  kg_rdoc_free(&d);
+  /* not a comparison's document: the table alone */
+  ck_assert_int_eq(kg_rdoc_build(&d, &run, &cmp), 0);
+  ck_assert(!d.compare.on && !d.compare.nlines);
+  kg_rdoc_free(&d);
+}
+END_TEST
+
 Suite *make_rmodel_suite(void) {
   Suite *s = suite_create("rmodel");
   TCase *core = tcase_create("Core");
@@ -352,6 +456,8 @@ Suite *make_rmodel_suite(void) {
   tcase_add_test(core, test_rmodel_night_verdicts);
   tcase_add_test(core, test_rmodel_lint_not_run);
   tcase_add_test(core, test_rmodel_lint_note);
+  tcase_add_test(core, test_rmodel_lint_terminal);
+  tcase_add_test(core, test_rmodel_compare_section);
   suite_add_tcase(s, core);
   return s;
 }

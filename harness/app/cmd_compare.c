@@ -1,15 +1,13 @@
 /* kgate compare OLD NEW: two results (or a baseline and a result) offline:
- * its table, then the verdict of the same document a run's reports print. */
+ * one document (rmodel.h) of NEW against OLD, its compare section on the
+ * terminal, its reports, its verdict and exit code, as a run's. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "baseline.h"
-#include "dtype.h"
-#include "escape.h"
 #include "exitcode.h"
 #include "gateout.h"
-#include "jobs.h"
 #include "options.h"
 #include "publish.h"
 #include "report.h"
@@ -46,82 +44,27 @@ static const kg_opt k_rows[] = {
               "the counts and every cell's verdict as JSON (docs/schema/compare.schema.json); - for stdout"),
 };
 
-/* NEW's own paired cells (its run against its base build): the verdict
- * counts their SLOWER as the run did, though OLD against NEW found none, so
- * compare says so in a line, and names the slower cells (ten at most). */
-static void print_paired_of_new(FILE *out, const kg_run *run, const char *path) {
-  if (!run->pair.on || !run->npairs) return;
-  size_t count[KG_NPVERDICTS];
-  kg_pair_count(run->pairs, run->npairs, count);
-  char name[72], version[72], variant[72];
-  fprintf(out, "paired: %s carries its own run against its base build (%s %s): %zu SLOWER, %zu FASTER, %zu SAME, "
-               "%zu UNDECIDED of %zu cells%s\n",
-          path, kg_esc_term(run->pair.base_name, name, sizeof name),
-          kg_esc_term(run->pair.base_version, version, sizeof version), count[KG_PV_SLOWER], count[KG_PV_FASTER],
-          count[KG_PV_SAME], count[KG_PV_UNDECIDED], run->npairs,
-          count[KG_PV_SLOWER] ? "; its SLOWER cells decide the verdict, as in that run:" : "");
-  size_t shown = 0;
-  for (size_t i = 0; i < run->npairs && shown < 10; i++) {
-    const kg_pair_cell *c = &run->pairs[i];
-    if (c->stat.verdict != KG_PV_SLOWER) continue;
-    shown++;
-    fprintf(out, "  SLOWER %s %s n=%zu: %+.2f%% [%+.2f%%, %+.2f%%] against the base (min effect %.1f%%)\n",
-            kg_esc_term(c->variant, variant, sizeof variant), kg_dtype_get(c->dtype)->name, c->n,
-            100 * (c->stat.ratio - 1), 100 * (c->stat.lo - 1), 100 * (c->stat.hi - 1), 100 * c->min_effect);
-  }
-  if (count[KG_PV_SLOWER] > shown)
-    fprintf(out, "  and %zu more SLOWER cells (kgate report %s --html DIR shows every one)\n",
-            count[KG_PV_SLOWER] - shown, path);
-}
-
-/* compare's table: its rows in --sort's order, the SAME ones left out
- * with --only-changed and counted in a line of their own. */
-static void print_comparison(FILE *out, const kg_comparison *cmp, const kg_compare_opts *co) {
-  kg_comparison view;
-  /* On a terminal a person reads it: the changed rows (asv continuous); a
-   * pipe or a file gets every row unless --only-changed. */
-  int only = co->only_changed || (!co->all_rows && isatty(fileno(out)));
-  if (kg_comparison_view(cmp, (kg_cmp_order)co->sort, only, &view)) {
-    fprintf(stderr, "kgate: out of memory for the comparison's table\n");
-    return;
-  }
-  kg_report_compare(out, &view);
-  size_t left = cmp->n - view.n;
-  if (only)
-    fprintf(out, "only changed: %zu SAME cell%s of %zu left out of the table (%s--json keeps every cell)\n", left,
-            left == 1 ? "" : "s", cmp->n, co->only_changed ? "" : "--all prints them; ");
-  kg_comparison_free(&view);
-}
-
-/* The printed part: the table, what NEW lacks or failed, its own paired cells. */
-static void print_findings(FILE *out, const kg_comparison *cmp, const kg_run *run, const kg_compare_opts *co) {
-  print_comparison(out, cmp, co);
-  /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
-   * shard, a narrower run): a correctness failure unless --missing allow. */
-  size_t missing = cmp->count[KG_V_MISSING];
-  kg_counts k = kg_count_results(run->results, run->n);
-  fprintf(out, "missing: %zu of the cells in %s are not in %s%s\n", missing, co->old_path, co->new_path,
-          !missing             ? ""
-          : co->allow_missing ? " (--missing allow: not a failure)"
-                              : " (a failure; --missing allow accepts them)");
-  if (k.failed || k.errored)
-    fprintf(out, "failed: %s has %zu failed and %zu errored cases\n", co->new_path, k.failed, k.errored);
-  print_paired_of_new(out, run, co->new_path);
-  /* NEW's lint as it did in the run: a module not linted says so here */
-  kg_gate_lint_code(run, stderr);
-}
-
-/* The document of NEW against OLD: its reports, its verdict line; the JSON
- * and the chart. The exit code is the document's (rmodel.h), as a run's. */
+/* The document of NEW against OLD, built once: its table and lines (what
+ * NEW lacks or failed, its own paired cells), its reports, its verdict
+ * line; then the JSON and the chart. The exit code is the document's
+ * (rmodel.h), as a run's. */
 static int finish(FILE *out, const kg_comparison *cmp, const kg_run *run, const kg_compare_opts *co) {
   char err[512];
-  kg_rm_gate gate = {.baseline = co->old_path, .missing_fails = !co->allow_missing};
-  /* the reports' tables in --sort's order too, every row (the Markdown's lists no SAME one) */
+  /* On a terminal a person reads it: the changed rows (asv continuous); a
+   * pipe or a file gets every row unless --only-changed. */
+  int only = co->only_changed ? 1 : !co->all_rows && isatty(fileno(out)) ? 2 : 0;
+  kg_rm_gate gate = {.baseline = co->old_path, .missing_fails = !co->allow_missing, .compared = co->new_path,
+                     .only_changed = only};
+  /* the tables in --sort's order, every row (the Markdown's lists no SAME one) */
   kg_comparison sorted;
   kg_rdoc doc = {0};
   int bad_reports = kg_comparison_view(cmp, (kg_cmp_order)co->sort, 0, &sorted);
   if (!bad_reports) {
     kg_rdoc_build_gate(&doc, run, &sorted, &gate); /* out of memory: each write says so */
+    if (!doc.oom) {
+      kg_report_compare(out, &doc);
+      kg_report_lint_unread(stderr, &doc); /* NEW's lint as in its run: a module not linted says so here */
+    }
     bad_reports = kg_out_reports(co->reports, &doc) != 0;
     kg_report_verdict(out, &doc);
   }
@@ -161,7 +104,6 @@ static int run(void *settings, const kg_cmd_call *call) {
   int code = KG_EXIT_USAGE;
   if (!load(co, &r, &cmp)) {
     FILE *out = co->json && !strcmp(co->json, "-") ? stderr : stdout; /* --json -: stdout is the JSON alone */
-    print_findings(out, &cmp, &r, co);
     code = finish(out, &cmp, &r, co);
   }
   kg_comparison_free(&cmp);

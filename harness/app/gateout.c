@@ -64,13 +64,13 @@ static int print_sanitized(const kg_gate_opts *go, const kg_session *s) {
 static int print_session(const kg_gate_opts *go, const kg_session *s) {
   const kg_rdoc *doc = &s->doc;
   int timing = go->timing && s->measured;
-  if (s->measured) kg_report_lint(stdout, &s->run);
+  if (s->measured) kg_report_lint(stdout, doc);
   if (timing && !doc->oom) {
     kg_report_perf(stdout, doc);
     if (s->run.pair.on) kg_report_pairs(stdout, doc);
   }
   /* a module the lint could not read: its one line on stderr (the verdict counts it) */
-  if (!s->env && !s->pair_env) kg_gate_lint_code(&s->run, stderr);
+  if (!s->env && !s->pair_env) kg_report_lint_unread(stderr, doc);
   int bad_reports = s->measured && kg_out_reports(go->reports, doc) != 0;
   kg_report_verdict(stdout, doc);
   /* Charts come last: without gnuplot every other output is already written. */

@@ -5,8 +5,6 @@
 #include <string.h>
 
 #include "disasm.h"
-#include "escape.h"
-#include "exitcode.h"
 #include "sass.h"
 #include "waiver.h"
 
@@ -107,21 +105,6 @@ int kg_lint_join(kg_lint_job *j) {
   if (j->started) pthread_join(j->tid, NULL);
   j->started = 0;
   return j->rc;
-}
-
-int kg_gate_lint_code(const kg_run *run, FILE *err) {
-  size_t findings = 0, unrun = 0;
-  char a[200], b[260];
-  for (size_t k = 0; k < run->nlint; k++) {
-    const kg_lint_module *m = &run->lint[k];
-    findings += m->ran ? m->nitems : 0;
-    if (m->ran || m->off) continue;
-    unrun++;
-    /* a module's path and why come from the command line or a results file: escaped */
-    fprintf(err, "kgate: lint: %s was not linted: %s (a failure, exit 3; --lint off runs without the lint)\n",
-            kg_esc_term(m->path, a, sizeof a), kg_esc_term(m->why[0] ? m->why : "no reason recorded", b, sizeof b));
-  }
-  return findings ? KG_EXIT_FAIL : unrun ? KG_EXIT_ENV : KG_EXIT_OK;
 }
 
 static void *code_thread(void *arg) {

@@ -52,12 +52,4 @@ void kg_code_start(const kg_gate_opts *go, int paired, int carry, kg_code_job *j
 int kg_code_join(kg_code_job *j);
 void kg_code_free(kg_code_job *j);
 
-/* What the lint of a run (or a results file) decides: KG_EXIT_FAIL on a
- * finding that counts; else KG_EXIT_ENV when a module was not linted (no
- * disassembler, a module it cannot read) and the run did not say --lint off,
- * with one line per such module on err ("kgate: lint: MODULE was not linted:
- * WHY ..."); else KG_EXIT_OK. A run with no lint record (check --sanitize, a
- * results file from before the lint) is KG_EXIT_OK. */
-int kg_gate_lint_code(const kg_run *run, FILE *err);
-
 #endif

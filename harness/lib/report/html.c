@@ -497,10 +497,10 @@ static void findings_cells(FILE *f, const kg_rdoc *doc) {
 /* The lint of the run's modules (lint.h) as the report model's lines say it:
  * a list item per module, its findings and the waivers in use under it. */
 static void lint(FILE *f, const kg_rdoc *d) {
-  if (!d->nlint) return;
+  if (!d->lint.nlines) return;
   fputs("<h2 id=\"lint\">Memory ordering (kgate lint)</h2>\n<ul>\n", f);
-  for (size_t k = 0; k < d->nlint; k++) {
-    const kg_rm_line *l = &d->lint[k];
+  for (size_t k = 0; k < d->lint.nlines; k++) {
+    const kg_rm_line *l = &d->lint.lines[k];
     if (l->level == 0 && k) fputs("</ul></li>\n", f);
     fputs(l->sev < KG_NSEVERITIES ? "<li class=\"" : "<li", f);
     if (l->sev < KG_NSEVERITIES) fprintf(f, "%s\"", sev(l->sev));
@@ -815,7 +815,7 @@ static void toc(FILE *f, const char *dir, const kg_html_page *p, const kg_rdoc *
       {p->run->pair.on, "#paired", d->findings.on ? "Tonight against the reference" : "Paired gate"},
       {any_regression, "#regressions", "Regressions"},
       {any_failed, "#failed", "Failed cases"},
-      {p->run->nlint > 0, "#lint", "Memory ordering"},
+      {d->lint.n > 0, "#lint", "Memory ordering"},
       {any_chart, "#charts", "Charts"},
       {any_timed, "#ladder", "Ladder tables"},
       {any_link, "#files", "Files"},

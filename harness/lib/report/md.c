@@ -126,10 +126,10 @@ static void md_ladders(FILE *f, const kg_rdoc *d) {
 
 /* The lint of each module: its findings, or clean, and every waiver in use. */
 static void md_lint(FILE *f, const kg_rdoc *d) {
-  if (!d->nlint) return;
+  if (!d->lint.nlines) return;
   fputs("\n## Memory ordering (kgate lint)\n\n", f);
-  for (size_t k = 0; k < d->nlint; k++) {
-    const kg_rm_line *l = &d->lint[k];
+  for (size_t k = 0; k < d->lint.nlines; k++) {
+    const kg_rm_line *l = &d->lint.lines[k];
     fputs(l->level ? "  - " : "- ", f);
     for (size_t i = 0; i < l->nparts; i++) md_text(f, &l->parts[i]);
     fputc('\n', f);

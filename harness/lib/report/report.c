@@ -265,23 +265,49 @@ void kg_report_perf(FILE *f, const kg_rdoc *doc) {
   if (cmp) verdict_counts(f, cmp);
 }
 
-void kg_report_compare(FILE *f, const kg_comparison *cmp) {
-  int wv = (int)strlen("variant"); /* the longest variant name of the rows */
+/* A part of a line: data escaped whole (a path may be long), kgate's words as they are. */
+static void term_part(FILE *f, const kg_rm_cell *c) {
+  if (!c->text) return;
+  if (!(c->flags & KG_RM_DATA)) {
+    fputs(c->text, f);
+    return;
+  }
+  size_t len = strlen(c->text) + 1;
+  char *buf = malloc(len);
+  if (buf) fputs(kg_esc_term(c->text, buf, len), f);
+  free(buf);
+}
+
+static void term_lines(FILE *f, const kg_rm_line *lines, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    for (int k = 0; k < lines[i].level; k++) fputs("  ", f);
+    for (size_t k = 0; k < lines[i].nparts; k++) term_part(f, &lines[i].parts[k]);
+    fputc('\n', f);
+  }
+}
+
+void kg_report_compare(FILE *f, const kg_rdoc *doc) {
+  const kg_comparison *cmp = doc->cmp;
+  int only = doc->compare.only;
+  int wv = (int)strlen("variant"); /* the longest variant name of the rows printed */
   for (size_t i = 0; i < cmp->n; i++) {
     char variant[sizeof cmp->rows[i].variant];
-    wv = max_int(wv, kg_term_width(kg_esc_term(cmp->rows[i].variant, variant, sizeof variant)));
+    if (!only || cmp->rows[i].verdict != KG_V_SAME)
+      wv = max_int(wv, kg_term_width(kg_esc_term(cmp->rows[i].variant, variant, sizeof variant)));
   }
   fprintf(f, "%-7s %-*s %-5s %10s %11s %11s %8s %6s\n", "verdict", wv, "variant", "dtype", "n", "old us", "new us",
           "change", "tol");
   for (size_t i = 0; i < cmp->n; i++) {
     const kg_cmp_row *r = &cmp->rows[i];
     char variant[sizeof r->variant];
+    if (only && r->verdict == KG_V_SAME) continue; /* counted in a line below */
     fprintf(f, "%-7s ", kg_verdict_name(r->verdict));
     kg_term_cell(f, kg_esc_term(r->variant, variant, sizeof variant), wv);
     fprintf(f, " %-5s %10zu %11.2f %11.2f %+7.1f%% %5.0f%%\n", kg_dtype_get(r->dtype)->name, r->n, r->base_us,
             r->now_us, 100 * r->change, 100 * r->tol);
   }
   verdict_counts(f, cmp);
+  term_lines(f, doc->compare.lines, doc->compare.nlines);
 }
 
 void kg_report_pairs(FILE *f, const kg_rdoc *doc) {
@@ -326,19 +352,16 @@ void kg_report_pairs(FILE *f, const kg_rdoc *doc) {
   fprintf(f, "paired verdicts: %s\n", line);
 }
 
-void kg_report_lint(FILE *f, const kg_run *run) {
+void kg_report_lint(FILE *f, const kg_rdoc *doc) {
   char a[200], b[200], c[200];
-  for (size_t k = 0; k < run->nlint; k++) {
-    const kg_lint_module *m = &run->lint[k];
-    const char *base = strrchr(m->path, '/');
-    kg_esc_term(base ? base + 1 : m->path, a, sizeof a);
-    if (!m->ran) { /* not run fails the gate; stderr says so (gate/jobs.c, kg_gate_lint_code) */
-      if (m->off) fprintf(f, "lint %s: off (--lint off): not linted\n", a);
-      else fprintf(f, "lint %s: not run: %s\n", a, kg_esc_term(m->why, b, sizeof b));
-      continue;
-    }
-    for (size_t i = 0; i < m->nitems; i++) {
-      const kg_lint_item *x = &m->items[i];
+  for (size_t k = 0; k < doc->lint.n; k++) {
+    const kg_rm_lint_module *m = &doc->lint.mods[k];
+    kg_esc_term(m->name, a, sizeof a);
+    if (m->state == KG_RM_LINT_OFF) fprintf(f, "lint %s: off (--lint off): not linted\n", a);
+    if (m->state == KG_RM_LINT_NOT_RUN) fprintf(f, "lint %s: not run: %s\n", a, kg_esc_term(m->why, b, sizeof b));
+    if (m->state != KG_RM_LINT_RAN) continue; /* not run fails the gate; stderr says so (kg_report_lint_unread) */
+    for (size_t i = 0; i < m->nfindings; i++) {
+      const kg_lint_item *x = &m->findings[i];
       fprintf(f, "lint FINDING %s (sm_%d) %s: %s", kg_esc_term(x->kernel, c, sizeof c), x->arch, x->side,
               kg_esc_term(x->first, b, sizeof b));
       fprintf(f, " -> %s\n", kg_esc_term(x->second, b, sizeof b));
@@ -352,8 +375,19 @@ void kg_report_lint(FILE *f, const kg_run *run) {
               kg_esc_term(x->first, b, sizeof b));
       fprintf(f, ": %s (not a failure)\n", kg_esc_term(x->second, b, sizeof b));
     }
-    fprintf(f, "lint %s: %d kernels, %d tickets, %zu finding%s\n", a, m->kernels, m->tickets, m->nitems,
-            m->nitems == 1 ? "" : "s");
+    fprintf(f, "lint %s: %d kernels, %d tickets, %zu finding%s\n", a, m->kernels, m->tickets, m->nfindings,
+            m->nfindings == 1 ? "" : "s");
+  }
+}
+
+void kg_report_lint_unread(FILE *f, const kg_rdoc *doc) {
+  char a[200], b[260];
+  for (size_t k = 0; k < doc->lint.n; k++) {
+    const kg_rm_lint_module *m = &doc->lint.mods[k];
+    /* a module's path and why come from the command line or a results file: escaped */
+    if (m->state == KG_RM_LINT_NOT_RUN)
+      fprintf(f, "kgate: lint: %s was not linted: %s (a failure, exit 3; --lint off runs without the lint)\n",
+              kg_esc_term(m->path, a, sizeof a), kg_esc_term(m->why, b, sizeof b));
   }
 }
 

@@ -30,9 +30,12 @@ void kg_report_perf(FILE *f, const kg_rdoc *doc);
 /* The paired table of a run (run->pair.on): one row per cell, regressions
  * first, with head and base times, the ratio's change and its interval. */
 void kg_report_pairs(FILE *f, const kg_rdoc *doc);
-/* The lint of the run's modules (lint.h): each finding, each waiver in use
- * ("waived: reason"), a line per module; nothing when none was linted. */
-void kg_report_lint(FILE *f, const kg_run *run);
+/* The lint's section (kg_rdoc.lint): each finding, each waiver in use
+ * ("waived: reason"), each note, a line per module; nothing when none was linted. */
+void kg_report_lint(FILE *f, const kg_rdoc *doc);
+/* A line for each module the lint could not read (the verdict fails on it,
+ * exit 3): its path and why; check, run and compare print it on stderr. */
+void kg_report_lint_unread(FILE *f, const kg_rdoc *doc);
 
 /* The nightly's findings (kg_rdoc_findings), a line each and a line per
  * cell; the nights that were not PASS (a line per run of one verdict); then
@@ -44,7 +47,9 @@ void kg_report_findings(FILE *f, const kg_rdoc *doc);
  * code agree with: "verdict: FAIL (exit 1): 1 lint finding (memory ordering); ...". */
 void kg_report_verdict(FILE *f, const kg_rdoc *doc);
 
-/* The verdict table of a comparison, regressions first, and its counts. */
-void kg_report_compare(FILE *f, const kg_comparison *cmp);
+/* The verdict table of the document's comparison in its order (the SAME
+ * rows left out when the compare section says so), its counts, then
+ * compare's lines (kg_rm_compare). */
+void kg_report_compare(FILE *f, const kg_rdoc *doc);
 
 #endif

@@ -252,10 +252,14 @@ static void summary_perf(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp
 
 /* ---- the lint ------------------------------------------------------------------ */
 
-static void line_add(kg_rdoc *d, int level, kg_severity sev, const kg_rm_cell *parts, size_t n) {
-  kg_rm_line *l = &d->lint[d->nlint++];
-  *l = (kg_rm_line){level, sev, {{0}}, n};
-  memcpy(l->parts, parts, n * sizeof *parts);
+static void line_add(kg_rm_line *lines, size_t *n, int level, kg_severity sev, const kg_rm_cell *parts, size_t nparts) {
+  kg_rm_line *l = &lines[(*n)++];
+  *l = (kg_rm_line){level, sev, {{0}}, nparts};
+  memcpy(l->parts, parts, nparts * sizeof *parts);
+}
+
+static void lint_line(kg_rdoc *d, int level, kg_severity sev, const kg_rm_cell *parts, size_t n) {
+  line_add(d->lint.lines, &d->lint.nlines, level, sev, parts, n);
 }
 
 static const char *base_name(const char *path) {
@@ -263,57 +267,78 @@ static const char *base_name(const char *path) {
   return b ? b + 1 : path;
 }
 
-/* What a module not linted means for the gate (gate/jobs.c, kg_gate_lint_code). */
-#define KG_RM_LINT_NOT_RUN "the gate fails (exit 3; --lint off runs without the lint)"
+/* What a module not linted means for the gate (the verdict below, and the
+ * terminal's line on stderr). */
+#define KG_RM_LINT_FAILS "the gate fails (exit 3; --lint off runs without the lint)"
 
-static void lint_module(kg_rdoc *d, const kg_lint_module *m) {
-  if (!m->ran && m->off) {
-    kg_rm_cell p[] = {data(base_name(m->path)), text(": off (--lint off): not linted")};
-    line_add(d, 0, KG_NSEVERITIES, p, 2);
-  } else if (!m->ran) {
-    kg_rm_cell p[] = {data(base_name(m->path)), text(": "), {"not run", KG_RM_STRONG}, text(": "), data(m->why),
-                      text("; " KG_RM_LINT_NOT_RUN)};
-    line_add(d, 0, KG_SEV_FAILURE, p, 6);
+/* A module's line, then under it its findings, waivers and notes. */
+static void lint_lines(kg_rdoc *d, const kg_rm_lint_module *m) {
+  if (m->state == KG_RM_LINT_OFF) {
+    kg_rm_cell p[] = {data(m->name), text(": off (--lint off): not linted")};
+    lint_line(d, 0, KG_NSEVERITIES, p, 2);
+  } else if (m->state == KG_RM_LINT_NOT_RUN) {
+    kg_rm_cell p[] = {data(m->name), text(": "), {"not run", KG_RM_STRONG}, text(": "), data(m->why),
+                      text("; " KG_RM_LINT_FAILS)};
+    lint_line(d, 0, KG_SEV_FAILURE, p, 6);
   } else {
-    kg_rm_cell p[] = {data(base_name(m->path)), text(fmt(d, ": %d kernels, %d tickets, ", m->kernels, m->tickets)),
-                      {fmt(d, "%zu finding%s", m->nitems, m->nitems == 1 ? "" : "s"), m->nitems ? KG_RM_STRONG : 0}};
-    line_add(d, 0, m->nitems ? KG_SEV_FAILURE : KG_NSEVERITIES, p, 3);
+    kg_rm_cell p[] = {data(m->name), text(fmt(d, ": %d kernels, %d tickets, ", m->kernels, m->tickets)),
+                      {fmt(d, "%zu finding%s", m->nfindings, plural(m->nfindings)), m->nfindings ? KG_RM_STRONG : 0}};
+    lint_line(d, 0, m->nfindings ? KG_SEV_FAILURE : KG_NSEVERITIES, p, 3);
   }
-  for (size_t i = 0; i < m->nitems && i < KG_RM_MAX_FAILED; i++) {
-    const kg_lint_item *x = &m->items[i];
+  for (size_t i = 0; i < m->nfindings && i < KG_RM_MAX_FAILED; i++) {
+    const kg_lint_item *x = &m->findings[i];
     kg_rm_cell p[] = {{x->kernel, KG_RM_DATA | KG_RM_CODE}, text(fmt(d, " (sm_%d), %s: ", x->arch, x->side)),
                       data(x->first), text(" → "), data(x->second)};
-    line_add(d, 1, KG_SEV_FAILURE, p, 5);
+    lint_line(d, 1, KG_SEV_FAILURE, p, 5);
   }
-  if (m->nitems > KG_RM_MAX_FAILED) {
-    kg_rm_cell p = text(fmt(d, "and %zu more (the results JSON has them all)", m->nitems - KG_RM_MAX_FAILED));
-    line_add(d, 1, KG_NSEVERITIES, &p, 1);
+  if (m->nfindings > KG_RM_MAX_FAILED) {
+    kg_rm_cell p = text(fmt(d, "and %zu more (the results JSON has them all)", m->nfindings - KG_RM_MAX_FAILED));
+    lint_line(d, 1, KG_NSEVERITIES, &p, 1);
   }
   for (size_t i = 0; i < m->nwaived; i++) {
     const kg_lint_waived *w = &m->waived[i];
     kg_rm_cell p[] = {data(w->variant), text(": waived: "), data(w->reason),
-                      text(fmt(d, " (%d finding%s)", w->findings, w->findings == 1 ? "" : "s"))};
-    line_add(d, 1, KG_NSEVERITIES, p, 4);
+                      text(fmt(d, " (%d finding%s)", w->findings, plural((size_t)w->findings)))};
+    lint_line(d, 1, KG_NSEVERITIES, p, 4);
   }
   for (size_t i = 0; i < m->nnotes && i < KG_RM_MAX_FAILED; i++) { /* what the lint could not classify */
     const kg_lint_item *x = &m->notes[i];
     kg_rm_cell p[] = {text("note: "), {x->kernel, KG_RM_DATA | KG_RM_CODE}, text(fmt(d, " (sm_%d): ", x->arch)),
                       data(x->first), text(": "), data(x->second), text(" (not a failure)")};
-    line_add(d, 1, KG_NSEVERITIES, p, 7);
+    lint_line(d, 1, KG_NSEVERITIES, p, 7);
   }
   if (m->nnotes > KG_RM_MAX_FAILED) {
     kg_rm_cell p = text(fmt(d, "and %zu more notes (the results JSON has them all)", m->nnotes - KG_RM_MAX_FAILED));
-    line_add(d, 1, KG_NSEVERITIES, &p, 1);
+    lint_line(d, 1, KG_NSEVERITIES, &p, 1);
   }
 }
 
-/* Each module the lint read: its line, and under it its findings and the waivers in use. */
+/* A module's facts from its record; a module read counts its findings, one
+ * not read (--lint off aside) counts as unread. */
+static void lint_module(kg_rdoc *d, kg_rm_lint_module *m, const kg_lint_module *src) {
+  *m = (kg_rm_lint_module){.path = src->path, .name = base_name(src->path)};
+  m->state = src->ran ? KG_RM_LINT_RAN : src->off ? KG_RM_LINT_OFF : KG_RM_LINT_NOT_RUN;
+  if (m->state == KG_RM_LINT_NOT_RUN) m->why = src->why[0] ? src->why : "no reason recorded";
+  if (src->ran) {
+    m->kernels = src->kernels, m->tickets = src->tickets;
+    m->findings = src->items, m->nfindings = src->nitems;
+    m->notes = src->notes, m->nnotes = src->nnotes;
+    m->waived = src->waived, m->nwaived = src->nwaived;
+  }
+  d->lint.findings += m->nfindings;
+  d->lint.unread += m->state == KG_RM_LINT_NOT_RUN;
+}
+
+/* Each module the lint read or did not: its facts, its lines. */
 static void build_lint(kg_rdoc *d) {
   const kg_run *run = d->run;
+  kg_rm_lint *l = &d->lint;
   size_t most = 0;
   for (size_t k = 0; k < run->nlint; k++) most += 3 + run->lint[k].nwaived + 2 * KG_RM_MAX_FAILED;
-  if (!run->nlint || !(d->lint = array(d, most, sizeof *d->lint))) return;
-  for (size_t k = 0; k < run->nlint; k++) lint_module(d, &run->lint[k]);
+  if (!run->nlint || !(l->mods = array(d, run->nlint, sizeof *l->mods))) return;
+  for (size_t k = 0; k < run->nlint; k++) lint_module(d, &l->mods[l->n++], &run->lint[k]);
+  if (!(l->lines = array(d, most, sizeof *l->lines))) return;
+  for (size_t k = 0; k < l->n; k++) lint_lines(d, &l->mods[k]);
 }
 
 /* ---- the paired gate ---------------------------------------------------------- */
@@ -726,19 +751,21 @@ static void tests_paired(kg_rdoc *d) {
  * could not run, skipped with --lint off), one skipped per waiver ("waived:
  * reason"). */
 static void tests_lint(kg_rdoc *d) {
-  const kg_run *run = d->run;
-  if (!run->nlint) return;
+  if (!d->lint.n) return;
   suite_open(d, "lint");
-  for (size_t k = 0; k < run->nlint; k++) {
-    const kg_lint_module *m = &run->lint[k];
+  for (size_t k = 0; k < d->lint.n; k++) {
+    const kg_rm_lint_module *m = &d->lint.mods[k];
     const char *msg = "";
-    if (!m->ran && m->off) msg = "off (--lint off): not linted";
-    else if (!m->ran) msg = fmt(d, "not run: %s; " KG_RM_LINT_NOT_RUN, m->why);
-    else if (m->nitems)
-      msg = fmt(d, "%zu finding%s; the first: %s (sm_%d): %s: %s -> %s", m->nitems, m->nitems == 1 ? "" : "s",
-                m->items[0].kernel, m->items[0].arch, m->items[0].side, m->items[0].first, m->items[0].second);
-    kg_rm_outcome o = !m->ran ? (m->off ? KG_RM_SKIPPED : KG_RM_FAILURE) : m->nitems ? KG_RM_FAILURE : KG_RM_PASS;
-    test_add(d, "kgate.lint", base_name(m->path), o, msg, NULL);
+    if (m->state == KG_RM_LINT_OFF) msg = "off (--lint off): not linted";
+    else if (m->state == KG_RM_LINT_NOT_RUN) msg = fmt(d, "not run: %s; " KG_RM_LINT_FAILS, m->why);
+    else if (m->nfindings)
+      msg = fmt(d, "%zu finding%s; the first: %s (sm_%d): %s: %s -> %s", m->nfindings, plural(m->nfindings),
+                m->findings[0].kernel, m->findings[0].arch, m->findings[0].side, m->findings[0].first,
+                m->findings[0].second);
+    kg_rm_outcome o = m->state == KG_RM_LINT_OFF ? KG_RM_SKIPPED
+                      : m->state == KG_RM_LINT_NOT_RUN || m->nfindings ? KG_RM_FAILURE
+                                                                        : KG_RM_PASS;
+    test_add(d, "kgate.lint", m->name, o, msg, NULL);
     for (size_t i = 0; i < m->nwaived; i++)
       test_add(d, "kgate.lint", m->waived[i].variant, KG_RM_SKIPPED, fmt(d, "waived: %s", m->waived[i].reason), NULL);
   }
@@ -795,7 +822,7 @@ static void tests_case(kg_rdoc *d, size_t i, const char *cls) {
 static void build_tests(kg_rdoc *d) {
   const kg_run *run = d->run;
   size_t most = 2 * run->n + run->npairs + 3;
-  for (size_t k = 0; k < run->nlint; k++) most += 1 + run->lint[k].nwaived;
+  for (size_t k = 0; k < d->lint.n; k++) most += 1 + d->lint.mods[k].nwaived;
   d->tests = array(d, most, sizeof *d->tests);
   d->suites = array(d, kg_nvariants + 3, sizeof *d->suites);
   if (!d->tests || !d->suites) return;
@@ -862,16 +889,6 @@ static void why_add(kg_rdoc *d, why_buf *w, const char *s) {
   why_put(d, w, s, 0);
 }
 
-/* The findings of the lint, and the modules it did not read (not --lint off). */
-static void lint_tally(const kg_run *run, size_t *findings, size_t *unrun) {
-  *findings = *unrun = 0;
-  for (size_t k = 0; k < run->nlint; k++) {
-    const kg_lint_module *m = &run->lint[k];
-    *findings += m->ran ? m->nitems : 0;
-    *unrun += !m->ran && !m->off;
-  }
-}
-
 /* The slower cells that decide: the paired gate's when it ran (the stored
  * baseline is another process's, often another card's), else the baseline's. */
 static size_t slower_cells(const kg_rdoc *d) {
@@ -899,9 +916,9 @@ static void verdict_is(kg_rdoc *d, kg_gate_verdict v, int code, int tested) {
 static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
   const kg_run *run = d->run;
   kg_counts k = kg_count_results(run->results, run->n);
-  size_t findings, unrun, missing = g->missing_fails && d->cmp ? d->cmp->count[KG_V_MISSING] : 0;
+  size_t findings = d->lint.findings, unrun = d->lint.unread;
+  size_t missing = g->missing_fails && d->cmp ? d->cmp->count[KG_V_MISSING] : 0;
   size_t bad = k.failed + k.errored, slower = slower_cells(d);
-  lint_tally(run, &findings, &unrun);
   why_buf w = {.any = 0};
   if (run->meta.incomplete[0]) {
     verdict_is(d, KG_GATE_INCOMPLETE, KG_EXIT_SIGNAL + (strcmp(run->meta.incomplete, "SIGTERM") ? SIGINT : SIGTERM), 0);
@@ -951,6 +968,74 @@ static void build_verdict(kg_rdoc *d, const kg_rm_gate *g) {
   }
   why_flush(d, &w);
   d->verdict.text = fmt(d, "%s", w.all);
+}
+
+/* ---- compare ------------------------------------------------------------------------ */
+
+static void compare_line(kg_rdoc *d, int level, kg_severity sev, const kg_rm_cell *parts, size_t n) {
+  line_add(d->compare.lines, &d->compare.nlines, level, sev, parts, n);
+}
+
+/* NEW's own paired cells (its run against its base build): the verdict
+ * counts their SLOWER as the run did, though OLD against NEW found none, so
+ * compare says so, and names the slower cells in the run's order. */
+static void compare_paired(kg_rdoc *d, const char *path) {
+  const kg_run *run = d->run;
+  if (!run->pair.on || !run->npairs) return;
+  size_t count[KG_NPVERDICTS], slower = 0;
+  kg_pair_count(run->pairs, run->npairs, count);
+  kg_rm_cell head[] = {text("paired: "), data(path), text(" carries its own run against its base build ("),
+                       data(run->pair.base_name), text(" "), data(run->pair.base_version),
+                       text(fmt(d, "): %zu SLOWER, %zu FASTER, %zu SAME, %zu UNDECIDED of %zu cells%s",
+                                count[KG_PV_SLOWER], count[KG_PV_FASTER], count[KG_PV_SAME], count[KG_PV_UNDECIDED],
+                                run->npairs,
+                                count[KG_PV_SLOWER] ? "; its SLOWER cells decide the verdict, as in that run:" : ""))};
+  compare_line(d, 0, count[KG_PV_SLOWER] ? KG_SEV_REGRESSION : KG_NSEVERITIES, head, 7);
+  for (size_t i = 0; i < run->npairs && slower < KG_RM_COMPARE_SLOWER; i++) {
+    const kg_pair_cell *c = &run->pairs[i];
+    if (c->stat.verdict != KG_PV_SLOWER) continue;
+    slower++;
+    kg_rm_cell p[] = {text("SLOWER "), data(c->variant),
+                      text(fmt(d, " %s n=%zu: %+.2f%% [%+.2f%%, %+.2f%%] against the base (min effect %.1f%%)",
+                               kg_dtype_get(c->dtype)->name, c->n, 100 * (c->stat.ratio - 1), 100 * (c->stat.lo - 1),
+                               100 * (c->stat.hi - 1), 100 * c->min_effect))};
+    compare_line(d, 1, KG_SEV_REGRESSION, p, 3);
+  }
+  if (count[KG_PV_SLOWER] > slower) {
+    kg_rm_cell p[] = {text(fmt(d, "and %zu more SLOWER cells (kgate report ", count[KG_PV_SLOWER] - slower)),
+                      data(path), text(" --html DIR shows every one)")};
+    compare_line(d, 1, KG_NSEVERITIES, p, 3);
+  }
+}
+
+/* compare's lines after its table (kg_rm_compare). */
+static void build_compare(kg_rdoc *d, const kg_rm_gate *g) {
+  const kg_comparison *cmp = d->cmp;
+  kg_rm_compare *c = &d->compare;
+  if (!g->compared || !cmp || !(c->lines = array(d, 5 + KG_RM_COMPARE_SLOWER, sizeof *c->lines))) return;
+  c->on = 1, c->only = g->only_changed != 0;
+  size_t same = 0, missing = cmp->count[KG_V_MISSING];
+  for (size_t i = 0; i < cmp->n; i++) same += cmp->rows[i].verdict == KG_V_SAME;
+  if (c->only) {
+    kg_rm_cell p = text(fmt(d, "only changed: %zu SAME cell%s of %zu left out of the table (%s--json keeps every cell)",
+                            same, plural(same), cmp->n, g->only_changed == 1 ? "" : "--all prints them; "));
+    compare_line(d, 0, KG_NSEVERITIES, &p, 1);
+  }
+  /* A cell OLD has and NEW lacks was not shown to pass (a crash, a lost
+   * shard, a narrower run): a correctness failure unless --missing allow. */
+  kg_rm_cell miss[] = {text(fmt(d, "missing: %zu of the cells in ", missing)), data(g->baseline ? g->baseline : ""),
+                       text(" are not in "), data(g->compared),
+                       text(!missing           ? ""
+                            : g->missing_fails ? " (a failure; --missing allow accepts them)"
+                                               : " (--missing allow: not a failure)")};
+  compare_line(d, 0, missing && g->missing_fails ? KG_SEV_FAILURE : KG_NSEVERITIES, miss, 5);
+  kg_counts k = kg_count_results(d->run->results, d->run->n);
+  if (k.failed || k.errored) {
+    kg_rm_cell p[] = {text("failed: "), data(g->compared),
+                      text(fmt(d, " has %zu failed and %zu errored cases", k.failed, k.errored))};
+    compare_line(d, 0, KG_SEV_FAILURE, p, 3);
+  }
+  compare_paired(d, g->compared);
 }
 
 /* ---- the nightly's findings ------------------------------------------------------------ */
@@ -1327,6 +1412,7 @@ int kg_rdoc_build_gate(kg_rdoc *d, const kg_run *run, const kg_comparison *cmp, 
     build_failed(d);
     build_ladders(d);
     build_verdict(d, gate ? gate : &none);
+    build_compare(d, gate ? gate : &none);
     build_tests(d);
   }
   return d->oom ? -1 : 0;

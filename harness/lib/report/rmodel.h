@@ -80,6 +80,57 @@ typedef struct kg_rm_line {
   size_t nparts;
 } kg_rm_line;
 
+/* ---- the lint ---------------------------------------------------------------- */
+
+/* A module's part in the lint: read, left out by --lint off, or not read
+ * (the gate fails, exit 3). */
+typedef enum kg_rm_lint_state { KG_RM_LINT_RAN, KG_RM_LINT_OFF, KG_RM_LINT_NOT_RUN } kg_rm_lint_state;
+
+/* One module of the run's lint (lint.h's record), as every printer says it.
+ * Its findings, waivers in use and notes are the record's, every one; the
+ * list formats' lines name the first KG_RM_MAX_FAILED of each. */
+typedef struct kg_rm_lint_module {
+  const char *path;         /* as the run names it (data) */
+  const char *name;         /* its file name, the path's last part (data) */
+  kg_rm_lint_state state;
+  const char *why;          /* KG_RM_LINT_NOT_RUN: why (data) */
+  int kernels, tickets;     /* KG_RM_LINT_RAN */
+  const kg_lint_item *findings, *notes; /* notes: what the lint could not classify, no failure */
+  size_t nfindings, nnotes;
+  const kg_lint_waived *waived;
+  size_t nwaived;
+} kg_rm_lint_module;
+
+/* The lint's section: its modules in the run's order, what they add up to
+ * (the verdict counts these), and the lines the list formats print. */
+typedef struct kg_rm_lint {
+  kg_rm_lint_module *mods;
+  size_t n;
+  size_t findings; /* over the modules read */
+  size_t unread;   /* modules not read (--lint off aside): the gate fails, exit 3 */
+  /* Per module: its line, then under it its findings (KG_RM_MAX_FAILED, the rest counted), its waivers, its notes. */
+  kg_rm_line *lines;
+  size_t nlines;
+} kg_rm_lint;
+
+/* ---- compare --------------------------------------------------------------------- */
+
+/* `kgate compare`'s section (kg_rm_gate.compared): its table is the
+ * document's comparison (cmp, in --sort's order); only: it leaves out the
+ * SAME rows. The lines after the table, a level-1 line under the one before:
+ * how many SAME rows the table left out, the cells of OLD that NEW lacks,
+ * NEW's failed cases, and NEW's own paired cells (its run against its base
+ * build, whose SLOWER cells decide the verdict as in that run) with the
+ * SLOWER ones named (KG_RM_COMPARE_SLOWER, the rest counted). */
+typedef struct kg_rm_compare {
+  int on;
+  int only;
+  kg_rm_line *lines;
+  size_t nlines;
+} kg_rm_compare;
+
+enum { KG_RM_COMPARE_SLOWER = 10 };
+
 /* The paired gate's section (run->pair.on). */
 typedef struct kg_rm_paired {
   kg_rm_item module;  /* "Base module: PATH (NAME VERSION)" */
@@ -269,6 +320,10 @@ typedef struct kg_rm_gate {
   const char *baseline;    /* the baseline compared with, as the reports name it (data), or NULL: "the baseline" */
   int missing_fails;       /* compare: a cell the baseline has and the run lacks fails (unless --missing allow) */
   const char *environment; /* why the environment stopped the run (a worker could not start), or NULL */
+  /* compare: NEW, as the command line names it (data), or NULL: not a comparison (no compare section) */
+  const char *compared;
+  /* compare: the table leaves out its SAME rows, 1 as --only-changed asks, 2 by default (on a terminal) */
+  int only_changed;
   const char *refused;     /* why an input was refused on the way (the baseline), or NULL */
 } kg_rm_gate;
 
@@ -307,8 +362,8 @@ typedef struct kg_rdoc {
   const char *cold_cells;  /* the cells it could not be verified for, with why (data), or NULL */
   const char *perf_counts; /* the comparison's counts in report order, or NULL without one */
 
-  kg_rm_line *lint; /* per module: its line, then its findings (KG_RM_MAX_FAILED), the rest counted, its waivers */
-  size_t nlint;
+  kg_rm_lint lint;       /* the modules' lint (empty when none was linted) */
+  kg_rm_compare compare; /* kgate compare's lines (on: a comparison's document) */
 
   kg_rm_paired paired;
   const char *regressions_title; /* "Regressions", or "Against the stored baseline (advisory)" in a paired run */
