@@ -46,8 +46,10 @@ static void checked(void *ctx, const char *tool, const kg_case *cases, const kg_
 static int print_interrupted(const kg_gate_opts *go, const kg_session *s) {
   kg_out_reports(go->reports, &s->doc);
   kg_counts c = kg_count_results(s->run.results, s->run.n);
-  fprintf(stderr, "kgate: interrupted by %s: %zu of %zu cases not run; the reports asked for are written, marked "
-                  "incomplete\n", kg_super_signal_name(s->interrupted), c.pending, s->run.n);
+  fprintf(stderr,
+          "kgate: interrupted by %s: %zu of %zu cases not run; the reports asked for are written, marked "
+          "incomplete\n",
+          kg_super_signal_name(s->interrupted), c.pending, s->run.n);
   return KG_EXIT_SIGNAL + s->interrupted;
 }
 
@@ -94,9 +96,9 @@ int kg_gate_command(const kg_gate_opts *go) {
   kg_gate_listener ls = {checked, (void *)go, stderr};
   kg_session s;
   int code = kg_gate_session(go, &ls, &s) ? s.code
-             : go->sanitize                ? print_sanitized(go, &s)
-             : s.interrupted               ? print_interrupted(go, &s)
-                                           : print_session(go, &s);
+             : go->sanitize               ? print_sanitized(go, &s)
+             : s.interrupted              ? print_interrupted(go, &s)
+                                          : print_session(go, &s);
   kg_session_free(&s);
   if (kg_super_interrupted()) code = KG_EXIT_SIGNAL + kg_super_interrupted();
   kg_super_trap(0);

@@ -86,8 +86,7 @@ int kg_gate_set_devices(void *s, const char *value, char *err, size_t errlen) {
     if (!device_number(p, len, &dev))
       for (int k = 0; k < g->ndevices; k++) dup |= g->devices[k] == dev;
     if (dev < 0 || dup || g->ndevices == KG_GATE_MAXDEVICES) {
-      snprintf(err, errlen, "bad value '%s' for --devices (expected all, or distinct device numbers like 0,2)",
-               value);
+      snprintf(err, errlen, "bad value '%s' for --devices (expected all, or distinct device numbers like 0,2)", value);
       return KG_OPT_SAID;
     }
     g->devices[g->ndevices++] = dev;

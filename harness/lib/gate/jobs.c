@@ -40,8 +40,7 @@ int kg_lint_for_run(kg_lint_module *m) {
   size_t len = 0;
   if (m->why[0]) return 0; /* not linted: why says why */
   double limit = lint_limit();
-  if (limit <= 0)
-    return snprintf(m->why, sizeof m->why, "KGATE_LINT_LIMIT_S is not a positive number of seconds"), 0;
+  if (limit <= 0) return snprintf(m->why, sizeof m->why, "KGATE_LINT_LIMIT_S is not a positive number of seconds"), 0;
   kg_dis_rc dr = kg_dis_read(m->path, &text, &len, err, sizeof err);
   if (dr != KG_DIS_OK) return snprintf(m->why, sizeof m->why, "%.200s", err), 0;
   kg_sass_listing l;

@@ -160,7 +160,8 @@ static void read_baseline(kg_jrd *r, json_t *doc, kg_baseline *b) {
     else read_entry(r, o, &b->entries[b->n++]);
   }
   if (!r->failed) refuse_duplicates(r, b);
-  sort_unique(b); /* a hand-edited file may be out of order */
+  /* a hand-edited file may be out of order */
+  sort_unique(b);
   json_t *rec = json_object_get(doc, "check_record"); /* optional: baselines of runs that probed */
   if (!r->failed && rec) {
     snprintf(r->where, sizeof r->where, "check_record");

@@ -38,4 +38,3 @@ int kg_run_check(const kg_run *run, char *why, size_t len) {
   }
   return 0;
 }
-

@@ -17,7 +17,7 @@ struct kg_charts;
 typedef struct kg__job {
   const char *dir;
   const struct kg_chart_src *src;
-  int kind; /* kg_chart_kind */
+  int kind;         /* kg_chart_kind */
   const char *name; /* the kind's */
   struct kg_charts *out;
   char *err;

@@ -27,7 +27,6 @@ int kg_gnuplot_find(char *path, size_t len);
  * 0, or -1 with err saying where it looked. */
 int kg_plot_scripts(char *dir, size_t len, char *err, size_t errlen);
 
-
 /* Draws every chart: <dir>/<name>.png and .svg, each written to a temporary
  * name and renamed once gnuplot has succeeded, so a failed chart leaves no
  * half image. Checks for gnuplot and the scripts first. On failure err holds

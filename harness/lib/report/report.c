@@ -336,16 +336,17 @@ void kg_report_pairs(FILE *f, const kg_rdoc *doc) {
     kg_term_cell(f, kg_esc_term(c->variant, variant, sizeof variant), wv);
     if (s->blocks)
       fprintf(f, " %-5s %10zu %10.2f %10.2f %+7.2f%% [%+7.2f%%, %+7.2f%%] %5.1f%% %6d %6d\n",
-              kg_dtype_get(c->dtype)->name, c->n, s->head_us, s->base_us,
-              100 * (s->ratio - 1), 100 * (s->lo - 1), 100 * (s->hi - 1), 100 * c->min_effect, s->blocks, c->rounds);
+              kg_dtype_get(c->dtype)->name, c->n, s->head_us, s->base_us, 100 * (s->ratio - 1), 100 * (s->lo - 1),
+              100 * (s->hi - 1), 100 * c->min_effect, s->blocks, c->rounds);
     else
       fprintf(f, " %-5s %10zu %s\n", kg_dtype_get(c->dtype)->name, c->n,
               kg_esc_term(c->message, message, sizeof message));
   }
   size_t unchanged = count[KG_PV_UNCHANGED];
   if (unchanged)
-    fprintf(f, "%zu cell%s UNCHANGED: " KG_PV_UNCHANGED_ABOUT ", not timed (the evidence per cell is in the results "
-               "JSON)\n",
+    fprintf(f,
+            "%zu cell%s UNCHANGED: " KG_PV_UNCHANGED_ABOUT ", not timed (the evidence per cell is in the results "
+            "JSON)\n",
             unchanged, unchanged == 1 ? "" : "s");
   char line[256]; /* the report order (rmodel.h); UNCHANGED only when a cell is */
   kg_rm_pverdict_counts(count, 0, line, sizeof line);

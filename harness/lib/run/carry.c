@@ -65,7 +65,8 @@ size_t kg_carry_apply(kg_run *run, const kg_case *sent, const kg_crec *rec, cons
   int said_variant = -1;
   char why[120], shown[96], src[160];
   kg_esc_term(from, src, sizeof src);
-  unsigned char *carries = calloc(run->check.n + 1, 1); /* per group of the run's record */
+  /* per group of the run's record */
+  unsigned char *carries = calloc(run->check.n + 1, 1);
   if (!carries) return 0; /* out of memory: nothing carried, every case runs */
   for (size_t k = 0; k < run->check.n; k++) {
     const kg_crec_group *g = &run->check.g[k];

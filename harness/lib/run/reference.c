@@ -219,7 +219,7 @@ void kg_judge_op(unsigned op, unsigned nan, kg_dtype dt, kg_pattern p, const kg_
   }
   if (isnan(want.f)) {
     j->pass = isnan(got.f) != 0;
-    j->why = j->pass                     ? NULL
+    j->why = j->pass                   ? NULL
              : nan == KG_NAN_PROPAGATE ? "expected NaN: the input holds a NaN and the variant declares NaN propagate"
                                        : "expected NaN: every input is NaN";
   } else if (isnan(got.f)) {

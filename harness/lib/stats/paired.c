@@ -166,8 +166,7 @@ void kg_pair_decide(const kg_pblock *b, size_t nb, const kg_pair_rule *rule, kg_
     out->head_us = out->base_us = NAN; /* unknown, never invented */
   }
 
-  int rule_ok = isfinite(rule->min_effect) && rule->min_effect >= 0 && rule->confidence > 0 &&
-                rule->confidence < 1;
+  int rule_ok = isfinite(rule->min_effect) && rule->min_effect >= 0 && rule->confidence > 0 && rule->confidence < 1;
   if (n < 2 || !rule_ok) return;
   double h = kg_student_t(rule->confidence, (int)(n - 1 > (size_t)INT_MAX ? (size_t)INT_MAX : n - 1)) *
              sqrt(ss / (double)(n - 1)) / sqrt((double)n);

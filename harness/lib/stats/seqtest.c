@@ -84,7 +84,8 @@ void kg_seq_decide(const kg_pblock *b, size_t nb, const kg_seq_rule *r, int may_
   if (!nb) return;
   int *ok = calloc(nb, sizeof *ok);
   if (!ok) return; /* out of memory: UNDECIDED with no blocks, never a verdict */
-  for (size_t i = 0; i < nb; i++) /* paired.c's block_ok: a block that cannot be a measurement does not vote */
+  /* paired.c's block_ok: a block that cannot be a measurement does not vote */
+  for (size_t i = 0; i < nb; i++)
     ok[i] = isfinite(b[i].log_ratio) && b[i].pairs >= 1 && time_ok(b[i].head_us) && time_ok(b[i].base_us);
   double xb, v;
   size_t n;
