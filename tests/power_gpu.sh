@@ -153,21 +153,7 @@ nvidia-smi -L > "$d/device.txt" 2>&1
 nvidia-smi >> "$d/device.txt" 2>&1
 git -C "$(dirname "$0")/.." rev-parse HEAD > "$d/commit.txt" 2>/dev/null
 : > "$d/left_out.txt"
-t0=$(date +%s)
-left() { echo $((budget - ($(date +%s) - t0))); }
-fits() { # NEEDED_S WHAT: whether NEEDED_S is left, else a line in left_out.txt
-  [ "$(left)" -ge "$1" ] && return 0
-  echo "$2 (needs about $1 s, $(left) s left)" >> "$d/left_out.txt"
-  return 1
-}
-step() { # NAME CMD...: stdout to NAME.txt, stderr to NAME.err, the exit code and time to steps.txt
-  local name=$1 s=$(date +%s.%N) code
-  shift
-  "$@" > "$d/$name.txt" 2> "$d/$name.err"
-  code=$?
-  echo "$name exit $code $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s" >> "$d/steps.txt"
-  return $code
-}
+. "$(dirname "$0")/gpu_steps.sh"
 failed=0
 
 # 1. the planted slowdowns and the A/A control, N selftest runs
