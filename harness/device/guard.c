@@ -48,6 +48,7 @@ typedef cudaError_t (*pmalloc_fn)(void **, size_t, cudaMemPool_t, cudaStream_t);
 typedef cudaError_t (*screate_fn)(cudaStream_t *);
 typedef cudaError_t (*screatef_fn)(cudaStream_t *, unsigned);
 typedef cudaError_t (*screatep_fn)(cudaStream_t *, unsigned, int);
+typedef cudaError_t (*capq_fn)(cudaStream_t, enum cudaStreamCaptureStatus *);
 static struct {
   launch_fn launch, launch_ptsz, coop, coop_ptsz;
   klaunch_fn klaunch, klaunch_ptsz;
@@ -63,6 +64,7 @@ static struct {
   screate_fn screate;
   screatef_fn screatef;
   screatep_fn screatep;
+  capq_fn capturing; /* the runtime's own: kgate's query is not a module's (launches.c counts those) */
 } real;
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
@@ -78,7 +80,7 @@ static void find_real(void) {
   FIND(amalloc, "cudaMallocAsync"), FIND(amalloc_ptsz, "cudaMallocAsync_ptsz");
   FIND(pmalloc, "cudaMallocFromPoolAsync"), FIND(pmalloc_ptsz, "cudaMallocFromPoolAsync_ptsz");
   FIND(screate, "cudaStreamCreate"), FIND(screatef, "cudaStreamCreateWithFlags");
-  FIND(screatep, "cudaStreamCreateWithPriority");
+  FIND(screatep, "cudaStreamCreateWithPriority"), FIND(capturing, "cudaStreamIsCapturing");
 }
 #undef FIND
 #define REAL(member) (pthread_once(&real_once, find_real), real.member)
@@ -270,7 +272,7 @@ void kg_guard_leave(void) {
   g.in = 0;
   enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   /* a query inside a capture could end it: a captured call runs later, and the next call is watched */
-  if (!persisting() || cudaStreamIsCapturing(g.stream, &capturing) != cudaSuccess ||
+  if (!persisting() || !REAL(capturing) || real.capturing(g.stream, &capturing) != cudaSuccess ||
       capturing != cudaStreamCaptureStatusNone)
     return;
   cudaStreamAttrValue v;
