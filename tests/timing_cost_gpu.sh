@@ -113,6 +113,11 @@ gate() {
     { cat "$out/$name.err"; echo "timing_cost_gpu: $name exited $code"; exit 1; }
 }
 
+# A build without its shipped references (kgate-refs.txt beside kgate) makes every input's
+# reference on the CPU in its first run (14 s of a 14 s gate on an H100): not what it costs.
+for b in "$before" "$after"; do
+  [ -s "$b/kgate-refs.txt" ] || { echo "timing_cost_gpu: no kgate-refs.txt beside $b/kgate (a build folder has it)" >&2; exit 2; }
+done
 # warm the cache (the roofline, the references) untimed, with each build
 gate warm-before "$before" --variant cub_sum --dtype f32 --sizes 2^22 --perf-sizes 2^22
 gate warm-after "$after" --variant cub_sum --dtype f32 --sizes 2^22 --perf-sizes 2^22

@@ -26,7 +26,8 @@ set -u
 . "$(dirname "$0")/skip_gpu.sh"
 kgate=$1 team=${2:-} keep=${3:-} game_head=${4:-} game_base=${5:-}
 gpu_scratch timing_guard_gpu
-[ -n "$keep" ] && mkdir -p "$keep" && out=$keep && export KGATE_CACHE_DIR=$out/cache
+# a folder asked for is kept: the scratch one goes, and the trap with it
+[ -n "$keep" ] && { rm -rf "$out"; trap - EXIT; mkdir -p "$keep" && out=$keep && export KGATE_CACHE_DIR=$out/cache; }
 games=$(grep -o '^KG_MUTANT(mut_game_[a-z_]*' "$(dirname "$0")/../kernels/mutants/mutants.def" | cut -d'(' -f2 | paste -sd,)
 [ -n "$games" ] || fail "no game mutants in kernels/mutants/mutants.def"
 
