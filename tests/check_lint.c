@@ -456,6 +456,16 @@ static const char *const k_flag_acquire[] = {FLAG_KERNEL("MEMBAR.ALL.GPU", "CCTL
 static const char *const k_vote_bare[] = {"STG.E desc[UR4][R2.64], R5", TICKET(""), "VOTE.ANY", "VOTEU.ANY", "@P1 EXIT",
                                           "LDG.E R13, desc[UR4][R2.64]", "EXIT", NULL};
 
+/* A CAS loop on a device-scope word (libcu++'s fetch_add of a double,
+ * cooperative_groups' reduce_update_async): its retry reads and writes back
+ * that same word, which is no data of other blocks; a read of other data the
+ * compare decides still is. */
+#define CAS_LOOP(load)                                                                                          \
+  "LDG.E R6, desc[UR4][R8.64]", "ATOMG.E.CAS.STRONG.GPU P0, R7, desc[UR4][R8.64], R6, R10",                    \
+      "ISETP.NE.AND P1, PT, R7, R6, PT", "@!P1 BRA 0x70", load, "STG.E desc[UR4][R8.64], R6", "BRA 0x10", "EXIT"
+static const char *const k_cas_same[] = {CAS_LOOP("LDG.E R6, desc[UR4][R8.64]"), NULL};
+static const char *const k_cas_other[] = {CAS_LOOP("LDG.E R6, desc[UR4][R2.64]"), NULL};
+
 static const struct {
   const char *name;
   const char *const *insns;
@@ -505,6 +515,8 @@ static const struct {
     {"a flag between blocks, fenced", k_flag_fenced, 1, 0, 0},
     {"a flag between blocks, release and acquire", k_flag_acquire, 1, 0, 0},
     {"VOTE and VOTEU with no operands", k_vote_bare, 1, R | A, 0},
+    {"a CAS loop's retry of its own word", k_cas_same, 1, 0, 0},
+    {"a CAS loop deciding a read of other data", k_cas_other, 1, A, 0},
 };
 
 START_TEST(test_lint_small) {

@@ -924,6 +924,61 @@ static int lit_before(const kg_sass_insn *in, int lit) {
 /* What an instruction is to the rule (ctx's ticket), find_tickets says. */
 enum { TICKET = 1, WAIT = 2, RAISE = 3 };
 
+/* The address an access names, as written in its last brackets, its width
+ * suffix aside ("desc[UR4][R4.64+0x8]": "R4+0x8"); 0 when it has none. */
+static int word_text(const kg_sass_insn *in, char *out, size_t len) {
+  for (int k = 0; k < in->nops; k++) {
+    const char *b = strrchr(in->ops[k], '[');
+    if (!b) continue;
+    size_t n = 0;
+    for (const char *q = b + 1; *q && *q != ']' && n + 1 < len; q++) {
+      if (!strncmp(q, ".64", 3)) q += 2;
+      else out[n++] = *q;
+    }
+    out[n] = '\0';
+    return n > 0;
+  }
+  return 0;
+}
+
+/* Whether instruction i reaches instruction j on some path (j after i in
+ * its block, or j's block reachable from i's). */
+static int reaches(const kg_sass_func *f, int i, int j) {
+  int bi = f->block_of[i], bj = f->block_of[j];
+  if (bi == bj && j > i) return 1;
+  char *seen = calloc((size_t)f->nblocks, 1);
+  int *stack = malloc((size_t)f->nblocks * sizeof *stack), n = 0, found = 0;
+  if (!seen || !stack) return free(seen), free(stack), 1; /* out of memory: assume it does */
+  for (int k = 0; k < f->blocks[bi].nsucc; k++)
+    if (!seen[f->blocks[bi].succ[k]]) seen[f->blocks[bi].succ[k]] = 1, stack[n++] = f->blocks[bi].succ[k];
+  while (n && !found) {
+    int b = stack[--n];
+    found = b == bj;
+    for (int k = 0; k < f->blocks[b].nsucc; k++)
+      if (!seen[f->blocks[b].succ[k]]) seen[f->blocks[b].succ[k]] = 1, stack[n++] = f->blocks[b].succ[k];
+  }
+  free(seen), free(stack);
+  return found;
+}
+
+/* Whether access j reads or writes the very word ticket t takes: the same
+ * address as written, from registers no instruction the ticket reaches
+ * writes (so one value wherever they are read). A CAS loop's retry, a
+ * semaphore's count or a barrier's phase read back is that word, not data
+ * of other blocks the ticket orders. */
+static int same_word(const ctx *c, int j, int t) {
+  char a[64], b[64];
+  const kg_sass_func *f = c->f;
+  if (!word_text(&f->insns[j], a, sizeof a) || !word_text(&f->insns[t], b, sizeof b) || strcmp(a, b)) return 0;
+  regset r, d;
+  if (!addr_regs(&f->insns[t], &r)) return 0;
+  for (int k = 0; k < f->ninsns; k++) {
+    dests_of(&f->insns[k], &d);
+    if (intersects(&d, &r) && (reaches(f, t, k) || kg_sass_is(&f->insns[k], "CALL"))) return 0;
+  }
+  return 1;
+}
+
 /* What must be ordered before t: for a ticket every store and atomic but
  * the tickets; for a raised flag the data, written by weak stores (a strong
  * store or an atomic before it is another flag, or a counter: the other
@@ -983,7 +1038,8 @@ static int release_side(ctx *c, int t) {
       const kg_sass_insn *in = &f->insns[j];
       int gl = guard_lit(in);
       if (is_gpu_fence(in) || c->calls[j].fence_all) stop = !gl || (lit && gl == lit);
-      if (!stop && is_source(c, j, t) && !(lit && gl && gl == lit_not(lit))) rc = add_finding(c, KG_LINT_RELEASE, j, t);
+      if (!stop && is_source(c, j, t) && !(lit && gl && gl == lit_not(lit)) && !same_word(c, j, t))
+        rc = add_finding(c, KG_LINT_RELEASE, j, t);
       lit = lit_before(in, lit);
     }
     for (int k = 0; !stop && !rc && c->preds[b0][k] >= 0; k++) {
@@ -1308,7 +1364,9 @@ static int acquire_side(ctx *c, int t) {
   int rc = 0;
   for (int i = 0; i < f->ninsns && !rc; i++)
     for (int x = 0; x < 2 && !rc; x++)
-      if ((mark[i] >> x & LOAD_UNDECIDED) || ((mark[i] >> x & LOAD_DECIDED) && !(mark[i] >> (1 - x) & REACHED_DECIDED)))
+      if (((mark[i] >> x & LOAD_UNDECIDED) ||
+           ((mark[i] >> x & LOAD_DECIDED) && !(mark[i] >> (1 - x) & REACHED_DECIDED))) &&
+          !same_word(c, i, t))
         rc = add_finding(c, KG_LINT_ACQUIRE, t, i);
   free(in), free(mark), wl_free(&w);
   return rc;
